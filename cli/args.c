@@ -1,0 +1,175 @@
+/* args.c: a small table-driven long-option parser with typed, checked getters. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...) {
+    fprintf(stderr, "posenc %s: ", command);
+    va_list args;
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+    if (hint) fprintf(stderr, "hint: %s\n", hint);
+    return code;
+}
+
+int cli_fail_status(const char *command, const posenc_error *err) {
+    bool usage = err->status == POSENC_ERR_INVALID_ARGUMENT;
+    return cli_fail(command, usage ? EXIT_USAGE : EXIT_RUNTIME,
+                    usage ? "see --help for the accepted values" : NULL, "%s (%s)",
+                    err->message[0] ? err->message : posenc_strerror(err->status),
+                    posenc_strerror(err->status));
+}
+
+static int find_option(const cli_option *options, const char *name, size_t len) {
+    for (int i = 0; options[i].name; i++)
+        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0) return i;
+    return -1;
+}
+
+int cli_parse(cli_args *args, const char *command, const cli_option *options, int argc,
+              char **argv, int max_positional) {
+    memset(args, 0, sizeof *args);
+    args->command = command;
+    args->options = options;
+    bool only_positional = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_positional && strcmp(a, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        if (!only_positional && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+            args->help = true;
+            continue;
+        }
+        bool is_option = !only_positional && a[0] == '-' && a[1] != '\0' && strcmp(a, "-") != 0 &&
+                         !(a[1] >= '0' && a[1] <= '9');
+        if (!is_option) {
+            if (args->positional_count >= max_positional || args->positional_count >= CLI_MAX_POSITIONAL)
+                return cli_fail(command, EXIT_USAGE, "see --help", "unexpected argument '%s'", a);
+            args->positional[args->positional_count++] = a;
+            continue;
+        }
+        const char *name = a + (a[1] == '-' ? 2 : 1);
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        int k = find_option(options, name, len);
+        if (k < 0)
+            return cli_fail(command, EXIT_USAGE, "see the options with --help",
+                            "unknown option '%.*s'", (int)(len + (size_t)(name - a)), a);
+        if (options[k].value) {
+            const char *v = eq ? eq + 1 : NULL;
+            if (!v) {
+                if (i + 1 >= argc)
+                    return cli_fail(command, EXIT_USAGE, NULL, "option '%s' needs a value (%s)", a,
+                                    options[k].value);
+                v = argv[++i];
+            }
+            args->values[k] = v;
+        } else if (eq) {
+            return cli_fail(command, EXIT_USAGE, NULL, "option '--%s' takes no value",
+                            options[k].name);
+        }
+        args->seen[k] = true;
+    }
+    return EXIT_OK;
+}
+
+void cli_print_options(const cli_option *options) {
+    for (int i = 0; options[i].name; i++) {
+        char left[64];
+        const char *dash = strlen(options[i].name) == 1 ? "-" : "--";
+        if (options[i].value)
+            snprintf(left, sizeof left, "%s%s %s", dash, options[i].name, options[i].value);
+        else
+            snprintf(left, sizeof left, "%s%s", dash, options[i].name);
+        printf("  %-26s %s\n", left, options[i].help);
+    }
+    printf("  %-26s %s\n", "-h, --help", "show this help");
+}
+
+static int index_of(const cli_args *args, const char *name) {
+    return find_option(args->options, name, strlen(name));
+}
+
+bool cli_has(const cli_args *args, const char *name) {
+    int k = index_of(args, name);
+    return k >= 0 && args->seen[k];
+}
+
+const char *cli_string(const cli_args *args, const char *name, const char *fallback) {
+    int k = index_of(args, name);
+    return k >= 0 && args->values[k] ? args->values[k] : fallback;
+}
+
+bool cli_int64(const cli_args *args, const char *name, int64_t min, int64_t max, int64_t *out) {
+    const char *v = cli_string(args, name, NULL);
+    if (!v) return true;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end != '\0' || x < min || x > max) {
+        cli_fail(args->command, EXIT_USAGE, NULL,
+                 "--%s must be an integer in [%lld, %lld], got '%s'", name, (long long)min,
+                 (long long)max, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool cli_int32(const cli_args *args, const char *name, int32_t min, int32_t max, int32_t *out) {
+    int64_t x = *out;
+    if (!cli_int64(args, name, min, max, &x)) return false;
+    *out = (int32_t)x;
+    return true;
+}
+
+bool cli_double(const cli_args *args, const char *name, double *out) {
+    const char *v = cli_string(args, name, NULL);
+    if (!v) return true;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || errno == ERANGE || !isfinite(x)) {
+        cli_fail(args->command, EXIT_USAGE, NULL, "--%s must be a finite number, got '%s'", name, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+bool cli_choice(const cli_args *args, const char *name, const char *const *choices, int *out) {
+    const char *v = cli_string(args, name, NULL);
+    if (!v) return true;
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    char list[256] = "";
+    for (int i = 0; choices[i]; i++) {
+        strncat(list, choices[i], sizeof list - strlen(list) - 1);
+        if (choices[i + 1]) strncat(list, "|", sizeof list - strlen(list) - 1);
+    }
+    cli_fail(args->command, EXIT_USAGE, NULL, "unknown --%s '%s' (choose %s)", name, v, list);
+    return false;
+}
+
+size_t cli_max_bytes(const cli_args *args) {
+    const char *v = cli_string(args, "max-bytes", NULL);
+    if (!v) v = getenv("POSENC_MAX_BYTES");
+    if (v) {
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (end != v && *end == '\0' && x > 0) return (size_t)x;
+    }
+    return POSENC_DEFAULT_MAX_BYTES;
+}

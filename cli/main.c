@@ -1,0 +1,52 @@
+/* main.c: `posenc` entry point: global flags and dispatch to subcommands. */
+#include "cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"table", cmd_table, "write an additive position table (sinusoidal, baselines, ...)"},
+    /* @@CLI_DISPATCH@@ */
+    {NULL, NULL, NULL}};
+
+static void usage(FILE *to) {
+    fprintf(to, "posenc %s: Transformer positional encodings, computed exactly\n\n"
+                "usage: posenc COMMAND [options]     (posenc COMMAND --help for details)\n\n"
+                "commands:\n", posenc_version());
+    for (int i = 0; commands[i].name; i++) fprintf(to, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(to, "\nexit codes: 0 success, 1 runtime error (I/O, malformed file), 2 usage error\n");
+}
+
+int main(int argc, char **argv) {
+    /* A full disk or `ulimit -f` must surface as a write error (and a removed
+     * temporary file), not kill the process with SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (strcmp(posenc_version(), POSENC_VERSION_STRING) != 0) {
+        fprintf(stderr, "posenc: library version %s does not match tool version %s\n", posenc_version(),
+                POSENC_VERSION_STRING);
+        return EXIT_RUNTIME;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("posenc %s\n", posenc_version());
+        return EXIT_OK;
+    }
+    for (int i = 0; commands[i].name; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "posenc: unknown command '%s'\nhint: posenc --help lists the commands\n", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,23 @@
+/* torch_math.h: the float32 elementary functions PyTorch's CPU kernels use.
+ *
+ * torch's vectorized exp/sin/cos/pow call SLEEF's 1-ULP functions in their
+ * FMA-using vector variants (AVX2/AVX-512). SLEEF's scalar "purecfma" build is
+ * the same algorithm with the same fused operations, so it returns the same
+ * bits on any machine (checked against the PyTorch goldens: with glibc expf,
+ * or SLEEF's non-FMA scalar build, some frequencies differ by 1 ULP, which
+ * grows to hundreds of ULP of sin by position 64). libsleef exports these
+ * always; sleef.h declares them only under FP_FAST_FMA, so we declare them. */
+#ifndef POSENC_TORCH_MATH_H
+#define POSENC_TORCH_MATH_H
+
+float Sleef_expf1_u10purecfma(float);
+float Sleef_sinf1_u10purecfma(float);
+float Sleef_cosf1_u10purecfma(float);
+float Sleef_powf1_u10purecfma(float, float);
+
+static inline float torch_expf(float x) { return Sleef_expf1_u10purecfma(x); }
+static inline float torch_sinf(float x) { return Sleef_sinf1_u10purecfma(x); }
+static inline float torch_cosf(float x) { return Sleef_cosf1_u10purecfma(x); }
+static inline float torch_powf(float x, float y) { return Sleef_powf1_u10purecfma(x, y); }
+
+#endif

@@ -1,0 +1,103 @@
+/* test_npy.c: .npy reader/writer: round trips, numpy-written goldens, and
+ * malformed input (each must give a status, never a crash). */
+#include "check.h"
+
+static posenc_status parse_text(const char *header_dict, size_t data_bytes, posenc_array *out,
+                                posenc_error *err) {
+    unsigned char buf[1024];
+    size_t hl = strlen(header_dict);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hl & 0xff);
+    buf[9] = (unsigned char)(hl >> 8);
+    memcpy(buf + 10, header_dict, hl);
+    memset(buf + 10 + hl, 0, data_bytes);
+    return posenc_npy_parse(buf, 10 + hl + data_bytes, 0, out, err);
+}
+
+int main(void) {
+    posenc_error err = {0};
+    posenc_array a, b;
+    size_t shape[2] = {3, 5};
+    const posenc_dtype types[] = {POSENC_DTYPE_F32, POSENC_DTYPE_F64, POSENC_DTYPE_F16,
+                                  POSENC_DTYPE_I32, POSENC_DTYPE_I64, POSENC_DTYPE_U8};
+    for (int t = 0; t < 6; t++) {
+        posenc_array_create(&a, types[t], 2, shape, 0, &err);
+        for (size_t i = 0; i < a.count * posenc_dtype_size(a.dtype); i++) ((unsigned char *)a.data)[i] = (unsigned char)(i * 7 + 1);
+        posenc_status st = posenc_npy_write("test_npy_roundtrip.npy", &a, &err);
+        st = st == POSENC_OK ? posenc_npy_read("test_npy_roundtrip.npy", 0, &b, &err) : st;
+        CHECK(st == POSENC_OK && b.dtype == a.dtype && b.ndim == 2 && b.shape[0] == 3 && b.shape[1] == 5 &&
+                  memcmp(a.data, b.data, a.count * posenc_dtype_size(a.dtype)) == 0,
+              "round trip %s [3,5] (%s)", posenc_dtype_name(types[t]), err.message);
+        posenc_array_free(&a);
+        posenc_array_free(&b);
+    }
+    remove("test_npy_roundtrip.npy");
+    /* 1-D and 0-D shapes as numpy spells them */
+    CHECK(parse_text("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16, &a, &err) == POSENC_OK &&
+              a.ndim == 1 && a.shape[0] == 4, "parse 1-D (4,)");
+    posenc_array_free(&a);
+    CHECK(parse_text("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8, &a, &err) == POSENC_OK &&
+              a.ndim == 0 && a.count == 1, "parse 0-D ()");
+    posenc_array_free(&a);
+    struct { const char *dict; size_t bytes; posenc_status want; const char *what; } bad[] = {
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8, POSENC_ERR_UNSUPPORTED, "big-endian"},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16, POSENC_ERR_UNSUPPORTED, "Fortran order"},
+        {"{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16, POSENC_ERR_UNSUPPORTED, "complex dtype"},
+        {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8, POSENC_ERR_UNSUPPORTED, "structured dtype"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 8, POSENC_ERR_FORMAT, "truncated data"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", 8, POSENC_ERR_FORMAT, "trailing data"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000,), }", 8, POSENC_ERR_LIMIT, "10^15 elements refused before allocating"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", 8, POSENC_ERR_SIZE_OVERFLOW, "shape entry overflows"},
+        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 8, POSENC_ERR_SIZE_OVERFLOW, "shape product overflows"},
+        {"{'descr': '<f4', 'shape': (2,), }", 8, POSENC_ERR_FORMAT, "missing fortran_order"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,", 8, POSENC_ERR_FORMAT, "unterminated header"},
+        {"{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", 8, POSENC_ERR_FORMAT, "bad boolean"},
+        {"not a dict", 8, POSENC_ERR_FORMAT, "header not a dict"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4, POSENC_ERR_UNSUPPORTED, "9 dimensions"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        posenc_status st = parse_text(bad[i].dict, bad[i].bytes, &a, &err);
+        CHECK(st == bad[i].want && a.data == NULL, "%s -> %s: \"%s\"", bad[i].what, posenc_strerror(st), err.message);
+        posenc_array_free(&a);
+    }
+    unsigned char tiny[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0xff, 0xff, 0, 0};
+    CHECK(posenc_npy_parse(tiny, sizeof tiny, 0, &a, &err) == POSENC_ERR_FORMAT, "header length past EOF: \"%s\"", err.message);
+    CHECK(posenc_npy_parse("hello world", 11, 0, &a, &err) == POSENC_ERR_FORMAT, "bad magic: \"%s\"", err.message);
+    tiny[6] = 9;
+    CHECK(posenc_npy_parse(tiny, sizeof tiny, 0, &a, &err) == POSENC_ERR_UNSUPPORTED, "version 9: \"%s\"", err.message);
+    CHECK(posenc_npy_read("/nonexistent/x.npy", 0, &a, &err) == POSENC_ERR_IO, "missing file: \"%s\"", err.message);
+    /* the writer refuses an unwritable folder and leaves nothing behind */
+    posenc_array_create(&a, POSENC_DTYPE_F32, 2, shape, 0, &err);
+    CHECK(posenc_npy_write("/nonexistent/out.npy", &a, &err) == POSENC_ERR_IO, "unwritable path: \"%s\"", err.message);
+    CHECK(posenc_csv_write("test_npy.csv", &a, &err) == POSENC_OK, "CSV writes");
+    posenc_array_free(&a);
+    void *bytes;
+    size_t size;
+    CHECK(posenc_file_read_all("test_npy.csv", 0, &bytes, &size, &err) == POSENC_OK && size == 30 &&
+              memcmp(bytes, "0,0,0,0,0\n", 10) == 0, "CSV content: 3 lines of 5 zeros (%zu bytes)", size);
+    free(bytes);
+    remove("test_npy.csv");
+    /* goldens written by numpy.save parse with the right shape */
+    const char *dir = check_golden_dir();
+    if (dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/input_formula_T37_H3_D64.npy", dir);
+        CHECK(posenc_npy_read(path, 0, &a, &err) == POSENC_OK && a.ndim == 3 && a.shape[0] == 37 &&
+                  a.shape[1] == 3 && a.shape[2] == 64 && a.dtype == POSENC_DTYPE_F32,
+              "golden input_formula [37,3,64] f32 (%s)", err.message);
+        int mismatch = 0;
+        for (int t = 0; t < 37 && a.data; t++)
+            for (int h = 0; h < 3; h++)
+                for (int d = 0; d < 64; d++) {
+                    float want = (float)(sin(0.37 * t + 1.3 * h + 0.11 * d) * (1 + 0.01 * d));
+                    if (((float *)a.data)[(t * 3 + h) * 64 + d] != want) mismatch++;
+                }
+        CHECK(mismatch == 0, "golden input_formula equals the documented formula bit for bit (%d differ)", mismatch);
+        posenc_array_free(&a);
+        snprintf(path, sizeof path, "%s/hf_t5_bucket_grid64_bidir1.npy", dir);
+        CHECK(posenc_npy_read(path, 0, &a, &err) == POSENC_OK && a.dtype == POSENC_DTYPE_I64 && a.count == 4096,
+              "golden int64 [64,64] reads (%s)", err.message);
+        posenc_array_free(&a);
+    }
+    return check_finish();
+}
