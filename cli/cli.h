@@ -72,6 +72,26 @@ size_t cli_max_bytes(const cli_args *args);
 
 /* ---- commands ---------------------------------------------------------- */
 int cmd_table(int argc, char **argv);
-/* @@CLI_COMMANDS@@ */
+/* @@CLI_COMMANDS_ROPE@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_BIAS@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_LEARNED@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_ANALYSIS@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_RENDER@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_KERNELS@@ */
+/* */
+/* */
+/* @@CLI_COMMANDS_FUZZ@@ */
+/* */
+/* */
 
 #endif

@@ -13,7 +13,27 @@ typedef struct {
 
 static const command commands[] = {
     {"table", cmd_table, "write an additive position table (sinusoidal, baselines, ...)"},
-    /* @@CLI_DISPATCH@@ */
+    /* @@CLI_DISPATCH_ROPE@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_BIAS@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_LEARNED@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_ANALYSIS@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_RENDER@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_KERNELS@@ */
+    /* */
+    /* */
+    /* @@CLI_DISPATCH_FUZZ@@ */
+    /* */
+    /* */
     {NULL, NULL, NULL}};
 
 static void usage(FILE *to) {
