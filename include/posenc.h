@@ -297,6 +297,256 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
 /* ========================================================================
  * 4. RoPE
  * ======================================================================== */
+/* RoPE rotates each pair of channels (a, b) of a query or key vector by the
+ * angle p * w_k (p = the token's position, w_k = the pair's inverse frequency):
+ *     a' = a cos(p w_k) - b sin(p w_k)        b' = b cos(p w_k) + a sin(p w_k)
+ * so that q(m) . k(n) depends on m - n only. R = rotary_dim channels (R <= D =
+ * head_dim, R even) are rotated, K = R/2 pairs; channels R..D-1 pass through
+ * untouched (bit-identical). Which channels form pair k is the layout
+ * (posenc_layout above), shown for head_dim 8 with rotary_dim 4
+ * (c = rotated as the first member of a pair, s = second, 0 = pass-through):
+ *
+ *   POSENC_LAYOUT_INTERLEAVED  [cscs0000]  pair k = (2k, 2k+1)
+ *       GPT-J, RoFormer, Meta's original LLaMA, DeepSeek-V3, ggml NORMAL (mode 0)
+ *   POSENC_LAYOUT_HALF         [ccss0000]  pair k = (k, k + R/2)
+ *       GPT-NeoX, HF Llama/Mistral/Qwen (rotate_half), ggml NEOX (mode 2)
+ *
+ * The two are the same math up to a channel permutation of the weights:
+ * llama.cpp's HF->GGUF converter permutes W_q/W_k rows per head (head 8:
+ * [0,4,1,5,2,6,3,7]) so that INTERLEAVED on the converted model equals HF's
+ * HALF on the original. Feeding one layout's weights to the other is the most
+ * common RoPE bug: outputs stay finite and plausible, but attention is wrong.
+ *
+ * Frequencies (HF transformers' ROPE_INIT_FUNCTIONS semantics, R = rotary_dim,
+ * default w_k = base^(-2k/R), k = 0..K-1):
+ *   NONE      w_k; attention factor 1.
+ *   LINEAR    w_k / factor (position interpolation); attention 1.
+ *   NTK       static NTK-aware: base' = base * factor^(R/(R-2)); attention 1.
+ *   DYNAMIC   dynamic NTK, as a pure function of seq_len (no hidden cache):
+ *             L = max(seq_len, max_position), base' = base *
+ *             (factor*L/max_position - (factor-1))^(R/(R-2)); attention 1.
+ *             seq_len <= max_position gives the plain frequencies.
+ *   YARN      ramp between w_k (pairs below `low`) and w_k/factor (pairs above
+ *             `high`), low/high = R ln(L0/(2 pi beta)) / (2 ln base) for
+ *             beta_fast/beta_slow (floored/ceiled when truncate), L0 =
+ *             original_max_position. Attention factor: attention_factor if
+ *             > 0; else if mscale > 0 and mscale_all_dim > 0:
+ *             m(factor, mscale)/m(factor, mscale_all_dim); else m(factor, 1),
+ *             m(s, c) = 1 if s <= 1 else 0.1 c ln(s) + 1.
+ *             ggml/llama.cpp: freq_scale = 1/factor, ext_factor = 1 (0 turns
+ *             the ramp off = LINEAR), n_ctx_orig = L0, same beta_fast/slow;
+ *             ggml multiplies cos/sin by attn_factor * (1 + 0.1 ln factor), so
+ *             our attention factor A corresponds to ggml attn_factor =
+ *             A / (1 + 0.1 ln factor) (llama.cpp passes exactly that).
+ *   LONGROPE  w_k / ext_k, ext = long_factors or short_factors (K entries
+ *             each), chosen by `longrope_select`: BY_SEQ_LEN takes long iff
+ *             seq_len > original_max_position (HF's rule, applied to the whole
+ *             sequence), or pinned SHORT / LONG. Attention: attention_factor
+ *             if > 0, else 1 if factor <= 1, else sqrt(1 + ln factor / ln L0).
+ *             (Phi-3 configs: factor = max_position / original_max_position;
+ *             the config importer derives it.)
+ *   LLAMA3    Llama 3.1: wavelength l_k = 2 pi / w_k; l_k < L0/high_freq_factor:
+ *             kept; l_k > L0/low_freq_factor: w_k / factor; between: blend
+ *             (1-s) w_k/factor + s w_k, s = (L0/l_k - low)/(high - low).
+ *
+ * Precision. POSENC_MODE_PRECISE: frequencies in long double, rounded once to
+ * double; angles p * w_k in long double, sin/cos via sinl/cosl: cos/sin are
+ * within 1 ULP (f32) of the exactly rounded value of the stated formula.
+ * POSENC_MODE_TORCH_COMPAT: HF's float32 steps (inv = 1/f32pow(base,
+ * f32(2k)/f32(R)), scheme arithmetic in float32, angle = f32(w) * f32(p),
+ * torch's SLEEF cosf/sinf in its AVX2 8-lane blocks, times the f32 attention
+ * factor): HF's inv_freq, cos/sin tables and rotated outputs bit for bit
+ * (measured on all HF goldens; cos/sin need an AVX2 CPU and R/2 a multiple of
+ * 8, else they may be 1 ULP off). Its angle error grows like p * 2^-24 rad. */
+
+typedef enum posenc_rope_scaling {
+    POSENC_ROPE_NONE = 0,     /* HF "default" */
+    POSENC_ROPE_LINEAR = 1,
+    POSENC_ROPE_NTK = 2,
+    POSENC_ROPE_DYNAMIC = 3,
+    POSENC_ROPE_YARN = 4,
+    POSENC_ROPE_LONGROPE = 5,
+    POSENC_ROPE_LLAMA3 = 6
+} posenc_rope_scaling;
+
+/* Which LongRoPE factor list is used. */
+typedef enum posenc_rope_longrope_select {
+    POSENC_LONGROPE_BY_SEQ_LEN = 0, /* long iff seq_len > original_max_position (HF) */
+    POSENC_LONGROPE_SHORT = 1,
+    POSENC_LONGROPE_LONG = 2
+} posenc_rope_longrope_select;
+
+/* Every RoPE knob. Initialise with posenc_rope_params_default, then set what
+ * differs. Fields a scheme does not use are ignored by it. */
+typedef struct posenc_rope_params {
+    int32_t head_dim;              /* D, channels per head, >= 2 */
+    int32_t rotary_dim;            /* R, even, <= D; 0 = (int)(D * partial_rotary_factor) */
+    double partial_rotary_factor;  /* in (0, 1], used when rotary_dim == 0; default 1 */
+    double base;                   /* rope_theta, finite, > 1. Default 10000 */
+    posenc_rope_scaling scaling;   /* default NONE */
+    double factor;                 /* scaling factor s, finite, > 0; >= 1 for NTK, DYNAMIC,
+                                      YARN, LLAMA3. Default 1 */
+    int64_t original_max_position; /* L0, the trained context: required by YARN, LLAMA3 and
+                                      LONGROPE; 0 = unset */
+    int64_t max_position;          /* max_position_embeddings: required by DYNAMIC; 0 = unset */
+    double beta_fast, beta_slow;   /* YARN rotation counts, beta_fast > beta_slow > 0.
+                                      Defaults 32, 1 */
+    double mscale, mscale_all_dim; /* YARN (DeepSeek) magnitude knobs; 0 = unset */
+    double attention_factor;       /* explicit cos/sin magnitude (YARN, LONGROPE); 0 = derive */
+    int truncate;                  /* YARN: floor/ceil low/high (HF default 1) */
+    double low_freq_factor;        /* LLAMA3, default 1 */
+    double high_freq_factor;       /* LLAMA3, default 4; must be > low_freq_factor */
+    const double *short_factors;   /* LONGROPE: R/2 entries each (caller-owned) */
+    const double *long_factors;
+    size_t factors_count;          /* entries in each list */
+    posenc_rope_longrope_select longrope_select; /* default BY_SEQ_LEN */
+    posenc_mode mode;              /* PRECISE (default) or TORCH_COMPAT */
+} posenc_rope_params;
+
+/* Defaults: rotary_dim 0 (= whole head), partial 1, base 10000, NONE, factor
+ * 1, beta 32/1, truncate 1, low/high freq factors 1/4, PRECISE. */
+POSENC_API void posenc_rope_params_default(posenc_rope_params *params, int32_t head_dim);
+
+/* Validate params (messages name the bad value) and return the effective
+ * rotary dim R (may be NULL). */
+POSENC_API posenc_status posenc_rope_check(const posenc_rope_params *params, int32_t *out_rotary_dim,
+                                           posenc_error *err);
+
+/* Scheme names: "none", "linear", "ntk", "dynamic", "yarn", "longrope",
+ * "llama3" (parse also accepts HF's "default"); NULL/"?" when unknown. */
+POSENC_API const char *posenc_rope_scaling_name(posenc_rope_scaling scaling);
+POSENC_API posenc_status posenc_rope_scaling_parse(const char *name, posenc_rope_scaling *out,
+                                                   posenc_error *err);
+
+/* The R/2 inverse frequencies (radians per position) and the attention factor
+ * (cos/sin magnitude; may be NULL) for a sequence of seq_len tokens (used by
+ * DYNAMIC and LONGROPE BY_SEQ_LEN; 0 = "not known" = the trained length).
+ * In TORCH_COMPAT mode the values are HF's float32 numbers widened to double. */
+POSENC_API posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t seq_len,
+                                                 double *inv_freq, size_t out_count,
+                                                 double *attention_factor, posenc_error *err);
+
+/* cos/sin tables, each [positions->count][R/2] row-major (one value per pair;
+ * HF's [T, R] duplicated layout is cos[t][k mod R/2]). Positions (range, ids or
+ * real values) must lie in [0, 2^53). fold_attention != 0
+ * multiplies both by the attention factor (HF's tables); 0 leaves them unit
+ * magnitude (then apply the factor yourself, e.g. to the softmax scale).
+ * out_count is the capacity of each of cos and sin. */
+POSENC_API posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               float *cos_out, float *sin_out, size_t out_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               double *cos_out, double *sin_out, size_t out_count,
+                                               posenc_error *err);
+
+/* Where the vectors to rotate live: token t, head h starts at element
+ * t * row_stride + h * head_stride of the buffer (strides in elements, so a Q
+ * or K slice inside a fused QKV row works: row_stride = (Hq + 2 Hkv) * D).
+ * Views whose heads or tokens would overlap are refused. Contiguous [T][H][D]:
+ * row_stride = H*D, head_stride = D. The apply functions also take x_count,
+ * the elements available from x, and refuse views that reach past it. */
+typedef struct posenc_rope_view {
+    size_t tokens;
+    size_t heads;
+    size_t row_stride;
+    size_t head_stride;
+} posenc_rope_view;
+
+/* Contiguous [tokens][heads][head_dim]. */
+POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t heads, int32_t head_dim);
+
+/* Rotate x in place: token t uses position positions[t] (int64, any sign:
+ * packed sequences, left padding and cache offsets are the caller's choice;
+ * NULL = 0, 1, ..., tokens-1). cos/sin per (token, pair) are computed once in
+ * double (PRECISE) or HF's float32 (TORCH_COMPAT), multiplied by the
+ * attention factor, rounded to f32 and reused across heads; the rotation is
+ * computed in f32 as a*c - b*s, b*c + a*s (HF's order), then stored in the
+ * data's dtype (f16/bf16 round to nearest even). inverse != 0 rotates by the
+ * opposite angle (and divides by the attention factor), undoing a forward
+ * call up to rounding. Channels R..D-1 are not touched. */
+POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, float *x, size_t x_count,
+                                               posenc_error *err);
+/* Same on IEEE half / bfloat16 bits (computed in f32). */
+POSENC_API posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                                posenc_error *err);
+
+/* Re-rotate cached keys by delta positions (KV-cache shift after evicting or
+ * inserting tokens): rotate(p) then shift(delta) equals rotate(p + delta)
+ * within rounding. The attention factor is NOT applied again (a pure
+ * rotation). Equivalent to llama.cpp's K-shift. */
+POSENC_API posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *deltas, float *x, size_t x_count,
+                                               posenc_error *err);
+
+/* Multi-axis RoPE. Each pair k of the R/2 pairs takes its position from one
+ * axis (positions are [axes][tokens]):
+ *   POSENC_MROPE_SECTIONS     contiguous sections (Qwen2-VL / Qwen2.5-VL M-RoPE,
+ *       ggml MROPE): pairs [0,s0) axis 0 (t), [s0,s0+s1) axis 1 (h), ... The
+ *       frequency is the global w_k of the 1-D RoPE (not restarted).
+ *   POSENC_MROPE_INTERLEAVED  Qwen3-VL (HF): axis 1 for k%3==1 and k < 3*s1,
+ *       axis 2 for k%3==2 and k < 3*s2, axis 0 otherwise. Global w_k.
+ *       (ggml IMROPE differs for leftover pairs: it sends them to a 4th stream.)
+ *   POSENC_MROPE_AXIAL        2-D/N-D axial (Qwen2-VL vision tower, ggml VISION):
+ *       section a is a 1-D RoPE of its own over 2*s_a channels: pair j of the
+ *       section has w = base^(-2j/(2 s_a)) (frequencies restart per section;
+ *       the scheme in params applies within each section).
+ * sections: `axes` counts s_0..s_{axes-1} (axes <= 4), sum == R/2.
+ * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE. */
+typedef enum posenc_mrope_kind {
+    POSENC_MROPE_SECTIONS = 0,
+    POSENC_MROPE_INTERLEAVED = 1,
+    POSENC_MROPE_AXIAL = 2
+} posenc_mrope_kind;
+
+#define POSENC_MROPE_MAX_AXES 4
+typedef struct posenc_mrope_sections {
+    posenc_mrope_kind kind;
+    int32_t axes;
+    int32_t sizes[POSENC_MROPE_MAX_AXES];
+} posenc_mrope_sections;
+
+/* The axis (0..axes-1) and inverse frequency of each of the R/2 pairs. */
+POSENC_API posenc_status posenc_mrope_pair_map(const posenc_rope_params *params,
+                                               const posenc_mrope_sections *sections,
+                                               int32_t *axis_of_pair, double *inv_freq,
+                                               size_t out_count, posenc_error *err);
+/* Rotate x in place; positions is [sections->axes][view->tokens] row-major. */
+POSENC_API posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params,
+                                                const posenc_mrope_sections *sections,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, float *x, size_t x_count,
+                                                posenc_error *err);
+
+/* One piece of a multimodal sequence: `length` text tokens (grid_* ignored),
+ * or an image/video grid of grid_t x grid_h x grid_w tokens (already divided
+ * by the spatial merge size; length ignored). */
+typedef struct posenc_mrope_segment {
+    int is_grid;
+    int64_t length;
+    int64_t grid_t, grid_h, grid_w;
+} posenc_mrope_segment;
+
+/* Qwen2-VL get_rope_index position ids, out is [3][total] (t, h, w rows):
+ * text token i of a run starting at s gets (s+i, s+i, s+i); a grid starting
+ * at s gets (s+ti, s+hi, s+wi) in t-major, then h, then w order; the next
+ * segment starts at 1 + the largest id so far. *out_total = tokens (may be
+ * NULL); out_count >= 3 * total (query with out == NULL, out_count 0). */
+POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *segments,
+                                                   size_t segment_count, int64_t *out,
+                                                   size_t out_count, size_t *out_total,
+                                                   posenc_error *err);
+
 /* @@ROPE@@ */
 
 /* ========================================================================
