@@ -75,6 +75,7 @@ int cmd_table(int argc, char **argv);
 /* @@CLI_COMMANDS_ROPE@@ */
 /* */
 /* */
+int cmd_bias(int argc, char **argv);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
 /* */

@@ -16,6 +16,7 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_ROPE@@ */
     /* */
     /* */
+    {"bias", cmd_bias, "write an attention bias or relative index matrix (alibi, t5, shaw)"},
     /* @@CLI_DISPATCH_BIAS@@ */
     /* */
     /* */

@@ -552,6 +552,274 @@ POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *s
 /* ========================================================================
  * 5. Relative encodings and attention biases
  * ======================================================================== */
+/* ---- 5.1 ALiBi (Press et al.; BLOOM, MPT, ggml/llama.cpp) -------------------
+ *
+ * Each head h adds slope_h x (distance) to its attention logits; no embedding.
+ * Slopes, for a model with T heads (the schedule) and bias strength B
+ * (max_bias; 8 in the paper, BLOOM, MPT and every ALiBi GGUF):
+ *
+ *   c = 2^floor(log2 T)                      (largest power of two <= T)
+ *   slope_h = 2^(-B (h+1) / c)               for h <  c
+ *   slope_h = 2^(-B (2(h-c)+1) / (2c))       for h >= c   (odd steps of the 2c schedule)
+ *
+ *   T=8 : 1/2 1/4 ... 1/256       T=6 : 1/4 1/16 1/64 1/256 | 2^-1 2^-3
+ *
+ * The original code, BLOOM's build_alibi_tensor, MPT's gen_slopes and ggml's
+ * soft_max_ext all produce this schedule (tests/test_alibi.c checks them).
+ * Tensor parallelism: a rank holding heads [head_offset, head_offset+heads)
+ * of a T-head model asks for exactly that slice.
+ *
+ * Bias forms, query position i, key position j, slope m:
+ *
+ *   CAUSAL     m (j - i)    <= 0 for visible keys (j <= i); the entries with
+ *                           j > i are positive and MUST be masked by the caller
+ *                           (this function writes no -inf).
+ *   SYMMETRIC  -m |i - j|   ggml/llama.cpp's form, usable without a causal mask.
+ *
+ * Equivalent variants: the original code and BLOOM add m j, MPT and keras-hub
+ * add m (j - (L-1)); per query row these differ from m (j - i) by a constant,
+ * and softmax(z + c) = softmax(z), so all agree under causal masking (they do
+ * NOT agree with SYMMETRIC for bidirectional attention). BLOOM's m j is the
+ * CAUSAL form with query position 0 and key positions from
+ * posenc_alibi_key_positions_from_mask.
+ *
+ *          keys j ->             CAUSAL (m = 1/2, i = 3)     SYMMETRIC
+ *   q i=3  [0 1 2 3 4]           [-1.5 -1 -0.5 0 | +0.5]     [-1.5 -1 -0.5 0 -0.5]
+ */
+typedef enum posenc_alibi_form {
+    POSENC_ALIBI_CAUSAL = 0,   /* m (j - i); mask j > i yourself */
+    POSENC_ALIBI_SYMMETRIC = 1 /* -m |i - j| */
+} posenc_alibi_form;
+
+/* Slopes of heads [head_offset, head_offset + heads) of a total_heads-head
+ * model (total_heads 0 means total_heads = heads, head_offset must then be 0).
+ * max_bias is B above: finite and > 0 (ggml's "0 disables ALiBi" is a switch,
+ * not a schedule). out[0 .. heads-1]; out_count >= heads.
+ *   POSENC_MODE_PRECISE: exponents are exact rationals and 2^x is evaluated in
+ *     long double and rounded once, so slopes are correctly rounded (exact when
+ *     B (h+1)/c is an integer, e.g. every head of a power-of-two model, B = 8).
+ *   POSENC_MODE_TORCH_COMPAT: BLOOM's build_alibi_tensor bit for bit: a float32
+ *     base f32(2^(-B/c)) (extras f32(2^(-B/2c))) raised to integer powers with
+ *     torch's float32 pow. The rounded base's error grows with the power: up to
+ *     ~c/4 ULP from PRECISE (6 ULP at 32 heads); ggml's powf schedule is the
+ *     same construction and lands within 1 ULP of this mode.
+ * Errors: heads <= 0, head_offset < 0, head_offset + heads > total_heads,
+ * max_bias not finite or <= 0, out_count too small. */
+POSENC_API posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias,
+                                                 int32_t head_offset, int32_t total_heads,
+                                                 posenc_mode mode,
+                                                 double *out, size_t out_count,
+                                                 posenc_error *err);
+POSENC_API posenc_status posenc_alibi_slopes_f32(int32_t heads, double max_bias,
+                                                 int32_t head_offset, int32_t total_heads,
+                                                 posenc_mode mode,
+                                                 float *out, size_t out_count, posenc_error *err);
+
+/* Dense bias out[h][a][b] (shape [heads, Lq, Lk], Lq = queries->count,
+ * Lk = keys->count) for query position i = queries[a], key position
+ * j = keys[b], slope m = slopes[h], in the given form. Positions may be any
+ * posenc_positions (ranges give cached decoding: queries start at the cache
+ * length). m (j - i) is formed in long double and rounded once to f32 (exact
+ * product for |j - i| < 2^40). out_count >= heads * Lq * Lk.
+ * Errors: heads <= 0, a slope not finite, bad positions, size overflow. */
+POSENC_API posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads,
+                                               posenc_alibi_form form,
+                                               const posenc_positions *queries,
+                                               const posenc_positions *keys, float *out,
+                                               size_t out_count, posenc_error *err);
+
+/* One row of the bias without materializing [heads, Lq, Lk]: out[b] =
+ * bias(slope, query_position, keys[b]) for b < keys->count, exactly the values
+ * posenc_alibi_bias_f32 writes in that row. query_position must be finite. */
+POSENC_API posenc_status posenc_alibi_bias_row_f32(float slope, posenc_alibi_form form,
+                                                   double query_position,
+                                                   const posenc_positions *keys, float *out,
+                                                   size_t out_count, posenc_error *err);
+
+/* BLOOM's key positions under padding: out[t] = (mask[0] + ... + mask[t] - 1) x mask[t],
+ * so padded slots get 0 and the first real token 0, e.g. mask [0,0,1,1,1] ->
+ * [0,0,0,1,2]. mask values must be 0 or 1. out_count >= len. */
+POSENC_API posenc_status posenc_alibi_key_positions_from_mask(const int64_t *mask, size_t len,
+                                                              int64_t *out, size_t out_count,
+                                                              posenc_error *err);
+
+/* ---- 5.2 T5 relative position buckets (HF T5Attention, mesh-tensorflow) -----
+ *
+ * r = key position - query position (memory - context). With nb = num_buckets
+ * (halved when bidirectional: nb = num_buckets/2, keys after the query add nb):
+ *
+ *   bidirectional:  ret = (r > 0) ? nb : 0,  n = |r|
+ *   unidirectional: ret = 0,                 n = max(-r, 0)   (future keys -> bucket 0)
+ *   max_exact = nb/2
+ *   bucket = ret + n                                                  if n < max_exact
+ *          = ret + min(nb-1, max_exact + trunc(ln(n/max_exact) / ln(max_distance/max_exact)
+ *                                              x (nb - max_exact)))   otherwise
+ *
+ *   r (32 buckets, 128) : -1000 -128 -64 -16 -8 -7 -1  0  1  7  8 16 64 128 1000
+ *   bidirectional       :    15   15  14  10  8  7  1  0 17 23 24 26 30  31   31
+ *   unidirectional      :    31   31  26  16  8  7  1  0  0  0  0  0  0   0    0
+ *
+ * The logarithmic branch is evaluated in float32 in HF's exact operation order
+ * (f32(n)/max_exact, float32 log as PyTorch's CPU kernel computes it, divided
+ * by f32(ln(max_distance/max_exact)), times nb - max_exact, truncated), so the
+ * buckets are those of the reference, including at exact bucket boundaries.
+ * Checked parameter domain (what we chose where the reference misbehaves):
+ *   num_buckets >= 2 (>= 4 when bidirectional): below that max_exact is 0 and
+ *     the reference divides by zero (NaN/garbage buckets);
+ *   num_buckets even when bidirectional: HF halves an odd count with //, so
+ *     bucket num_buckets-1 is never used -- we reject instead of silently
+ *     wasting a table row;
+ *   max_distance > max_exact (ln(max_distance/max_exact) <= 0 is a division by
+ *     zero or reverses the buckets).
+ * T5 itself: encoder bidirectional, decoder unidirectional, 32 buckets, 128. */
+typedef struct posenc_t5_params {
+    int32_t num_buckets;  /* default 32 */
+    int32_t max_distance; /* default 128 */
+    int32_t bidirectional; /* 1 (default, encoder) or 0 (decoder self-attention) */
+} posenc_t5_params;
+
+POSENC_API void posenc_t5_params_default(posenc_t5_params *params);
+/* Check params against the domain above; messages name the bad value. */
+POSENC_API posenc_status posenc_t5_check(const posenc_t5_params *params, posenc_error *err);
+/* Bucket of one relative position r = key - query (any int64 with |r| < 2^62). */
+POSENC_API posenc_status posenc_t5_bucket(const posenc_t5_params *params,
+                                          int64_t relative_position, int32_t *out_bucket,
+                                          posenc_error *err);
+/* Bucket matrix out[a][b] = bucket(keys[b] - queries[a]), shape [Lq, Lk].
+ * HF compute_bias(Lq, Lk): queries = range(0, Lq), keys = range(0, Lk);
+ * cached decoding: queries = range(cache_len, Lq); cross-attention uses the
+ * encoder's key positions. Positions must be integers (no real values).
+ * out_count >= Lq * Lk. */
+POSENC_API posenc_status posenc_t5_bucket_matrix_i32(const posenc_t5_params *params,
+                                                     const posenc_positions *queries,
+                                                     const posenc_positions *keys,
+                                                     int32_t *out, size_t out_count,
+                                                     posenc_error *err);
+POSENC_API posenc_status posenc_t5_bucket_matrix_i64(const posenc_t5_params *params,
+                                                     const posenc_positions *queries,
+                                                     const posenc_positions *keys,
+                                                     int64_t *out, size_t out_count,
+                                                     posenc_error *err);
+/* T5 bias: out[h][a][b] = table[bucket(keys[b] - queries[a])][h], i.e. the
+ * [num_buckets, heads] nn.Embedding weight of layer 0 gathered to
+ * [heads, Lq, Lk] (HF compute_bias without the leading batch axis).
+ * out_count >= heads * Lq * Lk. T5 adds this to unscaled q.k logits. */
+POSENC_API posenc_status posenc_t5_bias_f32(const posenc_t5_params *params, const float *table,
+                                            int32_t heads, const posenc_positions *queries,
+                                            const posenc_positions *keys, float *out,
+                                            size_t out_count, posenc_error *err);
+
+/* ---- 5.3 Shaw et al. relative positions (tensor2tensor) ---------------------
+ *
+ * idx[a][b] = clip(j - i, -k, k) + k  in [0, 2k],  i = queries[a], j = keys[b].
+ * Rows of two learned [2k+1, depth] tables (a_K for keys, a_V for values) are
+ * gathered by idx: logits_ij = q_i.k_j + q_i.a_K[idx_ij], and the output adds
+ * sum_j w_ij a_V[idx_ij].
+ *
+ *   k=2, L=5 (queries = keys = 0..4)      k=2, Lq=2, Lk=5 (t2t: queries are the
+ *   [[2 3 4 4 4]                          LAST Lq key positions, i.e. 3, 4)
+ *    [1 2 3 4 4]                          [[0 0 1 2 3]
+ *    [0 1 2 3 4]                           [0 0 0 1 2]]
+ *    [0 0 1 2 3]
+ *    [0 0 0 1 2]]
+ *
+ * For tensor2tensor's unequal lengths pass queries = range(Lk - Lq, Lq); its
+ * decoding cache (one query at Lk - 1) is queries = range(Lk - 1, 1).
+ * (HF BERT relative_key is the opposite sign without clipping; not this.) */
+
+/* Index matrix [Lq, Lk] as above. clip >= 0 (clip 0 maps everything to 0);
+ * integer positions only. out_count >= Lq * Lk. */
+POSENC_API posenc_status posenc_shaw_relative_indices_i32(int32_t clip,
+                                                          const posenc_positions *queries,
+                                                          const posenc_positions *keys,
+                                                          int32_t *out, size_t out_count,
+                                                          posenc_error *err);
+/* Gather rows of a [2*clip+1, depth] table (a_K or a_V): out[t][:] =
+ * table[indices[t]][:] for t < count, out shape [count, depth]. Every index
+ * must lie in [0, 2*clip] (POSENC_ERR_OUT_OF_RANGE names the first that does
+ * not). out_count >= count * depth. */
+POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t count,
+                                                int32_t clip, const float *table,
+                                                int32_t depth, float *out, size_t out_count,
+                                                posenc_error *err);
+
+/* ---- 5.4 Reference attention ------------------------------------------------
+ *
+ * Multi-head scaled dot-product attention, written for clarity, not speed: the
+ * in-repo oracle for fast kernels and the place where each scheme is shown
+ * acting where it acts.
+ *
+ *   inputs  q [heads, Lq, d], k [heads, Lk, d], v [heads, Lk, d]   (f32)
+ *   output  out [heads, Lq, d], optional weights [heads, Lq, Lk]   (f32)
+ *
+ *   logits[h][a][b] = scale * dot(q'[h][a], k'[h][b])               (q', k': after RoPE)
+ *                   + scale * dot(q[h][a], a_K[idx_ab])             (SHAW; t2t scales both)
+ *                   + bias[h][a][b]                                 (ALIBI, T5, logit_bias)
+ *   causal: key b is masked (weight exactly 0) when its position > query a's
+ *   weights = softmax over b;  out[h][a] = sum_b w (v[h][b] + a_V[idx_ab]  (SHAW))
+ *
+ * Where each scheme acts:
+ *   NONE   no position signal inside attention; absolute encodings
+ *          (sinusoidal, learned) are added to the inputs beforehand.
+ *   ROPE   rotates q and k by their positions (pairs per rope_layout, over the
+ *          first rope_dims channels, frequencies rope_base^(-2k/rope_dims)).
+ *   ALIBI  adds slope_h x (form) to the logits.
+ *   T5     adds table[bucket(j - i)][h] to the logits (use scale = 1 as T5).
+ *   SHAW   adds key and value embeddings gathered by clipped distance.
+ *
+ * Dot products, softmax and weighted sums are accumulated in double and
+ * rounded once to f32, so the oracle is more accurate than any f32 kernel it
+ * checks. A causal row with no visible key is an error, not NaN. */
+typedef enum posenc_attention_scheme {
+    POSENC_ATTENTION_NONE = 0,
+    POSENC_ATTENTION_ROPE = 1,
+    POSENC_ATTENTION_ALIBI = 2,
+    POSENC_ATTENTION_T5 = 3,
+    POSENC_ATTENTION_SHAW = 4
+} posenc_attention_scheme;
+
+typedef struct posenc_attention_config {
+    int32_t heads;        /* >= 1 */
+    int32_t head_dim;     /* d >= 1 */
+    size_t query_len;     /* Lq >= 1 */
+    size_t key_len;       /* Lk >= 1 */
+    int64_t query_start;  /* query a has position query_start + a (>= 0) */
+    int64_t key_start;    /* key b has position key_start + b (>= 0) */
+    int32_t causal;       /* 1: mask keys whose position is after the query's */
+    double scale;         /* logit scale, finite > 0; default 1/sqrt(head_dim) */
+    posenc_attention_scheme scheme;
+    const float *logit_bias; /* optional [heads, Lq, Lk] added to the logits (any scheme) */
+    /* ALIBI */
+    const float *alibi_slopes;  /* [heads] */
+    posenc_alibi_form alibi_form;
+    /* T5 */
+    posenc_t5_params t5;
+    const float *t5_table;      /* [num_buckets, heads] */
+    /* SHAW */
+    int32_t shaw_clip;          /* k >= 0 */
+    const float *shaw_key_table;   /* [2k+1, head_dim] (a_K) */
+    const float *shaw_value_table; /* [2k+1, head_dim] (a_V), may be NULL */
+    /* ROPE */
+    double rope_base;           /* default 10000 */
+    int32_t rope_dims;          /* rotated channels, even, <= head_dim; default head_dim */
+    posenc_layout rope_layout;  /* default HALF (GPT-NeoX / HF Llama) */
+} posenc_attention_config;
+
+/* Defaults: causal 0, scale 1/sqrt(head_dim), scheme NONE, starts 0, ALiBi
+ * form CAUSAL, T5 defaults, rope base 10000 over all head_dim channels (HALF). */
+POSENC_API void posenc_attention_config_default(posenc_attention_config *config,
+                                                int32_t heads, int32_t head_dim,
+                                                size_t query_len, size_t key_len);
+/* Run the reference attention. out_count >= heads*Lq*d; weights may be NULL,
+ * else weights_count >= heads*Lq*Lk. Errors name the bad field (heads <= 0,
+ * query_len 0, a missing table for the chosen scheme, ...). */
+POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_config *config,
+                                                        const float *q, const float *k,
+                                                        const float *v, float *out,
+                                                        size_t out_count, float *weights,
+                                                        size_t weights_count,
+                                                        posenc_error *err);
+
 /* @@BIAS@@ */
 
 /* ========================================================================
