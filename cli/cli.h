@@ -79,6 +79,10 @@ int cmd_bias(int argc, char **argv);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
 /* */
+/* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
+ * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
+int cmd_table_kind(const cli_args *args, const char *kind);
+int cmd_compose(int argc, char **argv);
 /* @@CLI_COMMANDS_LEARNED@@ */
 /* */
 /* */

@@ -20,6 +20,7 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_BIAS@@ */
     /* */
     /* */
+    {"compose", cmd_compose, "token embeddings + positions (add / concat), and the position-signal check"},
     /* @@CLI_DISPATCH_LEARNED@@ */
     /* */
     /* */

@@ -825,6 +825,236 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 /* ========================================================================
  * 6. Learned tables, multi-dimensional tables, composition, reference attention
  * ======================================================================== */
+/* ---- 6a. Learned absolute tables (BERT, GPT-2, RoBERTa) --------------------
+ *
+ * A learned table is a plain float32 [rows][dim] row-major array (rows =
+ * max_position_embeddings); the caller owns it (or uses posenc_array with
+ * posenc_npy_read / posenc_npy_write to load and save it as .npy).
+ *
+ * Reproducible initializer (posenc_learned_init_f32). Anyone can rebuild a
+ * table from (seed, sigma) with this recipe (tests/py/test_cli_learned.py does,
+ * in numpy, byte for byte):
+ *
+ *   splitmix64(x):  x += 0x9E3779B97F4A7C15
+ *                   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+ *                   x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+ *                   return x ^ (x >> 31)                       (uint64, wrapping)
+ *   draw n (n = 0, 1, 2, ...):  u_n = ((splitmix64(seed + n * 0x9E3779B97F4A7C15) >> 11) + 0.5) * 2^-53
+ *                               (uniform in (0, 1), never 0 or 1)
+ *   element pair j (flat row-major index 2j and 2j+1), Box-Muller in double:
+ *       r = sqrt(-2 ln u_{2j}),  t = 2 pi u_{2j+1}
+ *       table[2j]   = float32(sigma * r * cos(t))
+ *       table[2j+1] = float32(sigma * r * sin(t))       (dropped if 2j+1 == rows*dim)
+ *   then the padding row (if any) is set to 0, as nn.Embedding(padding_idx) does.
+ *
+ * The draws are counter-based (element i needs no earlier state), so a table
+ * is the same whatever the thread count. With correctly rounded double
+ * log/sin/cos (glibc, musl, macOS) the float32 values are identical bits on
+ * every platform; a libm 1 ULP off in double changes a float32 only when the
+ * value sits within 2^-29 relative of a rounding boundary.
+ */
+#define POSENC_LEARNED_SIGMA_DEFAULT 0.02 /* HF initializer_range (BERT, GPT-2, RoBERTa) */
+#define POSENC_NO_PADDING (-1)            /* padding_idx value meaning "no padding row" */
+
+/* Fill table[rows][dim] with N(0, sigma^2) draws from `seed` (recipe above);
+ * row padding_idx (0 <= padding_idx < rows, or POSENC_NO_PADDING) is zeroed.
+ * sigma must be finite and >= 0. out_count >= rows*dim. */
+POSENC_API posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, int64_t padding_idx,
+                                                 size_t rows, int32_t dim, float *table,
+                                                 size_t out_count, posenc_error *err);
+
+/* What a gather or scatter does with a position >= rows. */
+typedef enum posenc_past_end {
+    POSENC_PAST_END_ERROR = 0,  /* POSENC_ERR_OUT_OF_RANGE naming the position (default) */
+    POSENC_PAST_END_CLAMP = 1,  /* use the last row, rows-1 */
+    POSENC_PAST_END_RESIZE = 2  /* caller resizes first (posenc_learned_resize_f32) to
+                                   max position + 1 rows; gather/backward treat it as ERROR */
+} posenc_past_end;
+
+/* Forward: out[i][:] = table[positions[i]][:] for i < count (out is [count][dim]).
+ * Positions must be >= 0 (else POSENC_ERR_OUT_OF_RANGE); past-the-end ones
+ * follow `policy`. Bit-exact copies. */
+POSENC_API posenc_status posenc_learned_gather_f32(const float *table, size_t rows, int32_t dim,
+                                                   const int64_t *positions, size_t count,
+                                                   posenc_past_end policy, float *out,
+                                                   size_t out_count, posenc_error *err);
+
+/* Backward of the gather: grad_table[positions[i]][:] += grad_out[i][:], in
+ * order i = 0, 1, ... in float32 (so equal to the obvious loop bit for bit).
+ * grad_table is [rows][dim] and is accumulated into, not cleared. Rows equal to
+ * padding_idx receive no gradient (nn.Embedding semantics). Policy as gather
+ * (CLAMP sends past-the-end gradients to row rows-1, matching a clamped forward).
+ * Every position is checked before anything is added. */
+POSENC_API posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *positions,
+                                                     size_t count, int32_t dim,
+                                                     posenc_past_end policy, int64_t padding_idx,
+                                                     float *grad_table, size_t rows,
+                                                     posenc_error *err);
+
+/* RoBERTa / fairseq positions from token ids (HF create_position_ids_from_input_ids):
+ *   m = mask ? mask[i] != 0 : ids[i] != pad_id
+ *   out[b][t] = (cumsum_{s<=t} m[b][s] + past_length) * m[b][t] + pad_id
+ * ids, mask and out are [batch][seq]; mask may be NULL. Real tokens get pad_id+1,
+ * pad_id+2, ... (left padding handled), pads get pad_id, whose table row is zero.
+ * Example: ids [0, 31414, 232, 2, 1, 1], pad_id 1 -> [2, 3, 4, 5, 1, 1].
+ * pad_id >= 0 and past_length >= 0 (else POSENC_ERR_INVALID_ARGUMENT). */
+POSENC_API posenc_status posenc_positions_from_input_ids(const int64_t *ids, const uint8_t *mask,
+                                                         size_t batch, size_t seq, int64_t pad_id,
+                                                         int64_t past_length, int64_t *out,
+                                                         size_t out_count, posenc_error *err);
+
+/* Resize a learned table to new_rows by linear interpolation, leaving a prefix
+ * of `keep` special rows (RoBERTa: keep = padding_idx + 1 = 2; ViT: 1 for
+ * [CLS]) untouched. The body (rows keep..rows-1, n = rows-keep rows) is
+ * resampled to m = new_rows-keep rows with both endpoints kept exactly
+ * (align_corners): new body row j reads source coordinate x = j*(n-1)/(m-1),
+ *   out[keep+j] = a + f*(b - a),  a = in[keep+floor(x)], b = in[keep+floor(x)+1], f = x-floor(x),
+ * with x taken as an exact fraction and the blend in double, rounded once (so
+ * the endpoints j = 0 and j = m-1 copy rows exactly). Up to 2^31 rows. m == 1 copies the first body row; n == 1
+ * repeats it. Needs keep < rows and keep < new_rows. out is [new_rows][dim]. */
+POSENC_API posenc_status posenc_learned_resize_f32(const float *table, size_t rows, int32_t dim,
+                                                   size_t keep, float *out, size_t new_rows,
+                                                   size_t out_count, posenc_error *err);
+
+/* ---- 6b. Hybrid table and learnable frequency scale (third source article §5.1)
+ *
+ * Hybrid: "low dims learned, high dims fixed". Row r of out ([count][params->dim]):
+ *   out[r][c] = learned[pos_r][c]               for c <  learned_dim
+ *   out[r][c] = sinusoid(params, pos_r)[c]      for c >= learned_dim
+ * i.e. the full-width sinusoid table with its first learned_dim channels (the
+ * high-frequency pairs in the interleaved layout) replaced by a learned table
+ * [learned_rows][learned_dim]. 0 <= learned_dim <= params->dim; positions must
+ * be integer (range or ids); past-the-end positions of the learned part follow
+ * `policy` (ERROR or CLAMP). */
+POSENC_API posenc_status posenc_hybrid_table_f32(const float *learned, size_t learned_rows,
+                                                 int32_t learned_dim,
+                                                 const posenc_sinusoid_params *params,
+                                                 const posenc_positions *positions,
+                                                 posenc_past_end policy, float *out,
+                                                 size_t out_count, posenc_error *err);
+
+/* Learnable frequency scale s (the article's adaptive_position_encoding: angle
+ * rates w_k multiplied by a trainable scalar): the sinusoid table of params at
+ * angles p * (s * w_k), i.e. the table at real positions s*p. s finite, > 0. */
+POSENC_API posenc_status posenc_freq_scale_table_f32(const posenc_sinusoid_params *params,
+                                                     double scale,
+                                                     const posenc_positions *positions,
+                                                     float *out, size_t out_count,
+                                                     posenc_error *err);
+/* Gradient of a loss L with respect to s, given dL/dtable grad_out ([count][dim],
+ * same layout as the table):
+ *   dL/ds = sum_r sum_k p_r w_k ( g[r][sin_k] cos(s p_r w_k) - g[r][cos_k] sin(s p_r w_k) )
+ * accumulated in long double; *out_grad receives it. Precise mode only. */
+POSENC_API posenc_status posenc_freq_scale_gradient(const posenc_sinusoid_params *params,
+                                                    double scale,
+                                                    const posenc_positions *positions,
+                                                    const float *grad_out, size_t grad_count,
+                                                    double *out_grad, posenc_error *err);
+
+/* ---- 6c. Transformer-XL relative sinusoid R (conventions.md §9) ------------
+ *
+ * R is [klen][dim], row r encodes relative distance pos_r = klen-1-r
+ * (descending, so the last row is distance 0), optionally clamped:
+ * pos_r = min(pos_r, clamp_len) when clamp_len >= 0; clamp_len < 0: no clamp
+ * (XL's own code skips the clamp for clamp_len <= 0; pass -1 for that).
+ *   R[r] = [ sin(pos_r w_0) ... sin(pos_r w_{K-1}) | cos(pos_r w_0) ... cos(pos_r w_{K-1}) ]
+ *   w_k = 10000^(-2k/dim), K = dim/2 (dim even).
+ * PRECISE: extended-precision angles, <= 1 ULP. TORCH_COMPAT: XL's float32
+ * steps: inv_k = 1/powf(10000, f32(2k)/dim), angle = f32(pos) * inv_k, SLEEF sin/cos. */
+POSENC_API posenc_status posenc_xl_relative_table(int32_t dim, size_t klen, int64_t clamp_len,
+                                                  posenc_mode mode, posenc_dtype dtype, void *out,
+                                                  size_t out_count, posenc_error *err);
+
+/* ---- 6d. Multi-dimensional sinusoid tables (images H x W, video T x H x W) --
+ *
+ * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1]; out is
+ * [shape[0]]...[shape[n-1]][channels], channels last, row-major. Cell
+ * (x0, x1, x2) = [ emb_c(x0) | emb_c(x1) | emb_c(x2) ], each emb_c an
+ * interleaved sin/cos vector of c channels [sin(x w_0), cos(x w_0), sin(x w_1), ...]
+ * with w_k = 10000^(-2k/c) (the per-axis c, not the total), positions 0-based.
+ *
+ *   POSENC_GRID_SPLIT_TATP22  tatp22/multidim-positional-encoding: c = 2*ceil(C/(2n)),
+ *                             so n*c >= C, and the surplus is cut from the END (the
+ *                             last axis loses channels first). Any C >= 1.
+ *       C=10, n=2: c=6, channels [x: 0..5 | y: 6..9 (y's last pair dropped)]
+ *   POSENC_GRID_SPLIT_EVEN    third source article (video_position_encoding): c = C/n
+ *                             exactly; C must be a multiple of 2n (every axis gets
+ *                             whole sin/cos pairs), else POSENC_ERR_INVALID_ARGUMENT.
+ *       C=12, n=3: [t: 0..3 | h: 4..7 | w: 8..11]
+ *
+ * PRECISE: extended precision, <= 1 ULP. TORCH_COMPAT: tatp22's float32 torch steps
+ * inv_k = 1/powf(10000, f32(2k)/c), angle = f32(x)*inv_k, SLEEF sin/cos. */
+typedef enum posenc_grid_split {
+    POSENC_GRID_SPLIT_TATP22 = 0,
+    POSENC_GRID_SPLIT_EVEN = 1
+} posenc_grid_split;
+
+/* Channels per axis c for (axes, channels, split), checking the split's rule. */
+POSENC_API posenc_status posenc_grid_axis_channels(int axes, int32_t channels,
+                                                   posenc_grid_split split, int32_t *out_c,
+                                                   posenc_error *err);
+/* Elements of the grid table (product of shape times channels, overflow-checked). */
+POSENC_API posenc_status posenc_grid_count(int axes, const size_t *shape, int32_t channels,
+                                           size_t *out_count, posenc_error *err);
+/* The grid table; dtype F32, F64, F16 or BF16. */
+POSENC_API posenc_status posenc_grid_table(int axes, const size_t *shape, int32_t channels,
+                                           posenc_grid_split split, posenc_mode mode,
+                                           posenc_dtype dtype, void *out, size_t out_count,
+                                           posenc_error *err);
+/* Grid position builder: the cell coordinates in row-major order, out is
+ * [cells][axes] int64 (cell (x0,x1,x2) -> x0, x1, x2), e.g. 2x3 ->
+ * (0,0) (0,1) (0,2) (1,0) (1,1) (1,2). Use one column as positions for a
+ * per-axis 1-D table, or feed them to a RoPE axis. */
+POSENC_API posenc_status posenc_grid_positions(int axes, const size_t *shape, int64_t *out,
+                                               size_t out_count, posenc_error *err);
+
+/* ---- 6e. Token + position composition (first and second source articles) ---
+ *
+ * add:    out[i] = token_table[ids[i]] * token_scale + pe[i]
+ *         (token_scale = sqrt(dim) as in "Attention Is All You Need" §3.4;
+ *          1 for BERT/GPT-2, which add without scaling)
+ * concat: out[i] = concat(token_table[ids[i]] * token_scale, pe[i]) @ projection
+ *         with projection [token_dim + pe_dim][out_dim] row-major, or, when
+ *         projection is NULL, the plain concatenation (out_dim = token_dim + pe_dim).
+ * ids index a [vocab][token_dim] table; an id < 0 or >= vocab gives
+ * POSENC_ERR_OUT_OF_RANGE naming the id and where it is. pe is [count][pe_dim]
+ * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums in double. */
+POSENC_API posenc_status posenc_compose_add_f32(const float *token_table, size_t vocab, int32_t dim,
+                                                const int64_t *ids, size_t count,
+                                                double token_scale, const float *pe,
+                                                float *out, size_t out_count, posenc_error *err);
+POSENC_API posenc_status posenc_compose_concat_f32(const float *token_table, size_t vocab,
+                                                   int32_t token_dim, const int64_t *ids,
+                                                   size_t count, double token_scale,
+                                                   const float *pe, int32_t pe_dim,
+                                                   const float *projection, size_t projection_rows,
+                                                   int32_t out_dim, float *out, size_t out_count,
+                                                   posenc_error *err);
+
+/* First source article §5.2: "print the input to the first layer and compare
+ * the first and the last token's vectors; if they are identical the position
+ * encoding was not added". For a composed batch [batch][seq][dim]:
+ *   - first vs last: per sequence, max_c |x[0][c] - x[seq-1][c]|;
+ *   - with ids ([batch][seq], may be NULL): every token is also compared with the
+ *     previous occurrence of the same id in its sequence. Equal ids at different
+ *     positions must give different vectors when a position signal is present;
+ *     this is decisive, whereas first/last may differ just because the tokens do.
+ * A pair "differs" when its max abs difference exceeds atol (>= 0). Ids < 0 are
+ * skipped: mark padding that way, since RoBERTa-style pads share one position
+ * (and so one vector) by design. */
+typedef struct posenc_signal_report {
+    size_t sequences;             /* batch */
+    size_t first_last_identical;  /* sequences whose first and last vectors do not differ */
+    double first_last_min_diff;   /* smallest per-sequence first/last max abs diff */
+    size_t same_id_pairs;         /* same-id pairs compared (0 without ids) */
+    size_t same_id_identical;     /* ... of which did not differ */
+    int position_signal;          /* 1: every compared pair differs; 0: some pair is identical */
+} posenc_signal_report;
+POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count,
+                                                          size_t seq, int32_t dim,
+                                                          const int64_t *ids, double atol,
+                                                          posenc_signal_report *report,
+                                                          posenc_error *err);
 /* @@LEARNED@@ */
 
 /* ========================================================================
