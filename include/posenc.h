@@ -1060,6 +1060,269 @@ POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, si
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
  * ======================================================================== */
+/* Tables given to the analysis functions are any posenc_array of a real or
+ * integer dtype; the last axis is the channel axis and every leading axis is
+ * flattened into rows ([T,H,D] -> T*H rows of D, except where heads matter).
+ * Non-finite values never crash an analysis: they are counted, located and
+ * left out of the statistics. */
+
+/* ---- 7a. safetensors (the project's own reader) ----
+ * File layout: 8-byte little-endian header length N, N bytes of JSON
+ * {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+ *  "__metadata__": {...}}, then the data buffer; offsets are relative to it.
+ * Nothing in the file is trusted: N must fit the file, every tensor must have
+ * a known dtype (F64 F32 F16 BF16 I64 I32 U16 U8), non-negative integer
+ * shape and offsets, end - begin == product(shape) * itemsize, end within the
+ * data buffer, and no two tensors may overlap. Malformed -> POSENC_ERR_FORMAT,
+ * unknown dtype -> POSENC_ERR_UNSUPPORTED, tensor absent -> POSENC_ERR_OUT_OF_RANGE
+ * (the message lists the first names present), larger than max_bytes
+ * (0 = POSENC_DEFAULT_MAX_BYTES) -> POSENC_ERR_LIMIT. */
+POSENC_API posenc_status posenc_safetensors_parse(const void *bytes, size_t size,
+                                                  const char *tensor_name, size_t max_bytes,
+                                                  posenc_array *out, posenc_error *err);
+POSENC_API posenc_status posenc_safetensors_read(const char *path, const char *tensor_name,
+                                                 size_t max_bytes, posenc_array *out,
+                                                 posenc_error *err);
+/* Names of the tensors in a safetensors image, comma-separated into out
+ * (truncated with "..." when longer than out_size - 1 characters). */
+POSENC_API posenc_status posenc_safetensors_list(const void *bytes, size_t size, char *out,
+                                                 size_t out_size, posenc_error *err);
+
+/* ---- 7b. sinusoid / angle model fitted to data ----
+ * How an angle p*w was formed, from the most to the least precise. */
+typedef enum posenc_angle_formation {
+    POSENC_ANGLE_EXACT = 0,   /* within the storage noise of the exact angle */
+    POSENC_ANGLE_F32 = 1,     /* relative angle error of a float32 product (<= 64 * 2^-24) */
+    POSENC_ANGLE_F16 = 2,     /* ... of an IEEE half product (<= 4 * 2^-11) */
+    POSENC_ANGLE_BF16 = 3,    /* ... of a bfloat16 product (<= 4 * 2^-8) */
+    POSENC_ANGLE_UNKNOWN = 4  /* larger, or not measurable */
+} posenc_angle_formation;
+
+/* Short name: "exact", "float32", "float16", "bfloat16", "unknown". */
+POSENC_API const char *posenc_angle_formation_name(posenc_angle_formation formation);
+
+/* What a table (or a set of rotation angles) looks like, estimated from the
+ * data alone. Filled by posenc_fit_sinusoid_table / posenc_fit_rope_angles;
+ * release with posenc_sinusoid_fit_free. All frequencies in radians/position. */
+typedef struct posenc_sinusoid_fit {
+    int found;                 /* 1: every non-zero row is K (sin, cos) pairs of one amplitude */
+    posenc_layout layout;      /* pairing of the channels (for RoPE: of the rotation) */
+    int cos_first;             /* additive tables: 1 if each pair is (cos, sin) */
+    int32_t pairs;             /* K */
+    int32_t extra_channels;    /* channels after the 2K paired ones (odd-dim zero pad, pass-through) */
+    double amplitude;          /* pair norm (1 for plain tables; attention scale for RoPE) */
+    double pair_norm_error;    /* max |pair norm - amplitude| / amplitude over valid rows */
+    size_t zero_rows;          /* all-zero rows (fairseq padding rows), excluded from the fit */
+    int64_t first_zero_row;    /* -1 if none */
+    double start;              /* estimated position of row 0 */
+    int start_is_integer;      /* start within 0.01 of an integer */
+    double *frequencies;       /* [pairs] frequencies estimated per pair (least squares) */
+    double ratio;              /* geometric fit w_k = scale * ratio^k */
+    double scale;              /* w_0 of the geometric fit (1 unless interpolated) */
+    double geometric_error;    /* max relative deviation of w_k from the geometric fit */
+    double base_vaswani;       /* base if w_k = scale * base^(-2k/d), d = 2K */
+    double base_t2t;           /* base if w_k = scale * base^(-k/(K-1)) */
+    posenc_freqs freqs;        /* the convention whose base is "round" (see docs/analysis.md) */
+    double base;               /* that convention's base */
+    int base_is_round;         /* 1 if base is within 1e-4 relative of m * 10^e, m in 1..99 */
+    double angle_error;        /* max |angle - exact model angle| (radians, wrapped) */
+    double angle_relative_error; /* max (|error| - noise) / |angle| */
+    double noise;              /* angle noise floor assumed from the storage dtype */
+    posenc_angle_formation formation;
+} posenc_sinusoid_fit;
+
+/* Fit the additive sinusoid model to a table (rows = positions, last axis =
+ * channels). Tries both layouts and both pair orders; found = 0 (not an error)
+ * when no pairing gives unit-norm pairs within 1e-2. noise: angle noise floor
+ * in radians, 0 = derived from table->dtype (f32 2^-22, f64 1e-12, f16 2^-9,
+ * bf16 2^-6). */
+POSENC_API posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
+                                                   posenc_sinusoid_fit *out, posenc_error *err);
+/* Recover RoPE rotation angles from an input x and its rotated output y
+ * ([T, D] or [T, H, D], same shape): detects the rotated channel count
+ * (trailing unchanged channels are pass-through), the layout (the pairing that
+ * preserves pair norms), the amplitude (attention scaling), and fits the angles
+ * per position like posenc_fit_sinusoid_table. */
+POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *y,
+                                                posenc_sinusoid_fit *out, posenc_error *err);
+POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
+
+/* ---- 7c. health of a table (`posenc analyze`) ---- */
+#define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
+
+typedef struct posenc_health_options {
+    size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
+     * and the layout they pair; used when the table was generated from flags. */
+    const double *frequencies;
+    size_t frequency_count;
+    posenc_layout layout;
+    int cos_first;
+} posenc_health_options;
+
+typedef struct posenc_health {
+    size_t rows, channels;
+    size_t nonfinite;            /* NaN/inf values (left out of everything below) */
+    int64_t first_nonfinite_row, first_nonfinite_channel; /* -1 if none */
+    double min, max, mean_abs;
+    double *row_variance;        /* [rows] variance over channels of each position */
+    double *row_norm;            /* [rows] L2 norm of each position */
+    double norm_min, norm_max, variance_min, variance_max;
+    double *channel_frequency;   /* [channels] dominant frequency (rad/position), 0 if none */
+    double *channel_wavelength;  /* [channels] 2*pi/frequency; INFINITY when longer than the rows */
+    size_t closest_a, closest_b; /* closest pair of distinct positions (rows) ... */
+    double closest_distance;     /* ... and their Euclidean distance */
+    size_t uniqueness_rows;      /* rows searched for the closest pair */
+    size_t offsets;              /* entries of the two arrays below: offsets 0..offsets-1 */
+    double *mean_dot;            /* [offsets] mean over p of PE(p).PE(p+k) */
+    double *mean_cosine;         /* [offsets] mean cosine similarity at offset k */
+    posenc_sinusoid_fit fit;     /* the fitted sinusoid model (fit.found = 0 if none) */
+    int linearity_available;     /* 1 when fitted or known frequencies exist */
+    size_t linearity_offsets[POSENC_HEALTH_OFFSETS]; /* offsets used (0 = unused slot) */
+    size_t linearity_pairs;      /* K */
+    /* [linearity_pairs * POSENC_HEALTH_OFFSETS]: max over p of ||M(k)PE(p) - PE(p+k)||
+     * for pair i at offset slot j (index i*POSENC_HEALTH_OFFSETS + j) */
+    double *linearity_residual;
+    double linearity_worst;      /* max of the above */
+} posenc_health;
+
+/* Compute every statistic above. options may be NULL (defaults). Empty
+ * tables (0 rows or 0 channels) give POSENC_ERR_INVALID_ARGUMENT naming the
+ * shape. Release with posenc_health_free. */
+POSENC_API posenc_status posenc_analyze_table(const posenc_array *table,
+                                              const posenc_health_options *options,
+                                              posenc_health *out, posenc_error *err);
+POSENC_API void posenc_health_free(posenc_health *health);
+
+/* ---- 7d. precision audit (`posenc precision`) ---- */
+#define POSENC_PRECISION_BANDS 6 /* 256, 2048, 65504, 131072, 10^6, max_pos */
+
+typedef struct posenc_precision_band {
+    int64_t max_position;   /* band covers positions 0..max_position (<= max_pos) */
+    int positions_exact;    /* every integer position in the band is exact in the dtype */
+    double angle_error;     /* worst |angle formed in dtype - exact| over the band, all pairs (rad, wrapped) */
+    double logit_error;     /* worst logit error, unit q/k, q at max_position, k at 0 */
+} posenc_precision_band;
+
+typedef struct posenc_precision_report {
+    posenc_dtype dtype;             /* F32, F16 or BF16 */
+    int64_t max_pos;
+    int32_t pairs;
+    int64_t first_inexact_position; /* smallest integer p not exact in dtype; -1 if > max_pos */
+    double first_inexact_rounds_to; /* what that position becomes (4097 -> 4096 in bf16) */
+    int64_t first_overflow_position;/* smallest p that becomes inf (f16: 65520); -1 if none <= max_pos */
+    /* Angles formed in dtype: dtype(dtype(p) * dtype(w_k)). First position whose
+     * angle vector equals that of an earlier position, and that position; -1 if none. */
+    int64_t first_angle_collision, angle_collision_with;
+    /* Exact angles, sin/cos stored in dtype: first position whose whole table row
+     * equals an earlier one (searched up to table_search_limit); -1 if none. */
+    int64_t first_table_collision, table_collision_with, table_search_limit;
+    double *frequencies;            /* [pairs] exact w_k */
+    double *angle_error;            /* [pairs] worst wrapped angle error over 0..max_pos */
+    double logit_error_angle;       /* at max_pos: angles formed in dtype, exact cos/sin */
+    double logit_error_table;       /* at max_pos: exact angles, cos/sin stored in dtype */
+    int band_count;
+    posenc_precision_band bands[POSENC_PRECISION_BANDS];
+} posenc_precision_report;
+
+/* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
+ * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
+ * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
+                                                posenc_dtype dtype, int64_t max_pos,
+                                                posenc_precision_report *out, posenc_error *err);
+POSENC_API void posenc_precision_report_free(posenc_precision_report *report);
+/* Round a double to the nearest value of dtype (F64, F32, F16, BF16), ties to
+ * even, overflow to inf (f16 above 65504 + half a step), subnormals kept. */
+POSENC_API double posenc_round_to_dtype(double value, posenc_dtype dtype);
+
+/* ---- 7e. diff and diagnosis (`posenc diff`) ---- */
+typedef enum posenc_finding_kind {
+    POSENC_FINDING_AGREE = 0,           /* equal within tolerance */
+    POSENC_FINDING_OFFSET = 1,          /* B row r = A row r + k (value = k) */
+    POSENC_FINDING_LAYOUT = 2,          /* interleaved vs half pairing */
+    POSENC_FINDING_SIN_COS_SWAPPED = 3,
+    POSENC_FINDING_FREQ_CONVENTION = 4, /* vaswani vs t2t */
+    POSENC_FINDING_BASE = 5,            /* different base (value = B's estimated base) */
+    POSENC_FINDING_FREQ_SCALE = 6,      /* frequencies scaled (linear interpolation; value = B/A) */
+    POSENC_FINDING_ANGLE_PRECISION = 7, /* angles formed in a lower precision */
+    POSENC_FINDING_TRANSPOSED = 8,
+    POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
+    POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
+    POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
+    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+} posenc_finding_kind;
+
+#define POSENC_DIFF_MAX_FINDINGS 16
+#define POSENC_DIFF_TEXT 320
+
+typedef struct posenc_finding {
+    posenc_finding_kind kind;
+    const char *key;                /* stable name, e.g. "offset", "layout" (docs/analysis.md) */
+    double value;
+    char text[POSENC_DIFF_TEXT];    /* one sentence, e.g. "B = A shifted by 2 positions ..." */
+} posenc_finding;
+
+#define POSENC_ULP_BUCKETS 8 /* 0, 1, 2-3, 4-15, 16-255, 256-65535, >= 65536, non-finite */
+
+typedef struct posenc_diff_options {
+    double tolerance;          /* absolute; 0 = 1e-6 */
+    const posenc_array *input; /* optional unrotated RoPE input x: A and B are then R(x) outputs */
+    size_t heads;              /* per-head permutation check: 0 = from a 3-D shape [T,H,D] */
+    size_t max_offset;         /* position offsets tried, 0 = min(64, rows/2) */
+} posenc_diff_options;
+
+typedef struct posenc_diff_report {
+    int shapes_equal;
+    size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
+    /* element statistics (only when shapes_equal) */
+    size_t compared;
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    int64_t max_abs_row, max_abs_channel;
+    size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
+    size_t nonfinite_a, nonfinite_b;
+    int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
+    int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
+    double tolerance;
+    /* diagnosis */
+    posenc_sinusoid_fit fit_a, fit_b;
+    char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
+    int finding_count;
+    posenc_finding findings[POSENC_DIFF_MAX_FINDINGS];
+    int explained;            /* 1 if the findings account for every difference */
+    char summary[2 * POSENC_DIFF_TEXT];
+} posenc_diff_report;
+
+/* Compare two tables and diagnose the difference. Shapes may differ (prefix,
+ * transposed and offset are tested); when they differ and no relation explains
+ * it the result is POSENC_ERR_INVALID_ARGUMENT whose message names both shapes.
+ * options may be NULL. Release with posenc_diff_report_free. */
+POSENC_API posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b,
+                                            const posenc_diff_options *options,
+                                            posenc_diff_report *out, posenc_error *err);
+POSENC_API void posenc_diff_report_free(posenc_diff_report *report);
+
+/* ---- 7f. is a position signal present? (`posenc signal`) ---- */
+typedef struct posenc_signal_report {
+    int present;               /* 1 if the inputs differ from scale*tokens by a position-dependent term */
+    double token_scale;        /* least-squares a in inputs = a*tokens + S (sqrt(d) in the tutorial) */
+    int scale_is_sqrt_dim;     /* a within 1% of sqrt(channels) */
+    double signal_rms;         /* root mean square of S */
+    double signal_row_spread;  /* rms of S minus its mean row, over rms of S (0 = constant) */
+    double relative_residual;  /* rms(inputs - a*tokens) / rms(inputs) */
+    int sinusoidal;            /* S / amplitude fits the sinusoid model */
+    posenc_sinusoid_fit fit;   /* the fit on S */
+    char verdict[POSENC_DIFF_TEXT];
+} posenc_signal_report;
+
+/* tokens and inputs: same shape [T, D] (or [.., T, D]); row t of inputs is the
+ * model input for the token whose embedding is row t of tokens. */
+POSENC_API posenc_status posenc_detect_position_signal(const posenc_array *tokens,
+                                                       const posenc_array *inputs,
+                                                       posenc_signal_report *out,
+                                                       posenc_error *err);
+POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
 /* @@ANALYSIS@@ */
 
 /* ========================================================================
