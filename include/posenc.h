@@ -1042,18 +1042,18 @@ POSENC_API posenc_status posenc_compose_concat_f32(const float *token_table, siz
  * A pair "differs" when its max abs difference exceeds atol (>= 0). Ids < 0 are
  * skipped: mark padding that way, since RoBERTa-style pads share one position
  * (and so one vector) by design. */
-typedef struct posenc_signal_report {
+typedef struct posenc_first_last_report {
     size_t sequences;             /* batch */
     size_t first_last_identical;  /* sequences whose first and last vectors do not differ */
     double first_last_min_diff;   /* smallest per-sequence first/last max abs diff */
     size_t same_id_pairs;         /* same-id pairs compared (0 without ids) */
     size_t same_id_identical;     /* ... of which did not differ */
     int position_signal;          /* 1: every compared pair differs; 0: some pair is identical */
-} posenc_signal_report;
+} posenc_first_last_report;
 POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count,
                                                           size_t seq, int32_t dim,
                                                           const int64_t *ids, double atol,
-                                                          posenc_signal_report *report,
+                                                          posenc_first_last_report *report,
                                                           posenc_error *err);
 /* @@LEARNED@@ */
 
