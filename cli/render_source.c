@@ -79,15 +79,16 @@ static int read_table(const char *command, const char *path, size_t max_bytes, c
     posenc_error err = {0};
     posenc_array raw, f64;
     if (posenc_npy_read(path, max_bytes, &raw, &err) != POSENC_OK) return cli_fail_status(command, &err);
-    if (raw.ndim != 2 && raw.ndim != 1) {
+    int rc = EXIT_OK;
+    if (raw.ndim != 2 && raw.ndim != 1)
+        rc = cli_fail(command, EXIT_USAGE, "save a [positions x channels] array",
+                      "%s must be a 2-D table (or a 1-D row), got rank %d", path, raw.ndim);
+    else if (raw.count == 0)
+        rc = cli_fail(command, EXIT_USAGE, NULL, "%s is an empty table (shape %zu x %zu): nothing to draw", path,
+                      raw.ndim == 2 ? raw.shape[0] : 1, raw.ndim == 2 ? raw.shape[1] : raw.shape[0]);
+    if (rc != EXIT_OK) {
         posenc_array_free(&raw);
-        return cli_fail(command, EXIT_USAGE, "save a [positions x channels] array",
-                        "%s must be a 2-D table (or a 1-D row), got rank %d", path, raw.ndim);
-    }
-    if (raw.count == 0) {
-        posenc_array_free(&raw);
-        return cli_fail(command, EXIT_USAGE, NULL, "%s is an empty table (shape %zu x %zu): nothing to draw", path,
-                        raw.shape[0], raw.ndim == 2 ? raw.shape[1] : 1);
+        return rc;
     }
     posenc_status st = posenc_array_to_f64(&raw, &f64, &err);
     size_t rows = raw.ndim == 2 ? raw.shape[0] : 1, cols = raw.ndim == 2 ? raw.shape[1] : raw.shape[0];

@@ -67,15 +67,15 @@ static void draw_axis(cli_buffer *b, const axis_map *a, bool horizontal, double 
         tick_label(label, sizeof label, v, a->log ? v : step);
         if (horizontal)
             cli_buffer_printf(b,
-                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
-                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
-                              "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
+                              "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>"
+                              "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>"
+                              "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
                               px, other0, px, other1, px, cross, px, cross + 5, px, cross + 17, label);
         else
             cli_buffer_printf(b,
-                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
-                              "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
-                              "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%s</text>\n",
+                              "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e4e4e4\"/>"
+                              "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>"
+                              "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" font-size=\"11\">%s</text>\n",
                               other0, px, other1, px, cross - 5, px, cross, px, cross - 8, px + 4, label);
     }
     cli_buffer_puts(b, "</g>\n");
