@@ -128,7 +128,7 @@ int cli_draw_similarity(const char *command, const cli_table *const *tables, siz
     for (size_t s = 0; s < count && rc == EXIT_OK; s++) {
         const cli_table *t = tables[s];
         /* distances 0..D, averaging over up to 64 start positions keeps this O(64 * D * dim) */
-        size_t maxd = t->rows - 1 < 1024 ? t->rows - 1 : 1024, starts = t->rows - maxd < 64 ? t->rows - maxd : 64;
+        size_t maxd = t->rows - 1 < 1024 ? t->rows - 1 : 1024;
         bufs[s] = malloc(sizeof(double) * (maxd + 1) * 2 + sizeof(double) * t->rows);
         if (!bufs[s]) {
             rc = cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
@@ -139,7 +139,7 @@ int cli_draw_similarity(const char *command, const cli_table *const *tables, siz
         for (size_t d = 0; d <= maxd; d++) {
             double sum = 0;
             size_t n = 0;
-            for (size_t p = 0; p < starts && p + d < t->rows; p++) {
+            for (size_t p = 0; p < 64 && p + d < t->rows; p++) { /* zero rows have no direction: skipped */
                 double den = norms[p] * norms[p + d];
                 if (den > 0) sum += dot(t->values + p * t->cols, t->values + (p + d) * t->cols, t->cols) / den, n++;
             }
@@ -151,7 +151,7 @@ int cli_draw_similarity(const char *command, const cli_table *const *tables, siz
     if (rc == EXIT_OK) {
         cli_mark zero = {0, "orthogonal"};
         cli_chart ch = {.title = "Cosine similarity of two positions against their distance",
-                        .subtitle = "mean over start positions p of cos(row p, row p+k)", .xlabel = "distance k (positions)",
+                        .subtitle = "mean of cos(row p, row p+k) over start positions p < 64 (rows of zeros skipped)", .xlabel = "distance k (positions)",
                         .ylabel = "cosine similarity", .series = series, .series_count = count, .ymarks = &zero,
                         .ymark_count = 1};
         rc = cli_chart_svg(command, &ch, out);

@@ -232,9 +232,12 @@ static void stat_cell(cli_buffer *b, double v) {
 static int section_health(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "health", "Health check: variance and norm per position");
-    look(b, "the second article's check: a healthy sinusoidal table has the same variance and the same norm "
-            "(√(dim/2)) at every position. The index baseline's norm grows with the position; both baselines have "
-            "zero variance across channels, i.e. every channel says the same thing.");
+    look(b, "the second article's check. A sinusoidal row always has the same length, √(dim/2), because each "
+            "sin² + cos² = 1, so no position is louder than another; its variance across channels rises over the "
+            "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
+            "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
+            "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
+            "that point the same way.");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
     if (rc == EXIT_OK) figure(r, &svg, NULL);

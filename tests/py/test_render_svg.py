@@ -120,6 +120,17 @@ def main():
     pts = path_points([p for p in r.iter(NS + "path") if p.get("class") == "series"][0].get("d"))
     t.check(len(pts) == 200, f"similarity: distances 0..199 ({len(pts)} points)")
 
+    out = os.path.join(d, "simidx.svg")
+    rc, _, _ = run("plot", "similarity", "--kind", "index", "--len", 50, "--dim", 8, "-o", out)
+    r = ET.parse(out).getroot()
+    pts = path_points([p for p in r.iter(NS + "path") if p.get("class") == "series"][0].get("d"))
+    yt = ticks(r, "y")
+    (v0, p0), (v1, p1) = yt[0], yt[-1]
+    got = [v0 + (y - p0) / (p1 - p0) * (v1 - v0) for _, y in pts]
+    # distance 49 pairs row 49 only with row 0, all zeros (no direction), so it is a gap
+    t.check(rc == 0 and len(pts) == 49 and max(abs(g - 1) for g in got) < 1e-3,
+            f"similarity of the index baseline is flat at 1 for every distance (49 points, worst |g-1| {max(abs(g - 1) for g in got):.1e}, tolerance 1e-3: pixel rounding)")
+
     # Bad input
     rc, _, se = run("plot", "spectrum", "--kind", "index", "-o", os.path.join(d, "x.svg"))
     t.check(rc == 2 and "carries no frequencies" in se and not os.path.exists(os.path.join(d, "x.svg")),
