@@ -31,6 +31,8 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_ANALYSIS@@ */
     /* */
     /* */
+    {"plot", cmd_plot, "draw one picture: heat map (PNG/SVG), curves, surface, spectrum, ..."},
+    {"report", cmd_report, "write one offline HTML report with every picture (run with no flags)"},
     /* @@CLI_DISPATCH_RENDER@@ */
     /* */
     /* */
