@@ -323,7 +323,7 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  * 9. Kernels, threads and dispatch
  * ======================================================================== */
 /* Every fast kernel exists in three builds of the same arithmetic: portable
- * scalar C, AVX2 (+FMA, F16C) and AVX-512 (F, BW, DQ, VL). The best one the
+ * scalar C, AVX2 (+FMA) and AVX-512 (F, BW, DQ, VL). The best one the
  * CPU supports is probed at run time (cpuid); nothing is compiled with
  * -march=native. Paths produce the same bits for a given call unless a
  * function's comment says otherwise, and results never depend on the number
@@ -338,7 +338,7 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
 typedef enum posenc_kernel_path {
     POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
     POSENC_PATH_SCALAR = 1, /* portable C, always available */
-    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA + F16C */
+    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA */
     POSENC_PATH_AVX512 = 3  /* x86-64 AVX-512 F/BW/DQ/VL */
 } posenc_kernel_path;
 

@@ -40,8 +40,7 @@ int posenc_kernel_path_supported(posenc_kernel_path path) {
 #if defined(__x86_64__) && defined(__GNUC__)
     case POSENC_PATH_AVX2:
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("f16c");
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case POSENC_PATH_AVX512:
         __builtin_cpu_init();
         return posenc_kernel_path_supported(POSENC_PATH_AVX2) &&
