@@ -87,6 +87,7 @@ int cmd_table(int argc, char **argv);
 /* @@CLI_COMMANDS_RENDER@@ */
 /* */
 /* */
+int cmd_bench(int argc, char **argv);
 /* @@CLI_COMMANDS_KERNELS@@ */
 /* */
 /* */

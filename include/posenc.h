@@ -373,10 +373,10 @@ POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exe
 /* posenc_sinusoid_table with explicit execution options (exec may be NULL).
  * Precise mode on a contiguous range of positions runs the fast path: rows are cut
  * in blocks of 2048, each block starts from sinl/cosl of its first position, an
- * anchor every 32 rows is advanced by an extended-precision rotation, and the rows
+ * anchor every 64 rows is advanced by an extended-precision rotation, and the rows
  * between anchors by a double-precision rotation (vectorized across pairs, same
  * operations on every path, so every path gives the same bits). The recurrence adds
- * < 32 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
+ * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
  * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
  * per element (threaded). Large f32/f64 outputs are written with streaming stores. */
 POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,

@@ -5,7 +5,7 @@
  * x86-64, 113-bit on aarch64), sin/cos through sinl/cosl which range-reduce
  * exactly, then one rounding to the output dtype. Contiguous position ranges
  * use a rotation recurrence in double, re-anchored from extended precision
- * every SINUSOID_ANCHOR rows (see fill_precise_range); its drift (< 32 * 2.3e-16
+ * every SINUSOID_ANCHOR rows (see fill_precise_range); its drift (< 64 * 2.3e-16
  * absolute) is far below half an f32 ULP for any value above 2^-20.
  *
  * Torch-compat mode: the exact float32 operation order of the PyTorch tutorial
@@ -175,10 +175,10 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
  * Rows are cut in blocks of SINUSOID_BLOCK starting at table row 0 (the thread
  * grain, so the split never changes a value). A block starts from sinl/cosl of
  * its first position; every SINUSOID_ANCHOR rows the long double (sin, cos) is
- * rotated by ANCHOR*w_k (error ~1e-19 per step, 64 steps); rows in between come
+ * rotated by ANCHOR*w_k (error ~1e-19 per step, 32 steps); rows in between come
  * from a double rotation by w_k started at the anchor, vectorized across pairs. */
 #define SINUSOID_BLOCK 2048
-#define SINUSOID_ANCHOR 32
+#define SINUSOID_ANCHOR 64
 /* Outputs at least this large go out with streaming stores (they do not fit in
  * a cache anyway, and streaming avoids reading each line before writing it). */
 #define SINUSOID_STREAM_BYTES ((size_t)16 << 20)
