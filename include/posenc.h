@@ -334,7 +334,10 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  * setting). Two environment variables, read on every call that leaves the
  * choice open, let tests and benchmarks steer existing entry points:
  *   POSENC_KERNEL_PATH = scalar | avx2 | avx512 | auto   (path == AUTO only)
- *   POSENC_THREADS     = N >= 1                          (threads == 0 only) */
+ *   POSENC_THREADS     = N >= 1                          (threads == 0 only)
+ * An explicit thread count is an upper bound (small outputs use fewer threads,
+ * at least 256 KiB each); POSENC_THREADS splits every job into exactly N parts
+ * where the job allows it, so tests exercise the split even on small tables. */
 typedef enum posenc_kernel_path {
     POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
     POSENC_PATH_SCALAR = 1, /* portable C, always available */

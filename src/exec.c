@@ -57,8 +57,10 @@ int32_t posenc_cpu_count(void) {
     return n > POSENC_MAX_THREADS ? POSENC_MAX_THREADS : (int32_t)n;
 }
 
-posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out, posenc_error *err) {
+posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bool *exact_threads,
+                                   posenc_error *err) {
     RETURN_IF_NULL(out, err);
+    *exact_threads = false;
     posenc_exec e;
     posenc_exec_default(&e);
     if (exec) e = *exec;
@@ -96,6 +98,7 @@ posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out, pos
                             "POSENC_THREADS must be an integer in 1..%d, got '%s'",
                             POSENC_MAX_THREADS, env);
             e.threads = (int32_t)n;
+            *exact_threads = true;
         } else {
             e.threads = posenc_cpu_count();
         }
@@ -104,7 +107,14 @@ posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out, pos
     return posenc_ok_(err);
 }
 
-int32_t posenc_threads_for_bytes_(int32_t threads, size_t bytes) {
+posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out, posenc_error *err) {
+    bool exact;
+    return posenc_exec_resolve_(exec, out, &exact, err);
+}
+
+int32_t posenc_threads_for_bytes_(const posenc_exec_run_ *run, size_t bytes) {
+    int32_t threads = run->exec.threads;
+    if (run->exact_threads) return threads;
     size_t most = bytes / ((size_t)256 << 10);
     if (most < 1) most = 1;
     return (size_t)threads > most ? (int32_t)most : threads;

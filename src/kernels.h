@@ -18,8 +18,22 @@ typedef void (*posenc_range_fn_)(void *ctx, size_t worker, size_t begin, size_t 
 void posenc_parallel_for_(int32_t threads, size_t count, size_t grain, posenc_range_fn_ fn,
                           void *ctx);
 
-/* Threads worth using for `bytes` of output: at least 256 KiB per thread. */
-int32_t posenc_threads_for_bytes_(int32_t threads, size_t bytes);
+/* Resolved execution options of one call. exact_threads: the count came from
+ * POSENC_THREADS, which tests use to force every split, even of tiny outputs. */
+typedef struct {
+    posenc_exec exec;
+    bool exact_threads;
+} posenc_exec_run_;
+
+posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bool *exact_threads,
+                                   posenc_error *err);
+static inline posenc_status posenc_exec_run_resolve_(const posenc_exec *exec, posenc_exec_run_ *run,
+                                                    posenc_error *err) {
+    return posenc_exec_resolve_(exec, &run->exec, &run->exact_threads, err);
+}
+/* Threads worth using for `bytes` of output: at least 256 KiB per thread,
+ * unless POSENC_THREADS forced the count. */
+int32_t posenc_threads_for_bytes_(const posenc_exec_run_ *run, size_t bytes);
 
 /* ---- sinusoidal rows (precise mode, contiguous positions) ---------------- */
 
@@ -37,6 +51,12 @@ typedef struct {
 
 typedef void (*posenc_sinusoid_rows_fn_)(const posenc_sinusoid_rows_ *plan, double *run_s,
                                          double *run_c, void *out, size_t rows);
+/* Pairs first_pair..pairs-1 of row r (rotating first when r > 0); the vector
+ * kernels call it for their leftover pairs. Lives in a file built without FMA:
+ * GCC 12 fuses scalar a*b+c*d into vfmsubadd in -mfma files even with
+ * -ffp-contract=off, which would change the last bit. */
+void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                               void *out, size_t r, int32_t first_pair);
 void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run_s,
                                   double *run_c, void *out, size_t rows);
 void posenc_sinusoid_rows_avx2_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,

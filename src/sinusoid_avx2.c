@@ -58,23 +58,8 @@ void posenc_sinusoid_rows_avx2_(const posenc_sinusoid_rows_ *plan, double *run_s
                 }
             }
         }
-        for (int32_t k = vec_pairs; k < pairs; k++) {
-            double s = run_s[k], c = run_c[k];
-            if (r > 0) {
-                s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
-                c = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
-                run_s[k] = s;
-                run_c[k] = c;
-            }
-            size_t sc = half ? (size_t)k : 2 * (size_t)k, cc = half ? (size_t)(pairs + k) : sc + 1;
-            if (plan->dtype == POSENC_DTYPE_F32) {
-                ((float *)out)[r * dim + sc] = (float)s;
-                ((float *)out)[r * dim + cc] = (float)c;
-            } else {
-                ((double *)out)[r * dim + sc] = s;
-                ((double *)out)[r * dim + cc] = c;
-            }
-        }
+        /* leftover pairs in the scalar file: GCC would fuse them into FMA here */
+        if (vec_pairs < pairs) posenc_sinusoid_row_tail_(plan, run_s, run_c, out, r, vec_pairs);
     }
     if (stream) _mm_sfence();
 }

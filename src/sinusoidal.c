@@ -183,29 +183,33 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
  * a cache anyway, and streaming avoids reading each line before writing it). */
 #define SINUSOID_STREAM_BYTES ((size_t)16 << 20)
 
-void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run_s,
-                                  double *run_c, void *out, size_t rows) {
+void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                               void *out, size_t r, int32_t first_pair) {
     const int32_t pairs = plan->pairs;
     const bool half = plan->layout == POSENC_LAYOUT_HALF;
     const size_t dim = 2 * (size_t)pairs;
-    for (size_t r = 0; r < rows; r++)
-        for (int32_t k = 0; k < pairs; k++) {
-            double s = run_s[k], c = run_c[k];
-            if (r > 0) {
-                s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
-                c = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
-                run_s[k] = s;
-                run_c[k] = c;
-            }
-            size_t sc = half ? (size_t)k : 2 * (size_t)k, cc = half ? (size_t)(pairs + k) : sc + 1;
-            if (plan->dtype == POSENC_DTYPE_F32) {
-                ((float *)out)[r * dim + sc] = (float)s;
-                ((float *)out)[r * dim + cc] = (float)c;
-            } else {
-                ((double *)out)[r * dim + sc] = s;
-                ((double *)out)[r * dim + cc] = c;
-            }
+    for (int32_t k = first_pair; k < pairs; k++) {
+        double s = run_s[k], c = run_c[k];
+        if (r > 0) {
+            s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
+            c = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
+            run_s[k] = s;
+            run_c[k] = c;
         }
+        size_t sc = half ? (size_t)k : 2 * (size_t)k, cc = half ? (size_t)(pairs + k) : sc + 1;
+        if (plan->dtype == POSENC_DTYPE_F32) {
+            ((float *)out)[r * dim + sc] = (float)s;
+            ((float *)out)[r * dim + cc] = (float)c;
+        } else {
+            ((double *)out)[r * dim + sc] = s;
+            ((double *)out)[r * dim + cc] = c;
+        }
+    }
+}
+
+void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                  double *run_c, void *out, size_t rows) {
+    for (size_t r = 0; r < rows; r++) posenc_sinusoid_row_tail_(plan, run_s, run_c, out, r, 0);
 }
 
 typedef struct {
@@ -260,11 +264,12 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
 }
 
 static posenc_status fill_precise_range(const table_job *job, const long double *w,
-                                        const posenc_exec *exec, posenc_error *err) {
+                                        const posenc_exec_run_ *run, posenc_error *err) {
     const int32_t pairs = job->shape.pairs;
     size_t rows = job->positions->count, bytes = rows * (size_t)job->params->dim *
                                                      posenc_dtype_size(job->dtype);
-    int32_t threads = posenc_threads_for_bytes_(exec->threads, bytes);
+    int32_t threads = posenc_threads_for_bytes_(run, bytes);
+    const posenc_exec *exec = &run->exec;
     size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
     size_t per_worker = 2 * (size_t)pairs;
@@ -353,11 +358,11 @@ static void torch_f64_worker(void *vctx, size_t worker, size_t begin, size_t end
 }
 
 static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
-                       const posenc_exec *exec) {
+                       const posenc_exec_run_ *run) {
     direct_ctx ctx = {job, w};
     /* direct evaluation costs ~100 ns per element: threads pay off from ~64 KiB */
     size_t work = job->positions->count * (size_t)job->params->dim * 4;
-    posenc_parallel_for_(posenc_threads_for_bytes_(exec->threads, work), job->positions->count, 16,
+    posenc_parallel_for_(posenc_threads_for_bytes_(run, work), job->positions->count, 16,
                          fn, &ctx);
 }
 
@@ -385,8 +390,8 @@ posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
     table_job job = {params, {0, 0}, positions, dtype, out};
     FORWARD_IF_ERROR(check_params(params, &job.shape, err));
     FORWARD_IF_ERROR(check_table_output(positions, params->dim, dtype, out, out_count, err));
-    posenc_exec run;
-    FORWARD_IF_ERROR(posenc_exec_resolve(exec, &run, err));
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (params->odd == POSENC_ODD_PAD && params->dim % 2 == 1)
         for (size_t r = 0; r < positions->count; r++)
             posenc_store_real_(out, dtype, r * (size_t)params->dim + (size_t)params->dim - 1, 0.0);
