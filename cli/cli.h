@@ -75,12 +75,30 @@ int cmd_table(int argc, char **argv);
 /* @@CLI_COMMANDS_ROPE@@ */
 /* */
 /* */
+int cmd_bias(int argc, char **argv);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
 /* */
+/* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
+ * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
+int cmd_table_kind(const cli_args *args, const char *kind);
+int cmd_compose(int argc, char **argv);
 /* @@CLI_COMMANDS_LEARNED@@ */
 /* */
 /* */
+/* analysis commands (cli/analysis_common.c, cmd_analyze.c, cmd_diff.c, cmd_precision.c) */
+int cmd_analyze(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_precision(int argc, char **argv);
+int cmd_signal(int argc, char **argv);
+/* Read a table: .npy, or tensor `tensor` of a .safetensors file; empty -> exit 1. */
+int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
+                   posenc_array *out);
+void cli_json_string(const char *s);
+void cli_json_number(double v); /* null for NaN/inf */
+void cli_json_numbers(const double *v, size_t n);
+void cli_print_fit_json(const posenc_sinusoid_fit *fit);
+void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
