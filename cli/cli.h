@@ -267,6 +267,7 @@ int cmd_report(int argc, char **argv);
 /* @@CLI_COMMANDS_RENDER@@ */
 /* */
 /* */
+int cmd_bench(int argc, char **argv);
 /* @@CLI_COMMANDS_KERNELS@@ */
 /* */
 /* */

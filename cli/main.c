@@ -36,6 +36,7 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_RENDER@@ */
     /* */
     /* */
+    {"bench", cmd_bench, "time kernels vs memory bandwidth and NumPy/PyTorch peers"},
     /* @@CLI_DISPATCH_KERNELS@@ */
     /* */
     /* */

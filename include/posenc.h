@@ -1333,6 +1333,71 @@ POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
 /* ========================================================================
  * 9. Kernels, threads and dispatch
  * ======================================================================== */
+/* Every fast kernel exists in three builds of the same arithmetic: portable
+ * scalar C, AVX2 (+FMA) and AVX-512 (F, BW, DQ, VL). The best one the
+ * CPU supports is probed at run time (cpuid); nothing is compiled with
+ * -march=native. Paths produce the same bits for a given call unless a
+ * function's comment says otherwise, and results never depend on the number
+ * of threads (work is split on fixed block boundaries, each block starting
+ * from exactly computed values).
+ *
+ * Execution options are passed explicitly per call (there is no global
+ * setting). Two environment variables, read on every call that leaves the
+ * choice open, let tests and benchmarks steer existing entry points:
+ *   POSENC_KERNEL_PATH = scalar | avx2 | avx512 | auto   (path == AUTO only)
+ *   POSENC_THREADS     = N >= 1                          (threads == 0 only)
+ * An explicit thread count is an upper bound (small outputs use fewer threads,
+ * at least 256 KiB each); POSENC_THREADS splits every job into exactly N parts
+ * where the job allows it, so tests exercise the split even on small tables. */
+typedef enum posenc_kernel_path {
+    POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
+    POSENC_PATH_SCALAR = 1, /* portable C, always available */
+    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA */
+    POSENC_PATH_AVX512 = 3  /* x86-64 AVX-512 F/BW/DQ/VL */
+} posenc_kernel_path;
+
+#define POSENC_MAX_THREADS 256
+
+/* How one call executes. Initialise with posenc_exec_default. */
+typedef struct posenc_exec {
+    int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
+                                set, else the machine's online cores. Small jobs use fewer. */
+    posenc_kernel_path path; /* AUTO, or force one path (POSENC_ERR_UNSUPPORTED if the CPU
+                                or this build lacks it) */
+} posenc_exec;
+
+/* threads = 0, path = AUTO. */
+POSENC_API void posenc_exec_default(posenc_exec *exec);
+/* "auto", "scalar", "avx2", "avx512"; "?" if unknown. */
+POSENC_API const char *posenc_kernel_path_name(posenc_kernel_path path);
+/* Parse one of the names above into *out (POSENC_ERR_INVALID_ARGUMENT names the text). */
+POSENC_API posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out,
+                                                  posenc_error *err);
+/* 1 if this CPU and build can run `path` (AUTO and SCALAR always), else 0. */
+POSENC_API int posenc_kernel_path_supported(posenc_kernel_path path);
+/* Online CPU cores (>= 1). */
+POSENC_API int32_t posenc_cpu_count(void);
+/* Resolve exec (NULL = defaults) against the environment and the CPU: *out gets a
+ * concrete path and thread count >= 1. Errors: unknown path or bad POSENC_KERNEL_PATH /
+ * POSENC_THREADS text (INVALID_ARGUMENT), forced path not supported (UNSUPPORTED),
+ * threads outside 0..POSENC_MAX_THREADS (INVALID_ARGUMENT). */
+POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out,
+                                             posenc_error *err);
+
+/* posenc_sinusoid_table with explicit execution options (exec may be NULL).
+ * Precise mode on a contiguous range of positions runs the fast path: rows are cut
+ * in blocks of 2048, each block starts from sinl/cosl of its first position, an
+ * anchor every 64 rows is advanced by an extended-precision rotation, and the rows
+ * between anchors by a double-precision rotation (vectorized across pairs, same
+ * operations on every path, so every path gives the same bits). The recurrence adds
+ * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
+ * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
+ * per element (threaded). Large f32/f64 outputs are written with streaming stores. */
+POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
+                                                    const posenc_positions *positions,
+                                                    posenc_dtype dtype, void *out,
+                                                    size_t out_count, const posenc_exec *exec,
+                                                    posenc_error *err);
 /* @@KERNELS@@ */
 
 #ifdef __cplusplus
