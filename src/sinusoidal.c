@@ -41,6 +41,9 @@ typedef struct {
     int32_t encoded_dim; /* denominator d in the vaswani exponent */
 } sinusoid_shape;
 
+static void exponent_terms(const posenc_sinusoid_params *params, const sinusoid_shape *shape,
+                           int *step, int *den);
+
 static posenc_status check_params(const posenc_sinusoid_params *params, sinusoid_shape *shape,
                                   posenc_error *err) {
     RETURN_IF_NULL(params, err);
@@ -83,6 +86,15 @@ static posenc_status check_params(const posenc_sinusoid_params *params, sinusoid
         shape->pairs = d / 2;
         shape->encoded_dim = d;
     }
+    /* A base below 1 makes w_k = base^(-k*step/den) grow with k; past e^88 the
+     * top frequency overflows float32 (torch mode gives inf, and sin(p*inf) is
+     * NaN in every mode), so the table would silently hold NaN. Found by fuzz_table. */
+    int step, den;
+    exponent_terms(params, shape, &step, &den);
+    double top = -log(params->base) * (double)(shape->pairs - 1) * step / den;
+    RETURN_ERROR_IF(top > 88.0, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "base %g makes the highest frequency e^%.4g, beyond float32 range (e^88); "
+                    "use a base closer to 1 or above 1", params->base, top);
     return POSENC_OK;
 }
 
