@@ -567,6 +567,80 @@ POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *s
 /* ========================================================================
  * 8. Model configuration import (HF config.json, GGUF header)
  * ======================================================================== */
+/* Read a model's RoPE settings from its Hugging Face config.json (parsed with
+ * cJSON) or from a GGUF file's header key/value section (tensors are never
+ * read; every length is bounds-checked before anything is allocated).
+ *
+ * config.json keys used: rope_theta (or GPT-NeoX's rotary_emb_base); rope_scaling or rope_parameters (per
+ * layer-type dicts: "full_attention" or the first one), with `type` or
+ * `rope_type` ("default", "linear", "dynamic", "yarn", "longrope", "llama3";
+ * "su"/"mrope" also accepted as their HF aliases) and factor,
+ * original_max_position_embeddings, beta_fast, beta_slow, mscale,
+ * mscale_all_dim, attention_factor, truncate, low_freq_factor,
+ * high_freq_factor, short_factor, long_factor; head_dim, else hidden_size /
+ * num_attention_heads (DeepSeek: qk_rope_head_dim); partial_rotary_factor,
+ * rotary_pct (GPT-NeoX) or rotary_dim (GPT-J); max_position_embeddings;
+ * top-level original_max_position_embeddings (Phi-3: LongRoPE factor =
+ * max_position_embeddings / it); text_config when the top level has no
+ * rope_theta/hidden_size (multimodal models). L0 for YARN is the rope dict's
+ * original_max_position_embeddings, else max_position_embeddings; an explicit
+ * factor is kept (HF v5 semantics).
+ *
+ * GGUF keys used (v2 and v3, little-endian): general.architecture, then
+ * <arch>.rope.freq_base, .rope.dimension_count, .rope.scaling.type,
+ * .rope.scaling.factor (or the older .rope.scale_linear),
+ * .rope.scaling.original_context_length, .rope.scaling.attn_factor,
+ * .rope.scaling.yarn_beta_fast/_slow, .rope.scaling.yarn_log_multiplier
+ * (= 0.1 * mscale_all_dim), .context_length, .attention.key_length,
+ * .attention.head_count, .embedding_length. */
+
+/* Things a config gets wrong that still parse (bit flags in ->warnings). */
+enum {
+    POSENC_CONFIG_WARN_NO_THETA = 1u << 0,         /* rope_theta missing: default 10000 used */
+    POSENC_CONFIG_WARN_NO_ORIGINAL = 1u << 1,      /* scaling without an original context */
+    POSENC_CONFIG_WARN_FACTOR_MISMATCH = 1u << 2,  /* factor x original != max positions */
+    POSENC_CONFIG_WARN_ODD_PASSTHROUGH = 1u << 3,  /* head_dim - rotary_dim is odd */
+    POSENC_CONFIG_WARN_FREQ_TENSOR = 1u << 4,      /* GGUF has a rope_freqs tensor (per-pair
+                                                      factors, e.g. Llama 3.1) that is not read */
+    POSENC_CONFIG_WARN_NO_MAX_POSITION = 1u << 5   /* max position embeddings missing */
+};
+
+typedef enum posenc_config_format {
+    POSENC_CONFIG_HF_JSON = 0,
+    POSENC_CONFIG_GGUF = 1
+} posenc_config_format;
+
+typedef struct posenc_model_config {
+    posenc_config_format format;
+    char architecture[64];          /* model_type / general.architecture ("" if absent) */
+    char scaling_name[32];          /* scaling type as written ("" if none) */
+    int32_t num_attention_heads;    /* 0 if absent */
+    int32_t hidden_size;            /* 0 if absent */
+    int64_t max_position_embeddings;/* 0 if absent */
+    posenc_layout layout;           /* the layout this architecture's runtime uses */
+    int layout_known;               /* 0: architecture not in the built-in list (HALF assumed) */
+    double softmax_scale_factor;    /* extra multiplier on 1/sqrt(d_qk): DeepSeek's
+                                       m(factor, mscale_all_dim)^2; 1 otherwise */
+    unsigned warnings;              /* POSENC_CONFIG_WARN_* */
+    posenc_rope_params rope;        /* ready for the RoPE functions; its factor lists point
+                                       into factor_storage */
+    double *factor_storage;         /* owned (short list, then long list) */
+} posenc_model_config;
+
+/* Parse config.json text (size bytes, need not be NUL-terminated). */
+POSENC_API posenc_status posenc_config_parse_hf_json(const char *text, size_t size,
+                                                     posenc_model_config *out, posenc_error *err);
+/* Parse the header of a GGUF image held in memory (size may cover only the
+ * header: a truncated tensor section is fine, a truncated key/value is not). */
+POSENC_API posenc_status posenc_config_parse_gguf(const void *bytes, size_t size,
+                                                  posenc_model_config *out, posenc_error *err);
+/* Read a file: GGUF if it starts with "GGUF" (only the header is read, from
+ * disk, piece by piece), else config.json (at most max_bytes, 0 = 64 MiB). */
+POSENC_API posenc_status posenc_config_read(const char *path, size_t max_bytes,
+                                            posenc_model_config *out, posenc_error *err);
+/* Release what a parse/read allocated; NULL and zeroed structs are fine. */
+POSENC_API void posenc_config_free(posenc_model_config *config);
+
 /* @@CONFIG@@ */
 
 /* ========================================================================
