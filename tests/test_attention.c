@@ -302,6 +302,23 @@ static void test_shift(void) {
                           scheme_name((posenc_attention_scheme)s), causal ? "causal" : "bidirectional");
             }
         }
+    /* RoPE layouts: interleaved inputs == the same pairs moved to the half split */
+    float qh[H * L * D], kh[H * L * D], wi[H * L * L], wh[H * L * L];
+    for (int r = 0; r < H * L; r++)
+        for (int p = 0; p < D / 2; p++) {
+            qh[r * D + p] = q[r * D + 2 * p], qh[r * D + D / 2 + p] = q[r * D + 2 * p + 1];
+            kh[r * D + p] = k[r * D + 2 * p], kh[r * D + D / 2 + p] = k[r * D + 2 * p + 1];
+        }
+    setup(&c, POSENC_ATTENTION_ROPE, &sd, 1);
+    c.rope_layout = POSENC_LAYOUT_INTERLEAVED;
+    c.query_start = c.key_start = 37;
+    run_attention(&c, q, k, v, o0, wi);
+    c.rope_layout = POSENC_LAYOUT_HALF;
+    run_attention(&c, qh, kh, v, o1, wh);
+    double dl = max_abs_diff(wi, wh, H * L * L);
+    /* same products in another channel order: <= 2 ULP of a weight */
+    CHECK(dl <= 2.4e-7, "RoPE interleaved == half split with channels regrouped: max weight diff %.3g (tol 2.4e-7)", dl);
+
     /* RoPE at a single shared position is a rotation of both: logits as without RoPE */
     float one_q[D], one_k[D], one_v[D], oa[D], ob[D], wa[1], wb[1];
     for (int d = 0; d < D; d++) one_q[d] = q[d], one_k[d] = k[d], one_v[d] = v[d];
