@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const cli_option table_options[] = {
-    {"kind", "KIND", "sinusoidal (default) | index | normalized"},
+    {"kind", "KIND", "sinusoidal (default) | index | normalized | learned | xl | 2d | 3d | hybrid"},
     {"len", "N", "number of positions (rows), required unless --positions"},
     {"dim", "D", "channels per position, required"},
     {"base", "B", "frequency base, default 10000"},
@@ -20,6 +20,21 @@ static const cli_option table_options[] = {
     {"torch-compat", NULL, "PyTorch's float32 arithmetic (matches the tutorial/fairseq bit for bit or 1 ULP)"},
     {"max-bytes", "N", "refuse outputs larger than N bytes (default 4 GiB; env POSENC_MAX_BYTES)"},
     {"o", "OUT", "output file: OUT.npy, OUT.csv, or - for CSV on stdout"},
+    /* kinds learned, xl, 2d, 3d, hybrid (cli/table_kinds.c); each rejects the flags it does not use */
+    {"freq-scale", "S", "sinusoidal: multiply every frequency by S > 0 (learnable scale), precise f32"},
+    {"seed", "S", "learned/hybrid: RNG seed (splitmix64 + Box-Muller, see posenc.h), default 0"},
+    {"sigma", "X", "learned/hybrid: init N(0, X^2), default 0.02"},
+    {"padding-idx", "P", "learned (create): zero row P (RoBERTa: 1)"},
+    {"table", "T.npy", "learned/hybrid: an existing [rows x dim] learned table to gather from / resize"},
+    {"input-ids", "IDS.npy", "learned: token ids [seq] or [batch, seq]; positions built RoBERTa-style"},
+    {"pad-id", "P", "learned --input-ids: padding token id, default 1"},
+    {"past-end", "POLICY", "learned/hybrid: positions past the table: error (default) | clamp | resize"},
+    {"keep-prefix", "K", "learned resize: leave the first K rows alone (RoBERTa: 2), default 0"},
+    {"resize", "N", "learned --table: write the table resized to N rows (linear interpolation)"},
+    {"learned-dim", "L", "hybrid: learned channels 0..L-1, sinusoid for the rest"},
+    {"clamp", "C", "xl: clamp relative distances to <= C"},
+    {"grid", "HxW", "2d: HxW, 3d: TxHxW (positive sizes)"},
+    {"split", "S", "2d/3d channel split: tatp22 (default, ceil(C/2n)*2 per axis) | even (C/n, C multiple of 2n)"},
     {NULL, NULL, NULL}};
 
 static void table_help(void) {
@@ -29,7 +44,14 @@ static void table_help(void) {
     printf("\nexamples:\n"
            "  posenc table --len 50 --dim 64 -o pe.npy                 # PyTorch tutorial table\n"
            "  posenc table --len 50 --dim 64 --freqs t2t --layout half --start 2 -o fs.npy  # fairseq, padding_idx=1\n"
-           "  posenc table --kind index --len 8 --dim 4 -o -           # the naive baseline\n");
+           "  posenc table --kind index --len 8 --dim 4 -o -           # the naive baseline\n"
+           "  posenc table --kind learned --len 514 --dim 768 --seed 1 --padding-idx 1 -o wpe.npy\n"
+           "  posenc table --kind learned --table wpe.npy --input-ids ids.npy --pad-id 1 -o rows.npy\n"
+           "  posenc table --kind learned --table wpe.npy --resize 1026 --keep-prefix 2 -o long.npy\n"
+           "  posenc table --kind xl --len 16 --dim 64 --clamp 8 -o r.npy     # Transformer-XL R\n"
+           "  posenc table --kind 2d --grid 6x5 --dim 12 --torch-compat -o img.npy   # tatp22 bit for bit\n"
+           "  posenc table --kind 3d --grid 4x3x2 --dim 24 --split even -o vid.npy\n"
+           "  posenc table --kind hybrid --len 50 --dim 64 --learned-dim 16 --seed 3 -o hy.npy\n");
 }
 
 typedef struct {
@@ -43,7 +65,12 @@ typedef struct {
     size_t count;
 } table_request;
 
-static const char *const kind_names[] = {"sinusoidal", "index", "normalized", NULL};
+static const char *const kind_names[] = {"sinusoidal", "index", "normalized", "learned", "xl", "2d", "3d",
+                                         "hybrid", NULL};
+/* flags of the newer kinds that the sinusoidal/index/normalized path does not read */
+static const char *const extension_only[] = {"seed", "sigma", "padding-idx", "table", "input-ids", "pad-id",
+                                             "past-end", "keep-prefix", "resize", "learned-dim", "clamp",
+                                             "grid", "split", NULL};
 static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
 static const char *const layout_names[] = {"interleaved", "half", "neox", "gptj", NULL};
 static const char *const odd_names[] = {"error", "pad", "round_up", NULL};
@@ -93,8 +120,27 @@ int cmd_table(int argc, char **argv) {
         table_help();
         return EXIT_OK;
     }
+    int kind = 0;
+    if (!cli_choice(&a, "kind", kind_names, &kind)) return EXIT_USAGE;
+    if (kind >= 3) return cmd_table_kind(&a, kind_names[kind]);
+    for (int i = 0; extension_only[i]; i++)
+        if (cli_has(&a, extension_only[i]))
+            return cli_fail("table", EXIT_USAGE, "see posenc table --help for which kind reads it",
+                            "--%s does not apply to --kind %s", extension_only[i], kind_names[kind]);
+    if (cli_has(&a, "freq-scale") && kind != 0)
+        return cli_fail("table", EXIT_USAGE, NULL, "--freq-scale applies to --kind sinusoidal only, got --kind %s",
+                        kind_names[kind]);
     table_request q;
     if ((rc = parse_request(&a, &q)) != EXIT_OK) return rc;
+    double freq_scale = 1.0;
+    if (cli_has(&a, "freq-scale")) {
+        if (!cli_double(&a, "freq-scale", &freq_scale)) return EXIT_USAGE;
+        if (freq_scale <= 0)
+            return cli_fail("table", EXIT_USAGE, NULL, "--freq-scale must be > 0, got %g", freq_scale);
+        if (q.params.mode != POSENC_MODE_PRECISE || q.dtype_choice != 0)
+            return cli_fail("table", EXIT_USAGE, NULL,
+                            "--freq-scale is computed in precise float32 only (no --torch-compat, --dtype f32)");
+    }
     if (cli_has(&a, "positions") &&
         (rc = cli_read_positions("table", cli_string(&a, "positions", ""), &q.ids, &q.values, &q.count)) != EXIT_OK)
         goto done;
@@ -117,7 +163,9 @@ int cmd_table(int argc, char **argv) {
                       "lower --len/--dim, or raise --max-bytes", "%s", err.message);
         goto done;
     }
-    posenc_status st = q.kind == 0 ? posenc_sinusoid_table(&q.params, &pos, dtype, table.data, count, &err)
+    posenc_status st = cli_has(&a, "freq-scale")
+                           ? posenc_freq_scale_table_f32(&q.params, freq_scale, &pos, table.data, count, &err)
+                       : q.kind == 0 ? posenc_sinusoid_table(&q.params, &pos, dtype, table.data, count, &err)
                                    : posenc_baseline_table(q.kind == 1 ? POSENC_KIND_INDEX : POSENC_KIND_NORMALIZED,
                                                            q.dim, &pos, dtype, table.data, count, &err);
     if (st != POSENC_OK) {

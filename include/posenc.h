@@ -297,6 +297,256 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
 /* ========================================================================
  * 4. RoPE
  * ======================================================================== */
+/* RoPE rotates each pair of channels (a, b) of a query or key vector by the
+ * angle p * w_k (p = the token's position, w_k = the pair's inverse frequency):
+ *     a' = a cos(p w_k) - b sin(p w_k)        b' = b cos(p w_k) + a sin(p w_k)
+ * so that q(m) . k(n) depends on m - n only. R = rotary_dim channels (R <= D =
+ * head_dim, R even) are rotated, K = R/2 pairs; channels R..D-1 pass through
+ * untouched (bit-identical). Which channels form pair k is the layout
+ * (posenc_layout above), shown for head_dim 8 with rotary_dim 4
+ * (c = rotated as the first member of a pair, s = second, 0 = pass-through):
+ *
+ *   POSENC_LAYOUT_INTERLEAVED  [cscs0000]  pair k = (2k, 2k+1)
+ *       GPT-J, RoFormer, Meta's original LLaMA, DeepSeek-V3, ggml NORMAL (mode 0)
+ *   POSENC_LAYOUT_HALF         [ccss0000]  pair k = (k, k + R/2)
+ *       GPT-NeoX, HF Llama/Mistral/Qwen (rotate_half), ggml NEOX (mode 2)
+ *
+ * The two are the same math up to a channel permutation of the weights:
+ * llama.cpp's HF->GGUF converter permutes W_q/W_k rows per head (head 8:
+ * [0,4,1,5,2,6,3,7]) so that INTERLEAVED on the converted model equals HF's
+ * HALF on the original. Feeding one layout's weights to the other is the most
+ * common RoPE bug: outputs stay finite and plausible, but attention is wrong.
+ *
+ * Frequencies (HF transformers' ROPE_INIT_FUNCTIONS semantics, R = rotary_dim,
+ * default w_k = base^(-2k/R), k = 0..K-1):
+ *   NONE      w_k; attention factor 1.
+ *   LINEAR    w_k / factor (position interpolation); attention 1.
+ *   NTK       static NTK-aware: base' = base * factor^(R/(R-2)); attention 1.
+ *   DYNAMIC   dynamic NTK, as a pure function of seq_len (no hidden cache):
+ *             L = max(seq_len, max_position), base' = base *
+ *             (factor*L/max_position - (factor-1))^(R/(R-2)); attention 1.
+ *             seq_len <= max_position gives the plain frequencies.
+ *   YARN      ramp between w_k (pairs below `low`) and w_k/factor (pairs above
+ *             `high`), low/high = R ln(L0/(2 pi beta)) / (2 ln base) for
+ *             beta_fast/beta_slow (floored/ceiled when truncate), L0 =
+ *             original_max_position. Attention factor: attention_factor if
+ *             > 0; else if mscale > 0 and mscale_all_dim > 0:
+ *             m(factor, mscale)/m(factor, mscale_all_dim); else m(factor, 1),
+ *             m(s, c) = 1 if s <= 1 else 0.1 c ln(s) + 1.
+ *             ggml/llama.cpp: freq_scale = 1/factor, ext_factor = 1 (0 turns
+ *             the ramp off = LINEAR), n_ctx_orig = L0, same beta_fast/slow;
+ *             ggml multiplies cos/sin by attn_factor * (1 + 0.1 ln factor), so
+ *             our attention factor A corresponds to ggml attn_factor =
+ *             A / (1 + 0.1 ln factor) (llama.cpp passes exactly that).
+ *   LONGROPE  w_k / ext_k, ext = long_factors or short_factors (K entries
+ *             each), chosen by `longrope_select`: BY_SEQ_LEN takes long iff
+ *             seq_len > original_max_position (HF's rule, applied to the whole
+ *             sequence), or pinned SHORT / LONG. Attention: attention_factor
+ *             if > 0, else 1 if factor <= 1, else sqrt(1 + ln factor / ln L0).
+ *             (Phi-3 configs: factor = max_position / original_max_position;
+ *             the config importer derives it.)
+ *   LLAMA3    Llama 3.1: wavelength l_k = 2 pi / w_k; l_k < L0/high_freq_factor:
+ *             kept; l_k > L0/low_freq_factor: w_k / factor; between: blend
+ *             (1-s) w_k/factor + s w_k, s = (L0/l_k - low)/(high - low).
+ *
+ * Precision. POSENC_MODE_PRECISE: frequencies in long double, rounded once to
+ * double; angles p * w_k in long double, sin/cos via sinl/cosl: cos/sin are
+ * within 1 ULP (f32) of the exactly rounded value of the stated formula.
+ * POSENC_MODE_TORCH_COMPAT: HF's float32 steps (inv = 1/f32pow(base,
+ * f32(2k)/f32(R)), scheme arithmetic in float32, angle = f32(w) * f32(p),
+ * torch's SLEEF cosf/sinf in its AVX2 8-lane blocks, times the f32 attention
+ * factor): HF's inv_freq, cos/sin tables and rotated outputs bit for bit
+ * (measured on all HF goldens; cos/sin need an AVX2 CPU and R/2 a multiple of
+ * 8, else they may be 1 ULP off). Its angle error grows like p * 2^-24 rad. */
+
+typedef enum posenc_rope_scaling {
+    POSENC_ROPE_NONE = 0,     /* HF "default" */
+    POSENC_ROPE_LINEAR = 1,
+    POSENC_ROPE_NTK = 2,
+    POSENC_ROPE_DYNAMIC = 3,
+    POSENC_ROPE_YARN = 4,
+    POSENC_ROPE_LONGROPE = 5,
+    POSENC_ROPE_LLAMA3 = 6
+} posenc_rope_scaling;
+
+/* Which LongRoPE factor list is used. */
+typedef enum posenc_rope_longrope_select {
+    POSENC_LONGROPE_BY_SEQ_LEN = 0, /* long iff seq_len > original_max_position (HF) */
+    POSENC_LONGROPE_SHORT = 1,
+    POSENC_LONGROPE_LONG = 2
+} posenc_rope_longrope_select;
+
+/* Every RoPE knob. Initialise with posenc_rope_params_default, then set what
+ * differs. Fields a scheme does not use are ignored by it. */
+typedef struct posenc_rope_params {
+    int32_t head_dim;              /* D, channels per head, >= 2 */
+    int32_t rotary_dim;            /* R, even, <= D; 0 = (int)(D * partial_rotary_factor) */
+    double partial_rotary_factor;  /* in (0, 1], used when rotary_dim == 0; default 1 */
+    double base;                   /* rope_theta, finite, > 1. Default 10000 */
+    posenc_rope_scaling scaling;   /* default NONE */
+    double factor;                 /* scaling factor s, finite, > 0; >= 1 for NTK, DYNAMIC,
+                                      YARN, LLAMA3. Default 1 */
+    int64_t original_max_position; /* L0, the trained context: required by YARN, LLAMA3 and
+                                      LONGROPE; 0 = unset */
+    int64_t max_position;          /* max_position_embeddings: required by DYNAMIC; 0 = unset */
+    double beta_fast, beta_slow;   /* YARN rotation counts, beta_fast > beta_slow > 0.
+                                      Defaults 32, 1 */
+    double mscale, mscale_all_dim; /* YARN (DeepSeek) magnitude knobs; 0 = unset */
+    double attention_factor;       /* explicit cos/sin magnitude (YARN, LONGROPE); 0 = derive */
+    int truncate;                  /* YARN: floor/ceil low/high (HF default 1) */
+    double low_freq_factor;        /* LLAMA3, default 1 */
+    double high_freq_factor;       /* LLAMA3, default 4; must be > low_freq_factor */
+    const double *short_factors;   /* LONGROPE: R/2 entries each (caller-owned) */
+    const double *long_factors;
+    size_t factors_count;          /* entries in each list */
+    posenc_rope_longrope_select longrope_select; /* default BY_SEQ_LEN */
+    posenc_mode mode;              /* PRECISE (default) or TORCH_COMPAT */
+} posenc_rope_params;
+
+/* Defaults: rotary_dim 0 (= whole head), partial 1, base 10000, NONE, factor
+ * 1, beta 32/1, truncate 1, low/high freq factors 1/4, PRECISE. */
+POSENC_API void posenc_rope_params_default(posenc_rope_params *params, int32_t head_dim);
+
+/* Validate params (messages name the bad value) and return the effective
+ * rotary dim R (may be NULL). */
+POSENC_API posenc_status posenc_rope_check(const posenc_rope_params *params, int32_t *out_rotary_dim,
+                                           posenc_error *err);
+
+/* Scheme names: "none", "linear", "ntk", "dynamic", "yarn", "longrope",
+ * "llama3" (parse also accepts HF's "default"); NULL/"?" when unknown. */
+POSENC_API const char *posenc_rope_scaling_name(posenc_rope_scaling scaling);
+POSENC_API posenc_status posenc_rope_scaling_parse(const char *name, posenc_rope_scaling *out,
+                                                   posenc_error *err);
+
+/* The R/2 inverse frequencies (radians per position) and the attention factor
+ * (cos/sin magnitude; may be NULL) for a sequence of seq_len tokens (used by
+ * DYNAMIC and LONGROPE BY_SEQ_LEN; 0 = "not known" = the trained length).
+ * In TORCH_COMPAT mode the values are HF's float32 numbers widened to double. */
+POSENC_API posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t seq_len,
+                                                 double *inv_freq, size_t out_count,
+                                                 double *attention_factor, posenc_error *err);
+
+/* cos/sin tables, each [positions->count][R/2] row-major (one value per pair;
+ * HF's [T, R] duplicated layout is cos[t][k mod R/2]). Positions (range, ids or
+ * real values) must lie in [0, 2^53). fold_attention != 0
+ * multiplies both by the attention factor (HF's tables); 0 leaves them unit
+ * magnitude (then apply the factor yourself, e.g. to the softmax scale).
+ * out_count is the capacity of each of cos and sin. */
+POSENC_API posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               float *cos_out, float *sin_out, size_t out_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               double *cos_out, double *sin_out, size_t out_count,
+                                               posenc_error *err);
+
+/* Where the vectors to rotate live: token t, head h starts at element
+ * t * row_stride + h * head_stride of the buffer (strides in elements, so a Q
+ * or K slice inside a fused QKV row works: row_stride = (Hq + 2 Hkv) * D).
+ * Views whose heads or tokens would overlap are refused. Contiguous [T][H][D]:
+ * row_stride = H*D, head_stride = D. The apply functions also take x_count,
+ * the elements available from x, and refuse views that reach past it. */
+typedef struct posenc_rope_view {
+    size_t tokens;
+    size_t heads;
+    size_t row_stride;
+    size_t head_stride;
+} posenc_rope_view;
+
+/* Contiguous [tokens][heads][head_dim]. */
+POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t heads, int32_t head_dim);
+
+/* Rotate x in place: token t uses position positions[t] (int64, any sign:
+ * packed sequences, left padding and cache offsets are the caller's choice;
+ * NULL = 0, 1, ..., tokens-1). cos/sin per (token, pair) are computed once in
+ * double (PRECISE) or HF's float32 (TORCH_COMPAT), multiplied by the
+ * attention factor, rounded to f32 and reused across heads; the rotation is
+ * computed in f32 as a*c - b*s, b*c + a*s (HF's order), then stored in the
+ * data's dtype (f16/bf16 round to nearest even). inverse != 0 rotates by the
+ * opposite angle (and divides by the attention factor), undoing a forward
+ * call up to rounding. Channels R..D-1 are not touched. */
+POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, float *x, size_t x_count,
+                                               posenc_error *err);
+/* Same on IEEE half / bfloat16 bits (computed in f32). */
+POSENC_API posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                                posenc_error *err);
+
+/* Re-rotate cached keys by delta positions (KV-cache shift after evicting or
+ * inserting tokens): rotate(p) then shift(delta) equals rotate(p + delta)
+ * within rounding. The attention factor is NOT applied again (a pure
+ * rotation). Equivalent to llama.cpp's K-shift. */
+POSENC_API posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *deltas, float *x, size_t x_count,
+                                               posenc_error *err);
+
+/* Multi-axis RoPE. Each pair k of the R/2 pairs takes its position from one
+ * axis (positions are [axes][tokens]):
+ *   POSENC_MROPE_SECTIONS     contiguous sections (Qwen2-VL / Qwen2.5-VL M-RoPE,
+ *       ggml MROPE): pairs [0,s0) axis 0 (t), [s0,s0+s1) axis 1 (h), ... The
+ *       frequency is the global w_k of the 1-D RoPE (not restarted).
+ *   POSENC_MROPE_INTERLEAVED  Qwen3-VL (HF): axis 1 for k%3==1 and k < 3*s1,
+ *       axis 2 for k%3==2 and k < 3*s2, axis 0 otherwise. Global w_k.
+ *       (ggml IMROPE differs for leftover pairs: it sends them to a 4th stream.)
+ *   POSENC_MROPE_AXIAL        2-D/N-D axial (Qwen2-VL vision tower, ggml VISION):
+ *       section a is a 1-D RoPE of its own over 2*s_a channels: pair j of the
+ *       section has w = base^(-2j/(2 s_a)) (frequencies restart per section;
+ *       the scheme in params applies within each section).
+ * sections: `axes` counts s_0..s_{axes-1} (axes <= 4), sum == R/2.
+ * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE. */
+typedef enum posenc_mrope_kind {
+    POSENC_MROPE_SECTIONS = 0,
+    POSENC_MROPE_INTERLEAVED = 1,
+    POSENC_MROPE_AXIAL = 2
+} posenc_mrope_kind;
+
+#define POSENC_MROPE_MAX_AXES 4
+typedef struct posenc_mrope_sections {
+    posenc_mrope_kind kind;
+    int32_t axes;
+    int32_t sizes[POSENC_MROPE_MAX_AXES];
+} posenc_mrope_sections;
+
+/* The axis (0..axes-1) and inverse frequency of each of the R/2 pairs. */
+POSENC_API posenc_status posenc_mrope_pair_map(const posenc_rope_params *params,
+                                               const posenc_mrope_sections *sections,
+                                               int32_t *axis_of_pair, double *inv_freq,
+                                               size_t out_count, posenc_error *err);
+/* Rotate x in place; positions is [sections->axes][view->tokens] row-major. */
+POSENC_API posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params,
+                                                const posenc_mrope_sections *sections,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, float *x, size_t x_count,
+                                                posenc_error *err);
+
+/* One piece of a multimodal sequence: `length` text tokens (grid_* ignored),
+ * or an image/video grid of grid_t x grid_h x grid_w tokens (already divided
+ * by the spatial merge size; length ignored). */
+typedef struct posenc_mrope_segment {
+    int is_grid;
+    int64_t length;
+    int64_t grid_t, grid_h, grid_w;
+} posenc_mrope_segment;
+
+/* Qwen2-VL get_rope_index position ids, out is [3][total] (t, h, w rows):
+ * text token i of a run starting at s gets (s+i, s+i, s+i); a grid starting
+ * at s gets (s+ti, s+hi, s+wi) in t-major, then h, then w order; the next
+ * segment starts at 1 + the largest id so far. *out_total = tokens (may be
+ * NULL); out_count >= 3 * total (query with out == NULL, out_count 0). */
+POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *segments,
+                                                   size_t segment_count, int64_t *out,
+                                                   size_t out_count, size_t *out_total,
+                                                   posenc_error *err);
+
 /* @@ROPE@@ */
 
 /* ========================================================================
@@ -575,11 +825,504 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 /* ========================================================================
  * 6. Learned tables, multi-dimensional tables, composition, reference attention
  * ======================================================================== */
+/* ---- 6a. Learned absolute tables (BERT, GPT-2, RoBERTa) --------------------
+ *
+ * A learned table is a plain float32 [rows][dim] row-major array (rows =
+ * max_position_embeddings); the caller owns it (or uses posenc_array with
+ * posenc_npy_read / posenc_npy_write to load and save it as .npy).
+ *
+ * Reproducible initializer (posenc_learned_init_f32). Anyone can rebuild a
+ * table from (seed, sigma) with this recipe (tests/py/test_cli_learned.py does,
+ * in numpy, byte for byte):
+ *
+ *   splitmix64(x):  x += 0x9E3779B97F4A7C15
+ *                   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+ *                   x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+ *                   return x ^ (x >> 31)                       (uint64, wrapping)
+ *   draw n (n = 0, 1, 2, ...):  u_n = ((splitmix64(seed + n * 0x9E3779B97F4A7C15) >> 11) + 0.5) * 2^-53
+ *                               (uniform in (0, 1), never 0 or 1)
+ *   element pair j (flat row-major index 2j and 2j+1), Box-Muller in double:
+ *       r = sqrt(-2 ln u_{2j}),  t = 2 pi u_{2j+1}
+ *       table[2j]   = float32(sigma * r * cos(t))
+ *       table[2j+1] = float32(sigma * r * sin(t))       (dropped if 2j+1 == rows*dim)
+ *   then the padding row (if any) is set to 0, as nn.Embedding(padding_idx) does.
+ *
+ * The draws are counter-based (element i needs no earlier state), so a table
+ * is the same whatever the thread count. With correctly rounded double
+ * log/sin/cos (glibc, musl, macOS) the float32 values are identical bits on
+ * every platform; a libm 1 ULP off in double changes a float32 only when the
+ * value sits within 2^-29 relative of a rounding boundary.
+ */
+#define POSENC_LEARNED_SIGMA_DEFAULT 0.02 /* HF initializer_range (BERT, GPT-2, RoBERTa) */
+#define POSENC_NO_PADDING (-1)            /* padding_idx value meaning "no padding row" */
+
+/* Fill table[rows][dim] with N(0, sigma^2) draws from `seed` (recipe above);
+ * row padding_idx (0 <= padding_idx < rows, or POSENC_NO_PADDING) is zeroed.
+ * sigma must be finite and >= 0. out_count >= rows*dim. */
+POSENC_API posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, int64_t padding_idx,
+                                                 size_t rows, int32_t dim, float *table,
+                                                 size_t out_count, posenc_error *err);
+
+/* What a gather or scatter does with a position >= rows. */
+typedef enum posenc_past_end {
+    POSENC_PAST_END_ERROR = 0,  /* POSENC_ERR_OUT_OF_RANGE naming the position (default) */
+    POSENC_PAST_END_CLAMP = 1,  /* use the last row, rows-1 */
+    POSENC_PAST_END_RESIZE = 2  /* caller resizes first (posenc_learned_resize_f32) to
+                                   max position + 1 rows; gather/backward treat it as ERROR */
+} posenc_past_end;
+
+/* Forward: out[i][:] = table[positions[i]][:] for i < count (out is [count][dim]).
+ * Positions must be >= 0 (else POSENC_ERR_OUT_OF_RANGE); past-the-end ones
+ * follow `policy`. Bit-exact copies. */
+POSENC_API posenc_status posenc_learned_gather_f32(const float *table, size_t rows, int32_t dim,
+                                                   const int64_t *positions, size_t count,
+                                                   posenc_past_end policy, float *out,
+                                                   size_t out_count, posenc_error *err);
+
+/* Backward of the gather: grad_table[positions[i]][:] += grad_out[i][:], in
+ * order i = 0, 1, ... in float32 (so equal to the obvious loop bit for bit).
+ * grad_table is [rows][dim] and is accumulated into, not cleared. Rows equal to
+ * padding_idx receive no gradient (nn.Embedding semantics). Policy as gather
+ * (CLAMP sends past-the-end gradients to row rows-1, matching a clamped forward).
+ * Every position is checked before anything is added. */
+POSENC_API posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *positions,
+                                                     size_t count, int32_t dim,
+                                                     posenc_past_end policy, int64_t padding_idx,
+                                                     float *grad_table, size_t rows,
+                                                     posenc_error *err);
+
+/* RoBERTa / fairseq positions from token ids (HF create_position_ids_from_input_ids):
+ *   m = mask ? mask[i] != 0 : ids[i] != pad_id
+ *   out[b][t] = (cumsum_{s<=t} m[b][s] + past_length) * m[b][t] + pad_id
+ * ids, mask and out are [batch][seq]; mask may be NULL. Real tokens get pad_id+1,
+ * pad_id+2, ... (left padding handled), pads get pad_id, whose table row is zero.
+ * Example: ids [0, 31414, 232, 2, 1, 1], pad_id 1 -> [2, 3, 4, 5, 1, 1].
+ * pad_id >= 0 and past_length >= 0 (else POSENC_ERR_INVALID_ARGUMENT). */
+POSENC_API posenc_status posenc_positions_from_input_ids(const int64_t *ids, const uint8_t *mask,
+                                                         size_t batch, size_t seq, int64_t pad_id,
+                                                         int64_t past_length, int64_t *out,
+                                                         size_t out_count, posenc_error *err);
+
+/* Resize a learned table to new_rows by linear interpolation, leaving a prefix
+ * of `keep` special rows (RoBERTa: keep = padding_idx + 1 = 2; ViT: 1 for
+ * [CLS]) untouched. The body (rows keep..rows-1, n = rows-keep rows) is
+ * resampled to m = new_rows-keep rows with both endpoints kept exactly
+ * (align_corners): new body row j reads source coordinate x = j*(n-1)/(m-1),
+ *   out[keep+j] = a + f*(b - a),  a = in[keep+floor(x)], b = in[keep+floor(x)+1], f = x-floor(x),
+ * with x taken as an exact fraction and the blend in double, rounded once (so
+ * the endpoints j = 0 and j = m-1 copy rows exactly). Up to 2^31 rows. m == 1 copies the first body row; n == 1
+ * repeats it. Needs keep < rows and keep < new_rows. out is [new_rows][dim]. */
+POSENC_API posenc_status posenc_learned_resize_f32(const float *table, size_t rows, int32_t dim,
+                                                   size_t keep, float *out, size_t new_rows,
+                                                   size_t out_count, posenc_error *err);
+
+/* ---- 6b. Hybrid table and learnable frequency scale (third source article §5.1)
+ *
+ * Hybrid: "low dims learned, high dims fixed". Row r of out ([count][params->dim]):
+ *   out[r][c] = learned[pos_r][c]               for c <  learned_dim
+ *   out[r][c] = sinusoid(params, pos_r)[c]      for c >= learned_dim
+ * i.e. the full-width sinusoid table with its first learned_dim channels (the
+ * high-frequency pairs in the interleaved layout) replaced by a learned table
+ * [learned_rows][learned_dim]. 0 <= learned_dim <= params->dim; positions must
+ * be integer (range or ids); past-the-end positions of the learned part follow
+ * `policy` (ERROR or CLAMP). */
+POSENC_API posenc_status posenc_hybrid_table_f32(const float *learned, size_t learned_rows,
+                                                 int32_t learned_dim,
+                                                 const posenc_sinusoid_params *params,
+                                                 const posenc_positions *positions,
+                                                 posenc_past_end policy, float *out,
+                                                 size_t out_count, posenc_error *err);
+
+/* Learnable frequency scale s (the article's adaptive_position_encoding: angle
+ * rates w_k multiplied by a trainable scalar): the sinusoid table of params at
+ * angles p * (s * w_k), i.e. the table at real positions s*p. s finite, > 0. */
+POSENC_API posenc_status posenc_freq_scale_table_f32(const posenc_sinusoid_params *params,
+                                                     double scale,
+                                                     const posenc_positions *positions,
+                                                     float *out, size_t out_count,
+                                                     posenc_error *err);
+/* Gradient of a loss L with respect to s, given dL/dtable grad_out ([count][dim],
+ * same layout as the table):
+ *   dL/ds = sum_r sum_k p_r w_k ( g[r][sin_k] cos(s p_r w_k) - g[r][cos_k] sin(s p_r w_k) )
+ * accumulated in long double; *out_grad receives it. Precise mode only. */
+POSENC_API posenc_status posenc_freq_scale_gradient(const posenc_sinusoid_params *params,
+                                                    double scale,
+                                                    const posenc_positions *positions,
+                                                    const float *grad_out, size_t grad_count,
+                                                    double *out_grad, posenc_error *err);
+
+/* ---- 6c. Transformer-XL relative sinusoid R (conventions.md §9) ------------
+ *
+ * R is [klen][dim], row r encodes relative distance pos_r = klen-1-r
+ * (descending, so the last row is distance 0), optionally clamped:
+ * pos_r = min(pos_r, clamp_len) when clamp_len >= 0; clamp_len < 0: no clamp
+ * (XL's own code skips the clamp for clamp_len <= 0; pass -1 for that).
+ *   R[r] = [ sin(pos_r w_0) ... sin(pos_r w_{K-1}) | cos(pos_r w_0) ... cos(pos_r w_{K-1}) ]
+ *   w_k = 10000^(-2k/dim), K = dim/2 (dim even).
+ * PRECISE: extended-precision angles, <= 1 ULP. TORCH_COMPAT: XL's float32
+ * steps: inv_k = 1/powf(10000, f32(2k)/dim), angle = f32(pos) * inv_k, SLEEF sin/cos. */
+POSENC_API posenc_status posenc_xl_relative_table(int32_t dim, size_t klen, int64_t clamp_len,
+                                                  posenc_mode mode, posenc_dtype dtype, void *out,
+                                                  size_t out_count, posenc_error *err);
+
+/* ---- 6d. Multi-dimensional sinusoid tables (images H x W, video T x H x W) --
+ *
+ * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1]; out is
+ * [shape[0]]...[shape[n-1]][channels], channels last, row-major. Cell
+ * (x0, x1, x2) = [ emb_c(x0) | emb_c(x1) | emb_c(x2) ], each emb_c an
+ * interleaved sin/cos vector of c channels [sin(x w_0), cos(x w_0), sin(x w_1), ...]
+ * with w_k = 10000^(-2k/c) (the per-axis c, not the total), positions 0-based.
+ *
+ *   POSENC_GRID_SPLIT_TATP22  tatp22/multidim-positional-encoding: c = 2*ceil(C/(2n)),
+ *                             so n*c >= C, and the surplus is cut from the END (the
+ *                             last axis loses channels first). Any C >= 1.
+ *       C=10, n=2: c=6, channels [x: 0..5 | y: 6..9 (y's last pair dropped)]
+ *   POSENC_GRID_SPLIT_EVEN    third source article (video_position_encoding): c = C/n
+ *                             exactly; C must be a multiple of 2n (every axis gets
+ *                             whole sin/cos pairs), else POSENC_ERR_INVALID_ARGUMENT.
+ *       C=12, n=3: [t: 0..3 | h: 4..7 | w: 8..11]
+ *
+ * PRECISE: extended precision, <= 1 ULP. TORCH_COMPAT: tatp22's float32 torch steps
+ * inv_k = 1/powf(10000, f32(2k)/c), angle = f32(x)*inv_k, SLEEF sin/cos. */
+typedef enum posenc_grid_split {
+    POSENC_GRID_SPLIT_TATP22 = 0,
+    POSENC_GRID_SPLIT_EVEN = 1
+} posenc_grid_split;
+
+/* Channels per axis c for (axes, channels, split), checking the split's rule. */
+POSENC_API posenc_status posenc_grid_axis_channels(int axes, int32_t channels,
+                                                   posenc_grid_split split, int32_t *out_c,
+                                                   posenc_error *err);
+/* Elements of the grid table (product of shape times channels, overflow-checked). */
+POSENC_API posenc_status posenc_grid_count(int axes, const size_t *shape, int32_t channels,
+                                           size_t *out_count, posenc_error *err);
+/* The grid table; dtype F32, F64, F16 or BF16. */
+POSENC_API posenc_status posenc_grid_table(int axes, const size_t *shape, int32_t channels,
+                                           posenc_grid_split split, posenc_mode mode,
+                                           posenc_dtype dtype, void *out, size_t out_count,
+                                           posenc_error *err);
+/* Grid position builder: the cell coordinates in row-major order, out is
+ * [cells][axes] int64 (cell (x0,x1,x2) -> x0, x1, x2), e.g. 2x3 ->
+ * (0,0) (0,1) (0,2) (1,0) (1,1) (1,2). Use one column as positions for a
+ * per-axis 1-D table, or feed them to a RoPE axis. */
+POSENC_API posenc_status posenc_grid_positions(int axes, const size_t *shape, int64_t *out,
+                                               size_t out_count, posenc_error *err);
+
+/* ---- 6e. Token + position composition (first and second source articles) ---
+ *
+ * add:    out[i] = token_table[ids[i]] * token_scale + pe[i]
+ *         (token_scale = sqrt(dim) as in "Attention Is All You Need" §3.4;
+ *          1 for BERT/GPT-2, which add without scaling)
+ * concat: out[i] = concat(token_table[ids[i]] * token_scale, pe[i]) @ projection
+ *         with projection [token_dim + pe_dim][out_dim] row-major, or, when
+ *         projection is NULL, the plain concatenation (out_dim = token_dim + pe_dim).
+ * ids index a [vocab][token_dim] table; an id < 0 or >= vocab gives
+ * POSENC_ERR_OUT_OF_RANGE naming the id and where it is. pe is [count][pe_dim]
+ * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums in double. */
+POSENC_API posenc_status posenc_compose_add_f32(const float *token_table, size_t vocab, int32_t dim,
+                                                const int64_t *ids, size_t count,
+                                                double token_scale, const float *pe,
+                                                float *out, size_t out_count, posenc_error *err);
+POSENC_API posenc_status posenc_compose_concat_f32(const float *token_table, size_t vocab,
+                                                   int32_t token_dim, const int64_t *ids,
+                                                   size_t count, double token_scale,
+                                                   const float *pe, int32_t pe_dim,
+                                                   const float *projection, size_t projection_rows,
+                                                   int32_t out_dim, float *out, size_t out_count,
+                                                   posenc_error *err);
+
+/* First source article §5.2: "print the input to the first layer and compare
+ * the first and the last token's vectors; if they are identical the position
+ * encoding was not added". For a composed batch [batch][seq][dim]:
+ *   - first vs last: per sequence, max_c |x[0][c] - x[seq-1][c]|;
+ *   - with ids ([batch][seq], may be NULL): every token is also compared with the
+ *     previous occurrence of the same id in its sequence. Equal ids at different
+ *     positions must give different vectors when a position signal is present;
+ *     this is decisive, whereas first/last may differ just because the tokens do.
+ * A pair "differs" when its max abs difference exceeds atol (>= 0). Ids < 0 are
+ * skipped: mark padding that way, since RoBERTa-style pads share one position
+ * (and so one vector) by design. */
+typedef struct posenc_first_last_report {
+    size_t sequences;             /* batch */
+    size_t first_last_identical;  /* sequences whose first and last vectors do not differ */
+    double first_last_min_diff;   /* smallest per-sequence first/last max abs diff */
+    size_t same_id_pairs;         /* same-id pairs compared (0 without ids) */
+    size_t same_id_identical;     /* ... of which did not differ */
+    int position_signal;          /* 1: every compared pair differs; 0: some pair is identical */
+} posenc_first_last_report;
+POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count,
+                                                          size_t seq, int32_t dim,
+                                                          const int64_t *ids, double atol,
+                                                          posenc_first_last_report *report,
+                                                          posenc_error *err);
 /* @@LEARNED@@ */
 
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
  * ======================================================================== */
+/* Tables given to the analysis functions are any posenc_array of a real or
+ * integer dtype; the last axis is the channel axis and every leading axis is
+ * flattened into rows ([T,H,D] -> T*H rows of D, except where heads matter).
+ * Non-finite values never crash an analysis: they are counted, located and
+ * left out of the statistics. */
+
+/* ---- 7a. safetensors (the project's own reader) ----
+ * File layout: 8-byte little-endian header length N, N bytes of JSON
+ * {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+ *  "__metadata__": {...}}, then the data buffer; offsets are relative to it.
+ * Nothing in the file is trusted: N must fit the file, every tensor must have
+ * a known dtype (F64 F32 F16 BF16 I64 I32 U16 U8), non-negative integer
+ * shape and offsets, end - begin == product(shape) * itemsize, end within the
+ * data buffer, and no two tensors may overlap. Malformed -> POSENC_ERR_FORMAT,
+ * unknown dtype -> POSENC_ERR_UNSUPPORTED, tensor absent -> POSENC_ERR_OUT_OF_RANGE
+ * (the message lists the first names present), larger than max_bytes
+ * (0 = POSENC_DEFAULT_MAX_BYTES) -> POSENC_ERR_LIMIT. */
+POSENC_API posenc_status posenc_safetensors_parse(const void *bytes, size_t size,
+                                                  const char *tensor_name, size_t max_bytes,
+                                                  posenc_array *out, posenc_error *err);
+POSENC_API posenc_status posenc_safetensors_read(const char *path, const char *tensor_name,
+                                                 size_t max_bytes, posenc_array *out,
+                                                 posenc_error *err);
+/* Names of the tensors in a safetensors image, comma-separated into out
+ * (truncated with "..." when longer than out_size - 1 characters). */
+POSENC_API posenc_status posenc_safetensors_list(const void *bytes, size_t size, char *out,
+                                                 size_t out_size, posenc_error *err);
+
+/* ---- 7b. sinusoid / angle model fitted to data ----
+ * How an angle p*w was formed, from the most to the least precise. */
+typedef enum posenc_angle_formation {
+    POSENC_ANGLE_EXACT = 0,   /* within the storage noise of the exact angle */
+    POSENC_ANGLE_F32 = 1,     /* relative angle error of a float32 product (<= 64 * 2^-24) */
+    POSENC_ANGLE_F16 = 2,     /* ... of an IEEE half product (<= 4 * 2^-11) */
+    POSENC_ANGLE_BF16 = 3,    /* ... of a bfloat16 product (<= 4 * 2^-8) */
+    POSENC_ANGLE_UNKNOWN = 4  /* larger, or not measurable */
+} posenc_angle_formation;
+
+/* Short name: "exact", "float32", "float16", "bfloat16", "unknown". */
+POSENC_API const char *posenc_angle_formation_name(posenc_angle_formation formation);
+
+/* What a table (or a set of rotation angles) looks like, estimated from the
+ * data alone. Filled by posenc_fit_sinusoid_table / posenc_fit_rope_angles;
+ * release with posenc_sinusoid_fit_free. All frequencies in radians/position. */
+typedef struct posenc_sinusoid_fit {
+    int found;                 /* 1: every non-zero row is K (sin, cos) pairs of one amplitude */
+    posenc_layout layout;      /* pairing of the channels (for RoPE: of the rotation) */
+    int cos_first;             /* additive tables: 1 if each pair is (cos, sin) */
+    int32_t pairs;             /* K */
+    int32_t extra_channels;    /* channels after the 2K paired ones (odd-dim zero pad, pass-through) */
+    double amplitude;          /* pair norm (1 for plain tables; attention scale for RoPE) */
+    double pair_norm_error;    /* max |pair norm - amplitude| / amplitude over valid rows */
+    size_t zero_rows;          /* all-zero rows (fairseq padding rows), excluded from the fit */
+    int64_t first_zero_row;    /* -1 if none */
+    double start;              /* estimated position of row 0 */
+    int start_is_integer;      /* start within 0.01 of an integer */
+    double *frequencies;       /* [pairs] frequencies estimated per pair (least squares) */
+    double ratio;              /* geometric fit w_k = scale * ratio^k */
+    double scale;              /* w_0 of the geometric fit (1 unless interpolated) */
+    double geometric_error;    /* max relative deviation of w_k from the geometric fit */
+    double base_vaswani;       /* base if w_k = scale * base^(-2k/d), d = 2K */
+    double base_t2t;           /* base if w_k = scale * base^(-k/(K-1)) */
+    posenc_freqs freqs;        /* the convention whose base is "round" (see docs/analysis.md) */
+    double base;               /* that convention's base */
+    int base_is_round;         /* 1 if base is within 1e-4 relative of m * 10^e, m in 1..99 */
+    double angle_error;        /* max |angle - exact model angle| (radians, wrapped) */
+    double angle_relative_error; /* max (|error| - noise) / |angle| */
+    double noise;              /* angle noise floor assumed from the storage dtype */
+    posenc_angle_formation formation;
+} posenc_sinusoid_fit;
+
+/* Fit the additive sinusoid model to a table (rows = positions, last axis =
+ * channels). Tries both layouts and both pair orders; found = 0 (not an error)
+ * when no pairing gives unit-norm pairs within 1e-2. noise: angle noise floor
+ * in radians, 0 = derived from table->dtype (f32 2^-22, f64 1e-12, f16 2^-9,
+ * bf16 2^-6). */
+POSENC_API posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
+                                                   posenc_sinusoid_fit *out, posenc_error *err);
+/* Recover RoPE rotation angles from an input x and its rotated output y
+ * ([T, D] or [T, H, D], same shape): detects the rotated channel count
+ * (trailing unchanged channels are pass-through), the layout (the pairing that
+ * preserves pair norms), the amplitude (attention scaling), and fits the angles
+ * per position like posenc_fit_sinusoid_table. */
+POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *y,
+                                                posenc_sinusoid_fit *out, posenc_error *err);
+POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
+
+/* ---- 7c. health of a table (`posenc analyze`) ---- */
+#define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
+
+typedef struct posenc_health_options {
+    size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
+     * and the layout they pair; used when the table was generated from flags. */
+    const double *frequencies;
+    size_t frequency_count;
+    posenc_layout layout;
+    int cos_first;
+} posenc_health_options;
+
+typedef struct posenc_health {
+    size_t rows, channels;
+    size_t nonfinite;            /* NaN/inf values (left out of everything below) */
+    int64_t first_nonfinite_row, first_nonfinite_channel; /* -1 if none */
+    double min, max, mean_abs;
+    double *row_variance;        /* [rows] variance over channels of each position */
+    double *row_norm;            /* [rows] L2 norm of each position */
+    double norm_min, norm_max, variance_min, variance_max;
+    double *channel_frequency;   /* [channels] dominant frequency (rad/position), 0 if none */
+    double *channel_wavelength;  /* [channels] 2*pi/frequency; INFINITY when longer than the rows */
+    size_t closest_a, closest_b; /* closest pair of distinct positions (rows) ... */
+    double closest_distance;     /* ... and their Euclidean distance */
+    size_t uniqueness_rows;      /* rows searched for the closest pair */
+    size_t offsets;              /* entries of the two arrays below: offsets 0..offsets-1 */
+    double *mean_dot;            /* [offsets] mean over p of PE(p).PE(p+k) */
+    double *mean_cosine;         /* [offsets] mean cosine similarity at offset k */
+    posenc_sinusoid_fit fit;     /* the fitted sinusoid model (fit.found = 0 if none) */
+    int linearity_available;     /* 1 when fitted or known frequencies exist */
+    size_t linearity_offsets[POSENC_HEALTH_OFFSETS]; /* offsets used (0 = unused slot) */
+    size_t linearity_pairs;      /* K */
+    /* [linearity_pairs * POSENC_HEALTH_OFFSETS]: max over p of ||M(k)PE(p) - PE(p+k)||
+     * for pair i at offset slot j (index i*POSENC_HEALTH_OFFSETS + j) */
+    double *linearity_residual;
+    double linearity_worst;      /* max of the above */
+} posenc_health;
+
+/* Compute every statistic above. options may be NULL (defaults). Empty
+ * tables (0 rows or 0 channels) give POSENC_ERR_INVALID_ARGUMENT naming the
+ * shape. Release with posenc_health_free. */
+POSENC_API posenc_status posenc_analyze_table(const posenc_array *table,
+                                              const posenc_health_options *options,
+                                              posenc_health *out, posenc_error *err);
+POSENC_API void posenc_health_free(posenc_health *health);
+
+/* ---- 7d. precision audit (`posenc precision`) ---- */
+#define POSENC_PRECISION_BANDS 6 /* 256, 2048, 65504, 131072, 10^6, max_pos */
+
+typedef struct posenc_precision_band {
+    int64_t max_position;   /* band covers positions 0..max_position (<= max_pos) */
+    int positions_exact;    /* every integer position in the band is exact in the dtype */
+    double angle_error;     /* worst |angle formed in dtype - exact| over the band, all pairs (rad, wrapped) */
+    double logit_error;     /* worst logit error, unit q/k, q at max_position, k at 0 */
+} posenc_precision_band;
+
+typedef struct posenc_precision_report {
+    posenc_dtype dtype;             /* F32, F16 or BF16 */
+    int64_t max_pos;
+    int32_t pairs;
+    int64_t first_inexact_position; /* smallest integer p not exact in dtype; -1 if > max_pos */
+    double first_inexact_rounds_to; /* what that position becomes (4097 -> 4096 in bf16) */
+    int64_t first_overflow_position;/* smallest p that becomes inf (f16: 65520); -1 if none <= max_pos */
+    /* Angles formed in dtype: dtype(dtype(p) * dtype(w_k)). First position whose
+     * angle vector equals that of an earlier position, and that position; -1 if none. */
+    int64_t first_angle_collision, angle_collision_with;
+    /* Exact angles, sin/cos stored in dtype: first position whose whole table row
+     * equals an earlier one (searched up to table_search_limit); -1 if none. */
+    int64_t first_table_collision, table_collision_with, table_search_limit;
+    double *frequencies;            /* [pairs] exact w_k */
+    double *angle_error;            /* [pairs] worst wrapped angle error over 0..max_pos */
+    double logit_error_angle;       /* at max_pos: angles formed in dtype, exact cos/sin */
+    double logit_error_table;       /* at max_pos: exact angles, cos/sin stored in dtype */
+    int band_count;
+    posenc_precision_band bands[POSENC_PRECISION_BANDS];
+} posenc_precision_report;
+
+/* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
+ * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
+ * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
+                                                posenc_dtype dtype, int64_t max_pos,
+                                                posenc_precision_report *out, posenc_error *err);
+POSENC_API void posenc_precision_report_free(posenc_precision_report *report);
+/* Round a double to the nearest value of dtype (F64, F32, F16, BF16), ties to
+ * even, overflow to inf (f16 above 65504 + half a step), subnormals kept. */
+POSENC_API double posenc_round_to_dtype(double value, posenc_dtype dtype);
+
+/* ---- 7e. diff and diagnosis (`posenc diff`) ---- */
+typedef enum posenc_finding_kind {
+    POSENC_FINDING_AGREE = 0,           /* equal within tolerance */
+    POSENC_FINDING_OFFSET = 1,          /* B row r = A row r + k (value = k) */
+    POSENC_FINDING_LAYOUT = 2,          /* interleaved vs half pairing */
+    POSENC_FINDING_SIN_COS_SWAPPED = 3,
+    POSENC_FINDING_FREQ_CONVENTION = 4, /* vaswani vs t2t */
+    POSENC_FINDING_BASE = 5,            /* different base (value = B's estimated base) */
+    POSENC_FINDING_FREQ_SCALE = 6,      /* frequencies scaled (linear interpolation; value = B/A) */
+    POSENC_FINDING_ANGLE_PRECISION = 7, /* angles formed in a lower precision */
+    POSENC_FINDING_TRANSPOSED = 8,
+    POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
+    POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
+    POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
+    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+} posenc_finding_kind;
+
+#define POSENC_DIFF_MAX_FINDINGS 16
+#define POSENC_DIFF_TEXT 320
+
+typedef struct posenc_finding {
+    posenc_finding_kind kind;
+    const char *key;                /* stable name, e.g. "offset", "layout" (docs/analysis.md) */
+    double value;
+    char text[POSENC_DIFF_TEXT];    /* one sentence, e.g. "B = A shifted by 2 positions ..." */
+} posenc_finding;
+
+#define POSENC_ULP_BUCKETS 8 /* 0, 1, 2-3, 4-15, 16-255, 256-65535, >= 65536, non-finite */
+
+typedef struct posenc_diff_options {
+    double tolerance;          /* absolute; 0 = 1e-6 */
+    const posenc_array *input; /* optional unrotated RoPE input x: A and B are then R(x) outputs */
+    size_t heads;              /* per-head permutation check: 0 = from a 3-D shape [T,H,D] */
+    size_t max_offset;         /* position offsets tried, 0 = min(64, rows/2) */
+} posenc_diff_options;
+
+typedef struct posenc_diff_report {
+    int shapes_equal;
+    size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
+    /* element statistics (only when shapes_equal) */
+    size_t compared;
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    int64_t max_abs_row, max_abs_channel;
+    size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
+    size_t nonfinite_a, nonfinite_b;
+    int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
+    int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
+    double tolerance;
+    /* diagnosis */
+    posenc_sinusoid_fit fit_a, fit_b;
+    char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
+    int finding_count;
+    posenc_finding findings[POSENC_DIFF_MAX_FINDINGS];
+    int explained;            /* 1 if the findings account for every difference */
+    char summary[2 * POSENC_DIFF_TEXT];
+} posenc_diff_report;
+
+/* Compare two tables and diagnose the difference. Shapes may differ (prefix,
+ * transposed and offset are tested); when they differ and no relation explains
+ * it the result is POSENC_ERR_INVALID_ARGUMENT whose message names both shapes.
+ * options may be NULL. Release with posenc_diff_report_free. */
+POSENC_API posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b,
+                                            const posenc_diff_options *options,
+                                            posenc_diff_report *out, posenc_error *err);
+POSENC_API void posenc_diff_report_free(posenc_diff_report *report);
+
+/* ---- 7f. is a position signal present? (`posenc signal`) ---- */
+typedef struct posenc_signal_report {
+    int present;               /* 1 if the inputs differ from scale*tokens by a position-dependent term */
+    double token_scale;        /* least-squares a in inputs = a*tokens + S (sqrt(d) in the tutorial) */
+    int scale_is_sqrt_dim;     /* a within 1% of sqrt(channels) */
+    double signal_rms;         /* root mean square of S */
+    double signal_row_spread;  /* rms of S minus its mean row, over rms of S (0 = constant) */
+    double relative_residual;  /* rms(inputs - a*tokens) / rms(inputs) */
+    int sinusoidal;            /* S / amplitude fits the sinusoid model */
+    posenc_sinusoid_fit fit;   /* the fit on S */
+    char verdict[POSENC_DIFF_TEXT];
+} posenc_signal_report;
+
+/* tokens and inputs: same shape [T, D] (or [.., T, D]); row t of inputs is the
+ * model input for the token whose embedding is row t of tokens. */
+POSENC_API posenc_status posenc_detect_position_signal(const posenc_array *tokens,
+                                                       const posenc_array *inputs,
+                                                       posenc_signal_report *out,
+                                                       posenc_error *err);
+POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
 /* @@ANALYSIS@@ */
 
 /* ========================================================================
@@ -590,6 +1333,71 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 /* ========================================================================
  * 9. Kernels, threads and dispatch
  * ======================================================================== */
+/* Every fast kernel exists in three builds of the same arithmetic: portable
+ * scalar C, AVX2 (+FMA) and AVX-512 (F, BW, DQ, VL). The best one the
+ * CPU supports is probed at run time (cpuid); nothing is compiled with
+ * -march=native. Paths produce the same bits for a given call unless a
+ * function's comment says otherwise, and results never depend on the number
+ * of threads (work is split on fixed block boundaries, each block starting
+ * from exactly computed values).
+ *
+ * Execution options are passed explicitly per call (there is no global
+ * setting). Two environment variables, read on every call that leaves the
+ * choice open, let tests and benchmarks steer existing entry points:
+ *   POSENC_KERNEL_PATH = scalar | avx2 | avx512 | auto   (path == AUTO only)
+ *   POSENC_THREADS     = N >= 1                          (threads == 0 only)
+ * An explicit thread count is an upper bound (small outputs use fewer threads,
+ * at least 256 KiB each); POSENC_THREADS splits every job into exactly N parts
+ * where the job allows it, so tests exercise the split even on small tables. */
+typedef enum posenc_kernel_path {
+    POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
+    POSENC_PATH_SCALAR = 1, /* portable C, always available */
+    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA */
+    POSENC_PATH_AVX512 = 3  /* x86-64 AVX-512 F/BW/DQ/VL */
+} posenc_kernel_path;
+
+#define POSENC_MAX_THREADS 256
+
+/* How one call executes. Initialise with posenc_exec_default. */
+typedef struct posenc_exec {
+    int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
+                                set, else the machine's online cores. Small jobs use fewer. */
+    posenc_kernel_path path; /* AUTO, or force one path (POSENC_ERR_UNSUPPORTED if the CPU
+                                or this build lacks it) */
+} posenc_exec;
+
+/* threads = 0, path = AUTO. */
+POSENC_API void posenc_exec_default(posenc_exec *exec);
+/* "auto", "scalar", "avx2", "avx512"; "?" if unknown. */
+POSENC_API const char *posenc_kernel_path_name(posenc_kernel_path path);
+/* Parse one of the names above into *out (POSENC_ERR_INVALID_ARGUMENT names the text). */
+POSENC_API posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out,
+                                                  posenc_error *err);
+/* 1 if this CPU and build can run `path` (AUTO and SCALAR always), else 0. */
+POSENC_API int posenc_kernel_path_supported(posenc_kernel_path path);
+/* Online CPU cores (>= 1). */
+POSENC_API int32_t posenc_cpu_count(void);
+/* Resolve exec (NULL = defaults) against the environment and the CPU: *out gets a
+ * concrete path and thread count >= 1. Errors: unknown path or bad POSENC_KERNEL_PATH /
+ * POSENC_THREADS text (INVALID_ARGUMENT), forced path not supported (UNSUPPORTED),
+ * threads outside 0..POSENC_MAX_THREADS (INVALID_ARGUMENT). */
+POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out,
+                                             posenc_error *err);
+
+/* posenc_sinusoid_table with explicit execution options (exec may be NULL).
+ * Precise mode on a contiguous range of positions runs the fast path: rows are cut
+ * in blocks of 2048, each block starts from sinl/cosl of its first position, an
+ * anchor every 64 rows is advanced by an extended-precision rotation, and the rows
+ * between anchors by a double-precision rotation (vectorized across pairs, same
+ * operations on every path, so every path gives the same bits). The recurrence adds
+ * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
+ * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
+ * per element (threaded). Large f32/f64 outputs are written with streaming stores. */
+POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
+                                                    const posenc_positions *positions,
+                                                    posenc_dtype dtype, void *out,
+                                                    size_t out_count, const posenc_exec *exec,
+                                                    posenc_error *err);
 /* @@KERNELS@@ */
 
 #ifdef __cplusplus
