@@ -172,38 +172,12 @@ static int table_grid(const cli_args *a, int axes) {
 
 /* ---- learned and hybrid ----------------------------------------------------- */
 
-/* Read a learned table: a 2-D float array, returned as float32. */
+/* Read a learned table as float32. A valid .npy that is not a [rows x dim]
+ * float table is bad input (exit 2); I/O errors and malformed files exit 1. */
 static int load_table(const cli_args *a, posenc_array *out) {
-    const char *path = cli_string(a, "table", "");
     posenc_error err = {0};
-    posenc_array raw, wide;
-    if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
-    int rc = EXIT_OK;
-    if (raw.ndim != 2 || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, "save a [rows x dim] array", "table %s must be a non-empty 2-D array, got rank %d",
-                      path, raw.ndim);
-    else if (raw.dtype != POSENC_DTYPE_F32 && raw.dtype != POSENC_DTYPE_F64 && raw.dtype != POSENC_DTYPE_F16)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "table %s must hold floats (f32, f64 or f16), got %s", path,
-                      posenc_dtype_name(raw.dtype));
-    else if (raw.shape[1] > INT32_MAX)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "table %s has %zu columns, more than 2^31-1", path, raw.shape[1]);
-    if (rc) {
-        posenc_array_free(&raw);
-        return rc;
-    }
-    if (raw.dtype == POSENC_DTYPE_F32) {
-        *out = raw;
-        return EXIT_OK;
-    }
-    if (posenc_array_to_f64(&raw, &wide, &err) != POSENC_OK ||
-        posenc_array_create(out, POSENC_DTYPE_F32, 2, raw.shape, (size_t)-1, &err) != POSENC_OK) {
-        posenc_array_free(&raw);
-        return cli_fail_status(CMD, &err);
-    }
-    for (size_t i = 0; i < raw.count; i++) ((float *)out->data)[i] = (float)((double *)wide.data)[i];
-    posenc_array_free(&raw);
-    posenc_array_free(&wide);
-    return EXIT_OK;
+    if (posenc_learned_read(cli_string(a, "table", ""), cli_max_bytes(a), out, &err) == POSENC_OK) return EXIT_OK;
+    return cli_fail_status(CMD, &err);
 }
 
 /* Integer positions from --len/--start, --positions or --input-ids (RoBERTa).

@@ -345,6 +345,18 @@ POSENC_API posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, in
                                                  size_t rows, int32_t dim, float *table,
                                                  size_t out_count, posenc_error *err);
 
+/* Load a learned table from .npy: a non-empty 2-D float array (<f4, or <f8 / <f2
+ * converted to float32, rounding once); out becomes [rows][dim] F32 (free with
+ * posenc_array_free). A valid .npy of another rank or an integer dtype gives
+ * POSENC_ERR_INVALID_ARGUMENT (not a table), more than 2^31-1 columns
+ * POSENC_ERR_LIMIT, a malformed file the errors of posenc_npy_read; the message
+ * names the file and what it holds. max_bytes as posenc_npy_read. */
+POSENC_API posenc_status posenc_learned_read(const char *path, size_t max_bytes, posenc_array *out,
+                                             posenc_error *err);
+/* Save table[rows][dim] as a float32 .npy, atomically (posenc_npy_write). */
+POSENC_API posenc_status posenc_learned_write(const char *path, const float *table, size_t rows,
+                                              int32_t dim, posenc_error *err);
+
 /* What a gather or scatter does with a position >= rows. */
 typedef enum posenc_past_end {
     POSENC_PAST_END_ERROR = 0,  /* POSENC_ERR_OUT_OF_RANGE naming the position (default) */

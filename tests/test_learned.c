@@ -299,6 +299,44 @@ static void test_compose(void) {
           "seq 1 rejected: \"%s\"", err.message);
 }
 
+static void test_files(void) {
+    enum { ROWS = 6, DIM = 5 };
+    float table[ROWS * DIM];
+    posenc_error err = {0};
+    posenc_learned_init_f32(21, 0.02, 1, ROWS, DIM, table, ROWS * DIM, &err);
+    const char *path = "test_learned_table.npy"; /* in the test's working folder, like test_npy */
+    posenc_array back = {0};
+    CHECK(posenc_learned_write(path, table, ROWS, DIM, &err) == POSENC_OK &&
+              posenc_learned_read(path, 0, &back, &err) == POSENC_OK && back.ndim == 2 && back.shape[0] == ROWS &&
+              back.shape[1] == DIM && back.dtype == POSENC_DTYPE_F32 && memcmp(back.data, table, sizeof table) == 0,
+          "write then read a [6 x 5] table: same shape, same bytes (%s)", err.message[0] ? err.message : "ok");
+    posenc_array_free(&back);
+    /* an f64 [2 x 3] file is converted; an int or 1-D file is not a table */
+    double d64[6] = {0.1, -0.2, 0.3, 1e-3, 2.5, -7};
+    size_t shape[2] = {2, 3};
+    posenc_array a = {0};
+    posenc_array_create(&a, POSENC_DTYPE_F64, 2, shape, 0, &err);
+    memcpy(a.data, d64, sizeof d64);
+    posenc_npy_write(path, &a, &err);
+    posenc_status st = posenc_learned_read(path, 0, &back, &err);
+    float first = st == POSENC_OK ? ((float *)back.data)[0] : 0.0f;
+    CHECK(st == POSENC_OK && first == 0.1f && ((float *)back.data)[5] == -7.0f,
+          "f64 table read as float32, rounded once (0.1 -> %.9g)", first);
+    posenc_array_free(&back);
+    a.ndim = 1;
+    a.shape[0] = 6;
+    posenc_npy_write(path, &a, &err);
+    CHECK(posenc_learned_read(path, 0, &back, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "rank 1"),
+          "1-D file is not a table: \"%s\"", err.message);
+    posenc_array_free(&a);
+    posenc_array_create(&a, POSENC_DTYPE_I64, 2, shape, 0, &err);
+    posenc_npy_write(path, &a, &err);
+    CHECK(posenc_learned_read(path, 0, &back, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "i64"),
+          "int64 file is not a table: \"%s\"", err.message);
+    posenc_array_free(&a);
+    remove(path);
+}
+
 int main(void) {
     test_init();
     test_gather_backward();
@@ -306,5 +344,6 @@ int main(void) {
     test_resize();
     test_hybrid_and_scale();
     test_compose();
+    test_files();
     return check_finish();
 }
