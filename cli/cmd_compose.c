@@ -46,8 +46,8 @@ static int read_floats(const cli_args *a, const char *flag, int min_rank, int ma
     if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if (raw.ndim < min_rank || raw.ndim > max_rank || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must be a non-empty array of rank %d..%d, got rank %d", flag, path,
-                      min_rank, max_rank, raw.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must be a non-empty array of rank %d..%d, got rank %d with %zu elements",
+                      flag, path, min_rank, max_rank, raw.ndim, raw.count);
     else if (raw.dtype != POSENC_DTYPE_F32 && raw.dtype != POSENC_DTYPE_F64 && raw.dtype != POSENC_DTYPE_F16)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must hold floats, got %s", flag, path, posenc_dtype_name(raw.dtype));
     else if (raw.shape[raw.ndim - 1] > INT32_MAX)
@@ -79,8 +79,8 @@ static int read_ids(const cli_args *a, int64_t **ids, size_t *batch, size_t *seq
     if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if ((raw.ndim != 1 && raw.ndim != 2) || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d", path,
-                      raw.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d with %zu "
+                      "elements", path, raw.ndim, raw.count);
     else if (raw.dtype != POSENC_DTYPE_I64 && raw.dtype != POSENC_DTYPE_I32)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be int64 or int32, got %s", path, posenc_dtype_name(raw.dtype));
     else if (!(*ids = malloc(sizeof **ids * raw.count)))

@@ -204,6 +204,9 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
         int64_t len = 0, start = 0;
         if (!cli_int64(a, "len", 1, (int64_t)1 << 40, &len) || !cli_int64(a, "start", 0, (int64_t)1 << 53, &start))
             return EXIT_USAGE;
+        if ((uint64_t)len > cli_max_bytes(a) / sizeof(int64_t))
+            return cli_fail(CMD, EXIT_USAGE, "lower --len, or raise --max-bytes",
+                            "--len %lld positions exceed the size limit of %zu bytes", (long long)len, cli_max_bytes(a));
         pl->count = pl->shape[0] = (size_t)len;
         if (!(pl->ids = malloc(sizeof *pl->ids * pl->count))) return cli_fail(CMD, EXIT_RUNTIME, NULL, "out of memory");
         for (size_t i = 0; i < pl->count; i++) pl->ids[i] = start + (int64_t)i;
@@ -230,8 +233,8 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
     if (posenc_npy_read(path, cli_max_bytes(a), &ids, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if ((ids.ndim != 1 && ids.ndim != 2) || ids.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d",
-                      path, ids.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d "
+                      "with %zu elements", path, ids.ndim, ids.count);
     else if (ids.dtype != POSENC_DTYPE_I64 && ids.dtype != POSENC_DTYPE_I32)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be int64 or int32, got %s", path,
                       posenc_dtype_name(ids.dtype));
