@@ -337,6 +337,39 @@ static void test_files(void) {
     remove(path);
 }
 
+/* fairseq's forward on a padded batch, rebuilt from this family's pieces: positions from
+ * token ids (make_positions), a fairseq table (t2t, half, torch-compat) with the padding row
+ * zeroed, and a gather. Bit-identical to the golden if both the positions and gather are right. */
+static void test_fairseq_forward(const char *dir) {
+    posenc_array shape;
+    double *g = check_load_golden(dir, "fairseq_sinusoidal_forward_d64_pad1_tokens2x6", &shape);
+    int64_t tokens[12] = {5, 6, 7, 8, 1, 1, 1, 1, 9, 10, 11, 12}, pos[12];
+    posenc_error err = {0};
+    posenc_positions_from_input_ids(tokens, NULL, 2, 6, 1, 0, pos, 12, &err);
+    int64_t want_pos[12] = {2, 3, 4, 5, 1, 1, 1, 1, 2, 3, 4, 5};
+    CHECK(memcmp(pos, want_pos, sizeof pos) == 0, "fairseq tokens [[5,6,7,8,1,1],[1,1,9,10,11,12]] -> positions "
+                                                  "[[2,3,4,5,1,1],[1,1,2,3,4,5]]");
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 64);
+    p.freqs = POSENC_FREQS_T2T;
+    p.layout = POSENC_LAYOUT_HALF;
+    p.mode = POSENC_MODE_TORCH_COMPAT;
+    static float table[50 * 64], rows[12 * 64];
+    posenc_positions range = posenc_positions_range(0, 50);
+    posenc_sinusoid_table_f32(&p, &range, table, 50 * 64, &err);
+    memset(table + 64, 0, 64 * sizeof(float)); /* padding_idx row */
+    posenc_learned_gather_f32(table, 50, 64, pos, 12, POSENC_PAST_END_ERROR, rows, 12 * 64, &err);
+    int64_t worst = 0;
+    for (int i = 0; i < 12 * 64; i++) {
+        int64_t u = check_ulp_f32(rows[i], (float)g[i]);
+        if (u > worst) worst = u;
+    }
+    CHECK(shape.count == 12 * 64 && worst == 0,
+          "fairseq forward golden via positions_from_input_ids + gather: max %lld ULP (tol 0: same table bits)",
+          (long long)worst);
+    posenc_array_free(&shape);
+}
+
 int main(void) {
     test_init();
     test_gather_backward();
@@ -345,5 +378,7 @@ int main(void) {
     test_hybrid_and_scale();
     test_compose();
     test_files();
+    const char *dir = check_golden_dir();
+    if (dir) test_fairseq_forward(dir);
     return check_finish();
 }
