@@ -180,6 +180,41 @@ static int load_table(const cli_args *a, posenc_array *out) {
     return cli_fail_status(CMD, &err);
 }
 
+/* --attention-mask M.npy: same shape as the ids, 1 = real token, 0 = padding. */
+static int read_mask(const cli_args *a, const posenc_array *ids, uint8_t **mask) {
+    *mask = NULL;
+    if (!cli_has(a, "attention-mask")) return EXIT_OK;
+    const char *path = cli_string(a, "attention-mask", "");
+    posenc_error err = {0};
+    posenc_array m;
+    if (posenc_npy_read(path, cli_max_bytes(a), &m, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
+    int rc = EXIT_OK;
+    if (m.ndim != ids->ndim || m.shape[0] != ids->shape[0] || (m.ndim == 2 && m.shape[1] != ids->shape[1]))
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must have the shape of the input ids (%zu%s%zu), got rank %d",
+                      path, ids->shape[0], ids->ndim == 2 ? " x " : "", ids->ndim == 2 ? ids->shape[1] : (size_t)0, m.ndim);
+    else if (m.dtype != POSENC_DTYPE_I64 && m.dtype != POSENC_DTYPE_I32 && m.dtype != POSENC_DTYPE_U8)
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must be int64, int32 or uint8 (0/1), got %s", path,
+                      posenc_dtype_name(m.dtype));
+    else if (!(*mask = malloc(m.count)))
+        rc = cli_fail(CMD, EXIT_RUNTIME, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < m.count; i++) {
+        int64_t v = m.dtype == POSENC_DTYPE_I64   ? ((int64_t *)m.data)[i]
+                    : m.dtype == POSENC_DTYPE_I32 ? ((int32_t *)m.data)[i]
+                                                  : ((uint8_t *)m.data)[i];
+        if (v != 0 && v != 1)
+            rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must hold 0 or 1, got %lld at index %zu", path,
+                          (long long)v, i);
+        else
+            (*mask)[i] = (uint8_t)v;
+    }
+    posenc_array_free(&m);
+    if (rc) {
+        free(*mask);
+        *mask = NULL;
+    }
+    return rc;
+}
+
 /* Integer positions from --len/--start, --positions or --input-ids (RoBERTa).
  * out_shape gets the leading dims ([count], or [batch, seq] for 2-D ids). */
 typedef struct {
@@ -197,8 +232,10 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
                         "--kind %s needs exactly one of --len, --positions, --input-ids (got %d)", kind, sources);
     if (cli_has(a, "start") && !cli_has(a, "len"))
         return cli_fail(CMD, EXIT_USAGE, NULL, "--start goes with --len");
-    if (cli_has(a, "pad-id") && !cli_has(a, "input-ids"))
-        return cli_fail(CMD, EXIT_USAGE, NULL, "--pad-id goes with --input-ids");
+    static const char *const ids_only[] = {"pad-id", "attention-mask", "past-length", NULL};
+    for (int i = 0; ids_only[i]; i++)
+        if (cli_has(a, ids_only[i]) && !cli_has(a, "input-ids"))
+            return cli_fail(CMD, EXIT_USAGE, NULL, "--%s goes with --input-ids", ids_only[i]);
     pl->ndim = 1;
     if (cli_has(a, "len")) {
         int64_t len = 0, start = 0;
@@ -226,8 +263,10 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
     }
     /* --input-ids: [seq] or [batch, seq] integer token ids */
     const char *path = cli_string(a, "input-ids", "");
-    int64_t pad = 1;
-    if (!cli_int64(a, "pad-id", 0, INT64_MAX / 4, &pad)) return EXIT_USAGE;
+    int64_t pad = 1, past = 0;
+    uint8_t *mask = NULL;
+    if (!cli_int64(a, "pad-id", 0, INT64_MAX / 4, &pad) || !cli_int64(a, "past-length", 0, INT64_MAX / 4, &past))
+        return EXIT_USAGE;
     posenc_error err = {0};
     posenc_array ids;
     if (posenc_npy_read(path, cli_max_bytes(a), &ids, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
@@ -249,9 +288,12 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
         pl->shape[1] = ids.ndim == 2 ? ids.shape[1] : 0;
         size_t batch = ids.ndim == 2 ? ids.shape[0] : 1, seq = ids.ndim == 2 ? ids.shape[1] : ids.shape[0];
         pl->count = ids.count;
-        if (posenc_positions_from_input_ids(tokens, NULL, batch, seq, pad, 0, pl->ids, pl->count, &err) != POSENC_OK)
+        rc = read_mask(a, &ids, &mask);
+        if (!rc && posenc_positions_from_input_ids(tokens, mask, batch, seq, pad, past, pl->ids, pl->count, &err) !=
+                       POSENC_OK)
             rc = cli_fail_status(CMD, &err);
     }
+    free(mask);
     free(tokens);
     posenc_array_free(&ids);
     return rc;
@@ -304,8 +346,9 @@ static int gather_and_write(const cli_args *a, const posenc_array *table, const 
 }
 
 static int table_learned(const cli_args *a) {
-    static const char *const allowed[] = {"len", "dim", "start", "positions", "input-ids", "pad-id", "seed", "sigma",
-                                          "padding-idx", "table", "past-end", "keep-prefix", "resize", NULL};
+    static const char *const allowed[] = {"len", "dim", "start", "positions", "input-ids", "pad-id", "attention-mask",
+                                          "past-length", "seed", "sigma", "padding-idx", "table", "past-end",
+                                          "keep-prefix", "resize", NULL};
     int rc = reject_foreign(a, "learned", allowed);
     if (rc) return rc;
     int64_t seed = 0, padding = POSENC_NO_PADDING, keep = 0, resize = 0;
@@ -319,8 +362,8 @@ static int table_learned(const cli_args *a) {
         return EXIT_USAGE;
     if (!cli_has(a, "table")) {
         /* create a fresh table: rows = --len */
-        static const char *const table_only[] = {"start", "positions", "input-ids", "pad-id", "past-end",
-                                                 "keep-prefix", "resize", NULL};
+        static const char *const table_only[] = {"start", "positions", "input-ids", "pad-id", "attention-mask",
+                                                 "past-length", "past-end", "keep-prefix", "resize", NULL};
         for (int i = 0; table_only[i]; i++)
             if (cli_has(a, table_only[i]))
                 return cli_fail(CMD, EXIT_USAGE, "create a table first, then pass it with --table T.npy",

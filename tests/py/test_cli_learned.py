@@ -75,6 +75,7 @@ def main():
     rc, so, _ = run("table", "--help")
     t.check(rc == 0 and all(f in so for f in ["--seed", "--sigma", "--padding-idx", "--table", "--input-ids", "--pad-id",
                                               "--past-end", "--keep-prefix", "--resize", "--learned-dim", "--clamp",
+                                              "--attention-mask", "--past-length",
                                               "--grid", "--split", "--freq-scale", "learned | xl | 2d | 3d | hybrid"]),
             "table --help documents every new flag and kind")
     rc, so, _ = run("--help")
@@ -114,6 +115,21 @@ def main():
     t.check(rc == 0 and g.shape == (2, 6, 24) and np.array_equal(g[0], a[[2, 3, 4, 5, 1, 1]])
             and np.array_equal(g[1], a[[1, 1, 2, 3, 4, 5]]),
             "--input-ids [0,31414,232,2,1,1] (RoBERTa) -> rows [2,3,4,5,1,1]; left-padded row -> [1,1,2,3,4,5]")
+    mask = os.path.join(d, "mask.npy")
+    np.save(mask, np.array([[1, 1, 1, 1, 0, 0], [0, 0, 1, 1, 1, 1]], dtype=np.int64))
+    rc, _, _ = run("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask,
+                   "--past-length", 10, "-o", out)
+    g = np.load(out)
+    t.check(rc == 0 and np.array_equal(g[0], a[[12, 13, 14, 15, 1, 1]]) and np.array_equal(g[1], a[[1, 1, 12, 13, 14, 15]]),
+            "--attention-mask + --past-length 10: real tokens at rows 12.., masked ones at the pad row 1")
+    np.save(mask, np.array([[1, 1, 2, 1, 0, 0], [0, 0, 1, 1, 1, 1]], dtype=np.int64))
+    fails(("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask, "-o", out), 2,
+          "0 or 1", "got 2 at index 2")
+    np.save(mask, np.ones((2, 5), dtype=np.uint8))
+    fails(("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask, "-o", out), 2,
+          "shape of the input ids", "2 x 6")
+    fails(("table", "--kind", "learned", "--table", wpe, "--len", 3, "--attention-mask", mask, "-o", out), 2,
+          "--attention-mask goes with --input-ids")
     np.save(pos, np.array([3, 600], dtype=np.int64))
     fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "-o", out), 2, "600", "514 rows")
     rc, _, _ = run("table", "--kind", "learned", "--table", wpe, "--positions", pos, "--past-end", "clamp", "-o", out)
