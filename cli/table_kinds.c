@@ -355,7 +355,7 @@ static int table_learned(const cli_args *a) {
     double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
     int32_t dim = 0;
     int past_end = 0;
-    if (!cli_int64(a, "seed", INT64_MIN, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
+    if (!cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
         !cli_int64(a, "padding-idx", 0, INT64_MAX, &padding) || !cli_int64(a, "keep-prefix", 0, INT64_MAX, &keep) ||
         !cli_int64(a, "resize", 1, (int64_t)1 << 31, &resize) || !cli_int32(a, "dim", 1, INT32_MAX, &dim) ||
         !cli_choice(a, "past-end", past_end_names, &past_end))
@@ -435,7 +435,7 @@ static int table_hybrid(const cli_args *a) {
     int past_end = 0, freqs = 0, layout = 0, odd = 0;
     posenc_sinusoid_params params;
     if (!cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_int32(a, "learned-dim", 0, INT32_MAX, &learned_dim) ||
-        !cli_int64(a, "seed", INT64_MIN, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
+        !cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
         !cli_choice(a, "past-end", past_end_names, &past_end) || !cli_choice(a, "freqs", freqs_names, &freqs) ||
         !cli_choice(a, "layout", layout_names, &layout) || !cli_choice(a, "odd", odd_names, &odd))
         return EXIT_USAGE;

@@ -297,6 +297,7 @@ def main():
     fails(("table", "--kind", "xl", "--len", 4, "--dim", 8, "--clamp", -1, "-o", out), 2, "--clamp", "'-1'")
     fails(("table", "--kind", "xl", "--len", 0, "--dim", 8, "-o", out), 2, "--len", "'0'")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--sigma", -1, "-o", out), 2, "--sigma", "-1")
+    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--seed", -1, "-o", out), 2, "--seed", "'-1'")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--sigma", "nan", "-o", out), 2, "--sigma", "nan")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--padding-idx", 4, "-o", out), 2, "--padding-idx", "got 4")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--positions", pos, "-o", out), 2, "--positions needs --table")
