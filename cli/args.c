@@ -33,6 +33,17 @@ static int find_option(const cli_option *options, const char *name, size_t len) 
     return -1;
 }
 
+/* A positive decimal byte count without sign, suffix or overflow. */
+static bool parse_byte_count(const char *v, size_t *out) {
+    if (*v < '0' || *v > '9') return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end != '\0' || x == 0 || x > SIZE_MAX) return false;
+    if (out) *out = (size_t)x;
+    return true;
+}
+
 int cli_parse(cli_args *args, const char *command, const cli_option *options, int argc,
               char **argv, int max_positional) {
     memset(args, 0, sizeof *args);
@@ -78,6 +89,19 @@ int cli_parse(cli_args *args, const char *command, const cli_option *options, in
                             options[k].name);
         }
         args->seen[k] = true;
+    }
+    /* A size limit that does not parse must not silently become the default
+     * (strtoull alone would also wrap "-1" to 2^64-1): refuse it here, once, for
+     * every command that takes --max-bytes. */
+    if (find_option(options, "max-bytes", 9) >= 0) {
+        const char *v = cli_string(args, "max-bytes", NULL), *from = "--max-bytes";
+        if (!v && getenv("POSENC_MAX_BYTES")) {
+            v = getenv("POSENC_MAX_BYTES");
+            from = "POSENC_MAX_BYTES";
+        }
+        if (v && !parse_byte_count(v, NULL))
+            return cli_fail(command, EXIT_USAGE, NULL,
+                            "%s must be a positive whole number of bytes, got '%s'", from, v);
     }
     return EXIT_OK;
 }
@@ -166,10 +190,7 @@ bool cli_choice(const cli_args *args, const char *name, const char *const *choic
 size_t cli_max_bytes(const cli_args *args) {
     const char *v = cli_string(args, "max-bytes", NULL);
     if (!v) v = getenv("POSENC_MAX_BYTES");
-    if (v) {
-        char *end;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (end != v && *end == '\0' && x > 0) return (size_t)x;
-    }
+    size_t x;
+    if (v && parse_byte_count(v, &x)) return x; /* cli_parse already refused bad values */
     return POSENC_DEFAULT_MAX_BYTES;
 }

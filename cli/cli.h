@@ -75,6 +75,7 @@ int cmd_table(int argc, char **argv);
 /* @@CLI_COMMANDS_ROPE@@ */
 /* */
 /* */
+int cmd_bias(int argc, char **argv);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
 /* */
@@ -85,12 +86,188 @@ int cmd_compose(int argc, char **argv);
 /* @@CLI_COMMANDS_LEARNED@@ */
 /* */
 /* */
+/* analysis commands (cli/analysis_common.c, cmd_analyze.c, cmd_diff.c, cmd_precision.c) */
+int cmd_analyze(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_precision(int argc, char **argv);
+int cmd_signal(int argc, char **argv);
+/* Read a table: .npy, or tensor `tensor` of a .safetensors file; empty -> exit 1. */
+int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
+                   posenc_array *out);
+void cli_json_string(const char *s);
+void cli_json_number(double v); /* null for NaN/inf */
+void cli_json_numbers(const double *v, size_t n);
+void cli_print_fit_json(const posenc_sinusoid_fit *fit);
+void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
+/* ---- rendering (render family: cli/render_*.c, charts.c, report*.c) ----- */
+
+/* Growable byte buffer for PNG/SVG/HTML bodies; `failed` latches on an
+ * allocation failure so callers check once at the end. */
+typedef struct {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} cli_buffer;
+void cli_buffer_append(cli_buffer *b, const void *bytes, size_t n);
+void cli_buffer_puts(cli_buffer *b, const char *text);
+void cli_buffer_printf(cli_buffer *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cli_buffer_escape(cli_buffer *b, const char *text); /* XML/HTML-escaped text */
+void cli_buffer_base64(cli_buffer *b, const void *bytes, size_t n);
+void cli_buffer_free(cli_buffer *b);
+/* Write the buffer to path atomically (temp + rename); EXIT_* code. */
+int cli_buffer_write(const char *command, const char *path, const cli_buffer *b);
+bool cli_path_ends_with(const char *path, const char *suffix);
+
+/* Colormaps: RdBu (diverging, red < 0 < blue, drawn centered on 0) and viridis. */
+typedef enum { CLI_CMAP_RDBU = 0, CLI_CMAP_VIRIDIS = 1 } cli_colormap;
+extern const char *const cli_colormap_names[]; /* {"rdbu", "viridis", NULL} */
+/* t in [0,1] (clamped) -> rgb; the color for a non-finite value is cli_nonfinite_rgb. */
+void cli_colormap_rgb(cli_colormap map, double t, unsigned char rgb[3]);
+extern const unsigned char cli_nonfinite_rgb[3];
+
+/* A borrowed row-major grid of doubles: rows x cols (positions x channels). */
+typedef struct {
+    const double *values;
+    size_t rows, cols;
+} cli_grid;
+
+/* A grid averaged down in blocks of row_block x col_block cells (owned). */
+typedef struct {
+    double *values;
+    size_t rows, cols, row_block, col_block;
+    double vmin, vmax;     /* finite range of the reduced values */
+    size_t nonfinite;      /* reduced cells holding NaN/inf (drawn in cli_nonfinite_rgb) */
+} cli_reduced;
+/* Average blocks so the result fits max_rows x max_cols; a block with any
+ * non-finite value stays non-finite (so bad values stay visible). EXIT_* code;
+ * an empty grid or one with no finite value is an error (message printed). */
+int cli_grid_reduce(const char *command, const cli_grid *grid, size_t max_rows, size_t max_cols,
+                    cli_reduced *out);
+void cli_reduced_free(cli_reduced *r);
+/* Say on stderr when a picture shows block averages rather than cells. */
+void cli_report_reduction(const char *command, const char *what, const cli_grid *grid,
+                          const cli_reduced *r);
+
+typedef struct {
+    cli_colormap colormap;
+    bool has_range;        /* use vmin/vmax instead of the data range */
+    double vmin, vmax;
+    bool colorbar;         /* add a colorbar strip on the right */
+    int cell_pixels;       /* >= 1: pixels per cell side (0 = choose) */
+} cli_heatmap_style;
+
+/* Color range for a style: RdBu is symmetric about 0 (+-max|v|), viridis spans min..max. */
+void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, double *lo, double *hi);
+/* Encode a heat map (cells, optional colorbar) as PNG bytes into *png. The
+ * tEXt chunks record the title, the value range and any reduction. */
+int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                    const char *title, cli_buffer *png);
+
+/* ---- SVG charts (cli/render_svg.c) ---- */
+typedef struct {
+    const char *name;
+    const double *x, *y;
+    size_t count;
+} cli_series;
+typedef struct {
+    double x0, x1;
+    const char *label;
+    int tone; /* 0 kept (green), 1 blended (amber), 2 interpolated (red) */
+} cli_band;
+typedef struct {
+    double value;
+    const char *label;
+} cli_mark;
+typedef struct {
+    const char *title, *subtitle, *xlabel, *ylabel;
+    const cli_series *series;
+    size_t series_count;
+    const cli_band *bands;
+    size_t band_count;
+    const cli_mark *xmarks, *ymarks; /* dashed reference lines */
+    size_t xmark_count, ymark_count;
+    bool log_x, log_y;
+    int width, height; /* 0 = 760 x 420 */
+} cli_chart;
+/* Line chart with axes, ticks, labels, legend and title, as a standalone SVG. */
+int cli_chart_svg(const char *command, const cli_chart *chart, cli_buffer *out);
+
+typedef struct {
+    const char *title, *subtitle, *xlabel, *ylabel;
+    double x_first, y_first; /* label of the first column/row (e.g. key/query 0) */
+} cli_axes_text;
+/* Heat map with axes and a colorbar: the cells are an embedded PNG. */
+int cli_heatmap_svg(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                    const cli_axes_text *text, cli_buffer *out);
+/* 3-D surface z = grid[row][col] as a projected, painter-sorted mesh. */
+int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
+                    const cli_axes_text *text, cli_buffer *out);
+
+/* ---- tables to draw (cli/render_source.c) and chart builders (cli/charts.c) ---- */
+typedef struct {
+    char name[64];        /* "sinusoidal", "index", ..., or the file name */
+    char about[200];      /* one line: how it was made */
+    double *values;       /* rows x cols, owned */
+    size_t rows, cols;
+    int64_t first_position;
+    double *frequencies;  /* per pair (radians/position) when known, else NULL */
+    size_t pairs;
+    posenc_layout layout;
+} cli_table;
+void cli_table_free(cli_table *t);
+/* The encoding flags shared by `plot` and `report` (see CLI_TABLE_OPTIONS). */
+#define CLI_TABLE_OPTIONS                                                                          \
+    {"kind", "KIND", "sinusoidal (default) | index | normalized"},                                 \
+    {"len", "N", "positions (rows), default 128"},                                                 \
+    {"dim", "D", "channels per position, default 64"},                                             \
+    {"base", "B", "frequency base, default 10000"},                                                \
+    {"freqs", "CONV", "vaswani (default) | t2t"},                                                  \
+    {"layout", "L", "interleaved (default) | half"},                                               \
+    {"start", "S", "first position, default 0"}
+/* Build the table named by the encoding flags, or read positional TABLE.npy (2-D). */
+int cli_table_from_args(const char *command, const cli_args *args, cli_table *t);
+/* Compute one named kind at len x dim with default parameters (for the report). */
+int cli_table_make(const char *command, const char *kind, int64_t len, int32_t dim, cli_table *t);
+
+int cli_draw_heatmap(const char *command, const cli_table *t, const cli_heatmap_style *style, bool svg,
+                     size_t max_cells, cli_buffer *out);
+int cli_draw_surface(const char *command, const cli_table *t, cli_colormap map, cli_buffer *out);
+/* Values across channels for the chosen rows (table row indices). */
+int cli_draw_curves(const char *command, const cli_table *t, const size_t *rows, size_t count, cli_buffer *out);
+int cli_draw_spectrum(const char *command, const cli_table *t, cli_buffer *out);
+/* Mean cosine similarity of rows p and p+k against distance k, one series per table. */
+int cli_draw_similarity(const char *command, const cli_table *const *tables, size_t count, cli_buffer *out);
+/* Per-position variance across channels (norm = false) or L2 norm (norm = true). */
+int cli_draw_row_stat(const char *command, const cli_table *const *tables, size_t count, bool norm,
+                      cli_buffer *out);
+/* Parse "0,10,50" into table row indices (positions minus first_position). */
+int cli_parse_rows(const char *command, const char *list, const cli_table *t, size_t *rows, size_t max,
+                   size_t *count);
+
+/* ---- the HTML report (cli/report.c) ---- */
+typedef struct {
+    const cli_table *const *tables; /* what the report compares (first = the main one) */
+    size_t count;
+    int colormap;                   /* -1: rdbu for signed tables, viridis for non-negative */
+    const char *command_line;       /* shown in the footer */
+    bool default_comparison;        /* run with no flags: explain the comparison */
+} cli_report_request;
+/* Build the whole self-contained page (pictures, tables, data, script) into *html. */
+int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html);
+
+int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 /* @@CLI_COMMANDS_RENDER@@ */
 /* */
 /* */
+int cmd_bench(int argc, char **argv);
 /* @@CLI_COMMANDS_KERNELS@@ */
 /* */
 /* */

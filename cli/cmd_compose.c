@@ -102,7 +102,7 @@ static int library_fail(const posenc_error *err) {
 }
 
 static int print_check(const float *x, size_t batch, size_t seq, int32_t dim, const int64_t *ids, double atol) {
-    posenc_signal_report r;
+    posenc_first_last_report r;
     posenc_error err = {0};
     if (posenc_check_position_signal_f32(x, batch, seq, dim, ids, atol, &r, &err) != POSENC_OK)
         return cli_fail_status(CMD, &err);

@@ -16,6 +16,7 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_ROPE@@ */
     /* */
     /* */
+    {"bias", cmd_bias, "write an attention bias or relative index matrix (alibi, t5, shaw)"},
     /* @@CLI_DISPATCH_BIAS@@ */
     /* */
     /* */
@@ -23,12 +24,19 @@ static const command commands[] = {
     /* @@CLI_DISPATCH_LEARNED@@ */
     /* */
     /* */
+    {"analyze", cmd_analyze, "health of a table: range, norms, frequencies, uniqueness, linearity"},
+    {"diff", cmd_diff, "compare two tables and diagnose why they differ"},
+    {"precision", cmd_precision, "what bf16/f16/f32 does to positions, angles and logits"},
+    {"signal", cmd_signal, "was a position signal added to token embeddings? how?"},
     /* @@CLI_DISPATCH_ANALYSIS@@ */
     /* */
     /* */
+    {"plot", cmd_plot, "draw one picture: heat map (PNG/SVG), curves, surface, spectrum, ..."},
+    {"report", cmd_report, "write one offline HTML report with every picture (run with no flags)"},
     /* @@CLI_DISPATCH_RENDER@@ */
     /* */
     /* */
+    {"bench", cmd_bench, "time kernels vs memory bandwidth and NumPy/PyTorch peers"},
     /* @@CLI_DISPATCH_KERNELS@@ */
     /* */
     /* */

@@ -297,11 +297,529 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
 /* ========================================================================
  * 4. RoPE
  * ======================================================================== */
+/* RoPE rotates each pair of channels (a, b) of a query or key vector by the
+ * angle p * w_k (p = the token's position, w_k = the pair's inverse frequency):
+ *     a' = a cos(p w_k) - b sin(p w_k)        b' = b cos(p w_k) + a sin(p w_k)
+ * so that q(m) . k(n) depends on m - n only. R = rotary_dim channels (R <= D =
+ * head_dim, R even) are rotated, K = R/2 pairs; channels R..D-1 pass through
+ * untouched (bit-identical). Which channels form pair k is the layout
+ * (posenc_layout above), shown for head_dim 8 with rotary_dim 4
+ * (c = rotated as the first member of a pair, s = second, 0 = pass-through):
+ *
+ *   POSENC_LAYOUT_INTERLEAVED  [cscs0000]  pair k = (2k, 2k+1)
+ *       GPT-J, RoFormer, Meta's original LLaMA, DeepSeek-V3, ggml NORMAL (mode 0)
+ *   POSENC_LAYOUT_HALF         [ccss0000]  pair k = (k, k + R/2)
+ *       GPT-NeoX, HF Llama/Mistral/Qwen (rotate_half), ggml NEOX (mode 2)
+ *
+ * The two are the same math up to a channel permutation of the weights:
+ * llama.cpp's HF->GGUF converter permutes W_q/W_k rows per head (head 8:
+ * [0,4,1,5,2,6,3,7]) so that INTERLEAVED on the converted model equals HF's
+ * HALF on the original. Feeding one layout's weights to the other is the most
+ * common RoPE bug: outputs stay finite and plausible, but attention is wrong.
+ *
+ * Frequencies (HF transformers' ROPE_INIT_FUNCTIONS semantics, R = rotary_dim,
+ * default w_k = base^(-2k/R), k = 0..K-1):
+ *   NONE      w_k; attention factor 1.
+ *   LINEAR    w_k / factor (position interpolation); attention 1.
+ *   NTK       static NTK-aware: base' = base * factor^(R/(R-2)); attention 1.
+ *   DYNAMIC   dynamic NTK, as a pure function of seq_len (no hidden cache):
+ *             L = max(seq_len, max_position), base' = base *
+ *             (factor*L/max_position - (factor-1))^(R/(R-2)); attention 1.
+ *             seq_len <= max_position gives the plain frequencies.
+ *   YARN      ramp between w_k (pairs below `low`) and w_k/factor (pairs above
+ *             `high`), low/high = R ln(L0/(2 pi beta)) / (2 ln base) for
+ *             beta_fast/beta_slow (floored/ceiled when truncate), L0 =
+ *             original_max_position. Attention factor: attention_factor if
+ *             > 0; else if mscale > 0 and mscale_all_dim > 0:
+ *             m(factor, mscale)/m(factor, mscale_all_dim); else m(factor, 1),
+ *             m(s, c) = 1 if s <= 1 else 0.1 c ln(s) + 1.
+ *             ggml/llama.cpp: freq_scale = 1/factor, ext_factor = 1 (0 turns
+ *             the ramp off = LINEAR), n_ctx_orig = L0, same beta_fast/slow;
+ *             ggml multiplies cos/sin by attn_factor * (1 + 0.1 ln factor), so
+ *             our attention factor A corresponds to ggml attn_factor =
+ *             A / (1 + 0.1 ln factor) (llama.cpp passes exactly that).
+ *   LONGROPE  w_k / ext_k, ext = long_factors or short_factors (K entries
+ *             each), chosen by `longrope_select`: BY_SEQ_LEN takes long iff
+ *             seq_len > original_max_position (HF's rule, applied to the whole
+ *             sequence), or pinned SHORT / LONG. Attention: attention_factor
+ *             if > 0, else 1 if factor <= 1, else sqrt(1 + ln factor / ln L0).
+ *             (Phi-3 configs: factor = max_position / original_max_position;
+ *             the config importer derives it.)
+ *   LLAMA3    Llama 3.1: wavelength l_k = 2 pi / w_k; l_k < L0/high_freq_factor:
+ *             kept; l_k > L0/low_freq_factor: w_k / factor; between: blend
+ *             (1-s) w_k/factor + s w_k, s = (L0/l_k - low)/(high - low).
+ *
+ * Precision. POSENC_MODE_PRECISE: frequencies in long double, rounded once to
+ * double; angles p * w_k in long double, sin/cos via sinl/cosl: cos/sin are
+ * within 1 ULP (f32) of the exactly rounded value of the stated formula.
+ * POSENC_MODE_TORCH_COMPAT: HF's float32 steps (inv = 1/f32pow(base,
+ * f32(2k)/f32(R)), scheme arithmetic in float32, angle = f32(w) * f32(p),
+ * torch's SLEEF cosf/sinf in its AVX2 8-lane blocks, times the f32 attention
+ * factor): HF's inv_freq, cos/sin tables and rotated outputs bit for bit
+ * (measured on all HF goldens; cos/sin need an AVX2 CPU and R/2 a multiple of
+ * 8, else they may be 1 ULP off). Its angle error grows like p * 2^-24 rad. */
+
+typedef enum posenc_rope_scaling {
+    POSENC_ROPE_NONE = 0,     /* HF "default" */
+    POSENC_ROPE_LINEAR = 1,
+    POSENC_ROPE_NTK = 2,
+    POSENC_ROPE_DYNAMIC = 3,
+    POSENC_ROPE_YARN = 4,
+    POSENC_ROPE_LONGROPE = 5,
+    POSENC_ROPE_LLAMA3 = 6
+} posenc_rope_scaling;
+
+/* Which LongRoPE factor list is used. */
+typedef enum posenc_rope_longrope_select {
+    POSENC_LONGROPE_BY_SEQ_LEN = 0, /* long iff seq_len > original_max_position (HF) */
+    POSENC_LONGROPE_SHORT = 1,
+    POSENC_LONGROPE_LONG = 2
+} posenc_rope_longrope_select;
+
+/* Every RoPE knob. Initialise with posenc_rope_params_default, then set what
+ * differs. Fields a scheme does not use are ignored by it. */
+typedef struct posenc_rope_params {
+    int32_t head_dim;              /* D, channels per head, >= 2 */
+    int32_t rotary_dim;            /* R, even, <= D; 0 = (int)(D * partial_rotary_factor) */
+    double partial_rotary_factor;  /* in (0, 1], used when rotary_dim == 0; default 1 */
+    double base;                   /* rope_theta, finite, > 1. Default 10000 */
+    posenc_rope_scaling scaling;   /* default NONE */
+    double factor;                 /* scaling factor s, finite, > 0; >= 1 for NTK, DYNAMIC,
+                                      YARN, LLAMA3. Default 1 */
+    int64_t original_max_position; /* L0, the trained context: required by YARN, LLAMA3 and
+                                      LONGROPE; 0 = unset */
+    int64_t max_position;          /* max_position_embeddings: required by DYNAMIC; 0 = unset */
+    double beta_fast, beta_slow;   /* YARN rotation counts, beta_fast > beta_slow > 0.
+                                      Defaults 32, 1 */
+    double mscale, mscale_all_dim; /* YARN (DeepSeek) magnitude knobs; 0 = unset */
+    double attention_factor;       /* explicit cos/sin magnitude (YARN, LONGROPE); 0 = derive */
+    int truncate;                  /* YARN: floor/ceil low/high (HF default 1) */
+    double low_freq_factor;        /* LLAMA3, default 1 */
+    double high_freq_factor;       /* LLAMA3, default 4; must be > low_freq_factor */
+    const double *short_factors;   /* LONGROPE: R/2 entries each (caller-owned) */
+    const double *long_factors;
+    size_t factors_count;          /* entries in each list */
+    posenc_rope_longrope_select longrope_select; /* default BY_SEQ_LEN */
+    posenc_mode mode;              /* PRECISE (default) or TORCH_COMPAT */
+} posenc_rope_params;
+
+/* Defaults: rotary_dim 0 (= whole head), partial 1, base 10000, NONE, factor
+ * 1, beta 32/1, truncate 1, low/high freq factors 1/4, PRECISE. */
+POSENC_API void posenc_rope_params_default(posenc_rope_params *params, int32_t head_dim);
+
+/* Validate params (messages name the bad value) and return the effective
+ * rotary dim R (may be NULL). */
+POSENC_API posenc_status posenc_rope_check(const posenc_rope_params *params, int32_t *out_rotary_dim,
+                                           posenc_error *err);
+
+/* Scheme names: "none", "linear", "ntk", "dynamic", "yarn", "longrope",
+ * "llama3" (parse also accepts HF's "default"); NULL/"?" when unknown. */
+POSENC_API const char *posenc_rope_scaling_name(posenc_rope_scaling scaling);
+POSENC_API posenc_status posenc_rope_scaling_parse(const char *name, posenc_rope_scaling *out,
+                                                   posenc_error *err);
+
+/* The R/2 inverse frequencies (radians per position) and the attention factor
+ * (cos/sin magnitude; may be NULL) for a sequence of seq_len tokens (used by
+ * DYNAMIC and LONGROPE BY_SEQ_LEN; 0 = "not known" = the trained length).
+ * In TORCH_COMPAT mode the values are HF's float32 numbers widened to double. */
+POSENC_API posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t seq_len,
+                                                 double *inv_freq, size_t out_count,
+                                                 double *attention_factor, posenc_error *err);
+
+/* cos/sin tables, each [positions->count][R/2] row-major (one value per pair;
+ * HF's [T, R] duplicated layout is cos[t][k mod R/2]). Positions (range, ids or
+ * real values) must lie in [0, 2^53). fold_attention != 0
+ * multiplies both by the attention factor (HF's tables); 0 leaves them unit
+ * magnitude (then apply the factor yourself, e.g. to the softmax scale).
+ * out_count is the capacity of each of cos and sin. */
+POSENC_API posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               float *cos_out, float *sin_out, size_t out_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t seq_len,
+                                               const posenc_positions *positions, int fold_attention,
+                                               double *cos_out, double *sin_out, size_t out_count,
+                                               posenc_error *err);
+
+/* Where the vectors to rotate live: token t, head h starts at element
+ * t * row_stride + h * head_stride of the buffer (strides in elements, so a Q
+ * or K slice inside a fused QKV row works: row_stride = (Hq + 2 Hkv) * D).
+ * Views whose heads or tokens would overlap are refused. Contiguous [T][H][D]:
+ * row_stride = H*D, head_stride = D. The apply functions also take x_count,
+ * the elements available from x, and refuse views that reach past it. */
+typedef struct posenc_rope_view {
+    size_t tokens;
+    size_t heads;
+    size_t row_stride;
+    size_t head_stride;
+} posenc_rope_view;
+
+/* Contiguous [tokens][heads][head_dim]. */
+POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t heads, int32_t head_dim);
+
+/* Rotate x in place: token t uses position positions[t] (int64, any sign:
+ * packed sequences, left padding and cache offsets are the caller's choice;
+ * NULL = 0, 1, ..., tokens-1). cos/sin per (token, pair) are computed once in
+ * double (PRECISE) or HF's float32 (TORCH_COMPAT), multiplied by the
+ * attention factor, rounded to f32 and reused across heads; the rotation is
+ * computed in f32 as a*c - b*s, b*c + a*s (HF's order), then stored in the
+ * data's dtype (f16/bf16 round to nearest even). inverse != 0 rotates by the
+ * opposite angle (and divides by the attention factor), undoing a forward
+ * call up to rounding. Channels R..D-1 are not touched. */
+POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, float *x, size_t x_count,
+                                               posenc_error *err);
+/* Same on IEEE half / bfloat16 bits (computed in f32). */
+POSENC_API posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                               posenc_error *err);
+POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, uint16_t *x, size_t x_count,
+                                                posenc_error *err);
+
+/* Re-rotate cached keys by delta positions (KV-cache shift after evicting or
+ * inserting tokens): rotate(p) then shift(delta) equals rotate(p + delta)
+ * within rounding. The attention factor is NOT applied again (a pure
+ * rotation). Equivalent to llama.cpp's K-shift. */
+POSENC_API posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len,
+                                               posenc_layout layout, const posenc_rope_view *view,
+                                               const int64_t *deltas, float *x, size_t x_count,
+                                               posenc_error *err);
+
+/* Multi-axis RoPE. Each pair k of the R/2 pairs takes its position from one
+ * axis (positions are [axes][tokens]):
+ *   POSENC_MROPE_SECTIONS     contiguous sections (Qwen2-VL / Qwen2.5-VL M-RoPE,
+ *       ggml MROPE): pairs [0,s0) axis 0 (t), [s0,s0+s1) axis 1 (h), ... The
+ *       frequency is the global w_k of the 1-D RoPE (not restarted).
+ *   POSENC_MROPE_INTERLEAVED  Qwen3-VL (HF): axis 1 for k%3==1 and k < 3*s1,
+ *       axis 2 for k%3==2 and k < 3*s2, axis 0 otherwise. Global w_k.
+ *       (ggml IMROPE differs for leftover pairs: it sends them to a 4th stream.)
+ *   POSENC_MROPE_AXIAL        2-D/N-D axial (Qwen2-VL vision tower, ggml VISION):
+ *       section a is a 1-D RoPE of its own over 2*s_a channels: pair j of the
+ *       section has w = base^(-2j/(2 s_a)) (frequencies restart per section;
+ *       the scheme in params applies within each section).
+ * sections: `axes` counts s_0..s_{axes-1} (axes <= 4), sum == R/2.
+ * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE. */
+typedef enum posenc_mrope_kind {
+    POSENC_MROPE_SECTIONS = 0,
+    POSENC_MROPE_INTERLEAVED = 1,
+    POSENC_MROPE_AXIAL = 2
+} posenc_mrope_kind;
+
+#define POSENC_MROPE_MAX_AXES 4
+typedef struct posenc_mrope_sections {
+    posenc_mrope_kind kind;
+    int32_t axes;
+    int32_t sizes[POSENC_MROPE_MAX_AXES];
+} posenc_mrope_sections;
+
+/* The axis (0..axes-1) and inverse frequency of each of the R/2 pairs. */
+POSENC_API posenc_status posenc_mrope_pair_map(const posenc_rope_params *params,
+                                               const posenc_mrope_sections *sections,
+                                               int32_t *axis_of_pair, double *inv_freq,
+                                               size_t out_count, posenc_error *err);
+/* Rotate x in place; positions is [sections->axes][view->tokens] row-major. */
+POSENC_API posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params,
+                                                const posenc_mrope_sections *sections,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse, float *x, size_t x_count,
+                                                posenc_error *err);
+
+/* One piece of a multimodal sequence: `length` text tokens (grid_* ignored),
+ * or an image/video grid of grid_t x grid_h x grid_w tokens (already divided
+ * by the spatial merge size; length ignored). */
+typedef struct posenc_mrope_segment {
+    int is_grid;
+    int64_t length;
+    int64_t grid_t, grid_h, grid_w;
+} posenc_mrope_segment;
+
+/* Qwen2-VL get_rope_index position ids, out is [3][total] (t, h, w rows):
+ * text token i of a run starting at s gets (s+i, s+i, s+i); a grid starting
+ * at s gets (s+ti, s+hi, s+wi) in t-major, then h, then w order; the next
+ * segment starts at 1 + the largest id so far. *out_total = tokens (may be
+ * NULL); out_count >= 3 * total (query with out == NULL, out_count 0). */
+POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *segments,
+                                                   size_t segment_count, int64_t *out,
+                                                   size_t out_count, size_t *out_total,
+                                                   posenc_error *err);
+
 /* @@ROPE@@ */
 
 /* ========================================================================
  * 5. Relative encodings and attention biases
  * ======================================================================== */
+/* ---- 5.1 ALiBi (Press et al.; BLOOM, MPT, ggml/llama.cpp) -------------------
+ *
+ * Each head h adds slope_h x (distance) to its attention logits; no embedding.
+ * Slopes, for a model with T heads (the schedule) and bias strength B
+ * (max_bias; 8 in the paper, BLOOM, MPT and every ALiBi GGUF):
+ *
+ *   c = 2^floor(log2 T)                      (largest power of two <= T)
+ *   slope_h = 2^(-B (h+1) / c)               for h <  c
+ *   slope_h = 2^(-B (2(h-c)+1) / (2c))       for h >= c   (odd steps of the 2c schedule)
+ *
+ *   T=8 : 1/2 1/4 ... 1/256       T=6 : 1/4 1/16 1/64 1/256 | 2^-1 2^-3
+ *
+ * The original code, BLOOM's build_alibi_tensor, MPT's gen_slopes and ggml's
+ * soft_max_ext all produce this schedule (tests/test_alibi.c checks them).
+ * Tensor parallelism: a rank holding heads [head_offset, head_offset+heads)
+ * of a T-head model asks for exactly that slice.
+ *
+ * Bias forms, query position i, key position j, slope m:
+ *
+ *   CAUSAL     m (j - i)    <= 0 for visible keys (j <= i); the entries with
+ *                           j > i are positive and MUST be masked by the caller
+ *                           (this function writes no -inf).
+ *   SYMMETRIC  -m |i - j|   ggml/llama.cpp's form, usable without a causal mask.
+ *
+ * Equivalent variants: the original code and BLOOM add m j, MPT and keras-hub
+ * add m (j - (L-1)); per query row these differ from m (j - i) by a constant,
+ * and softmax(z + c) = softmax(z), so all agree under causal masking (they do
+ * NOT agree with SYMMETRIC for bidirectional attention). BLOOM's m j is the
+ * CAUSAL form with query position 0 and key positions from
+ * posenc_alibi_key_positions_from_mask.
+ *
+ *          keys j ->             CAUSAL (m = 1/2, i = 3)     SYMMETRIC
+ *   q i=3  [0 1 2 3 4]           [-1.5 -1 -0.5 0 | +0.5]     [-1.5 -1 -0.5 0 -0.5]
+ */
+typedef enum posenc_alibi_form {
+    POSENC_ALIBI_CAUSAL = 0,   /* m (j - i); mask j > i yourself */
+    POSENC_ALIBI_SYMMETRIC = 1 /* -m |i - j| */
+} posenc_alibi_form;
+
+/* Slopes of heads [head_offset, head_offset + heads) of a total_heads-head
+ * model (total_heads 0 means total_heads = heads, head_offset must then be 0).
+ * max_bias is B above: finite and > 0 (ggml's "0 disables ALiBi" is a switch,
+ * not a schedule). out[0 .. heads-1]; out_count >= heads.
+ *   POSENC_MODE_PRECISE: exponents are exact rationals and 2^x is evaluated in
+ *     long double and rounded once, so slopes are correctly rounded (exact when
+ *     B (h+1)/c is an integer, e.g. every head of a power-of-two model, B = 8).
+ *   POSENC_MODE_TORCH_COMPAT: BLOOM's build_alibi_tensor bit for bit: a float32
+ *     base f32(2^(-B/c)) (extras f32(2^(-B/2c))) raised to integer powers with
+ *     torch's float32 pow. The rounded base's error grows with the power: up to
+ *     ~c/4 ULP from PRECISE (6 ULP at 32 heads); ggml's powf schedule is the
+ *     same construction and lands within 1 ULP of this mode.
+ * Errors: heads <= 0, head_offset < 0, head_offset + heads > total_heads,
+ * max_bias not finite or <= 0, out_count too small. */
+POSENC_API posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias,
+                                                 int32_t head_offset, int32_t total_heads,
+                                                 posenc_mode mode,
+                                                 double *out, size_t out_count,
+                                                 posenc_error *err);
+POSENC_API posenc_status posenc_alibi_slopes_f32(int32_t heads, double max_bias,
+                                                 int32_t head_offset, int32_t total_heads,
+                                                 posenc_mode mode,
+                                                 float *out, size_t out_count, posenc_error *err);
+
+/* Dense bias out[h][a][b] (shape [heads, Lq, Lk], Lq = queries->count,
+ * Lk = keys->count) for query position i = queries[a], key position
+ * j = keys[b], slope m = slopes[h], in the given form. Positions may be any
+ * posenc_positions (ranges give cached decoding: queries start at the cache
+ * length). m (j - i) is formed in long double and rounded once to f32 (exact
+ * product for |j - i| < 2^40). out_count >= heads * Lq * Lk.
+ * Errors: heads <= 0, a slope not finite, bad positions, size overflow. */
+POSENC_API posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads,
+                                               posenc_alibi_form form,
+                                               const posenc_positions *queries,
+                                               const posenc_positions *keys, float *out,
+                                               size_t out_count, posenc_error *err);
+
+/* One row of the bias without materializing [heads, Lq, Lk]: out[b] =
+ * bias(slope, query_position, keys[b]) for b < keys->count, exactly the values
+ * posenc_alibi_bias_f32 writes in that row. query_position must be finite. */
+POSENC_API posenc_status posenc_alibi_bias_row_f32(float slope, posenc_alibi_form form,
+                                                   double query_position,
+                                                   const posenc_positions *keys, float *out,
+                                                   size_t out_count, posenc_error *err);
+
+/* BLOOM's key positions under padding: out[t] = (mask[0] + ... + mask[t] - 1) x mask[t],
+ * so padded slots get 0 and the first real token 0, e.g. mask [0,0,1,1,1] ->
+ * [0,0,0,1,2]. mask values must be 0 or 1. out_count >= len. */
+POSENC_API posenc_status posenc_alibi_key_positions_from_mask(const int64_t *mask, size_t len,
+                                                              int64_t *out, size_t out_count,
+                                                              posenc_error *err);
+
+/* ---- 5.2 T5 relative position buckets (HF T5Attention, mesh-tensorflow) -----
+ *
+ * r = key position - query position (memory - context). With nb = num_buckets
+ * (halved when bidirectional: nb = num_buckets/2, keys after the query add nb):
+ *
+ *   bidirectional:  ret = (r > 0) ? nb : 0,  n = |r|
+ *   unidirectional: ret = 0,                 n = max(-r, 0)   (future keys -> bucket 0)
+ *   max_exact = nb/2
+ *   bucket = ret + n                                                  if n < max_exact
+ *          = ret + min(nb-1, max_exact + trunc(ln(n/max_exact) / ln(max_distance/max_exact)
+ *                                              x (nb - max_exact)))   otherwise
+ *
+ *   r (32 buckets, 128) : -1000 -128 -64 -16 -8 -7 -1  0  1  7  8 16 64 128 1000
+ *   bidirectional       :    15   15  14  10  8  7  1  0 17 23 24 26 30  31   31
+ *   unidirectional      :    31   31  26  16  8  7  1  0  0  0  0  0  0   0    0
+ *
+ * The logarithmic branch is evaluated in float32 in HF's exact operation order
+ * (f32(n)/max_exact, float32 log as PyTorch's CPU kernel computes it, divided
+ * by f32(ln(max_distance/max_exact)), times nb - max_exact, truncated), so the
+ * buckets are those of the reference, including at exact bucket boundaries.
+ * Checked parameter domain (what we chose where the reference misbehaves):
+ *   num_buckets >= 2 (>= 4 when bidirectional): below that max_exact is 0 and
+ *     the reference divides by zero (NaN/garbage buckets);
+ *   num_buckets even when bidirectional: HF halves an odd count with //, so
+ *     bucket num_buckets-1 is never used -- we reject instead of silently
+ *     wasting a table row;
+ *   max_distance > max_exact (ln(max_distance/max_exact) <= 0 is a division by
+ *     zero or reverses the buckets).
+ * T5 itself: encoder bidirectional, decoder unidirectional, 32 buckets, 128. */
+typedef struct posenc_t5_params {
+    int32_t num_buckets;  /* default 32 */
+    int32_t max_distance; /* default 128 */
+    int32_t bidirectional; /* 1 (default, encoder) or 0 (decoder self-attention) */
+} posenc_t5_params;
+
+POSENC_API void posenc_t5_params_default(posenc_t5_params *params);
+/* Check params against the domain above; messages name the bad value. */
+POSENC_API posenc_status posenc_t5_check(const posenc_t5_params *params, posenc_error *err);
+/* Bucket of one relative position r = key - query (any int64 with |r| < 2^62). */
+POSENC_API posenc_status posenc_t5_bucket(const posenc_t5_params *params,
+                                          int64_t relative_position, int32_t *out_bucket,
+                                          posenc_error *err);
+/* Bucket matrix out[a][b] = bucket(keys[b] - queries[a]), shape [Lq, Lk].
+ * HF compute_bias(Lq, Lk): queries = range(0, Lq), keys = range(0, Lk);
+ * cached decoding: queries = range(cache_len, Lq); cross-attention uses the
+ * encoder's key positions. Positions must be integers (no real values).
+ * out_count >= Lq * Lk. */
+POSENC_API posenc_status posenc_t5_bucket_matrix_i32(const posenc_t5_params *params,
+                                                     const posenc_positions *queries,
+                                                     const posenc_positions *keys,
+                                                     int32_t *out, size_t out_count,
+                                                     posenc_error *err);
+POSENC_API posenc_status posenc_t5_bucket_matrix_i64(const posenc_t5_params *params,
+                                                     const posenc_positions *queries,
+                                                     const posenc_positions *keys,
+                                                     int64_t *out, size_t out_count,
+                                                     posenc_error *err);
+/* T5 bias: out[h][a][b] = table[bucket(keys[b] - queries[a])][h], i.e. the
+ * [num_buckets, heads] nn.Embedding weight of layer 0 gathered to
+ * [heads, Lq, Lk] (HF compute_bias without the leading batch axis).
+ * out_count >= heads * Lq * Lk. T5 adds this to unscaled q.k logits. */
+POSENC_API posenc_status posenc_t5_bias_f32(const posenc_t5_params *params, const float *table,
+                                            int32_t heads, const posenc_positions *queries,
+                                            const posenc_positions *keys, float *out,
+                                            size_t out_count, posenc_error *err);
+
+/* ---- 5.3 Shaw et al. relative positions (tensor2tensor) ---------------------
+ *
+ * idx[a][b] = clip(j - i, -k, k) + k  in [0, 2k],  i = queries[a], j = keys[b].
+ * Rows of two learned [2k+1, depth] tables (a_K for keys, a_V for values) are
+ * gathered by idx: logits_ij = q_i.k_j + q_i.a_K[idx_ij], and the output adds
+ * sum_j w_ij a_V[idx_ij].
+ *
+ *   k=2, L=5 (queries = keys = 0..4)      k=2, Lq=2, Lk=5 (t2t: queries are the
+ *   [[2 3 4 4 4]                          LAST Lq key positions, i.e. 3, 4)
+ *    [1 2 3 4 4]                          [[0 0 1 2 3]
+ *    [0 1 2 3 4]                           [0 0 0 1 2]]
+ *    [0 0 1 2 3]
+ *    [0 0 0 1 2]]
+ *
+ * For tensor2tensor's unequal lengths pass queries = range(Lk - Lq, Lq); its
+ * decoding cache (one query at Lk - 1) is queries = range(Lk - 1, 1).
+ * (HF BERT relative_key is the opposite sign without clipping; not this.) */
+
+/* Index matrix [Lq, Lk] as above. clip >= 0 (clip 0 maps everything to 0);
+ * integer positions only. out_count >= Lq * Lk. */
+POSENC_API posenc_status posenc_shaw_relative_indices_i32(int32_t clip,
+                                                          const posenc_positions *queries,
+                                                          const posenc_positions *keys,
+                                                          int32_t *out, size_t out_count,
+                                                          posenc_error *err);
+/* Gather rows of a [2*clip+1, depth] table (a_K or a_V): out[t][:] =
+ * table[indices[t]][:] for t < count, out shape [count, depth]. Every index
+ * must lie in [0, 2*clip] (POSENC_ERR_OUT_OF_RANGE names the first that does
+ * not). out_count >= count * depth. */
+POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t count,
+                                                int32_t clip, const float *table,
+                                                int32_t depth, float *out, size_t out_count,
+                                                posenc_error *err);
+
+/* ---- 5.4 Reference attention ------------------------------------------------
+ *
+ * Multi-head scaled dot-product attention, written for clarity, not speed: the
+ * in-repo oracle for fast kernels and the place where each scheme is shown
+ * acting where it acts.
+ *
+ *   inputs  q [heads, Lq, d], k [heads, Lk, d], v [heads, Lk, d]   (f32)
+ *   output  out [heads, Lq, d], optional weights [heads, Lq, Lk]   (f32)
+ *
+ *   logits[h][a][b] = scale * dot(q'[h][a], k'[h][b])               (q', k': after RoPE)
+ *                   + scale * dot(q[h][a], a_K[idx_ab])             (SHAW; t2t scales both)
+ *                   + bias[h][a][b]                                 (ALIBI, T5, logit_bias)
+ *   causal: key b is masked (weight exactly 0) when its position > query a's
+ *   weights = softmax over b;  out[h][a] = sum_b w (v[h][b] + a_V[idx_ab]  (SHAW))
+ *
+ * Where each scheme acts:
+ *   NONE   no position signal inside attention; absolute encodings
+ *          (sinusoidal, learned) are added to the inputs beforehand.
+ *   ROPE   rotates q and k by their positions (pairs per rope_layout, over the
+ *          first rope_dims channels, frequencies rope_base^(-2k/rope_dims)).
+ *   ALIBI  adds slope_h x (form) to the logits.
+ *   T5     adds table[bucket(j - i)][h] to the logits (use scale = 1 as T5).
+ *   SHAW   adds key and value embeddings gathered by clipped distance.
+ *
+ * Dot products, softmax and weighted sums are accumulated in double and
+ * rounded once to f32, so the oracle is more accurate than any f32 kernel it
+ * checks. A causal row with no visible key is an error, not NaN. */
+typedef enum posenc_attention_scheme {
+    POSENC_ATTENTION_NONE = 0,
+    POSENC_ATTENTION_ROPE = 1,
+    POSENC_ATTENTION_ALIBI = 2,
+    POSENC_ATTENTION_T5 = 3,
+    POSENC_ATTENTION_SHAW = 4
+} posenc_attention_scheme;
+
+typedef struct posenc_attention_config {
+    int32_t heads;        /* >= 1 */
+    int32_t head_dim;     /* d >= 1 */
+    size_t query_len;     /* Lq >= 1 */
+    size_t key_len;       /* Lk >= 1 */
+    int64_t query_start;  /* query a has position query_start + a (>= 0) */
+    int64_t key_start;    /* key b has position key_start + b (>= 0) */
+    int32_t causal;       /* 1: mask keys whose position is after the query's */
+    double scale;         /* logit scale, finite > 0; default 1/sqrt(head_dim) */
+    posenc_attention_scheme scheme;
+    const float *logit_bias; /* optional [heads, Lq, Lk] added to the logits (any scheme) */
+    /* ALIBI */
+    const float *alibi_slopes;  /* [heads] */
+    posenc_alibi_form alibi_form;
+    /* T5 */
+    posenc_t5_params t5;
+    const float *t5_table;      /* [num_buckets, heads] */
+    /* SHAW */
+    int32_t shaw_clip;          /* k >= 0 */
+    const float *shaw_key_table;   /* [2k+1, head_dim] (a_K) */
+    const float *shaw_value_table; /* [2k+1, head_dim] (a_V), may be NULL */
+    /* ROPE */
+    double rope_base;           /* default 10000 */
+    int32_t rope_dims;          /* rotated channels, even, <= head_dim; default head_dim */
+    posenc_layout rope_layout;  /* default HALF (GPT-NeoX / HF Llama) */
+} posenc_attention_config;
+
+/* Defaults: causal 0, scale 1/sqrt(head_dim), scheme NONE, starts 0, ALiBi
+ * form CAUSAL, T5 defaults, rope base 10000 over all head_dim channels (HALF). */
+POSENC_API void posenc_attention_config_default(posenc_attention_config *config,
+                                                int32_t heads, int32_t head_dim,
+                                                size_t query_len, size_t key_len);
+/* Run the reference attention. out_count >= heads*Lq*d; weights may be NULL,
+ * else weights_count >= heads*Lq*Lk. Errors name the bad field (heads <= 0,
+ * query_len 0, a missing table for the chosen scheme, ...). */
+POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_config *config,
+                                                        const float *q, const float *k,
+                                                        const float *v, float *out,
+                                                        size_t out_count, float *weights,
+                                                        size_t weights_count,
+                                                        posenc_error *err);
+
 /* @@BIAS@@ */
 
 /* ========================================================================
@@ -540,24 +1058,287 @@ POSENC_API posenc_status posenc_compose_concat_f32(const float *token_table, siz
  * A pair "differs" when its max abs difference exceeds atol (>= 0). Ids < 0 are
  * skipped: mark padding that way, since RoBERTa-style pads share one position
  * (and so one vector) by design. */
-typedef struct posenc_signal_report {
+typedef struct posenc_first_last_report {
     size_t sequences;             /* batch */
     size_t first_last_identical;  /* sequences whose first and last vectors do not differ */
     double first_last_min_diff;   /* smallest per-sequence first/last max abs diff */
     size_t same_id_pairs;         /* same-id pairs compared (0 without ids) */
     size_t same_id_identical;     /* ... of which did not differ */
     int position_signal;          /* 1: every compared pair differs; 0: some pair is identical */
-} posenc_signal_report;
+} posenc_first_last_report;
 POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count,
                                                           size_t seq, int32_t dim,
                                                           const int64_t *ids, double atol,
-                                                          posenc_signal_report *report,
+                                                          posenc_first_last_report *report,
                                                           posenc_error *err);
 /* @@LEARNED@@ */
 
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
  * ======================================================================== */
+/* Tables given to the analysis functions are any posenc_array of a real or
+ * integer dtype; the last axis is the channel axis and every leading axis is
+ * flattened into rows ([T,H,D] -> T*H rows of D, except where heads matter).
+ * Non-finite values never crash an analysis: they are counted, located and
+ * left out of the statistics. */
+
+/* ---- 7a. safetensors (the project's own reader) ----
+ * File layout: 8-byte little-endian header length N, N bytes of JSON
+ * {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, ...,
+ *  "__metadata__": {...}}, then the data buffer; offsets are relative to it.
+ * Nothing in the file is trusted: N must fit the file, every tensor must have
+ * a known dtype (F64 F32 F16 BF16 I64 I32 U16 U8), non-negative integer
+ * shape and offsets, end - begin == product(shape) * itemsize, end within the
+ * data buffer, and no two tensors may overlap. Malformed -> POSENC_ERR_FORMAT,
+ * unknown dtype -> POSENC_ERR_UNSUPPORTED, tensor absent -> POSENC_ERR_OUT_OF_RANGE
+ * (the message lists the first names present), larger than max_bytes
+ * (0 = POSENC_DEFAULT_MAX_BYTES) -> POSENC_ERR_LIMIT. */
+POSENC_API posenc_status posenc_safetensors_parse(const void *bytes, size_t size,
+                                                  const char *tensor_name, size_t max_bytes,
+                                                  posenc_array *out, posenc_error *err);
+POSENC_API posenc_status posenc_safetensors_read(const char *path, const char *tensor_name,
+                                                 size_t max_bytes, posenc_array *out,
+                                                 posenc_error *err);
+/* Names of the tensors in a safetensors image, comma-separated into out
+ * (truncated with "..." when longer than out_size - 1 characters). */
+POSENC_API posenc_status posenc_safetensors_list(const void *bytes, size_t size, char *out,
+                                                 size_t out_size, posenc_error *err);
+
+/* ---- 7b. sinusoid / angle model fitted to data ----
+ * How an angle p*w was formed, from the most to the least precise. */
+typedef enum posenc_angle_formation {
+    POSENC_ANGLE_EXACT = 0,   /* within the storage noise of the exact angle */
+    POSENC_ANGLE_F32 = 1,     /* relative angle error of a float32 product (<= 64 * 2^-24) */
+    POSENC_ANGLE_F16 = 2,     /* ... of an IEEE half product (<= 4 * 2^-11) */
+    POSENC_ANGLE_BF16 = 3,    /* ... of a bfloat16 product (<= 4 * 2^-8) */
+    POSENC_ANGLE_UNKNOWN = 4  /* larger, or not measurable */
+} posenc_angle_formation;
+
+/* Short name: "exact", "float32", "float16", "bfloat16", "unknown". */
+POSENC_API const char *posenc_angle_formation_name(posenc_angle_formation formation);
+
+/* What a table (or a set of rotation angles) looks like, estimated from the
+ * data alone. Filled by posenc_fit_sinusoid_table / posenc_fit_rope_angles;
+ * release with posenc_sinusoid_fit_free. All frequencies in radians/position. */
+typedef struct posenc_sinusoid_fit {
+    int found;                 /* 1: every non-zero row is K (sin, cos) pairs of one amplitude */
+    posenc_layout layout;      /* pairing of the channels (for RoPE: of the rotation) */
+    int cos_first;             /* additive tables: 1 if each pair is (cos, sin) */
+    int32_t pairs;             /* K */
+    int32_t extra_channels;    /* channels after the 2K paired ones (odd-dim zero pad, pass-through) */
+    double amplitude;          /* pair norm (1 for plain tables; attention scale for RoPE) */
+    double pair_norm_error;    /* max |pair norm - amplitude| / amplitude over valid rows */
+    size_t zero_rows;          /* all-zero rows (fairseq padding rows), excluded from the fit */
+    int64_t first_zero_row;    /* -1 if none */
+    double start;              /* estimated position of row 0 */
+    int start_is_integer;      /* start within 0.01 of an integer */
+    double *frequencies;       /* [pairs] frequencies estimated per pair (least squares) */
+    double ratio;              /* geometric fit w_k = scale * ratio^k */
+    double scale;              /* w_0 of the geometric fit (1 unless interpolated) */
+    double geometric_error;    /* max relative deviation of w_k from the geometric fit */
+    double base_vaswani;       /* base if w_k = scale * base^(-2k/d), d = 2K */
+    double base_t2t;           /* base if w_k = scale * base^(-k/(K-1)) */
+    posenc_freqs freqs;        /* the convention whose base is "round" (see docs/analysis.md) */
+    double base;               /* that convention's base */
+    int base_is_round;         /* 1 if base is within 1e-4 relative of m * 10^e, m in 1..99 */
+    double angle_error;        /* max |angle - exact model angle| (radians, wrapped) */
+    double angle_relative_error; /* max (|error| - noise) / |angle| */
+    double noise;              /* angle noise floor assumed from the storage dtype */
+    posenc_angle_formation formation;
+} posenc_sinusoid_fit;
+
+/* Fit the additive sinusoid model to a table (rows = positions, last axis =
+ * channels). Tries both layouts and both pair orders; found = 0 (not an error)
+ * when no pairing gives unit-norm pairs within 1e-2. noise: angle noise floor
+ * in radians, 0 = derived from table->dtype (f32 2^-22, f64 1e-12, f16 2^-9,
+ * bf16 2^-6). */
+POSENC_API posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
+                                                   posenc_sinusoid_fit *out, posenc_error *err);
+/* Recover RoPE rotation angles from an input x and its rotated output y
+ * ([T, D] or [T, H, D], same shape): detects the rotated channel count
+ * (trailing unchanged channels are pass-through), the layout (the pairing that
+ * preserves pair norms), the amplitude (attention scaling), and fits the angles
+ * per position like posenc_fit_sinusoid_table. */
+POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *y,
+                                                posenc_sinusoid_fit *out, posenc_error *err);
+POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
+
+/* ---- 7c. health of a table (`posenc analyze`) ---- */
+#define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
+
+typedef struct posenc_health_options {
+    size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
+     * and the layout they pair; used when the table was generated from flags. */
+    const double *frequencies;
+    size_t frequency_count;
+    posenc_layout layout;
+    int cos_first;
+} posenc_health_options;
+
+typedef struct posenc_health {
+    size_t rows, channels;
+    size_t nonfinite;            /* NaN/inf values (left out of everything below) */
+    int64_t first_nonfinite_row, first_nonfinite_channel; /* -1 if none */
+    double min, max, mean_abs;
+    double *row_variance;        /* [rows] variance over channels of each position */
+    double *row_norm;            /* [rows] L2 norm of each position */
+    double norm_min, norm_max, variance_min, variance_max;
+    double *channel_frequency;   /* [channels] dominant frequency (rad/position), 0 if none */
+    double *channel_wavelength;  /* [channels] 2*pi/frequency; INFINITY when longer than the rows */
+    size_t closest_a, closest_b; /* closest pair of distinct positions (rows) ... */
+    double closest_distance;     /* ... and their Euclidean distance */
+    size_t uniqueness_rows;      /* rows searched for the closest pair */
+    size_t offsets;              /* entries of the two arrays below: offsets 0..offsets-1 */
+    double *mean_dot;            /* [offsets] mean over p of PE(p).PE(p+k) */
+    double *mean_cosine;         /* [offsets] mean cosine similarity at offset k */
+    posenc_sinusoid_fit fit;     /* the fitted sinusoid model (fit.found = 0 if none) */
+    int linearity_available;     /* 1 when fitted or known frequencies exist */
+    size_t linearity_offsets[POSENC_HEALTH_OFFSETS]; /* offsets used (0 = unused slot) */
+    size_t linearity_pairs;      /* K */
+    /* [linearity_pairs * POSENC_HEALTH_OFFSETS]: max over p of ||M(k)PE(p) - PE(p+k)||
+     * for pair i at offset slot j (index i*POSENC_HEALTH_OFFSETS + j) */
+    double *linearity_residual;
+    double linearity_worst;      /* max of the above */
+} posenc_health;
+
+/* Compute every statistic above. options may be NULL (defaults). Empty
+ * tables (0 rows or 0 channels) give POSENC_ERR_INVALID_ARGUMENT naming the
+ * shape. Release with posenc_health_free. */
+POSENC_API posenc_status posenc_analyze_table(const posenc_array *table,
+                                              const posenc_health_options *options,
+                                              posenc_health *out, posenc_error *err);
+POSENC_API void posenc_health_free(posenc_health *health);
+
+/* ---- 7d. precision audit (`posenc precision`) ---- */
+#define POSENC_PRECISION_BANDS 6 /* 256, 2048, 65504, 131072, 10^6, max_pos */
+
+typedef struct posenc_precision_band {
+    int64_t max_position;   /* band covers positions 0..max_position (<= max_pos) */
+    int positions_exact;    /* every integer position in the band is exact in the dtype */
+    double angle_error;     /* worst |angle formed in dtype - exact| over the band, all pairs (rad, wrapped) */
+    double logit_error;     /* worst logit error, unit q/k, q at max_position, k at 0 */
+} posenc_precision_band;
+
+typedef struct posenc_precision_report {
+    posenc_dtype dtype;             /* F32, F16 or BF16 */
+    int64_t max_pos;
+    int32_t pairs;
+    int64_t first_inexact_position; /* smallest integer p not exact in dtype; -1 if > max_pos */
+    double first_inexact_rounds_to; /* what that position becomes (4097 -> 4096 in bf16) */
+    int64_t first_overflow_position;/* smallest p that becomes inf (f16: 65520); -1 if none <= max_pos */
+    /* Angles formed in dtype: dtype(dtype(p) * dtype(w_k)). First position whose
+     * angle vector equals that of an earlier position, and that position; -1 if none. */
+    int64_t first_angle_collision, angle_collision_with;
+    /* Exact angles, sin/cos stored in dtype: first position whose whole table row
+     * equals an earlier one (searched up to table_search_limit); -1 if none. */
+    int64_t first_table_collision, table_collision_with, table_search_limit;
+    double *frequencies;            /* [pairs] exact w_k */
+    double *angle_error;            /* [pairs] worst wrapped angle error over 0..max_pos */
+    double logit_error_angle;       /* at max_pos: angles formed in dtype, exact cos/sin */
+    double logit_error_table;       /* at max_pos: exact angles, cos/sin stored in dtype */
+    int band_count;
+    posenc_precision_band bands[POSENC_PRECISION_BANDS];
+} posenc_precision_report;
+
+/* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
+ * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
+ * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
+                                                posenc_dtype dtype, int64_t max_pos,
+                                                posenc_precision_report *out, posenc_error *err);
+POSENC_API void posenc_precision_report_free(posenc_precision_report *report);
+/* Round a double to the nearest value of dtype (F64, F32, F16, BF16), ties to
+ * even, overflow to inf (f16 above 65504 + half a step), subnormals kept. */
+POSENC_API double posenc_round_to_dtype(double value, posenc_dtype dtype);
+
+/* ---- 7e. diff and diagnosis (`posenc diff`) ---- */
+typedef enum posenc_finding_kind {
+    POSENC_FINDING_AGREE = 0,           /* equal within tolerance */
+    POSENC_FINDING_OFFSET = 1,          /* B row r = A row r + k (value = k) */
+    POSENC_FINDING_LAYOUT = 2,          /* interleaved vs half pairing */
+    POSENC_FINDING_SIN_COS_SWAPPED = 3,
+    POSENC_FINDING_FREQ_CONVENTION = 4, /* vaswani vs t2t */
+    POSENC_FINDING_BASE = 5,            /* different base (value = B's estimated base) */
+    POSENC_FINDING_FREQ_SCALE = 6,      /* frequencies scaled (linear interpolation; value = B/A) */
+    POSENC_FINDING_ANGLE_PRECISION = 7, /* angles formed in a lower precision */
+    POSENC_FINDING_TRANSPOSED = 8,
+    POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
+    POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
+    POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
+    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+} posenc_finding_kind;
+
+#define POSENC_DIFF_MAX_FINDINGS 16
+#define POSENC_DIFF_TEXT 320
+
+typedef struct posenc_finding {
+    posenc_finding_kind kind;
+    const char *key;                /* stable name, e.g. "offset", "layout" (docs/analysis.md) */
+    double value;
+    char text[POSENC_DIFF_TEXT];    /* one sentence, e.g. "B = A shifted by 2 positions ..." */
+} posenc_finding;
+
+#define POSENC_ULP_BUCKETS 8 /* 0, 1, 2-3, 4-15, 16-255, 256-65535, >= 65536, non-finite */
+
+typedef struct posenc_diff_options {
+    double tolerance;          /* absolute; 0 = 1e-6 */
+    const posenc_array *input; /* optional unrotated RoPE input x: A and B are then R(x) outputs */
+    size_t heads;              /* per-head permutation check: 0 = from a 3-D shape [T,H,D] */
+    size_t max_offset;         /* position offsets tried, 0 = min(64, rows/2) */
+} posenc_diff_options;
+
+typedef struct posenc_diff_report {
+    int shapes_equal;
+    size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
+    /* element statistics (only when shapes_equal) */
+    size_t compared;
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    int64_t max_abs_row, max_abs_channel;
+    size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
+    size_t nonfinite_a, nonfinite_b;
+    int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
+    int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
+    double tolerance;
+    /* diagnosis */
+    posenc_sinusoid_fit fit_a, fit_b;
+    char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
+    int finding_count;
+    posenc_finding findings[POSENC_DIFF_MAX_FINDINGS];
+    int explained;            /* 1 if the findings account for every difference */
+    char summary[2 * POSENC_DIFF_TEXT];
+} posenc_diff_report;
+
+/* Compare two tables and diagnose the difference. Shapes may differ (prefix,
+ * transposed and offset are tested); when they differ and no relation explains
+ * it the result is POSENC_ERR_INVALID_ARGUMENT whose message names both shapes.
+ * options may be NULL. Release with posenc_diff_report_free. */
+POSENC_API posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b,
+                                            const posenc_diff_options *options,
+                                            posenc_diff_report *out, posenc_error *err);
+POSENC_API void posenc_diff_report_free(posenc_diff_report *report);
+
+/* ---- 7f. is a position signal present? (`posenc signal`) ---- */
+typedef struct posenc_signal_report {
+    int present;               /* 1 if the inputs differ from scale*tokens by a position-dependent term */
+    double token_scale;        /* least-squares a in inputs = a*tokens + S (sqrt(d) in the tutorial) */
+    int scale_is_sqrt_dim;     /* a within 1% of sqrt(channels) */
+    double signal_rms;         /* root mean square of S */
+    double signal_row_spread;  /* rms of S minus its mean row, over rms of S (0 = constant) */
+    double relative_residual;  /* rms(inputs - a*tokens) / rms(inputs) */
+    int sinusoidal;            /* S / amplitude fits the sinusoid model */
+    posenc_sinusoid_fit fit;   /* the fit on S */
+    char verdict[POSENC_DIFF_TEXT];
+} posenc_signal_report;
+
+/* tokens and inputs: same shape [T, D] (or [.., T, D]); row t of inputs is the
+ * model input for the token whose embedding is row t of tokens. */
+POSENC_API posenc_status posenc_detect_position_signal(const posenc_array *tokens,
+                                                       const posenc_array *inputs,
+                                                       posenc_signal_report *out,
+                                                       posenc_error *err);
+POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
 /* @@ANALYSIS@@ */
 
 /* ========================================================================
@@ -568,6 +1349,71 @@ POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, si
 /* ========================================================================
  * 9. Kernels, threads and dispatch
  * ======================================================================== */
+/* Every fast kernel exists in three builds of the same arithmetic: portable
+ * scalar C, AVX2 (+FMA) and AVX-512 (F, BW, DQ, VL). The best one the
+ * CPU supports is probed at run time (cpuid); nothing is compiled with
+ * -march=native. Paths produce the same bits for a given call unless a
+ * function's comment says otherwise, and results never depend on the number
+ * of threads (work is split on fixed block boundaries, each block starting
+ * from exactly computed values).
+ *
+ * Execution options are passed explicitly per call (there is no global
+ * setting). Two environment variables, read on every call that leaves the
+ * choice open, let tests and benchmarks steer existing entry points:
+ *   POSENC_KERNEL_PATH = scalar | avx2 | avx512 | auto   (path == AUTO only)
+ *   POSENC_THREADS     = N >= 1                          (threads == 0 only)
+ * An explicit thread count is an upper bound (small outputs use fewer threads,
+ * at least 256 KiB each); POSENC_THREADS splits every job into exactly N parts
+ * where the job allows it, so tests exercise the split even on small tables. */
+typedef enum posenc_kernel_path {
+    POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
+    POSENC_PATH_SCALAR = 1, /* portable C, always available */
+    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA */
+    POSENC_PATH_AVX512 = 3  /* x86-64 AVX-512 F/BW/DQ/VL */
+} posenc_kernel_path;
+
+#define POSENC_MAX_THREADS 256
+
+/* How one call executes. Initialise with posenc_exec_default. */
+typedef struct posenc_exec {
+    int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
+                                set, else the machine's online cores. Small jobs use fewer. */
+    posenc_kernel_path path; /* AUTO, or force one path (POSENC_ERR_UNSUPPORTED if the CPU
+                                or this build lacks it) */
+} posenc_exec;
+
+/* threads = 0, path = AUTO. */
+POSENC_API void posenc_exec_default(posenc_exec *exec);
+/* "auto", "scalar", "avx2", "avx512"; "?" if unknown. */
+POSENC_API const char *posenc_kernel_path_name(posenc_kernel_path path);
+/* Parse one of the names above into *out (POSENC_ERR_INVALID_ARGUMENT names the text). */
+POSENC_API posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out,
+                                                  posenc_error *err);
+/* 1 if this CPU and build can run `path` (AUTO and SCALAR always), else 0. */
+POSENC_API int posenc_kernel_path_supported(posenc_kernel_path path);
+/* Online CPU cores (>= 1). */
+POSENC_API int32_t posenc_cpu_count(void);
+/* Resolve exec (NULL = defaults) against the environment and the CPU: *out gets a
+ * concrete path and thread count >= 1. Errors: unknown path or bad POSENC_KERNEL_PATH /
+ * POSENC_THREADS text (INVALID_ARGUMENT), forced path not supported (UNSUPPORTED),
+ * threads outside 0..POSENC_MAX_THREADS (INVALID_ARGUMENT). */
+POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exec *out,
+                                             posenc_error *err);
+
+/* posenc_sinusoid_table with explicit execution options (exec may be NULL).
+ * Precise mode on a contiguous range of positions runs the fast path: rows are cut
+ * in blocks of 2048, each block starts from sinl/cosl of its first position, an
+ * anchor every 64 rows is advanced by an extended-precision rotation, and the rows
+ * between anchors by a double-precision rotation (vectorized across pairs, same
+ * operations on every path, so every path gives the same bits). The recurrence adds
+ * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
+ * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
+ * per element (threaded). Large f32/f64 outputs are written with streaming stores. */
+POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
+                                                    const posenc_positions *positions,
+                                                    posenc_dtype dtype, void *out,
+                                                    size_t out_count, const posenc_exec *exec,
+                                                    posenc_error *err);
 /* @@KERNELS@@ */
 
 #ifdef __cplusplus

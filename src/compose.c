@@ -121,7 +121,7 @@ static int compare_id_pos(const void *pa, const void *pb) {
 
 posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count, size_t seq,
                                                int32_t dim, const int64_t *ids, double atol,
-                                               posenc_signal_report *report, posenc_error *err) {
+                                               posenc_first_last_report *report, posenc_error *err) {
     RETURN_IF_NULL(batch, err);
     RETURN_IF_NULL(report, err);
     RETURN_ERROR_IF(batch_count == 0 || seq < 2, err, POSENC_ERR_INVALID_ARGUMENT,

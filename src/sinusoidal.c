@@ -4,9 +4,9 @@
  * Precise mode: frequencies and angles in long double (64-bit mantissa on
  * x86-64, 113-bit on aarch64), sin/cos through sinl/cosl which range-reduce
  * exactly, then one rounding to the output dtype. Contiguous position ranges
- * use a rotation recurrence in double, re-anchored from the long double path
- * every POSENC_SINUSOID_ANCHOR rows; its drift (< anchor * 4e-16 absolute) is
- * far below half an f32 ULP for any value above 2^-20.
+ * use a rotation recurrence in double, re-anchored from extended precision
+ * every SINUSOID_ANCHOR rows (see fill_precise_range); its drift (< 64 * 2.3e-16
+ * absolute) is far below half an f32 ULP for any value above 2^-20.
  *
  * Torch-compat mode: the exact float32 operation order of the PyTorch tutorial
  * (vaswani) and fairseq (t2t): w = exp(f32(c_k) * f32(-ln(base)/den)),
@@ -14,13 +14,12 @@
  * float32 functions, which are what torch's vectorized CPU kernels call
  * (glibc's expf differs from them by 1 ULP for 5 of 32 frequencies at d=64,
  * which becomes ~16 ULP of sin by position 50). */
-#include "internal.h"
+#include "kernels.h"
 
 #include "torch_math.h"
 #include <stdlib.h>
 #include <string.h>
 
-#define POSENC_SINUSOID_ANCHOR 32
 
 void posenc_sinusoid_params_default(posenc_sinusoid_params *params, int32_t dim) {
     if (!params) return;
@@ -41,6 +40,9 @@ typedef struct {
     int32_t pairs;       /* K */
     int32_t encoded_dim; /* denominator d in the vaswani exponent */
 } sinusoid_shape;
+
+static void exponent_terms(const posenc_sinusoid_params *params, const sinusoid_shape *shape,
+                           int *step, int *den);
 
 static posenc_status check_params(const posenc_sinusoid_params *params, sinusoid_shape *shape,
                                   posenc_error *err) {
@@ -84,6 +86,15 @@ static posenc_status check_params(const posenc_sinusoid_params *params, sinusoid
         shape->pairs = d / 2;
         shape->encoded_dim = d;
     }
+    /* A base below 1 makes w_k = base^(-k*step/den) grow with k; past e^88 the
+     * top frequency overflows float32 (torch mode gives inf, and sin(p*inf) is
+     * NaN in every mode), so the table would silently hold NaN. Found by fuzz_table. */
+    int step, den;
+    exponent_terms(params, shape, &step, &den);
+    double top = -log(params->base) * (double)(shape->pairs - 1) * step / den;
+    RETURN_ERROR_IF(top > 88.0, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "base %g makes the highest frequency e^%.4g, beyond float32 range (e^88); "
+                    "use a base closer to 1 or above 1", params->base, top);
     return POSENC_OK;
 }
 
@@ -172,73 +183,199 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
     if (cc >= 0) posenc_store_real_(job->out, job->dtype, base + (size_t)cc, c);
 }
 
-static void fill_precise(const table_job *job, const long double *w) {
-    const posenc_positions *pos = job->positions;
-    int32_t pairs = job->shape.pairs;
-    bool contiguous = pos->ids == NULL && pos->values == NULL;
-    double *step_cos = NULL, *step_sin = NULL, *run_sin = NULL, *run_cos = NULL;
-    if (contiguous && pos->count > 1) {
-        step_cos = malloc(sizeof(double) * 4 * (size_t)pairs);
-        if (step_cos) {
-            step_sin = step_cos + pairs;
-            run_sin = step_sin + pairs;
-            run_cos = run_sin + pairs;
-            for (int32_t k = 0; k < pairs; k++) {
-                step_cos[k] = (double)cosl(w[k]);
-                step_sin[k] = (double)sinl(w[k]);
-            }
+/* ---- precise mode, contiguous positions: blocks, anchors, rotations ---------
+ * Rows are cut in blocks of SINUSOID_BLOCK starting at table row 0 (the thread
+ * grain, so the split never changes a value). A block starts from sinl/cosl of
+ * its first position; every SINUSOID_ANCHOR rows the long double (sin, cos) is
+ * rotated by ANCHOR*w_k (error ~1e-19 per step, 32 steps); rows in between come
+ * from a double rotation by w_k started at the anchor, vectorized across pairs. */
+#define SINUSOID_BLOCK 2048
+#define SINUSOID_ANCHOR 64
+/* Outputs at least this large go out with streaming stores (they do not fit in
+ * a cache anyway, and streaming avoids reading each line before writing it). */
+#define SINUSOID_STREAM_BYTES ((size_t)16 << 20)
+
+void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                               void *out, size_t r, int32_t first_pair) {
+    const int32_t pairs = plan->pairs;
+    const bool half = plan->layout == POSENC_LAYOUT_HALF;
+    const size_t dim = 2 * (size_t)pairs;
+    for (int32_t k = first_pair; k < pairs; k++) {
+        double s = run_s[k], c = run_c[k];
+        if (r > 0) {
+            s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
+            c = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
+            run_s[k] = s;
+            run_c[k] = c;
+        }
+        size_t sc = half ? (size_t)k : 2 * (size_t)k, cc = half ? (size_t)(pairs + k) : sc + 1;
+        if (plan->dtype == POSENC_DTYPE_F32) {
+            ((float *)out)[r * dim + sc] = (float)s;
+            ((float *)out)[r * dim + cc] = (float)c;
+        } else {
+            ((double *)out)[r * dim + sc] = s;
+            ((double *)out)[r * dim + cc] = c;
         }
     }
-    for (size_t r = 0; r < pos->count; r++) {
-        if (step_cos && r % POSENC_SINUSOID_ANCHOR != 0) {
-            /* rotate the previous row's (sin, cos) by w_k: (p-1) -> p */
-            for (int32_t k = 0; k < pairs; k++) {
-                double s = run_sin[k] * step_cos[k] + run_cos[k] * step_sin[k];
-                double c = run_cos[k] * step_cos[k] - run_sin[k] * step_sin[k];
-                run_sin[k] = s;
-                run_cos[k] = c;
-                store_pair(job, r, k, s, c);
-            }
-            continue;
-        }
-        long double p = posenc_position_at_(pos, r);
-        for (int32_t k = 0; k < pairs; k++) {
-            long double angle = p * w[k];
-            double s = (double)sinl(angle), c = (double)cosl(angle);
-            if (step_cos) {
-                run_sin[k] = s;
-                run_cos[k] = c;
-            }
-            store_pair(job, r, k, s, c);
-        }
-    }
-    free(step_cos);
 }
 
-static void fill_torch_f32(const table_job *job, const float *w) {
-    const posenc_positions *pos = job->positions;
-    for (size_t r = 0; r < pos->count; r++) {
-        float p = (float)posenc_position_at_(pos, r);
-        for (int32_t k = 0; k < job->shape.pairs; k++) {
+void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                  double *run_c, void *out, size_t rows) {
+    for (size_t r = 0; r < rows; r++) posenc_sinusoid_row_tail_(plan, run_s, run_c, out, r, 0);
+}
+
+typedef struct {
+    const table_job *job;
+    const long double *w, *rot_s, *rot_c; /* w_k, sinl/cosl(ANCHOR * w_k) */
+    posenc_sinusoid_rows_ plan;           /* steps (sin w_k, cos w_k) in double */
+    posenc_sinusoid_rows_fn_ rows_fn;     /* NULL: odd dims / f16 / bf16, stored per element */
+    long double *scratch;                 /* per worker: S, C (long double) */
+    double *scratch_d;                    /* per worker: run_s, run_c */
+} precise_range_ctx;
+
+static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t end) {
+    const precise_range_ctx *ctx = vctx;
+    const table_job *job = ctx->job;
+    const int32_t pairs = job->shape.pairs;
+    long double *S = ctx->scratch + 2 * (size_t)pairs * worker, *C = S + pairs;
+    double *run_s = ctx->scratch_d + 2 * (size_t)pairs * worker, *run_c = run_s + pairs;
+    size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
+    for (size_t b = begin; b < end; b += SINUSOID_BLOCK) {
+        size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
+        long double p0 = posenc_position_at_(job->positions, b);
+        for (int32_t k = 0; k < pairs; k++) {
+            S[k] = sinl(p0 * ctx->w[k]);
+            C[k] = cosl(p0 * ctx->w[k]);
+        }
+        for (size_t r = b; r < block_end; r += SINUSOID_ANCHOR) {
+            for (int32_t k = 0; k < pairs; k++) {
+                if (r != b) {
+                    long double s = S[k] * ctx->rot_c[k] + C[k] * ctx->rot_s[k];
+                    C[k] = C[k] * ctx->rot_c[k] - S[k] * ctx->rot_s[k];
+                    S[k] = s;
+                }
+                run_s[k] = (double)S[k];
+                run_c[k] = (double)C[k];
+            }
+            size_t rows = block_end - r < SINUSOID_ANCHOR ? block_end - r : SINUSOID_ANCHOR;
+            if (ctx->rows_fn) {
+                ctx->rows_fn(&ctx->plan, run_s, run_c, (char *)job->out + r * row_bytes, rows);
+                continue;
+            }
+            for (size_t i = 0; i < rows; i++)
+                for (int32_t k = 0; k < pairs; k++) {
+                    if (i > 0) { /* same operations as posenc_sinusoid_rows_scalar_ */
+                        double s = run_s[k] * ctx->plan.step_c[k] + run_c[k] * ctx->plan.step_s[k];
+                        run_c[k] = run_c[k] * ctx->plan.step_c[k] - run_s[k] * ctx->plan.step_s[k];
+                        run_s[k] = s;
+                    }
+                    store_pair(job, r + i, k, run_s[k], run_c[k]);
+                }
+        }
+    }
+}
+
+static posenc_status fill_precise_range(const table_job *job, const long double *w,
+                                        const posenc_exec_run_ *run, posenc_error *err) {
+    const int32_t pairs = job->shape.pairs;
+    size_t rows = job->positions->count, bytes = rows * (size_t)job->params->dim *
+                                                     posenc_dtype_size(job->dtype);
+    int32_t threads = posenc_threads_for_bytes_(run, bytes);
+    const posenc_exec *exec = &run->exec;
+    size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
+    if ((size_t)threads > blocks) threads = (int32_t)blocks;
+    size_t per_worker = 2 * (size_t)pairs;
+    long double *lscratch = malloc(sizeof(long double) * (2 * (size_t)pairs + per_worker * threads));
+    double *dscratch = malloc(sizeof(double) * (2 * (size_t)pairs + per_worker * threads));
+    if (!lscratch || !dscratch) {
+        free(lscratch);
+        free(dscratch);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs",
+                            pairs);
+    }
+    long double *rot_s = lscratch, *rot_c = rot_s + pairs;
+    double *step_s = dscratch, *step_c = step_s + pairs;
+    for (int32_t k = 0; k < pairs; k++) {
+        rot_s[k] = sinl(SINUSOID_ANCHOR * w[k]);
+        rot_c[k] = cosl(SINUSOID_ANCHOR * w[k]);
+        step_s[k] = (double)sinl(w[k]);
+        step_c[k] = (double)cosl(w[k]);
+    }
+    precise_range_ctx ctx = {job, w, rot_s, rot_c, {pairs, job->params->layout, job->dtype, false, step_s, step_c},
+                             NULL, lscratch + 2 * (size_t)pairs, dscratch + 2 * (size_t)pairs};
+    bool clean = job->params->dim == 2 * pairs &&
+                 (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
+    if (clean) {
+        ctx.rows_fn = exec->path == POSENC_PATH_AVX512 ? posenc_sinusoid_rows_avx512_
+                      : exec->path == POSENC_PATH_AVX2 ? posenc_sinusoid_rows_avx2_
+                                                       : posenc_sinusoid_rows_scalar_;
+        /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
+        ctx.plan.stream = exec->path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES &&
+                          pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
+    }
+    posenc_parallel_for_(threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
+    free(lscratch);
+    free(dscratch);
+    return POSENC_OK;
+}
+
+/* ---- direct evaluation per element (explicit positions, torch-compat) ---- */
+
+typedef struct {
+    const table_job *job;
+    const void *w; /* long double (precise) or float (torch f32); unused for torch f64 */
+} direct_ctx;
+
+static void precise_direct_worker(void *vctx, size_t worker, size_t begin, size_t end) {
+    const direct_ctx *ctx = vctx;
+    const long double *w = ctx->w;
+    (void)worker;
+    for (size_t r = begin; r < end; r++) {
+        long double p = posenc_position_at_(ctx->job->positions, r);
+        for (int32_t k = 0; k < ctx->job->shape.pairs; k++) {
+            long double angle = p * w[k];
+            store_pair(ctx->job, r, k, (double)sinl(angle), (double)cosl(angle));
+        }
+    }
+}
+
+static void torch_f32_worker(void *vctx, size_t worker, size_t begin, size_t end) {
+    const direct_ctx *ctx = vctx;
+    const float *w = ctx->w;
+    (void)worker;
+    for (size_t r = begin; r < end; r++) {
+        float p = (float)posenc_position_at_(ctx->job->positions, r);
+        for (int32_t k = 0; k < ctx->job->shape.pairs; k++) {
             float angle = p * w[k];
-            store_pair(job, r, k, (double)torch_sinf(angle), (double)torch_cosf(angle));
+            store_pair(ctx->job, r, k, (double)torch_sinf(angle), (double)torch_cosf(angle));
         }
     }
 }
 
 /* torch with default dtype float64: the same steps in double. */
-static void fill_torch_f64(const table_job *job) {
+static void torch_f64_worker(void *vctx, size_t worker, size_t begin, size_t end) {
+    const direct_ctx *ctx = vctx;
+    const table_job *job = ctx->job;
     int step, den;
+    (void)worker;
     exponent_terms(job->params, &job->shape, &step, &den);
     double scale = -log(job->params->base) / den;
-    const posenc_positions *pos = job->positions;
-    for (size_t r = 0; r < pos->count; r++) {
-        double p = (double)posenc_position_at_(pos, r);
+    for (size_t r = begin; r < end; r++) {
+        double p = (double)posenc_position_at_(job->positions, r);
         for (int32_t k = 0; k < job->shape.pairs; k++) {
             double angle = p * exp((double)(k * step) * scale);
             store_pair(job, r, k, sin(angle), cos(angle));
         }
     }
+}
+
+static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
+                       const posenc_exec_run_ *run) {
+    direct_ctx ctx = {job, w};
+    /* direct evaluation costs ~100 ns per element: threads pay off from ~64 KiB */
+    size_t work = job->positions->count * (size_t)job->params->dim * 4;
+    posenc_parallel_for_(posenc_threads_for_bytes_(run, work), job->positions->count, 16,
+                         fn, &ctx);
 }
 
 static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,
@@ -258,33 +395,46 @@ static posenc_status check_table_output(const posenc_positions *positions, int32
     return POSENC_OK;
 }
 
-posenc_status posenc_sinusoid_table(const posenc_sinusoid_params *params,
-                                    const posenc_positions *positions, posenc_dtype dtype,
-                                    void *out, size_t out_count, posenc_error *err) {
+posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
+                                         const posenc_positions *positions, posenc_dtype dtype,
+                                         void *out, size_t out_count, const posenc_exec *exec,
+                                         posenc_error *err) {
     table_job job = {params, {0, 0}, positions, dtype, out};
     FORWARD_IF_ERROR(check_params(params, &job.shape, err));
     FORWARD_IF_ERROR(check_table_output(positions, params->dim, dtype, out, out_count, err));
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (params->odd == POSENC_ODD_PAD && params->dim % 2 == 1)
         for (size_t r = 0; r < positions->count; r++)
             posenc_store_real_(out, dtype, r * (size_t)params->dim + (size_t)params->dim - 1, 0.0);
 
     if (params->mode == POSENC_MODE_TORCH_COMPAT && dtype == POSENC_DTYPE_F64) {
-        fill_torch_f64(&job);
+        run_direct(&job, NULL, torch_f64_worker, &run);
         return posenc_ok_(err);
     }
     /* long double is at least as wide as float, so one buffer serves both modes */
     long double *w = malloc(sizeof *w * (size_t)job.shape.pairs);
     RETURN_ERROR_IF(!w, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies",
                     job.shape.pairs);
+    posenc_status st = POSENC_OK;
     if (params->mode == POSENC_MODE_TORCH_COMPAT) {
         frequencies_torch(params, &job.shape, (float *)w);
-        fill_torch_f32(&job, (const float *)w);
+        run_direct(&job, w, torch_f32_worker, &run);
     } else {
         frequencies_precise(params, &job.shape, w);
-        fill_precise(&job, w);
+        if (positions->ids == NULL && positions->values == NULL)
+            st = fill_precise_range(&job, w, &run, err);
+        else
+            run_direct(&job, w, precise_direct_worker, &run);
     }
     free(w);
-    return posenc_ok_(err);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
+posenc_status posenc_sinusoid_table(const posenc_sinusoid_params *params,
+                                    const posenc_positions *positions, posenc_dtype dtype,
+                                    void *out, size_t out_count, posenc_error *err) {
+    return posenc_sinusoid_table_exec(params, positions, dtype, out, out_count, NULL, err);
 }
 
 posenc_status posenc_sinusoid_table_f32(const posenc_sinusoid_params *params,

@@ -275,7 +275,7 @@ static void test_compose(void) {
           "plain concat with out_dim != 12: \"%s\"", err.message);
 
     /* §5.2 check. Batch of 2 sequences; first and last token ids equal (3 ... 3) */
-    posenc_signal_report rep;
+    posenc_first_last_report rep;
     posenc_compose_add_f32(tokens, V, D, ids, N, scale, pe, out, N * D, &err);
     posenc_check_position_signal_f32(out, 1, N, D, ids, 0.0, &rep, &err);
     CHECK(rep.position_signal == 1 && rep.first_last_identical == 0 && rep.same_id_pairs == 2 && rep.same_id_identical == 0,

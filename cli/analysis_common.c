@@ -1,0 +1,115 @@
+/* analysis_common.c: pieces shared by the analysis commands (analyze, diff,
+ * precision, signal): reading a table from .npy or .safetensors, and JSON
+ * output helpers (stable keys are documented in docs/analysis.md). */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
+                   posenc_array *out) {
+    posenc_error err = {0};
+    posenc_status st;
+    if (has_suffix(path, ".safetensors")) {
+        if (!tensor)
+            return cli_fail(command, EXIT_USAGE, "e.g. --tensor wpe.weight (GPT-2's position table)",
+                            "%s is a safetensors file: name the tensor with --tensor NAME", path);
+        st = posenc_safetensors_read(path, tensor, max_bytes, out, &err);
+    } else {
+        if (tensor)
+            return cli_fail(command, EXIT_USAGE, NULL, "--tensor applies to .safetensors files, not %s", path);
+        st = posenc_npy_read(path, max_bytes, out, &err);
+    }
+    if (st != POSENC_OK) {
+        /* a malformed file is a runtime error (exit 1), even where the library says "invalid" */
+        return cli_fail(command, EXIT_RUNTIME, NULL, "%s: %s (%s)", path, err.message, posenc_strerror(err.status));
+    }
+    if (out->count == 0 || out->ndim == 0) {
+        int nd = out->ndim;
+        posenc_array_free(out);
+        return cli_fail(command, EXIT_RUNTIME, "a table needs at least one position and one channel",
+                        "%s is empty (rank %d, 0 elements or a scalar)", path, nd);
+    }
+    return EXIT_OK;
+}
+
+void cli_json_string(const char *s) {
+    putchar('"');
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+void cli_json_number(double v) {
+    if (isfinite(v)) printf("%.9g", v);
+    else printf("null"); /* JSON has no NaN/inf; the docs say null means "not available" */
+}
+
+void cli_json_numbers(const double *v, size_t n) {
+    putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        if (i) putchar(',');
+        cli_json_number(v[i]);
+    }
+    putchar(']');
+}
+
+void cli_print_fit_json(const posenc_sinusoid_fit *f) {
+    printf("{\"found\":%s", f->found ? "true" : "false");
+    if (f->found) {
+        printf(",\"layout\":\"%s\",\"cos_first\":%s,\"pairs\":%d,\"extra_channels\":%d,\"amplitude\":",
+               f->layout == POSENC_LAYOUT_HALF ? "half" : "interleaved", f->cos_first ? "true" : "false", f->pairs,
+               f->extra_channels);
+        cli_json_number(f->amplitude);
+        printf(",\"pair_norm_error\":");
+        cli_json_number(f->pair_norm_error);
+        printf(",\"zero_rows\":%zu,\"first_zero_row\":%lld,\"start\":", f->zero_rows, (long long)f->first_zero_row);
+        cli_json_number(f->start);
+        printf(",\"start_is_integer\":%s,\"frequencies\":", f->start_is_integer ? "true" : "false");
+        cli_json_numbers(f->frequencies, (size_t)f->pairs);
+        printf(",\"scale\":");
+        cli_json_number(f->scale);
+        printf(",\"geometric_error\":");
+        cli_json_number(f->geometric_error);
+        printf(",\"freqs\":\"%s\",\"base\":", f->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+        cli_json_number(f->base);
+        printf(",\"base_is_round\":%s,\"base_vaswani\":", f->base_is_round ? "true" : "false");
+        cli_json_number(f->base_vaswani);
+        printf(",\"base_t2t\":");
+        cli_json_number(f->base_t2t);
+        printf(",\"angle_error\":");
+        cli_json_number(f->angle_error);
+        printf(",\"angle_relative_error\":");
+        cli_json_number(f->angle_relative_error);
+        printf(",\"formation\":\"%s\"", posenc_angle_formation_name(f->formation));
+    }
+    putchar('}');
+}
+
+void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *f) {
+    if (!f->found) {
+        printf("%s: no sin/cos pair structure (not a sinusoid table)\n", label);
+        return;
+    }
+    printf("%s: %s layout, %s first, %d pairs, amplitude %.6g (pair-norm spread %.2g)\n", label,
+           f->layout == POSENC_LAYOUT_HALF ? "half ([sin|cos])" : "interleaved", f->cos_first ? "cos" : "sin",
+           f->pairs, f->amplitude, f->pair_norm_error);
+    printf("  start position %.6g%s, frequencies geometric ratio %.9g (max deviation %.2g), scale %.6g\n", f->start,
+           f->start_is_integer ? "" : " (not an integer)", f->ratio, f->geometric_error, f->scale);
+    printf("  base %.9g as %s%s (vaswani reading %.6g, t2t reading %.6g)\n", f->base,
+           f->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", f->base_is_round ? "" : " (not round: estimated)",
+           f->base_vaswani, f->base_t2t);
+    printf("  angles: %s (max error %.3g rad vs the exact model, relative %.3g, noise floor %.2g)\n",
+           posenc_angle_formation_name(f->formation), f->angle_error, f->angle_relative_error, f->noise);
+    if (f->zero_rows) printf("  %zu all-zero row(s), first at row %lld (padding)\n", f->zero_rows, (long long)f->first_zero_row);
+}

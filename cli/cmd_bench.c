@@ -1,0 +1,299 @@
+/* cmd_bench.c: `posenc bench`: time posenc's kernels, the machine's memset and
+ * memcpy bandwidth, and the Python peers (NumPy, PyTorch) in one run, and print
+ * a table of ratios. Timings are medians of --reps runs after one warm-up. */
+#define _GNU_SOURCE /* popen, clock_gettime, madvise under -std=c11 */
+#include "cli.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#ifndef POSENC_BENCH_PEERS_DEFAULT
+#define POSENC_BENCH_PEERS_DEFAULT "bench/peers.py"
+#endif
+
+static const cli_option bench_options[] = {
+    {"only", "LIST", "comma list of groups: sinusoid,rope,bias (default all)"},
+    {"threads", "LIST", "comma list of thread counts, default 1,2"},
+    {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
+    {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},
+    {"no-peers", NULL, "skip the Python peers"},
+    {"python", "EXE", "interpreter for the peers, default /usr/bin/python3"},
+    {"peers-script", "FILE", "peer script, default the source tree's bench/peers.py"},
+    {"mem-mib", "N", "buffer size for memset/memcpy bandwidth, default 256"},
+    {NULL, NULL, NULL}};
+
+enum { MEM_WRITE = 0, MEM_READ_WRITE = 1 };
+enum { ALLOC_REUSE = 0, ALLOC_FRESH = 1, ALLOC_HUGE = 2 };
+
+typedef struct bench_case bench_case;
+struct bench_case {
+    const char *group;    /* for --only */
+    const char *name;     /* row label */
+    size_t bytes;         /* size of the buffer the kernel writes (or updates in place) */
+    int memory;           /* MEM_WRITE: GB/s = bytes/t; MEM_READ_WRITE: GB/s = 2*bytes/t */
+    int alloc;            /* buffer reused (pre-faulted) or allocated fresh each run */
+    posenc_status (*run)(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err);
+    int variant;          /* kernel-specific selector (layout, dtype) */
+    const char *peers[3]; /* peers.py workload names, NULL-terminated */
+};
+
+/* ---- kernels under test ----------------------------------------------- */
+
+static posenc_status run_sinusoid(const bench_case *c, void *buf, const posenc_exec *exec,
+                                  posenc_error *err) {
+    (void)c;
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 1024);
+    posenc_positions pos = posenc_positions_range(0, 8192);
+    return posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, buf, (size_t)8192 * 1024, exec, err);
+}
+
+/* @@BENCH_CASES@@ (RoPE and bias kernels are added above) */
+
+static const bench_case cases[] = {
+    {"sinusoid", "sinusoid 8192x1024 f32 (buffer reused)", (size_t)32 << 20, MEM_WRITE, ALLOC_REUSE,
+     run_sinusoid, 0, {"sin_numpy_f64", "sin_numpy_f32", "sin_torch"}},
+    {"sinusoid", "sinusoid 8192x1024 f32 (fresh malloc)", (size_t)32 << 20, MEM_WRITE, ALLOC_FRESH,
+     run_sinusoid, 0, {NULL}},
+    {"sinusoid", "sinusoid 8192x1024 f32 (fresh, MADV_HUGEPAGE)", (size_t)32 << 20, MEM_WRITE,
+     ALLOC_HUGE, run_sinusoid, 0, {NULL}},
+    {NULL, NULL, 0, 0, 0, NULL, 0, {NULL}}};
+
+/* ---- timing ------------------------------------------------------------- */
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, compare_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Huge-page-advised allocation: first touch then faults 2 MiB at a time. */
+static void *alloc_huge(size_t bytes) {
+    size_t huge = (size_t)2 << 20, rounded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, rounded);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Median ms of one case; -1 with err filled on failure. A reused buffer is
+ * pre-faulted and filled with 0x3c bytes (f32 ~0.0115, bf16 ~0.0115: in-place
+ * kernels see ordinary finite data). */
+static double time_case(const bench_case *c, const posenc_exec *exec, int reps, posenc_error *err) {
+    double t[64];
+    void *reused = NULL;
+    if (c->alloc == ALLOC_REUSE) {
+        if (!(reused = alloc_huge(c->bytes))) {
+            snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
+            return -1;
+        }
+        memset(reused, 0x3c, c->bytes);
+    }
+    for (int i = -1; i < reps; i++) { /* i == -1: warm-up */
+        double t0 = now_ms();
+        void *buf = reused;
+        if (c->alloc == ALLOC_FRESH) buf = malloc(c->bytes);
+        if (c->alloc == ALLOC_HUGE) buf = alloc_huge(c->bytes);
+        if (!buf) {
+            snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
+            return -1;
+        }
+        posenc_status st = c->run(c, buf, exec, err);
+        if (buf != reused) free(buf);
+        if (st != POSENC_OK) {
+            free(reused);
+            return -1;
+        }
+        if (i >= 0) t[i] = now_ms() - t0;
+    }
+    free(reused);
+    return median_of(t, reps);
+}
+
+/* ---- memory bandwidth (the ceiling every kernel is compared with) ------ */
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} bw_part;
+
+static void *bw_worker(void *arg) {
+    bw_part *p = arg;
+    static const int fill = 0x5a;
+    if (p->src) memcpy(p->dst, p->src, p->bytes);
+    else memset(p->dst, fill + (int)(p->bytes & 7), p->bytes);
+    return NULL;
+}
+
+/* GB/s (bytes set or copied per second, as peer-baselines.md counts them). */
+static double bandwidth(char *dst, const char *src, size_t bytes, int threads, int reps) {
+    double t[64];
+    for (int i = -1; i < reps; i++) {
+        bw_part parts[16];
+        pthread_t ids[16];
+        size_t chunk = bytes / (size_t)threads;
+        double t0 = now_ms();
+        for (int k = 0; k < threads; k++) {
+            parts[k] = (bw_part){dst + chunk * (size_t)k, src ? src + chunk * (size_t)k : NULL, chunk};
+            if (k > 0 && pthread_create(&ids[k], NULL, bw_worker, &parts[k]) != 0) bw_worker(&parts[k]), ids[k] = 0;
+        }
+        bw_worker(&parts[0]);
+        for (int k = 1; k < threads; k++)
+            if (ids[k]) pthread_join(ids[k], NULL);
+        if (i >= 0) t[i] = now_ms() - t0;
+    }
+    return (double)bytes / (median_of(t, reps) * 1e6);
+}
+
+/* ---- peers ---------------------------------------------------------------- */
+
+/* Run one peer workload; returns its median ms, or -1 (and a reason) if skipped. */
+static double run_peer(const char *python, const char *script, const char *workload, int threads,
+                       int reps, char *why, size_t why_size) {
+    char cmd[4096];
+    /* numpy's OpenBLAS ignores these for sin/cos, but peer-baselines.md ran without them */
+    snprintf(cmd, sizeof cmd,
+             "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d '%s' '%s' %s %d %d 2>&1",
+             threads, python, script, workload, threads, reps);
+    FILE *f = popen(cmd, "r");
+    if (!f) {
+        snprintf(why, why_size, "cannot start %s", python);
+        return -1;
+    }
+    char line[512] = "";
+    double ms = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "median_ms %lf", &ms) == 1) break;
+    int rc = pclose(f);
+    if (ms < 0) {
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(why, why_size, "%s", rc == 0 ? line : "peer failed");
+    }
+    return ms;
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
+static bool parse_list(const char *text, int *out, int *count, int max) {
+    *count = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 16 || *count >= max) return false;
+        out[(*count)++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return false;
+    }
+    return *count > 0;
+}
+
+static bool group_selected(const char *only, const char *group) {
+    if (!only) return true;
+    size_t n = strlen(group);
+    for (const char *p = only; (p = strstr(p, group)) != NULL; p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
+    return false;
+}
+
+int cmd_bench(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "bench", bench_options, argc, argv, 0);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc bench [--only sinusoid,rope,bias] [--threads 1,2] [--reps N] [--no-peers]\n\n"
+               "Time posenc's kernels against memset/memcpy bandwidth and the NumPy/PyTorch peers,\n"
+               "all in this run, and print a markdown table of ratios (see docs/benchmarks.md).\n\n");
+        cli_print_options(bench_options);
+        return EXIT_OK;
+    }
+    int threads[8], nthreads = 0;
+    int32_t reps = 7, mem_mib = 256;
+    if (!parse_list(cli_string(&a, "threads", "1,2"), threads, &nthreads, 8))
+        return cli_fail("bench", EXIT_USAGE, "e.g. --threads 1,2", "--threads must list counts in 1..16, got '%s'",
+                        cli_string(&a, "threads", ""));
+    if (!cli_int32(&a, "reps", 5, 64, &reps) || !cli_int32(&a, "mem-mib", 16, 4096, &mem_mib)) return EXIT_USAGE;
+    posenc_exec exec;
+    posenc_exec_default(&exec);
+    posenc_error err = {0};
+    if (cli_has(&a, "path") && posenc_kernel_path_parse(cli_string(&a, "path", ""), &exec.path, &err) != POSENC_OK)
+        return cli_fail_status("bench", &err);
+    posenc_exec resolved;
+    if (posenc_exec_resolve(&exec, &resolved, &err) != POSENC_OK) return cli_fail_status("bench", &err);
+    const char *only = cli_has(&a, "only") ? cli_string(&a, "only", "") : NULL;
+    const char *python = cli_string(&a, "python", "/usr/bin/python3");
+    const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
+    bool peers = !cli_has(&a, "no-peers");
+
+    size_t mem_bytes = (size_t)mem_mib << 20;
+    char *dst = alloc_huge(mem_bytes), *src = alloc_huge(mem_bytes);
+    if (!dst || !src) {
+        free(dst);
+        free(src);
+        return cli_fail("bench", EXIT_RUNTIME, "lower --mem-mib", "cannot allocate 2 x %d MiB", mem_mib);
+    }
+    memset(dst, 1, mem_bytes);
+    memset(src, 2, mem_bytes);
+    double memset_gbs[8], memcpy_gbs[8];
+    printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
+           posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
+    printf("| memory (%d MiB, pre-faulted) | threads | GB/s |\n|---|---|---|\n", mem_mib);
+    for (int t = 0; t < nthreads; t++) {
+        memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps);
+        memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps);
+        printf("| memset | %d | %.1f |\n| memcpy (bytes copied) | %d | %.1f |\n", threads[t], memset_gbs[t],
+               threads[t], memcpy_gbs[t]);
+    }
+    free(src);
+    free(dst);
+    printf("\nGB/s counts bytes written (tables, biases) or 2 x bytes (in-place RoPE: read + write).\n"
+           "x memset = GB/s / memset GB/s; x memcpy = GB/s / (2 x memcpy GB/s) (memcpy reads and writes).\n\n"
+           "| workload | threads | posenc ms | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    rc = EXIT_OK;
+    for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
+        if (!group_selected(only, c->group)) continue;
+        for (int t = 0; t < nthreads; t++) {
+            exec.threads = threads[t];
+            double ms = time_case(c, &exec, reps, &err);
+            if (ms < 0) {
+                rc = cli_fail("bench", EXIT_RUNTIME, NULL, "%s: %s", c->name, err.message);
+                break;
+            }
+            double gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (ms * 1e6);
+            printf("| %s | %d | %.2f | %.1f | %.2f | %.2f |", c->name, threads[t], ms, gbs, gbs / memset_gbs[t],
+                   gbs / (2 * memcpy_gbs[t]));
+            int shown = 0;
+            for (int p = 0; peers && p < 3 && c->peers[p]; p++) {
+                /* numpy is single-threaded: run it once, on the 1-thread row */
+                if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
+                char why[256] = "";
+                double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
+                if (shown++) printf("\n| | | | | | |");
+                if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);
+                else printf(" %s | %.2f | %.1fx |", c->peers[p], peer_ms, peer_ms / ms);
+                fflush(stdout);
+            }
+            if (!shown) printf(" | | |");
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,86 @@
+/* cmd_report.c: `posenc report`: one offline HTML page with every picture.
+ * With no flags it compares the standard encodings at one size. */
+#define _XOPEN_SOURCE 700 /* realpath, to print the absolute path to open */
+#include "cli.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_option report_options[] = {
+    CLI_TABLE_OPTIONS,
+    {"cmap", "MAP", "colormap for every heat map: rdbu | viridis (default: rdbu if a table has negative values)"},
+    {"max-bytes", "N", "refuse input tables larger than N bytes (default 4 GiB)"},
+    {"o", "OUT", "output file, default report.html"},
+    {NULL, NULL, NULL}};
+
+static void report_help(void) {
+    printf("usage: posenc report [TABLE.npy | encoding flags] [-o report.html]\n\n"
+           "Write one self-contained HTML file (opens offline, no network): heat maps you can zoom\n"
+           "and hover, a 3-D surface you can turn, a tool to compare positions, similarity,\n"
+           "wavelength and health charts, and a statistics table. With no flags it compares the\n"
+           "sinusoidal table with the index and normalized baselines at 128 positions x 64 channels.\n\n");
+    cli_print_options(report_options);
+    printf("\nexamples:\n"
+           "  posenc report                                  # the comparison; prints the file to open\n"
+           "  posenc report --len 512 --dim 128 -o pe.html    # one sinusoidal table (plus nothing else)\n"
+           "  posenc report my_table.npy -o mine.html         # any [positions x channels] table\n");
+}
+
+/* The default comparison: the same size for every kind, so pictures line up. */
+static const char *const default_kinds[] = {"sinusoidal", "index", "normalized"};
+#define DEFAULT_LEN 128
+#define DEFAULT_DIM 64
+#define MAX_TABLES 8
+
+int cmd_report(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "report", report_options, argc, argv, 1);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        report_help();
+        return EXIT_OK;
+    }
+    int cmap = -1;
+    if (!cli_choice(&a, "cmap", cli_colormap_names, &cmap)) return EXIT_USAGE;
+    const char *out = cli_string(&a, "o", "report.html");
+    if (!cli_path_ends_with(out, ".html") && !cli_path_ends_with(out, ".htm"))
+        return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
+    bool any_flag = a.positional_count > 0;
+    const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) any_flag |= cli_has(&a, flags[i]);
+
+    cli_table tables[MAX_TABLES];
+    const cli_table *list[MAX_TABLES];
+    size_t count = 0;
+    memset(tables, 0, sizeof tables);
+    if (any_flag) {
+        rc = cli_table_from_args("report", &a, &tables[0]);
+        if (rc == EXIT_OK) count = 1;
+    } else {
+        for (size_t i = 0; i < sizeof default_kinds / sizeof *default_kinds && rc == EXIT_OK; i++) {
+            rc = cli_table_make("report", default_kinds[i], DEFAULT_LEN, DEFAULT_DIM, &tables[count]);
+            if (rc == EXIT_OK) count++;
+        }
+    }
+    for (size_t i = 0; i < count; i++) list[i] = &tables[i];
+    char command_line[512] = "posenc report";
+    for (int i = 0; i < argc && strlen(command_line) + strlen(argv[i]) + 2 < sizeof command_line; i++)
+        strcat(strcat(command_line, " "), argv[i]);
+    cli_buffer html = {0};
+    if (rc == EXIT_OK) {
+        cli_report_request req = {list, count, cmap, command_line, !any_flag};
+        rc = cli_report_html("report", &req, &html);
+    }
+    if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);
+    if (rc == EXIT_OK) {
+        char full[PATH_MAX];
+        fprintf(stderr, "posenc report: wrote %s (%zu table%s, %.1f KiB, opens offline)\n", out, count,
+                count == 1 ? "" : "s", (double)html.len / 1024);
+        printf("open: %s\n", realpath(out, full) ? full : out);
+    }
+    cli_buffer_free(&html);
+    for (size_t i = 0; i < count; i++) cli_table_free(&tables[i]);
+    return rc;
+}

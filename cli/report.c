@@ -1,0 +1,363 @@
+/* report.c: `posenc report` page: one self-contained HTML file (no network)
+ * holding every picture, the statistics tables, the data of the interactive
+ * tools as JSON, and the project's own JavaScript (cli/report.js, embedded).
+ * Sections are independent functions in one list, so new families plug in. */
+#include "cli.h"
+#include "report_assets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Interactive tables are averaged down to at most this many cells a side:
+ * the page stays small (about 10 bytes per value) and smooth to zoom. */
+#define REPORT_MAX_CELLS 256
+
+typedef struct {
+    const cli_report_request *req;
+    cli_buffer *html;
+    const char *command;
+} report;
+
+static cli_colormap colormap_for(const report *r, const cli_table *t) {
+    if (r->req->colormap >= 0) return (cli_colormap)r->req->colormap;
+    for (size_t i = 0; i < t->rows * t->cols; i++)
+        if (t->values[i] < 0) return CLI_CMAP_RDBU;
+    return CLI_CMAP_VIRIDIS; /* nothing below 0: a diverging map would waste its red half */
+}
+
+static void look(cli_buffer *b, const char *text) {
+    cli_buffer_puts(b, "<p class=\"look\"><b>What to look at:</b> ");
+    cli_buffer_puts(b, text); /* trusted: written in this file */
+    cli_buffer_puts(b, "</p>\n");
+}
+
+static void open_section(report *r, const char *id, const char *title) {
+    cli_buffer_printf(r->html, "<section id=\"%s\">\n<h2>", id);
+    cli_buffer_escape(r->html, title);
+    cli_buffer_puts(r->html, "</h2>\n");
+}
+
+static void figure(report *r, const cli_buffer *svg, const char *caption) {
+    cli_buffer_puts(r->html, "<figure>");
+    cli_buffer_append(r->html, svg->data, svg->len);
+    if (caption) {
+        cli_buffer_puts(r->html, "<figcaption>");
+        cli_buffer_escape(r->html, caption);
+        cli_buffer_puts(r->html, "</figcaption>");
+    }
+    cli_buffer_puts(r->html, "</figure>\n");
+}
+
+/* ---- statistics (health) computed in the tool ---- */
+typedef struct {
+    double min, max, mean_abs, mean_var, norm_min, norm_max, max_cos;
+    size_t nonfinite, cos_rows;
+} table_stats;
+
+static void compute_stats(const cli_table *t, table_stats *s) {
+    memset(s, 0, sizeof *s);
+    s->min = s->norm_min = INFINITY;
+    s->max = s->norm_max = -INFINITY;
+    size_t finite = 0;
+    for (size_t i = 0; i < t->rows; i++) {
+        const double *row = t->values + i * t->cols;
+        double mean = 0, var = 0, sq = 0;
+        for (size_t j = 0; j < t->cols; j++) {
+            double v = row[j];
+            if (!isfinite(v)) {
+                s->nonfinite++;
+                continue;
+            }
+            s->min = fmin(s->min, v), s->max = fmax(s->max, v), s->mean_abs += fabs(v), finite++;
+            mean += v, sq += v * v;
+        }
+        mean /= (double)t->cols;
+        for (size_t j = 0; j < t->cols; j++) var += (row[j] - mean) * (row[j] - mean);
+        s->mean_var += var / (double)t->cols;
+        s->norm_min = fmin(s->norm_min, sqrt(sq)), s->norm_max = fmax(s->norm_max, sqrt(sq));
+    }
+    s->mean_abs = finite ? s->mean_abs / (double)finite : NAN;
+    s->mean_var /= (double)t->rows;
+    /* the most similar two distinct positions: near 1 means the model can hardly tell them apart by direction */
+    s->cos_rows = t->rows < 256 ? t->rows : 256;
+    s->max_cos = -INFINITY;
+    for (size_t p = 0; p < s->cos_rows; p++)
+        for (size_t q = p + 1; q < s->cos_rows; q++) {
+            const double *a = t->values + p * t->cols, *b = t->values + q * t->cols;
+            double d = 0, na = 0, nb = 0;
+            for (size_t j = 0; j < t->cols; j++) d += a[j] * b[j], na += a[j] * a[j], nb += b[j] * b[j];
+            if (na > 0 && nb > 0) s->max_cos = fmax(s->max_cos, d / sqrt(na * nb));
+        }
+}
+
+static int section_overview(report *r) {
+    cli_buffer *b = r->html;
+    open_section(r, "overview", "How to read this report");
+    if (r->req->default_comparison) {
+        cli_buffer_puts(b, "<p>This report compares ways of telling a Transformer <em>where</em> each token is, all at "
+                           "the same size so the pictures line up:</p>\n<ul>\n");
+    } else {
+        cli_buffer_puts(b, "<p>The tables in this report:</p>\n<ul>\n");
+    }
+    for (size_t i = 0; i < r->req->count; i++) {
+        cli_buffer_puts(b, "<li><b>");
+        cli_buffer_escape(b, r->req->tables[i]->name);
+        cli_buffer_puts(b, "</b>: ");
+        cli_buffer_escape(b, r->req->tables[i]->about);
+        cli_buffer_puts(b, "</li>\n");
+    }
+    cli_buffer_puts(b, "</ul>\n");
+    if (!r->req->default_comparison) {
+        look(b, "the <a href=\"#heatmaps\">heat map</a> for structure (stripes = waves, smooth gradient = slow "
+                "channels), the <a href=\"#similarity\">similarity curve</a> for whether distant positions stay "
+                "distinguishable, and the <a href=\"#health\">health table</a> for NaN/inf and exploding norms.");
+    } else
+    look(b, "in the <a href=\"#heatmaps\">heat maps</a>, the sinusoidal table's left channels flicker fast and its "
+            "right channels change slowly: every position gets a unique mix of fast and slow waves, like the hands of "
+            "a clock. The <em>index</em> baseline grows without bound (position 1000 would swamp the word embedding) and "
+            "the <em>normalized</em> one gives the same row to different positions whenever the length changes. Then "
+            "compare the <a href=\"#similarity\">similarity curves</a>: sinusoidal rows become less alike as positions "
+            "move apart, while every row of a baseline points the same way (cosine 1), so direction says nothing "
+            "about position.");
+    cli_buffer_puts(b, "<p class=\"note\">Everything here is computed by posenc and drawn by its own code; the file needs "
+                       "no network. Tools: hover the heat map for exact values, drag the 3-D surface, pick positions to "
+                       "compare.</p>\n</section>\n");
+    return EXIT_OK;
+}
+
+static int section_heatmaps(report *r) {
+    cli_buffer *b = r->html;
+    open_section(r, "heatmaps", "Heat maps: position x channel");
+    look(b, "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
+            "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner of the sinusoidal "
+            "table to see the fastest waves; grey cells would be NaN or inf.");
+    cli_buffer_puts(b, "<div class=\"tool heatmap-tool\" data-table=\"0\"></div>\n<h3>Static pictures (PNG with "
+                       "colorbar, as <code>posenc plot heatmap</code> writes them)</h3>\n<div class=\"grid\">\n");
+    for (size_t i = 0; i < r->req->count; i++) {
+        const cli_table *t = r->req->tables[i];
+        cli_heatmap_style style = {.colormap = colormap_for(r, t), .colorbar = true};
+        cli_buffer png = {0};
+        int rc = cli_draw_heatmap(r->command, t, &style, false, 512, &png);
+        if (rc != EXIT_OK) return rc;
+        cli_buffer_puts(b, "<figure><img class=\"heatmap-png\" alt=\"heat map of ");
+        cli_buffer_escape(b, t->name);
+        cli_buffer_puts(b, "\" src=\"data:image/png;base64,");
+        cli_buffer_base64(b, png.data, png.len);
+        cli_buffer_free(&png);
+        cli_buffer_puts(b, "\"><figcaption>");
+        cli_buffer_escape(b, t->name);
+        cli_buffer_printf(b, " (%s)</figcaption></figure>\n", cli_colormap_names[style.colormap]);
+    }
+    cli_buffer_puts(b, "</div>\n");
+    cli_heatmap_style style = {.colormap = colormap_for(r, r->req->tables[0]), .colorbar = true};
+    cli_buffer svg = {0};
+    int rc = cli_draw_heatmap(r->command, r->req->tables[0], &style, true, 512, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, "The first table with axes and a colorbar (posenc plot heatmap ... -o FILE.svg).");
+    cli_buffer_free(&svg);
+    cli_buffer_puts(b, "</section>\n");
+    return rc;
+}
+
+static int section_compare(report *r) {
+    open_section(r, "compare", "Compare positions across channels");
+    look(r->html, "pick positions (type them, or use the + buttons). In the sinusoidal table, nearby positions agree "
+                  "on the slow right-hand channels and differ on the fast left-hand ones; that difference is how "
+                  "attention can tell them apart. In the baselines every channel carries the same number.");
+    cli_buffer_puts(r->html, "<div class=\"tool compare-tool\" data-positions=\"0, 10\"></div>\n");
+    const cli_table *t = r->req->tables[0];
+    size_t rows[3], count = 0;
+    const size_t want[3] = {10, 50, 100};
+    for (size_t i = 0; i < 3; i++)
+        if (want[i] < t->rows) rows[count++] = want[i];
+    if (count == 0) rows[count++] = 0;
+    cli_buffer svg = {0};
+    int rc = cli_draw_curves(r->command, t, rows, count, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, "Static version (posenc plot curves --at 10,50,100).");
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static int section_surface(report *r) {
+    open_section(r, "surface", "The table as a 3-D surface");
+    look(r->html, "turn the surface by dragging. The sinusoidal surface is a ripple whose wavelength stretches from "
+                  "left to right; a baseline is a tilted plane (index: steep, normalized: from 0 to 1).");
+    cli_buffer_puts(r->html, "<div class=\"tool surface-tool\" data-table=\"0\"></div>\n");
+    const cli_table *t = r->req->tables[0];
+    cli_buffer svg = {0};
+    int rc = cli_draw_surface(r->command, t, colormap_for(r, t), &svg);
+    if (rc == EXIT_OK) figure(r, &svg, "Static version (posenc plot surface).");
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static int section_similarity(report *r) {
+    open_section(r, "similarity", "How alike are two positions?");
+    look(r->html, "a good encoding starts at 1 (a position is like itself) and falls as the distance grows, so "
+                  "nearby tokens look related and far ones distinct. A flat line at 1 means every position points "
+                  "the same way.");
+    cli_buffer svg = {0};
+    int rc = cli_draw_similarity(r->command, r->req->tables, r->req->count, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static int section_spectrum(report *r) {
+    const cli_table *t = NULL;
+    for (size_t i = 0; i < r->req->count && !t; i++)
+        if (r->req->tables[i]->frequencies) t = r->req->tables[i];
+    if (!t) return EXIT_OK; /* nothing with frequencies to show */
+    open_section(r, "spectrum", "Wavelengths: the clock hands");
+    look(r->html, "each sin/cos pair turns at its own speed; the wavelengths grow geometrically from 2π to about "
+                  "2π·base. Pairs above the table-length line never complete a turn inside the table: they act as "
+                  "slow, almost linear position counters.");
+    cli_buffer svg = {0};
+    int rc = cli_draw_spectrum(r->command, t, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static void stat_cell(cli_buffer *b, double v) {
+    if (isfinite(v)) cli_buffer_printf(b, "<td>%.6g</td>", v);
+    else cli_buffer_puts(b, "<td>–</td>");
+}
+
+static int section_health(report *r) {
+    cli_buffer *b = r->html;
+    open_section(r, "health", "Health check: variance and norm per position");
+    look(b, "the second article's check. A sinusoidal row always has the same length, √(dim/2), because each "
+            "sin² + cos² = 1, so no position is louder than another; its variance across channels rises over the "
+            "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
+            "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
+            "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
+            "that point the same way.");
+    cli_buffer svg = {0};
+    int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    if (rc == EXIT_OK) rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, true, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    if (rc != EXIT_OK) return rc;
+    cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
+                       "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
+                       "<th>most similar two positions (cosine)</th><th>NaN/inf</th></tr>\n");
+    for (size_t i = 0; i < r->req->count; i++) {
+        const cli_table *t = r->req->tables[i];
+        table_stats s;
+        compute_stats(t, &s);
+        cli_buffer_puts(b, "<tr><td>");
+        cli_buffer_escape(b, t->name);
+        cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
+        stat_cell(b, s.min), stat_cell(b, s.max), stat_cell(b, s.mean_abs), stat_cell(b, s.mean_var);
+        stat_cell(b, s.norm_min), stat_cell(b, s.norm_max), stat_cell(b, s.max_cos);
+        cli_buffer_printf(b, "<td>%zu</td></tr>\n", s.nonfinite);
+    }
+    cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine over the first 256 positions; variance is the population "
+                       "variance across the channels of one position, averaged over positions.</p>\n</section>\n");
+    return EXIT_OK;
+}
+
+/* A JSON string that is also safe inside <script>: '<' is written as \u003c. */
+static void json_string(cli_buffer *b, const char *text) {
+    cli_buffer_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\') cli_buffer_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<') cli_buffer_printf(b, "\\u%04x", *p);
+        else cli_buffer_append(b, p, 1);
+    }
+    cli_buffer_puts(b, "\"");
+}
+
+/* The data of the interactive tools; NaN/inf become null (JSON has no NaN). */
+static int write_data(report *r) {
+    cli_buffer *b = r->html;
+    cli_buffer_puts(b, "<script type=\"application/json\" id=\"posenc-data\">{\"tables\":[\n");
+    for (size_t i = 0; i < r->req->count; i++) {
+        const cli_table *t = r->req->tables[i];
+        cli_grid g = {t->values, t->rows, t->cols};
+        cli_reduced red;
+        int rc = cli_grid_reduce(r->command, &g, REPORT_MAX_CELLS, REPORT_MAX_CELLS, &red);
+        if (rc != EXIT_OK) return rc;
+        cli_report_reduction(r->command, "interactive heat map", &g, &red);
+        cli_heatmap_style style = {.colormap = colormap_for(r, t)};
+        double lo, hi;
+        cli_heatmap_range(&style, &red, &lo, &hi);
+        cli_buffer_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        json_string(b, t->name);
+        cli_buffer_printf(b, ",\"rows\":%zu,\"cols\":%zu,\"first\":%lld,\"rowBlock\":%zu,\"colBlock\":%zu,"
+                             "\"cmap\":\"%s\",\"lo\":%.17g,\"hi\":%.17g,\"v\":[",
+                          red.rows, red.cols, (long long)t->first_position, red.row_block, red.col_block,
+                          cli_colormap_names[style.colormap], lo, hi);
+        for (size_t k = 0; k < red.rows * red.cols; k++) {
+            double v = red.values[k];
+            if (isfinite(v)) cli_buffer_printf(b, k ? ",%.9g" : "%.9g", v);
+            else cli_buffer_puts(b, k ? ",null" : "null");
+        }
+        cli_buffer_puts(b, "]}\n");
+        cli_reduced_free(&red);
+    }
+    cli_buffer_puts(b, "]}</script>\n");
+    return EXIT_OK;
+}
+
+typedef struct {
+    const char *id, *title;
+    int (*write)(report *r);
+} section;
+
+/* Order of the page. New families add a line (and a function) here. */
+static const section sections[] = {
+    {"overview", "How to read", section_overview},
+    {"heatmaps", "Heat maps", section_heatmaps},
+    {"compare", "Compare positions", section_compare},
+    {"surface", "3-D surface", section_surface},
+    {"similarity", "Similarity", section_similarity},
+    {"spectrum", "Wavelengths", section_spectrum},
+    {"health", "Health", section_health},
+    {NULL, NULL, NULL}};
+
+int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html) {
+    if (req->count == 0) return cli_fail(command, EXIT_USAGE, NULL, "nothing to report");
+    for (size_t i = 0; i < req->count; i++)
+        if (req->tables[i]->rows == 0 || req->tables[i]->cols == 0)
+            return cli_fail(command, EXIT_USAGE, NULL, "table '%s' is empty: nothing to draw", req->tables[i]->name);
+    report r = {req, html, command};
+    cli_buffer *b = html;
+    /* The Content-Security-Policy forbids every network fetch: the page can only use what it carries. */
+    cli_buffer_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+                       "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                       "<title>posenc report: positional encodings, seen</title>\n<style>\n");
+    cli_buffer_append(b, report_css, sizeof report_css - 1);
+    cli_buffer_puts(b, "</style>\n</head>\n<body>\n<header>\n<h1>Positional encodings, seen</h1>\n<p>");
+    cli_buffer_escape(b, req->default_comparison
+                             ? "How a Transformer can know where each token sits: the sinusoidal table of \"Attention "
+                               "Is All You Need\" next to the naive alternatives, as pictures you can zoom, turn and "
+                               "compare."
+                             : "Pictures and statistics of the table you asked for.");
+    cli_buffer_puts(b, "</p>\n<nav>");
+    for (int i = 0; sections[i].id; i++) cli_buffer_printf(b, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
+    cli_buffer_puts(b, "</nav>\n</header>\n<main>\n");
+    for (int i = 0; sections[i].id; i++) {
+        int rc = sections[i].write(&r);
+        if (rc != EXIT_OK) return rc;
+    }
+    cli_buffer_puts(b, "</main>\n<footer>Made by posenc " POSENC_VERSION_STRING " with <code>");
+    cli_buffer_escape(b, req->command_line ? req->command_line : "posenc report");
+    cli_buffer_puts(b, "</code>. Colormaps: ColorBrewer RdBu, viridis. No network was used or is needed.</footer>\n");
+    int rc = write_data(&r);
+    if (rc != EXIT_OK) return rc;
+    cli_buffer_puts(b, "<script>\n");
+    cli_buffer_append(b, report_js, sizeof report_js - 1);
+    cli_buffer_puts(b, "</script>\n</body>\n</html>\n");
+    return b->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory while writing the report") : EXIT_OK;
+}

@@ -1,0 +1,115 @@
+"""Regenerate the seed corpora under fuzz/corpus/ (run with Debian's /usr/bin/python3).
+Seeds are small: valid inputs of each shape the parsers accept, the malformed
+cases of docs/errors.md, and a few deterministic random byte strings for the
+targets that carve parameters from their input. Inputs libFuzzer finds that
+crashed once are added by hand next to these, named crash-<what>."""
+import io
+import os
+import random
+import struct
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def npy_bytes(arr, version=None):
+    b = io.BytesIO()
+    if version:
+        np.lib.format.write_array(b, arr, version=version)
+    else:
+        np.save(b, arr)
+    return b.getvalue()
+
+
+def npy_header(text, data=b"", major=1):
+    h = text.encode("latin1")
+    if major == 1:
+        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data
+    return b"\x93NUMPY" + bytes([major, 0]) + struct.pack("<I", len(h)) + h + data
+
+
+def npy():
+    for dt in ["<f4", "<f8", "<f2", "<i4", "<i8", "|u1", "<u2"]:
+        put("npy", f"valid_{dt[1:]}_2x3", npy_bytes(np.arange(6).reshape(2, 3).astype(dt)))
+    put("npy", "valid_0d", npy_bytes(np.array(3.5)))
+    put("npy", "valid_empty", npy_bytes(np.zeros((0, 4), np.float32)))
+    put("npy", "valid_v2", npy_bytes(np.arange(4, dtype=np.int64), version=(2, 0)))
+    put("npy", "valid_v3", npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", b"\0" * 4, 3))
+    put("npy", "valid_fortran_1d", npy_header("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", b"\0" * 8))
+    bad = {
+        "big_endian": ("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8),
+        "fortran_2d": ("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16),
+        "complex": ("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16),
+        "structured": ("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
+        "truncated": ("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 8),
+        "trailing": ("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", 8),
+        "huge_1e15": ("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000,), }", 8),
+        "overflow_entry": ("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", 8),
+        "overflow_product": ("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", 8),
+        "no_order": ("{'descr': '<f4', 'shape': (2,), }", 8),
+        "unterminated": ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,", 8),
+        "bad_bool": ("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", 8),
+        "not_dict": ("not a dict", 8),
+        "nine_dims": ("{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4),
+        "long_suffix": ("{'descr': '<i8', 'fortran_order': False, 'shape': (2L, 1L), }", 16),
+        "dup_key": ("{'descr': '<i8', 'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", 4),
+    }
+    for name, (text, n) in bad.items():
+        put("npy", "bad_" + name, npy_header(text, b"\x01" * n))
+    put("npy", "bad_header_past_eof", b"\x93NUMPY\x01\x00\xff\xff\x00\x00")
+    put("npy", "bad_magic", b"hello world")
+    put("npy", "bad_version", b"\x93NUMPY\x09\x00\x00\x00\x00\x00")
+
+
+def carved(target, n, sizes):
+    rng = random.Random(target)
+    for i, size in enumerate(sizes[:n]):
+        put(target, f"random_{i:02d}_{size}b", bytes(rng.randrange(256) for _ in range(size)))
+
+
+def cli():
+    cases = {
+        "help": ["--help"],
+        "version": ["--version"],
+        "table_help": ["table", "--help"],
+        "table_basic": ["table", "--len", "4", "--dim", "8", "-o", "pe.npy"],
+        "table_csv": ["table", "--len", "3", "--dim", "4", "-o", "pe.csv"],
+        "table_stdout": ["table", "--kind", "index", "--len", "3", "--dim", "2", "-o", "-"],
+        "table_t2t": ["table", "--len", "4", "--dim", "7", "--freqs", "t2t", "--layout", "half", "--odd", "pad",
+                      "--start", "2", "-o", "x.npy"],
+        "table_torch": ["table", "--len=2", "--dim=16", "--torch-compat", "--dtype", "bf16", "-o", "-"],
+        "table_dtypes": ["table", "--len", "2", "--dim", "15", "--odd", "round_up", "--dtype", "f16", "-o", "a.npy"],
+        "table_bad_dim": ["table", "--len", "4", "--dim", "65", "-o", "pe.npy"],
+        "table_bad_base": ["table", "--len", "4", "--dim", "8", "--base", "nan", "-o", "pe.npy"],
+        "table_huge": ["table", "--len", "1099511627776", "--dim", "1048576", "-o", "pe.npy"],
+        "table_unknown": ["table", "--bogus", "--", "-x"],
+        "unknown_command": ["frobnicate"],
+    }
+    for name, argv in cases.items():
+        put("cli", name, b"\0".join(a.encode() for a in argv))
+    pos = npy_bytes(np.array([5, 0, 7], dtype=np.int64))
+    put("cli", "table_positions", b"\0".join([b"table", b"--dim", b"8", b"--positions", b"p.npy", b"-o", b"o.npy"])
+        + b"\0\0" + pos)
+    put("cli", "table_positions_f64", b"\0".join([b"table", b"--dim", b"4", b"--positions", b"p.npy", b"-o", b"-"])
+        + b"\0\0" + npy_bytes(np.array([0.5, 2.25])))
+    put("cli", "table_positions_overwrite", b"\0".join([b"table", b"--dim", b"4", b"--positions", b"p.npy", b"-o",
+                                                         b"p.npy"]) + b"\0\0" + pos)
+
+
+def main():
+    npy()
+    carved("table", 10, [0, 8, 16, 24, 32, 48, 64, 96, 128, 256])
+    carved("dtype", 8, [0, 6, 12, 48, 96, 100, 200, 300])
+    cli()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,288 @@
+/* analysis_diff.c: `posenc diff`: element statistics between two tables and
+ * the row/channel-level hypotheses (transposed, prefix, position offset,
+ * padding rows, channel permutation). The model-level diagnosis (layout,
+ * pair order, frequencies, base, angle formation, presets) is in
+ * analysis_diagnose.c. */
+#include "analysis_diff_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void posenc_diff_report_free(posenc_diff_report *r) {
+    if (!r) return;
+    posenc_sinusoid_fit_free(&r->fit_a);
+    posenc_sinusoid_fit_free(&r->fit_b);
+    memset(r, 0, sizeof *r);
+}
+
+static const char *const finding_keys[] = {
+    "agree", "offset", "layout", "sin_cos_swapped", "freq_convention", "base", "freq_scale",
+    "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude"};
+
+posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value,
+                                 const char *fmt, ...) {
+    if (r->finding_count >= POSENC_DIFF_MAX_FINDINGS) return NULL;
+    posenc_finding *f = &r->findings[r->finding_count++];
+    f->kind = kind;
+    f->key = finding_keys[kind];
+    f->value = value;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+bool posenc_diff_has_(const posenc_diff_report *r, posenc_finding_kind kind) {
+    for (int i = 0; i < r->finding_count; i++)
+        if (r->findings[i].kind == kind) return true;
+    return false;
+}
+
+/* Order-preserving map of a float32 onto integers, for ULP distances. */
+static int64_t ordered_f32(float x) {
+    int32_t i;
+    memcpy(&i, &x, 4);
+    return i < 0 ? (int64_t)INT32_MIN - i : i;
+}
+
+static int ulp_bucket(double a, double b) {
+    if (!isfinite(a) || !isfinite(b)) return (isnan(a) && isnan(b)) || (a == b) ? 0 : 7;
+    int64_t d = ordered_f32((float)a) - ordered_f32((float)b);
+    if (d < 0) d = -d;
+    return d == 0 ? 0 : d == 1 ? 1 : d < 4 ? 2 : d < 16 ? 3 : d < 256 ? 4 : d < 65536 ? 5 : 6;
+}
+
+static bool row_is_zero(const double *t, size_t cols, size_t r) {
+    for (size_t c = 0; c < cols; c++)
+        if (t[r * cols + c] != 0) return false;
+    return true;
+}
+
+static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b, posenc_diff_report *r) {
+    double tol = r->tolerance, sum_abs = 0, sum_rel = 0;
+    r->first_beyond_row = r->first_beyond_channel = r->divergence_onset = r->max_abs_row = r->max_abs_channel = -1;
+    for (size_t i = 0; i < a->rows; i++) {
+        double row_max = 0;
+        for (size_t c = 0; c < a->cols; c++) {
+            double x = a->data[i * a->cols + c], y = b->data[i * b->cols + c];
+            r->nonfinite_a += !isfinite(x);
+            r->nonfinite_b += !isfinite(y);
+            r->ulp_histogram[ulp_bucket(x, y)]++;
+            double d = fabs(x - y);
+            if (isnan(x) && isnan(y)) d = 0;
+            else if (x == y) d = 0; /* equal infinities */
+            else if (!isfinite(d)) d = INFINITY;
+            double m = fmax(fabs(x), fabs(y));
+            double rel = d == 0 ? 0 : isfinite(m) && m > 0 ? d / m : INFINITY;
+            if (d > r->max_abs || r->max_abs_row < 0) r->max_abs = d, r->max_abs_row = (int64_t)i, r->max_abs_channel = (int64_t)c;
+            if (rel > r->max_rel) r->max_rel = rel;
+            sum_abs += d, sum_rel += rel;
+            if (d > tol && r->first_beyond_row < 0) r->first_beyond_row = (int64_t)i, r->first_beyond_channel = (int64_t)c;
+            if (d > row_max) row_max = d;
+            r->compared++;
+        }
+        if (row_max > tol && r->divergence_onset < 0) r->divergence_onset = (int64_t)i;
+    }
+    r->mean_abs = r->compared ? sum_abs / (double)r->compared : 0;
+    r->mean_rel = r->compared ? sum_rel / (double)r->compared : 0;
+}
+
+/* max |A[r+k] - B[r]| over rows present in both (all-zero rows skipped);
+ * INFINITY if fewer than `need` rows overlap. */
+static double shifted_diff(const posenc_f64_table_ *a, const posenc_f64_table_ *b, long k, size_t need) {
+    double worst = 0;
+    size_t n = 0;
+    for (size_t rb = 0; rb < b->rows; rb++) {
+        long ra = (long)rb + k;
+        if (ra < 0 || (size_t)ra >= a->rows) continue;
+        if (row_is_zero(a->data, a->cols, (size_t)ra) || row_is_zero(b->data, b->cols, rb)) continue;
+        for (size_t c = 0; c < a->cols; c++) {
+            double d = fabs(a->data[(size_t)ra * a->cols + c] - b->data[rb * b->cols + c]);
+            if (!(d <= worst)) worst = d;
+        }
+        n++;
+    }
+    return n >= need ? worst : INFINITY;
+}
+
+static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *b, const posenc_diff_options *o,
+                           posenc_diff_report *r) {
+    double tol = r->tolerance;
+    /* transposed */
+    if (a->rows == b->cols && a->cols == b->rows && a->rows > 1 && a->cols > 1) {
+        double worst = 0;
+        for (size_t i = 0; i < a->rows; i++)
+            for (size_t c = 0; c < a->cols; c++) {
+                double d = fabs(a->data[i * a->cols + c] - b->data[c * b->cols + i]);
+                if (!(d <= worst)) worst = d;
+            }
+        if (worst <= tol)
+            posenc_diff_add_(r, POSENC_FINDING_TRANSPOSED, worst,
+                             "B is A transposed ([%zu x %zu] vs [%zu x %zu]; max |A^T - B| %.3g): positions and "
+                             "channels are swapped", a->rows, a->cols, b->rows, b->cols, worst);
+    }
+    if (a->cols != b->cols) return;
+    /* prefix */
+    if (a->rows != b->rows) {
+        const posenc_f64_table_ *s = a->rows < b->rows ? a : b, *l = a->rows < b->rows ? b : a;
+        double worst = 0;
+        for (size_t i = 0; i < s->rows * s->cols; i++) {
+            double d = fabs(s->data[i] - l->data[i]);
+            if (!(d <= worst)) worst = d;
+        }
+        if (worst <= tol)
+            posenc_diff_add_(r, POSENC_FINDING_PREFIX, (double)s->rows,
+                             "%s (%zu rows) is a prefix of %s (%zu rows): the first %zu positions agree (max diff %.3g)",
+                             s == a ? "A" : "B", s->rows, s == a ? "B" : "A", l->rows, s->rows, worst);
+    }
+    /* position offset: B row r = A row r + k */
+    size_t minrows = a->rows < b->rows ? a->rows : b->rows;
+    long maxk = o->max_offset ? (long)o->max_offset : (long)(minrows / 2 < 64 ? minrows / 2 : 64);
+    size_t need = minrows / 2 > 3 ? minrows / 2 : 3;
+    if (need > minrows) need = minrows;
+    long best_k = 0;
+    double best = INFINITY;
+    for (long k = -maxk; k <= maxk && !posenc_diff_has_(r, POSENC_FINDING_PREFIX); k++) {
+        if (k == 0) continue;
+        double d = shifted_diff(a, b, k, need);
+        if (d < best) best = d, best_k = k;
+    }
+    if (best <= tol) {
+        posenc_diff_add_(r, POSENC_FINDING_OFFSET, (double)best_k,
+                         "position offset by %ld: B row r equals A row r%+ld (max diff %.3g)%s", best_k, best_k, best,
+                         best_k > 0 ? "; an offset of padding_idx+1 is the fairseq/RoBERTa convention" : "");
+    }
+    if (a->rows != b->rows) return;
+    /* padding rows: rows zeroed in one table only, the rest equal */
+    size_t za = 0, zb = 0;
+    long first = -1;
+    double rest = 0;
+    for (size_t i = 0; i < a->rows; i++) {
+        bool ia = row_is_zero(a->data, a->cols, i), ib = row_is_zero(b->data, b->cols, i);
+        if (ia != ib) {
+            za += ia, zb += ib;
+            if (first < 0) first = (long)i;
+            continue;
+        }
+        for (size_t c = 0; c < a->cols; c++) {
+            double d = fabs(a->data[i * a->cols + c] - b->data[i * b->cols + c]);
+            if (!(d <= rest)) rest = d;
+        }
+    }
+    if (first >= 0 && rest <= tol)
+        posenc_diff_add_(r, POSENC_FINDING_PADDING_ROWS, (double)first,
+                         "%s has %zu all-zero row(s) (first: row %ld) where %s has values; every other row agrees "
+                         "(max diff %.3g): a zeroed padding row (fairseq padding_idx=%ld; real tokens then start at "
+                         "position %ld)", za ? "A" : "B", za ? za : zb, first, za ? "B" : "A", rest, first, first + 1);
+}
+
+/* Channel permutation within blocks of `width` channels (one block per head). */
+static void permutation_hypothesis(const posenc_f64_table_ *a, const posenc_f64_table_ *b, size_t heads,
+                                   bool per_head, posenc_diff_report *r) {
+    size_t cols = a->cols;
+    if (a->rows != b->rows || a->cols != b->cols || cols < 2) return;
+    if (heads == 0 || cols % heads) heads = 1;
+    size_t width = cols / heads;
+    if (width > 1024) return; /* O(width^2 rows) per head: keep it bounded */
+    size_t *perm = malloc(cols * sizeof(size_t));
+    unsigned char *used = calloc(cols, 1);
+    bool ok = perm && used;
+    for (size_t j = 0; ok && j < cols; j++) {
+        size_t block = j / width * width;
+        ok = false;
+        for (size_t i = block; i < block + width && !ok; i++) {
+            if (used[i]) continue;
+            bool same = true;
+            for (size_t t = 0; t < a->rows && same; t++)
+                same = fabs(a->data[t * cols + i] - b->data[t * cols + j]) <= r->tolerance;
+            if (same) perm[j] = i, used[i] = 1, ok = true;
+        }
+    }
+    if (ok) {
+        bool identity = true, to_half = width % 2 == 0, to_inter = width % 2 == 0, swap_i = to_half, swap_h = to_half;
+        size_t K = width / 2;
+        for (size_t j = 0; j < cols; j++) {
+            size_t l = j % width, src = perm[j] % width;
+            identity &= src == l;
+            if (width % 2 == 0) {
+                /* B half from A interleaved: B[k] = A[2k], B[K+k] = A[2k+1] */
+                to_half &= src == (l < K ? 2 * l : 2 * (l - K) + 1);
+                to_inter &= src == (l % 2 ? l / 2 + K : l / 2);
+                swap_i &= src == (l ^ 1);
+                swap_h &= src == (l < K ? l + K : l - K);
+            }
+        }
+        const char *what = to_half ? "interleaved -> half-split (the RoPE Q/K weight conversion, HF convert_llama_weights)"
+                         : to_inter ? "half-split -> interleaved (llama.cpp's Q/K row permutation)"
+                         : swap_i ? "swap within each interleaved pair (sin/cos swapped)"
+                         : swap_h ? "swap of the two halves (sin/cos swapped, [cos|sin])"
+                                  : "a general channel permutation";
+        /* On an additive table these permutations are conventions of their own */
+        if (!identity && !per_head && (to_half || to_inter))
+            posenc_diff_add_(r, POSENC_FINDING_LAYOUT, to_half ? 1 : 0,
+                             "layout: B is A with its channels reordered %s", to_half ? "from interleaved sin/cos to "
+                             "concatenated [sin|cos]" : "from concatenated [sin|cos] to interleaved sin/cos");
+        else if (!identity && !per_head && (swap_i || swap_h))
+            posenc_diff_add_(r, POSENC_FINDING_SIN_COS_SWAPPED, 1,
+                             "sin/cos swapped: B is A with %s", what);
+        else if (!identity)
+            posenc_diff_add_(r, POSENC_FINDING_PERMUTATION, (double)heads,
+                             "B equals A up to a per-head channel permutation (%zu head(s) of %zu channels): %s", heads,
+                             width, what);
+    }
+    free(perm);
+    free(used);
+}
+
+posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, const posenc_diff_options *options,
+                                 posenc_diff_report *out, posenc_error *err) {
+    RETURN_IF_NULL(a, err);
+    RETURN_IF_NULL(b, err);
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
+    out->fit_a.first_zero_row = out->fit_b.first_zero_row = -1;
+    posenc_diff_options o = {0};
+    if (options) o = *options;
+    RETURN_ERROR_IF(!(o.tolerance >= 0) || !isfinite(o.tolerance), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "tolerance must be finite and >= 0, got %g", o.tolerance);
+    out->tolerance = o.tolerance > 0 ? o.tolerance : 1e-5;
+    posenc_f64_table_ ta, tb;
+    FORWARD_IF_ERROR(posenc_f64_table_from_array_(a, "table A", &ta, err));
+    posenc_status st = posenc_f64_table_from_array_(b, "table B", &tb, err);
+    if (st != POSENC_OK) {
+        posenc_f64_table_free_(&ta);
+        return st;
+    }
+    out->rows_a = ta.rows, out->cols_a = ta.cols, out->rows_b = tb.rows, out->cols_b = tb.cols;
+    out->shapes_equal = ta.rows == tb.rows && ta.cols == tb.cols;
+    out->first_beyond_row = out->first_beyond_channel = out->divergence_onset = -1;
+    if (out->shapes_equal) element_stats(&ta, &tb, out);
+    if (out->shapes_equal && out->max_abs <= out->tolerance && out->nonfinite_a == out->nonfinite_b) {
+        posenc_diff_add_(out, POSENC_FINDING_AGREE, out->max_abs, "A and B agree within %.3g (max |A-B| %.3g)",
+                         out->tolerance, out->max_abs);
+    } else {
+        row_hypotheses(&ta, &tb, &o, out);
+        /* a [T,H,D] array is already flattened to rows of one head each, so
+         * only a 2-D [T, H*D] table needs heads from the options */
+        permutation_hypothesis(&ta, &tb, a->ndim == 3 ? 1 : o.heads, a->ndim == 3 || o.heads > 1 || o.input, out);
+    }
+    st = posenc_diagnose_models_(a, b, &ta, &tb, &o, out, err);
+    if (st == POSENC_OK) posenc_diff_summarize_(out);
+    bool related = out->shapes_equal || posenc_diff_has_(out, POSENC_FINDING_TRANSPOSED) ||
+                   posenc_diff_has_(out, POSENC_FINDING_PREFIX) || posenc_diff_has_(out, POSENC_FINDING_OFFSET);
+    if (st == POSENC_OK && !related)
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                          "shapes do not match: A is [%zu x %zu], B is [%zu x %zu] (rows x channels), and B is "
+                          "not A transposed, a prefix, or A shifted by a position offset",
+                          ta.rows, ta.cols, tb.rows, tb.cols);
+    posenc_f64_table_free_(&ta);
+    posenc_f64_table_free_(&tb);
+    if (st != POSENC_OK) {
+        posenc_diff_report_free(out);
+        return st;
+    }
+    return posenc_ok_(err);
+}

@@ -1,0 +1,244 @@
+/* analysis_health.c: `posenc analyze`: the health statistics of a position
+ * table (second source article's checks): value range, per-position variance
+ * and norm, per-channel dominant frequency, uniqueness, similarity vs
+ * distance, and the rotation (relative-position) linearity check. */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TWO_PI 6.283185307179586476925286766559
+
+void posenc_health_free(posenc_health *h) {
+    if (!h) return;
+    free(h->row_variance);
+    free(h->row_norm);
+    free(h->channel_frequency);
+    free(h->channel_wavelength);
+    free(h->mean_dot);
+    free(h->mean_cosine);
+    free(h->linearity_residual);
+    posenc_sinusoid_fit_free(&h->fit);
+    memset(h, 0, sizeof *h);
+}
+
+/* In-place iterative radix-2 FFT (n a power of two). */
+static void fft(double *re, double *im, size_t n) {
+    for (size_t i = 1, j = 0; i < n; i++) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            double t = re[i]; re[i] = re[j]; re[j] = t;
+            t = im[i]; im[i] = im[j]; im[j] = t;
+        }
+    }
+    for (size_t len = 2; len <= n; len <<= 1) {
+        double ang = -TWO_PI / (double)len;
+        for (size_t i = 0; i < n; i += len)
+            for (size_t k = 0; k < len / 2; k++) {
+                double wr = cos(ang * (double)k), wi = sin(ang * (double)k);
+                size_t u = i + k, v = i + k + len / 2;
+                double xr = re[v] * wr - im[v] * wi, xi = re[v] * wi + im[v] * wr;
+                re[v] = re[u] - xr, im[v] = im[u] - xi;
+                re[u] += xr, im[u] += xi;
+            }
+    }
+}
+
+/* Dominant frequency of each channel: peak of the zero-padded spectrum (4x
+ * oversampled) with parabolic refinement. A peak at bin < 2*pad (less than
+ * one cycle over the rows) cannot be resolved: reported as 0 / infinite wavelength. */
+static posenc_status channel_frequencies(const double *t, size_t rows, size_t cols, posenc_health *h,
+                                         posenc_error *err) {
+    size_t n = 1;
+    while (n < 4 * rows && n < ((size_t)1 << 22)) n <<= 1;
+    size_t pad = n / rows ? n / rows : 1;
+    double *re = malloc(n * sizeof(double)), *im = malloc(n * sizeof(double)), *mag = malloc(n * sizeof(double));
+    if (!re || !im || !mag) {
+        free(re), free(im), free(mag);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-point spectrum", n);
+    }
+    for (size_t c = 0; c < cols; c++) {
+        double mean = 0;
+        size_t m = rows < n ? rows : n;
+        for (size_t r = 0; r < m; r++) mean += isfinite(t[r * cols + c]) ? t[r * cols + c] : 0;
+        mean /= (double)m;
+        for (size_t i = 0; i < n; i++) {
+            double v = i < m ? t[i * cols + c] : mean;
+            re[i] = isfinite(v) ? v - mean : 0;
+            im[i] = 0;
+        }
+        fft(re, im, n);
+        size_t best = 0;
+        for (size_t i = 0; i <= n / 2; i++) {
+            mag[i] = hypot(re[i], im[i]);
+            if (i > 0 && mag[i] > mag[best]) best = i;
+        }
+        double freq = 0;
+        if (best >= 2 * pad && mag[best] > 0) {
+            double delta = 0;
+            if (best + 1 <= n / 2) {
+                double a = mag[best - 1], b = mag[best], cc = mag[best + 1], den = a - 2 * b + cc;
+                if (den != 0) delta = 0.5 * (a - cc) / den;
+            }
+            freq = TWO_PI * ((double)best + delta) / (double)n;
+        }
+        h->channel_frequency[c] = freq;
+        h->channel_wavelength[c] = freq > 0 ? TWO_PI / freq : INFINITY;
+    }
+    free(re), free(im), free(mag);
+    return posenc_ok_(err);
+}
+
+static double finite_or_zero(double v) { return isfinite(v) ? v : 0; }
+
+/* max over p of ||M(delta)PE(p) - PE(p+delta)|| for one pair, M the 2x2
+ * rotation that advances (sin, cos) by delta = w*offset. */
+static double linearity(const double *t, size_t rows, size_t cols, size_t a, size_t b, int cos_first,
+                        double w, size_t offset) {
+    double c = cos(w * (double)offset), s = sin(w * (double)offset), worst = 0;
+    for (size_t p = 0; p + offset < rows; p++) {
+        double u = t[p * cols + a], v = t[p * cols + b];
+        double sn = cos_first ? v : u, cs = cos_first ? u : v;
+        double ps = sn * c + cs * s, pc = cs * c - sn * s; /* sin(x+d), cos(x+d) */
+        double ts = cos_first ? t[(p + offset) * cols + b] : t[(p + offset) * cols + a];
+        double tc = cos_first ? t[(p + offset) * cols + a] : t[(p + offset) * cols + b];
+        double e = hypot(ps - ts, pc - tc);
+        if (!(e <= worst)) worst = e;
+    }
+    return worst;
+}
+
+posenc_status posenc_analyze_table(const posenc_array *table, const posenc_health_options *options,
+                                   posenc_health *h, posenc_error *err) {
+    RETURN_IF_NULL(h, err);
+    memset(h, 0, sizeof *h);
+    h->fit.first_zero_row = -1;
+    posenc_health_options opt = {0};
+    if (options) opt = *options;
+    posenc_f64_table_ tab;
+    FORWARD_IF_ERROR(posenc_f64_table_from_array_(table, "table", &tab, err));
+    size_t rows = tab.rows, cols = tab.cols;
+    const double *t = tab.data;
+    h->rows = rows, h->channels = cols;
+    h->first_nonfinite_row = h->first_nonfinite_channel = -1;
+    size_t offsets = opt.max_offset ? opt.max_offset + 1 : (rows - 1 < 128 ? rows - 1 : 128) + 1;
+    if (offsets > rows) offsets = rows;
+    h->offsets = offsets;
+    h->row_variance = calloc(rows, sizeof(double));
+    h->row_norm = calloc(rows, sizeof(double));
+    h->channel_frequency = calloc(cols, sizeof(double));
+    h->channel_wavelength = calloc(cols, sizeof(double));
+    h->mean_dot = calloc(offsets, sizeof(double));
+    h->mean_cosine = calloc(offsets, sizeof(double));
+    if (!h->row_variance || !h->row_norm || !h->channel_frequency || !h->channel_wavelength ||
+        !h->mean_dot || !h->mean_cosine) {
+        posenc_health_free(h);
+        posenc_f64_table_free_(&tab);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate statistics for [%zu x %zu]", rows, cols);
+    }
+    /* value range and per-position statistics (finite values only) */
+    h->min = INFINITY, h->max = -INFINITY;
+    double sum_abs = 0;
+    size_t nfinite = 0;
+    h->norm_min = h->variance_min = INFINITY;
+    h->norm_max = h->variance_max = -INFINITY;
+    for (size_t r = 0; r < rows; r++) {
+        double s = 0, s2 = 0;
+        size_t n = 0;
+        for (size_t c = 0; c < cols; c++) {
+            double v = t[r * cols + c];
+            if (!isfinite(v)) {
+                if (h->nonfinite++ == 0) h->first_nonfinite_row = (int64_t)r, h->first_nonfinite_channel = (int64_t)c;
+                continue;
+            }
+            if (v < h->min) h->min = v;
+            if (v > h->max) h->max = v;
+            sum_abs += fabs(v), s += v, s2 += v * v, n++;
+        }
+        nfinite += n;
+        double mean = n ? s / (double)n : 0;
+        h->row_variance[r] = n ? s2 / (double)n - mean * mean : NAN;
+        if (h->row_variance[r] < 0) h->row_variance[r] = 0;
+        h->row_norm[r] = sqrt(s2);
+        if (h->row_norm[r] < h->norm_min) h->norm_min = h->row_norm[r];
+        if (h->row_norm[r] > h->norm_max) h->norm_max = h->row_norm[r];
+        if (h->row_variance[r] < h->variance_min) h->variance_min = h->row_variance[r];
+        if (h->row_variance[r] > h->variance_max) h->variance_max = h->row_variance[r];
+    }
+    h->mean_abs = nfinite ? sum_abs / (double)nfinite : NAN;
+    if (!nfinite) h->min = h->max = NAN;
+    posenc_status st = channel_frequencies(t, rows, cols, h, err);
+    /* uniqueness: the closest pair of distinct positions */
+    size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 4096;
+    if (urows > rows) urows = rows;
+    h->uniqueness_rows = urows;
+    h->closest_distance = INFINITY;
+    for (size_t i = 0; st == POSENC_OK && i < urows; i++)
+        for (size_t j = i + 1; j < urows; j++) {
+            double d2 = 0;
+            for (size_t c = 0; c < cols; c++) {
+                double d = finite_or_zero(t[i * cols + c]) - finite_or_zero(t[j * cols + c]);
+                d2 += d * d;
+            }
+            if (d2 < h->closest_distance) h->closest_distance = d2, h->closest_a = i, h->closest_b = j;
+        }
+    h->closest_distance = sqrt(h->closest_distance);
+    /* similarity vs distance */
+    for (size_t k = 0; st == POSENC_OK && k < offsets; k++) {
+        double sd = 0, sc = 0;
+        size_t n = 0;
+        for (size_t p = 0; p + k < rows; p++) {
+            double dot = 0, na = 0, nb = 0;
+            for (size_t c = 0; c < cols; c++) {
+                double x = finite_or_zero(t[p * cols + c]), y = finite_or_zero(t[(p + k) * cols + c]);
+                dot += x * y, na += x * x, nb += y * y;
+            }
+            sd += dot;
+            sc += (na > 0 && nb > 0) ? dot / sqrt(na * nb) : 0;
+            n++;
+        }
+        h->mean_dot[k] = n ? sd / (double)n : NAN;
+        h->mean_cosine[k] = n ? sc / (double)n : NAN;
+    }
+    /* the sinusoid model, then the rotation linearity check with known or fitted frequencies */
+    if (st == POSENC_OK)
+        st = posenc_fit_table_f64_(t, rows, cols, posenc_angle_noise_for_dtype_(table->dtype), &h->fit, err);
+    const double *w = NULL;
+    size_t pairs = 0;
+    posenc_layout layout = opt.layout;
+    int cos_first = opt.cos_first;
+    if (opt.frequencies && opt.frequency_count) {
+        w = opt.frequencies, pairs = opt.frequency_count;
+        if (2 * pairs > cols) pairs = cols / 2;
+    } else if (h->fit.found) {
+        w = h->fit.frequencies, pairs = (size_t)h->fit.pairs, layout = h->fit.layout, cos_first = h->fit.cos_first;
+    }
+    static const size_t offset_list[POSENC_HEALTH_OFFSETS] = {1, 2, 10, 100};
+    if (st == POSENC_OK && w && pairs) {
+        h->linearity_residual = calloc(pairs * POSENC_HEALTH_OFFSETS, sizeof(double));
+        if (!h->linearity_residual) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate residuals");
+    }
+    if (st == POSENC_OK && h->linearity_residual) {
+        h->linearity_available = 1;
+        h->linearity_pairs = pairs;
+        for (size_t j = 0; j < POSENC_HEALTH_OFFSETS; j++)
+            h->linearity_offsets[j] = offset_list[j] < rows ? offset_list[j] : 0;
+        for (size_t k = 0; k < pairs; k++) {
+            size_t a = layout == POSENC_LAYOUT_HALF ? k : 2 * k, b = layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
+            for (size_t j = 0; j < POSENC_HEALTH_OFFSETS; j++) {
+                if (!h->linearity_offsets[j]) continue;
+                double e = linearity(t, rows, cols, a, b, cos_first, w[k], h->linearity_offsets[j]);
+                h->linearity_residual[k * POSENC_HEALTH_OFFSETS + j] = e;
+                if (!(e <= h->linearity_worst)) h->linearity_worst = e;
+            }
+        }
+    }
+    posenc_f64_table_free_(&tab);
+    if (st != POSENC_OK) {
+        posenc_health_free(h);
+        return st;
+    }
+    return posenc_ok_(err);
+}

@@ -1,0 +1,41 @@
+/* analysis_internal.h: helpers shared by the analysis family (health, fit,
+ * precision, diff, signal). Not installed. */
+#ifndef POSENC_ANALYSIS_INTERNAL_H
+#define POSENC_ANALYSIS_INTERNAL_H
+
+#include "internal.h"
+
+/* A float64 copy of an array viewed as [rows][cols] (cols = last axis). */
+typedef struct {
+    size_t rows, cols;
+    double *data; /* malloc'd, rows*cols */
+} posenc_f64_table_;
+
+/* Copy any numeric array; ndim 0 is rejected, ndim 1 is one row. */
+posenc_status posenc_f64_table_from_array_(const posenc_array *a, const char *what,
+                                           posenc_f64_table_ *out, posenc_error *err);
+void posenc_f64_table_free_(posenc_f64_table_ *t);
+
+/* Angle difference wrapped into (-pi, pi]. */
+double posenc_wrap_angle_(double a);
+
+/* Angle noise floor (radians) of sin/cos values stored in dtype. */
+double posenc_angle_noise_for_dtype_(posenc_dtype dtype);
+
+/* Fit frequencies, start, base and angle formation to angles theta[rows][pairs]
+ * (radians, any branch), using only rows with valid[r] != 0. Fills the angle
+ * fields of fit (frequencies is allocated here); layout/amplitude fields are
+ * left to the caller. fit->found is set to 1 on success, 0 when there are
+ * too few valid rows. */
+posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid, size_t rows,
+                                 size_t pairs, double noise, posenc_sinusoid_fit *fit,
+                                 posenc_error *err);
+
+/* Fit the additive model to a float64 table; see posenc_fit_sinusoid_table. */
+posenc_status posenc_fit_table_f64_(const double *t, size_t rows, size_t cols, double noise,
+                                    posenc_sinusoid_fit *fit, posenc_error *err);
+
+/* Exact model frequencies of a fit with a round base (scale * base^...); false if none. */
+bool posenc_fit_model_frequencies_(const posenc_sinusoid_fit *fit, double *out);
+
+#endif

@@ -1,0 +1,67 @@
+/* kernels.h: private interface between entry points and the SIMD kernels
+ * (scalar / AVX2 / AVX-512 builds of the same arithmetic) and the thread pool.
+ * The *_avx2.c and *_avx512.c files are compiled with per-file -m flags
+ * (top-level CMakeLists.txt) and are only ever called after the run-time probe. */
+#ifndef POSENC_KERNELS_H
+#define POSENC_KERNELS_H
+
+#include "internal.h"
+
+/* Work function for posenc_parallel_for_: worker number `worker` (0..threads-1,
+ * for per-worker scratch the caller allocated) handles items [begin, end). */
+typedef void (*posenc_range_fn_)(void *ctx, size_t worker, size_t begin, size_t end);
+
+/* Run fn over [0, count) split into at most `threads` contiguous chunks whose
+ * boundaries are multiples of `grain` items (so chunking never changes what a
+ * block computes). Chunk 0 runs on the calling thread; if a thread cannot be
+ * created its chunk also runs on the caller. Results never depend on threads. */
+void posenc_parallel_for_(int32_t threads, size_t count, size_t grain, posenc_range_fn_ fn,
+                          void *ctx);
+
+/* Resolved execution options of one call. exact_threads: the count came from
+ * POSENC_THREADS, which tests use to force every split, even of tiny outputs. */
+typedef struct {
+    posenc_exec exec;
+    bool exact_threads;
+} posenc_exec_run_;
+
+posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bool *exact_threads,
+                                   posenc_error *err);
+static inline posenc_status posenc_exec_run_resolve_(const posenc_exec *exec, posenc_exec_run_ *run,
+                                                    posenc_error *err) {
+    return posenc_exec_resolve_(exec, &run->exec, &run->exact_threads, err);
+}
+/* Threads worth using for `bytes` of output: at least 256 KiB per thread,
+ * unless POSENC_THREADS forced the count. */
+int32_t posenc_threads_for_bytes_(const posenc_exec_run_ *run, size_t bytes);
+
+/* ---- sinusoidal rows (precise mode, contiguous positions) ---------------- */
+
+/* Rows of a clean table (dim == 2 * pairs) between two anchors. run_s/run_c hold
+ * the double (sin, cos) of the first row on entry; row 0 is stored from them and
+ * each next row rotates them by the step (step_s, step_c) = (sin w, cos w):
+ *   s' = s*step_c + c*step_s,  c' = c*step_c - s*step_s   (no FMA: same bits everywhere). */
+typedef struct {
+    int32_t pairs;
+    posenc_layout layout;
+    posenc_dtype dtype; /* F32 or F64 */
+    bool stream;        /* non-temporal stores (rows 64-byte aligned) */
+    const double *step_s, *step_c;
+} posenc_sinusoid_rows_;
+
+typedef void (*posenc_sinusoid_rows_fn_)(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                         double *run_c, void *out, size_t rows);
+/* Pairs first_pair..pairs-1 of row r (rotating first when r > 0); the vector
+ * kernels call it for their leftover pairs. Lives in a file built without FMA:
+ * GCC 12 fuses scalar a*b+c*d into vfmsubadd in -mfma files even with
+ * -ffp-contract=off, which would change the last bit. */
+void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                               void *out, size_t r, int32_t first_pair);
+void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                  double *run_c, void *out, size_t rows);
+void posenc_sinusoid_rows_avx2_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                                void *out, size_t rows);
+void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                  double *run_c, void *out, size_t rows);
+
+#endif

@@ -1,0 +1,228 @@
+/* rope.c: RoPE cos/sin tables, in-place application (f32/f16/bf16), inverse
+ * rotation and the delta re-rotation of cached keys. */
+#include "rope_internal.h"
+
+#include "torch_math.h"
+#include "torch_vec.h"
+#include <stdlib.h>
+#include <string.h>
+
+void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long double pos, double scale,
+                       float *cos_out, float *sin_out) {
+    if (mode == POSENC_MODE_TORCH_COMPAT) {
+        float fp = (float)pos, fs = (float)scale;
+        for (int32_t k = 0; k < pairs; k++) cos_out[k] = (float)inv[k] * fp; /* inv_freq @ position.float() */
+        int32_t k = 0;
+        for (; k + 8 <= pairs; k += 8) { /* torch's 8-lane blocks (torch_vec.h) */
+            float angle[8];
+            memcpy(angle, cos_out + k, sizeof angle);
+            if (!torch_cos_sin_block8_(angle, cos_out + k, sin_out + k)) break;
+        }
+        for (; k < pairs; k++) {
+            float angle = cos_out[k];
+            cos_out[k] = torch_cosf(angle);
+            sin_out[k] = torch_sinf(angle);
+        }
+        if (scale != 1.0)
+            for (k = 0; k < pairs; k++) {
+                cos_out[k] = cos_out[k] * fs;
+                sin_out[k] = sin_out[k] * fs;
+            }
+        return;
+    }
+    for (int32_t k = 0; k < pairs; k++) {
+        long double angle = pos * (long double)inv[k];
+        cos_out[k] = (float)(cosl(angle) * (long double)scale);
+        sin_out[k] = (float)(sinl(angle) * (long double)scale);
+    }
+}
+
+posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t heads, int32_t head_dim) {
+    posenc_rope_view v;
+    size_t d = head_dim > 0 ? (size_t)head_dim : 0;
+    v.tokens = tokens;
+    v.heads = heads;
+    v.head_stride = d;
+    v.row_stride = heads * d; /* overflow is caught by rope_check_view_ via x_count */
+    return v;
+}
+
+posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, size_t x_count,
+                               posenc_error *err) {
+    RETURN_IF_NULL(view, err);
+    size_t d = (size_t)head_dim;
+    if (view->tokens == 0) return POSENC_OK;
+    RETURN_ERROR_IF(view->heads == 0, err, POSENC_ERR_INVALID_ARGUMENT, "heads must be >= 1, got 0");
+    RETURN_ERROR_IF(view->heads > 1 && view->head_stride < d, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "head_stride must be >= head_dim (%d) so heads do not overlap, got %zu", head_dim,
+                    view->head_stride);
+    size_t row_span, last;
+    FORWARD_IF_ERROR(posenc_checked_count_(view->heads - 1, view->head_stride, "heads x head_stride",
+                                           &row_span, err));
+    RETURN_ERROR_IF(row_span > SIZE_MAX - d, err, POSENC_ERR_SIZE_OVERFLOW, "view row size overflows");
+    row_span += d;
+    RETURN_ERROR_IF(view->tokens > 1 && view->row_stride < row_span, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "row_stride must be >= %zu ((heads-1)*head_stride + head_dim) so tokens do not "
+                    "overlap, got %zu", row_span, view->row_stride);
+    FORWARD_IF_ERROR(posenc_checked_count_(view->tokens - 1, view->row_stride, "tokens x row_stride", &last,
+                                           err));
+    RETURN_ERROR_IF(last > SIZE_MAX - row_span, err, POSENC_ERR_SIZE_OVERFLOW, "view size overflows");
+    RETURN_ERROR_IF(last + row_span > x_count, err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "the view reaches element %zu but x_count is %zu", last + row_span, x_count);
+    return POSENC_OK;
+}
+
+/* ---- tables ---------------------------------------------------------- */
+
+static posenc_status table_common(const posenc_rope_params *params, int64_t seq_len,
+                                  const posenc_positions *positions, int fold_attention, bool wide,
+                                  void *cos_out, void *sin_out, size_t out_count, posenc_error *err) {
+    RETURN_IF_NULL(cos_out, err);
+    RETURN_IF_NULL(sin_out, err);
+    FORWARD_IF_ERROR(posenc_check_positions_(positions, err));
+    rope_plan_ plan;
+    FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
+    size_t need = 0;
+    posenc_status st = posenc_checked_count_(positions->count, (size_t)plan.pairs, "positions x pairs", &need, err);
+    if (st == POSENC_OK && need > out_count)
+        st = posenc_fail_(err, POSENC_ERR_BUFFER_TOO_SMALL,
+                          "cos/sin tables need %zu entries each ([%zu positions][%d pairs]), out_count is %zu",
+                          need, positions->count, plan.pairs, out_count);
+    float *row = st == POSENC_OK ? malloc(sizeof *row * 2 * (size_t)plan.pairs) : NULL;
+    if (st == POSENC_OK && !row) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a table row");
+    for (size_t r = 0; st == POSENC_OK && r < positions->count; r++) {
+        long double pos = posenc_position_at_(positions, r);
+        double scale = fold_attention ? plan.attention : 1.0;
+        size_t o = r * (size_t)plan.pairs;
+        if (!wide) {
+            rope_cos_sin_f32_(plan.mode, plan.inv, plan.pairs, pos, scale, (float *)cos_out + o, (float *)sin_out + o);
+            continue;
+        }
+        double *c = (double *)cos_out + o, *s = (double *)sin_out + o;
+        if (plan.mode == POSENC_MODE_TORCH_COMPAT) { /* float32 values, widened */
+            rope_cos_sin_f32_(plan.mode, plan.inv, plan.pairs, pos, scale, row, row + plan.pairs);
+            for (int32_t k = 0; k < plan.pairs; k++) {
+                c[k] = row[k];
+                s[k] = row[plan.pairs + k];
+            }
+            continue;
+        }
+        for (int32_t k = 0; k < plan.pairs; k++) {
+            long double angle = pos * (long double)plan.inv[k];
+            c[k] = (double)(cosl(angle) * (long double)scale);
+            s[k] = (double)(sinl(angle) * (long double)scale);
+        }
+    }
+    free(row);
+    rope_plan_free_(&plan);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
+posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
+                                    const posenc_positions *positions, int fold_attention, float *cos_out,
+                                    float *sin_out, size_t out_count, posenc_error *err) {
+    return table_common(params, seq_len, positions, fold_attention, false, cos_out, sin_out, out_count, err);
+}
+
+posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t seq_len,
+                                    const posenc_positions *positions, int fold_attention, double *cos_out,
+                                    double *sin_out, size_t out_count, posenc_error *err) {
+    return table_common(params, seq_len, positions, fold_attention, true, cos_out, sin_out, out_count, err);
+}
+
+/* ---- apply ------------------------------------------------------------ */
+
+typedef enum { DATA_F32, DATA_F16, DATA_BF16 } data_kind;
+
+/* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
+ * attention; shift = R(theta) with no magnitude. */
+static void token_cos_sin(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
+    double a = unit ? 1.0 : plan->attention;
+    if (!inverse) {
+        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
+        return;
+    }
+    if (plan->mode == POSENC_MODE_TORCH_COMPAT) { /* transpose of the forward matrix / a^2 */
+        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
+        double a2 = a * a;
+        for (int32_t k = 0; k < plan->pairs; k++) {
+            c[k] = (float)((double)c[k] / a2);
+            s[k] = (float)(-(double)s[k] / a2);
+        }
+        return;
+    }
+    rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, -pos, 1.0 / a, c, s);
+}
+
+static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                  const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                  bool unit, data_kind kind, void *x, size_t x_count, posenc_error *err) {
+    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
+    rope_plan_ plan;
+    FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
+    posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
+    if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
+    if (st != POSENC_OK) {
+        rope_plan_free_(&plan);
+        return st;
+    }
+    size_t pairs = (size_t)plan.pairs, r = (size_t)plan.rotary_dim;
+    size_t scratch_count = 2 * pairs + (kind == DATA_F32 ? 0 : view->heads * r);
+    float *cs = malloc(sizeof *cs * scratch_count);
+    if (!cs) {
+        rope_plan_free_(&plan);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu floats of scratch", scratch_count);
+    }
+    float *c = cs, *s = cs + pairs, *vec = cs + 2 * pairs;
+    for (size_t t = 0; t < view->tokens; t++) {
+        long double pos = positions ? (long double)positions[t] : (long double)t;
+        token_cos_sin(&plan, pos, inverse, unit, c, s);
+        size_t base = t * view->row_stride;
+        if (kind == DATA_F32) {
+            rope_rotate_token_f32_((float *)x + base, view->heads, view->head_stride, plan.pairs, layout, c, s);
+            continue;
+        }
+        uint16_t *row = (uint16_t *)x + base;
+        for (size_t h = 0; h < view->heads; h++) /* only the rotary channels are converted */
+            for (size_t i = 0; i < r; i++) {
+                uint16_t bits = row[h * view->head_stride + i];
+                vec[h * r + i] = kind == DATA_F16 ? posenc_f16_to_f32(bits) : posenc_bf16_to_f32(bits);
+            }
+        rope_rotate_token_f32_(vec, view->heads, r, plan.pairs, layout, c, s);
+        for (size_t h = 0; h < view->heads; h++)
+            for (size_t i = 0; i < r; i++) {
+                float v = vec[h * r + i];
+                row[h * view->head_stride + i] = kind == DATA_F16 ? posenc_f32_to_f16(v) : posenc_f32_to_bf16(v);
+            }
+    }
+    free(cs);
+    rope_plan_free_(&plan);
+    return posenc_ok_(err);
+}
+
+posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                    const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                    float *x, size_t x_count, posenc_error *err) {
+    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F32, x, x_count, err);
+}
+
+posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                    const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                    uint16_t *x, size_t x_count, posenc_error *err) {
+    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F16, x, x_count, err);
+}
+
+posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                     uint16_t *x, size_t x_count, posenc_error *err) {
+    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_BF16, x, x_count, err);
+}
+
+posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                    const posenc_rope_view *view, const int64_t *deltas, float *x,
+                                    size_t x_count, posenc_error *err) {
+    RETURN_ERROR_IF(!deltas && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
+                    "deltas must not be NULL");
+    return apply_common(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, err);
+}

@@ -1,0 +1,40 @@
+/* rope_internal.h: pieces shared by the RoPE source files. Not installed. */
+#ifndef POSENC_ROPE_INTERNAL_H
+#define POSENC_ROPE_INTERNAL_H
+
+#include "internal.h"
+
+/* Largest head_dim accepted (keeps every per-pair scratch buffer small). */
+#define POSENC_ROPE_MAX_HEAD_DIM (1 << 16)
+
+/* Validated geometry + frequencies of one RoPE configuration. */
+typedef struct {
+    int32_t head_dim;
+    int32_t rotary_dim; /* R */
+    int32_t pairs;      /* R / 2 */
+    posenc_mode mode;
+    double attention;   /* cos/sin magnitude */
+    double *inv;        /* [pairs]; in TORCH_COMPAT mode exact float32 values */
+} rope_plan_;
+
+/* Check params and compute frequencies into a malloc'd plan (free with rope_plan_free_). */
+posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_len, rope_plan_ *plan,
+                                posenc_error *err);
+void rope_plan_free_(rope_plan_ *plan);
+
+/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
+ * the way `mode` prescribes. */
+void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long double pos,
+                       double scale, float *cos_out, float *sin_out);
+
+/* The scalar reference kernel (rope_apply.c): rotate `heads` vectors of one
+ * token, pair k = (k, k+R/2) (HALF) or (2k, 2k+1) (INTERLEAVED), with
+ * per-pair cos/sin. x[h * head_stride + c]. */
+void rope_rotate_token_f32_(float *x, size_t heads, size_t head_stride, int32_t pairs,
+                            posenc_layout layout, const float *cos_k, const float *sin_k);
+
+/* Check a view against a head_dim and a buffer size. */
+posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, size_t x_count,
+                               posenc_error *err);
+
+#endif

@@ -1,0 +1,132 @@
+"""docs/errors.md through the tool: every CLI row (C*) and the exit code of every
+library row the tool can reach, each printed with its [ID]; a failed run must
+leave no output file. Ends by checking that every row ID in docs/errors.md is
+exercised by some test (this file, tests/test_errors.c, or another test that
+prints the [ID])."""
+import glob
+import os
+import re
+import struct
+
+import numpy as np
+
+from common import Checks, run, tmpdir
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def npy_raw(header, data=b""):
+    h = header.encode("latin1")
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data
+
+
+def main():
+    t = Checks()
+    d = tmpdir()
+    out = os.path.join(d, "pe.npy")
+    pos = os.path.join(d, "p.npy")
+    cases = 0
+
+    def expect(row, args, want_rc, fragment, env=None):
+        nonlocal cases
+        cases += 1
+        if os.path.exists(out):
+            os.remove(out)
+        rc, _, se = run(*args, env=env)
+        first = se.strip().splitlines()[0] if se.strip() else ""
+        t.check(rc == want_rc and fragment in se and not os.path.exists(out),
+                f"[{row}] exit {rc} (want {want_rc}), no output: '{first}'")
+
+    table = ["table", "--len", 4, "--dim", 8, "-o", out]
+    # command line rows
+    expect("C1", [], 2, "usage")
+    expect("C2", ["frobnicate"], 2, "hint: posenc --help lists the commands")
+    expect("C3", [*table, "--bogus"], 2, "unknown option '--bogus'")
+    expect("C4", ["table", "--dim", 8, "-o", out, "--len"], 2, "option '--len' needs a value (N)")
+    expect("C5", [*table, "--precise=1"], 2, "option '--precise' takes no value")
+    expect("C6", [*table, "extra"], 2, "unexpected argument 'extra'")
+    expect("C7", ["table", "--len", "4x", "--dim", 8, "-o", out], 2, "--len must be an integer")
+    expect("C7", ["table", "--len", 4, "--dim", 2**31, "-o", out], 2, "--dim must be an integer in [-2147483648, 2147483647], got '2147483648'")
+    expect("C8", [*table, "--base", "nan"], 2, "--base must be a finite number, got 'nan'")
+    expect("C8", [*table, "--base", "1e999"], 2, "--base must be a finite number, got '1e999'")
+    expect("C9", [*table, "--kind", "wavelet"], 2, "unknown --kind 'wavelet' (choose sinusoidal|index|normalized|")
+    expect("C10", ["table", "--len", 4, "-o", out], 2, "--dim is required")
+    expect("C10", ["table", "--len", 4, "--dim", 8], 2, "-o OUT.npy|OUT.csv is required")
+    expect("C11", [*table, "--precise", "--torch-compat"], 2, "not both")
+    expect("C11", ["table", "--len", 4, "--dim", 8, "--positions", pos, "-o", out], 2, "give --positions, or --len/--start, not both")
+    expect("C12", ["table", "--len", 4, "--dim", 8, "-o", os.path.join(d, "pe.txt")], 2, "hint: name the output OUT.npy or OUT.csv")
+    np.save(pos, np.zeros((2, 2), dtype=np.int64))
+    expect("C13", ["table", "--dim", 8, "--positions", pos, "-o", out], 2, "must be a non-empty 1-D array, got rank 2 with 4 elements")
+    np.save(pos, np.zeros(0, dtype=np.int64))
+    expect("C13", ["table", "--dim", 8, "--positions", pos, "-o", out], 2, "got rank 1 with 0 elements")
+    np.save(pos, np.zeros(3, dtype=np.uint16))
+    expect("C13", ["table", "--dim", 8, "--positions", pos, "-o", out], 2, "has dtype u16")
+    for bad in ["abc", "0", "-1", "12k", "99999999999999999999999", ""]:
+        expect("C14", [*table, "--max-bytes", bad], 2, f"--max-bytes must be a positive whole number of bytes, got '{bad}'")
+    env = dict(os.environ, POSENC_MAX_BYTES="lots")
+    expect("C14", table, 2, "POSENC_MAX_BYTES must be a positive whole number of bytes, got 'lots'", env=env)
+    env = dict(os.environ, POSENC_MAX_BYTES="100")
+    expect("C14", table, 2, "exceeds the limit of 100 bytes", env=env)  # a valid env limit applies
+    rc, _, _ = run(*table, env=dict(os.environ, POSENC_MAX_BYTES="128"))
+    t.check(rc == 0 and os.path.exists(out), "[C14] POSENC_MAX_BYTES=128 admits a 4x8 f32 table (128 bytes)")
+    cases += 1
+
+    # library rows as the tool reports them
+    expect("P2", ["table", "--len", 4, "--dim", 0, "-o", out], 2, "--dim must be > 0, got 0")
+    expect("P3", ["table", "--len", 1, "--dim", 2**30 + 2, "-o", out], 2, "exceeds the limit")
+    expect("P4", [*table, "--base", 1], 2, "base must be finite, > 0 and != 1, got 1")
+    expect("P5", ["table", "--len", 4, "--dim", 64, "--base", "1e-300", "-o", out], 2, "beyond float32 range")
+    expect("P6", [*table, "--layout", "diagonal"], 2, "unknown --layout 'diagonal'")
+    expect("P7", ["table", "--len", 4, "--dim", 65, "-o", out], 2, "dim must be even for layout=interleaved, got 65")
+    expect("P8", ["table", "--len", 4, "--dim", 1, "--odd", "pad", "-o", out], 2, "dim must be >= 2 for odd=pad")
+    expect("P9", ["table", "--len", 0, "--dim", 8, "-o", out], 2, "--len must be > 0, got 0")
+    np.save(pos, np.array([3, 2**53], dtype=np.int64))
+    expect("P11", ["table", "--dim", 8, "--positions", pos, "-o", out], 2, "position 1 must be in [0, 2^53), got 9007199254740992")
+    for bad, text in ((np.nan, "got nan"), (np.inf, "got inf"), (-1.5, "got -1.5")):
+        np.save(pos, np.array([0.5, bad]))
+        expect("P12", ["table", "--dim", 8, "--positions", pos, "-o", out], 2, text)
+    expect("P13", ["table", "--len", 4, "--dim", 8, "--start", -1, "-o", out], 2, "--start must be >= 0, got -1")
+    expect("P13", ["table", "--len", 2, "--dim", 8, "--start", 2**53 - 1, "-o", out], 2, "run past 2^53")
+    expect("P16", ["table", "--len", 2**62, "--dim", 2**20, "-o", out], 2, "overflows size_t")
+    expect("A3", ["table", "--len", 1000, "--dim", 1000, "--max-bytes", 1000, "-o", out], 2, "hint: lower --len/--dim, or raise --max-bytes")
+
+    # .npy rows through --positions: exit 1, message prefixed with the path
+    bad_npy = {
+        "N1": (b"hello world, not numpy", "missing \\x93NUMPY magic"),
+        "N2": (b"\x93NUMPY\x09\x00\x00\x00\x00\x00", ".npy format version 9.0 not supported"),
+        "N3": (b"\x93NUMPY\x01\x00\xff\xff\x00\x00", "runs past the end of the 12-byte file"),
+        "N4": (npy_raw("{'descr': '<i8', 'shape': (1,), }", b"\0" * 8), ".npy header lacks fortran_order"),
+        "N5": (npy_raw("{'descr': '<i8', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", b"\0" * 8), "more than 8 dimensions"),
+        "N6": (npy_raw("{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999,), }"), "overflows size_t"),
+        "N7": (npy_raw("{'descr': '>i8', 'fortran_order': False, 'shape': (1,), }", b"\0" * 8), "is big-endian"),
+        "N8": (npy_raw("{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }", b"\0" * 16), "'<c16' is not supported"),
+        "N9": (npy_raw("{'descr': '<i8', 'fortran_order': True, 'shape': (2, 2), }", b"\0" * 32), "Fortran order"),
+        "N10": (npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000000,), }", b"\0" * 8),
+                "exceeds the limit of 4294967296 bytes"),
+        "N11": (npy_raw("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", b"\0" * 16), "(truncated)"),
+    }
+    for row, (data, fragment) in bad_npy.items():
+        with open(pos, "wb") as f:
+            f.write(data)
+        expect(row, ["table", "--dim", 8, "--positions", pos, "-o", out], 1, fragment)
+    expect("F1", ["table", "--dim", 8, "--positions", os.path.join(d, "missing.npy"), "-o", out], 1, "cannot open")
+    expect("F2", ["table", "--dim", 8, "--positions", d, "-o", out], 1, "is not a regular file")
+    expect("F4", ["table", "--len", 4, "--dim", 8, "-o", "/nonexistent/dir/pe.npy"], 1, "cannot create /nonexistent/dir/pe.npy")
+    expect("F6", ["table", "--len", 4, "--dim", 8, "-o", os.path.join(d, "x" * 5000 + ".npy")], 2, "output path is empty or too long")
+    t.check(not [f for f in os.listdir(d) if ".tmp." in f], "no temporary file left by any of the runs above")
+    print(f"{cases} bad-input cases run through the tool")
+
+    # every row of docs/errors.md has a test that names it
+    doc = open(os.path.join(ROOT, "docs", "errors.md")).read()
+    rows = re.findall(r"^\| ([A-Z]+[0-9]+) \|", doc, flags=re.M)
+    sources = ""
+    for path in glob.glob(os.path.join(ROOT, "tests", "*.c")) + glob.glob(os.path.join(HERE, "*.py")):
+        sources += open(path, encoding="utf-8", errors="replace").read()
+    missing = [r for r in rows if f'"{r}"' not in sources and f"[{r}]" not in sources]
+    t.check(len(rows) >= 40 and not missing, f"docs/errors.md: {len(rows)} rows, each tested (untested: {missing})")
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""`posenc plot heatmap|bias -o X.png`: decode the PNG (zlib + struct, independent of
+libpng) and check dimensions, the colormap colour of known cells, the colorbar,
+NaN cells in grey, block averaging (and that it is stated), and bad input."""
+import os
+import struct
+import zlib
+
+import numpy as np
+
+from common import Checks, run, tmpdir
+
+# The colormap anchors (ColorBrewer RdBu-11 and viridis at 9 stops) are the spec:
+# at an anchor the colour must be exact; between anchors linear interpolation.
+RDBU = ["67001f", "b2182b", "d6604d", "f4a582", "fddbc7", "f7f7f7", "d1e5f0", "92c5de", "4393c3", "2166ac", "053061"]
+VIRIDIS = ["440154", "472d7b", "3b528b", "2c728e", "21908c", "27ad81", "5dc863", "aadc32", "fde725"]
+GREY = (128, 128, 128)
+
+
+def rgb(h):
+    return tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
+
+
+def cmap(stops, t):
+    s = [rgb(h) for h in stops]
+    x = min(max(t, 0), 1) * (len(s) - 1)
+    i = min(int(x), len(s) - 2)
+    f = x - i
+    return tuple(int(np.floor(s[i][c] + f * (s[i + 1][c] - s[i][c]) + 0.5)) for c in range(3))
+
+
+def decode_png(path):
+    """Return (pixels[h][w][3] uint8, text chunks dict) for an 8-bit RGB PNG."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG signature"
+    pos, idat, text = 8, b"", {}
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        assert zlib.crc32(kind + body) & 0xFFFFFFFF == crc, f"bad CRC in {kind}"
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype == 2, f"expected 8-bit RGB, got depth {depth} type {ctype}"
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"tEXt":
+            k, v = body.split(b"\0", 1)
+            text[k.decode()] = v.decode("latin-1")
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * 3
+    out = np.zeros((h, stride), dtype=np.int32)
+    prev = np.zeros(stride, dtype=np.int32)
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = np.frombuffer(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)], dtype=np.uint8).astype(np.int32)
+        cur = np.zeros(stride, dtype=np.int32)
+        for x in range(stride):
+            a = cur[x - 3] if x >= 3 else 0
+            b = prev[x]
+            c = prev[x - 3] if x >= 3 else 0
+            if f == 0: p = 0
+            elif f == 1: p = a
+            elif f == 2: p = b
+            elif f == 3: p = (a + b) // 2
+            else:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                p = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            cur[x] = (line[x] + p) & 255
+        out[y] = cur
+        prev = cur
+    return out.reshape(h, w, 3).astype(np.uint8), text
+
+
+def px(img, y, x):
+    return tuple(int(v) for v in img[y, x])
+
+
+def main():
+    t = Checks()
+    d = tmpdir()
+    # A small table with known values: RdBu range is +-max|v| = +-2, centred on 0.
+    table = np.array([[-2, -1, 0, 1, 2, np.nan],
+                      [0.5, -0.5, 2, -2, np.inf, 0],
+                      [0, 0, 0, 0, 0, 0],
+                      [1, 1, 1, 1, 1, 1]], dtype=np.float32)
+    src = os.path.join(d, "t.npy")
+    np.save(src, table)
+    out = os.path.join(d, "h.png")
+    rc, _, se = run("plot", "heatmap", src, "-o", out)
+    img, text = decode_png(out)
+    s = 16  # 640 px / 6 columns is capped at 16 px per cell
+    bar_x = 6 * s + 6 + 6  # cells, a 6 px gap, then the 12 px colorbar strip
+    t.check(rc == 0 and img.shape == (4 * s, 6 * s + 6 + 12, 3),
+            f"4x6 table -> {img.shape[1]}x{img.shape[0]} px (6x16 cells + 6 gap + 12 colorbar)")
+    worst = 0
+    for (r, c) in [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (1, 1), (1, 2), (1, 3), (3, 0)]:
+        want = cmap(RDBU, (float(table[r, c]) + 2) / 4)
+        got = px(img, r * s + s // 2, c * s + s // 2)
+        worst = max(worst, max(abs(a - b) for a, b in zip(got, want)))
+    t.check(worst == 0, f"RdBu cells: -2 -> #67001f, 0 -> #f7f7f7, +2 -> #053061, between linear (worst channel diff {worst}, tolerance 0)")
+    t.check(px(img, 8, 5 * s + 8) == GREY and px(img, s + 8, 4 * s + 8) == GREY, "NaN and inf cells are grey #808080")
+    t.check("NaN or inf" in se and "2 cell(s)" in se, f"the NaN/inf cells are reported: {se.strip().splitlines()[0]}")
+    t.check(px(img, 0, bar_x + 3) == rgb(RDBU[-1]) and px(img, 4 * s - 1, bar_x + 3) == rgb(RDBU[0])
+            and px(img, 0, 6 * s + 2) == (255, 255, 255),
+            "colorbar strip: top = max colour (#053061), bottom = min colour (#67001f), white gap before it")
+    t.check("from -2 to 2" in text.get("Comment", "") and "rdbu" in text.get("Comment", ""),
+            f"tEXt records the range: {text.get('Comment')}")
+
+    rc, _, _ = run("plot", "heatmap", src, "--cmap", "viridis", "--no-colorbar", "-o", out)
+    img, _ = decode_png(out)
+    ok = img.shape[1] == 6 * s and px(img, 8, 8) == rgb(VIRIDIS[0]) and px(img, 8, 4 * s + 8) == rgb(VIRIDIS[-1]) \
+        and px(img, 8, 2 * s + 8) == rgb(VIRIDIS[4])
+    t.check(rc == 0 and ok, "viridis, no colorbar: width 96, min #440154, mid #21908c, max #fde725 (exact)")
+    rc, _, _ = run("plot", "heatmap", src, "--vmin", 0, "--vmax", 1, "--cmap", "viridis", "-o", out)
+    img, _ = decode_png(out)
+    t.check(rc == 0 and px(img, 8, 8) == rgb(VIRIDIS[0]) and px(img, 8, 3 * s + 8) == rgb(VIRIDIS[-1])
+            and px(img, 2 * s + 8, 8) == rgb(VIRIDIS[0]), "--vmin 0 --vmax 1 clamps -2 to the bottom colour and 1 to the top")
+
+    # Large table: averaged in blocks, and the reduction is said (stderr and PNG text).
+    big = np.zeros((3000, 3), dtype=np.float64)
+    big[:, 0] = (np.arange(3000) % 6) - 2.5  # each block of 6 rows averages to 0
+    big[:, 1], big[:, 2] = 1.0, -1.0
+    np.save(src, big)
+    rc, _, se = run("plot", "heatmap", src, "--max-cells", 512, "-o", out)
+    img, text = decode_png(out)
+    t.check(rc == 0 and img.shape[0] == 500 and "averages of 6 x 1 blocks" in se and "mean of 6 x 1" in text["Description"],
+            f"3000 rows -> 500 block means of 6 rows, stated: {se.strip()}")
+    s2 = (img.shape[1] - 6 - 12) // 3  # px per cell: 500 rows leave 1 px
+    t.check(px(img, 10, s2 // 2) == rgb(RDBU[5]) and px(img, 10, s2 + s2 // 2) == rgb(RDBU[-1])
+            and px(img, 10, 2 * s2 + s2 // 2) == rgb(RDBU[0]),
+            "block means are drawn: column of +-2.5 zig-zag averages to 0 (white), +1 blue, -1 red")
+
+    # From encoding flags: sinusoidal cell (p=0, channel 1) = cos 0 = 1 = the top of RdBu.
+    rc, _, _ = run("plot", "heatmap", "--len", 8, "--dim", 16, "-o", out)
+    img, _ = decode_png(out)
+    s3 = 16
+    t.check(rc == 0 and img.shape[0] == 8 * s3 and px(img, 8, s3 + 8) == rgb(RDBU[-1]) and px(img, 8, 8) == rgb(RDBU[5]),
+            "sinusoidal 8x16: pe[0][1] = cos 0 = 1 -> #053061, pe[0][0] = sin 0 = 0 -> #f7f7f7")
+
+    # A bias matrix file draws the same way.
+    bias = -np.abs(np.arange(8)[:, None] - np.arange(8)[None, :]).astype(np.float32)
+    np.save(src, bias)
+    rc, _, _ = run("plot", "bias", src, "-o", out)
+    img, _ = decode_png(out)
+    t.check(rc == 0 and px(img, 8, 8) == rgb(RDBU[5]) and px(img, 8, 7 * 16 + 8) == rgb(RDBU[0]),
+            "bias map: diagonal 0 is white, |i-j| = 7 (the most negative) is #67001f")
+
+    # Bad input: message, non-zero exit, no file left behind and an existing file untouched.
+    np.save(src, table)
+    keep = os.path.join(d, "keep.png")
+    open(keep, "wb").write(b"previous")
+    bad = [
+        (("plot", "heatmap", src, "--cmap", "jet", "-o", keep), 2, "unknown --cmap 'jet'"),
+        (("plot", "heatmapz", src, "-o", keep), 2, "unknown chart 'heatmapz'"),
+        (("plot", "heatmap", src, "-o", os.path.join(d, "no/such/dir/h.png")), 1, "h.png"),
+        (("plot", "curves", "--dim", 8, "-o", keep), 2, "SVG only"),
+        (("plot", "heatmap", src, "-o", os.path.join(d, "h.gif")), 2, "picture format"),
+        (("plot", "heatmap", "--len", 300000, "--dim", 64, "-o", keep), 2, "more than the"),
+        (("plot", "heatmap", "--base", "nan", "-o", keep), 2, "finite number"),
+        (("plot", "heatmap", "--len", 0, "-o", keep), 2, "--len must be"),
+        (("plot", "heatmap", src, "--vmin", 1, "--vmax", 0, "-o", keep), 2, "--vmin must be less"),
+    ]
+    np.save(os.path.join(d, "empty.npy"), np.zeros((0, 4), dtype=np.float32))
+    bad.append((("plot", "heatmap", os.path.join(d, "empty.npy"), "-o", keep), 2, "empty"))
+    np.save(os.path.join(d, "nan.npy"), np.full((3, 3), np.nan))
+    bad.append((("plot", "heatmap", os.path.join(d, "nan.npy"), "-o", keep), 1, "no finite value"))
+    bad[-2] = (bad[-2][0], 2, "empty table (shape 0 x 4)")
+    np.save(os.path.join(d, "cube.npy"), np.zeros((2, 2, 2)))
+    bad.append((("plot", "heatmap", os.path.join(d, "cube.npy"), "-o", keep), 2, "got rank 3"))
+    for args, want_rc, want_msg in bad:
+        rc, _, se = run(*args)
+        first = se.strip().splitlines()[0] if se.strip() else ""
+        t.check(rc == want_rc and want_msg in se and open(keep, "rb").read() == b"previous",
+                f"{' '.join(map(str, args[:3]))} ...: exit {rc} (want {want_rc}), '{first}'")
+    leftovers = [f for f in os.listdir(d) if f.startswith(".") or f.endswith(".tmp") or f == "h.gif"]
+    t.check(not leftovers and not os.path.exists(os.path.join(d, "no")), f"no partial or temporary file left ({leftovers})")
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()

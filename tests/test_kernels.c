@@ -1,0 +1,181 @@
+/* test_kernels.c: execution options and the fast sinusoid path.
+ * - exec options: names, parsing, resolution, errors (bad env, bad values);
+ * - every kernel path x thread count gives the same bits as scalar on 1 thread
+ *   (tables large enough to use several blocks, threads and streaming stores);
+ * - the fast path's f32 values are within 1 ULP of sinl/cosl evaluated per
+ *   element in long double and rounded once (the precise mode's contract). */
+#define _GNU_SOURCE /* setenv, unsetenv */
+#include "check.h"
+
+#include <stdlib.h>
+
+static const posenc_kernel_path paths[] = {POSENC_PATH_SCALAR, POSENC_PATH_AVX2, POSENC_PATH_AVX512};
+
+static void test_exec_options(void) {
+    posenc_exec e, r;
+    posenc_error err = {0};
+    posenc_exec_default(&e);
+    CHECK(e.threads == 0 && e.path == POSENC_PATH_AUTO, "defaults: threads 0 (auto), path auto");
+    CHECK(posenc_cpu_count() >= 1, "cpu count %d >= 1", (int)posenc_cpu_count());
+    unsetenv("POSENC_KERNEL_PATH");
+    unsetenv("POSENC_THREADS");
+    CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_OK && r.threads == posenc_cpu_count() &&
+              r.path != POSENC_PATH_AUTO && posenc_kernel_path_supported(r.path),
+          "NULL exec resolves to %d threads on %s", (int)r.threads, posenc_kernel_path_name(r.path));
+    for (int i = 0; i < 3; i++) {
+        posenc_kernel_path p;
+        CHECK(posenc_kernel_path_parse(posenc_kernel_path_name(paths[i]), &p, &err) == POSENC_OK && p == paths[i],
+              "path name round trip: %s (supported here: %d)", posenc_kernel_path_name(paths[i]),
+              posenc_kernel_path_supported(paths[i]));
+    }
+    posenc_kernel_path p;
+    CHECK(posenc_kernel_path_parse("sse9", &p, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'sse9'"),
+          "unknown path name rejected: \"%s\"", err.message);
+    e.threads = -1;
+    CHECK(posenc_exec_resolve(&e, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "got -1"),
+          "threads -1 rejected: \"%s\"", err.message);
+    e.threads = 0;
+    e.path = (posenc_kernel_path)9;
+    CHECK(posenc_exec_resolve(&e, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "9"),
+          "path 9 rejected: \"%s\"", err.message);
+    setenv("POSENC_KERNEL_PATH", "fast", 1);
+    CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'fast'"),
+          "POSENC_KERNEL_PATH=fast rejected: \"%s\"", err.message);
+    setenv("POSENC_KERNEL_PATH", "scalar", 1);
+    setenv("POSENC_THREADS", "3", 1);
+    CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_OK && r.path == POSENC_PATH_SCALAR && r.threads == 3,
+          "env scalar/3 honoured: %s/%d", posenc_kernel_path_name(r.path), (int)r.threads);
+    e.path = POSENC_PATH_AVX2;
+    e.threads = 1;
+    posenc_status st = posenc_exec_resolve(&e, &r, &err);
+    CHECK(posenc_kernel_path_supported(POSENC_PATH_AVX2) ? st == POSENC_OK && r.path == POSENC_PATH_AVX2 && r.threads == 1
+                                                         : st == POSENC_ERR_UNSUPPORTED,
+          "explicit exec beats the environment (or reports unsupported): %s", posenc_strerror(st));
+    setenv("POSENC_THREADS", "0", 1);
+    CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'0'"),
+          "POSENC_THREADS=0 rejected: \"%s\"", err.message);
+    unsetenv("POSENC_KERNEL_PATH");
+    unsetenv("POSENC_THREADS");
+    /* a table call reports a bad environment instead of computing silently */
+    setenv("POSENC_KERNEL_PATH", "avx1024", 1);
+    posenc_sinusoid_params sp;
+    posenc_sinusoid_params_default(&sp, 8);
+    posenc_positions pos = posenc_positions_range(0, 2);
+    float out[16];
+    CHECK(posenc_sinusoid_table_f32(&sp, &pos, out, 16, &err) == POSENC_ERR_INVALID_ARGUMENT,
+          "table call with POSENC_KERNEL_PATH=avx1024 fails: \"%s\"", err.message);
+    unsetenv("POSENC_KERNEL_PATH");
+}
+
+/* One table on one path/thread count; NULL if the path is unsupported. */
+static void *table_on(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
+                      posenc_kernel_path path, int threads, size_t *bytes) {
+    if (!posenc_kernel_path_supported(path)) return NULL;
+    size_t count = pos->count * (size_t)p->dim;
+    *bytes = count * posenc_dtype_size(dtype);
+    /* 64-byte aligned so large tables take the streaming-store branch */
+    void *out = aligned_alloc(64, (*bytes + 63) / 64 * 64);
+    memset(out, 0xff, *bytes);
+    posenc_exec e = {threads, path};
+    posenc_error err = {0};
+    if (posenc_sinusoid_table_exec(p, pos, dtype, out, count, &e, &err) != POSENC_OK) {
+        printf("FAIL: table on %s/%d: %s\n", posenc_kernel_path_name(path), threads, err.message);
+        exit(EXIT_FAILURE);
+    }
+    return out;
+}
+
+static void test_identical_bits(void) {
+    const struct {
+        int dim;
+        size_t len;
+        int64_t start;
+        posenc_layout layout;
+        posenc_dtype dtype;
+        posenc_odd_policy odd;
+    } cases[] = {
+        {1024, 8192, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F32, POSENC_ODD_ERROR}, /* 32 MiB: streams */
+        {1024, 8192, 0, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR},
+        {512, 5000, 12345, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR}, /* 19.5 MiB f64 */
+        {100, 4500, 7, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR},           /* 50 pairs: tails */
+        {66, 3000, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR},
+        {65, 4100, 3, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_PAD},             /* generic path */
+        {64, 4100, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_BF16, POSENC_ODD_ERROR},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        posenc_sinusoid_params p;
+        posenc_sinusoid_params_default(&p, cases[c].dim);
+        p.layout = cases[c].layout;
+        p.odd = cases[c].odd;
+        posenc_positions pos = posenc_positions_range(cases[c].start, cases[c].len);
+        size_t bytes = 0, b2 = 0;
+        void *ref = table_on(&p, &pos, cases[c].dtype, POSENC_PATH_SCALAR, 1, &bytes);
+        for (int i = 0; i < 3; i++)
+            for (int threads = 1; threads <= 3; threads++) {
+                void *got = table_on(&p, &pos, cases[c].dtype, paths[i], threads, &b2);
+                if (!got) {
+                    printf("  skip %s (not supported on this CPU)\n", posenc_kernel_path_name(paths[i]));
+                    break;
+                }
+                size_t first = bytes;
+                for (size_t k = 0; k < bytes; k++)
+                    if (((unsigned char *)got)[k] != ((unsigned char *)ref)[k]) {
+                        first = k;
+                        break;
+                    }
+                CHECK(first == bytes, "d=%d len=%zu start=%lld %s %s: %s x %d threads == scalar x 1, bit for bit "
+                      "(first differing byte %zu of %zu)", cases[c].dim, cases[c].len, (long long)cases[c].start,
+                      cases[c].layout == POSENC_LAYOUT_HALF ? "half" : "interleaved",
+                      posenc_dtype_name(cases[c].dtype), posenc_kernel_path_name(paths[i]), threads, first, bytes);
+                free(got);
+            }
+        free(ref);
+    }
+}
+
+/* f32 fast path vs per-element long double evaluation rounded once: <= 1 ULP
+ * (the precise mode's contract); worst case printed. Rows sampled across
+ * blocks and anchors, at small and at large positions. */
+static void test_precision(void) {
+    const int64_t starts[] = {0, 1000000, (1 << 24) - 9000};
+    for (int i = 0; i < 3; i++)
+        for (int pi = 0; pi < 3; pi++) {
+            posenc_sinusoid_params p;
+            posenc_sinusoid_params_default(&p, 1024);
+            posenc_positions pos = posenc_positions_range(starts[i], 9000);
+            size_t bytes;
+            float *t = table_on(&p, &pos, POSENC_DTYPE_F32, paths[pi], 2, &bytes);
+            if (!t) continue;
+            double w[512];
+            posenc_sinusoid_frequencies_f64(&p, w, 512, NULL);
+            long double wl[512];
+            for (int k = 0; k < 512; k++) /* same long double frequencies as the library */
+                wl[k] = expl(-((long double)k * 2 / 1024) * logl(10000.0L));
+            int64_t worst = 0;
+            size_t where_r = 0, where_c = 0;
+            for (size_t r = 0; r < 9000; r += 37)
+                for (int k = 0; k < 512; k++) {
+                    long double angle = (long double)(starts[i] + (int64_t)r) * wl[k];
+                    float want[2] = {(float)sinl(angle), (float)cosl(angle)};
+                    for (int j = 0; j < 2; j++) {
+                        int64_t u = check_ulp_f32(t[r * 1024 + 2 * (size_t)k + (size_t)j], want[j]);
+                        if (u > worst) {
+                            worst = u;
+                            where_r = r;
+                            where_c = 2 * (size_t)k + (size_t)j;
+                        }
+                    }
+                }
+            CHECK(worst <= 1, "%s start=%lld: max %lld ULP vs sinl/cosl rounded once, at row %zu ch %zu "
+                  "(tol 1: precise-mode contract)", posenc_kernel_path_name(paths[pi]), (long long)starts[i],
+                  (long long)worst, where_r, where_c);
+            free(t);
+        }
+}
+
+int main(void) {
+    test_exec_options();
+    test_identical_bits();
+    test_precision();
+    return check_finish();
+}
