@@ -335,10 +335,11 @@ static int gather_and_write(const cli_args *a, const posenc_array *table, const 
     posenc_error err = {0};
     if (posenc_learned_gather_f32(table->data, table->shape[0], (int32_t)table->shape[1], pl->ids, pl->count, pe,
                                   out.data, out.count, &err) != POSENC_OK)
+        /* OUT_OF_RANGE exits 1 (docs/errors.md): the table is shorter than the positions */
         rc = err.status == POSENC_ERR_OUT_OF_RANGE
-                 ? cli_fail(CMD, EXIT_USAGE,
+                 ? cli_fail(CMD, EXIT_RUNTIME,
                             strstr(err.message, "past the end") ? "use --past-end clamp or --past-end resize" : NULL,
-                            "%s", err.message)
+                            "%s (%s)", err.message, posenc_strerror(err.status))
                  : cli_fail_status(CMD, &err);
     if (!rc) rc = write_result(a, &out);
     posenc_array_free(&out);
@@ -485,7 +486,8 @@ static int table_hybrid(const cli_args *a) {
                                     past_end == 1 ? POSENC_PAST_END_CLAMP : POSENC_PAST_END_ERROR, out.data, out.count,
                                     &err) != POSENC_OK)
             rc = err.status == POSENC_ERR_OUT_OF_RANGE
-                     ? cli_fail(CMD, EXIT_USAGE, "use --past-end clamp, or a longer table", "%s", err.message)
+                     ? cli_fail(CMD, EXIT_RUNTIME, "use --past-end clamp, or a longer table", "%s (%s)", err.message,
+                                posenc_strerror(err.status))
                      : cli_fail_status(CMD, &err);
         if (!rc) rc = write_result(a, &out);
     }
