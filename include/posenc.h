@@ -828,8 +828,8 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 /* ---- 6a. Learned absolute tables (BERT, GPT-2, RoBERTa) --------------------
  *
  * A learned table is a plain float32 [rows][dim] row-major array (rows =
- * max_position_embeddings); the caller owns it (or uses posenc_array with
- * posenc_npy_read / posenc_npy_write to load and save it as .npy).
+ * max_position_embeddings); the caller owns it (posenc_learned_read /
+ * posenc_learned_write load and save it as .npy).
  *
  * Reproducible initializer (posenc_learned_init_f32). Anyone can rebuild a
  * table from (seed, sigma) with this recipe (tests/py/test_cli_learned.py does,
@@ -848,10 +848,11 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
  *   then the padding row (if any) is set to 0, as nn.Embedding(padding_idx) does.
  *
  * The draws are counter-based (element i needs no earlier state), so a table
- * is the same whatever the thread count. With correctly rounded double
- * log/sin/cos (glibc, musl, macOS) the float32 values are identical bits on
- * every platform; a libm 1 ULP off in double changes a float32 only when the
- * value sits within 2^-29 relative of a rounding boundary.
+ * is the same whatever the thread count. The integer part is exact everywhere;
+ * the float32 values are rounded from double log/sqrt/sin/cos, so a libm whose
+ * double log/sin/cos differ from glibc's by 1 ULP changes a float32 only when the
+ * double lands within 2^-52 relative of a float32 rounding midpoint (about one
+ * value in 2^28).
  */
 #define POSENC_LEARNED_SIGMA_DEFAULT 0.02 /* HF initializer_range (BERT, GPT-2, RoBERTa) */
 #define POSENC_NO_PADDING (-1)            /* padding_idx value meaning "no padding row" */
@@ -862,6 +863,18 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 POSENC_API posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, int64_t padding_idx,
                                                  size_t rows, int32_t dim, float *table,
                                                  size_t out_count, posenc_error *err);
+
+/* Load a learned table from .npy: a non-empty 2-D float array (<f4, or <f8 / <f2
+ * converted to float32, rounding once); out becomes [rows][dim] F32 (free with
+ * posenc_array_free). A valid .npy of another rank or an integer dtype gives
+ * POSENC_ERR_INVALID_ARGUMENT (not a table), more than 2^31-1 columns
+ * POSENC_ERR_LIMIT, a malformed file the errors of posenc_npy_read; the message
+ * names the file and what it holds. max_bytes as posenc_npy_read. */
+POSENC_API posenc_status posenc_learned_read(const char *path, size_t max_bytes, posenc_array *out,
+                                             posenc_error *err);
+/* Save table[rows][dim] as a float32 .npy, atomically (posenc_npy_write). */
+POSENC_API posenc_status posenc_learned_write(const char *path, const float *table, size_t rows,
+                                              int32_t dim, posenc_error *err);
 
 /* What a gather or scatter does with a position >= rows. */
 typedef enum posenc_past_end {
@@ -881,8 +894,8 @@ POSENC_API posenc_status posenc_learned_gather_f32(const float *table, size_t ro
 
 /* Backward of the gather: grad_table[positions[i]][:] += grad_out[i][:], in
  * order i = 0, 1, ... in float32 (so equal to the obvious loop bit for bit).
- * grad_table is [rows][dim] and is accumulated into, not cleared. Rows equal to
- * padding_idx receive no gradient (nn.Embedding semantics). Policy as gather
+ * grad_table is [rows][dim] and is accumulated into, not cleared. The row
+ * padding_idx receives no gradient (nn.Embedding semantics; POSENC_NO_PADDING: none). Policy as gather
  * (CLAMP sends past-the-end gradients to row rows-1, matching a clamped forward).
  * Every position is checked before anything is added. */
 POSENC_API posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *positions,
@@ -910,8 +923,9 @@ POSENC_API posenc_status posenc_positions_from_input_ids(const int64_t *ids, con
  * (align_corners): new body row j reads source coordinate x = j*(n-1)/(m-1),
  *   out[keep+j] = a + f*(b - a),  a = in[keep+floor(x)], b = in[keep+floor(x)+1], f = x-floor(x),
  * with x taken as an exact fraction and the blend in double, rounded once (so
- * the endpoints j = 0 and j = m-1 copy rows exactly). Up to 2^31 rows. m == 1 copies the first body row; n == 1
- * repeats it. Needs keep < rows and keep < new_rows. out is [new_rows][dim]. */
+ * the endpoints j = 0 and j = m-1 copy rows exactly). m == 1 copies the first
+ * body row; n == 1 repeats it. Needs keep < rows and keep < new_rows, both row
+ * counts <= 2^31, out != table. out is [new_rows][dim]. */
 POSENC_API posenc_status posenc_learned_resize_f32(const float *table, size_t rows, int32_t dim,
                                                    size_t keep, float *out, size_t new_rows,
                                                    size_t out_count, posenc_error *err);
@@ -967,7 +981,8 @@ POSENC_API posenc_status posenc_xl_relative_table(int32_t dim, size_t klen, int6
 
 /* ---- 6d. Multi-dimensional sinusoid tables (images H x W, video T x H x W) --
  *
- * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1]; out is
+ * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1] (each 1..2^24, so
+ * positions are exact in float32), channels C in 1..2^28; out is
  * [shape[0]]...[shape[n-1]][channels], channels last, row-major. Cell
  * (x0, x1, x2) = [ emb_c(x0) | emb_c(x1) | emb_c(x2) ], each emb_c an
  * interleaved sin/cos vector of c channels [sin(x w_0), cos(x w_0), sin(x w_1), ...]
@@ -1018,7 +1033,8 @@ POSENC_API posenc_status posenc_grid_positions(int axes, const size_t *shape, in
  *         projection is NULL, the plain concatenation (out_dim = token_dim + pe_dim).
  * ids index a [vocab][token_dim] table; an id < 0 or >= vocab gives
  * POSENC_ERR_OUT_OF_RANGE naming the id and where it is. pe is [count][pe_dim]
- * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums in double. */
+ * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums and dot
+ * products in double, each output rounded once to float32. */
 POSENC_API posenc_status posenc_compose_add_f32(const float *token_table, size_t vocab, int32_t dim,
                                                 const int64_t *ids, size_t count,
                                                 double token_scale, const float *pe,
