@@ -67,16 +67,18 @@ void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit) {
     fit->first_zero_row = -1;
 }
 
-/* m * 10^e with m an integer in 1..99, within 1e-3 relative: the bases people pick. */
-static bool is_round(double x, double *rounded) {
+/* m * 10^e with m an integer in 1..100, within tol relative: the bases people pick. */
+static bool near_round(double x, double tol, double *rounded) {
     if (!(x > 0) || !isfinite(x)) return false;
     double e = floor(log10(x)) - 1;
     double m = x / pow(10, e);
     double mr = nearbyint(m);
-    if (mr < 1 || fabs(m - mr) > 1e-3 * m) return false;
+    if (mr < 1 || fabs(m - mr) > tol * m) return false;
     *rounded = mr * pow(10, e);
     return true;
 }
+
+static bool is_round(double x, double *rounded) { return near_round(x, 1e-3, rounded); }
 
 bool posenc_fit_model_frequencies_(const posenc_sinusoid_fit *fit, double *out) {
     if (!fit->found || !fit->base_is_round || fit->pairs < 1) return false;
@@ -109,6 +111,63 @@ static posenc_angle_formation classify(double abs_error, double rel_error, doubl
     if (rel_error <= 4 * 0x1p-11) return POSENC_ANGLE_F16;
     if (rel_error <= 4 * 0x1p-8) return POSENC_ANGLE_BF16;
     return POSENC_ANGLE_UNKNOWN;
+}
+
+/* Max wrapped angle error against exact angles p*w (p = start + row), and the
+ * largest error beyond the noise floor relative to the angle. */
+static void angle_errors(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                         const double *model, double noise, double *worst_out, double *rel_out) {
+    double worst = 0, worst_rel = 0;
+    for (size_t r = 0; r < rows; r++) {
+        if (!valid[r]) continue;
+        double p = start + (double)r;
+        for (size_t k = 0; k < pairs; k++) {
+            double exact = (double)((long double)p * (long double)model[k]);
+            double e = fabs(posenc_wrap_angle_(theta[r * pairs + k] - exact));
+            if (e > worst) worst = e;
+            if (e > noise && fabs(exact) > 0) {
+                double rel = (e - noise) / fabs(exact);
+                if (rel > worst_rel) worst_rel = rel;
+            }
+        }
+    }
+    *worst_out = worst, *rel_out = worst_rel;
+}
+
+/* Max error against angles formed in dtype: dtype(dtype(p) * dtype(w)). */
+static double formed_residual(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                              const double *w, posenc_dtype dt) {
+    double worst = 0;
+    for (size_t r = 0; r < rows; r++) {
+        if (!valid[r]) continue;
+        double p = posenc_round_to_dtype(start + (double)r, dt);
+        for (size_t k = 0; k < pairs; k++) {
+            double f = posenc_round_to_dtype(p * posenc_round_to_dtype(w[k], dt), dt);
+            double e = isfinite(f) ? fabs(posenc_wrap_angle_(theta[r * pairs + k] - f)) : INFINITY;
+            if (!(e <= worst)) worst = e;
+        }
+    }
+    return worst;
+}
+
+static void test_formations(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                            double noise, posenc_sinusoid_fit *fit, double *w) {
+    static const posenc_dtype dts[] = {POSENC_DTYPE_F32, POSENC_DTYPE_F16, POSENC_DTYPE_BF16};
+    static const posenc_angle_formation forms[] = {POSENC_ANGLE_F32, POSENC_ANGLE_F16, POSENC_ANGLE_BF16};
+    for (int c = 0; c < 2; c++) {
+        posenc_freqs conv = c ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+        double reading = c ? fit->base_t2t : fit->base_vaswani, base;
+        if (!near_round(reading, 1e-2, &base)) continue;
+        posenc_sinusoid_fit trial = *fit;
+        trial.freqs = conv, trial.base = base, trial.base_is_round = 1;
+        if (!posenc_fit_model_frequencies_(&trial, w)) continue;
+        for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+            if (formed_residual(theta, valid, rows, pairs, start, w, dts[d]) > 2 * noise) continue;
+            fit->freqs = conv, fit->base = base, fit->base_is_round = 1, fit->formation = forms[d];
+            angle_errors(theta, valid, rows, pairs, start, w, noise, &fit->angle_error, &fit->angle_relative_error);
+            return;
+        }
+    }
 }
 
 posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid, size_t rows,
@@ -223,26 +282,16 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
     double start = fit->start_is_integer ? nearbyint(s) : s;
     if (fit->start_is_integer) fit->start = start + 0.0; /* no -0 */
     /* 4. angle error against the model, and how the angles were formed */
-    double worst = 0, worst_rel = 0;
-    for (size_t r = 0; r < rows; r++) {
-        if (!valid[r]) continue;
-        double p = start + (double)r;
-        for (size_t k = 0; k < pairs; k++) {
-            double exact = (double)((long double)p * (long double)model[k]);
-            double e = fabs(posenc_wrap_angle_(theta[r * pairs + k] - exact));
-            if (e > worst) worst = e;
-            if (e > noise && fabs(exact) > 0) {
-                double rel = (e - noise) / fabs(exact);
-                if (rel > worst_rel) worst_rel = rel;
-            }
-        }
-    }
-    fit->angle_error = worst;
-    fit->angle_relative_error = worst_rel;
-    fit->formation = (exact_model && fit->start_is_integer) ? classify(worst, worst_rel, noise)
-                                                            : (worst <= noise ? POSENC_ANGLE_EXACT
-                                                                              : POSENC_ANGLE_UNKNOWN);
-    fit->found = 1;
+    angle_errors(theta, valid, rows, pairs, start, model, noise, &fit->angle_error, &fit->angle_relative_error);
+    fit->formation = (exact_model && fit->start_is_integer)
+                         ? classify(fit->angle_error, fit->angle_relative_error, noise)
+                         : (fit->angle_error <= noise ? POSENC_ANGLE_EXACT : POSENC_ANGLE_UNKNOWN);
+    /* 5. hypothesis test: angles formed exactly as dtype(dtype(p) * dtype(w)) for a
+     * round base near the estimate. A bf16-formed table shifts the estimated base
+     * by up to ~2^-8, so an exact reproduction (within 2 noise floors) is what
+     * decides, not the estimate. */
+    if (fit->start_is_integer && fit->formation != POSENC_ANGLE_EXACT && pairs >= 2)
+        test_formations(theta, valid, rows, pairs, start, noise, fit, model);
     free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
     return posenc_ok_(err);
 }
