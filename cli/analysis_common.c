@@ -51,7 +51,7 @@ void cli_json_string(const char *s) {
 }
 
 void cli_json_number(double v) {
-    if (isfinite(v)) printf("%.9g", v);
+    if (isfinite(v)) printf("%.17g", v); /* round-trips a double exactly */
     else printf("null"); /* JSON has no NaN/inf; the docs say null means "not available" */
 }
 
