@@ -404,7 +404,7 @@ POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
 
 typedef struct posenc_health_options {
     size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
-    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 2048 */
     /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
      * and the layout they pair; used when the table was generated from flags. */
     const double *frequencies;
@@ -537,6 +537,12 @@ typedef struct posenc_diff_report {
     int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
     int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
     double tolerance;
+    double *channel_max_abs;   /* [cols] worst |a-b| per channel (NULL unless shapes_equal) */
+    /* worst |a-b| per position band: positions < 256, 2048, 65504, 131072, 10^6, all
+     * (a position is the first axis: row / (rows per position) for [T,H,D]) */
+    int band_count;
+    int64_t band_end[POSENC_PRECISION_BANDS];
+    double band_max_abs[POSENC_PRECISION_BANDS];
     /* diagnosis */
     posenc_sinusoid_fit fit_a, fit_b;
     char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */

@@ -136,6 +136,17 @@ def main():
             and h["0"] == 62 and abs(rep["max_abs"] - 0.01) < 1e-6 and rep["max_abs_at"] == [6, 1],
             f"stats: first beyond tol {rep['first_beyond_tol']}, onset {rep['divergence_onset']}, ulp hist {h}, "
             f"max {rep['max_abs']:.4g} at {rep['max_abs_at']}")
+    cm = rep["channel_max_abs"]
+    t.check(len(cm) == 8 and abs(cm[1] - 0.01) < 1e-6 and cm[0] == 0 and cm[3] > 0 and len(rep["bands"]) == 1
+            and rep["bands"][0]["end"] == 8 and abs(rep["bands"][0]["max_abs"] - 0.01) < 1e-6,
+            f"per-channel max |A-B| {[f'{v:.2g}' for v in cm]}, bands {rep['bands']}")
+    big = table(n=3000, d=8)
+    big2 = big.copy()
+    big2[2500, 0] += 1e-3
+    rc, rep, _ = diff(save("big.npy", big), save("big2.npy", big2))
+    t.check([b["end"] for b in rep["bands"]] == [256, 2048, 3000] and rep["bands"][1]["max_abs"] == 0
+            and abs(rep["bands"][2]["max_abs"] - 1e-3) < 1e-6 and rep["divergence_onset"] == 2500,
+            f"position bands {[(b['end'], round(b['max_abs'], 6)) for b in rep['bands']]}, onset {rep['divergence_onset']}")
     rc, so, _ = run("diff", os.path.join(d, "a8.npy"), os.path.join(d, "b8.npy"), "--fail-on-diff")
     t.check(rc == 3 and "DIAGNOSIS" in so and "divergence onset: position 6" in so, f"--fail-on-diff exits 3 ({rc}); text report")
 
