@@ -292,6 +292,9 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
      * decides, not the estimate. */
     if (fit->start_is_integer && fit->formation != POSENC_ANGLE_EXACT && pairs >= 2)
         test_formations(theta, valid, rows, pairs, start, noise, fit, model);
+    /* pairs of unit norm whose angles are not linear in the row (a complex
+     * freqs_cis table flattened the wrong way, noise, ...): no sinusoid model */
+    if (fit->formation == POSENC_ANGLE_UNKNOWN && fit->angle_error > 0.5) fit->found = 0;
     free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
     return posenc_ok_(err);
 }

@@ -129,6 +129,36 @@ static void test_safetensors(void) {
               err.message);
     }
     CHECK_STATUS(posenc_safetensors_parse(buf, 5, "x", 0, &a, &err), POSENC_ERR_FORMAT);
+    /* mutations of a valid image (byte changes, truncations): never a crash
+     * (the ASan build checks memory), and a success always yields exactly the
+     * declared bytes inside the image */
+    n = image(buf, "{\"x\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]},"
+                   "\"y\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[24,28]}}", data, 28, 0);
+    uint64_t state = 12345;
+    int ok = 0, rejected = 0, inconsistent = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        unsigned char m[1024];
+        memcpy(m, buf, n);
+        size_t len = n;
+        for (int k = 0; k < 1 + iter % 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)(state >> 33) % n;
+            static const unsigned char interesting[] = {'0', '9', '-', '"', '[', ']', '{', '}', ',', 0, 0xff, '1', 'e'};
+            m[at] = (state >> 20) & 1 ? interesting[(state >> 24) % sizeof interesting] : (unsigned char)(state >> 40);
+        }
+        if (iter % 7 == 0) len = (size_t)(state >> 45) % (n + 1);
+        posenc_status st = posenc_safetensors_parse(m, len, iter % 2 ? "x" : "y", 0, &a, NULL);
+        if (st == POSENC_OK) {
+            ok++;
+            inconsistent += a.count * posenc_dtype_size(a.dtype) > len;
+            posenc_array_free(&a);
+        } else {
+            rejected++;
+            inconsistent += a.data != NULL;
+        }
+    }
+    CHECK(inconsistent == 0 && ok > 0 && rejected > 0, "20000 mutated images: %d parsed, %d rejected, %d inconsistent",
+          ok, rejected, inconsistent);
     CHECK_STATUS(posenc_safetensors_parse(NULL, 5, "x", 0, &a, &err), POSENC_ERR_NULL_POINTER);
 }
 
