@@ -480,7 +480,8 @@ typedef struct posenc_precision_report {
 
 /* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
  * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
- * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+ * Cost: O(max_pos * pairs); more than 2^32 angle evaluations give POSENC_ERR_LIMIT.
+ * Release with posenc_precision_report_free. */
 POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
                                                 posenc_dtype dtype, int64_t max_pos,
                                                 posenc_precision_report *out, posenc_error *err);

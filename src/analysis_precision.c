@@ -157,6 +157,10 @@ posenc_status posenc_precision_audit(const posenc_sinusoid_params *params, posen
                     "max_pos must be in [1, 2^31], got %lld", (long long)max_pos);
     int32_t K;
     FORWARD_IF_ERROR(posenc_sinusoid_check(params, &K, err));
+    /* one angle per (position, pair): keep a single call to about a minute */
+    RETURN_ERROR_IF((double)(max_pos + 1) * K > 0x1p32, err, POSENC_ERR_LIMIT,
+                    "max_pos x pairs = %lld x %d exceeds 2^32 angle evaluations; lower max_pos",
+                    (long long)max_pos, K);
     r->dtype = dtype, r->max_pos = max_pos, r->pairs = K;
     r->frequencies = malloc((size_t)K * sizeof(double));
     r->angle_error = calloc((size_t)K, sizeof(double));

@@ -184,6 +184,8 @@ def main():
             f"bf16 bands {[b['max_position'] for b in r['bands']]}, exact only up to 256")
     rc, _, se = run("precision", "--dtype", "f8", "--max-pos", 10)
     t.check(rc == 2 and "--dtype" in se, f"bad dtype: exit 2 ({se.strip()[:70]})")
+    rc, _, se = run("precision", "--dtype", "bf16", "--max-pos", 2 ** 31, "--dim", 128)
+    t.check(rc == 2 and "2^32" in se, f"too much work refused up front: {se.strip()[:90]}")
     rc, _, se = run("precision", "--dtype", "bf16", "--max-pos", 0)
     t.check(rc == 2, f"max-pos 0: exit 2 ({se.strip()[:70]})")
 
