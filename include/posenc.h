@@ -399,6 +399,17 @@ POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const pos
                                                 posenc_sinusoid_fit *out, posenc_error *err);
 POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
 
+/* RoPE cos/sin caches ([T, D] each, as HF LlamaRotaryEmbedding returns them)
+ * as a [T, 2K] table [sin(k=0..K-1) | cos(k=0..K-1)] (half layout, float64)
+ * that the fit and health functions understand. The caches may repeat each
+ * angle in both halves ([c0..cK-1, c0..cK-1], HF rotate_half: *out_repeat =
+ * POSENC_LAYOUT_HALF), on both channels of a pair ([c0 c0 c1 c1 ..], GPT-J /
+ * lucidrains: POSENC_LAYOUT_INTERLEAVED), or not at all (K = D, *out_repeat =
+ * -1). Attention scaling folded into the caches shows up as the fit's amplitude. */
+POSENC_API posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin,
+                                                    posenc_array *out, int *out_repeat,
+                                                    posenc_error *err);
+
 /* ---- 7c. health of a table (`posenc analyze`) ---- */
 #define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
 

@@ -490,3 +490,51 @@ done:
     posenc_f64_table_free_(&ty);
     return st;
 }
+
+posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin, posenc_array *out,
+                                         int *out_repeat, posenc_error *err) {
+    RETURN_IF_NULL(cos, err);
+    RETURN_IF_NULL(sin, err);
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
+    posenc_f64_table_ c, s;
+    FORWARD_IF_ERROR(posenc_f64_table_from_array_(cos, "cos cache", &c, err));
+    posenc_status st = posenc_f64_table_from_array_(sin, "sin cache", &s, err);
+    if (st != POSENC_OK) {
+        posenc_f64_table_free_(&c);
+        return st;
+    }
+    if (c.rows != s.rows || c.cols != s.cols) {
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "cos cache is [%zu x %zu] but sin cache is [%zu x %zu]",
+                          c.rows, c.cols, s.rows, s.cols);
+        goto done;
+    }
+    /* which repetition do both caches show exactly? */
+    size_t D = c.cols, K = D;
+    int repeat = -1;
+    bool half = D % 2 == 0, inter = D % 2 == 0;
+    for (size_t r = 0; r < c.rows && (half || inter); r++)
+        for (size_t k = 0; k < D / 2; k++) {
+            const double *cr = c.data + r * D, *sr = s.data + r * D;
+            half &= cr[k] == cr[k + D / 2] && sr[k] == sr[k + D / 2];
+            inter &= cr[2 * k] == cr[2 * k + 1] && sr[2 * k] == sr[2 * k + 1];
+        }
+    if (half || inter) K = D / 2, repeat = half ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
+    size_t shape[2] = {c.rows, 2 * K};
+    /* keep the caches' float dtype: the fit's noise floor depends on it (copies are exact) */
+    posenc_dtype dt = cos->dtype == POSENC_DTYPE_F32 || cos->dtype == POSENC_DTYPE_F16 || cos->dtype == POSENC_DTYPE_BF16
+                          ? cos->dtype : POSENC_DTYPE_F64;
+    st = posenc_array_create(out, dt, 2, shape, (size_t)-1, err);
+    if (st != POSENC_OK) goto done;
+    for (size_t r = 0; r < c.rows; r++)
+        for (size_t k = 0; k < K; k++) {
+            size_t src = repeat == POSENC_LAYOUT_INTERLEAVED ? 2 * k : k;
+            posenc_store_real_(out->data, dt, r * 2 * K + k, s.data[r * D + src]);
+            posenc_store_real_(out->data, dt, r * 2 * K + K + k, c.data[r * D + src]);
+        }
+    if (out_repeat) *out_repeat = repeat;
+done:
+    posenc_f64_table_free_(&c);
+    posenc_f64_table_free_(&s);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}

@@ -105,6 +105,27 @@ def main():
     rc, _, se = run("analyze", P("empty.npy"))
     t.check(rc == 1 and "empty" in se, f"empty table: exit 1 ({se.strip()[:70]})")
 
+    # ---- analyze RoPE cos/sin caches (peer goldens: HF LlamaRotaryEmbedding) ----
+    if os.path.exists(os.path.join(GOLDEN, "manifest.json")):
+        cs = lambda c: ("--cos", os.path.join(GOLDEN, f"hf_llama_rotary_cos_{c}.npy"),
+                        "--sin", os.path.join(GOLDEN, f"hf_llama_rotary_sin_{c}.npy"))
+        rc, h, se = jrun("analyze", *cs("default_hd64_base10000_pos0"))
+        f = h["fit"] if h else {}
+        t.check(rc == 0 and f["base"] == 10000 and f["start"] == 0 and f["pairs"] == 32 and f["formation"] == "float32"
+                and h["linearity"]["worst"] < 1e-5,
+                f"HF default caches: base {f.get('base')}, start {f.get('start')}, angles {f.get('formation')}, "
+                f"linearity {h and h['linearity']['worst']:.2g} < 1e-5 (float32 angles at p <= 36)")
+        rc, h, _ = jrun("analyze", *cs("yarn_f4_hd64_base10000_pos0"))
+        amp, want = h["fit"]["amplitude"], 0.1 * np.log(4) + 1
+        t.check(abs(amp - want) < 1e-6, f"HF yarn f=4 caches: amplitude {amp:.7f} = attention factor 0.1 ln 4 + 1 = {want:.7f} (tol 1e-6)")
+        rc, h, _ = jrun("analyze", *cs("linear_f4_hd64_base10000_pos0"))
+        t.check(h["fit"]["scale"] == 0.25 and h["fit"]["base"] == 10000, f"HF linear f=4 caches: scale {h['fit']['scale']}, base {h['fit']['base']}")
+        rc, h, _ = jrun("analyze", *cs("llama3_f8_orig8192_hd64_base500000_pos1000"))
+        t.check(h["fit"]["start"] == 1000 and h["fit"]["geometric_error"] > 0.1,
+                f"HF llama3 caches: start {h['fit']['start']}, frequencies not geometric (deviation {h['fit']['geometric_error']:.2f})")
+        rc, _, se = run("analyze", "--cos", os.path.join(GOLDEN, "hf_llama_rotary_cos_default_hd64_base10000_pos0.npy"))
+        t.check(rc == 2 and "--sin" in se, "--cos without --sin: usage error")
+
     # ---- safetensors: several dtypes ----
     src = (rng.standard_normal((16, 8)) * 0.5).astype(np.float32)
     st = safetensors(P("model.safetensors"), {
