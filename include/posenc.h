@@ -1163,12 +1163,23 @@ POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const pos
                                                 posenc_sinusoid_fit *out, posenc_error *err);
 POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
 
+/* RoPE cos/sin caches ([T, D] each, as HF LlamaRotaryEmbedding returns them)
+ * as a [T, 2K] table [sin(k=0..K-1) | cos(k=0..K-1)] (half layout, float64)
+ * that the fit and health functions understand. The caches may repeat each
+ * angle in both halves ([c0..cK-1, c0..cK-1], HF rotate_half: *out_repeat =
+ * POSENC_LAYOUT_HALF), on both channels of a pair ([c0 c0 c1 c1 ..], GPT-J /
+ * lucidrains: POSENC_LAYOUT_INTERLEAVED), or not at all (K = D, *out_repeat =
+ * -1). Attention scaling folded into the caches shows up as the fit's amplitude. */
+POSENC_API posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin,
+                                                    posenc_array *out, int *out_repeat,
+                                                    posenc_error *err);
+
 /* ---- 7c. health of a table (`posenc analyze`) ---- */
 #define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
 
 typedef struct posenc_health_options {
     size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
-    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 2048 */
     /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
      * and the layout they pair; used when the table was generated from flags. */
     const double *frequencies;
@@ -1244,7 +1255,8 @@ typedef struct posenc_precision_report {
 
 /* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
  * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
- * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+ * Cost: O(max_pos * pairs); more than 2^32 angle evaluations give POSENC_ERR_LIMIT.
+ * Release with posenc_precision_report_free. */
 POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
                                                 posenc_dtype dtype, int64_t max_pos,
                                                 posenc_precision_report *out, posenc_error *err);
@@ -1301,6 +1313,12 @@ typedef struct posenc_diff_report {
     int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
     int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
     double tolerance;
+    double *channel_max_abs;   /* [cols] worst |a-b| per channel (NULL unless shapes_equal) */
+    /* worst |a-b| per position band: positions < 256, 2048, 65504, 131072, 10^6, all
+     * (a position is the first axis: row / (rows per position) for [T,H,D]) */
+    int band_count;
+    int64_t band_end[POSENC_PRECISION_BANDS];
+    double band_max_abs[POSENC_PRECISION_BANDS];
     /* diagnosis */
     posenc_sinusoid_fit fit_a, fit_b;
     char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
