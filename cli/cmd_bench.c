@@ -52,6 +52,17 @@ static posenc_status run_sinusoid(const bench_case *c, void *buf, const posenc_e
     return posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, buf, (size_t)8192 * 1024, exec, err);
 }
 
+/* q [4096 tokens][32 heads][128] in place, positions 0..4095, base 10000.
+ * variant bit 0: half-split layout; bit 1: bf16 data. */
+static posenc_status run_rope(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err) {
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, 128);
+    posenc_rope_view v = posenc_rope_view_contiguous(4096, 32, 128);
+    return posenc_rope_apply_exec(&p, 0, (c->variant & 1) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED, &v,
+                                  NULL, 0, (c->variant & 2) ? POSENC_DTYPE_BF16 : POSENC_DTYPE_F32, buf,
+                                  (size_t)4096 * 32 * 128, exec, err);
+}
+
 /* @@BENCH_CASES@@ (RoPE and bias kernels are added above) */
 
 static const bench_case cases[] = {
@@ -61,6 +72,14 @@ static const bench_case cases[] = {
      run_sinusoid, 0, {NULL}},
     {"sinusoid", "sinusoid 8192x1024 f32 (fresh, MADV_HUGEPAGE)", (size_t)32 << 20, MEM_WRITE,
      ALLOC_HUGE, run_sinusoid, 0, {NULL}},
+    {"rope", "RoPE in place q[4096x32x128] f32 interleaved", (size_t)64 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 0, {"rope_torch_thd_f32", NULL}},
+    {"rope", "RoPE in place q[4096x32x128] f32 half-split", (size_t)64 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 1, {"rope_torch_hf_f32", NULL}},
+    {"rope", "RoPE in place q[4096x32x128] bf16 interleaved", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 2, {"rope_torch_thd_bf16", NULL}},
+    {"rope", "RoPE in place q[4096x32x128] bf16 half-split", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 3, {"rope_torch_hf_bf16", NULL}},
     {NULL, NULL, 0, 0, 0, NULL, 0, {NULL}}};
 
 /* ---- timing ------------------------------------------------------------- */
