@@ -1506,6 +1506,37 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
                                                     posenc_dtype dtype, void *out,
                                                     size_t out_count, const posenc_exec *exec,
                                                     posenc_error *err);
+/* posenc_rope_apply_f32/_f16/_bf16 (section 4) with the data dtype as a
+ * parameter (F32, F16 or BF16 bits) and explicit execution options (exec may be
+ * NULL). All apply functions share one driver: tokens are split across threads
+ * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
+ * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
+ * for both layouts, f32 and bf16 (f16 is widened by the scalar code). For a
+ * contiguous run of positions in precise mode cos/sin come from the sinusoid
+ * fast path's anchored rotation (<= 1 f32 ULP, as sinl/cosl); the same values
+ * on every path and thread count, so results are bit-identical across them. */
+POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse,
+                                                posenc_dtype dtype, void *x, size_t x_count,
+                                                const posenc_exec *exec, posenc_error *err);
+/* posenc_alibi_bias_f32 / posenc_t5_bias_f32 (section 5) with explicit
+ * execution options (exec may be NULL). When queries and keys are both ranges
+ * (the usual prefill and cached decoding) each head's [Lq, Lk] plane depends on
+ * k - q only: one vector of Lq + Lk - 1 values per head is computed with the
+ * reference formula and rows are copied out of it (threads over rows, streaming
+ * stores on AVX2/AVX-512), bit-identical to the element-by-element definition. */
+POSENC_API posenc_status posenc_alibi_bias_exec_f32(const float *slopes, int32_t heads,
+                                                    posenc_alibi_form form,
+                                                    const posenc_positions *queries,
+                                                    const posenc_positions *keys, float *out,
+                                                    size_t out_count, const posenc_exec *exec,
+                                                    posenc_error *err);
+POSENC_API posenc_status posenc_t5_bias_exec_f32(const posenc_t5_params *params, const float *table,
+                                                 int32_t heads, const posenc_positions *queries,
+                                                 const posenc_positions *keys, float *out,
+                                                 size_t out_count, const posenc_exec *exec,
+                                                 posenc_error *err);
 /* @@KERNELS@@ */
 
 #ifdef __cplusplus
