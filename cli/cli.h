@@ -72,6 +72,8 @@ size_t cli_max_bytes(const cli_args *args);
 
 /* ---- commands ---------------------------------------------------------- */
 int cmd_table(int argc, char **argv);
+int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain */
+int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
 /* @@CLI_COMMANDS_ROPE@@ */
 /* */
 /* */
