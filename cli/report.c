@@ -232,7 +232,14 @@ static int section_spectrum(report *r) {
 }
 
 static int section_rope(report *r) {
-    bool any = r->req->default_comparison;
+    const cli_table *model = NULL;
+    for (size_t i = 0; i < r->req->count; i++)
+        if (r->req->tables[i]->is_rope && r->req->tables[i]->rope_factor > 1 &&
+            (r->req->tables[i]->rope_scaling == POSENC_ROPE_LINEAR || r->req->tables[i]->rope_scaling == POSENC_ROPE_NTK ||
+             r->req->tables[i]->rope_scaling == POSENC_ROPE_YARN || r->req->tables[i]->rope_scaling == POSENC_ROPE_LLAMA3) &&
+            r->req->tables[i]->rope_original_max > 0)
+            model = r->req->tables[i];
+    bool any = r->req->default_comparison || model;
     for (size_t i = 0; i < r->req->count; i++) any |= r->req->tables[i]->is_rope;
     if (!any) return EXIT_OK;
     open_section(r, "rope", "RoPE and long context: slowing the clock");
@@ -242,9 +249,17 @@ static int section_rope(report *r) {
                   "all of them (blurring the fast, local pairs), NTK bends the base, YaRN and Llama 3 keep the fast "
                   "pairs (green), interpolate the slow ones (red) and blend in between (amber).");
     cli_buffer svg = {0};
-    int rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
-    if (rc == EXIT_OK) figure(r, &svg, "Llama 3.1's settings: head_dim 128, base 500000, factor 8, trained on 8192 tokens "
-                                       "(posenc plot rope-bands).");
+    int rc;
+    if (model) {
+        rc = cli_draw_rope_bands(r->command, model->rope_head_dim, model->rope_base, model->rope_scaling,
+                                 model->rope_factor, model->rope_original_max, &svg);
+        if (rc == EXIT_OK) figure(r, &svg, "This table's own RoPE settings, with the other schemes at the same factor.");
+    } else {
+        rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
+        if (rc == EXIT_OK)
+            figure(r, &svg, "Llama 3.1's settings: head_dim 128, base 500000, factor 8, trained on 8192 tokens "
+                            "(posenc plot rope-bands).");
+    }
     cli_buffer_free(&svg);
     cli_buffer_puts(r->html, "</section>\n");
     return rc;

@@ -60,6 +60,23 @@ def main():
     nav = re.findall(r'<nav>(.*?)</nav>', html, re.S)
     t.check(nav and all(f'href="#{i}"' in nav[0] for i in ids) and 'href="#bias"' not in nav[0], "navigation lists exactly the written sections")
 
+    # From a model config (Llama 3.1): its RoPE table and its own scaling bands.
+    cfg = os.path.join(d, "config.json")
+    json.dump({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+               "rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                                         "original_max_position_embeddings": 8192, "rope_type": "llama3"}},
+              open(cfg, "w"))
+    out4 = os.path.join(d, "cfg.html")
+    rc, _, se = run("report", "--config", cfg, "--len", 64, "-o", out4)
+    html = open(out4, encoding="utf-8").read() if rc == 0 else ""
+    data = data_block(html) if html else None
+    t.check(rc == 0 and data and data["tables"][0]["name"] == "rope (llama)" and data["tables"][0]["cols"] == 128
+            and "This table's own RoPE settings" in html and "trained 8192" in html,
+            f"report --config (Llama 3.1): rope table 64 x 128 and its llama3 bands (exit {rc})")
+    rc, _, se = run("report", "--config", cfg, "--dim", 64, "-o", os.path.join(d, "x.html"))
+    t.check(rc == 2 and "cannot be combined with --config" in se, f"--config with --dim: exit {rc}")
+    os.remove(cfg)
+
     # From a table file with NaN and inf: drawn (grey), counted in the health table.
     tab = np.random.default_rng(1).normal(size=(40, 16)).astype(np.float32)
     tab[3, 4], tab[10, 0] = np.nan, np.inf
@@ -93,7 +110,7 @@ def main():
         rc, _, se = run(*args)
         t.check(rc == want_rc and msg in se and open(keep).read() == "previous",
                 f"{' '.join(map(str, args[1:3]))}: exit {rc} (want {want_rc}), '{se.strip().splitlines()[0] if se.strip() else ''}'")
-    left = [f for f in os.listdir(d) if f not in ("report.html", "rope.html", "file.html", "keep.html", "t.npy", "empty.npy", "nan.npy")]
+    left = [f for f in os.listdir(d) if f not in ("report.html", "rope.html", "file.html", "keep.html", "cfg.html", "t.npy", "empty.npy", "nan.npy")]
     t.check(not left, f"no partial or temporary files left ({left})")
     rc, so, _ = run("report", "--help")
     t.check(rc == 0 and "offline" in so and "--kind" in so and "-o OUT" in so, "report --help")
