@@ -98,6 +98,12 @@ def main():
             and "not a convention bug" in rep["findings"][0]["text"] and fa["start"] == 1000 and fb["base"] == 10000,
             f"HF vs ggml NEOX at 1000..: max diff {rep['max_abs']:.3g} = float32 angles (A err {fa['angle_error']:.2g}, "
             f"B err {fb['angle_error']:.2g} rad), start {fa['start']}, base {fb['base']}")
+    # "angle generation" vs "apply": the same rotation with its output rounded to bf16
+    y = np.load(G("hf_neox_apply_q_default_hd64_base10000_pos1000"))
+    yb = (((y.view(np.uint32).astype(np.uint64) + 0x7FFF + ((y.view(np.uint32) >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    rc, rep, _ = diff(G("hf_neox_apply_q_default_hd64_base10000_pos1000"), save("bf16out.npy", yb), "--input", X)
+    t.check(rc == 0 and "apply_precision" in keys(rep) and "angle_precision" not in keys(rep) and rep["explained"],
+            f"bf16-stored RoPE output: {keys(rep)} (pair norms off by {rep['fit_b'].get('pair_norm_error', 0):.2g})")
     # per-head permutation (llama.cpp's Q/K row permutation turns half-split into interleaved)
     y = np.load(G("hf_gptj_apply_q_rotarydim64_pos0"))
     perm = np.concatenate([np.arange(0, 64, 2), np.arange(1, 64, 2)])
