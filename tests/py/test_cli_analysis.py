@@ -111,6 +111,20 @@ def main():
     t.check(rc == 0 and keys(rep) == ["permutation"] and "interleaved -> half-split" in rep["findings"][0]["text"],
             f"GPT-J output vs per-head permuted: {rep['findings'][0]['text'][:100]}")
 
+    flat, flatp = y.reshape(37, 192), y[..., perm].reshape(37, 192)
+    rc, rep, _ = diff(save("flat.npy", flat), save("flatp.npy", flatp), "--heads", 3)
+    t.check(rc == 0 and keys(rep) == ["permutation"] and rep["findings"][0]["value"] == 3,
+            f"[T, H*D] with --heads 3: {rep['findings'][0]['text'][:90]}")
+    rc, rep, _ = diff(save("flat.npy", flat), save("flatp.npy", flatp))
+    t.check(rc == 0 and keys(rep) == ["permutation"] and rep["findings"][0]["value"] == 1
+            and "general channel permutation" in rep["findings"][0]["text"],
+            f"same without --heads: a general permutation, not named as the Q/K conversion ({rep['findings'][0]['text'][-40:]})")
+    for cmd, flags in (("diff", ["--tol", "--input", "--heads", "--json", "--fail-on-diff"]),
+                       ("analyze", ["--tensor", "--cos", "--sin", "--len", "--json"]),
+                       ("precision", ["--dtype", "--max-pos", "--base", "--json"]), ("signal", ["--json"])):
+        rc, so, _ = run(cmd, "--help")
+        t.check(rc == 0 and all(f in so for f in flags), f"{cmd} --help documents {' '.join(flags)}")
+
     # ---- constructed mismatches ----
     A = save("A.npy", table())
     cases = [("offset by 1", table(start=1), "offset", 1), ("offset by 2", table(start=2), "offset", 2),
