@@ -62,6 +62,9 @@ def main():
          "float32 angle formation in the tutorial, <= 50 rad * 2^-24 + 1 ulp"),
         (G("ggml_rope_neox_plain_ndims64_pos0"), G("hf_neox_apply_q_default_hd64_base10000_pos0"), 1e-5, "README: 3.0e-6"),
         (G("ggml_rope_normal_plain_ndims64_pos0"), G("hf_gptj_apply_q_rotarydim64_pos0"), 1e-5, "README: 2.7e-6"),
+        (G("ggml_rope_neox_yarn_ndims64_pos0"), G("hf_neox_apply_q_yarn_f4_hd64_base10000_pos0"), 1e-5, "README: 3.4e-6"),
+        (G("ggml_rope_normal_plain_ndims32_pos1000"), G("hf_gptj_apply_q_rotarydim32_pos1000"), 1e-4,
+         "README: 4.6e-5 (float32 angles at p ~ 1000)"),
     ]:
         rc, rep, se = diff(a, b, "--tol", tol)
         t.check(rc == 0 and rep and keys(rep) == ["agree"],
