@@ -347,7 +347,8 @@ static int section_health(report *r) {
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
             "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
             "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
-            "that point the same way.");
+            "that point the same way. The last column is the first article's key property: for a sinusoidal "
+            "table, moving k positions is a fixed rotation M(k) of every pair, whatever p is (residual ~1e-14, rounding).");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
     if (rc == EXIT_OK) figure(r, &svg, NULL);
@@ -359,7 +360,7 @@ static int section_health(report *r) {
     cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
                        "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
                        "<th>most similar two positions (cosine)</th><th>closest two positions (distance)</th>"
-                       "<th>sinusoid model found</th><th>NaN/inf</th></tr>\n");
+                       "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
     for (size_t i = 0; i < r->req->count; i++) {
         const cli_table *t = r->req->tables[i];
         table_stats s;
@@ -380,9 +381,11 @@ static int section_health(report *r) {
             if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
                                                h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
             else cli_buffer_puts(b, "<td>no</td>");
+            if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
+            else cli_buffer_puts(b, "<td>–</td>");
             posenc_health_free(&h);
         } else {
-            cli_buffer_puts(b, "<td colspan=\"2\">");
+            cli_buffer_puts(b, "<td colspan=\"3\">");
             cli_buffer_escape(b, err.message);
             cli_buffer_puts(b, "</td>");
         }
