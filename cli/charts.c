@@ -184,12 +184,18 @@ int cli_draw_row_stat(const char *command, const cli_table *const *tables, size_
         }
         series[s] = (cli_series){t->name, x, y, t->rows};
     }
+    /* norms spanning more than 100x (index baseline vs unit-norm tables) share a log axis, so each stays visible */
+    double lo = INFINITY, hi = 0;
+    for (size_t s = 0; s < count && rc == EXIT_OK; s++)
+        for (size_t i = 0; i < series[s].count; i++)
+            if (series[s].y[i] > 0 && isfinite(series[s].y[i])) lo = fmin(lo, series[s].y[i]), hi = fmax(hi, series[s].y[i]);
+    bool log_y = norm && hi > 100 * lo;
     if (rc == EXIT_OK) {
         cli_chart ch = {.title = norm ? "Length (L2 norm) of each position's vector" : "Variance across channels, per position",
                         .subtitle = norm ? "a constant norm means no position shouts louder than another"
                                          : "population variance of each row (the second article's health check)",
-                        .xlabel = "position", .ylabel = norm ? "L2 norm" : "variance", .series = series,
-                        .series_count = count};
+                        .xlabel = "position", .ylabel = norm ? (log_y ? "L2 norm (log scale; 0 not drawn)" : "L2 norm") : "variance",
+                        .series = series, .series_count = count, .log_y = log_y};
         rc = cli_chart_svg(command, &ch, out);
     }
     for (size_t s = 0; s < count; s++) free(bufs[s]);
