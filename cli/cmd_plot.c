@@ -115,8 +115,7 @@ static int draw(const char *chart_name, int chart, const cli_args *a, const cli_
 }
 
 /* Charts computed from their own flags rather than from a position table. */
-static int draw_computed(int chart, const cli_args *a, cli_table *t, bool svg, cli_buffer *out) {
-    (void)svg;
+static int draw_computed(int chart, const cli_args *a, cli_table *t, cli_buffer *out) {
     const char *table_only[] = {"kind", "freqs", "layout", "start", "seed", "sigma"};
     for (size_t i = 0; i < sizeof table_only / sizeof *table_only; i++)
         if (cli_has(a, table_only[i]))
@@ -194,7 +193,7 @@ int cmd_plot(int argc, char **argv) {
     memset(&t, 0, sizeof t);
     cli_buffer out = {0};
     if (chart == BIAS_PROFILE || chart == ROPE_BANDS || chart == PRECISION || (chart == BIAS && a.positional_count == 0)) {
-        rc = draw_computed(chart, &a, &t, svg, &out);
+        rc = draw_computed(chart, &a, &t, &out);
         if (chart == BIAS && rc == EXIT_OK) rc = draw(charts[chart], chart, &a, &t, svg, &out);
     } else {
         const char *own[] = {"scheme", "heads", "head", "max-bias", "symmetric", "buckets", "max-distance",
