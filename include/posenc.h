@@ -761,8 +761,10 @@ POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t c
  * Where each scheme acts:
  *   NONE   no position signal inside attention; absolute encodings
  *          (sinusoidal, learned) are added to the inputs beforehand.
- *   ROPE   rotates q and k by their positions (pairs per rope_layout, over the
- *          first rope_dims channels, frequencies rope_base^(-2k/rope_dims)).
+ *   ROPE   rotates q and k by their positions with posenc_rope_apply_f32
+ *          (config->rope, config->rope_layout; seq_len = key_start + key_len
+ *          for DYNAMIC / LONGROPE), i.e. in f32 exactly as the RoPE family
+ *          does it; everything after the rotation is in double.
  *   ALIBI  adds slope_h x (form) to the logits.
  *   T5     adds table[bucket(j - i)][h] to the logits (use scale = 1 as T5).
  *   SHAW   adds key and value embeddings gathered by clipped distance.
@@ -800,13 +802,13 @@ typedef struct posenc_attention_config {
     const float *shaw_key_table;   /* [2k+1, head_dim] (a_K) */
     const float *shaw_value_table; /* [2k+1, head_dim] (a_V), may be NULL */
     /* ROPE */
-    double rope_base;           /* default 10000 */
-    int32_t rope_dims;          /* rotated channels, even, <= head_dim; default head_dim */
+    posenc_rope_params rope;    /* any scaling / partial rotary; rope.head_dim must equal
+                                   head_dim. Default posenc_rope_params_default(head_dim) */
     posenc_layout rope_layout;  /* default HALF (GPT-NeoX / HF Llama) */
 } posenc_attention_config;
 
 /* Defaults: causal 0, scale 1/sqrt(head_dim), scheme NONE, starts 0, ALiBi
- * form CAUSAL, T5 defaults, rope base 10000 over all head_dim channels (HALF). */
+ * form CAUSAL, T5 defaults, RoPE defaults (base 10000, whole head, HALF). */
 POSENC_API void posenc_attention_config_default(posenc_attention_config *config,
                                                 int32_t heads, int32_t head_dim,
                                                 size_t query_len, size_t key_len);
