@@ -69,6 +69,7 @@ static void test_schedules(void) {
     }
     /* every head count 1..256, max_bias 8: original (double), MPT (double), ggml (float powf) */
     int64_t worst_orig = 0, worst_mpt = 0, worst_ggml = 0, worst_ggml_compat = 0, excess_orig = 0, excess_ggml = 0;
+    int64_t worst_compat = 0, excess_compat = 0;
     int at_orig = 0, at_mpt = 0, at_ggml = 0;
     for (int n = 1; n <= 256; n++) {
         double ours[256], orig[512], mpt[256];
@@ -94,6 +95,9 @@ static void test_schedules(void) {
             if (u - (k / 2 + 1) > excess_ggml) excess_ggml = u - (k / 2 + 1);
             u = check_ulp_f32(compat32[h], g);
             if (u > worst_ggml_compat) worst_ggml_compat = u;
+            u = check_ulp_f32(compat32[h], ours32[h]);
+            if (u > worst_compat) worst_compat = u;
+            if (u - (k / 2 + 1) > excess_compat) excess_compat = u - (k / 2 + 1);
         }
     }
     /* Peers that raise a rounded base to the power k carry ~k/2 ULP of error
@@ -106,6 +110,8 @@ static void test_schedules(void) {
           (long long)worst_mpt, at_mpt);
     CHECK(excess_ggml == 0, "ggml powf schedule (float, m0^k) vs ours PRECISE, n=1..256: max %lld ULP of f32 at n=%d (tol k/2+1)",
           (long long)worst_ggml, at_ggml);
+    CHECK(excess_compat == 0, "TORCH_COMPAT vs PRECISE, n=1..256: max %lld ULP (tol k/2+1 for power k, as documented)",
+          (long long)worst_compat);
     CHECK(worst_ggml_compat <= 1, "ggml powf schedule vs ours TORCH_COMPAT (same construction), n=1..256: max %lld ULP (tol 1: glibc powf vs SLEEF powf)",
           (long long)worst_ggml_compat);
     /* other max_bias values: MPT's alibi_bias_max and ggml's max_bias agree with ours */
