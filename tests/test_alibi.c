@@ -285,29 +285,29 @@ static void expect_error(posenc_status st, posenc_status want, const posenc_erro
 static void test_errors(void) {
     posenc_error e;
     float out[64];
-    expect_error(posenc_alibi_slopes_f32(0, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "heads 0");
+    expect_error(posenc_alibi_slopes_f32(0, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "[B1] heads 0");
     expect_error(posenc_alibi_slopes_f32(-3, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got -3", "heads -3");
-    expect_error(posenc_alibi_slopes_f32(8, 0, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_bias must be finite and > 0, got 0", "max_bias 0");
+    expect_error(posenc_alibi_slopes_f32(8, 0, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_bias must be finite and > 0, got 0", "[B2] max_bias 0");
     expect_error(posenc_alibi_slopes_f32(8, NAN, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got nan", "max_bias NaN");
     expect_error(posenc_alibi_slopes_f32(8, INFINITY, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got inf", "max_bias inf");
-    expect_error(posenc_alibi_slopes_f32(4, 8, 10, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads [10, 14) do not fit in total_heads 12", "slice past the end");
+    expect_error(posenc_alibi_slopes_f32(4, 8, 10, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads [10, 14) do not fit in total_heads 12", "[B3] slice past the end");
     expect_error(posenc_alibi_slopes_f32(4, 8, -1, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "head_offset must be >= 0, got -1", "negative offset");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, POSENC_MODE_PRECISE, out, 7, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "holds 7 slopes, need 8", "small buffer");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, (posenc_mode)5, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "unknown mode 5", "bad mode");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, POSENC_MODE_PRECISE, NULL, 8, &e), POSENC_ERR_NULL_POINTER, &e, "out must not be NULL", "NULL out");
     float s[2] = {0.5f, NAN};
     posenc_positions p4 = posenc_positions_range(0, 4), p0 = posenc_positions_range(0, 0);
-    expect_error(posenc_alibi_bias_f32(s, 2, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "slope of head 1 must be finite", "NaN slope");
-    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p0, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "query length 0");
+    expect_error(posenc_alibi_bias_f32(s, 2, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "slope of head 1 must be finite", "[B5] NaN slope");
+    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p0, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "[B12] query length 0");
     expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p4, &p0, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "key length must be > 0, got 0", "key length 0");
     expect_error(posenc_alibi_bias_f32(s, 0, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "bias heads 0");
-    expect_error(posenc_alibi_bias_f32(s, 1, (posenc_alibi_form)7, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got 7", "unknown form");
+    expect_error(posenc_alibi_bias_f32(s, 1, (posenc_alibi_form)7, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got 7", "[B4] unknown form");
     expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 15, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 16", "bias buffer too small");
     posenc_positions huge = posenc_positions_range(0, (size_t)1 << 40);
-    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &huge, &huge, out, 64, &e), POSENC_ERR_SIZE_OVERFLOW, &e, "overflows", "size overflow");
+    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &huge, &huge, out, 64, &e), POSENC_ERR_SIZE_OVERFLOW, &e, "overflows", "[B19] size overflow");
     expect_error(posenc_alibi_bias_row_f32(0.5f, POSENC_ALIBI_CAUSAL, NAN, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query_position must be finite", "NaN query position");
     int64_t mask[3] = {1, 2, 1}, pos[3];
-    expect_error(posenc_alibi_key_positions_from_mask(mask, 3, pos, 3, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "mask[1] must be 0 or 1, got 2", "mask value 2");
+    expect_error(posenc_alibi_key_positions_from_mask(mask, 3, pos, 3, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "mask[1] must be 0 or 1, got 2", "[B6] mask value 2");
 }
 
 int main(void) {
