@@ -9,7 +9,9 @@
  * float32 log (Sleef_logf8_u10; its scalar purecfma twin returns the same
  * bits). Truncation makes every rounding step visible exactly when a value
  * lands on a bucket boundary (n = 16, 32, 64 for the T5 defaults), so we copy
- * the operation order instead of using double. */
+ * the operation order instead of using double: with glibc's float64 log,
+ * (1000 buckets, 100000, unidirectional) r = -19975 gives 847 where HF gives
+ * 848 (tests/test_t5.c). */
 #include "bias_internal.h"
 #include "kernels.h"
 
