@@ -1279,7 +1279,8 @@ typedef enum posenc_finding_kind {
     POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
     POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
     POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
-    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_AMPLITUDE = 12,      /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_APPLY_PRECISION = 13 /* RoPE: same angles, rotation applied/stored in lower precision */
 } posenc_finding_kind;
 
 #define POSENC_DIFF_MAX_FINDINGS 16
@@ -1306,7 +1307,7 @@ typedef struct posenc_diff_report {
     size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
     /* element statistics (only when shapes_equal) */
     size_t compared;
-    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|a|,|b|); 0 if both 0 */
     int64_t max_abs_row, max_abs_channel;
     size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
     size_t nonfinite_a, nonfinite_b;
