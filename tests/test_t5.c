@@ -50,6 +50,19 @@ static void test_examples(void) {
         prev_neg = bn;
     }
     CHECK(mono, "buckets are non-decreasing in |r| for r = 0..1e5 in both directions");
+    /* An exact boundary, where the evaluation details decide: 100 buckets,
+     * max_distance 5000, unidirectional, r = -500: ln(10)/ln(100)*50 is 25
+     * exactly; HF's float32 path gives 75, and so does glibc's double log, but
+     * numpy's float64 log (1 ULP low) truncates 24.999999999999993 to 74. */
+    posenc_t5_params p100 = t5(100, 5000, 0);
+    int32_t b500;
+    posenc_t5_bucket(&p100, -500, &b500, NULL);
+    CHECK(b500 == 75, "(100, 5000, unidirectional) r=-500: bucket %d (HF/torch 75; numpy float64 gives 74)", b500);
+    /* and one where glibc's float64 evaluation is the one that differs */
+    posenc_t5_params p1000 = t5(1000, 100000, 0);
+    int32_t b19975;
+    posenc_t5_bucket(&p1000, -19975, &b19975, NULL);
+    CHECK(b19975 == 848, "(1000, 100000, unidirectional) r=-19975: bucket %d (HF/torch 848; glibc float64 log gives 847)", b19975);
     int32_t huge;
     posenc_t5_bucket(&pb, ((int64_t)1 << 62) - 1, &huge, NULL);
     CHECK(huge == 31, "r = 2^62-1 clamps to the last bucket (31), got %d", huge);

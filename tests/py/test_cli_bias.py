@@ -56,6 +56,9 @@ def main():
         t.check(rc == 0 and 0 < ulp <= 9, f"default (precise) 32-head slopes differ from BLOOM by {ulp} ULP (BLOOM powers a rounded base; tol 9)")
     else:
         print("  (goldens absent: BLOOM comparisons skipped)")
+    rc, _, _ = run("bias", "alibi", "--heads", 12, "--len", 64, "--form", "causal", "-o", out)
+    t.check(rc == 0 and np.array_equal(np.load(out), slopes[:, None, None] * ij[None].astype(np.float32)),
+            "--form causal is the default form")
     rc, so, _ = run("bias", "alibi", "--heads", 6, "--len", 5, "--form", "symmetric", "-o", out)
     a = np.load(out)
     s6 = np.float32([0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125])

@@ -50,7 +50,7 @@ def main():
     expect("C7", ["table", "--len", 4, "--dim", 2**31, "-o", out], 2, "--dim must be an integer in [-2147483648, 2147483647], got '2147483648'")
     expect("C8", [*table, "--base", "nan"], 2, "--base must be a finite number, got 'nan'")
     expect("C8", [*table, "--base", "1e999"], 2, "--base must be a finite number, got '1e999'")
-    expect("C9", [*table, "--kind", "wavelet"], 2, "unknown --kind 'wavelet' (choose sinusoidal|index|normalized")
+    expect("C9", [*table, "--kind", "wavelet"], 2, "unknown --kind 'wavelet' (choose sinusoidal|index|normalized|")
     expect("C10", ["table", "--len", 4, "-o", out], 2, "--dim is required")
     expect("C10", ["table", "--len", 4, "--dim", 8], 2, "-o OUT.npy|OUT.csv is required")
     expect("C11", [*table, "--precise", "--torch-compat"], 2, "not both")
