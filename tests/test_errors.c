@@ -424,6 +424,75 @@ static void bias_rows(void) {
            "index 1 must be in [0, 2k] = [0, 4], got 5");
 }
 
+/* A GGUF v3 preamble claiming n_tensors / n_kv, then `body`. */
+static size_t gguf_image(unsigned char *buf, uint32_t version, uint64_t n_kv, const void *body, size_t body_size) {
+    memcpy(buf, "GGUF", 4);
+    for (int i = 0; i < 4; i++) buf[4 + i] = (unsigned char)(version >> (8 * i));
+    memset(buf + 8, 0, 8);
+    for (int i = 0; i < 8; i++) buf[16 + i] = (unsigned char)(n_kv >> (8 * i));
+    memcpy(buf + 24, body, body_size);
+    return 24 + body_size;
+}
+
+static void config_rows(void) {
+    posenc_error e;
+    posenc_model_config c;
+    const char *json[][4] = {
+        {"H1", "{\"model_type\": ", "config.json: not valid JSON", "F"},
+        {"H1", "[1, 2]", "config.json: the document must be a JSON object", "F"},
+        {"H2", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_theta\": \"1e6\"}",
+         "config.json: 'rope_theta' must be a finite number", "F"},
+        {"H3", "{\"model_type\": \"llama\", \"hidden_size\": -64, \"num_attention_heads\": 2}",
+         "'hidden_size' must be an integer in [0, ", "F"},
+        {"H4", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"wobbly\", \"factor\": 2}}", "wobbly", "U"},
+        {"H5", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\"}}", "config.json: rope scaling 'linear' has no factor", "F"},
+        {"H6", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\", \"factor\": 0}}", "factor must be finite and > 0", "I"},
+    };
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+        posenc_status want = json[i][3][0] == 'F' ? POSENC_ERR_FORMAT
+                             : json[i][3][0] == 'U' ? POSENC_ERR_UNSUPPORTED : POSENC_ERR_INVALID_ARGUMENT;
+        posenc_status st = posenc_config_parse_hf_json(json[i][1], strlen(json[i][1]), &c, &e);
+        expect(json[i][0], st, &e, want, json[i][2]);
+        posenc_config_free(&c);
+    }
+    unsigned char buf[256];
+    expect("G1", posenc_config_parse_gguf("GGUX\3\0\0\0", 8, &c, &e), &e, POSENC_ERR_FORMAT,
+           "not a GGUF file (magic is not 'GGUF')");
+    posenc_config_free(&c);
+    size_t n = gguf_image(buf, 7, 0, "", 0);
+    expect("G2", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_UNSUPPORTED,
+           "GGUF version 7 is not supported (2 and 3 are)");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, (uint64_t)1 << 60, "", 0);
+    expect("G3", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF claims 1152921504606846976 key/value pairs: more than the file can hold");
+    posenc_config_free(&c);
+    /* key "a.b", type string, length 2^60 */
+    unsigned char body[64] = {3, 0, 0, 0, 0, 0, 0, 0, 'a', '.', 'b', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G4", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "claims 1152921504606846976 bytes");
+    posenc_config_free(&c);
+    body[11] = 99; /* unknown value type */
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G5", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF key 'a.b' has unknown value type 99");
+    posenc_config_free(&c);
+    unsigned char arch[64] = {20, 0, 0, 0, 0, 0, 0, 0, 'g', 'e', 'n', 'e', 'r', 'a', 'l', '.', 'a', 'r', 'c', 'h', 'i',
+                              't', 'e', 'c', 't', 'u', 'r', 'e', 4, 0, 0, 0, 1, 0, 0, 0};
+    n = gguf_image(buf, 3, 1, arch, 40);
+    expect("G6", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF general.architecture must be a string, has type 4");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 0, "", 0);
+    expect("G7", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 1, arch, 30);
+    expect("G8", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF truncated");
+    posenc_config_free(&c);
+}
+
 int main(void) {
     params_rows();
     array_rows();
@@ -432,6 +501,7 @@ int main(void) {
     rope_rows();
     safetensors_rows();
     bias_rows();
+    config_rows();
     printf("%d bad-input cases checked against docs/errors.md\n", cases);
     return check_finish();
 }
