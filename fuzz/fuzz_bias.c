@@ -56,13 +56,24 @@ static void alibi(fuzz_data *f) {
     posenc_status a = posenc_alibi_slopes_f64(heads, max_bias, offset, total, mode, s64, cap, &err);
     posenc_status b = posenc_alibi_slopes_f32(heads, max_bias, offset, total, mode, s32, cap, NULL);
     posenc_status c = posenc_alibi_slopes_f32(heads, max_bias, offset, total, mode, s32b, cap, NULL);
-    FUZZ_REQUIRE(a == b && b == c, "slopes status %d / %d / %d", (int)a, (int)b, (int)c);
+    FUZZ_REQUIRE(b == c, "f32 slopes status %d then %d", (int)b, (int)c);
+    if (a == POSENC_OK && b != POSENC_OK) { /* only a slope below float32's range may split them */
+        double smallest = INFINITY;
+        for (int32_t h = 0; h < heads; h++) smallest = s64[h] < smallest ? s64[h] : smallest;
+        FUZZ_REQUIRE(b == POSENC_ERR_INVALID_ARGUMENT && smallest < 1e-44,
+                     "f64 slopes fine (smallest %g) but f32 gives status %d", smallest, (int)b);
+        b = POSENC_OK;
+    }
+    FUZZ_REQUIRE(a == b, "slopes status f64 %d, f32 %d", (int)a, (int)b);
     if (a == POSENC_OK) {
         FUZZ_REQUIRE(heads > 0 && cap >= (size_t)heads, "slopes accepted heads %d cap %zu", heads, cap);
-        FUZZ_REQUIRE(memcmp(s32, s32b, (size_t)heads * 4) == 0, "slopes not deterministic");
         for (int32_t h = 0; h < heads; h++)
-            FUZZ_REQUIRE(isfinite(s64[h]) && s64[h] > 0 && isfinite(s32[h]) && s32[h] >= 0, "slope %d = %g / %g", h,
-                         s64[h], (double)s32[h]);
+            FUZZ_REQUIRE(isfinite(s64[h]) && s64[h] > 0, "f64 slope %d = %g", h, s64[h]);
+        if (c == POSENC_OK) {
+            FUZZ_REQUIRE(memcmp(s32, s32b, (size_t)heads * 4) == 0, "slopes not deterministic");
+            for (int32_t h = 0; h < heads; h++)
+                FUZZ_REQUIRE(isfinite(s32[h]) && s32[h] > 0, "f32 slope %d = %g", h, (double)s32[h]);
+        }
     } else {
         fuzz_require_error(a, &err);
     }
