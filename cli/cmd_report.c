@@ -29,7 +29,7 @@ static void report_help(void) {
 }
 
 /* The default comparison: the same size for every kind, so pictures line up. */
-static const char *const default_kinds[] = {"sinusoidal", "index", "normalized"};
+static const char *const default_kinds[] = {"sinusoidal", "rope", "learned", "index", "normalized"};
 #define DEFAULT_LEN 128
 #define DEFAULT_DIM 64
 #define MAX_TABLES 8
@@ -48,7 +48,8 @@ int cmd_report(int argc, char **argv) {
     if (!cli_path_ends_with(out, ".html") && !cli_path_ends_with(out, ".htm"))
         return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
     bool any_flag = a.positional_count > 0;
-    const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start"};
+    const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
+                           "scaling", "factor", "original-max", "seed", "sigma"};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) any_flag |= cli_has(&a, flags[i]);
 
     cli_table tables[MAX_TABLES];

@@ -13,6 +13,7 @@ typedef struct {
 
 static const command commands[] = {
     {"table", cmd_table, "write an additive position table (sinusoidal, baselines, ...)"},
+    {"rope", cmd_rope, "RoPE: frequencies (every scaling scheme), apply to q/k, explain a model config"},
     /* @@CLI_DISPATCH_ROPE@@ */
     /* */
     /* */

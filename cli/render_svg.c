@@ -145,7 +145,11 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
     double pad = (yhi - ylo) * 0.05;
     ylo -= pad, yhi += pad;
     bool legend = ch->series_count > 1; /* one series: the title names it */
-    double x0 = 72, x1 = width - (legend ? 170 : 24), y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
+    size_t longest = 0;
+    for (size_t s = 0; s < ch->series_count; s++)
+        if (ch->series[s].name && strlen(ch->series[s].name) > longest) longest = strlen(ch->series[s].name);
+    double legend_w = 52 + 6.8 * (double)(longest < 12 ? 12 : longest > 34 ? 34 : longest);
+    double x0 = 72, x1 = width - (legend ? legend_w : 24), y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
     axis_map ax = {xlo, xhi, x0, x1, ch->log_x}, ay = {ylo, yhi, y1, y0, ch->log_y};
 
     cli_buffer_printf(b,

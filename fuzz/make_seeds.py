@@ -4,6 +4,7 @@ cases of docs/errors.md, and a few deterministic random byte strings for the
 targets that carve parameters from their input. Inputs libFuzzer finds that
 crashed once are added by hand next to these, named crash-<what>."""
 import io
+import json
 import os
 import random
 import struct
@@ -75,6 +76,44 @@ def carved(target, n, sizes):
         put(target, f"random_{i:02d}_{size}b", bytes(rng.randrange(256) for _ in range(size)))
 
 
+def st_file(header, data=b"", length=None):
+    h = json.dumps(header).encode() if isinstance(header, dict) else header
+    n = len(h) if length is None else length
+    return struct.pack("<Q", n) + h + data
+
+
+def safetensors():
+    a = np.arange(6, dtype=np.float32).tobytes()
+    good = {"weight": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]},
+            "bias": {"dtype": "I64", "shape": [2], "data_offsets": [24, 40]},
+            "__metadata__": {"format": "pt"}}
+    put("safetensors", "valid_two", st_file(good, a + np.arange(2, dtype=np.int64).tobytes()))
+    put("safetensors", "valid_empty_tensor", st_file({"e": {"dtype": "BF16", "shape": [0, 4], "data_offsets": [0, 0]}}))
+    put("safetensors", "valid_all_dtypes", st_file(
+        {f"t{i}": {"dtype": d, "shape": [1], "data_offsets": [8 * i, 8 * i + s]}
+         for i, (d, s) in enumerate([("F64", 8), ("F32", 4), ("F16", 2), ("BF16", 2), ("I64", 8), ("I32", 4),
+                                     ("U16", 2), ("U8", 1)])}, bytes(64)))
+    bad = {
+        "overlap": {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+                    "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}},
+        "past_end": {"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}},
+        "size_mismatch": {"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}},
+        "unknown_dtype": {"a": {"dtype": "C64", "shape": [1], "data_offsets": [0, 8]}},
+        "negative_shape": {"a": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 8]}},
+        "huge_shape": {"a": {"dtype": "F32", "shape": [1 << 50, 1 << 50], "data_offsets": [0, 8]}},
+        "nine_dims": {"a": {"dtype": "U8", "shape": [1] * 9, "data_offsets": [0, 1]}},
+        "float_offsets": {"a": {"dtype": "U8", "shape": [1], "data_offsets": [0.5, 1]}},
+        "not_object": {"a": [1, 2, 3]},
+    }
+    for name, header in bad.items():
+        put("safetensors", "bad_" + name, st_file(header, bytes(12)))
+    put("safetensors", "bad_header_length_huge", st_file(b'{"a":{}}', length=1 << 60))
+    put("safetensors", "bad_json", st_file(b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]', bytes(4)))
+    put("safetensors", "bad_top_array", st_file(b"[1, 2]"))
+    put("safetensors", "bad_short", b"\x05\x00\x00")
+    put("safetensors", "bad_nul_in_header", st_file(b'{"a\x00": 1}'))
+
+
 def cli():
     cases = {
         "help": ["--help"],
@@ -106,8 +145,10 @@ def cli():
 
 def main():
     npy()
+    safetensors()
     carved("table", 10, [0, 8, 16, 24, 32, 48, 64, 96, 128, 256])
     carved("dtype", 8, [0, 6, 12, 48, 96, 100, 200, 300])
+    carved("rope", 10, [0, 16, 48, 96, 200, 600, 1200, 2300, 2400, 3000])
     cli()
 
 

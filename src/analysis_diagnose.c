@@ -129,7 +129,9 @@ static void compare_fits(posenc_diff_report *r, int rope) {
                          b->zero_rows);
     /* a shared formation is not a difference, unless nothing else is left to explain it */
     bool only_precision = r->finding_count == 0;
-    if (a->formation != b->formation || (only_precision && a->formation != POSENC_ANGLE_EXACT)) {
+    /* within a few noise floors "exact" and "float32" cannot be told apart */
+    bool measurable = fmax(a->angle_error, b->angle_error) > 4 * fmax(a->noise, b->noise);
+    if ((a->formation != b->formation && measurable) || (only_precision && a->formation != POSENC_ANGLE_EXACT)) {
         posenc_diff_add_(r, POSENC_FINDING_ANGLE_PRECISION, (double)b->formation,
                          "angle formation: A %s (max angle error %.3g rad), B %s (max angle error %.3g rad)%s",
                          posenc_angle_formation_name(a->formation), a->angle_error,

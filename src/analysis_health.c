@@ -171,7 +171,7 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     if (!nfinite) h->min = h->max = NAN;
     posenc_status st = channel_frequencies(t, rows, cols, h, err);
     /* uniqueness: the closest pair of distinct positions */
-    size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 4096;
+    size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 2048; /* O(urows^2 cols) */
     if (urows > rows) urows = rows;
     h->uniqueness_rows = urows;
     h->closest_distance = INFINITY;

@@ -114,6 +114,14 @@ def main():
     expect("F2", ["table", "--dim", 8, "--positions", d, "-o", out], 1, "is not a regular file")
     expect("F4", ["table", "--len", 4, "--dim", 8, "-o", "/nonexistent/dir/pe.npy"], 1, "cannot create /nonexistent/dir/pe.npy")
     expect("F6", ["table", "--len", 4, "--dim", 8, "-o", os.path.join(d, "x" * 5000 + ".npy")], 2, "output path is empty or too long")
+    st = os.path.join(d, "m.safetensors")
+    with open(st, "wb") as f:
+        f.write(struct.pack("<Q", 2) + b"[]")
+    expect("S4", ["analyze", st, "--tensor", "w"], 1, "safetensors header is not a JSON object")
+    with open(st, "wb") as f:
+        h = b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}'
+        f.write(struct.pack("<Q", len(h)) + h + bytes(8))
+    expect("S11", ["analyze", st, "--tensor", "w"], 1, "no tensor 'w' in the safetensors file (it has: a)")
     t.check(not [f for f in os.listdir(d) if ".tmp." in f], "no temporary file left by any of the runs above")
     print(f"{cases} bad-input cases run through the tool")
 

@@ -1,0 +1,145 @@
+/* cmd_rope_explain.c: `posenc rope explain`: a model's RoPE in plain words:
+ * effective frequencies and wavelengths, magnitude factors, which pairs are
+ * kept / blended / interpolated against the trained and extended context,
+ * and warnings for suspicious configs. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_option explain_options[] = {
+    {"config", "FILE", "config.json or model.gguf (required)"},
+    {"seq-len", "L", "sequence length for dynamic NTK / longrope (default: the trained length)"},
+    {"pairs", NULL, "also print every pair (frequency, wavelength, scale)"},
+    {NULL, NULL, NULL}};
+
+/* kept = unscaled frequency, interpolated = divided by the factor, blended =
+ * in between (YaRN ramp, Llama 3 smoothing); other schemes "rescaled". */
+static const char *band_of(double ratio, double factor, bool blends) {
+    if (fabs(ratio - 1.0) <= 1e-9) return "kept";
+    if (factor > 0 && fabs(ratio * factor - 1.0) <= 1e-9) return "interpolated";
+    return blends ? "blended" : "rescaled";
+}
+
+/* Print runs of consecutive pairs that share a band. */
+static void print_bands(const double *w, const double *w0, int32_t pairs, double factor, bool blends, int64_t trained,
+                        int64_t extended) {
+    const double two_pi = 6.283185307179586;
+    int32_t k = 0;
+    while (k < pairs) {
+        const char *band = band_of(w[k] / w0[k], factor, blends);
+        int32_t e = k;
+        while (e + 1 < pairs && strcmp(band_of(w[e + 1] / w0[e + 1], factor, blends), band) == 0) e++;
+        printf("  pairs %3d-%-3d %-12s wavelength %.4g .. %.4g positions, scale x%.4g .. x%.4g\n", k, e, band,
+               two_pi / w[k], two_pi / w[e], w[k] / w0[k], w[e] / w0[e]);
+        k = e + 1;
+    }
+    int32_t full_trained = 0, full_extended = 0;
+    for (k = 0; k < pairs; k++) {
+        if (trained > 0 && two_pi / w0[k] <= (double)trained) full_trained++;
+        if (extended > 0 && two_pi / w[k] <= (double)extended) full_extended++;
+    }
+    if (trained > 0)
+        printf("  %d of %d pairs complete a full turn within the trained context (%lld); the other %d only ever saw "
+               "part of a period there\n", full_trained, pairs, (long long)trained, pairs - full_trained);
+    if (extended > 0 && extended != trained)
+        printf("  %d of %d pairs complete a full turn within the extended context (%lld) with the scaled frequencies\n",
+               full_extended, pairs, (long long)extended);
+}
+
+int cmd_rope_explain(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "rope explain", explain_options, argc, argv, 0);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc rope explain --config config.json|model.gguf [--seq-len L] [--pairs]\n\n"
+               "Explain a model's rotary position embedding in plain words.\n\n");
+        cli_print_options(explain_options);
+        return EXIT_OK;
+    }
+    if (!cli_has(&a, "config"))
+        return cli_fail("rope explain", EXIT_USAGE, "e.g. --config config.json", "--config FILE is required");
+    int64_t seq_len = 0;
+    if (!cli_int64(&a, "seq-len", 0, INT64_MAX, &seq_len)) return EXIT_USAGE;
+    posenc_model_config c;
+    posenc_error err = {0};
+    const char *path = cli_string(&a, "config", "");
+    if (posenc_config_read(path, 0, &c, &err) != POSENC_OK)
+        return cli_fail("rope explain", EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
+    const posenc_rope_params *p = &c.rope;
+    int32_t r = 0;
+    posenc_rope_check(p, &r, NULL);
+    int32_t pairs = r / 2;
+    double *w = malloc(sizeof *w * (size_t)pairs * 2), *w0 = w ? w + pairs : NULL, att = 1.0;
+    posenc_rope_params plain = *p;
+    plain.scaling = POSENC_ROPE_NONE;
+    if (!w || posenc_rope_frequencies(p, seq_len, w, (size_t)pairs, &att, &err) != POSENC_OK ||
+        posenc_rope_frequencies(&plain, 0, w0, (size_t)pairs, NULL, &err) != POSENC_OK) {
+        free(w);
+        posenc_config_free(&c);
+        return cli_fail_status("rope explain", &err);
+    }
+    printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
+    printf("architecture: %s\n", c.architecture[0] ? c.architecture : "(not stated)");
+    printf("head_dim %d, rotary_dim %d: %d rotated pairs", p->head_dim, r, pairs);
+    if (r < p->head_dim) printf(", %d channels pass through unrotated (partial rotary)", p->head_dim - r);
+    printf("\nlayout: %s%s\n",
+           c.layout == POSENC_LAYOUT_HALF ? "half split, pairs (k, k+R/2) (GPT-NeoX / HF rotate_half / ggml NEOX)"
+                                          : "interleaved, pairs (2k, 2k+1) (GPT-J / Meta LLaMA / ggml NORMAL)",
+           c.layout_known ? "" : " -- assumed: architecture not in posenc's list");
+    printf("base (rope_theta): %.10g%s\n", p->base, (c.warnings & POSENC_CONFIG_WARN_NO_THETA) ? " (default: not in the file)" : "");
+    printf("scaling: %s", posenc_rope_scaling_name(p->scaling));
+    if (c.scaling_name[0]) printf(" (written as '%s')", c.scaling_name);
+    if (p->scaling != POSENC_ROPE_NONE) printf(", factor %.10g", p->factor);
+    printf("\ncontext: trained %lld, max position embeddings %lld\n", (long long)p->original_max_position,
+           (long long)c.max_position_embeddings);
+    printf("cos/sin magnitude (attention factor): %.10g -- scales q.k by its square, %.6g\n", att, att * att);
+    printf("softmax scale factor: %.10g (multiply 1/sqrt(d) by it%s)\n", c.softmax_scale_factor,
+           c.softmax_scale_factor != 1.0 ? "; DeepSeek's mscale_all_dim rule" : "");
+    printf("frequencies: inv_freq %.6g (pair 0) .. %.6g (pair %d); wavelengths %.4g .. %.4g positions\n", w[0],
+           w[pairs - 1], pairs - 1, 6.283185307179586 / w[0], 6.283185307179586 / w[pairs - 1]);
+    int64_t trained = p->original_max_position > 0 ? p->original_max_position : c.max_position_embeddings;
+    int64_t extended = c.max_position_embeddings;
+    if (extended <= 0 && p->scaling != POSENC_ROPE_NONE && p->original_max_position > 0 && p->factor > 0)
+        extended = (int64_t)llround(p->factor * (double)p->original_max_position);
+    bool blends = p->scaling == POSENC_ROPE_YARN || p->scaling == POSENC_ROPE_LLAMA3;
+    printf("bands (against the unscaled RoPE with the same base):\n");
+    print_bands(w, w0, pairs, p->scaling == POSENC_ROPE_NONE ? 0 : p->factor, blends, trained, extended);
+    if (p->scaling == POSENC_ROPE_DYNAMIC)
+        printf("  dynamic NTK depends on the sequence length: shown for seq_len %lld (use --seq-len)\n", (long long)seq_len);
+    if (p->scaling == POSENC_ROPE_LONGROPE)
+        printf("  longrope uses the %s factor list here (seq_len %lld vs trained %lld; HF switches the whole sequence)\n",
+               p->longrope_select == POSENC_LONGROPE_LONG || (p->longrope_select == POSENC_LONGROPE_BY_SEQ_LEN &&
+                                                              seq_len > p->original_max_position) ? "long" : "short",
+               (long long)seq_len, (long long)p->original_max_position);
+    if (cli_has(&a, "pairs")) {
+        printf("pair  inv_freq                 wavelength      scale\n");
+        for (int32_t k = 0; k < pairs; k++)
+            printf("%4d  %.17g  %14.6g  %.9g\n", k, w[k], 6.283185307179586 / w[k], w[k] / w0[k]);
+    }
+    int warnings = 0;
+    if (c.warnings & POSENC_CONFIG_WARN_NO_THETA)
+        printf("warning %d: rope_theta is missing; 10000 assumed (Llama 3 uses 500000, Mistral/Qwen 1e6)\n", ++warnings);
+    if (c.warnings & POSENC_CONFIG_WARN_NO_ORIGINAL)
+        printf("warning %d: %s scaling without an original (trained) context length%s\n", ++warnings,
+               posenc_rope_scaling_name(p->scaling),
+               p->original_max_position > 0 ? "; max_position_embeddings used in its place" : "");
+    if (c.warnings & POSENC_CONFIG_WARN_FACTOR_MISMATCH)
+        printf("warning %d: factor %.10g x original context %lld = %.10g, but max positions is %lld\n", ++warnings,
+               p->factor, (long long)p->original_max_position, p->factor * (double)p->original_max_position,
+               (long long)c.max_position_embeddings);
+    if (c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH)
+        printf("warning %d: partial rotary leaves an odd number of pass-through channels (%d)\n", ++warnings,
+               p->head_dim - r);
+    if (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
+        printf("warning %d: the GGUF has a rope_freqs tensor (per-pair frequency divisors, e.g. Llama 3.1); posenc "
+               "does not read tensors, so the frequencies above omit it\n", ++warnings);
+    if (c.warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION)
+        printf("warning %d: max position embeddings is missing\n", ++warnings);
+    if (!warnings) printf("no warnings\n");
+    free(w);
+    posenc_config_free(&c);
+    return EXIT_OK;
+}
