@@ -51,7 +51,7 @@ void cli_json_string(const char *s) {
 }
 
 void cli_json_number(double v) {
-    if (isfinite(v)) printf("%.9g", v);
+    if (isfinite(v)) printf("%.17g", v); /* round-trips a double exactly */
     else printf("null"); /* JSON has no NaN/inf; the docs say null means "not available" */
 }
 
@@ -98,7 +98,7 @@ void cli_print_fit_json(const posenc_sinusoid_fit *f) {
 
 void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *f) {
     if (!f->found) {
-        printf("%s: no sin/cos pair structure (not a sinusoid table)\n", label);
+        printf("%s: no sinusoid model fits (no unit-norm sin/cos pairs whose angles grow linearly with position)\n", label);
         return;
     }
     printf("%s: %s layout, %s first, %d pairs, amplitude %.6g (pair-norm spread %.2g)\n", label,

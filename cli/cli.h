@@ -222,17 +222,31 @@ typedef struct {
     double *frequencies;  /* per pair (radians/position) when known, else NULL */
     size_t pairs;
     posenc_layout layout;
+    bool is_rope;         /* a cos|sin table of RoPE angles */
+    /* RoPE settings (is_rope): what the scaling-bands chart needs */
+    int32_t rope_head_dim;
+    double rope_base, rope_factor;
+    posenc_rope_scaling rope_scaling;
+    int64_t rope_original_max;
+    bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
+    posenc_sinusoid_params sinusoid;
 } cli_table;
 void cli_table_free(cli_table *t);
 /* The encoding flags shared by `plot` and `report` (see CLI_TABLE_OPTIONS). */
 #define CLI_TABLE_OPTIONS                                                                          \
-    {"kind", "KIND", "sinusoidal (default) | index | normalized"},                                 \
+    {"kind", "KIND", "sinusoidal (default) | rope | learned | index | normalized"},                \
+    {"config", "FILE", "a model's config.json or .gguf: draw its RoPE (head_dim, theta, scaling)"}, \
     {"len", "N", "positions (rows), default 128"},                                                 \
     {"dim", "D", "channels per position, default 64"},                                             \
     {"base", "B", "frequency base, default 10000"},                                                \
     {"freqs", "CONV", "vaswani (default) | t2t"},                                                  \
     {"layout", "L", "interleaved (default) | half"},                                               \
-    {"start", "S", "first position, default 0"}
+    {"start", "S", "first position, default 0"},                                                  \
+    {"scaling", "S", "rope: none (default) | linear | ntk | dynamic | yarn | llama3"},             \
+    {"factor", "F", "rope: scaling factor, default 1 (8 for llama3, 4 for the others if unset)"},  \
+    {"original-max", "L0", "rope: trained context length for yarn/llama3, default 8192"},          \
+    {"seed", "N", "learned: seed of the N(0, sigma^2) initializer, default 0"},                   \
+    {"sigma", "S", "learned: standard deviation, default 0.02 (BERT/GPT-2 initializer_range)"}
 /* Build the table named by the encoding flags, or read positional TABLE.npy (2-D). */
 int cli_table_from_args(const char *command, const cli_args *args, cli_table *t);
 /* Compute one named kind at len x dim with default parameters (for the report). */
@@ -252,6 +266,32 @@ int cli_draw_row_stat(const char *command, const cli_table *const *tables, size_
 /* Parse "0,10,50" into table row indices (positions minus first_position). */
 int cli_parse_rows(const char *command, const char *list, const cli_table *t, size_t *rows, size_t max,
                    size_t *count);
+
+/* ---- attention biases, RoPE scaling and precision pictures (cli/charts_extra.c) ---- */
+typedef struct {
+    int scheme;             /* 0 ALiBi, 1 T5 buckets */
+    int32_t heads, head;    /* ALiBi: head count (slope schedule) and the head drawn */
+    double max_bias;        /* ALiBi B, default 8 */
+    bool symmetric;         /* ALiBi -m|i-j| (ggml) instead of causal m(j-i) with j > i masked */
+    int64_t len;            /* queries = keys = 0..len-1 */
+    posenc_t5_params t5;
+} cli_bias_request;
+void cli_bias_request_default(cli_bias_request *q);
+/* The [len x len] bias of one head (ALiBi; masked keys are NaN, drawn grey) or
+ * the T5 bucket matrix, as a drawable table. */
+int cli_bias_table(const char *command, const cli_bias_request *q, cli_table *t);
+/* ALiBi: bias against distance for every head; T5: bucket against relative position. */
+int cli_draw_bias_profile(const char *command, const cli_bias_request *q, cli_buffer *out);
+/* Frequency multiplier of every RoPE pair under linear/NTK/YaRN/Llama-3 scaling,
+ * against the pair's wavelength, with the kept/blended/interpolated bands of `scaling`
+ * and the trained and extended context lengths marked. */
+int cli_draw_rope_bands(const char *command, int32_t head_dim, double base, posenc_rope_scaling scaling,
+                        double factor, int64_t original_max, cli_buffer *out);
+/* Precision audit (posenc_precision_audit) for f32, f16 and bf16: worst angle
+ * error per pair as a chart (svg may be NULL) and the findings as an HTML table
+ * (html may be NULL). */
+int cli_draw_precision(const char *command, const posenc_sinusoid_params *params, int64_t max_pos, cli_buffer *svg,
+                       cli_buffer *html);
 
 /* ---- the HTML report (cli/report.c) ---- */
 typedef struct {

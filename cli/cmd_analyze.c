@@ -9,6 +9,8 @@
 
 static const cli_option analyze_options[] = {
     {"tensor", "NAME", "tensor of a .safetensors file, e.g. wpe.weight"},
+    {"cos", "C.npy", "analyze RoPE cos/sin caches ([T, D], HF LlamaRotaryEmbedding output) instead of a table"},
+    {"sin", "S.npy", "... the matching sin cache"},
     {"len", "N", "generate the table instead: number of positions"},
     {"dim", "D", "... channels per position"},
     {"base", "B", "... frequency base, default 10000"},
@@ -28,7 +30,8 @@ static void analyze_help(void) {
            "sinusoid model, and the rotation linearity residual max_p ||M(k)PE(p) - PE(p+k)|| per pair.\n\n");
     cli_print_options(analyze_options);
     printf("\nexamples:\n  posenc analyze pe.npy\n  posenc analyze model.safetensors --tensor wpe.weight --json\n"
-           "  posenc analyze --len 512 --dim 64 --freqs t2t --layout half\n");
+           "  posenc analyze --len 512 --dim 64 --freqs t2t --layout half\n"
+           "  posenc analyze --cos cos.npy --sin sin.npy     # RoPE caches: base, start, attention scaling\n");
 }
 
 static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
@@ -184,7 +187,26 @@ int cmd_analyze(int argc, char **argv) {
     opt.max_offset = (size_t)max_offset;
     double *freqs = NULL;
     const char *what = "generated table";
-    if (a.positional_count == 1) {
+    if (cli_has(&a, "cos") || cli_has(&a, "sin")) {
+        if (!cli_has(&a, "cos") || !cli_has(&a, "sin") || a.positional_count)
+            return cli_fail("analyze", EXIT_USAGE, NULL, "give both --cos and --sin, and no table file");
+        posenc_array c = {0}, s = {0};
+        size_t limit = cli_max_bytes(&a);
+        if ((rc = cli_read_table("analyze", cli_string(&a, "cos", ""), NULL, limit, &c)) != EXIT_OK) return rc;
+        if ((rc = cli_read_table("analyze", cli_string(&a, "sin", ""), NULL, limit, &s)) != EXIT_OK) {
+            posenc_array_free(&c);
+            return rc;
+        }
+        posenc_error e = {0};
+        int repeat = -1;
+        posenc_status st = posenc_rope_cache_to_table(&c, &s, &table, &repeat, &e);
+        posenc_array_free(&c);
+        posenc_array_free(&s);
+        if (st != POSENC_OK) return cli_fail_status("analyze", &e);
+        what = repeat == POSENC_LAYOUT_HALF ? "RoPE caches (angles repeated in both halves: HF rotate_half)"
+               : repeat == POSENC_LAYOUT_INTERLEAVED ? "RoPE caches (angles repeated per pair: GPT-J/lucidrains)"
+                                                     : "RoPE caches (one column per angle)";
+    } else if (a.positional_count == 1) {
         if (cli_has(&a, "len") || cli_has(&a, "dim"))
             return cli_fail("analyze", EXIT_USAGE, NULL, "give a table file or --len/--dim, not both");
         what = a.positional[0];

@@ -16,7 +16,7 @@ static const cli_option compose_options[] = {
     {"mode", "M", "add (token*scale + PE, default) | concat ([token*scale | PE], then --projection)"},
     {"pe", "PE.npy", "position table [rows x pe_dim]; row t goes with position t (default: sinusoid)"},
     {"pe-dim", "D", "width of the default sinusoid PE (default: the token dim)"},
-    {"scale", "S", "token scale, default sqrt(token dim) (\"Attention Is All You Need\" 3.4); 1 for BERT/GPT-2"},
+    {"scale", "S", "token scale; add: default sqrt(token dim) (\"Attention Is All You Need\" 3.4; 1 for BERT/GPT-2), concat: default 1"},
     {"projection", "W.npy", "concat: linear map [token_dim + pe_dim x out_dim]"},
     {"batch", "X.npy", "with --check: an already composed batch [batch, seq, d] (or [seq, d]) to inspect"},
     {"check", NULL, "print the position-signal check (first/last and same-id vectors) as JSON"},
@@ -46,8 +46,8 @@ static int read_floats(const cli_args *a, const char *flag, int min_rank, int ma
     if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if (raw.ndim < min_rank || raw.ndim > max_rank || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must be a non-empty array of rank %d..%d, got rank %d", flag, path,
-                      min_rank, max_rank, raw.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must be a non-empty array of rank %d..%d, got rank %d with %zu elements",
+                      flag, path, min_rank, max_rank, raw.ndim, raw.count);
     else if (raw.dtype != POSENC_DTYPE_F32 && raw.dtype != POSENC_DTYPE_F64 && raw.dtype != POSENC_DTYPE_F16)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "--%s %s must hold floats, got %s", flag, path, posenc_dtype_name(raw.dtype));
     else if (raw.shape[raw.ndim - 1] > INT32_MAX)
@@ -79,8 +79,8 @@ static int read_ids(const cli_args *a, int64_t **ids, size_t *batch, size_t *seq
     if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if ((raw.ndim != 1 && raw.ndim != 2) || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d", path,
-                      raw.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d with %zu "
+                      "elements", path, raw.ndim, raw.count);
     else if (raw.dtype != POSENC_DTYPE_I64 && raw.dtype != POSENC_DTYPE_I32)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "--ids %s must be int64 or int32, got %s", path, posenc_dtype_name(raw.dtype));
     else if (!(*ids = malloc(sizeof **ids * raw.count)))
@@ -93,12 +93,6 @@ static int read_ids(const cli_args *a, int64_t **ids, size_t *batch, size_t *seq
     }
     posenc_array_free(&raw);
     return rc;
-}
-
-static int library_fail(const posenc_error *err) {
-    /* an id outside the vocabulary is bad input, like a bad flag value */
-    if (err->status == POSENC_ERR_OUT_OF_RANGE) return cli_fail(CMD, EXIT_USAGE, NULL, "%s", err->message);
-    return cli_fail_status(CMD, err);
 }
 
 static int print_check(const float *x, size_t batch, size_t seq, int32_t dim, const int64_t *ids, double atol) {
@@ -173,7 +167,8 @@ int cmd_compose(int argc, char **argv) {
     posenc_error err = {0};
     if ((rc = read_floats(&a, "tokens", 2, 2, &tokens)) || (rc = read_ids(&a, &ids, &batch, &seq))) goto done;
     int32_t token_dim = (int32_t)tokens.shape[1];
-    if (!cli_has(&a, "scale")) scale = sqrt((double)token_dim);
+    /* add scales tokens by sqrt(d) ("Attention Is All You Need" 3.4); the articles' concat does not */
+    if (!cli_has(&a, "scale")) scale = mode == 0 ? sqrt((double)token_dim) : 1.0;
     if (cli_has(&a, "pe")) {
         if ((rc = read_floats(&a, "pe", 2, 2, &pe))) goto done;
         if (pe.shape[0] < seq) {
@@ -215,8 +210,10 @@ int cmd_compose(int argc, char **argv) {
     }
     for (size_t i = 0; i < batch * seq; i++)
         if (ids[i] < 0 || (uint64_t)ids[i] >= tokens.shape[0]) {
-            rc = cli_fail(CMD, EXIT_USAGE, NULL, "token id %lld at [%zu, %zu] is outside the vocabulary [0, %zu)",
-                          (long long)ids[i], i / seq, i % seq, tokens.shape[0]);
+            /* an index outside a table read from a file: exit 1, as POSENC_ERR_OUT_OF_RANGE (docs/errors.md) */
+            rc = cli_fail(CMD, EXIT_RUNTIME, NULL,
+                          "token id %lld at [%zu, %zu] is outside the vocabulary [0, %zu) of %s (index out of range)",
+                          (long long)ids[i], i / seq, i % seq, tokens.shape[0], cli_string(&a, "tokens", ""));
             goto done;
         }
     size_t shape[3] = {batch, seq, (size_t)out_dim};
@@ -233,7 +230,7 @@ int cmd_compose(int argc, char **argv) {
                       : posenc_compose_concat_f32(tokens.data, tokens.shape[0], token_dim, ids + b * seq, seq, scale,
                                                   pe.data, pd, proj.data, proj.data ? proj.shape[0] : 0, out_dim, dst,
                                                   seq * (size_t)out_dim, &err);
-        if (st != POSENC_OK) rc = library_fail(&err);
+        if (st != POSENC_OK) rc = cli_fail_status(CMD, &err);
     }
     if (!rc && cli_has(&a, "check")) rc = print_check(out.data, batch, seq, out_dim, ids, atol);
     if (!rc && cli_has(&a, "o")) {

@@ -55,6 +55,15 @@ static void print_json(const posenc_diff_report *r) {
         printf(",\"divergence_onset\":");
         if (r->divergence_onset >= 0) printf("%lld", (long long)r->divergence_onset);
         else printf("null");
+        printf(",\"channel_max_abs\":");
+        cli_json_numbers(r->channel_max_abs, r->cols_a);
+        printf(",\"bands\":[");
+        for (int b = 0; b < r->band_count; b++) {
+            printf("%s{\"end\":%lld,\"max_abs\":", b ? "," : "", (long long)r->band_end[b]);
+            cli_json_number(r->band_max_abs[b]);
+            printf("}");
+        }
+        printf("]");
     }
     printf(",\"fit_a\":");
     cli_print_fit_json(&r->fit_a);
@@ -94,6 +103,12 @@ static void print_text(const char *pa, const char *pb, const posenc_diff_report 
             printf("every element within tolerance\n");
         if (r->nonfinite_a || r->nonfinite_b)
             printf("non-finite values: A %zu, B %zu\n", r->nonfinite_a, r->nonfinite_b);
+        printf("\npositions below   max |A-B|\n");
+        for (int b = 0; b < r->band_count; b++) printf("  %-15lld %.6g\n", (long long)r->band_end[b], r->band_max_abs[b]);
+        size_t worst = 0;
+        for (size_t c = 1; c < r->cols_a; c++)
+            if (r->channel_max_abs[c] > r->channel_max_abs[worst]) worst = c;
+        printf("worst channel: %zu (max |A-B| %.6g; all channels with --json)\n", worst, r->channel_max_abs[worst]);
         printf("\nfloat32 ULP distance   count\n");
         for (int i = 0; i < POSENC_ULP_BUCKETS; i++)
             if (r->ulp_histogram[i]) printf("  %-20s %zu\n", ulp_labels[i], r->ulp_histogram[i]);

@@ -111,7 +111,11 @@ int cmd_precision(int argc, char **argv) {
     static const posenc_dtype dtypes[] = {POSENC_DTYPE_BF16, POSENC_DTYPE_F16, POSENC_DTYPE_F32};
     posenc_precision_report r;
     posenc_error err = {0};
-    if (posenc_precision_audit(&p, dtypes[dt], max_pos, &r, &err) != POSENC_OK) return cli_fail_status("precision", &err);
+    if (posenc_precision_audit(&p, dtypes[dt], max_pos, &r, &err) != POSENC_OK) {
+        if (err.status == POSENC_ERR_LIMIT) /* the request is too large: a usage error */
+            return cli_fail("precision", EXIT_USAGE, "lower --max-pos or --dim", "%s", err.message);
+        return cli_fail_status("precision", &err);
+    }
     if (cli_has(&a, "json")) print_json(&r);
     else print_text(&r);
     posenc_precision_report_free(&r);

@@ -28,6 +28,8 @@ static const cli_option table_options[] = {
     {"table", "T.npy", "learned/hybrid: an existing [rows x dim] learned table to gather from / resize"},
     {"input-ids", "IDS.npy", "learned: token ids [seq] or [batch, seq]; positions built RoBERTa-style"},
     {"pad-id", "P", "learned --input-ids: padding token id, default 1"},
+    {"attention-mask", "M.npy", "learned --input-ids: 1 = real token, 0 = pad (instead of ids == pad-id)"},
+    {"past-length", "K", "learned --input-ids: tokens already in the cache (positions shift by K)"},
     {"past-end", "POLICY", "learned/hybrid: positions past the table: error (default) | clamp | resize"},
     {"keep-prefix", "K", "learned resize: leave the first K rows alone (RoBERTa: 2), default 0"},
     {"resize", "N", "learned --table: write the table resized to N rows (linear interpolation)"},
@@ -38,7 +40,8 @@ static const cli_option table_options[] = {
     {NULL, NULL, NULL}};
 
 static void table_help(void) {
-    printf("usage: posenc table --dim D (--len N [--start S] | --positions P.npy) [options] -o OUT.npy|OUT.csv\n\n"
+    printf("usage: posenc table --dim D (--len N [--start S] | --positions P.npy) [options] -o OUT.npy|OUT.csv\n"
+           "       posenc table --kind learned|xl|2d|3d|hybrid ... (see the examples; docs/learned.md)\n\n"
            "Write a [positions x dim] additive positional-encoding table.\n\n");
     cli_print_options(table_options);
     printf("\nexamples:\n"
@@ -69,6 +72,7 @@ static const char *const kind_names[] = {"sinusoidal", "index", "normalized", "l
                                          "hybrid", NULL};
 /* flags of the newer kinds that the sinusoidal/index/normalized path does not read */
 static const char *const extension_only[] = {"seed", "sigma", "padding-idx", "table", "input-ids", "pad-id",
+                                             "attention-mask", "past-length",
                                              "past-end", "keep-prefix", "resize", "learned-dim", "clamp",
                                              "grid", "split", NULL};
 static const char *const freqs_names[] = {"vaswani", "t2t", NULL};

@@ -13,7 +13,8 @@ void cli_table_free(cli_table *t) {
     memset(t, 0, sizeof *t);
 }
 
-static const char *const kind_names[] = {"sinusoidal", "index", "normalized", NULL};
+static const char *const kind_names[] = {"sinusoidal", "index", "normalized", "rope", "learned", NULL};
+enum { KIND_SINUSOIDAL, KIND_INDEX, KIND_NORMALIZED, KIND_ROPE, KIND_LEARNED };
 static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
 static const char *const layout_names[] = {"interleaved", "half", NULL};
 
@@ -55,6 +56,8 @@ static int compute(const char *command, int kind, int64_t len, const posenc_sinu
             return err.status ? cli_fail_status(command, &err) : cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
         }
         t->pairs = (size_t)pairs;
+        t->has_sinusoid = true;
+        t->sinusoid = *p;
         snprintf(t->about, sizeof t->about, "sinusoidal, %lld positions from %lld, dim %d, base %g, %s frequencies, %s layout",
                  (long long)len, (long long)start, p->dim, p->base, freqs_names[p->freqs], layout_names[p->layout]);
     } else {
@@ -64,9 +67,102 @@ static int compute(const char *command, int kind, int64_t len, const posenc_sinu
     return EXIT_OK;
 }
 
+static int allocate(const char *command, int64_t len, int32_t dim, cli_table *t) {
+    memset(t, 0, sizeof *t);
+    posenc_error err = {0};
+    size_t count;
+    if (posenc_table_count((size_t)len, dim, &count, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    if (count > MAX_CELLS)
+        return cli_fail(command, EXIT_USAGE, "draw a smaller table (pictures average it down anyway)",
+                        "%lld x %d = %zu cells is more than the %zu this command computes", (long long)len, dim, count,
+                        MAX_CELLS);
+    t->values = malloc(sizeof(double) * count);
+    if (!t->values) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    t->rows = (size_t)len;
+    t->cols = (size_t)dim;
+    return EXIT_OK;
+}
+
+/* RoPE drawn as its [positions][R] table: the R/2 cosines, then the R/2 sines
+ * (HF's cos|sin halves), attention factor folded in as HF's tables do. */
+static int compute_rope(const char *command, int64_t len, int64_t start, const posenc_rope_params *p, cli_table *t) {
+    posenc_error err = {0};
+    int32_t rotary = 0;
+    if (posenc_rope_check(p, &rotary, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    int rc = allocate(command, len, rotary, t);
+    if (rc != EXIT_OK) return rc;
+    size_t pairs = (size_t)rotary / 2, count = (size_t)len * pairs;
+    double *cs = malloc(sizeof(double) * count * 2);
+    t->frequencies = malloc(sizeof(double) * pairs);
+    posenc_positions pos = posenc_positions_range(start, (size_t)len);
+    if (!cs || !t->frequencies) {
+        free(cs);
+        cli_table_free(t);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    }
+    /* seq_len = the drawn length: what DYNAMIC scaling sees */
+    if (posenc_rope_frequencies(p, start + len, t->frequencies, pairs, NULL, &err) != POSENC_OK ||
+        posenc_rope_table_f64(p, start + len, &pos, 1, cs, cs + count, count, &err) != POSENC_OK) {
+        free(cs);
+        cli_table_free(t);
+        return cli_fail_status(command, &err);
+    }
+    for (size_t r = 0; r < (size_t)len; r++)
+        for (size_t k = 0; k < pairs; k++) {
+            t->values[r * (size_t)rotary + k] = cs[r * pairs + k];
+            t->values[r * (size_t)rotary + pairs + k] = cs[count + r * pairs + k];
+        }
+    free(cs);
+    t->pairs = pairs;
+    t->first_position = start;
+    t->layout = POSENC_LAYOUT_HALF;
+    t->is_rope = true;
+    t->rope_head_dim = p->head_dim;
+    t->rope_base = p->base;
+    t->rope_factor = p->factor;
+    t->rope_scaling = p->scaling;
+    t->rope_original_max = p->original_max_position;
+    snprintf(t->name, sizeof t->name, "rope");
+    snprintf(t->about, sizeof t->about,
+             "RoPE cos|sin of each pair's angle, %lld positions, head_dim %d, base %g, scaling %s%s", (long long)len,
+             p->head_dim, p->base, posenc_rope_scaling_name(p->scaling), p->scaling ? " (factor in the flags)" : "");
+    return EXIT_OK;
+}
+
+/* A learned table as it starts training: N(0, sigma^2), the project's seeded recipe. */
+static int compute_learned(const char *command, int64_t len, int32_t dim, uint64_t seed, double sigma, cli_table *t) {
+    int rc = allocate(command, len, dim, t);
+    if (rc != EXIT_OK) return rc;
+    size_t count = t->rows * t->cols;
+    float *f = malloc(sizeof(float) * count);
+    posenc_error err = {0};
+    if (!f) {
+        cli_table_free(t);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    }
+    if (posenc_learned_init_f32(seed, sigma, POSENC_NO_PADDING, t->rows, dim, f, count, &err) != POSENC_OK) {
+        free(f);
+        cli_table_free(t);
+        return cli_fail_status(command, &err);
+    }
+    for (size_t i = 0; i < count; i++) t->values[i] = f[i];
+    free(f);
+    snprintf(t->name, sizeof t->name, "learned");
+    snprintf(t->about, sizeof t->about,
+             "learned-style table at initialization: N(0, %g^2), seed %llu, %lld positions, dim %d (training shapes it; "
+             "pass a trained table as TABLE.npy)", sigma, (unsigned long long)seed, (long long)len, dim);
+    return EXIT_OK;
+}
+
 int cli_table_make(const char *command, const char *kind, int64_t len, int32_t dim, cli_table *t) {
     for (int k = 0; kind_names[k]; k++)
         if (strcmp(kind, kind_names[k]) == 0) {
+            if (k == KIND_ROPE) {
+                posenc_rope_params rp;
+                posenc_rope_params_default(&rp, dim);
+                return compute_rope(command, len, 0, &rp, t);
+            }
+            if (k == KIND_LEARNED) return compute_learned(command, len, dim, 0, POSENC_LEARNED_SIGMA_DEFAULT, t);
             posenc_sinusoid_params p;
             posenc_sinusoid_params_default(&p, dim);
             return compute(command, k, len, &p, 0, t);
@@ -103,16 +199,49 @@ static int read_table(const char *command, const char *path, size_t max_bytes, c
     return EXIT_OK;
 }
 
+/* A model's RoPE, as its config.json or GGUF header describes it. */
+static int table_from_config(const char *command, const cli_args *a, cli_table *t) {
+    const char *model_flags[] = {"kind", "dim", "base", "freqs", "layout", "scaling", "factor", "original-max", "seed",
+                                 "sigma"};
+    for (size_t i = 0; i < sizeof model_flags / sizeof *model_flags; i++)
+        if (cli_has(a, model_flags[i]))
+            return cli_fail(command, EXIT_USAGE, "--config sets the RoPE; --len and --start choose the positions",
+                            "--%s cannot be combined with --config", model_flags[i]);
+    int64_t len = 128, start = 0;
+    if (!cli_int64(a, "len", 1, INT64_MAX, &len) || !cli_int64(a, "start", 0, INT64_MAX, &start)) return EXIT_USAGE;
+    const char *path = cli_string(a, "config", "");
+    posenc_model_config cfg;
+    posenc_error err = {0};
+    memset(&cfg, 0, sizeof cfg);
+    if (posenc_config_read(path, 0, &cfg, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    int rc = compute_rope(command, len, start, &cfg.rope, t);
+    if (rc == EXIT_OK) {
+        const char *base = strrchr(path, '/');
+        snprintf(t->name, sizeof t->name, "rope (%.48s)", cfg.architecture[0] ? cfg.architecture : "model");
+        snprintf(t->about, sizeof t->about,
+                 "RoPE of %s: head_dim %d, theta %g, scaling %s factor %g (L0 %lld), %lld positions from %lld, cos|sin",
+                 base ? base + 1 : path, cfg.rope.head_dim, cfg.rope.base, posenc_rope_scaling_name(cfg.rope.scaling),
+                 cfg.rope.factor, (long long)cfg.rope.original_max_position, (long long)len, (long long)start);
+        if (cfg.warnings)
+            fprintf(stderr, "posenc %s: %s: the config has warnings (see posenc rope explain --config %s)\n", command, path,
+                    path);
+    }
+    posenc_config_free(&cfg);
+    return rc;
+}
+
 int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
     memset(t, 0, sizeof *t);
     if (a->positional_count > 0) {
-        const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start"};
+        const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
+                               "scaling", "factor", "original-max", "seed", "sigma", "config"};
         for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
             if (cli_has(a, flags[i]))
                 return cli_fail(command, EXIT_USAGE, NULL, "give a table file or --%s and the other encoding flags, not both",
                                 flags[i]);
         return read_table(command, a->positional[0], cli_max_bytes(a), t);
     }
+    if (cli_has(a, "config")) return table_from_config(command, a, t);
     int kind = 0, freqs = 0, layout = 0;
     int64_t len = 128, start = 0;
     int32_t dim = 64;
@@ -120,6 +249,38 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
         !cli_choice(a, "layout", layout_names, &layout) || !cli_int64(a, "len", 1, INT64_MAX, &len) ||
         !cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_int64(a, "start", 0, INT64_MAX, &start))
         return EXIT_USAGE;
+    /* a flag another kind would ignore is an error, never silently dropped */
+    static const struct { const char *flag; int kind; } owned[] = {
+        {"scaling", KIND_ROPE}, {"factor", KIND_ROPE}, {"original-max", KIND_ROPE}, {"seed", KIND_LEARNED},
+        {"sigma", KIND_LEARNED}, {"freqs", KIND_SINUSOIDAL}, {"layout", KIND_SINUSOIDAL}};
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
+        if (cli_has(a, owned[i].flag) && owned[i].kind != kind)
+            return cli_fail(command, EXIT_USAGE, NULL, "--%s applies to --kind %s, not %s", owned[i].flag,
+                            kind_names[owned[i].kind], kind_names[kind]);
+    if (kind == KIND_LEARNED) {
+        int64_t seed = 0;
+        double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
+        if (!cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma)) return EXIT_USAGE;
+        if (cli_has(a, "base") || cli_has(a, "start"))
+            return cli_fail(command, EXIT_USAGE, NULL, "--base and --start do not apply to --kind learned");
+        return compute_learned(command, len, dim, (uint64_t)seed, sigma, t);
+    }
+    if (kind == KIND_ROPE) {
+        posenc_rope_params rp;
+        posenc_rope_params_default(&rp, dim);
+        posenc_error err = {0};
+        if (!cli_double(a, "base", &rp.base) || !cli_double(a, "factor", &rp.factor) ||
+            !cli_int64(a, "original-max", 1, INT64_MAX, &rp.original_max_position))
+            return EXIT_USAGE;
+        if (cli_has(a, "scaling") && posenc_rope_scaling_parse(cli_string(a, "scaling", ""), &rp.scaling, &err) != POSENC_OK)
+            return cli_fail_status(command, &err);
+        if (rp.scaling != POSENC_ROPE_NONE) {
+            if (!cli_has(a, "factor")) rp.factor = rp.scaling == POSENC_ROPE_LLAMA3 ? 8 : 4;
+            if (!cli_has(a, "original-max")) rp.original_max_position = 8192;
+            if (rp.scaling == POSENC_ROPE_DYNAMIC) rp.max_position = rp.original_max_position;
+        }
+        return compute_rope(command, len, start, &rp, t);
+    }
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, dim);
     if (!cli_double(a, "base", &p.base)) return EXIT_USAGE;

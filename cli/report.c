@@ -116,11 +116,14 @@ static int section_overview(report *r) {
     } else
     look(b, "in the <a href=\"#heatmaps\">heat maps</a>, the sinusoidal table's left channels flicker fast and its "
             "right channels change slowly: every position gets a unique mix of fast and slow waves, like the hands of "
-            "a clock. The <em>index</em> baseline grows without bound (position 1000 would swamp the word embedding) and "
-            "the <em>normalized</em> one gives the same row to different positions whenever the length changes. Then "
-            "compare the <a href=\"#similarity\">similarity curves</a>: sinusoidal rows become less alike as positions "
-            "move apart, while every row of a baseline points the same way (cosine 1), so direction says nothing "
-            "about position.");
+            "a clock. RoPE uses the same clock but <em>rotates</em> queries and keys instead of adding a vector, so "
+            "attention sees only the distance (<a href=\"#rope\">RoPE scaling</a> shows how long-context models "
+            "slow the clock down). The learned table starts as noise: nothing in it knows that 5 is near 6 until "
+            "training puts it there. The <em>index</em> baseline grows without bound and the <em>normalized</em> one "
+            "changes meaning with the length. Then compare the <a href=\"#similarity\">similarity curves</a>: "
+            "sinusoidal and RoPE rows become less alike as positions move apart, learned noise is unrelated at every "
+            "distance, and every baseline row points the same way (cosine 1). ALiBi and T5 add nothing to the "
+            "tokens; they bias the attention scores by distance (<a href=\"#bias\">bias maps</a>).");
     cli_buffer_puts(b, "<p class=\"note\">Everything here is computed by posenc and drawn by its own code; the file needs "
                        "no network. Tools: hover the heat map for exact values, drag the 3-D surface, pick positions to "
                        "compare.</p>\n</section>\n");
@@ -201,7 +204,11 @@ static int section_similarity(report *r) {
                   "the same way.");
     cli_buffer svg = {0};
     int rc = cli_draw_similarity(r->command, r->req->tables, r->req->count, &svg);
-    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    if (rc == EXIT_OK)
+        figure(r, &svg, r->req->default_comparison
+                            ? "RoPE's curve lies exactly on the sinusoidal one (same frequencies, and a rotation keeps "
+                              "lengths), and the two baselines overlap at 1."
+                            : NULL);
     cli_buffer_free(&svg);
     cli_buffer_puts(r->html, "</section>\n");
     return rc;
@@ -224,6 +231,109 @@ static int section_spectrum(report *r) {
     return rc;
 }
 
+static int section_rope(report *r) {
+    const cli_table *model = NULL;
+    for (size_t i = 0; i < r->req->count; i++)
+        if (r->req->tables[i]->is_rope && r->req->tables[i]->rope_factor > 1 &&
+            (r->req->tables[i]->rope_scaling == POSENC_ROPE_LINEAR || r->req->tables[i]->rope_scaling == POSENC_ROPE_NTK ||
+             r->req->tables[i]->rope_scaling == POSENC_ROPE_YARN || r->req->tables[i]->rope_scaling == POSENC_ROPE_LLAMA3) &&
+            r->req->tables[i]->rope_original_max > 0)
+            model = r->req->tables[i];
+    bool any = r->req->default_comparison || model;
+    for (size_t i = 0; i < r->req->count; i++) any |= r->req->tables[i]->is_rope;
+    if (!any) return EXIT_OK;
+    open_section(r, "rope", "RoPE and long context: slowing the clock");
+    look(r->html, "RoPE turns each pair of query/key channels by position x frequency, so a query-key score depends on "
+                  "their distance only. A model trained on 8192 tokens has never seen the slow pairs complete a turn; "
+                  "to read 8x longer texts, scaling schemes divide frequencies by up to the factor. Linear divides "
+                  "all of them (blurring the fast, local pairs), NTK bends the base, YaRN and Llama 3 keep the fast "
+                  "pairs (green), interpolate the slow ones (red) and blend in between (amber).");
+    cli_buffer svg = {0};
+    int rc;
+    if (model) {
+        rc = cli_draw_rope_bands(r->command, model->rope_head_dim, model->rope_base, model->rope_scaling,
+                                 model->rope_factor, model->rope_original_max, &svg);
+        if (rc == EXIT_OK) figure(r, &svg, "This table's own RoPE settings, with the other schemes at the same factor.");
+    } else {
+        rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
+        if (rc == EXIT_OK)
+            figure(r, &svg, "Llama 3.1's settings: head_dim 128, base 500000, factor 8, trained on 8192 tokens "
+                            "(posenc plot rope-bands).");
+    }
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static int bias_map(report *r, const cli_bias_request *q, cli_colormap map, const char *caption) {
+    cli_table t;
+    int rc = cli_bias_table(r->command, q, &t);
+    if (rc != EXIT_OK) return rc;
+    cli_grid g = {t.values, t.rows, t.cols};
+    cli_reduced red;
+    rc = cli_grid_reduce(r->command, &g, 256, 256, &red);
+    if (rc == EXIT_OK) {
+        cli_heatmap_style style = {.colormap = map, .colorbar = true};
+        char title[128];
+        snprintf(title, sizeof title, "%s", t.name);
+        cli_axes_text text = {title, t.about, "key position j", "query position i", 0, 0};
+        cli_buffer svg = {0};
+        rc = cli_heatmap_svg(r->command, &red, &style, &text, &svg);
+        if (rc == EXIT_OK) figure(r, &svg, caption);
+        cli_buffer_free(&svg);
+        cli_reduced_free(&red);
+    }
+    cli_table_free(&t);
+    return rc;
+}
+
+static int section_bias(report *r) {
+    if (!r->req->default_comparison) return EXIT_OK;
+    open_section(r, "bias", "ALiBi and T5: position as a bias on attention scores");
+    look(r->html, "these schemes add nothing to the token vectors. ALiBi subtracts slope x distance from each score: "
+                  "head 0 (steep) attends locally, the last heads (flat) see far back, and nothing is learned, so it "
+                  "extrapolates to longer inputs. T5 learns one bias per bucket: exact buckets for the nearest "
+                  "tokens, logarithmically wider ones further away, one shared bucket beyond max_distance.");
+    cli_bias_request q;
+    cli_bias_request_default(&q);
+    q.len = (int64_t)(r->req->tables[0]->rows < 256 ? r->req->tables[0]->rows : 256);
+    cli_buffer svg = {0};
+    int rc = bias_map(r, &q, CLI_CMAP_RDBU, "ALiBi, causal, head 0 of 8 (posenc plot bias --scheme alibi).");
+    if (rc == EXIT_OK) rc = cli_draw_bias_profile(r->command, &q, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    q.scheme = 1;
+    if (rc == EXIT_OK) rc = bias_map(r, &q, CLI_CMAP_VIRIDIS, "T5 encoder buckets (posenc plot bias --scheme t5).");
+    if (rc == EXIT_OK) rc = cli_draw_bias_profile(r->command, &q, &svg);
+    if (rc == EXIT_OK) figure(r, &svg, NULL);
+    cli_buffer_free(&svg);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
+static int section_precision(report *r) {
+    const cli_table *t = NULL;
+    for (size_t i = 0; i < r->req->count && !t; i++)
+        if (r->req->tables[i]->has_sinusoid) t = r->req->tables[i];
+    if (!t) return EXIT_OK;
+    open_section(r, "precision", "Precision: what float32, bfloat16 and float16 do to positions");
+    look(r->html, "the angle p x w is formed in the storage dtype. bfloat16 has 8 significant bits: position 257 is "
+                  "already stored as 256, and the fast pairs' angles are off by whole radians, so distinct positions "
+                  "get identical encodings (the 'first repeated' columns). float16 overflows at 65520. float32 stays "
+                  "below 0.01 rad here, but its error also grows with the position.");
+    cli_buffer svg = {0}, table = {0};
+    /* 16384 positions: the audit costs O(positions x pairs) per dtype and shows every effect but f16 overflow */
+    int rc = cli_draw_precision(r->command, &t->sinusoid, 16384, &svg, &table);
+    if (rc == EXIT_OK) {
+        figure(r, &svg, NULL);
+        cli_buffer_append(r->html, table.data, table.len);
+    }
+    cli_buffer_free(&svg);
+    cli_buffer_free(&table);
+    cli_buffer_puts(r->html, "</section>\n");
+    return rc;
+}
+
 static void stat_cell(cli_buffer *b, double v) {
     if (isfinite(v)) cli_buffer_printf(b, "<td>%.6g</td>", v);
     else cli_buffer_puts(b, "<td>–</td>");
@@ -237,7 +347,8 @@ static int section_health(report *r) {
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
             "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
             "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
-            "that point the same way.");
+            "that point the same way. The last column is the first article's key property: for a sinusoidal "
+            "table, moving k positions is a fixed rotation M(k) of every pair, whatever p is (residual ~1e-14, rounding).");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
     if (rc == EXIT_OK) figure(r, &svg, NULL);
@@ -248,7 +359,8 @@ static int section_health(report *r) {
     if (rc != EXIT_OK) return rc;
     cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
                        "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
-                       "<th>most similar two positions (cosine)</th><th>NaN/inf</th></tr>\n");
+                       "<th>most similar two positions (cosine)</th><th>closest two positions (distance)</th>"
+                       "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
     for (size_t i = 0; i < r->req->count; i++) {
         const cli_table *t = r->req->tables[i];
         table_stats s;
@@ -258,10 +370,31 @@ static int section_health(report *r) {
         cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
         stat_cell(b, s.min), stat_cell(b, s.max), stat_cell(b, s.mean_abs), stat_cell(b, s.mean_var);
         stat_cell(b, s.norm_min), stat_cell(b, s.norm_max), stat_cell(b, s.max_cos);
+        /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
+        posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
+        posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
+        posenc_health h;
+        posenc_error err = {0};
+        if (posenc_analyze_table(&view, &opt, &h, &err) == POSENC_OK) {
+            cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", h.closest_a + (size_t)t->first_position,
+                              h.closest_b + (size_t)t->first_position, h.closest_distance);
+            if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
+                                               h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+            else cli_buffer_puts(b, "<td>no</td>");
+            if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
+            else cli_buffer_puts(b, "<td>–</td>");
+            posenc_health_free(&h);
+        } else {
+            cli_buffer_puts(b, "<td colspan=\"3\">");
+            cli_buffer_escape(b, err.message);
+            cli_buffer_puts(b, "</td>");
+        }
         cli_buffer_printf(b, "<td>%zu</td></tr>\n", s.nonfinite);
     }
     cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine over the first 256 positions; variance is the population "
-                       "variance across the channels of one position, averaged over positions.</p>\n</section>\n");
+                       "variance across the channels of one position, averaged over positions. Closest pair (Euclidean, first 512 "
+                       "positions) and the sinusoid fit come from the library's analysis (<code>posenc analyze</code>).</p>\n"
+                       "</section>\n");
     return EXIT_OK;
 }
 
@@ -321,7 +454,10 @@ static const section sections[] = {
     {"surface", "3-D surface", section_surface},
     {"similarity", "Similarity", section_similarity},
     {"spectrum", "Wavelengths", section_spectrum},
+    {"rope", "RoPE scaling", section_rope},
+    {"bias", "ALiBi & T5", section_bias},
     {"health", "Health", section_health},
+    {"precision", "Precision", section_precision},
     {NULL, NULL, NULL}};
 
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html) {
@@ -341,16 +477,30 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
     cli_buffer_puts(b, "</style>\n</head>\n<body>\n<header>\n<h1>Positional encodings, seen</h1>\n<p>");
     cli_buffer_escape(b, req->default_comparison
                              ? "How a Transformer can know where each token sits: the sinusoidal table of \"Attention "
-                               "Is All You Need\" next to the naive alternatives, as pictures you can zoom, turn and "
-                               "compare."
+                               "Is All You Need\" next to RoPE, a learned table, the ALiBi and T5 attention biases and "
+                               "the naive baselines, as pictures you can zoom, turn and compare."
                              : "Pictures and statistics of the table you asked for.");
-    cli_buffer_puts(b, "</p>\n<nav>");
-    for (int i = 0; sections[i].id; i++) cli_buffer_printf(b, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
-    cli_buffer_puts(b, "</nav>\n</header>\n<main>\n");
+    /* sections are written first so the navigation lists only those with content */
+    cli_buffer body = {0};
+    bool written[sizeof sections / sizeof *sections] = {false};
+    r.html = &body;
     for (int i = 0; sections[i].id; i++) {
+        size_t before = body.len;
         int rc = sections[i].write(&r);
-        if (rc != EXIT_OK) return rc;
+        if (rc != EXIT_OK) {
+            cli_buffer_free(&body);
+            return rc;
+        }
+        written[i] = body.len > before;
     }
+    r.html = b;
+    cli_buffer_puts(b, "</p>\n<nav>");
+    for (int i = 0; sections[i].id; i++)
+        if (written[i]) cli_buffer_printf(b, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
+    cli_buffer_puts(b, "</nav>\n</header>\n<main>\n");
+    cli_buffer_append(b, body.data ? body.data : "", body.len);
+    if (body.failed) b->failed = true;
+    cli_buffer_free(&body);
     cli_buffer_puts(b, "</main>\n<footer>Made by posenc " POSENC_VERSION_STRING " with <code>");
     cli_buffer_escape(b, req->command_line ? req->command_line : "posenc report");
     cli_buffer_puts(b, "</code>. Colormaps: ColorBrewer RdBu, viridis. No network was used or is needed.</footer>\n");

@@ -172,38 +172,47 @@ static int table_grid(const cli_args *a, int axes) {
 
 /* ---- learned and hybrid ----------------------------------------------------- */
 
-/* Read a learned table: a 2-D float array, returned as float32. */
+/* Read a learned table as float32. A valid .npy that is not a [rows x dim]
+ * float table is bad input (exit 2); I/O errors and malformed files exit 1. */
 static int load_table(const cli_args *a, posenc_array *out) {
-    const char *path = cli_string(a, "table", "");
     posenc_error err = {0};
-    posenc_array raw, wide;
-    if (posenc_npy_read(path, cli_max_bytes(a), &raw, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
+    if (posenc_learned_read(cli_string(a, "table", ""), cli_max_bytes(a), out, &err) == POSENC_OK) return EXIT_OK;
+    return cli_fail_status(CMD, &err);
+}
+
+/* --attention-mask M.npy: same shape as the ids, 1 = real token, 0 = padding. */
+static int read_mask(const cli_args *a, const posenc_array *ids, uint8_t **mask) {
+    *mask = NULL;
+    if (!cli_has(a, "attention-mask")) return EXIT_OK;
+    const char *path = cli_string(a, "attention-mask", "");
+    posenc_error err = {0};
+    posenc_array m;
+    if (posenc_npy_read(path, cli_max_bytes(a), &m, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
-    if (raw.ndim != 2 || raw.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, "save a [rows x dim] array", "table %s must be a non-empty 2-D array, got rank %d",
-                      path, raw.ndim);
-    else if (raw.dtype != POSENC_DTYPE_F32 && raw.dtype != POSENC_DTYPE_F64 && raw.dtype != POSENC_DTYPE_F16)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "table %s must hold floats (f32, f64 or f16), got %s", path,
-                      posenc_dtype_name(raw.dtype));
-    else if (raw.shape[1] > INT32_MAX)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "table %s has %zu columns, more than 2^31-1", path, raw.shape[1]);
+    if (m.ndim != ids->ndim || m.shape[0] != ids->shape[0] || (m.ndim == 2 && m.shape[1] != ids->shape[1]))
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must have the shape of the input ids (%zu%s%zu), got rank %d",
+                      path, ids->shape[0], ids->ndim == 2 ? " x " : "", ids->ndim == 2 ? ids->shape[1] : (size_t)0, m.ndim);
+    else if (m.dtype != POSENC_DTYPE_I64 && m.dtype != POSENC_DTYPE_I32 && m.dtype != POSENC_DTYPE_U8)
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must be int64, int32 or uint8 (0/1), got %s", path,
+                      posenc_dtype_name(m.dtype));
+    else if (!(*mask = malloc(m.count)))
+        rc = cli_fail(CMD, EXIT_RUNTIME, NULL, "out of memory");
+    for (size_t i = 0; !rc && i < m.count; i++) {
+        int64_t v = m.dtype == POSENC_DTYPE_I64   ? ((int64_t *)m.data)[i]
+                    : m.dtype == POSENC_DTYPE_I32 ? ((int32_t *)m.data)[i]
+                                                  : ((uint8_t *)m.data)[i];
+        if (v != 0 && v != 1)
+            rc = cli_fail(CMD, EXIT_USAGE, NULL, "--attention-mask %s must hold 0 or 1, got %lld at index %zu", path,
+                          (long long)v, i);
+        else
+            (*mask)[i] = (uint8_t)v;
+    }
+    posenc_array_free(&m);
     if (rc) {
-        posenc_array_free(&raw);
-        return rc;
+        free(*mask);
+        *mask = NULL;
     }
-    if (raw.dtype == POSENC_DTYPE_F32) {
-        *out = raw;
-        return EXIT_OK;
-    }
-    if (posenc_array_to_f64(&raw, &wide, &err) != POSENC_OK ||
-        posenc_array_create(out, POSENC_DTYPE_F32, 2, raw.shape, (size_t)-1, &err) != POSENC_OK) {
-        posenc_array_free(&raw);
-        return cli_fail_status(CMD, &err);
-    }
-    for (size_t i = 0; i < raw.count; i++) ((float *)out->data)[i] = (float)((double *)wide.data)[i];
-    posenc_array_free(&raw);
-    posenc_array_free(&wide);
-    return EXIT_OK;
+    return rc;
 }
 
 /* Integer positions from --len/--start, --positions or --input-ids (RoBERTa).
@@ -223,13 +232,18 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
                         "--kind %s needs exactly one of --len, --positions, --input-ids (got %d)", kind, sources);
     if (cli_has(a, "start") && !cli_has(a, "len"))
         return cli_fail(CMD, EXIT_USAGE, NULL, "--start goes with --len");
-    if (cli_has(a, "pad-id") && !cli_has(a, "input-ids"))
-        return cli_fail(CMD, EXIT_USAGE, NULL, "--pad-id goes with --input-ids");
+    static const char *const ids_only[] = {"pad-id", "attention-mask", "past-length", NULL};
+    for (int i = 0; ids_only[i]; i++)
+        if (cli_has(a, ids_only[i]) && !cli_has(a, "input-ids"))
+            return cli_fail(CMD, EXIT_USAGE, NULL, "--%s goes with --input-ids", ids_only[i]);
     pl->ndim = 1;
     if (cli_has(a, "len")) {
         int64_t len = 0, start = 0;
         if (!cli_int64(a, "len", 1, (int64_t)1 << 40, &len) || !cli_int64(a, "start", 0, (int64_t)1 << 53, &start))
             return EXIT_USAGE;
+        if ((uint64_t)len > cli_max_bytes(a) / sizeof(int64_t))
+            return cli_fail(CMD, EXIT_USAGE, "lower --len, or raise --max-bytes",
+                            "--len %lld positions exceed the size limit of %zu bytes", (long long)len, cli_max_bytes(a));
         pl->count = pl->shape[0] = (size_t)len;
         if (!(pl->ids = malloc(sizeof *pl->ids * pl->count))) return cli_fail(CMD, EXIT_RUNTIME, NULL, "out of memory");
         for (size_t i = 0; i < pl->count; i++) pl->ids[i] = start + (int64_t)i;
@@ -249,15 +263,17 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
     }
     /* --input-ids: [seq] or [batch, seq] integer token ids */
     const char *path = cli_string(a, "input-ids", "");
-    int64_t pad = 1;
-    if (!cli_int64(a, "pad-id", 0, INT64_MAX / 4, &pad)) return EXIT_USAGE;
+    int64_t pad = 1, past = 0;
+    uint8_t *mask = NULL;
+    if (!cli_int64(a, "pad-id", 0, INT64_MAX / 4, &pad) || !cli_int64(a, "past-length", 0, INT64_MAX / 4, &past))
+        return EXIT_USAGE;
     posenc_error err = {0};
     posenc_array ids;
     if (posenc_npy_read(path, cli_max_bytes(a), &ids, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     int rc = EXIT_OK;
     if ((ids.ndim != 1 && ids.ndim != 2) || ids.count == 0)
-        rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d",
-                      path, ids.ndim);
+        rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be a non-empty [seq] or [batch, seq] array, got rank %d "
+                      "with %zu elements", path, ids.ndim, ids.count);
     else if (ids.dtype != POSENC_DTYPE_I64 && ids.dtype != POSENC_DTYPE_I32)
         rc = cli_fail(CMD, EXIT_USAGE, NULL, "input ids %s must be int64 or int32, got %s", path,
                       posenc_dtype_name(ids.dtype));
@@ -272,9 +288,12 @@ static int read_positions(const cli_args *a, const char *kind, position_list *pl
         pl->shape[1] = ids.ndim == 2 ? ids.shape[1] : 0;
         size_t batch = ids.ndim == 2 ? ids.shape[0] : 1, seq = ids.ndim == 2 ? ids.shape[1] : ids.shape[0];
         pl->count = ids.count;
-        if (posenc_positions_from_input_ids(tokens, NULL, batch, seq, pad, 0, pl->ids, pl->count, &err) != POSENC_OK)
+        rc = read_mask(a, &ids, &mask);
+        if (!rc && posenc_positions_from_input_ids(tokens, mask, batch, seq, pad, past, pl->ids, pl->count, &err) !=
+                       POSENC_OK)
             rc = cli_fail_status(CMD, &err);
     }
+    free(mask);
     free(tokens);
     posenc_array_free(&ids);
     return rc;
@@ -316,10 +335,11 @@ static int gather_and_write(const cli_args *a, const posenc_array *table, const 
     posenc_error err = {0};
     if (posenc_learned_gather_f32(table->data, table->shape[0], (int32_t)table->shape[1], pl->ids, pl->count, pe,
                                   out.data, out.count, &err) != POSENC_OK)
+        /* OUT_OF_RANGE exits 1 (docs/errors.md): the table is shorter than the positions */
         rc = err.status == POSENC_ERR_OUT_OF_RANGE
-                 ? cli_fail(CMD, EXIT_USAGE,
+                 ? cli_fail(CMD, EXIT_RUNTIME,
                             strstr(err.message, "past the end") ? "use --past-end clamp or --past-end resize" : NULL,
-                            "%s", err.message)
+                            "%s (%s)", err.message, posenc_strerror(err.status))
                  : cli_fail_status(CMD, &err);
     if (!rc) rc = write_result(a, &out);
     posenc_array_free(&out);
@@ -327,23 +347,24 @@ static int gather_and_write(const cli_args *a, const posenc_array *table, const 
 }
 
 static int table_learned(const cli_args *a) {
-    static const char *const allowed[] = {"len", "dim", "start", "positions", "input-ids", "pad-id", "seed", "sigma",
-                                          "padding-idx", "table", "past-end", "keep-prefix", "resize", NULL};
+    static const char *const allowed[] = {"len", "dim", "start", "positions", "input-ids", "pad-id", "attention-mask",
+                                          "past-length", "seed", "sigma", "padding-idx", "table", "past-end",
+                                          "keep-prefix", "resize", NULL};
     int rc = reject_foreign(a, "learned", allowed);
     if (rc) return rc;
     int64_t seed = 0, padding = POSENC_NO_PADDING, keep = 0, resize = 0;
     double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
     int32_t dim = 0;
     int past_end = 0;
-    if (!cli_int64(a, "seed", INT64_MIN, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
+    if (!cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
         !cli_int64(a, "padding-idx", 0, INT64_MAX, &padding) || !cli_int64(a, "keep-prefix", 0, INT64_MAX, &keep) ||
         !cli_int64(a, "resize", 1, (int64_t)1 << 31, &resize) || !cli_int32(a, "dim", 1, INT32_MAX, &dim) ||
         !cli_choice(a, "past-end", past_end_names, &past_end))
         return EXIT_USAGE;
     if (!cli_has(a, "table")) {
         /* create a fresh table: rows = --len */
-        static const char *const table_only[] = {"start", "positions", "input-ids", "pad-id", "past-end",
-                                                 "keep-prefix", "resize", NULL};
+        static const char *const table_only[] = {"start", "positions", "input-ids", "pad-id", "attention-mask",
+                                                 "past-length", "past-end", "keep-prefix", "resize", NULL};
         for (int i = 0; table_only[i]; i++)
             if (cli_has(a, table_only[i]))
                 return cli_fail(CMD, EXIT_USAGE, "create a table first, then pass it with --table T.npy",
@@ -415,7 +436,7 @@ static int table_hybrid(const cli_args *a) {
     int past_end = 0, freqs = 0, layout = 0, odd = 0;
     posenc_sinusoid_params params;
     if (!cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_int32(a, "learned-dim", 0, INT32_MAX, &learned_dim) ||
-        !cli_int64(a, "seed", INT64_MIN, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
+        !cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
         !cli_choice(a, "past-end", past_end_names, &past_end) || !cli_choice(a, "freqs", freqs_names, &freqs) ||
         !cli_choice(a, "layout", layout_names, &layout) || !cli_choice(a, "odd", odd_names, &odd))
         return EXIT_USAGE;
@@ -465,7 +486,8 @@ static int table_hybrid(const cli_args *a) {
                                     past_end == 1 ? POSENC_PAST_END_CLAMP : POSENC_PAST_END_ERROR, out.data, out.count,
                                     &err) != POSENC_OK)
             rc = err.status == POSENC_ERR_OUT_OF_RANGE
-                     ? cli_fail(CMD, EXIT_USAGE, "use --past-end clamp, or a longer table", "%s", err.message)
+                     ? cli_fail(CMD, EXIT_RUNTIME, "use --past-end clamp, or a longer table", "%s (%s)", err.message,
+                                posenc_strerror(err.status))
                      : cli_fail_status(CMD, &err);
         if (!rc) rc = write_result(a, &out);
     }

@@ -602,9 +602,10 @@ typedef enum posenc_alibi_form {
  *     B (h+1)/c is an integer, e.g. every head of a power-of-two model, B = 8).
  *   POSENC_MODE_TORCH_COMPAT: BLOOM's build_alibi_tensor bit for bit: a float32
  *     base f32(2^(-B/c)) (extras f32(2^(-B/2c))) raised to integer powers with
- *     torch's float32 pow. The rounded base's error grows with the power: up to
- *     ~c/4 ULP from PRECISE (6 ULP at 32 heads); ggml's powf schedule is the
- *     same construction and lands within 1 ULP of this mode.
+ *     torch's float32 pow. The rounded base's error grows with the power k
+ *     (<= k/2 + 1 ULP from PRECISE; measured 5 ULP at 20 heads, 6 at 32);
+ *     ggml's powf schedule is the same construction and lands within 1 ULP
+ *     of this mode.
  * Errors: heads <= 0, head_offset < 0, head_offset + heads > total_heads,
  * max_bias not finite or <= 0, out_count too small. */
 POSENC_API posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias,
@@ -763,8 +764,10 @@ POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t c
  * Where each scheme acts:
  *   NONE   no position signal inside attention; absolute encodings
  *          (sinusoidal, learned) are added to the inputs beforehand.
- *   ROPE   rotates q and k by their positions (pairs per rope_layout, over the
- *          first rope_dims channels, frequencies rope_base^(-2k/rope_dims)).
+ *   ROPE   rotates q and k by their positions with posenc_rope_apply_f32
+ *          (config->rope, config->rope_layout; seq_len = key_start + key_len
+ *          for DYNAMIC / LONGROPE), i.e. in f32 exactly as the RoPE family
+ *          does it; everything after the rotation is in double.
  *   ALIBI  adds slope_h x (form) to the logits.
  *   T5     adds table[bucket(j - i)][h] to the logits (use scale = 1 as T5).
  *   SHAW   adds key and value embeddings gathered by clipped distance.
@@ -802,13 +805,13 @@ typedef struct posenc_attention_config {
     const float *shaw_key_table;   /* [2k+1, head_dim] (a_K) */
     const float *shaw_value_table; /* [2k+1, head_dim] (a_V), may be NULL */
     /* ROPE */
-    double rope_base;           /* default 10000 */
-    int32_t rope_dims;          /* rotated channels, even, <= head_dim; default head_dim */
+    posenc_rope_params rope;    /* any scaling / partial rotary; rope.head_dim must equal
+                                   head_dim. Default posenc_rope_params_default(head_dim) */
     posenc_layout rope_layout;  /* default HALF (GPT-NeoX / HF Llama) */
 } posenc_attention_config;
 
 /* Defaults: causal 0, scale 1/sqrt(head_dim), scheme NONE, starts 0, ALiBi
- * form CAUSAL, T5 defaults, rope base 10000 over all head_dim channels (HALF). */
+ * form CAUSAL, T5 defaults, RoPE defaults (base 10000, whole head, HALF). */
 POSENC_API void posenc_attention_config_default(posenc_attention_config *config,
                                                 int32_t heads, int32_t head_dim,
                                                 size_t query_len, size_t key_len);
@@ -830,8 +833,8 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 /* ---- 6a. Learned absolute tables (BERT, GPT-2, RoBERTa) --------------------
  *
  * A learned table is a plain float32 [rows][dim] row-major array (rows =
- * max_position_embeddings); the caller owns it (or uses posenc_array with
- * posenc_npy_read / posenc_npy_write to load and save it as .npy).
+ * max_position_embeddings); the caller owns it (posenc_learned_read /
+ * posenc_learned_write load and save it as .npy).
  *
  * Reproducible initializer (posenc_learned_init_f32). Anyone can rebuild a
  * table from (seed, sigma) with this recipe (tests/py/test_cli_learned.py does,
@@ -850,10 +853,11 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
  *   then the padding row (if any) is set to 0, as nn.Embedding(padding_idx) does.
  *
  * The draws are counter-based (element i needs no earlier state), so a table
- * is the same whatever the thread count. With correctly rounded double
- * log/sin/cos (glibc, musl, macOS) the float32 values are identical bits on
- * every platform; a libm 1 ULP off in double changes a float32 only when the
- * value sits within 2^-29 relative of a rounding boundary.
+ * is the same whatever the thread count. The integer part is exact everywhere;
+ * the float32 values are rounded from double log/sqrt/sin/cos, so a libm whose
+ * double log/sin/cos differ from glibc's by 1 ULP changes a float32 only when the
+ * double lands within 2^-52 relative of a float32 rounding midpoint (about one
+ * value in 2^28).
  */
 #define POSENC_LEARNED_SIGMA_DEFAULT 0.02 /* HF initializer_range (BERT, GPT-2, RoBERTa) */
 #define POSENC_NO_PADDING (-1)            /* padding_idx value meaning "no padding row" */
@@ -864,6 +868,18 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
 POSENC_API posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, int64_t padding_idx,
                                                  size_t rows, int32_t dim, float *table,
                                                  size_t out_count, posenc_error *err);
+
+/* Load a learned table from .npy: a non-empty 2-D float array (<f4, or <f8 / <f2
+ * converted to float32, rounding once); out becomes [rows][dim] F32 (free with
+ * posenc_array_free). A valid .npy of another rank or an integer dtype gives
+ * POSENC_ERR_INVALID_ARGUMENT (not a table), more than 2^31-1 columns
+ * POSENC_ERR_LIMIT, a malformed file the errors of posenc_npy_read; the message
+ * names the file and what it holds. max_bytes as posenc_npy_read. */
+POSENC_API posenc_status posenc_learned_read(const char *path, size_t max_bytes, posenc_array *out,
+                                             posenc_error *err);
+/* Save table[rows][dim] as a float32 .npy, atomically (posenc_npy_write). */
+POSENC_API posenc_status posenc_learned_write(const char *path, const float *table, size_t rows,
+                                              int32_t dim, posenc_error *err);
 
 /* What a gather or scatter does with a position >= rows. */
 typedef enum posenc_past_end {
@@ -883,8 +899,8 @@ POSENC_API posenc_status posenc_learned_gather_f32(const float *table, size_t ro
 
 /* Backward of the gather: grad_table[positions[i]][:] += grad_out[i][:], in
  * order i = 0, 1, ... in float32 (so equal to the obvious loop bit for bit).
- * grad_table is [rows][dim] and is accumulated into, not cleared. Rows equal to
- * padding_idx receive no gradient (nn.Embedding semantics). Policy as gather
+ * grad_table is [rows][dim] and is accumulated into, not cleared. The row
+ * padding_idx receives no gradient (nn.Embedding semantics; POSENC_NO_PADDING: none). Policy as gather
  * (CLAMP sends past-the-end gradients to row rows-1, matching a clamped forward).
  * Every position is checked before anything is added. */
 POSENC_API posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *positions,
@@ -912,8 +928,9 @@ POSENC_API posenc_status posenc_positions_from_input_ids(const int64_t *ids, con
  * (align_corners): new body row j reads source coordinate x = j*(n-1)/(m-1),
  *   out[keep+j] = a + f*(b - a),  a = in[keep+floor(x)], b = in[keep+floor(x)+1], f = x-floor(x),
  * with x taken as an exact fraction and the blend in double, rounded once (so
- * the endpoints j = 0 and j = m-1 copy rows exactly). Up to 2^31 rows. m == 1 copies the first body row; n == 1
- * repeats it. Needs keep < rows and keep < new_rows. out is [new_rows][dim]. */
+ * the endpoints j = 0 and j = m-1 copy rows exactly). m == 1 copies the first
+ * body row; n == 1 repeats it. Needs keep < rows and keep < new_rows, both row
+ * counts <= 2^31, out != table. out is [new_rows][dim]. */
 POSENC_API posenc_status posenc_learned_resize_f32(const float *table, size_t rows, int32_t dim,
                                                    size_t keep, float *out, size_t new_rows,
                                                    size_t out_count, posenc_error *err);
@@ -969,7 +986,8 @@ POSENC_API posenc_status posenc_xl_relative_table(int32_t dim, size_t klen, int6
 
 /* ---- 6d. Multi-dimensional sinusoid tables (images H x W, video T x H x W) --
  *
- * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1]; out is
+ * A grid of axes n = 1, 2 or 3 with sizes shape[0..n-1] (each 1..2^24, so
+ * positions are exact in float32), channels C in 1..2^28; out is
  * [shape[0]]...[shape[n-1]][channels], channels last, row-major. Cell
  * (x0, x1, x2) = [ emb_c(x0) | emb_c(x1) | emb_c(x2) ], each emb_c an
  * interleaved sin/cos vector of c channels [sin(x w_0), cos(x w_0), sin(x w_1), ...]
@@ -1020,7 +1038,8 @@ POSENC_API posenc_status posenc_grid_positions(int axes, const size_t *shape, in
  *         projection is NULL, the plain concatenation (out_dim = token_dim + pe_dim).
  * ids index a [vocab][token_dim] table; an id < 0 or >= vocab gives
  * POSENC_ERR_OUT_OF_RANGE naming the id and where it is. pe is [count][pe_dim]
- * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums in double. */
+ * (one PE row per token, e.g. from posenc_learned_gather_f32). Sums and dot
+ * products in double, each output rounded once to float32. */
 POSENC_API posenc_status posenc_compose_add_f32(const float *token_table, size_t vocab, int32_t dim,
                                                 const int64_t *ids, size_t count,
                                                 double token_scale, const float *pe,
@@ -1149,12 +1168,23 @@ POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const pos
                                                 posenc_sinusoid_fit *out, posenc_error *err);
 POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
 
+/* RoPE cos/sin caches ([T, D] each, as HF LlamaRotaryEmbedding returns them)
+ * as a [T, 2K] table [sin(k=0..K-1) | cos(k=0..K-1)] (half layout, float64)
+ * that the fit and health functions understand. The caches may repeat each
+ * angle in both halves ([c0..cK-1, c0..cK-1], HF rotate_half: *out_repeat =
+ * POSENC_LAYOUT_HALF), on both channels of a pair ([c0 c0 c1 c1 ..], GPT-J /
+ * lucidrains: POSENC_LAYOUT_INTERLEAVED), or not at all (K = D, *out_repeat =
+ * -1). Attention scaling folded into the caches shows up as the fit's amplitude. */
+POSENC_API posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin,
+                                                    posenc_array *out, int *out_repeat,
+                                                    posenc_error *err);
+
 /* ---- 7c. health of a table (`posenc analyze`) ---- */
 #define POSENC_HEALTH_OFFSETS 4 /* linearity offsets checked: 1, 2, 10, 100 (those < rows) */
 
 typedef struct posenc_health_options {
     size_t max_offset;     /* similarity-vs-distance offsets 0..max_offset; 0 = min(rows-1, 128) */
-    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 4096 */
+    size_t max_rows_pairs; /* closest-pair search covers the first N rows; 0 = 2048 */
     /* Known frequencies for the linearity check ([pairs], NULL = use the fitted ones)
      * and the layout they pair; used when the table was generated from flags. */
     const double *frequencies;
@@ -1230,7 +1260,8 @@ typedef struct posenc_precision_report {
 
 /* Audit what dtype does to the encoding `params` (frequencies, dim) for integer
  * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
- * Cost: O(max_pos * pairs). Release with posenc_precision_report_free. */
+ * Cost: O(max_pos * pairs); more than 2^32 angle evaluations give POSENC_ERR_LIMIT.
+ * Release with posenc_precision_report_free. */
 POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
                                                 posenc_dtype dtype, int64_t max_pos,
                                                 posenc_precision_report *out, posenc_error *err);
@@ -1253,7 +1284,8 @@ typedef enum posenc_finding_kind {
     POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
     POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
     POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
-    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_AMPLITUDE = 12,      /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_APPLY_PRECISION = 13 /* RoPE: same angles, rotation applied/stored in lower precision */
 } posenc_finding_kind;
 
 #define POSENC_DIFF_MAX_FINDINGS 16
@@ -1280,13 +1312,19 @@ typedef struct posenc_diff_report {
     size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
     /* element statistics (only when shapes_equal) */
     size_t compared;
-    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|a|,|b|); 0 if both 0 */
     int64_t max_abs_row, max_abs_channel;
     size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
     size_t nonfinite_a, nonfinite_b;
     int64_t first_beyond_row, first_beyond_channel; /* first element with |a-b| > tol; -1 */
     int64_t divergence_onset;  /* first row whose max |a-b| exceeds tol; -1 if none */
     double tolerance;
+    double *channel_max_abs;   /* [cols] worst |a-b| per channel (NULL unless shapes_equal) */
+    /* worst |a-b| per position band: positions < 256, 2048, 65504, 131072, 10^6, all
+     * (a position is the first axis: row / (rows per position) for [T,H,D]) */
+    int band_count;
+    int64_t band_end[POSENC_PRECISION_BANDS];
+    double band_max_abs[POSENC_PRECISION_BANDS];
     /* diagnosis */
     posenc_sinusoid_fit fit_a, fit_b;
     char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
@@ -1474,6 +1512,37 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
                                                     posenc_dtype dtype, void *out,
                                                     size_t out_count, const posenc_exec *exec,
                                                     posenc_error *err);
+/* posenc_rope_apply_f32/_f16/_bf16 (section 4) with the data dtype as a
+ * parameter (F32, F16 or BF16 bits) and explicit execution options (exec may be
+ * NULL). All apply functions share one driver: tokens are split across threads
+ * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
+ * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
+ * for both layouts, f32 and bf16 (f16 is widened by the scalar code). For a
+ * contiguous run of positions in precise mode cos/sin come from the sinusoid
+ * fast path's anchored rotation (<= 1 f32 ULP, as sinl/cosl); the same values
+ * on every path and thread count, so results are bit-identical across them. */
+POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len,
+                                                posenc_layout layout, const posenc_rope_view *view,
+                                                const int64_t *positions, int inverse,
+                                                posenc_dtype dtype, void *x, size_t x_count,
+                                                const posenc_exec *exec, posenc_error *err);
+/* posenc_alibi_bias_f32 / posenc_t5_bias_f32 (section 5) with explicit
+ * execution options (exec may be NULL). When queries and keys are both ranges
+ * (the usual prefill and cached decoding) each head's [Lq, Lk] plane depends on
+ * k - q only: one vector of Lq + Lk - 1 values per head is computed with the
+ * reference formula and rows are copied out of it (threads over rows, streaming
+ * stores on AVX2/AVX-512), bit-identical to the element-by-element definition. */
+POSENC_API posenc_status posenc_alibi_bias_exec_f32(const float *slopes, int32_t heads,
+                                                    posenc_alibi_form form,
+                                                    const posenc_positions *queries,
+                                                    const posenc_positions *keys, float *out,
+                                                    size_t out_count, const posenc_exec *exec,
+                                                    posenc_error *err);
+POSENC_API posenc_status posenc_t5_bias_exec_f32(const posenc_t5_params *params, const float *table,
+                                                 int32_t heads, const posenc_positions *queries,
+                                                 const posenc_positions *keys, float *out,
+                                                 size_t out_count, const posenc_exec *exec,
+                                                 posenc_error *err);
 /* @@KERNELS@@ */
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
  * The generators are deliberately small scalar loops: they are the reference
  * that SIMD versions (kernels family) are checked against. */
 #include "bias_internal.h"
+#include "kernels.h"
 
 #include "torch_math.h"
 
@@ -62,14 +63,22 @@ static double slope_of(int32_t h, double max_bias, int32_t total_heads, posenc_m
     return (double)exp2l(-slope_exponent(h, max_bias, total_heads));
 }
 
+/* A huge max_bias makes 2^(-B (h+1)/c) underflow to 0 (below 2^-1074 in f64,
+ * 2^-149 in f32): that head would silently get no position signal at all.
+ * Found by fuzz_bias; refused instead. */
+#define SLOPE_UNDERFLOW_MESSAGE "max_bias %g makes the slope of head %d underflow to 0 (no position signal)"
+
 posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias, int32_t head_offset,
                                       int32_t total_heads, posenc_mode mode, double *out,
                                       size_t out_count, posenc_error *err) {
     RETURN_IF_NULL(out, err);
     FORWARD_IF_ERROR(check_slope_request(heads, max_bias, head_offset, &total_heads, mode,
                                          out_count, err));
-    for (int32_t h = 0; h < heads; h++)
+    for (int32_t h = 0; h < heads; h++) {
         out[h] = slope_of(head_offset + h, max_bias, total_heads, mode);
+        RETURN_ERROR_IF(!(out[h] > 0.0), err, POSENC_ERR_INVALID_ARGUMENT, SLOPE_UNDERFLOW_MESSAGE,
+                        max_bias, head_offset + h);
+    }
     return posenc_ok_(err);
 }
 
@@ -80,10 +89,13 @@ posenc_status posenc_alibi_slopes_f32(int32_t heads, double max_bias, int32_t he
     FORWARD_IF_ERROR(check_slope_request(heads, max_bias, head_offset, &total_heads, mode,
                                          out_count, err));
     /* PRECISE: long double -> float is the single rounding (not via double) */
-    for (int32_t h = 0; h < heads; h++)
+    for (int32_t h = 0; h < heads; h++) {
         out[h] = mode == POSENC_MODE_TORCH_COMPAT
                      ? torch_compat_slope(head_offset + h, max_bias, total_heads)
                      : (float)exp2l(-slope_exponent(head_offset + h, max_bias, total_heads));
+        RETURN_ERROR_IF(!(out[h] > 0.0f), err, POSENC_ERR_INVALID_ARGUMENT, SLOPE_UNDERFLOW_MESSAGE,
+                        max_bias, head_offset + h);
+    }
     return posenc_ok_(err);
 }
 
@@ -101,10 +113,10 @@ static posenc_status check_form(posenc_alibi_form form, posenc_error *err) {
     return POSENC_OK;
 }
 
-posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads, posenc_alibi_form form,
-                                    const posenc_positions *queries,
-                                    const posenc_positions *keys, float *out, size_t out_count,
-                                    posenc_error *err) {
+static posenc_status alibi_bias(const float *slopes, int32_t heads, posenc_alibi_form form,
+                                const posenc_positions *queries, const posenc_positions *keys,
+                                float *out, size_t out_count, const posenc_exec *exec,
+                                posenc_error *err) {
     RETURN_IF_NULL(slopes, err);
     RETURN_IF_NULL(out, err);
     RETURN_ERROR_IF(heads <= 0, err, POSENC_ERR_INVALID_ARGUMENT, "heads must be > 0, got %d",
@@ -121,6 +133,9 @@ posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads, posenc_a
     RETURN_ERROR_IF(out_count < need, err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "output holds %zu elements, bias [%d x %zu x %zu] needs %zu", out_count,
                     heads, queries->count, keys->count, need);
+    posenc_status fast = POSENC_OK; /* ranges: threaded Toeplitz fill, same values (bias_fast.c) */
+    if (posenc_alibi_bias_fast_(slopes, heads, form, queries, keys, out, exec, &fast, err))
+        return fast == POSENC_OK ? posenc_ok_(err) : fast;
     float *o = out;
     for (int32_t h = 0; h < heads; h++)
         for (size_t a = 0; a < queries->count; a++) {
@@ -129,6 +144,20 @@ posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads, posenc_a
                 *o++ = bias_value(slopes[h], form, i, posenc_position_at_(keys, b));
         }
     return posenc_ok_(err);
+}
+
+posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads, posenc_alibi_form form,
+                                    const posenc_positions *queries,
+                                    const posenc_positions *keys, float *out, size_t out_count,
+                                    posenc_error *err) {
+    return alibi_bias(slopes, heads, form, queries, keys, out, out_count, NULL, err);
+}
+
+posenc_status posenc_alibi_bias_exec_f32(const float *slopes, int32_t heads, posenc_alibi_form form,
+                                         const posenc_positions *queries,
+                                         const posenc_positions *keys, float *out, size_t out_count,
+                                         const posenc_exec *exec, posenc_error *err) {
+    return alibi_bias(slopes, heads, form, queries, keys, out, out_count, exec, err);
 }
 
 posenc_status posenc_alibi_bias_row_f32(float slope, posenc_alibi_form form,

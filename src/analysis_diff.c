@@ -14,12 +14,13 @@ void posenc_diff_report_free(posenc_diff_report *r) {
     if (!r) return;
     posenc_sinusoid_fit_free(&r->fit_a);
     posenc_sinusoid_fit_free(&r->fit_b);
+    free(r->channel_max_abs);
     memset(r, 0, sizeof *r);
 }
 
 static const char *const finding_keys[] = {
     "agree", "offset", "layout", "sin_cos_swapped", "freq_convention", "base", "freq_scale",
-    "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude"};
+    "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude", "apply_precision"};
 
 posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value,
                                  const char *fmt, ...) {
@@ -61,8 +62,20 @@ static bool row_is_zero(const double *t, size_t cols, size_t r) {
     return true;
 }
 
-static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b, posenc_diff_report *r) {
+/* Position bands of the report: ends 256, 2048, 65504, 131072, 10^6 below the
+ * number of positions, then all positions. */
+static void setup_bands(posenc_diff_report *r, int64_t positions) {
+    static const int64_t ends[] = {256, 2048, 65504, 131072, 1000000};
+    r->band_count = 0;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        if (ends[i] < positions) r->band_end[r->band_count++] = ends[i];
+    r->band_end[r->band_count++] = positions;
+}
+
+static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b, size_t rows_per_position,
+                          posenc_diff_report *r) {
     double tol = r->tolerance, sum_abs = 0, sum_rel = 0;
+    setup_bands(r, (int64_t)(a->rows / rows_per_position));
     r->first_beyond_row = r->first_beyond_channel = r->divergence_onset = r->max_abs_row = r->max_abs_channel = -1;
     for (size_t i = 0; i < a->rows; i++) {
         double row_max = 0;
@@ -82,8 +95,12 @@ static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b
             sum_abs += d, sum_rel += rel;
             if (d > tol && r->first_beyond_row < 0) r->first_beyond_row = (int64_t)i, r->first_beyond_channel = (int64_t)c;
             if (d > row_max) row_max = d;
+            if (r->channel_max_abs && d > r->channel_max_abs[c]) r->channel_max_abs[c] = d;
             r->compared++;
         }
+        int64_t pos = (int64_t)(i / rows_per_position);
+        for (int bnd = 0; bnd < r->band_count; bnd++)
+            if (pos < r->band_end[bnd] && row_max > r->band_max_abs[bnd]) r->band_max_abs[bnd] = row_max;
         if (row_max > tol && r->divergence_onset < 0) r->divergence_onset = (int64_t)i;
     }
     r->mean_abs = r->compared ? sum_abs / (double)r->compared : 0;
@@ -141,6 +158,9 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
     /* position offset: B row r = A row r + k */
     size_t minrows = a->rows < b->rows ? a->rows : b->rows;
     long maxk = o->max_offset ? (long)o->max_offset : (long)(minrows / 2 < 64 ? minrows / 2 : 64);
+    /* no offset beyond the row count can match; a huge max_offset looped for
+     * minutes (and SIZE_MAX became -1): found by fuzz_analysis */
+    if (o->max_offset > minrows) maxk = (long)minrows;
     size_t need = minrows / 2 > 3 ? minrows / 2 : 3;
     if (need > minrows) need = minrows;
     long best_k = 0;
@@ -259,7 +279,16 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
     out->rows_a = ta.rows, out->cols_a = ta.cols, out->rows_b = tb.rows, out->cols_b = tb.cols;
     out->shapes_equal = ta.rows == tb.rows && ta.cols == tb.cols;
     out->first_beyond_row = out->first_beyond_channel = out->divergence_onset = -1;
-    if (out->shapes_equal) element_stats(&ta, &tb, out);
+    if (out->shapes_equal) {
+        out->channel_max_abs = calloc(ta.cols, sizeof(double));
+        if (!out->channel_max_abs) {
+            posenc_f64_table_free_(&ta);
+            posenc_f64_table_free_(&tb);
+            return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu channel errors", ta.cols);
+        }
+        size_t per = a->ndim >= 2 && a->shape[0] > 0 ? ta.rows / a->shape[0] : 1;
+        element_stats(&ta, &tb, per ? per : 1, out);
+    }
     if (out->shapes_equal && out->max_abs <= out->tolerance && out->nonfinite_a == out->nonfinite_b) {
         posenc_diff_add_(out, POSENC_FINDING_AGREE, out->max_abs, "A and B agree within %.3g (max |A-B| %.3g)",
                          out->tolerance, out->max_abs);

@@ -67,16 +67,18 @@ void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit) {
     fit->first_zero_row = -1;
 }
 
-/* m * 10^e with m an integer in 1..99, within 1e-3 relative: the bases people pick. */
-static bool is_round(double x, double *rounded) {
+/* m * 10^e with m an integer in 1..100, within tol relative: the bases people pick. */
+static bool near_round(double x, double tol, double *rounded) {
     if (!(x > 0) || !isfinite(x)) return false;
     double e = floor(log10(x)) - 1;
     double m = x / pow(10, e);
     double mr = nearbyint(m);
-    if (mr < 1 || fabs(m - mr) > 1e-3 * m) return false;
+    if (mr < 1 || fabs(m - mr) > tol * m) return false;
     *rounded = mr * pow(10, e);
     return true;
 }
+
+static bool is_round(double x, double *rounded) { return near_round(x, 1e-3, rounded); }
 
 bool posenc_fit_model_frequencies_(const posenc_sinusoid_fit *fit, double *out) {
     if (!fit->found || !fit->base_is_round || fit->pairs < 1) return false;
@@ -111,6 +113,86 @@ static posenc_angle_formation classify(double abs_error, double rel_error, doubl
     return POSENC_ANGLE_UNKNOWN;
 }
 
+/* Max wrapped angle error against exact angles p*w (p = start + row), and the
+ * largest error beyond the noise floor relative to the angle. */
+static void angle_errors(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                         const double *model, double noise, double *worst_out, double *rel_out) {
+    double worst = 0, worst_rel = 0;
+    for (size_t r = 0; r < rows; r++) {
+        if (!valid[r]) continue;
+        double p = start + (double)r;
+        for (size_t k = 0; k < pairs; k++) {
+            double exact = (double)((long double)p * (long double)model[k]);
+            double e = fabs(posenc_wrap_angle_(theta[r * pairs + k] - exact));
+            if (e > worst) worst = e;
+            if (e > noise && fabs(exact) > 0) {
+                double rel = (e - noise) / fabs(exact);
+                if (rel > worst_rel) worst_rel = rel;
+            }
+        }
+    }
+    *worst_out = worst, *rel_out = worst_rel;
+}
+
+/* Max error against angles formed in dtype: dtype(dtype(p) * dtype(w)). */
+static double formed_residual(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                              const double *w, posenc_dtype dt) {
+    double worst = 0;
+    for (size_t r = 0; r < rows; r++) {
+        if (!valid[r]) continue;
+        double p = posenc_round_to_dtype(start + (double)r, dt);
+        for (size_t k = 0; k < pairs; k++) {
+            double f = posenc_round_to_dtype(p * posenc_round_to_dtype(w[k], dt), dt);
+            double e = isfinite(f) ? fabs(posenc_wrap_angle_(theta[r * pairs + k] - f)) : INFINITY;
+            if (!(e <= worst)) worst = e;
+        }
+    }
+    return worst;
+}
+
+static void test_formations(const double *theta, const unsigned char *valid, size_t rows, size_t pairs, double start,
+                            double noise, posenc_sinusoid_fit *fit, double *w) {
+    static const posenc_dtype dts[] = {POSENC_DTYPE_F32, POSENC_DTYPE_F16, POSENC_DTYPE_BF16};
+    static const posenc_angle_formation forms[] = {POSENC_ANGLE_F32, POSENC_ANGLE_F16, POSENC_ANGLE_BF16};
+    for (int c = 0; c < 2; c++) {
+        posenc_freqs conv = c ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+        double reading = c ? fit->base_t2t : fit->base_vaswani, base;
+        if (!near_round(reading, 1e-2, &base)) continue;
+        posenc_sinusoid_fit trial = *fit;
+        trial.freqs = conv, trial.base = base, trial.base_is_round = 1;
+        if (!posenc_fit_model_frequencies_(&trial, w)) continue;
+        for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+            if (formed_residual(theta, valid, rows, pairs, start, w, dts[d]) > 2 * noise) continue;
+            fit->freqs = conv, fit->base = base, fit->base_is_round = 1, fit->formation = forms[d];
+            angle_errors(theta, valid, rows, pairs, start, w, noise, &fit->angle_error, &fit->angle_relative_error);
+            return;
+        }
+    }
+}
+
+/* The start position from per-pair intercepts: lowest frequency first (no
+ * 2*pi ambiguity while start*w < pi), then refined through higher frequencies
+ * while the current estimate pins the branch to within a quarter turn. */
+static double locate_start(const double *icpt, const double *model, size_t pairs) {
+    size_t lo = 0;
+    for (size_t k = 1; k < pairs; k++)
+        if (fabs(model[k]) < fabs(model[lo])) lo = k;
+    double s = model[lo] != 0 ? icpt[lo] / model[lo] : 0;
+    for (size_t iter = 0; iter < pairs; iter++) {
+        size_t best = pairs; /* next-higher frequency not yet used */
+        for (size_t k = 0; k < pairs; k++)
+            if (fabs(model[k]) > fabs(model[lo]) && (best == pairs || fabs(model[k]) < fabs(model[best]))) best = k;
+        if (best == pairs) break;
+        double w = model[best];
+        double n = nearbyint((s * w - icpt[best]) / TWO_PI);
+        double s2 = (icpt[best] + TWO_PI * n) / w;
+        if (fabs(s2 - s) * fabs(w) > 0.25 * TWO_PI) break; /* branch no longer pinned */
+        s = s2;
+        lo = best;
+    }
+    return s;
+}
+
 posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid, size_t rows,
                                  size_t pairs, double noise, posenc_sinusoid_fit *fit,
                                  posenc_error *err) {
@@ -125,8 +207,9 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
     double *xs = malloc(rows * sizeof(double)), *ys = malloc(rows * sizeof(double));
     double *icpt = malloc(pairs * sizeof(double)), *model = malloc(pairs * sizeof(double));
     double *ks = malloc(pairs * sizeof(double)), *lw = malloc(pairs * sizeof(double));
-    if (!fit->frequencies || !xs || !ys || !icpt || !model || !ks || !lw) {
-        free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
+    double *trial_w = malloc(pairs * sizeof(double));
+    if (!fit->frequencies || !xs || !ys || !icpt || !model || !ks || !lw || !trial_w) {
+        free(xs), free(ys), free(icpt), free(model), free(ks), free(lw), free(trial_w);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the fit of %zu pairs", pairs);
     }
     /* 1. per pair: coarse step from consecutive valid rows, then unwrap
@@ -196,54 +279,49 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
         fit->scale = fit->frequencies[0];
         fit->geometric_error = 0;
     }
-    /* 3. the start position: lowest frequency first (no 2*pi ambiguity while
-     * start*w < pi), then refined through higher frequencies while the
-     * current estimate pins the branch to within a quarter turn. */
+    /* 3. the start position (see locate_start), with the exact model when the base is round */
     fit->found = 1; /* from here on the fit exists; the checks below grade it */
     bool exact_model = posenc_fit_model_frequencies_(fit, model);
     if (!exact_model) memcpy(model, fit->frequencies, pairs * sizeof(double));
-    size_t lo = 0;
-    for (size_t k = 1; k < pairs; k++)
-        if (fabs(model[k]) < fabs(model[lo])) lo = k;
-    double s = model[lo] != 0 ? icpt[lo] / model[lo] : 0;
-    for (size_t iter = 0; iter < pairs; iter++) {
-        size_t best = pairs; /* next-higher frequency not yet used */
-        for (size_t k = 0; k < pairs; k++)
-            if (fabs(model[k]) > fabs(model[lo]) && (best == pairs || fabs(model[k]) < fabs(model[best]))) best = k;
-        if (best == pairs) break;
-        double w = model[best];
-        double n = nearbyint((s * w - icpt[best]) / TWO_PI);
-        double s2 = (icpt[best] + TWO_PI * n) / w;
-        if (fabs(s2 - s) * fabs(w) > 0.25 * TWO_PI) break; /* branch no longer pinned */
-        s = s2;
-        lo = best;
+    double s = locate_start(icpt, model, pairs);
+    /* 3b. noisy angles (a rotation applied in bf16) blur the small frequencies
+     * and with them the base estimate: try round bases within 1% and keep one
+     * whose exact model reproduces the angles within the noise. */
+    if (!exact_model && pairs >= 2) {
+        for (int c = 0; c < 2 && !exact_model; c++) {
+            posenc_sinusoid_fit trial = *fit;
+            trial.freqs = c ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+            trial.base_is_round = near_round(c ? fit->base_t2t : fit->base_vaswani, 1e-2, &trial.base);
+            if (!trial.base_is_round || !posenc_fit_model_frequencies_(&trial, trial_w)) continue;
+            double ts = locate_start(icpt, trial_w, pairs), te, tr;
+            if (fabs(ts - nearbyint(ts)) >= 0.01) continue;
+            angle_errors(theta, valid, rows, pairs, nearbyint(ts), trial_w, noise, &te, &tr);
+            if (te > 4 * noise) continue;
+            fit->freqs = trial.freqs, fit->base = trial.base, fit->base_is_round = 1;
+            memcpy(model, trial_w, pairs * sizeof(double));
+            exact_model = true;
+            s = ts;
+        }
     }
     fit->start = s;
     fit->start_is_integer = fabs(s - nearbyint(s)) < 0.01;
     double start = fit->start_is_integer ? nearbyint(s) : s;
     if (fit->start_is_integer) fit->start = start + 0.0; /* no -0 */
     /* 4. angle error against the model, and how the angles were formed */
-    double worst = 0, worst_rel = 0;
-    for (size_t r = 0; r < rows; r++) {
-        if (!valid[r]) continue;
-        double p = start + (double)r;
-        for (size_t k = 0; k < pairs; k++) {
-            double exact = (double)((long double)p * (long double)model[k]);
-            double e = fabs(posenc_wrap_angle_(theta[r * pairs + k] - exact));
-            if (e > worst) worst = e;
-            if (e > noise && fabs(exact) > 0) {
-                double rel = (e - noise) / fabs(exact);
-                if (rel > worst_rel) worst_rel = rel;
-            }
-        }
-    }
-    fit->angle_error = worst;
-    fit->angle_relative_error = worst_rel;
-    fit->formation = (exact_model && fit->start_is_integer) ? classify(worst, worst_rel, noise)
-                                                            : (worst <= noise ? POSENC_ANGLE_EXACT
-                                                                              : POSENC_ANGLE_UNKNOWN);
-    fit->found = 1;
-    free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
+    angle_errors(theta, valid, rows, pairs, start, model, noise, &fit->angle_error, &fit->angle_relative_error);
+    fit->formation = (exact_model && fit->start_is_integer)
+                         ? classify(fit->angle_error, fit->angle_relative_error, noise)
+                         : (fit->angle_error <= noise ? POSENC_ANGLE_EXACT : POSENC_ANGLE_UNKNOWN);
+    /* 5. hypothesis test: angles formed exactly as dtype(dtype(p) * dtype(w)) for a
+     * round base near the estimate. A bf16-formed table shifts the estimated base
+     * by up to ~2^-8, so an exact reproduction (within 2 noise floors) is what
+     * decides, not the estimate. */
+    if (fit->start_is_integer && fit->formation != POSENC_ANGLE_EXACT && pairs >= 2)
+        test_formations(theta, valid, rows, pairs, start, noise, fit, model);
+    /* pairs of unit norm whose angles are not linear in the row (a complex
+     * freqs_cis table flattened the wrong way, noise, ...): no sinusoid model */
+    if (fit->formation == POSENC_ANGLE_UNKNOWN && fit->angle_error > 0.5) fit->found = 0;
+    free(xs), free(ys), free(icpt), free(model), free(ks), free(lw), free(trial_w);
     return posenc_ok_(err);
 }
 
@@ -378,7 +456,9 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
         if (!unchanged) break;
         R--;
     }
-    R += R % 2;
+    /* pairs must lie inside the D channels: with D odd and the last channel
+     * changed, rounding R up read channel D (heap overflow found by fuzz_analysis) */
+    if (R % 2) R = R + 1 <= D ? R + 1 : R - 1;
     size_t K = R / 2;
     double *theta = NULL;
     unsigned char *valid = NULL;
@@ -425,8 +505,10 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
         }
     }
     /* Angles from cross/dot products carry a few float32 roundings of |y|,
-     * relative to the pair norm: 16 * 2^-24 covers the peer's own rounding. */
-    st = posenc_fit_angles_(theta, valid, T, K, 16 * 0x1p-24, out, err);
+     * relative to the pair norm: 16 * 2^-24 covers the peer's own rounding. A
+     * rotation applied or stored in low precision also spreads the pair norms;
+     * its angles are then as noisy as the norms, so the floor follows them. */
+    st = posenc_fit_angles_(theta, valid, T, K, fmax(16 * 0x1p-24, best_spread), out, err);
     out->layout = best;
     out->amplitude = best_amp;
     out->pair_norm_error = best_spread;
@@ -437,4 +519,52 @@ done:
     posenc_f64_table_free_(&tx);
     posenc_f64_table_free_(&ty);
     return st;
+}
+
+posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin, posenc_array *out,
+                                         int *out_repeat, posenc_error *err) {
+    RETURN_IF_NULL(cos, err);
+    RETURN_IF_NULL(sin, err);
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
+    posenc_f64_table_ c, s;
+    FORWARD_IF_ERROR(posenc_f64_table_from_array_(cos, "cos cache", &c, err));
+    posenc_status st = posenc_f64_table_from_array_(sin, "sin cache", &s, err);
+    if (st != POSENC_OK) {
+        posenc_f64_table_free_(&c);
+        return st;
+    }
+    if (c.rows != s.rows || c.cols != s.cols) {
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "cos cache is [%zu x %zu] but sin cache is [%zu x %zu]",
+                          c.rows, c.cols, s.rows, s.cols);
+        goto done;
+    }
+    /* which repetition do both caches show exactly? */
+    size_t D = c.cols, K = D;
+    int repeat = -1;
+    bool half = D % 2 == 0, inter = D % 2 == 0;
+    for (size_t r = 0; r < c.rows && (half || inter); r++)
+        for (size_t k = 0; k < D / 2; k++) {
+            const double *cr = c.data + r * D, *sr = s.data + r * D;
+            half &= cr[k] == cr[k + D / 2] && sr[k] == sr[k + D / 2];
+            inter &= cr[2 * k] == cr[2 * k + 1] && sr[2 * k] == sr[2 * k + 1];
+        }
+    if (half || inter) K = D / 2, repeat = half ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
+    size_t shape[2] = {c.rows, 2 * K};
+    /* keep the caches' float dtype: the fit's noise floor depends on it (copies are exact) */
+    posenc_dtype dt = cos->dtype == POSENC_DTYPE_F32 || cos->dtype == POSENC_DTYPE_F16 || cos->dtype == POSENC_DTYPE_BF16
+                          ? cos->dtype : POSENC_DTYPE_F64;
+    st = posenc_array_create(out, dt, 2, shape, (size_t)-1, err);
+    if (st != POSENC_OK) goto done;
+    for (size_t r = 0; r < c.rows; r++)
+        for (size_t k = 0; k < K; k++) {
+            size_t src = repeat == POSENC_LAYOUT_INTERLEAVED ? 2 * k : k;
+            posenc_store_real_(out->data, dt, r * 2 * K + k, s.data[r * D + src]);
+            posenc_store_real_(out->data, dt, r * 2 * K + K + k, c.data[r * D + src]);
+        }
+    if (out_repeat) *out_repeat = repeat;
+done:
+    posenc_f64_table_free_(&c);
+    posenc_f64_table_free_(&s);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
 }

@@ -75,6 +75,14 @@ static double logit_error_table(int64_t p, const double *w, int32_t K, posenc_dt
     return worst;
 }
 
+/* Round an exact product of two dtype values (<= 22 significant bits, so
+ * exact in float32 while p < 2^24) through the float32 bit conversions; the
+ * general routine otherwise. Same result, several times faster. */
+static double round_product(double v, posenc_dtype dt, int64_t p) {
+    if (p >= ((int64_t)1 << 24) || dt == POSENC_DTYPE_F32) return posenc_round_to_dtype(v, dt);
+    return dt == POSENC_DTYPE_BF16 ? (double)posenc_round_to_bf16((float)v) : (double)posenc_round_to_f16((float)v);
+}
+
 typedef struct {
     uint64_t hash;
     int64_t p;
@@ -86,11 +94,13 @@ static int compare_hash(const void *a, const void *b) {
     return x->p < y->p ? -1 : x->p > y->p ? 1 : 0;
 }
 
+/* Double-precision angles are ample here: the values are then rounded to at
+ * most 24 bits, so an error of p * 2^-53 flips a rounding only at a tie. */
 static void table_row(int64_t p, const double *w, int32_t K, posenc_dtype dt, double *row) {
     for (int32_t k = 0; k < K; k++) {
-        long double th = (long double)p * (long double)w[k];
-        row[2 * k] = posenc_round_to_dtype((double)sinl(th), dt);
-        row[2 * k + 1] = posenc_round_to_dtype((double)cosl(th), dt);
+        double th = (double)p * w[k];
+        row[2 * k] = posenc_round_to_dtype(sin(th), dt);
+        row[2 * k + 1] = posenc_round_to_dtype(cos(th), dt);
     }
 }
 
@@ -147,6 +157,10 @@ posenc_status posenc_precision_audit(const posenc_sinusoid_params *params, posen
                     "max_pos must be in [1, 2^31], got %lld", (long long)max_pos);
     int32_t K;
     FORWARD_IF_ERROR(posenc_sinusoid_check(params, &K, err));
+    /* one angle per (position, pair): keep a single call to about a minute */
+    RETURN_ERROR_IF((double)(max_pos + 1) * K > 0x1p32, err, POSENC_ERR_LIMIT,
+                    "max_pos x pairs = %lld x %d exceeds 2^32 angle evaluations; lower max_pos",
+                    (long long)max_pos, K);
     r->dtype = dtype, r->max_pos = max_pos, r->pairs = K;
     r->frequencies = malloc((size_t)K * sizeof(double));
     r->angle_error = calloc((size_t)K, sizeof(double));
@@ -186,7 +200,7 @@ posenc_status posenc_precision_audit(const posenc_sinusoid_params *params, posen
         bool same_as_previous = p > 0;
         double pd = posenc_round_to_dtype((double)p, dtype);
         for (int32_t k = 0; k < K; k++) {
-            double f = posenc_round_to_dtype(pd * wd[k], dtype); /* = formed_angle(p, w[k]) */
+            double f = round_product(pd * wd[k], dtype, p); /* = formed_angle(p, w[k]) */
             double e = circle_error(f, exact_angle(p, w[k]));
             if (e > r->angle_error[k]) r->angle_error[k] = e;
             if (e > running) running = e;
@@ -205,7 +219,7 @@ posenc_status posenc_precision_audit(const posenc_sinusoid_params *params, posen
     r->logit_error_angle = logit_error_angle(max_pos, w, K, dtype);
     r->logit_error_table = logit_error_table(max_pos, w, K, dtype);
     r->first_table_collision = r->table_collision_with = -1;
-    r->table_search_limit = max_pos < ((int64_t)1 << 20) ? max_pos : ((int64_t)1 << 20);
+    r->table_search_limit = max_pos < ((int64_t)1 << 18) ? max_pos : ((int64_t)1 << 18);
     st = table_collision(w, K, dtype, r->table_search_limit, r, err);
     if (st != POSENC_OK) {
         posenc_precision_report_free(r);

@@ -64,4 +64,21 @@ void posenc_sinusoid_rows_avx2_(const posenc_sinusoid_rows_ *plan, double *run_s
 void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s,
                                   double *run_c, void *out, size_t rows);
 
+/* ---- streaming copies (bias fills) ---------------------------------------- */
+
+/* dst[0..n) = src[0..n) with non-temporal stores where dst is aligned; call
+ * posenc_store_fence_ before the data is handed to another thread. */
+void posenc_stream_copy_f32_avx2_(float *dst, const float *src, size_t n);
+void posenc_stream_copy_f32_avx512_(float *dst, const float *src, size_t n);
+void posenc_store_fence_(void);
+
+/* ---- bias fast paths (bias_fast.c); false = not applicable (not ranges) --- */
+
+bool posenc_alibi_bias_fast_(const float *slopes, int32_t heads, posenc_alibi_form form,
+                             const posenc_positions *queries, const posenc_positions *keys, float *out,
+                             const posenc_exec *exec, posenc_status *status, posenc_error *err);
+bool posenc_t5_bias_fast_(const posenc_t5_params *params, const float *table, int32_t heads,
+                          const posenc_positions *queries, const posenc_positions *keys, float *out,
+                          const posenc_exec *exec, posenc_status *status, posenc_error *err);
+
 #endif

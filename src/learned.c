@@ -208,3 +208,55 @@ posenc_status posenc_learned_resize_f32(const float *table, size_t rows, int32_t
     }
     return posenc_ok_(err);
 }
+
+posenc_status posenc_learned_read(const char *path, size_t max_bytes, posenc_array *out,
+                                  posenc_error *err) {
+    RETURN_IF_NULL(path, err);
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
+    posenc_array raw;
+    FORWARD_IF_ERROR(posenc_npy_read(path, max_bytes, &raw, err));
+    posenc_status st = POSENC_OK;
+    if (raw.ndim != 2 || raw.count == 0)
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                          "learned table %s must be a non-empty 2-D [rows x dim] array, got rank %d "
+                          "with %zu elements", path, raw.ndim, raw.count);
+    else if (raw.dtype != POSENC_DTYPE_F32 && raw.dtype != POSENC_DTYPE_F64 &&
+             raw.dtype != POSENC_DTYPE_F16)
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                          "learned table %s must hold floats (f32, f64 or f16), got %s", path,
+                          posenc_dtype_name(raw.dtype));
+    else if (raw.shape[1] > INT32_MAX)
+        st = posenc_fail_(err, POSENC_ERR_LIMIT, "learned table %s has %zu columns, more than 2^31-1",
+                          path, raw.shape[1]);
+    if (st != POSENC_OK || raw.dtype == POSENC_DTYPE_F32) {
+        if (st == POSENC_OK) *out = raw;
+        else posenc_array_free(&raw);
+        return st == POSENC_OK ? posenc_ok_(err) : st;
+    }
+    posenc_array wide = {0};
+    st = posenc_array_to_f64(&raw, &wide, err);
+    if (st == POSENC_OK) st = posenc_array_create(out, POSENC_DTYPE_F32, 2, raw.shape, SIZE_MAX, err);
+    if (st == POSENC_OK)
+        for (size_t i = 0; i < raw.count; i++) ((float *)out->data)[i] = (float)((double *)wide.data)[i];
+    posenc_array_free(&raw);
+    posenc_array_free(&wide);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
+posenc_status posenc_learned_write(const char *path, const float *table, size_t rows, int32_t dim,
+                                   posenc_error *err) {
+    RETURN_IF_NULL(path, err);
+    RETURN_IF_NULL(table, err);
+    size_t n;
+    FORWARD_IF_ERROR(check_table_shape(rows, dim, SIZE_MAX, &n, err));
+    /* a non-owning view: posenc_npy_write only reads the array */
+    posenc_array view = {0};
+    view.dtype = POSENC_DTYPE_F32;
+    view.ndim = 2;
+    view.shape[0] = rows;
+    view.shape[1] = (size_t)dim;
+    view.count = n;
+    view.data = (void *)(uintptr_t)table;
+    return posenc_npy_write(path, &view, err);
+}

@@ -1,6 +1,6 @@
 /* rope.c: RoPE cos/sin tables, in-place application (f32/f16/bf16), inverse
  * rotation and the delta re-rotation of cached keys. */
-#include "rope_internal.h"
+#include "rope_fast.h"
 
 #include "torch_math.h"
 #include "torch_vec.h"
@@ -159,11 +159,14 @@ posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t se
 
 /* ---- apply ------------------------------------------------------------ */
 
-typedef enum { DATA_F32, DATA_F16, DATA_BF16 } data_kind;
+typedef rope_data_kind_ data_kind; /* rope_fast.h */
+#define DATA_F32 ROPE_DATA_F32
+#define DATA_F16 ROPE_DATA_F16
+#define DATA_BF16 ROPE_DATA_BF16
 
 /* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
  * attention; shift = R(theta) with no magnitude. */
-static void token_cos_sin(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
+void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
     double a = unit ? 1.0 : plan->attention;
     if (!inverse) {
         rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
@@ -194,38 +197,10 @@ static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_
         rope_plan_free_(&plan);
         return st;
     }
-    size_t pairs = (size_t)plan.pairs, r = (size_t)plan.rotary_dim;
-    size_t scratch_count = 2 * pairs + (kind == DATA_F32 ? 0 : view->heads * r);
-    float *cs = malloc(sizeof *cs * scratch_count);
-    if (!cs) {
-        rope_plan_free_(&plan);
-        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu floats of scratch", scratch_count);
-    }
-    float *c = cs, *s = cs + pairs, *vec = cs + 2 * pairs;
-    for (size_t t = 0; t < view->tokens; t++) {
-        long double pos = positions ? (long double)positions[t] : (long double)t;
-        token_cos_sin(&plan, pos, inverse, unit, c, s);
-        size_t base = t * view->row_stride;
-        if (kind == DATA_F32) {
-            rope_rotate_token_f32_((float *)x + base, view->heads, view->head_stride, plan.pairs, layout, c, s);
-            continue;
-        }
-        uint16_t *row = (uint16_t *)x + base;
-        for (size_t h = 0; h < view->heads; h++) /* only the rotary channels are converted */
-            for (size_t i = 0; i < r; i++) {
-                uint16_t bits = row[h * view->head_stride + i];
-                vec[h * r + i] = kind == DATA_F16 ? posenc_f16_to_f32(bits) : posenc_bf16_to_f32(bits);
-            }
-        rope_rotate_token_f32_(vec, view->heads, r, plan.pairs, layout, c, s);
-        for (size_t h = 0; h < view->heads; h++)
-            for (size_t i = 0; i < r; i++) {
-                float v = vec[h * r + i];
-                row[h * view->head_stride + i] = kind == DATA_F16 ? posenc_f32_to_f16(v) : posenc_f32_to_bf16(v);
-            }
-    }
-    free(cs);
+    /* threads + SIMD kernels, same bits on every path (rope_fast.c) */
+    st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, NULL, err);
     rope_plan_free_(&plan);
-    return posenc_ok_(err);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
 }
 
 posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,

@@ -339,7 +339,21 @@ posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq
                     "inv_freq needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
     if (params->mode == POSENC_MODE_TORCH_COMPAT) frequencies_torch(params, r, seq_len, inv);
     else frequencies_precise(params, r, seq_len, inv);
-    if (attention_factor) *attention_factor = attention_factor_of(params);
+    /* Each knob is checked on its own above, but extreme combinations still
+     * overflow: a factor beyond float32 in TORCH_COMPAT, or an NTK base'
+     * = base * factor^(R/(R-2)) that reaches inf (then w_0 = exp(0 * inf) =
+     * NaN). Found by fuzz_rope; refuse rather than return NaN/inf tables. */
+    for (int32_t k = 0; k < r / 2; k++)
+        RETURN_ERROR_IF(!isfinite((double)inv[k]) || inv[k] < 0.0L, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "scaling=%s with base %g and factor %g gives inverse frequency %g for pair %d; "
+                        "use values within float32 range", posenc_rope_scaling_name(params->scaling),
+                        params->base, params->factor, (double)inv[k], k);
+    /* the factor multiplies float32 cos/sin: past 1e30 they would overflow to inf */
+    double attention = attention_factor_of(params);
+    RETURN_ERROR_IF(!isfinite(attention) || attention <= 0.0 || attention > 1e30, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "scaling=%s with factor %g gives attention factor %g (must be > 0 and <= 1e30)",
+                    posenc_rope_scaling_name(params->scaling), params->factor, attention);
+    if (attention_factor) *attention_factor = attention;
     return posenc_ok_(err);
 }
 

@@ -194,6 +194,8 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
 /* Outputs at least this large go out with streaming stores (they do not fit in
  * a cache anyway, and streaming avoids reading each line before writing it). */
 #define SINUSOID_STREAM_BYTES ((size_t)16 << 20)
+/* Per-worker stage for unaligned outputs: stays in L2 between compute and copy. */
+#define SINUSOID_STAGE_BYTES ((size_t)256 << 10)
 
 void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
                                void *out, size_t r, int32_t first_pair) {
@@ -231,7 +233,21 @@ typedef struct {
     posenc_sinusoid_rows_fn_ rows_fn;     /* NULL: odd dims / f16 / bf16, stored per element */
     long double *scratch;                 /* per worker: S, C (long double) */
     double *scratch_d;                    /* per worker: run_s, run_c */
+    /* Large output not 64-byte aligned (e.g. calloc'd): rows are computed into a
+     * per-worker cache-resident stage and streamed out by an alignment-aware copy. */
+    char *stage;                          /* NULL: write rows directly */
+    size_t stage_bytes, stage_rows;
+    void (*copy)(float *dst, const float *src, size_t n);
 } precise_range_ctx;
+
+/* Rotate (run_s, run_c) by one step: the rows kernels' arithmetic, for chunked calls. */
+static void advance_run(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c) {
+    for (int32_t k = 0; k < plan->pairs; k++) {
+        double s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
+        run_c[k] = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
+        run_s[k] = s;
+    }
+}
 
 static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t end) {
     const precise_range_ctx *ctx = vctx;
@@ -258,8 +274,19 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
                 run_c[k] = (double)C[k];
             }
             size_t rows = block_end - r < SINUSOID_ANCHOR ? block_end - r : SINUSOID_ANCHOR;
-            if (ctx->rows_fn) {
+            if (ctx->rows_fn && !ctx->stage) {
                 ctx->rows_fn(&ctx->plan, run_s, run_c, (char *)job->out + r * row_bytes, rows);
+                continue;
+            }
+            if (ctx->rows_fn) {
+                char *stage = ctx->stage + worker * ctx->stage_bytes;
+                for (size_t i = 0; i < rows; i += ctx->stage_rows) {
+                    size_t n = rows - i < ctx->stage_rows ? rows - i : ctx->stage_rows;
+                    if (i > 0) advance_run(&ctx->plan, run_s, run_c);
+                    ctx->rows_fn(&ctx->plan, run_s, run_c, stage, n);
+                    ctx->copy((float *)((char *)job->out + (r + i) * row_bytes), (const float *)stage,
+                              n * row_bytes / sizeof(float));
+                }
                 continue;
             }
             for (size_t i = 0; i < rows; i++)
@@ -273,6 +300,7 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
                 }
         }
     }
+    if (ctx->stage) posenc_store_fence_();
 }
 
 static posenc_status fill_precise_range(const table_job *job, const long double *w,
@@ -302,7 +330,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
         step_c[k] = (double)cosl(w[k]);
     }
     precise_range_ctx ctx = {job, w, rot_s, rot_c, {pairs, job->params->layout, job->dtype, false, step_s, step_c},
-                             NULL, lscratch + 2 * (size_t)pairs, dscratch + 2 * (size_t)pairs};
+                             NULL, lscratch + 2 * (size_t)pairs, dscratch + 2 * (size_t)pairs, NULL, 0, 0, NULL};
     bool clean = job->params->dim == 2 * pairs &&
                  (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
     if (clean) {
@@ -310,10 +338,21 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
                       : exec->path == POSENC_PATH_AVX2 ? posenc_sinusoid_rows_avx2_
                                                        : posenc_sinusoid_rows_scalar_;
         /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
-        ctx.plan.stream = exec->path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES &&
-                          pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
+        bool big = exec->path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES;
+        ctx.plan.stream = big && pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
+        size_t row_bytes = bytes / rows;
+        if (big && !ctx.plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
+            ctx.stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
+            if (ctx.stage_rows > SINUSOID_ANCHOR) ctx.stage_rows = SINUSOID_ANCHOR;
+            ctx.stage_bytes = (ctx.stage_rows * row_bytes + 63) / 64 * 64;
+            ctx.stage = aligned_alloc(64, ctx.stage_bytes * (size_t)threads);
+            ctx.copy = exec->path == POSENC_PATH_AVX512 ? posenc_stream_copy_f32_avx512_
+                                                        : posenc_stream_copy_f32_avx2_;
+            /* without the stage the rows are written directly with ordinary stores */
+        }
     }
     posenc_parallel_for_(threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
+    free(ctx.stage);
     free(lscratch);
     free(dscratch);
     return POSENC_OK;

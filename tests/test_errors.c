@@ -234,11 +234,274 @@ static void file_rows(void) {
     posenc_array_free(&a);
 }
 
+static void rope_rows(void) {
+    posenc_error e;
+    posenc_rope_params p;
+    double w[64], attention;
+    posenc_rope_params_default(&p, 1);
+    expect("R1", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "head_dim must be >= 2, got 1");
+    posenc_rope_params_default(&p, 64);
+    p.rotary_dim = 63;
+    expect("R2", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "rotary_dim must be even and >= 2");
+    p.rotary_dim = 0;
+    p.partial_rotary_factor = 1.5;
+    expect("R2", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "partial_rotary_factor must be in (0, 1], got 1.5");
+    posenc_rope_params_default(&p, 64);
+    p.base = 1.0;
+    expect("R3", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "base (rope_theta) must be finite and > 1, got 1");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = (posenc_rope_scaling)9;
+    expect("R4", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "unknown RoPE scaling 9");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_NTK;
+    p.factor = 0.5;
+    expect("R5", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "factor must be >= 1 for scaling=ntk");
+    p.factor = NAN;
+    expect("R5", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "factor must be finite and > 0");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_YARN;
+    p.factor = 4;
+    expect("R6", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "scaling=yarn needs original_max_position (the trained context) > 0, got 0");
+    p.original_max_position = 4096;
+    p.beta_fast = 1;
+    p.beta_slow = 32;
+    expect("R7", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "beta_fast must be > beta_slow");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_LONGROPE;
+    p.original_max_position = 4096;
+    double factors[31] = {0};
+    p.short_factors = p.long_factors = factors;
+    p.factors_count = 31;
+    expect("R8", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "longrope factor lists must have rotary_dim/2 = 32 entries, got 31");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_LLAMA3;
+    p.factor = 8;
+    p.original_max_position = 8192;
+    p.low_freq_factor = 4;
+    p.high_freq_factor = 1;
+    expect("R9", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "high_freq_factor must be > low_freq_factor, got high=1 low=4");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_NTK;
+    p.factor = 1e300; /* base' = base * factor^(64/62) = inf: every knob valid, the product not */
+    expect("R10", posenc_rope_frequencies(&p, 0, w, 64, &attention, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "gives inverse frequency");
+    posenc_rope_params_default(&p, 64);
+    p.scaling = POSENC_ROPE_YARN;
+    p.factor = 4;
+    p.original_max_position = 4096;
+    p.attention_factor = 1e297;
+    expect("R10", posenc_rope_frequencies(&p, 0, w, 64, &attention, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "gives attention factor 1e+297 (must be > 0 and <= 1e30)");
+    posenc_rope_params_default(&p, 8);
+    float x[64] = {0};
+    posenc_rope_view v = posenc_rope_view_contiguous(2, 2, 8);
+    v.head_stride = 4;
+    expect("R11", posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, x, 64, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "head_stride must be >= head_dim (8) so heads do not overlap, got 4");
+    v = posenc_rope_view_contiguous(4, 2, 8);
+    expect("R11", posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, x, 63, &e), &e,
+           POSENC_ERR_BUFFER_TOO_SMALL, "the view reaches element 64 but x_count is 63");
+    expect("R12", posenc_rope_frequencies(&p, -1, w, 64, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "seq_len must be >= 0, got -1");
+}
+
+/* A safetensors image: 8-byte length, header text, data bytes. */
+static size_t st_image(unsigned char *buf, const char *header, size_t data_bytes) {
+    size_t n = strlen(header);
+    for (int i = 0; i < 8; i++) buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    memcpy(buf + 8, header, n);
+    memset(buf + 8 + n, 0, data_bytes);
+    return 8 + n + data_bytes;
+}
+
+static void safetensors_rows(void) {
+    posenc_error e;
+    posenc_array a;
+    unsigned char buf[1024];
+    expect("S1", posenc_safetensors_parse("abc", 3, "w", 0, &a, &e), &e, POSENC_ERR_FORMAT,
+           "safetensors file is 3 bytes, shorter than its 8-byte header length");
+    size_t n = st_image(buf, "{}", 0);
+    buf[0] = 200;
+    expect("S2", posenc_safetensors_parse(buf, n, "w", 0, &a, &e), &e, POSENC_ERR_FORMAT,
+           "safetensors header length 200 is larger than the 2 bytes after it");
+    /* a 100 MiB + 1 header is refused from its length alone (the buffer is zero pages) */
+    size_t big = ((size_t)100 << 20) + 16;
+    unsigned char *huge = calloc(big, 1);
+    if (huge) {
+        uint64_t len = ((uint64_t)100 << 20) + 1;
+        for (int i = 0; i < 8; i++) huge[i] = (unsigned char)(len >> (8 * i));
+        expect("S3", posenc_safetensors_parse(huge, big, "w", 0, &a, &e), &e, POSENC_ERR_LIMIT,
+               "exceeds the 100 MiB limit");
+        free(huge);
+    }
+    const struct {
+        const char *header;
+        size_t data;
+        const char *row;
+        posenc_status want;
+        const char *fragment;
+    } rows[] = {
+        {"{\"w\": ", 0, "S4", POSENC_ERR_FORMAT, "safetensors header is not valid JSON"},
+        {"[1, 2]", 0, "S4", POSENC_ERR_FORMAT, "safetensors header is not a JSON object"},
+        {"{\"w\": {\"dtype\": \"F32\"}}", 0, "S5", POSENC_ERR_FORMAT,
+         "needs string dtype, array shape and array data_offsets"},
+        {"{\"w\": {\"dtype\": \"C64\", \"shape\": [1], \"data_offsets\": [0, 8]}}", 8, "S6",
+         POSENC_ERR_UNSUPPORTED, "unsupported dtype 'C64'"},
+        {"{\"w\": {\"dtype\": \"U8\", \"shape\": [1,1,1,1,1,1,1,1,1], \"data_offsets\": [0, 1]}}", 1, "S7",
+         POSENC_ERR_UNSUPPORTED, "has 9 dims, more than 8"},
+        {"{\"w\": {\"dtype\": \"F32\", \"shape\": [-1], \"data_offsets\": [0, 4]}}", 4, "S8",
+         POSENC_ERR_FORMAT, "shape[0] is not a non-negative integer"},
+        {"{\"w\": {\"dtype\": \"F32\", \"shape\": [4294967296, 4294967296], \"data_offsets\": [0, 4]}}", 4,
+         "S8", POSENC_ERR_FORMAT, "overflows size_t"},
+        {"{\"w\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}}", 8, "S9",
+         POSENC_ERR_FORMAT, "data_offsets [0, 16] lie outside the 8-byte data buffer"},
+        {"{\"w\": {\"dtype\": \"F32\", \"shape\": [3], \"data_offsets\": [0, 8]}}", 8, "S9",
+         POSENC_ERR_FORMAT, "has 8 data bytes but its shape and dtype need 12"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}, "
+         "\"w\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [4, 12]}}", 12, "S10",
+         POSENC_ERR_FORMAT, "overlap"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}}", 8, "S11",
+         POSENC_ERR_OUT_OF_RANGE, "no tensor 'w' in the safetensors file (it has: a)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        n = st_image(buf, rows[i].header, rows[i].data);
+        posenc_status st = posenc_safetensors_parse(buf, n, "w", 0, &a, &e);
+        expect(rows[i].row, st, &e, rows[i].want, rows[i].fragment);
+        CHECK(a.data == NULL, "[%s] nothing allocated for the refused file", rows[i].row);
+    }
+    n = st_image(buf, "{\"w\": {\"dtype\": \"F32\", \"shape\": [64], \"data_offsets\": [0, 256]}}", 256);
+    expect("S12", posenc_safetensors_parse(buf, n, "w", 100, &a, &e), &e, POSENC_ERR_LIMIT,
+           "array of 256 bytes exceeds the limit of 100 bytes");
+}
+
+static void bias_rows(void) {
+    posenc_error e;
+    double s64[8];
+    float s32[8], out[64];
+    expect("B1", posenc_alibi_slopes_f64(0, 8.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "heads");
+    expect("B1", posenc_alibi_slopes_f64(4, 8.0, 6, 8, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "8");
+    expect("B2", posenc_alibi_slopes_f64(4, NAN, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "max_bias must be finite and > 0, got nan");
+    expect("B3", posenc_alibi_slopes_f64(4, 5000.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "max_bias 5000 makes the slope of head 0 underflow to 0");
+    expect("B3", posenc_alibi_slopes_f32(4, 300.0, 0, 0, POSENC_MODE_TORCH_COMPAT, s32, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "underflow to 0");
+    posenc_positions r4 = posenc_positions_range(0, 4);
+    float bad_slopes[2] = {0.5f, INFINITY};
+    expect("B4", posenc_alibi_bias_f32(bad_slopes, 2, POSENC_ALIBI_CAUSAL, &r4, &r4, out, 64, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "inf");
+    expect("B4", posenc_alibi_bias_f32(bad_slopes, 1, (posenc_alibi_form)3, &r4, &r4, out, 64, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "ALiBi form must be CAUSAL (0) or SYMMETRIC (1), got 3");
+    int64_t mask[3] = {0, 2, 1}, kp[3];
+    expect("B5", posenc_alibi_key_positions_from_mask(mask, 3, kp, 3, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "2");
+    posenc_t5_params t5;
+    posenc_t5_params_default(&t5);
+    t5.num_buckets = 31;
+    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "31");
+    posenc_t5_params_default(&t5);
+    t5.max_distance = 8;
+    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "8");
+    posenc_t5_params_default(&t5);
+    double reals[2] = {0.5, 1.5};
+    posenc_positions rv = posenc_positions_values(reals, 2);
+    int32_t idx[64];
+    expect("B7", posenc_t5_bucket_matrix_i32(&t5, &rv, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B7", posenc_shaw_relative_indices_i32(2, &r4, &rv, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B8", posenc_shaw_relative_indices_i32(-1, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "clip k must be >= 0, got -1");
+    expect("B8", posenc_shaw_relative_indices_i32(1 << 30, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_LIMIT,
+           "clip k must be < 2^30, got 1073741824");
+    int32_t gather_idx[2] = {0, 5};
+    float table[5 * 2] = {0};
+    expect("B9", posenc_shaw_gather_f32(gather_idx, 2, 2, table, 2, out, 64, &e), &e, POSENC_ERR_OUT_OF_RANGE,
+           "index 1 must be in [0, 2k] = [0, 4], got 5");
+}
+
+/* A GGUF v3 preamble claiming n_tensors / n_kv, then `body`. */
+static size_t gguf_image(unsigned char *buf, uint32_t version, uint64_t n_kv, const void *body, size_t body_size) {
+    memcpy(buf, "GGUF", 4);
+    for (int i = 0; i < 4; i++) buf[4 + i] = (unsigned char)(version >> (8 * i));
+    memset(buf + 8, 0, 8);
+    for (int i = 0; i < 8; i++) buf[16 + i] = (unsigned char)(n_kv >> (8 * i));
+    memcpy(buf + 24, body, body_size);
+    return 24 + body_size;
+}
+
+static void config_rows(void) {
+    posenc_error e;
+    posenc_model_config c;
+    const char *json[][4] = {
+        {"H1", "{\"model_type\": ", "config.json: not valid JSON", "F"},
+        {"H1", "[1, 2]", "config.json: the document must be a JSON object", "F"},
+        {"H2", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_theta\": \"1e6\"}",
+         "config.json: 'rope_theta' must be a finite number", "F"},
+        {"H3", "{\"model_type\": \"llama\", \"hidden_size\": -64, \"num_attention_heads\": 2}",
+         "'hidden_size' must be an integer in [0, ", "F"},
+        {"H4", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"wobbly\", \"factor\": 2}}", "wobbly", "U"},
+        {"H5", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\"}}", "config.json: rope scaling 'linear' has no factor", "F"},
+        {"H6", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\", \"factor\": 0}}", "factor must be finite and > 0", "I"},
+    };
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+        posenc_status want = json[i][3][0] == 'F' ? POSENC_ERR_FORMAT
+                             : json[i][3][0] == 'U' ? POSENC_ERR_UNSUPPORTED : POSENC_ERR_INVALID_ARGUMENT;
+        posenc_status st = posenc_config_parse_hf_json(json[i][1], strlen(json[i][1]), &c, &e);
+        expect(json[i][0], st, &e, want, json[i][2]);
+        posenc_config_free(&c);
+    }
+    unsigned char buf[256];
+    expect("G1", posenc_config_parse_gguf("GGUX\3\0\0\0", 8, &c, &e), &e, POSENC_ERR_FORMAT,
+           "not a GGUF file (magic is not 'GGUF')");
+    posenc_config_free(&c);
+    size_t n = gguf_image(buf, 7, 0, "", 0);
+    expect("G2", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_UNSUPPORTED,
+           "GGUF version 7 is not supported (2 and 3 are)");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, (uint64_t)1 << 60, "", 0);
+    expect("G3", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF claims 1152921504606846976 key/value pairs: more than the file can hold");
+    posenc_config_free(&c);
+    /* key "a.b", type string, length 2^60 */
+    unsigned char body[64] = {3, 0, 0, 0, 0, 0, 0, 0, 'a', '.', 'b', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G4", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "claims 1152921504606846976 bytes");
+    posenc_config_free(&c);
+    body[11] = 99; /* unknown value type */
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G5", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF key 'a.b' has unknown value type 99");
+    posenc_config_free(&c);
+    unsigned char arch[64] = {20, 0, 0, 0, 0, 0, 0, 0, 'g', 'e', 'n', 'e', 'r', 'a', 'l', '.', 'a', 'r', 'c', 'h', 'i',
+                              't', 'e', 'c', 't', 'u', 'r', 'e', 4, 0, 0, 0, 1, 0, 0, 0};
+    n = gguf_image(buf, 3, 1, arch, 40);
+    expect("G6", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF general.architecture must be a string, has type 4");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 0, "", 0);
+    expect("G7", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 1, arch, 30);
+    expect("G8", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF truncated");
+    posenc_config_free(&c);
+}
+
 int main(void) {
     params_rows();
     array_rows();
     npy_rows();
     file_rows();
+    rope_rows();
+    safetensors_rows();
+    bias_rows();
+    config_rows();
     printf("%d bad-input cases checked against docs/errors.md\n", cases);
     return check_finish();
 }

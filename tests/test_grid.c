@@ -77,13 +77,13 @@ static void test_formula_and_split(void) {
     /* bad splits name the value */
     CHECK(posenc_grid_axis_channels(3, 20, POSENC_GRID_SPLIT_EVEN, &c, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "multiple of 6") && strstr(err.message, "got 20"),
-          "even split 20 over 3 axes rejected: \"%s\"", err.message);
+          "[L12] even split 20 over 3 axes rejected: \"%s\"", err.message);
     CHECK(posenc_grid_axis_channels(4, 20, POSENC_GRID_SPLIT_TATP22, &c, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got 4"),
-          "4 axes rejected: \"%s\"", err.message);
+          "[L12] 4 axes rejected: \"%s\"", err.message);
     size_t zero[2] = {3, 0};
     CHECK(posenc_grid_count(2, zero, 8, &n, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "axis 1"),
-          "zero-size axis rejected: \"%s\"", err.message);
+          "[L12] zero-size axis rejected: \"%s\"", err.message);
     size_t huge[3] = {1 << 24, 1 << 24, 1 << 24};
     CHECK(posenc_grid_count(3, huge, 1 << 20, &n, &err) == POSENC_ERR_SIZE_OVERFLOW,
           "2^72 x 2^20 cells overflow detected: \"%s\"", err.message);
@@ -166,10 +166,10 @@ static void test_xl(void) {
 
     CHECK(posenc_xl_relative_table(7, 3, -1, POSENC_MODE_PRECISE, POSENC_DTYPE_F64, r, 24, &err) ==
                   POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "got 7"),
-          "XL odd dim rejected: \"%s\"", err.message);
+          "[L13] XL odd dim rejected: \"%s\"", err.message);
     CHECK(posenc_xl_relative_table(8, 0, -1, POSENC_MODE_PRECISE, POSENC_DTYPE_F64, r, 24, &err) ==
               POSENC_ERR_INVALID_ARGUMENT,
-          "XL klen 0 rejected: \"%s\"", err.message);
+          "[L13] XL klen 0 rejected: \"%s\"", err.message);
     CHECK(posenc_xl_relative_table(8, 4, -1, POSENC_MODE_PRECISE, POSENC_DTYPE_F64, r, 24, &err) ==
               POSENC_ERR_BUFFER_TOO_SMALL,
           "XL small buffer rejected: \"%s\"", err.message);

@@ -68,21 +68,31 @@ static void test_exec_options(void) {
 }
 
 /* One table on one path/thread count; NULL if the path is unsupported. */
-static void *table_on(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
-                      posenc_kernel_path path, int threads, size_t *bytes) {
+static void *table_on_at(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
+                         posenc_kernel_path path, int threads, size_t *bytes, size_t misalign) {
     if (!posenc_kernel_path_supported(path)) return NULL;
     size_t count = pos->count * (size_t)p->dim;
     *bytes = count * posenc_dtype_size(dtype);
-    /* 64-byte aligned so large tables take the streaming-store branch */
-    void *out = aligned_alloc(64, (*bytes + 63) / 64 * 64);
+    /* 64-byte aligned so large tables take the streaming-store branch; misaligned
+     * by `misalign` bytes to take the staged copy instead (result moved back) */
+    char *mem = aligned_alloc(64, (*bytes + misalign + 63) / 64 * 64);
+    void *out = mem + misalign;
     memset(out, 0xff, *bytes);
     posenc_exec e = {threads, path};
     posenc_error err = {0};
-    if (posenc_sinusoid_table_exec(p, pos, dtype, out, count, &e, &err) != POSENC_OK) {
+    posenc_status st = posenc_sinusoid_table_exec(p, pos, dtype, out, count, &e, &err);
+    if (misalign) memmove(mem, out, *bytes);
+    out = mem;
+    if (st != POSENC_OK) {
         printf("FAIL: table on %s/%d: %s\n", posenc_kernel_path_name(path), threads, err.message);
         exit(EXIT_FAILURE);
     }
     return out;
+}
+
+static void *table_on(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
+                      posenc_kernel_path path, int threads, size_t *bytes) {
+    return table_on_at(p, pos, dtype, path, threads, bytes, 0);
 }
 
 static void test_identical_bits(void) {
@@ -93,14 +103,17 @@ static void test_identical_bits(void) {
         posenc_layout layout;
         posenc_dtype dtype;
         posenc_odd_policy odd;
+        size_t misalign;
     } cases[] = {
-        {1024, 8192, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F32, POSENC_ODD_ERROR}, /* 32 MiB: streams */
-        {1024, 8192, 0, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR},
-        {512, 5000, 12345, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR}, /* 19.5 MiB f64 */
-        {100, 4500, 7, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR},           /* 50 pairs: tails */
-        {66, 3000, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR},
-        {65, 4100, 3, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_PAD},             /* generic path */
-        {64, 4100, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_BF16, POSENC_ODD_ERROR},
+        {1024, 8192, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F32, POSENC_ODD_ERROR, 0}, /* 32 MiB: streams */
+        {1024, 4100, 5, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F32, POSENC_ODD_ERROR, 16}, /* 16 MiB, staged */
+        {2048, 2100, 0, POSENC_LAYOUT_HALF, POSENC_DTYPE_F64, POSENC_ODD_ERROR, 8},
+        {1024, 8192, 0, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR, 0},
+        {512, 5000, 12345, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR, 0}, /* 19.5 MiB f64 */
+        {100, 4500, 7, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_ERROR, 0},           /* 50 pairs: tails */
+        {66, 3000, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_F64, POSENC_ODD_ERROR, 0},
+        {65, 4100, 3, POSENC_LAYOUT_HALF, POSENC_DTYPE_F32, POSENC_ODD_PAD, 0},             /* generic path */
+        {64, 4100, 0, POSENC_LAYOUT_INTERLEAVED, POSENC_DTYPE_BF16, POSENC_ODD_ERROR, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         posenc_sinusoid_params p;
@@ -112,7 +125,7 @@ static void test_identical_bits(void) {
         void *ref = table_on(&p, &pos, cases[c].dtype, POSENC_PATH_SCALAR, 1, &bytes);
         for (int i = 0; i < 3; i++)
             for (int threads = 1; threads <= 3; threads++) {
-                void *got = table_on(&p, &pos, cases[c].dtype, paths[i], threads, &b2);
+                void *got = table_on_at(&p, &pos, cases[c].dtype, paths[i], threads, &b2, cases[c].misalign);
                 if (!got) {
                     printf("  skip %s (not supported on this CPU)\n", posenc_kernel_path_name(paths[i]));
                     break;
@@ -123,8 +136,9 @@ static void test_identical_bits(void) {
                         first = k;
                         break;
                     }
-                CHECK(first == bytes, "d=%d len=%zu start=%lld %s %s: %s x %d threads == scalar x 1, bit for bit "
+                CHECK(first == bytes, "d=%d len=%zu start=%lld%s %s %s: %s x %d threads == scalar x 1, bit for bit "
                       "(first differing byte %zu of %zu)", cases[c].dim, cases[c].len, (long long)cases[c].start,
+                      cases[c].misalign ? " (output misaligned)" : "",
                       cases[c].layout == POSENC_LAYOUT_HALF ? "half" : "interleaved",
                       posenc_dtype_name(cases[c].dtype), posenc_kernel_path_name(paths[i]), threads, first, bytes);
                 free(got);

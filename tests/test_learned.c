@@ -40,10 +40,10 @@ static void test_init(void) {
     CHECK(zero_row && small[0] != 0, "padding_idx 1: row 1 is zero, row 0 is not");
     CHECK(posenc_learned_init_f32(7, NAN, -1, 3, 7, small, 21, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "nan"),
-          "sigma NaN rejected: \"%s\"", err.message);
+          "[L5] sigma NaN rejected: \"%s\"", err.message);
     CHECK(posenc_learned_init_f32(7, 0.02, 3, 3, 7, small, 21, &err) == POSENC_ERR_OUT_OF_RANGE &&
               strstr(err.message, "got 3"),
-          "padding_idx 3 of 3 rows rejected: \"%s\"", err.message);
+          "[L6] padding_idx 3 of 3 rows rejected: \"%s\"", err.message);
     CHECK(posenc_learned_init_f32(7, 0.02, -1, 3, 7, small, 20, &err) == POSENC_ERR_BUFFER_TOO_SMALL,
           "small buffer rejected: \"%s\"", err.message);
     free(a);
@@ -67,14 +67,14 @@ static void test_gather_backward(void) {
     posenc_status st = posenc_learned_gather_f32(table, ROWS, DIM, past, 3, POSENC_PAST_END_ERROR, out, N * DIM, &err);
     CHECK(st == POSENC_ERR_OUT_OF_RANGE && strstr(err.message, "position 1 is 16") && strstr(err.message, "16 rows") &&
               out[0] == -7.0f,
-          "past the end under error: \"%s\", output untouched", err.message);
+          "[L1] past the end under error: \"%s\", output untouched", err.message);
     posenc_learned_gather_f32(table, ROWS, DIM, past, 3, POSENC_PAST_END_CLAMP, out, N * DIM, &err);
     CHECK(memcmp(out + DIM, table + 15 * DIM, DIM * 4) == 0 && memcmp(out + 2 * DIM, table + 15 * DIM, DIM * 4) == 0,
           "past the end under clamp: positions 16 and 40 read row 15");
     int64_t neg[1] = {-1};
     CHECK(posenc_learned_gather_f32(table, ROWS, DIM, neg, 1, POSENC_PAST_END_CLAMP, out, N * DIM, &err) ==
               POSENC_ERR_OUT_OF_RANGE && strstr(err.message, "got -1"),
-          "negative position rejected even under clamp: \"%s\"", err.message);
+          "[L2] negative position rejected even under clamp: \"%s\"", err.message);
 
     /* backward: scatter-add vs a direct loop; repeated positions accumulate */
     float grad_out[N * DIM], grad[ROWS * DIM] = {0}, want[ROWS * DIM] = {0};
@@ -115,7 +115,7 @@ static void test_roberta_positions(void) {
     CHECK(memcmp(out, want3, sizeof out) == 0, "mask given + past_length 10 -> [12,13,14,15,1,1]");
     CHECK(posenc_positions_from_input_ids(ids, NULL, 1, 6, -1, 0, out, 6, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got -1"),
-          "pad_id -1 rejected: \"%s\"", err.message);
+          "[L8] pad_id -1 rejected: \"%s\"", err.message);
     CHECK(posenc_positions_from_input_ids(ids, NULL, 1, 6, 1, 0, out, 5, &err) == POSENC_ERR_BUFFER_TOO_SMALL,
           "small buffer rejected: \"%s\"", err.message);
 }
@@ -152,10 +152,10 @@ static void test_resize(void) {
           "shrink 10 -> 6: prefix and both endpoints kept");
     CHECK(posenc_learned_resize_f32(table, ROWS, DIM, 10, out, NEW, NEW * DIM, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got 10"),
-          "keep 10 of 10 rows rejected: \"%s\"", err.message);
+          "[L7] keep 10 of 10 rows rejected: \"%s\"", err.message);
     CHECK(posenc_learned_resize_f32(table, ROWS, DIM, 2, out, 2, NEW * DIM, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got 2"),
-          "new rows 2 with keep 2 rejected: \"%s\"", err.message);
+          "[L7] new rows 2 with keep 2 rejected: \"%s\"", err.message);
 }
 
 static void test_hybrid_and_scale(void) {
@@ -178,7 +178,7 @@ static void test_hybrid_and_scale(void) {
     pos = posenc_positions_range(10, N); /* positions 10..21, table has 20 rows */
     CHECK(posenc_hybrid_table_f32(learned, ROWS, LD, &p, &pos, POSENC_PAST_END_ERROR, out, N * D, &err) ==
               POSENC_ERR_OUT_OF_RANGE && strstr(err.message, "is 20"),
-          "hybrid past the learned rows: \"%s\"", err.message);
+          "[L1] hybrid past the learned rows: \"%s\"", err.message);
     CHECK(posenc_hybrid_table_f32(learned, ROWS, 17, &p, &pos, POSENC_PAST_END_ERROR, out, N * D, &err) ==
               POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "got 17"),
           "hybrid learned_dim 17 > dim 16 rejected: \"%s\"", err.message);
@@ -218,7 +218,7 @@ static void test_hybrid_and_scale(void) {
           grad, fd, fabs(grad - fd));
     CHECK(posenc_freq_scale_table_f32(&p, -1.0, &pos, out, N * D, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got -1"),
-          "scale -1 rejected: \"%s\"", err.message);
+          "[L14] scale -1 rejected: \"%s\"", err.message);
 }
 
 static void test_compose(void) {
@@ -266,10 +266,10 @@ static void test_compose(void) {
     int64_t bad[N] = {3, 1, 7, 1, 3};
     CHECK(posenc_compose_add_f32(tokens, V, D, bad, N, scale, pe, out, N * D, &err) == POSENC_ERR_OUT_OF_RANGE &&
               strstr(err.message, "token id 7 at index 2") && strstr(err.message, "[0, 7)"),
-          "token id out of range: \"%s\"", err.message);
+          "[L3] token id out of range: \"%s\"", err.message);
     CHECK(posenc_compose_concat_f32(tokens, V, D, ids, N, 1.0, pe4, PD, proj, D + PD + 1, OD, cat, N * OD, &err) ==
               POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "13 rows") && strstr(err.message, "8 + 4 = 12"),
-          "projection rows != token_dim + pe_dim: \"%s\"", err.message);
+          "[L4] projection rows != token_dim + pe_dim: \"%s\"", err.message);
     CHECK(posenc_compose_concat_f32(tokens, V, D, ids, N, 1.0, pe4, PD, NULL, 0, 10, plain, N * (D + PD), &err) ==
               POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "got 10"),
           "plain concat with out_dim != 12: \"%s\"", err.message);
@@ -296,7 +296,78 @@ static void test_compose(void) {
           rep.first_last_min_diff);
     CHECK(posenc_check_position_signal_f32(out, 1, 1, D, NULL, 0.0, &rep, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "1 x 1"),
-          "seq 1 rejected: \"%s\"", err.message);
+          "[L16] seq 1 rejected: \"%s\"", err.message);
+}
+
+static void test_files(void) {
+    enum { ROWS = 6, DIM = 5 };
+    float table[ROWS * DIM];
+    posenc_error err = {0};
+    posenc_learned_init_f32(21, 0.02, 1, ROWS, DIM, table, ROWS * DIM, &err);
+    const char *path = "test_learned_table.npy"; /* in the test's working folder, like test_npy */
+    posenc_array back = {0};
+    CHECK(posenc_learned_write(path, table, ROWS, DIM, &err) == POSENC_OK &&
+              posenc_learned_read(path, 0, &back, &err) == POSENC_OK && back.ndim == 2 && back.shape[0] == ROWS &&
+              back.shape[1] == DIM && back.dtype == POSENC_DTYPE_F32 && memcmp(back.data, table, sizeof table) == 0,
+          "write then read a [6 x 5] table: same shape, same bytes (%s)", err.message[0] ? err.message : "ok");
+    posenc_array_free(&back);
+    /* an f64 [2 x 3] file is converted; an int or 1-D file is not a table */
+    double d64[6] = {0.1, -0.2, 0.3, 1e-3, 2.5, -7};
+    size_t shape[2] = {2, 3};
+    posenc_array a = {0};
+    posenc_array_create(&a, POSENC_DTYPE_F64, 2, shape, 0, &err);
+    memcpy(a.data, d64, sizeof d64);
+    posenc_npy_write(path, &a, &err);
+    posenc_status st = posenc_learned_read(path, 0, &back, &err);
+    float first = st == POSENC_OK ? ((float *)back.data)[0] : 0.0f;
+    CHECK(st == POSENC_OK && first == 0.1f && ((float *)back.data)[5] == -7.0f,
+          "f64 table read as float32, rounded once (0.1 -> %.9g)", first);
+    posenc_array_free(&back);
+    a.ndim = 1;
+    a.shape[0] = 6;
+    posenc_npy_write(path, &a, &err);
+    CHECK(posenc_learned_read(path, 0, &back, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "rank 1"),
+          "[L9] 1-D file is not a table: \"%s\"", err.message);
+    posenc_array_free(&a);
+    posenc_array_create(&a, POSENC_DTYPE_I64, 2, shape, 0, &err);
+    posenc_npy_write(path, &a, &err);
+    CHECK(posenc_learned_read(path, 0, &back, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "i64"),
+          "int64 file is not a table: \"%s\"", err.message);
+    posenc_array_free(&a);
+    remove(path);
+}
+
+/* fairseq's forward on a padded batch, rebuilt from this family's pieces: positions from
+ * token ids (make_positions), a fairseq table (t2t, half, torch-compat) with the padding row
+ * zeroed, and a gather. Bit-identical to the golden if both the positions and gather are right. */
+static void test_fairseq_forward(const char *dir) {
+    posenc_array shape;
+    double *g = check_load_golden(dir, "fairseq_sinusoidal_forward_d64_pad1_tokens2x6", &shape);
+    int64_t tokens[12] = {5, 6, 7, 8, 1, 1, 1, 1, 9, 10, 11, 12}, pos[12];
+    posenc_error err = {0};
+    posenc_positions_from_input_ids(tokens, NULL, 2, 6, 1, 0, pos, 12, &err);
+    int64_t want_pos[12] = {2, 3, 4, 5, 1, 1, 1, 1, 2, 3, 4, 5};
+    CHECK(memcmp(pos, want_pos, sizeof pos) == 0, "fairseq tokens [[5,6,7,8,1,1],[1,1,9,10,11,12]] -> positions "
+                                                  "[[2,3,4,5,1,1],[1,1,2,3,4,5]]");
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 64);
+    p.freqs = POSENC_FREQS_T2T;
+    p.layout = POSENC_LAYOUT_HALF;
+    p.mode = POSENC_MODE_TORCH_COMPAT;
+    static float table[50 * 64], rows[12 * 64];
+    posenc_positions range = posenc_positions_range(0, 50);
+    posenc_sinusoid_table_f32(&p, &range, table, 50 * 64, &err);
+    memset(table + 64, 0, 64 * sizeof(float)); /* padding_idx row */
+    posenc_learned_gather_f32(table, 50, 64, pos, 12, POSENC_PAST_END_ERROR, rows, 12 * 64, &err);
+    int64_t worst = 0;
+    for (int i = 0; i < 12 * 64; i++) {
+        int64_t u = check_ulp_f32(rows[i], (float)g[i]);
+        if (u > worst) worst = u;
+    }
+    CHECK(shape.count == 12 * 64 && worst == 0,
+          "fairseq forward golden via positions_from_input_ids + gather: max %lld ULP (tol 0: same table bits)",
+          (long long)worst);
+    posenc_array_free(&shape);
 }
 
 int main(void) {
@@ -306,5 +377,8 @@ int main(void) {
     test_resize();
     test_hybrid_and_scale();
     test_compose();
+    test_files();
+    const char *dir = check_golden_dir();
+    if (dir) test_fairseq_forward(dir);
     return check_finish();
 }

@@ -56,6 +56,9 @@ def main():
         t.check(rc == 0 and 0 < ulp <= 9, f"default (precise) 32-head slopes differ from BLOOM by {ulp} ULP (BLOOM powers a rounded base; tol 9)")
     else:
         print("  (goldens absent: BLOOM comparisons skipped)")
+    rc, _, _ = run("bias", "alibi", "--heads", 12, "--len", 64, "--form", "causal", "-o", out)
+    t.check(rc == 0 and np.array_equal(np.load(out), slopes[:, None, None] * ij[None].astype(np.float32)),
+            "--form causal is the default form")
     rc, so, _ = run("bias", "alibi", "--heads", 6, "--len", 5, "--form", "symmetric", "-o", out)
     a = np.load(out)
     s6 = np.float32([0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125])
@@ -159,6 +162,8 @@ def main():
     t.check(rc == 2 and "-o OUT.npy|OUT.csv is required" in se, "alibi without -o or --json: exit 2")
     rc, _, se = run("bias")
     t.check(rc == 2 and "usage" in se, "bias without a kind: exit 2 with usage")
+    rc, so, se = run("bias", "alibi", "--heads", 4, "--len", 4, "--json", "-o", "/nonexistent/dir/x.npy")
+    t.check(rc == 1 and so == "", "alibi --json with an unwritable output: exit 1, no slopes printed")
     rc, _, se = run("bias", "shaw", "--len", 4, "--clip", 1, "-o", "/nonexistent/dir/x.npy")
     t.check(rc == 1 and "cannot create" in se, f"unwritable output: exit 1 ({se.strip().splitlines()[0]})")
     # an existing output survives a failed run untouched; no temporary files left

@@ -63,18 +63,21 @@ def main():
     d = tmpdir()
     out = os.path.join(d, "out.npy")
 
-    def fails(args, code, *needles):
-        """Run a bad command: exit `code`, message containing every needle, no file written."""
+    def fails(args, code, *needles, row=""):
+        """Run a bad command: exit `code`, message containing every needle, no file written.
+        `row` is the docs/errors.md row the case belongs to, printed as [row]."""
         if os.path.exists(out):
             os.remove(out)
         rc, _, se = run(*args)
         msg = se.strip().splitlines()[0] if se.strip() else "(no message)"
         ok = rc == code and all(n in se for n in needles) and not os.path.exists(out)
-        t.check(ok, f"{' '.join(map(str, args[:8]))}...: exit {rc} (want {code}), '{msg}', no output")
+        tag = f"[{row}] " if row else ""
+        t.check(ok, f"{tag}{' '.join(map(str, args[:8]))}...: exit {rc} (want {code}), '{msg}', no output")
 
     rc, so, _ = run("table", "--help")
     t.check(rc == 0 and all(f in so for f in ["--seed", "--sigma", "--padding-idx", "--table", "--input-ids", "--pad-id",
                                               "--past-end", "--keep-prefix", "--resize", "--learned-dim", "--clamp",
+                                              "--attention-mask", "--past-length",
                                               "--grid", "--split", "--freq-scale", "learned | xl | 2d | 3d | hybrid"]),
             "table --help documents every new flag and kind")
     rc, so, _ = run("--help")
@@ -114,8 +117,23 @@ def main():
     t.check(rc == 0 and g.shape == (2, 6, 24) and np.array_equal(g[0], a[[2, 3, 4, 5, 1, 1]])
             and np.array_equal(g[1], a[[1, 1, 2, 3, 4, 5]]),
             "--input-ids [0,31414,232,2,1,1] (RoBERTa) -> rows [2,3,4,5,1,1]; left-padded row -> [1,1,2,3,4,5]")
+    mask = os.path.join(d, "mask.npy")
+    np.save(mask, np.array([[1, 1, 1, 1, 0, 0], [0, 0, 1, 1, 1, 1]], dtype=np.int64))
+    rc, _, _ = run("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask,
+                   "--past-length", 10, "-o", out)
+    g = np.load(out)
+    t.check(rc == 0 and np.array_equal(g[0], a[[12, 13, 14, 15, 1, 1]]) and np.array_equal(g[1], a[[1, 1, 12, 13, 14, 15]]),
+            "--attention-mask + --past-length 10: real tokens at rows 12.., masked ones at the pad row 1")
+    np.save(mask, np.array([[1, 1, 2, 1, 0, 0], [0, 0, 1, 1, 1, 1]], dtype=np.int64))
+    fails(("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask, "-o", out), 2,
+          "0 or 1", "got 2 at index 2", row="L8")
+    np.save(mask, np.ones((2, 5), dtype=np.uint8))
+    fails(("table", "--kind", "learned", "--table", wpe, "--input-ids", ids, "--attention-mask", mask, "-o", out), 2,
+          "shape of the input ids", "2 x 6", row="L8")
+    fails(("table", "--kind", "learned", "--table", wpe, "--len", 3, "--attention-mask", mask, "-o", out), 2,
+          "--attention-mask goes with --input-ids")
     np.save(pos, np.array([3, 600], dtype=np.int64))
-    fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "-o", out), 2, "600", "514 rows")
+    fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "-o", out), 1, "600", "514 rows", row="L1")
     rc, _, _ = run("table", "--kind", "learned", "--table", wpe, "--positions", pos, "--past-end", "clamp", "-o", out)
     t.check(rc == 0 and np.array_equal(np.load(out)[1], a[513]), "--past-end clamp: position 600 reads row 513")
     rc, _, _ = run("table", "--kind", "learned", "--table", wpe, "--positions", pos, "--past-end", "resize",
@@ -200,9 +218,9 @@ def main():
     np.save(small, a[:10, :4])
     rc, _, _ = run("table", "--kind", "hybrid", "--len", 8, "--dim", 16, "--table", small, "-o", out)
     t.check(rc == 0 and np.array_equal(np.load(out)[:, :4], a[:8, :4]), "hybrid --table: learned part from the file")
-    fails(("table", "--kind", "hybrid", "--len", 12, "--dim", 16, "--table", small, "-o", out), 2, "10", "10 rows")
+    fails(("table", "--kind", "hybrid", "--len", 12, "--dim", 16, "--table", small, "-o", out), 1, "10", "10 rows", row="L1")
     fails(("table", "--kind", "hybrid", "--len", 12, "--dim", 16, "--table", small, "--learned-dim", 5, "-o", out), 2,
-          "--learned-dim 5", "4 columns")
+          "--learned-dim 5", "4 columns", row="L4")
 
     # ---- sinusoid with a frequency scale ------------------------------------------------------
     rc, _, _ = run("table", "--len", 30, "--dim", 8, "--freq-scale", 0.5, "-o", out)
@@ -246,8 +264,8 @@ def main():
     proj = os.path.join(d, "proj.npy")
     W = reference_table(12, 0.1, 12, 5)
     np.save(proj, W)
-    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4, "--scale", 1,
-                   "--projection", proj, "-o", out)
+    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4,
+                   "--projection", proj, "-o", out)  # concat's default token scale is 1
     pe4 = np.empty((5, 4))
     w2 = 10000.0 ** (-np.arange(0, 4, 2) / 4)
     pe4[:, 0::2], pe4[:, 1::2] = np.sin(np.arange(5)[:, None] * w2), np.cos(np.arange(5)[:, None] * w2)
@@ -256,43 +274,69 @@ def main():
     got = np.load(out)
     t.check(rc == 0 and got.shape == (2, 5, 5) and np.abs(got - want).max() < 1e-6,
             f"compose concat + projection [12x5]: max diff {np.abs(got - want).max():.1e} (< 1e-6)")
+    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4, "--scale", 2, "-o", out)
+    got = np.load(out)
+    t.check(rc == 0 and got.shape == (2, 5, 12) and np.array_equal(got[..., :8], 2 * tokens[[[3, 7, 3, 9, 3], [1, 2, 4, 2, 5]]])
+            and np.abs(got[0, :, 8:] - pe4).max() < 6e-8,
+            "compose concat without projection, --scale 2: [2*token | sinusoid(4)] (exact x2; PE to half an ULP)")
 
     # ---- bad input: message names the value, non-zero exit, nothing written -------------------
     np.save(pos, np.array([1, 2], dtype=np.int64))
     bad_ids = os.path.join(d, "bad_ids.npy")
     np.save(bad_ids, np.array([3, 50, 2], dtype=np.int64))
-    fails(("compose", "--tokens", tok, "--ids", bad_ids, "-o", out), 2, "token id 50 at [0, 1]", "[0, 50)")
+    fails(("compose", "--tokens", tok, "--ids", bad_ids, "-o", out), 1, "token id 50 at [0, 1]", "[0, 50)", row="L3")
     np.save(bad_ids, np.array([3, -4, 2], dtype=np.int64))
-    fails(("compose", "--tokens", tok, "--ids", bad_ids, "-o", out), 2, "token id -4")
+    fails(("compose", "--tokens", tok, "--ids", bad_ids, "-o", out), 1, "token id -4", row="L3")
     pe6 = os.path.join(d, "pe6.npy")
     np.save(pe6, np.zeros((5, 6), dtype=np.float32))
-    fails(("compose", "--tokens", tok, "--ids", cids, "--pe", pe6, "-o", out), 2, "dims do not match", "8", "6")
+    fails(("compose", "--tokens", tok, "--ids", cids, "--pe", pe6, "-o", out), 2, "dims do not match", "8", "6", row="L4")
     fails(("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe", pe6, "--projection", proj, "-o", out),
-          2, "dims do not match", "12 rows", "8 + 6 = 14")
+          2, "dims do not match", "12 rows", "8 + 6 = 14", row="L4")
     np.save(pe6, np.zeros((3, 8), dtype=np.float32))
-    fails(("compose", "--tokens", tok, "--ids", cids, "--pe", pe6, "-o", out), 2, "3 rows", "5 positions")
-    fails(("table", "--kind", "learned", "--table", wpe, "--len", 3, "--dim", 32, "-o", out), 2, "--dim 32", "24 columns")
+    fails(("compose", "--tokens", tok, "--ids", cids, "--pe", pe6, "-o", out), 2, "3 rows", "5 positions", row="L4")
+    fails(("table", "--kind", "learned", "--table", wpe, "--len", 3, "--dim", 32, "-o", out), 2, "--dim 32", "24 columns", row="L4")
     for grid, kind, needle in (("6x", "2d", "'6x'"), ("x5", "2d", "'x5'"), ("6x5x", "2d", "'6x5x'"), ("0x5", "2d", "'0x5'"),
                                ("-1x5", "2d", "'-1x5'"), ("6*5", "2d", "'6*5'"), ("6x5", "3d", "'6x5'"),
                                ("4x3x2x1", "3d", "'4x3x2x1'"), ("99999999999x2", "2d", "99999999999")):
-        fails(("table", "--kind", kind, "--grid", grid, "--dim", 12, "-o", out), 2, needle)
-    fails(("table", "--kind", "3d", "--grid", "4x3x2", "--dim", 20, "--split", "even", "-o", out), 2, "multiple of 6", "got 20")
-    fails(("table", "--kind", "xl", "--len", 4, "--dim", 7, "-o", out), 2, "got 7")
+        fails(("table", "--kind", kind, "--grid", grid, "--dim", 12, "-o", out), 2, needle, row="L11")
+    fails(("table", "--kind", "3d", "--grid", "4x3x2", "--dim", 20, "--split", "even", "-o", out), 2, "multiple of 6", "got 20", row="L12")
+    fails(("table", "--kind", "xl", "--len", 4, "--dim", 7, "-o", out), 2, "got 7", row="L13")
     fails(("table", "--kind", "xl", "--len", 4, "--dim", 8, "--clamp", -1, "-o", out), 2, "--clamp", "'-1'")
     fails(("table", "--kind", "xl", "--len", 0, "--dim", 8, "-o", out), 2, "--len", "'0'")
-    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--sigma", -1, "-o", out), 2, "--sigma", "-1")
+    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--sigma", -1, "-o", out), 2, "--sigma", "-1", row="L5")
+    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--seed", -1, "-o", out), 2, "--seed", "'-1'")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--sigma", "nan", "-o", out), 2, "--sigma", "nan")
-    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--padding-idx", 4, "-o", out), 2, "--padding-idx", "got 4")
+    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--padding-idx", 4, "-o", out), 2, "--padding-idx", "got 4", row="L6")
     fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--positions", pos, "-o", out), 2, "--positions needs --table")
-    fails(("table", "--kind", "learned", "--table", wpe, "--resize", 1, "--keep-prefix", 2, "-o", out), 2, "got 1")
+    fails(("table", "--kind", "learned", "--table", wpe, "--resize", 1, "--keep-prefix", 2, "-o", out), 2, "got 1", row="L7")
     fails(("table", "--kind", "learned", "--table", os.path.join(d, "missing.npy"), "--len", 2, "-o", out), 1, "missing.npy")
     np.save(small, np.zeros((2, 3, 4), dtype=np.float32))
-    fails(("table", "--kind", "learned", "--table", small, "--len", 2, "-o", out), 2, "rank 3")
-    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--grid", "2x2", "-o", out), 2, "--grid does not apply")
-    fails(("table", "--kind", "sinusoidal", "--len", 4, "--dim", 8, "--seed", 3, "-o", out), 2, "--seed does not apply")
+    fails(("table", "--kind", "learned", "--table", small, "--len", 2, "-o", out), 2, "rank 3", row="L9")
+    fails(("table", "--kind", "learned", "--len", 4, "--dim", 8, "--grid", "2x2", "-o", out), 2, "--grid does not apply", row="L15")
+    fails(("table", "--kind", "sinusoidal", "--len", 4, "--dim", 8, "--seed", 3, "-o", out), 2, "--seed does not apply", row="L15")
     fails(("table", "--kind", "index", "--len", 4, "--dim", 8, "--freq-scale", 2, "-o", out), 2, "--freq-scale")
-    fails(("table", "--len", 4, "--dim", 8, "--freq-scale", 0, "-o", out), 2, "got 0")
+    fails(("table", "--len", 4, "--dim", 8, "--freq-scale", 0, "-o", out), 2, "got 0", row="L14")
     fails(("table", "--kind", "learned", "--len", 100000, "--dim", 100000, "--max-bytes", 1000000, "-o", out), 2, "1000000")
+    empty = os.path.join(d, "empty.npy")
+    np.save(empty, np.zeros((2, 0), dtype=np.int64))
+    fails(("table", "--kind", "learned", "--table", wpe, "--input-ids", empty, "-o", out), 2, "0 elements")
+    fails(("compose", "--tokens", tok, "--ids", empty, "-o", out), 2, "0 elements")
+    np.save(empty, np.zeros((0, 8), dtype=np.float32))
+    fails(("compose", "--tokens", empty, "--ids", cids, "-o", out), 2, "0 elements")
+    np.save(pos, np.array([0.5, 1.0]))
+    fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "-o", out), 2, "integer positions", "floats", row="L10")
+    fails(("table", "--kind", "learned", "--table", wpe, "--len", 2 ** 40, "-o", out), 2, str(2 ** 40), "size limit")
+    np.save(pos, np.array([0, 900], dtype=np.int64))
+    fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "--past-end", "resize", "--keep-prefix", 514,
+           "-o", out), 2, "keep", "got 514")
+    fails(("compose", "--tokens", tok, "--ids", cids, "--projection", proj, "-o", out), 2, "--projection goes with --mode concat")
+    np.save(pos, np.array([4, -1], dtype=np.int64))
+    fails(("table", "--kind", "learned", "--table", wpe, "--positions", pos, "--past-end", "clamp", "-o", out), 1,
+          "position 1 must be >= 0, got -1", row="L2")
+    np.save(batch, np.ones((1, 8), dtype=np.float32))
+    rc, so, se = run("compose", "--check", "--batch", batch)
+    t.check(rc == 2 and "seq >= 2" in se and "1 x 1" in se and so == "",
+            f"[L16] --check on a 1-token batch: exit {rc}, '{se.strip().splitlines()[0]}'")
     fails(("table", "--kind", "hybrid", "--len", 4, "--dim", 8, "-o", out), 2, "--learned-dim")
     fails(("table", "--kind", "hybrid", "--len", 4, "--dim", 8, "--learned-dim", 9, "-o", out), 2, "got 9")
     t.finish()

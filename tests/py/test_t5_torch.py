@@ -1,5 +1,5 @@
 """T5 buckets from `posenc bias t5` against HF's _relative_position_bucket run
-in PyTorch, for r = -20000..20000 and 28 (num_buckets, max_distance,
+in PyTorch, for r = -20000..20000 and 30 (num_buckets, max_distance,
 bidirectional) settings: every bucket must be identical (integers, no
 tolerance). The HF function text is copied verbatim from modeling_t5.py.
 Skipped (77) when torch is not installed."""
@@ -47,7 +47,7 @@ def main():
     out = os.path.join(d, "t5.npy")
     N = 20000
     settings = [(32, 128), (16, 128), (64, 256), (320, 800), (128, 128), (32, 64), (8, 16), (20, 100),
-                (24, 50), (48, 1000), (6, 7), (12, 1000), (100, 5000), (256, 4096)]
+                (24, 50), (48, 1000), (6, 7), (12, 1000), (100, 5000), (256, 4096), (1000, 100000)]
     total = 0
     for nb, md in settings:
         for bidir in (1, 0):
