@@ -114,6 +114,71 @@ def safetensors():
     put("safetensors", "bad_nul_in_header", st_file(b'{"a\x00": 1}'))
 
 
+def gguf(kvs, n_kv=None, n_tensors=0, tail=b"", version=3):
+    def string(b):
+        return struct.pack("<Q", len(b)) + b
+    out = b"GGUF" + struct.pack("<IQQ", version, n_tensors, len(kvs) if n_kv is None else n_kv)
+    for key, typ, payload in kvs:
+        out += string(key.encode()) + struct.pack("<I", typ) + payload
+    return out + tail
+
+
+def config():
+    def u32(v): return struct.pack("<I", v)
+    def f32(v): return struct.pack("<f", v)
+    def s(b): return struct.pack("<Q", len(b)) + b
+    llama = [("general.architecture", 8, s(b"llama")), ("llama.rope.freq_base", 6, f32(500000.0)),
+             ("llama.rope.dimension_count", 4, u32(128)), ("llama.context_length", 4, u32(8192)),
+             ("llama.attention.head_count", 4, u32(32)), ("llama.embedding_length", 4, u32(4096))]
+    put("config", "gguf_llama", gguf(llama))
+    yarn = llama + [("llama.rope.scaling.type", 8, s(b"yarn")), ("llama.rope.scaling.factor", 6, f32(4.0)),
+                    ("llama.rope.scaling.original_context_length", 4, u32(4096)),
+                    ("llama.rope.scaling.yarn_log_multiplier", 6, f32(0.1))]
+    put("config", "gguf_yarn", gguf(yarn))
+    tensor = s(b"rope_freqs.weight") + u32(1) + struct.pack("<Q", 64) + u32(0) + struct.pack("<Q", 0)
+    put("config", "gguf_freq_tensor", gguf(llama, n_tensors=1, tail=tensor))
+    put("config", "gguf_array_and_bool", gguf(llama + [("tokenizer.ggml.scores", 9, u32(6) + struct.pack("<Q", 3) + bytes(12)),
+                                                       ("tokenizer.ggml.tokens", 9, u32(8) + struct.pack("<Q", 2) + s(b"a") + s(b"bc")),
+                                                       ("general.flag", 7, b"\x01")]))
+    put("config", "bad_gguf_2pow60_keys", gguf([], n_kv=1 << 60))
+    put("config", "bad_gguf_huge_string", gguf([("general.architecture", 8, struct.pack("<Q", 1 << 60))]))
+    put("config", "bad_gguf_huge_array", gguf([("x.y", 9, u32(12) + struct.pack("<Q", 1 << 61))]))
+    put("config", "bad_gguf_nested_array", gguf([("x.y", 9, u32(9) + struct.pack("<Q", 1))]))
+    put("config", "bad_gguf_unknown_type", gguf([("x.y", 99, b"")]))
+    put("config", "bad_gguf_version", gguf(llama, version=7))
+    put("config", "bad_gguf_truncated", gguf(llama)[:-3])
+    put("config", "bad_gguf_wrong_type", gguf([("general.architecture", 8, s(b"llama")), ("llama.rope.freq_base", 8, s(b"1e6"))]))
+    hf = {
+        "llama": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
+                  "max_position_embeddings": 131072,
+                  "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                   "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}},
+        "deepseek_yarn": {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
+                          "qk_rope_head_dim": 64, "rope_theta": 10000, "max_position_embeddings": 163840,
+                          "rope_scaling": {"type": "yarn", "factor": 40, "beta_fast": 32, "beta_slow": 1,
+                                           "mscale": 1.0, "mscale_all_dim": 1.0,
+                                           "original_max_position_embeddings": 4096}},
+        "phi3_longrope": {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32,
+                          "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+                          "rope_scaling": {"type": "longrope", "short_factor": [1.0] * 48,
+                                           "long_factor": [1.5] * 48}},
+        "neox_partial": {"model_type": "gpt_neox", "hidden_size": 2048, "num_attention_heads": 16,
+                         "rotary_pct": 0.25, "rotary_emb_base": 10000, "max_position_embeddings": 2048},
+        "dynamic": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+                    "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 2.0}},
+        "vl_text_config": {"model_type": "qwen2_vl", "text_config": {"hidden_size": 1536, "num_attention_heads": 12,
+                                                                   "rope_theta": 1000000.0,
+                                                                   "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}},
+        "bad_theta_string": {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": "1e6"},
+        "bad_factor_zero": {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2,
+                            "rope_scaling": {"type": "linear", "factor": 0}},
+    }
+    for name, cfg in hf.items():
+        put("config", "json_" + name, json.dumps(cfg).encode())
+    put("config", "json_not_json", b"{\"model_type\": ")
+    put("config", "json_deep", b"[" * 2000)
+
+
 def cli():
     cases = {
         "help": ["--help"],
@@ -146,8 +211,11 @@ def cli():
 def main():
     npy()
     safetensors()
+    config()
     carved("table", 10, [0, 8, 16, 24, 32, 48, 64, 96, 128, 256])
     carved("dtype", 8, [0, 6, 12, 48, 96, 100, 200, 300])
+    carved("analysis", 10, [0, 16, 40, 80, 160, 320, 640, 1200, 2400, 4000])
+    carved("bias", 10, [0, 8, 24, 48, 96, 160, 256, 400, 600, 900])
     carved("rope", 10, [0, 16, 48, 96, 200, 600, 1200, 2300, 2400, 3000])
     cli()
 

@@ -63,14 +63,22 @@ static double slope_of(int32_t h, double max_bias, int32_t total_heads, posenc_m
     return (double)exp2l(-slope_exponent(h, max_bias, total_heads));
 }
 
+/* A huge max_bias makes 2^(-B (h+1)/c) underflow to 0 (below 2^-1074 in f64,
+ * 2^-149 in f32): that head would silently get no position signal at all.
+ * Found by fuzz_bias; refused instead. */
+#define SLOPE_UNDERFLOW_MESSAGE "max_bias %g makes the slope of head %d underflow to 0 (no position signal)"
+
 posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias, int32_t head_offset,
                                       int32_t total_heads, posenc_mode mode, double *out,
                                       size_t out_count, posenc_error *err) {
     RETURN_IF_NULL(out, err);
     FORWARD_IF_ERROR(check_slope_request(heads, max_bias, head_offset, &total_heads, mode,
                                          out_count, err));
-    for (int32_t h = 0; h < heads; h++)
+    for (int32_t h = 0; h < heads; h++) {
         out[h] = slope_of(head_offset + h, max_bias, total_heads, mode);
+        RETURN_ERROR_IF(!(out[h] > 0.0), err, POSENC_ERR_INVALID_ARGUMENT, SLOPE_UNDERFLOW_MESSAGE,
+                        max_bias, head_offset + h);
+    }
     return posenc_ok_(err);
 }
 
@@ -81,10 +89,13 @@ posenc_status posenc_alibi_slopes_f32(int32_t heads, double max_bias, int32_t he
     FORWARD_IF_ERROR(check_slope_request(heads, max_bias, head_offset, &total_heads, mode,
                                          out_count, err));
     /* PRECISE: long double -> float is the single rounding (not via double) */
-    for (int32_t h = 0; h < heads; h++)
+    for (int32_t h = 0; h < heads; h++) {
         out[h] = mode == POSENC_MODE_TORCH_COMPAT
                      ? torch_compat_slope(head_offset + h, max_bias, total_heads)
                      : (float)exp2l(-slope_exponent(head_offset + h, max_bias, total_heads));
+        RETURN_ERROR_IF(!(out[h] > 0.0f), err, POSENC_ERR_INVALID_ARGUMENT, SLOPE_UNDERFLOW_MESSAGE,
+                        max_bias, head_offset + h);
+    }
     return posenc_ok_(err);
 }
 

@@ -158,6 +158,9 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
     /* position offset: B row r = A row r + k */
     size_t minrows = a->rows < b->rows ? a->rows : b->rows;
     long maxk = o->max_offset ? (long)o->max_offset : (long)(minrows / 2 < 64 ? minrows / 2 : 64);
+    /* no offset beyond the row count can match; a huge max_offset looped for
+     * minutes (and SIZE_MAX became -1): found by fuzz_analysis */
+    if (o->max_offset > minrows) maxk = (long)minrows;
     size_t need = minrows / 2 > 3 ? minrows / 2 : 3;
     if (need > minrows) need = minrows;
     long best_k = 0;

@@ -456,7 +456,9 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
         if (!unchanged) break;
         R--;
     }
-    R += R % 2;
+    /* pairs must lie inside the D channels: with D odd and the last channel
+     * changed, rounding R up read channel D (heap overflow found by fuzz_analysis) */
+    if (R % 2) R = R + 1 <= D ? R + 1 : R - 1;
     size_t K = R / 2;
     double *theta = NULL;
     unsigned char *valid = NULL;

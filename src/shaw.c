@@ -11,7 +11,8 @@ posenc_status posenc_shaw_relative_indices_i32(int32_t clip, const posenc_positi
     RETURN_IF_NULL(out, err);
     RETURN_ERROR_IF(clip < 0, err, POSENC_ERR_INVALID_ARGUMENT, "clip k must be >= 0, got %d",
                     clip);
-    RETURN_ERROR_IF(clip > (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be <= 2^30, got %d",
+    /* 2k must fit int32: k = 2^30 gave index 2^31 = -2^31 (found by fuzz_bias) */
+    RETURN_ERROR_IF(clip >= (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be < 2^30, got %d",
                     clip);
     FORWARD_IF_ERROR(posenc_check_named_positions_(queries, "query", true, err));
     FORWARD_IF_ERROR(posenc_check_named_positions_(keys, "key", true, err));
@@ -41,7 +42,8 @@ posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t count, int32
     RETURN_IF_NULL(out, err);
     RETURN_ERROR_IF(clip < 0, err, POSENC_ERR_INVALID_ARGUMENT, "clip k must be >= 0, got %d",
                     clip);
-    RETURN_ERROR_IF(clip > (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be <= 2^30, got %d",
+    /* 2k must fit int32: k = 2^30 gave index 2^31 = -2^31 (found by fuzz_bias) */
+    RETURN_ERROR_IF(clip >= (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be < 2^30, got %d",
                     clip);
     RETURN_ERROR_IF(depth <= 0, err, POSENC_ERR_INVALID_ARGUMENT, "depth must be > 0, got %d",
                     depth);

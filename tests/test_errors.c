@@ -379,6 +379,120 @@ static void safetensors_rows(void) {
            "array of 256 bytes exceeds the limit of 100 bytes");
 }
 
+static void bias_rows(void) {
+    posenc_error e;
+    double s64[8];
+    float s32[8], out[64];
+    expect("B1", posenc_alibi_slopes_f64(0, 8.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "heads");
+    expect("B1", posenc_alibi_slopes_f64(4, 8.0, 6, 8, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "8");
+    expect("B2", posenc_alibi_slopes_f64(4, NAN, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "max_bias must be finite and > 0, got nan");
+    expect("B3", posenc_alibi_slopes_f64(4, 5000.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "max_bias 5000 makes the slope of head 0 underflow to 0");
+    expect("B3", posenc_alibi_slopes_f32(4, 300.0, 0, 0, POSENC_MODE_TORCH_COMPAT, s32, 8, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "underflow to 0");
+    posenc_positions r4 = posenc_positions_range(0, 4);
+    float bad_slopes[2] = {0.5f, INFINITY};
+    expect("B4", posenc_alibi_bias_f32(bad_slopes, 2, POSENC_ALIBI_CAUSAL, &r4, &r4, out, 64, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "inf");
+    expect("B4", posenc_alibi_bias_f32(bad_slopes, 1, (posenc_alibi_form)3, &r4, &r4, out, 64, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "ALiBi form must be CAUSAL (0) or SYMMETRIC (1), got 3");
+    int64_t mask[3] = {0, 2, 1}, kp[3];
+    expect("B5", posenc_alibi_key_positions_from_mask(mask, 3, kp, 3, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "2");
+    posenc_t5_params t5;
+    posenc_t5_params_default(&t5);
+    t5.num_buckets = 31;
+    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "31");
+    posenc_t5_params_default(&t5);
+    t5.max_distance = 8;
+    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "8");
+    posenc_t5_params_default(&t5);
+    double reals[2] = {0.5, 1.5};
+    posenc_positions rv = posenc_positions_values(reals, 2);
+    int32_t idx[64];
+    expect("B7", posenc_t5_bucket_matrix_i32(&t5, &rv, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B7", posenc_shaw_relative_indices_i32(2, &r4, &rv, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B8", posenc_shaw_relative_indices_i32(-1, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+           "clip k must be >= 0, got -1");
+    expect("B8", posenc_shaw_relative_indices_i32(1 << 30, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_LIMIT,
+           "clip k must be < 2^30, got 1073741824");
+    int32_t gather_idx[2] = {0, 5};
+    float table[5 * 2] = {0};
+    expect("B9", posenc_shaw_gather_f32(gather_idx, 2, 2, table, 2, out, 64, &e), &e, POSENC_ERR_OUT_OF_RANGE,
+           "index 1 must be in [0, 2k] = [0, 4], got 5");
+}
+
+/* A GGUF v3 preamble claiming n_tensors / n_kv, then `body`. */
+static size_t gguf_image(unsigned char *buf, uint32_t version, uint64_t n_kv, const void *body, size_t body_size) {
+    memcpy(buf, "GGUF", 4);
+    for (int i = 0; i < 4; i++) buf[4 + i] = (unsigned char)(version >> (8 * i));
+    memset(buf + 8, 0, 8);
+    for (int i = 0; i < 8; i++) buf[16 + i] = (unsigned char)(n_kv >> (8 * i));
+    memcpy(buf + 24, body, body_size);
+    return 24 + body_size;
+}
+
+static void config_rows(void) {
+    posenc_error e;
+    posenc_model_config c;
+    const char *json[][4] = {
+        {"H1", "{\"model_type\": ", "config.json: not valid JSON", "F"},
+        {"H1", "[1, 2]", "config.json: the document must be a JSON object", "F"},
+        {"H2", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_theta\": \"1e6\"}",
+         "config.json: 'rope_theta' must be a finite number", "F"},
+        {"H3", "{\"model_type\": \"llama\", \"hidden_size\": -64, \"num_attention_heads\": 2}",
+         "'hidden_size' must be an integer in [0, ", "F"},
+        {"H4", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"wobbly\", \"factor\": 2}}", "wobbly", "U"},
+        {"H5", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\"}}", "config.json: rope scaling 'linear' has no factor", "F"},
+        {"H6", "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 2, \"rope_scaling\": "
+               "{\"type\": \"linear\", \"factor\": 0}}", "factor must be finite and > 0", "I"},
+    };
+    for (size_t i = 0; i < sizeof json / sizeof json[0]; i++) {
+        posenc_status want = json[i][3][0] == 'F' ? POSENC_ERR_FORMAT
+                             : json[i][3][0] == 'U' ? POSENC_ERR_UNSUPPORTED : POSENC_ERR_INVALID_ARGUMENT;
+        posenc_status st = posenc_config_parse_hf_json(json[i][1], strlen(json[i][1]), &c, &e);
+        expect(json[i][0], st, &e, want, json[i][2]);
+        posenc_config_free(&c);
+    }
+    unsigned char buf[256];
+    expect("G1", posenc_config_parse_gguf("GGUX\3\0\0\0", 8, &c, &e), &e, POSENC_ERR_FORMAT,
+           "not a GGUF file (magic is not 'GGUF')");
+    posenc_config_free(&c);
+    size_t n = gguf_image(buf, 7, 0, "", 0);
+    expect("G2", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_UNSUPPORTED,
+           "GGUF version 7 is not supported (2 and 3 are)");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, (uint64_t)1 << 60, "", 0);
+    expect("G3", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF claims 1152921504606846976 key/value pairs: more than the file can hold");
+    posenc_config_free(&c);
+    /* key "a.b", type string, length 2^60 */
+    unsigned char body[64] = {3, 0, 0, 0, 0, 0, 0, 0, 'a', '.', 'b', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G4", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "claims 1152921504606846976 bytes");
+    posenc_config_free(&c);
+    body[11] = 99; /* unknown value type */
+    n = gguf_image(buf, 3, 1, body, 32);
+    expect("G5", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF key 'a.b' has unknown value type 99");
+    posenc_config_free(&c);
+    unsigned char arch[64] = {20, 0, 0, 0, 0, 0, 0, 0, 'g', 'e', 'n', 'e', 'r', 'a', 'l', '.', 'a', 'r', 'c', 'h', 'i',
+                              't', 'e', 'c', 't', 'u', 'r', 'e', 4, 0, 0, 0, 1, 0, 0, 0};
+    n = gguf_image(buf, 3, 1, arch, 40);
+    expect("G6", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
+           "GGUF general.architecture must be a string, has type 4");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 0, "", 0);
+    expect("G7", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
+    posenc_config_free(&c);
+    n = gguf_image(buf, 3, 1, arch, 30);
+    expect("G8", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF truncated");
+    posenc_config_free(&c);
+}
+
 int main(void) {
     params_rows();
     array_rows();
@@ -386,6 +500,8 @@ int main(void) {
     file_rows();
     rope_rows();
     safetensors_rows();
+    bias_rows();
+    config_rows();
     printf("%d bad-input cases checked against docs/errors.md\n", cases);
     return check_finish();
 }

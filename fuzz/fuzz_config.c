@@ -1,0 +1,70 @@
+/* fuzz_config.c: model configuration import on arbitrary bytes: the input is
+ * parsed both as config.json text (posenc_config_parse_hf_json) and as a GGUF
+ * header image (posenc_config_parse_gguf); whatever imports is then handed to
+ * the RoPE functions it is meant for (check, frequencies, one table row).
+ * Promises checked: never a crash, out-of-bounds read, leak or hang, and
+ * nothing allocated from a size the file claims (a GGUF claiming 2^60 keys or
+ * a 2^60-byte string is refused up front; libFuzzer's malloc limit would
+ * report it otherwise); a failed import leaves a config posenc_config_free
+ * accepts; an import that succeeds yields parameters posenc_rope_check accepts,
+ * and its frequencies are a result or a status; parsing is deterministic. */
+#include "fuzz_common.h"
+
+#include <math.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+
+static void use_config(const posenc_model_config *c) {
+    posenc_error err;
+    int32_t r = 0;
+    posenc_status st = posenc_rope_check(&c->rope, &r, &err);
+    FUZZ_REQUIRE(st == POSENC_OK, "imported config fails posenc_rope_check: %s", err.message);
+    FUZZ_REQUIRE(memchr(c->architecture, '\0', sizeof c->architecture) && memchr(c->scaling_name, '\0', sizeof c->scaling_name),
+                 "unterminated names");
+    if (r / 2 > 4096) return;
+    double *w = malloc(sizeof *w * (size_t)(r / 2)), attention = 0;
+    st = posenc_rope_frequencies(&c->rope, c->rope.max_position, w, (size_t)(r / 2), &attention, &err);
+    if (st == POSENC_OK) {
+        for (int32_t k = 0; k < r / 2; k++) FUZZ_REQUIRE(isfinite(w[k]) && w[k] >= 0, "inv_freq[%d] = %g", k, w[k]);
+        float cs[4096], sn[4096];
+        posenc_positions p = posenc_positions_range(0, 1);
+        st = posenc_rope_table_f32(&c->rope, 0, &p, 1, cs, sn, 4096, &err);
+        if (st != POSENC_OK) fuzz_require_error(st, &err);
+    } else {
+        fuzz_require_error(st, &err);
+    }
+    free(w);
+}
+
+static void parse_twice(const uint8_t *data, size_t size, int gguf) {
+    posenc_model_config a, b;
+    posenc_error err;
+    memset(&a, 0xA5, sizeof a); /* garbage in: the parser must initialise what free looks at */
+    memset(&b, 0xA5, sizeof b);
+    posenc_status s1 = gguf ? posenc_config_parse_gguf(data, size, &a, &err)
+                            : posenc_config_parse_hf_json((const char *)data, size, &a, &err);
+    posenc_status s2 = gguf ? posenc_config_parse_gguf(data, size, &b, NULL)
+                            : posenc_config_parse_hf_json((const char *)data, size, &b, NULL);
+    FUZZ_REQUIRE(s1 == s2, "%s import status %d then %d", gguf ? "GGUF" : "JSON", (int)s1, (int)s2);
+    if (s1 == POSENC_OK) {
+        FUZZ_REQUIRE(strcmp(a.architecture, b.architecture) == 0 && a.rope.head_dim == b.rope.head_dim &&
+                         memcmp(&a.rope.base, &b.rope.base, sizeof(double)) == 0 && a.rope.scaling == b.rope.scaling,
+                     "import not deterministic");
+        use_config(&a);
+    } else {
+        fuzz_require_error(s1, &err);
+    }
+    posenc_config_free(&a);
+    posenc_config_free(&b);
+    posenc_config_free(&a); /* freeing twice is fine */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    parse_twice(data, size, 0);
+    parse_twice(data, size, 1);
+    return 0;
+}
