@@ -223,6 +223,11 @@ typedef struct {
     size_t pairs;
     posenc_layout layout;
     bool is_rope;         /* a cos|sin table of RoPE angles */
+    /* RoPE settings (is_rope): what the scaling-bands chart needs */
+    int32_t rope_head_dim;
+    double rope_base, rope_factor;
+    posenc_rope_scaling rope_scaling;
+    int64_t rope_original_max;
     bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
     posenc_sinusoid_params sinusoid;
 } cli_table;
@@ -230,6 +235,7 @@ void cli_table_free(cli_table *t);
 /* The encoding flags shared by `plot` and `report` (see CLI_TABLE_OPTIONS). */
 #define CLI_TABLE_OPTIONS                                                                          \
     {"kind", "KIND", "sinusoidal (default) | rope | learned | index | normalized"},                \
+    {"config", "FILE", "a model's config.json or .gguf: draw its RoPE (head_dim, theta, scaling)"}, \
     {"len", "N", "positions (rows), default 128"},                                                 \
     {"dim", "D", "channels per position, default 64"},                                             \
     {"base", "B", "frequency base, default 10000"},                                                \

@@ -135,7 +135,8 @@ static void *alloc_huge(size_t bytes) {
 /* Median ms of one case; -1 with err filled on failure. A reused buffer is
  * pre-faulted and filled with 0x3c bytes (f32 ~0.0115, bf16 ~0.0115: in-place
  * kernels see ordinary finite data). */
-static double time_case(const bench_case *c, const posenc_exec *exec, int reps, posenc_error *err) {
+static double time_case(const bench_case *c, const posenc_exec *exec, int reps, double *best,
+                        posenc_error *err) {
     double t[64];
     void *reused = NULL;
     if (c->alloc == ALLOC_REUSE) {
@@ -163,7 +164,9 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         if (i >= 0) t[i] = now_ms() - t0;
     }
     free(reused);
-    return median_of(t, reps);
+    double median = median_of(t, reps); /* sorts t */
+    *best = t[0];
+    return median;
 }
 
 /* ---- memory bandwidth (the ceiling every kernel is compared with) ------ */
@@ -303,23 +306,23 @@ int cmd_bench(int argc, char **argv) {
     }
     free(src);
     free(dst);
-    printf("\nGB/s counts bytes written (tables, biases) or 2 x bytes (in-place RoPE: read + write).\n"
+    printf("\nGB/s (from the median) counts bytes written (tables, biases) or 2 x bytes (in-place RoPE: read + write).\n"
            "x memset = GB/s / memset GB/s; x memcpy = GB/s / (2 x memcpy GB/s) (memcpy reads and writes).\n\n"
-           "| workload | threads | posenc ms | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
+           "| workload | threads | posenc ms median (min) | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
            "|---|---|---|---|---|---|---|---|---|\n");
     rc = EXIT_OK;
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
         if (!group_selected(only, c->group)) continue;
         for (int t = 0; t < nthreads; t++) {
             exec.threads = threads[t];
-            double ms = time_case(c, &exec, reps, &err);
+            double best = 0, ms = time_case(c, &exec, reps, &best, &err);
             if (ms < 0) {
                 rc = cli_fail("bench", EXIT_RUNTIME, NULL, "%s: %s", c->name, err.message);
                 break;
             }
             double gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (ms * 1e6);
-            printf("| %s | %d | %.2f | %.1f | %.2f | %.2f |", c->name, threads[t], ms, gbs, gbs / memset_gbs[t],
-                   gbs / (2 * memcpy_gbs[t]));
+            printf("| %s | %d | %.2f (%.2f) | %.1f | %.2f | %.2f |", c->name, threads[t], ms, best, gbs,
+                   gbs / memset_gbs[t], gbs / (2 * memcpy_gbs[t]));
             int shown = 0;
             for (int p = 0; peers && p < 3 && c->peers[p]; p++) {
                 /* numpy is single-threaded: run it once, on the 1-thread row */

@@ -132,13 +132,13 @@ static int run_alibi(int argc, char **argv) {
             goto done;
         }
     }
-    if (cli_has(&a, "json")) { /* %.9g round-trips a float32 */
+    if (cli_has(&a, "o")) rc = write_output(&a, cmd, &out);
+    if (rc == EXIT_OK && cli_has(&a, "json")) { /* only after a successful write; %.9g round-trips f32 */
         printf("{\"heads\": %lld, \"max_bias\": %.17g, \"slopes\": [", (long long)heads, max_bias);
         for (int64_t h = 0; h < heads; h++) printf("%s%.9g", h ? ", " : "", (double)slopes[h]);
         printf("]}\n");
-        fflush(stdout);
+        if (fflush(stdout) != 0) rc = cli_fail(cmd, EXIT_RUNTIME, NULL, "cannot write stdout");
     }
-    if (cli_has(&a, "o")) rc = write_output(&a, cmd, &out);
 done:
     posenc_array_free(&out);
     free(slopes);

@@ -16,7 +16,7 @@ static const cli_option compose_options[] = {
     {"mode", "M", "add (token*scale + PE, default) | concat ([token*scale | PE], then --projection)"},
     {"pe", "PE.npy", "position table [rows x pe_dim]; row t goes with position t (default: sinusoid)"},
     {"pe-dim", "D", "width of the default sinusoid PE (default: the token dim)"},
-    {"scale", "S", "token scale, default sqrt(token dim) (\"Attention Is All You Need\" 3.4); 1 for BERT/GPT-2"},
+    {"scale", "S", "token scale; add: default sqrt(token dim) (\"Attention Is All You Need\" 3.4; 1 for BERT/GPT-2), concat: default 1"},
     {"projection", "W.npy", "concat: linear map [token_dim + pe_dim x out_dim]"},
     {"batch", "X.npy", "with --check: an already composed batch [batch, seq, d] (or [seq, d]) to inspect"},
     {"check", NULL, "print the position-signal check (first/last and same-id vectors) as JSON"},
@@ -167,7 +167,8 @@ int cmd_compose(int argc, char **argv) {
     posenc_error err = {0};
     if ((rc = read_floats(&a, "tokens", 2, 2, &tokens)) || (rc = read_ids(&a, &ids, &batch, &seq))) goto done;
     int32_t token_dim = (int32_t)tokens.shape[1];
-    if (!cli_has(&a, "scale")) scale = sqrt((double)token_dim);
+    /* add scales tokens by sqrt(d) ("Attention Is All You Need" 3.4); the articles' concat does not */
+    if (!cli_has(&a, "scale")) scale = mode == 0 ? sqrt((double)token_dim) : 1.0;
     if (cli_has(&a, "pe")) {
         if ((rc = read_floats(&a, "pe", 2, 2, &pe))) goto done;
         if (pe.shape[0] < seq) {

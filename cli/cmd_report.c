@@ -16,7 +16,7 @@ static const cli_option report_options[] = {
     {NULL, NULL, NULL}};
 
 static void report_help(void) {
-    printf("usage: posenc report [TABLE.npy | encoding flags] [-o report.html]\n\n"
+    printf("usage: posenc report [TABLE.npy | encoding flags | --config config.json] [-o report.html]\n\n"
            "Write one self-contained HTML file (opens offline, no network): heat maps you can zoom\n"
            "and hover, a 3-D surface you can turn, a tool to compare positions, similarity,\n"
            "wavelength and health charts, and a statistics table. With no flags it compares the\n"
@@ -25,7 +25,8 @@ static void report_help(void) {
     printf("\nexamples:\n"
            "  posenc report                                  # the comparison; prints the file to open\n"
            "  posenc report --len 512 --dim 128 -o pe.html    # one sinusoidal table (plus nothing else)\n"
-           "  posenc report my_table.npy -o mine.html         # any [positions x channels] table\n");
+           "  posenc report my_table.npy -o mine.html         # any [positions x channels] table\n"
+           "  posenc report --config llama/config.json        # a model's RoPE and its scaling bands\n");
 }
 
 /* The default comparison: the same size for every kind, so pictures line up. */
@@ -49,7 +50,7 @@ int cmd_report(int argc, char **argv) {
         return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
     bool any_flag = a.positional_count > 0;
     const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
-                           "scaling", "factor", "original-max", "seed", "sigma"};
+                           "scaling", "factor", "original-max", "seed", "sigma", "config"};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) any_flag |= cli_has(&a, flags[i]);
 
     cli_table tables[MAX_TABLES];

@@ -121,6 +121,9 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
             return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
         q->have_config = true;
         *p = q->config.rope;
+        if (q->config.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
+            fprintf(stderr, "posenc %s: warning: the GGUF's rope_freqs tensor (per-pair divisors) is not read; "
+                            "see posenc rope explain\n", cmd);
     }
     int scaling = -1, select = -1;
     int64_t orig = p->original_max_position, max_pos = p->max_position, rotary = p->rotary_dim;

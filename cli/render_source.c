@@ -117,6 +117,11 @@ static int compute_rope(const char *command, int64_t len, int64_t start, const p
     t->first_position = start;
     t->layout = POSENC_LAYOUT_HALF;
     t->is_rope = true;
+    t->rope_head_dim = p->head_dim;
+    t->rope_base = p->base;
+    t->rope_factor = p->factor;
+    t->rope_scaling = p->scaling;
+    t->rope_original_max = p->original_max_position;
     snprintf(t->name, sizeof t->name, "rope");
     snprintf(t->about, sizeof t->about,
              "RoPE cos|sin of each pair's angle, %lld positions, head_dim %d, base %g, scaling %s%s", (long long)len,
@@ -194,17 +199,49 @@ static int read_table(const char *command, const char *path, size_t max_bytes, c
     return EXIT_OK;
 }
 
+/* A model's RoPE, as its config.json or GGUF header describes it. */
+static int table_from_config(const char *command, const cli_args *a, cli_table *t) {
+    const char *model_flags[] = {"kind", "dim", "base", "freqs", "layout", "scaling", "factor", "original-max", "seed",
+                                 "sigma"};
+    for (size_t i = 0; i < sizeof model_flags / sizeof *model_flags; i++)
+        if (cli_has(a, model_flags[i]))
+            return cli_fail(command, EXIT_USAGE, "--config sets the RoPE; --len and --start choose the positions",
+                            "--%s cannot be combined with --config", model_flags[i]);
+    int64_t len = 128, start = 0;
+    if (!cli_int64(a, "len", 1, INT64_MAX, &len) || !cli_int64(a, "start", 0, INT64_MAX, &start)) return EXIT_USAGE;
+    const char *path = cli_string(a, "config", "");
+    posenc_model_config cfg;
+    posenc_error err = {0};
+    memset(&cfg, 0, sizeof cfg);
+    if (posenc_config_read(path, 0, &cfg, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    int rc = compute_rope(command, len, start, &cfg.rope, t);
+    if (rc == EXIT_OK) {
+        const char *base = strrchr(path, '/');
+        snprintf(t->name, sizeof t->name, "rope (%.48s)", cfg.architecture[0] ? cfg.architecture : "model");
+        snprintf(t->about, sizeof t->about,
+                 "RoPE of %s: head_dim %d, theta %g, scaling %s factor %g (L0 %lld), %lld positions from %lld, cos|sin",
+                 base ? base + 1 : path, cfg.rope.head_dim, cfg.rope.base, posenc_rope_scaling_name(cfg.rope.scaling),
+                 cfg.rope.factor, (long long)cfg.rope.original_max_position, (long long)len, (long long)start);
+        if (cfg.warnings)
+            fprintf(stderr, "posenc %s: %s: the config has warnings (see posenc rope explain --config %s)\n", command, path,
+                    path);
+    }
+    posenc_config_free(&cfg);
+    return rc;
+}
+
 int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
     memset(t, 0, sizeof *t);
     if (a->positional_count > 0) {
         const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
-                               "scaling", "factor", "original-max", "seed", "sigma"};
+                               "scaling", "factor", "original-max", "seed", "sigma", "config"};
         for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
             if (cli_has(a, flags[i]))
                 return cli_fail(command, EXIT_USAGE, NULL, "give a table file or --%s and the other encoding flags, not both",
                                 flags[i]);
         return read_table(command, a->positional[0], cli_max_bytes(a), t);
     }
+    if (cli_has(a, "config")) return table_from_config(command, a, t);
     int kind = 0, freqs = 0, layout = 0;
     int64_t len = 128, start = 0;
     int32_t dim = 64;

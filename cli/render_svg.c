@@ -189,6 +189,14 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
         cli_buffer_escape(b, m->label ? m->label : "");
         cli_buffer_puts(b, "</text></g>\n");
     }
+    /* more points than pixels only bloats the file: draw every stride-th (and say so) */
+    size_t most = 0;
+    for (size_t s = 0; s < ch->series_count; s++) most = ch->series[s].count > most ? ch->series[s].count : most;
+    size_t stride = most > 4000 ? (most + 3999) / 4000 : 1;
+    if (stride > 1)
+        cli_buffer_printf(b, "<text class=\"reduction\" x=\"%.1f\" y=\"%d\" text-anchor=\"end\" font-size=\"11\" "
+                             "fill=\"#555\">1 point in %zu drawn (of %zu)</text>\n",
+                          x1, height - 8, stride, most);
     for (size_t s = 0; s < ch->series_count; s++) {
         const cli_series *se = &ch->series[s];
         const char *color = palette[s % 10];
@@ -196,7 +204,7 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
         cli_buffer_escape(b, se->name ? se->name : "");
         cli_buffer_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" stroke-linejoin=\"round\" d=\"", color);
         bool pen = false;
-        for (size_t i = 0; i < se->count; i++) {
+        for (size_t i = 0; i < se->count; i += (i + stride < se->count || i + 1 == se->count) ? stride : se->count - 1 - i) {
             if (!usable(se->x[i], ch->log_x) || !usable(se->y[i], ch->log_y)) {
                 pen = false; /* a gap, never a line through a missing value */
                 continue;

@@ -232,7 +232,14 @@ static int section_spectrum(report *r) {
 }
 
 static int section_rope(report *r) {
-    bool any = r->req->default_comparison;
+    const cli_table *model = NULL;
+    for (size_t i = 0; i < r->req->count; i++)
+        if (r->req->tables[i]->is_rope && r->req->tables[i]->rope_factor > 1 &&
+            (r->req->tables[i]->rope_scaling == POSENC_ROPE_LINEAR || r->req->tables[i]->rope_scaling == POSENC_ROPE_NTK ||
+             r->req->tables[i]->rope_scaling == POSENC_ROPE_YARN || r->req->tables[i]->rope_scaling == POSENC_ROPE_LLAMA3) &&
+            r->req->tables[i]->rope_original_max > 0)
+            model = r->req->tables[i];
+    bool any = r->req->default_comparison || model;
     for (size_t i = 0; i < r->req->count; i++) any |= r->req->tables[i]->is_rope;
     if (!any) return EXIT_OK;
     open_section(r, "rope", "RoPE and long context: slowing the clock");
@@ -242,9 +249,17 @@ static int section_rope(report *r) {
                   "all of them (blurring the fast, local pairs), NTK bends the base, YaRN and Llama 3 keep the fast "
                   "pairs (green), interpolate the slow ones (red) and blend in between (amber).");
     cli_buffer svg = {0};
-    int rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
-    if (rc == EXIT_OK) figure(r, &svg, "Llama 3.1's settings: head_dim 128, base 500000, factor 8, trained on 8192 tokens "
-                                       "(posenc plot rope-bands).");
+    int rc;
+    if (model) {
+        rc = cli_draw_rope_bands(r->command, model->rope_head_dim, model->rope_base, model->rope_scaling,
+                                 model->rope_factor, model->rope_original_max, &svg);
+        if (rc == EXIT_OK) figure(r, &svg, "This table's own RoPE settings, with the other schemes at the same factor.");
+    } else {
+        rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
+        if (rc == EXIT_OK)
+            figure(r, &svg, "Llama 3.1's settings: head_dim 128, base 500000, factor 8, trained on 8192 tokens "
+                            "(posenc plot rope-bands).");
+    }
     cli_buffer_free(&svg);
     cli_buffer_puts(r->html, "</section>\n");
     return rc;
@@ -307,7 +322,8 @@ static int section_precision(report *r) {
                   "get identical encodings (the 'first repeated' columns). float16 overflows at 65520. float32 stays "
                   "below 0.01 rad here, but its error also grows with the position.");
     cli_buffer svg = {0}, table = {0};
-    int rc = cli_draw_precision(r->command, &t->sinusoid, 65504, &svg, &table);
+    /* 16384 positions: the audit costs O(positions x pairs) per dtype and shows every effect but f16 overflow */
+    int rc = cli_draw_precision(r->command, &t->sinusoid, 16384, &svg, &table);
     if (rc == EXIT_OK) {
         figure(r, &svg, NULL);
         cli_buffer_append(r->html, table.data, table.len);
@@ -331,7 +347,8 @@ static int section_health(report *r) {
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
             "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
             "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
-            "that point the same way.");
+            "that point the same way. The last column is the first article's key property: for a sinusoidal "
+            "table, moving k positions is a fixed rotation M(k) of every pair, whatever p is (residual ~1e-14, rounding).");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
     if (rc == EXIT_OK) figure(r, &svg, NULL);
@@ -342,7 +359,8 @@ static int section_health(report *r) {
     if (rc != EXIT_OK) return rc;
     cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
                        "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
-                       "<th>most similar two positions (cosine)</th><th>NaN/inf</th></tr>\n");
+                       "<th>most similar two positions (cosine)</th><th>closest two positions (distance)</th>"
+                       "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
     for (size_t i = 0; i < r->req->count; i++) {
         const cli_table *t = r->req->tables[i];
         table_stats s;
@@ -352,10 +370,31 @@ static int section_health(report *r) {
         cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
         stat_cell(b, s.min), stat_cell(b, s.max), stat_cell(b, s.mean_abs), stat_cell(b, s.mean_var);
         stat_cell(b, s.norm_min), stat_cell(b, s.norm_max), stat_cell(b, s.max_cos);
+        /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
+        posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
+        posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
+        posenc_health h;
+        posenc_error err = {0};
+        if (posenc_analyze_table(&view, &opt, &h, &err) == POSENC_OK) {
+            cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", h.closest_a + (size_t)t->first_position,
+                              h.closest_b + (size_t)t->first_position, h.closest_distance);
+            if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
+                                               h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+            else cli_buffer_puts(b, "<td>no</td>");
+            if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
+            else cli_buffer_puts(b, "<td>–</td>");
+            posenc_health_free(&h);
+        } else {
+            cli_buffer_puts(b, "<td colspan=\"3\">");
+            cli_buffer_escape(b, err.message);
+            cli_buffer_puts(b, "</td>");
+        }
         cli_buffer_printf(b, "<td>%zu</td></tr>\n", s.nonfinite);
     }
     cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine over the first 256 positions; variance is the population "
-                       "variance across the channels of one position, averaged over positions.</p>\n</section>\n");
+                       "variance across the channels of one position, averaged over positions. Closest pair (Euclidean, first 512 "
+                       "positions) and the sinusoid fit come from the library's analysis (<code>posenc analyze</code>).</p>\n"
+                       "</section>\n");
     return EXIT_OK;
 }
 
@@ -441,13 +480,27 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
                                "Is All You Need\" next to RoPE, a learned table, the ALiBi and T5 attention biases and "
                                "the naive baselines, as pictures you can zoom, turn and compare."
                              : "Pictures and statistics of the table you asked for.");
-    cli_buffer_puts(b, "</p>\n<nav>");
-    for (int i = 0; sections[i].id; i++) cli_buffer_printf(b, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
-    cli_buffer_puts(b, "</nav>\n</header>\n<main>\n");
+    /* sections are written first so the navigation lists only those with content */
+    cli_buffer body = {0};
+    bool written[sizeof sections / sizeof *sections] = {false};
+    r.html = &body;
     for (int i = 0; sections[i].id; i++) {
+        size_t before = body.len;
         int rc = sections[i].write(&r);
-        if (rc != EXIT_OK) return rc;
+        if (rc != EXIT_OK) {
+            cli_buffer_free(&body);
+            return rc;
+        }
+        written[i] = body.len > before;
     }
+    r.html = b;
+    cli_buffer_puts(b, "</p>\n<nav>");
+    for (int i = 0; sections[i].id; i++)
+        if (written[i]) cli_buffer_printf(b, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
+    cli_buffer_puts(b, "</nav>\n</header>\n<main>\n");
+    cli_buffer_append(b, body.data ? body.data : "", body.len);
+    if (body.failed) b->failed = true;
+    cli_buffer_free(&body);
     cli_buffer_puts(b, "</main>\n<footer>Made by posenc " POSENC_VERSION_STRING " with <code>");
     cli_buffer_escape(b, req->command_line ? req->command_line : "posenc report");
     cli_buffer_puts(b, "</code>. Colormaps: ColorBrewer RdBu, viridis. No network was used or is needed.</footer>\n");

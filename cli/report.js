@@ -65,7 +65,7 @@
     this.canvas = el('canvas', { class: 'heatmap-canvas' }, host);
     this.readout = el('div', { class: 'readout', text: 'hover over a cell to read its position, channel and value' }, host);
     this.W = Math.min(900, Math.max(480, host.clientWidth - 24 || 760)); this.H = 460;
-    this.left = 56; this.top = 8; this.right = 14; this.bottom = 40;
+    this.left = 56; this.top = 8; this.right = 78; this.bottom = 40;
     this.ctx = setupCanvas(this.canvas, this.W, this.H);
     this.select = function (i) {
       self.t = tables[i];
@@ -79,6 +79,7 @@
       octx.putImageData(img, 0, 0);
       self.off = off;
       self.view = { x0: 0, y0: 0, zoom: 1 };
+      self.hot = null;
       self.draw();
     };
     pick.addEventListener('change', function () { self.select(+pick.value); });
@@ -133,7 +134,10 @@
   };
   Heatmap.prototype.hover = function (p) {
     var t = this.t, c = Math.floor(this.view.x0 + (p.x - this.left) / this.sx()), r = Math.floor(this.view.y0 + (p.y - this.top) / this.sy());
-    if (p.x < this.left || p.y < this.top || c < 0 || r < 0 || c >= t.cols || r >= t.rows) return;
+    if (p.x < this.left || p.y < this.top || p.x > this.left + this.pw() || p.y > this.top + this.ph() ||
+        c < 0 || r < 0 || c >= t.cols || r >= t.rows) return;
+    this.hot = { r: r, c: c };
+    this.draw();
     var pos = t.first + r * t.rowBlock, ch = c * t.colBlock, text;
     if (t.rowBlock > 1 || t.colBlock > 1)
       text = 'positions ' + pos + '–' + (pos + t.rowBlock - 1) + ', channels ' + ch + '–' + (ch + t.colBlock - 1) + ', mean value ' + fmt(value(t, r, c));
@@ -149,7 +153,21 @@
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(this.off, L - v.x0 * this.sx(), T - v.y0 * this.sy(), t.cols * this.sx(), t.rows * this.sy());
     ctx.restore();
-    ctx.strokeStyle = '#333'; ctx.strokeRect(L + 0.5, T + 0.5, pw, ph);
+    if (this.hot && this.hot.r < t.rows && this.hot.c < t.cols) { /* outline the cell under the mouse */
+      ctx.save(); ctx.beginPath(); ctx.rect(L, T, pw, ph); ctx.clip();
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5;
+      ctx.strokeRect(L + (this.hot.c - v.x0) * this.sx(), T + (this.hot.r - v.y0) * this.sy(), this.sx(), this.sy());
+      ctx.restore();
+    }
+    ctx.strokeStyle = '#333'; ctx.lineWidth = 1; ctx.strokeRect(L + 0.5, T + 0.5, pw, ph);
+    /* colorbar: top = hi, bottom = lo, with the two ends and the middle labelled */
+    var bx = L + pw + 12;
+    for (var i = 0; i < ph; i++) { ctx.fillStyle = css(color(t.cmap, 1 - i / (ph - 1))); ctx.fillRect(bx, T + i, 14, 1); }
+    ctx.strokeStyle = '#333'; ctx.strokeRect(bx + 0.5, T + 0.5, 14, ph);
+    ctx.fillStyle = '#222'; ctx.font = '11px sans-serif'; ctx.textAlign = 'left';
+    [[t.hi, T + 4], [(t.lo + t.hi) / 2, T + ph / 2 + 4], [t.lo, T + ph]].forEach(function (e) {
+      ctx.fillText(fmt(+e[0].toPrecision(4)), bx + 18, e[1]);
+    });
     ctx.fillStyle = '#222'; ctx.font = '11px sans-serif';
     var x1 = v.x0 + t.cols / v.zoom, y1 = v.y0 + t.rows / v.zoom, self = this;
     ctx.textAlign = 'center';

@@ -600,9 +600,10 @@ typedef enum posenc_alibi_form {
  *     B (h+1)/c is an integer, e.g. every head of a power-of-two model, B = 8).
  *   POSENC_MODE_TORCH_COMPAT: BLOOM's build_alibi_tensor bit for bit: a float32
  *     base f32(2^(-B/c)) (extras f32(2^(-B/2c))) raised to integer powers with
- *     torch's float32 pow. The rounded base's error grows with the power: up to
- *     ~c/4 ULP from PRECISE (6 ULP at 32 heads); ggml's powf schedule is the
- *     same construction and lands within 1 ULP of this mode.
+ *     torch's float32 pow. The rounded base's error grows with the power k
+ *     (<= k/2 + 1 ULP from PRECISE; measured 5 ULP at 20 heads, 6 at 32);
+ *     ggml's powf schedule is the same construction and lands within 1 ULP
+ *     of this mode.
  * Errors: heads <= 0, head_offset < 0, head_offset + heads > total_heads,
  * max_bias not finite or <= 0, out_count too small. */
 POSENC_API posenc_status posenc_alibi_slopes_f64(int32_t heads, double max_bias,
@@ -761,8 +762,10 @@ POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t c
  * Where each scheme acts:
  *   NONE   no position signal inside attention; absolute encodings
  *          (sinusoidal, learned) are added to the inputs beforehand.
- *   ROPE   rotates q and k by their positions (pairs per rope_layout, over the
- *          first rope_dims channels, frequencies rope_base^(-2k/rope_dims)).
+ *   ROPE   rotates q and k by their positions with posenc_rope_apply_f32
+ *          (config->rope, config->rope_layout; seq_len = key_start + key_len
+ *          for DYNAMIC / LONGROPE), i.e. in f32 exactly as the RoPE family
+ *          does it; everything after the rotation is in double.
  *   ALIBI  adds slope_h x (form) to the logits.
  *   T5     adds table[bucket(j - i)][h] to the logits (use scale = 1 as T5).
  *   SHAW   adds key and value embeddings gathered by clipped distance.
@@ -800,13 +803,13 @@ typedef struct posenc_attention_config {
     const float *shaw_key_table;   /* [2k+1, head_dim] (a_K) */
     const float *shaw_value_table; /* [2k+1, head_dim] (a_V), may be NULL */
     /* ROPE */
-    double rope_base;           /* default 10000 */
-    int32_t rope_dims;          /* rotated channels, even, <= head_dim; default head_dim */
+    posenc_rope_params rope;    /* any scaling / partial rotary; rope.head_dim must equal
+                                   head_dim. Default posenc_rope_params_default(head_dim) */
     posenc_layout rope_layout;  /* default HALF (GPT-NeoX / HF Llama) */
 } posenc_attention_config;
 
 /* Defaults: causal 0, scale 1/sqrt(head_dim), scheme NONE, starts 0, ALiBi
- * form CAUSAL, T5 defaults, rope base 10000 over all head_dim channels (HALF). */
+ * form CAUSAL, T5 defaults, RoPE defaults (base 10000, whole head, HALF). */
 POSENC_API void posenc_attention_config_default(posenc_attention_config *config,
                                                 int32_t heads, int32_t head_dim,
                                                 size_t query_len, size_t key_len);
@@ -1279,7 +1282,8 @@ typedef enum posenc_finding_kind {
     POSENC_FINDING_PREFIX = 9,          /* the shorter table is the start of the longer */
     POSENC_FINDING_PERMUTATION = 10,    /* equal up to a (per-head) channel permutation */
     POSENC_FINDING_PADDING_ROWS = 11,   /* rows zeroed in one table only (padding_idx) */
-    POSENC_FINDING_AMPLITUDE = 12       /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_AMPLITUDE = 12,      /* scaled by a constant (value = B/A) */
+    POSENC_FINDING_APPLY_PRECISION = 13 /* RoPE: same angles, rotation applied/stored in lower precision */
 } posenc_finding_kind;
 
 #define POSENC_DIFF_MAX_FINDINGS 16
@@ -1306,7 +1310,7 @@ typedef struct posenc_diff_report {
     size_t rows_a, cols_a, rows_b, cols_b; /* as flattened tables */
     /* element statistics (only when shapes_equal) */
     size_t compared;
-    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|b|, 1e-30)... see docs */
+    double max_abs, mean_abs, max_rel, mean_rel; /* rel = |a-b| / max(|a|,|b|); 0 if both 0 */
     int64_t max_abs_row, max_abs_channel;
     size_t ulp_histogram[POSENC_ULP_BUCKETS]; /* float32 ULP distance between A and B */
     size_t nonfinite_a, nonfinite_b;

@@ -127,6 +127,14 @@ static void compare_fits(posenc_diff_report *r, int rope) {
         posenc_diff_add_(r, POSENC_FINDING_PADDING_ROWS, (double)(a->zero_rows ? a->first_zero_row : b->first_zero_row),
                          "padding rows: A has %zu all-zero row(s), B has %zu (a zeroed padding_idx row)", a->zero_rows,
                          b->zero_rows);
+    /* RoPE: float32 application keeps pair norms within ~2^-22; much more means the
+     * rotation itself (or its output) ran in a lower precision, not the angles */
+    double na = a->pair_norm_error, nb = b->pair_norm_error, floor32 = 64 * 0x1p-24;
+    if (rope && fmax(na, nb) > floor32 && fmax(na, nb) > 4 * fmin(na, nb))
+        posenc_diff_add_(r, POSENC_FINDING_APPLY_PRECISION, nb,
+                         "rotation precision: pair norms of %s are off by up to %.3g (the other: %.3g); the angles agree "
+                         "within that noise, so the rotation was applied or stored in lower precision (bf16 ~ 4e-3, "
+                         "f16 ~ 5e-4), not formed differently", nb > na ? "B" : "A", fmax(na, nb), fmin(na, nb));
     /* a shared formation is not a difference, unless nothing else is left to explain it */
     bool only_precision = r->finding_count == 0;
     /* within a few noise floors "exact" and "float32" cannot be told apart */

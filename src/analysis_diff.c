@@ -20,7 +20,7 @@ void posenc_diff_report_free(posenc_diff_report *r) {
 
 static const char *const finding_keys[] = {
     "agree", "offset", "layout", "sin_cos_swapped", "freq_convention", "base", "freq_scale",
-    "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude"};
+    "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude", "apply_precision"};
 
 posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value,
                                  const char *fmt, ...) {

@@ -170,6 +170,29 @@ static void test_formations(const double *theta, const unsigned char *valid, siz
     }
 }
 
+/* The start position from per-pair intercepts: lowest frequency first (no
+ * 2*pi ambiguity while start*w < pi), then refined through higher frequencies
+ * while the current estimate pins the branch to within a quarter turn. */
+static double locate_start(const double *icpt, const double *model, size_t pairs) {
+    size_t lo = 0;
+    for (size_t k = 1; k < pairs; k++)
+        if (fabs(model[k]) < fabs(model[lo])) lo = k;
+    double s = model[lo] != 0 ? icpt[lo] / model[lo] : 0;
+    for (size_t iter = 0; iter < pairs; iter++) {
+        size_t best = pairs; /* next-higher frequency not yet used */
+        for (size_t k = 0; k < pairs; k++)
+            if (fabs(model[k]) > fabs(model[lo]) && (best == pairs || fabs(model[k]) < fabs(model[best]))) best = k;
+        if (best == pairs) break;
+        double w = model[best];
+        double n = nearbyint((s * w - icpt[best]) / TWO_PI);
+        double s2 = (icpt[best] + TWO_PI * n) / w;
+        if (fabs(s2 - s) * fabs(w) > 0.25 * TWO_PI) break; /* branch no longer pinned */
+        s = s2;
+        lo = best;
+    }
+    return s;
+}
+
 posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid, size_t rows,
                                  size_t pairs, double noise, posenc_sinusoid_fit *fit,
                                  posenc_error *err) {
@@ -184,8 +207,9 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
     double *xs = malloc(rows * sizeof(double)), *ys = malloc(rows * sizeof(double));
     double *icpt = malloc(pairs * sizeof(double)), *model = malloc(pairs * sizeof(double));
     double *ks = malloc(pairs * sizeof(double)), *lw = malloc(pairs * sizeof(double));
-    if (!fit->frequencies || !xs || !ys || !icpt || !model || !ks || !lw) {
-        free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
+    double *trial_w = malloc(pairs * sizeof(double));
+    if (!fit->frequencies || !xs || !ys || !icpt || !model || !ks || !lw || !trial_w) {
+        free(xs), free(ys), free(icpt), free(model), free(ks), free(lw), free(trial_w);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the fit of %zu pairs", pairs);
     }
     /* 1. per pair: coarse step from consecutive valid rows, then unwrap
@@ -255,27 +279,29 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
         fit->scale = fit->frequencies[0];
         fit->geometric_error = 0;
     }
-    /* 3. the start position: lowest frequency first (no 2*pi ambiguity while
-     * start*w < pi), then refined through higher frequencies while the
-     * current estimate pins the branch to within a quarter turn. */
+    /* 3. the start position (see locate_start), with the exact model when the base is round */
     fit->found = 1; /* from here on the fit exists; the checks below grade it */
     bool exact_model = posenc_fit_model_frequencies_(fit, model);
     if (!exact_model) memcpy(model, fit->frequencies, pairs * sizeof(double));
-    size_t lo = 0;
-    for (size_t k = 1; k < pairs; k++)
-        if (fabs(model[k]) < fabs(model[lo])) lo = k;
-    double s = model[lo] != 0 ? icpt[lo] / model[lo] : 0;
-    for (size_t iter = 0; iter < pairs; iter++) {
-        size_t best = pairs; /* next-higher frequency not yet used */
-        for (size_t k = 0; k < pairs; k++)
-            if (fabs(model[k]) > fabs(model[lo]) && (best == pairs || fabs(model[k]) < fabs(model[best]))) best = k;
-        if (best == pairs) break;
-        double w = model[best];
-        double n = nearbyint((s * w - icpt[best]) / TWO_PI);
-        double s2 = (icpt[best] + TWO_PI * n) / w;
-        if (fabs(s2 - s) * fabs(w) > 0.25 * TWO_PI) break; /* branch no longer pinned */
-        s = s2;
-        lo = best;
+    double s = locate_start(icpt, model, pairs);
+    /* 3b. noisy angles (a rotation applied in bf16) blur the small frequencies
+     * and with them the base estimate: try round bases within 1% and keep one
+     * whose exact model reproduces the angles within the noise. */
+    if (!exact_model && pairs >= 2) {
+        for (int c = 0; c < 2 && !exact_model; c++) {
+            posenc_sinusoid_fit trial = *fit;
+            trial.freqs = c ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+            trial.base_is_round = near_round(c ? fit->base_t2t : fit->base_vaswani, 1e-2, &trial.base);
+            if (!trial.base_is_round || !posenc_fit_model_frequencies_(&trial, trial_w)) continue;
+            double ts = locate_start(icpt, trial_w, pairs), te, tr;
+            if (fabs(ts - nearbyint(ts)) >= 0.01) continue;
+            angle_errors(theta, valid, rows, pairs, nearbyint(ts), trial_w, noise, &te, &tr);
+            if (te > 4 * noise) continue;
+            fit->freqs = trial.freqs, fit->base = trial.base, fit->base_is_round = 1;
+            memcpy(model, trial_w, pairs * sizeof(double));
+            exact_model = true;
+            s = ts;
+        }
     }
     fit->start = s;
     fit->start_is_integer = fabs(s - nearbyint(s)) < 0.01;
@@ -295,7 +321,7 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
     /* pairs of unit norm whose angles are not linear in the row (a complex
      * freqs_cis table flattened the wrong way, noise, ...): no sinusoid model */
     if (fit->formation == POSENC_ANGLE_UNKNOWN && fit->angle_error > 0.5) fit->found = 0;
-    free(xs), free(ys), free(icpt), free(model), free(ks), free(lw);
+    free(xs), free(ys), free(icpt), free(model), free(ks), free(lw), free(trial_w);
     return posenc_ok_(err);
 }
 
@@ -479,8 +505,10 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
         }
     }
     /* Angles from cross/dot products carry a few float32 roundings of |y|,
-     * relative to the pair norm: 16 * 2^-24 covers the peer's own rounding. */
-    st = posenc_fit_angles_(theta, valid, T, K, 16 * 0x1p-24, out, err);
+     * relative to the pair norm: 16 * 2^-24 covers the peer's own rounding. A
+     * rotation applied or stored in low precision also spreads the pair norms;
+     * its angles are then as noisy as the norms, so the floor follows them. */
+    st = posenc_fit_angles_(theta, valid, T, K, fmax(16 * 0x1p-24, best_spread), out, err);
     out->layout = best;
     out->amplitude = best_amp;
     out->pair_norm_error = best_spread;

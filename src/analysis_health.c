@@ -22,8 +22,8 @@ void posenc_health_free(posenc_health *h) {
     memset(h, 0, sizeof *h);
 }
 
-/* In-place iterative radix-2 FFT (n a power of two). */
-static void fft(double *re, double *im, size_t n) {
+/* In-place iterative radix-2 FFT (n a power of two); tw[j] = exp(-2 pi i j/n), j < n/2. */
+static void fft(double *re, double *im, size_t n, const double *tw_re, const double *tw_im) {
     for (size_t i = 1, j = 0; i < n; i++) {
         size_t bit = n >> 1;
         for (; j & bit; bit >>= 1) j ^= bit;
@@ -34,10 +34,10 @@ static void fft(double *re, double *im, size_t n) {
         }
     }
     for (size_t len = 2; len <= n; len <<= 1) {
-        double ang = -TWO_PI / (double)len;
+        size_t stride = n / len;
         for (size_t i = 0; i < n; i += len)
             for (size_t k = 0; k < len / 2; k++) {
-                double wr = cos(ang * (double)k), wi = sin(ang * (double)k);
+                double wr = tw_re[k * stride], wi = tw_im[k * stride];
                 size_t u = i + k, v = i + k + len / 2;
                 double xr = re[v] * wr - im[v] * wi, xi = re[v] * wi + im[v] * wr;
                 re[v] = re[u] - xr, im[v] = im[u] - xi;
@@ -55,10 +55,12 @@ static posenc_status channel_frequencies(const double *t, size_t rows, size_t co
     while (n < 4 * rows && n < ((size_t)1 << 22)) n <<= 1;
     size_t pad = n / rows ? n / rows : 1;
     double *re = malloc(n * sizeof(double)), *im = malloc(n * sizeof(double)), *mag = malloc(n * sizeof(double));
-    if (!re || !im || !mag) {
-        free(re), free(im), free(mag);
+    double *tw = malloc(n * sizeof(double)); /* twiddles once for every channel: [re | im] */
+    if (!re || !im || !mag || !tw) {
+        free(re), free(im), free(mag), free(tw);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-point spectrum", n);
     }
+    for (size_t j = 0; j < n / 2; j++) tw[j] = cos(-TWO_PI * (double)j / (double)n), tw[n / 2 + j] = sin(-TWO_PI * (double)j / (double)n);
     for (size_t c = 0; c < cols; c++) {
         double mean = 0;
         size_t m = rows < n ? rows : n;
@@ -69,7 +71,7 @@ static posenc_status channel_frequencies(const double *t, size_t rows, size_t co
             re[i] = isfinite(v) ? v - mean : 0;
             im[i] = 0;
         }
-        fft(re, im, n);
+        fft(re, im, n, tw, tw + n / 2);
         size_t best = 0;
         for (size_t i = 0; i <= n / 2; i++) {
             mag[i] = hypot(re[i], im[i]);
@@ -87,11 +89,31 @@ static posenc_status channel_frequencies(const double *t, size_t rows, size_t co
         h->channel_frequency[c] = freq;
         h->channel_wavelength[c] = freq > 0 ? TWO_PI / freq : INFINITY;
     }
-    free(re), free(im), free(mag);
+    free(re), free(im), free(mag), free(tw);
     return posenc_ok_(err);
 }
 
 static double finite_or_zero(double v) { return isfinite(v) ? v : 0; }
+
+/* Dot product and squared distance with four partial sums (for ILP). */
+static double dot4(const double *a, const double *b, size_t n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t c = 0;
+    for (; c + 4 <= n; c += 4) s0 += a[c] * b[c], s1 += a[c + 1] * b[c + 1], s2 += a[c + 2] * b[c + 2], s3 += a[c + 3] * b[c + 3];
+    for (; c < n; c++) s0 += a[c] * b[c];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static double sum_sq_diff(const double *a, const double *b, size_t n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t c = 0;
+    for (; c + 4 <= n; c += 4) {
+        double d0 = a[c] - b[c], d1 = a[c + 1] - b[c + 1], d2 = a[c + 2] - b[c + 2], d3 = a[c + 3] - b[c + 3];
+        s0 += d0 * d0, s1 += d1 * d1, s2 += d2 * d2, s3 += d3 * d3;
+    }
+    for (; c < n; c++) s0 += (a[c] - b[c]) * (a[c] - b[c]);
+    return (s0 + s1) + (s2 + s3);
+}
 
 /* max over p of ||M(delta)PE(p) - PE(p+delta)|| for one pair, M the 2x2
  * rotation that advances (sin, cos) by delta = w*offset. */
@@ -170,31 +192,31 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     h->mean_abs = nfinite ? sum_abs / (double)nfinite : NAN;
     if (!nfinite) h->min = h->max = NAN;
     posenc_status st = channel_frequencies(t, rows, cols, h, err);
+    /* uniqueness and similarity run on a copy with non-finite values zeroed, so
+     * the inner loops are plain (four partial sums: no FP reassociation flags) */
+    double *z = st == POSENC_OK ? malloc(rows * cols * sizeof(double)) : NULL;
+    if (st == POSENC_OK && !z) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot copy the table");
+    for (size_t i = 0; z && i < rows * cols; i++) z[i] = finite_or_zero(t[i]);
     /* uniqueness: the closest pair of distinct positions */
     size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 2048; /* O(urows^2 cols) */
     if (urows > rows) urows = rows;
     h->uniqueness_rows = urows;
     h->closest_distance = INFINITY;
-    for (size_t i = 0; st == POSENC_OK && i < urows; i++)
+    for (size_t i = 0; z && i < urows; i++)
         for (size_t j = i + 1; j < urows; j++) {
-            double d2 = 0;
-            for (size_t c = 0; c < cols; c++) {
-                double d = finite_or_zero(t[i * cols + c]) - finite_or_zero(t[j * cols + c]);
-                d2 += d * d;
-            }
+            double d2 = sum_sq_diff(z + i * cols, z + j * cols, cols);
             if (d2 < h->closest_distance) h->closest_distance = d2, h->closest_a = i, h->closest_b = j;
         }
     h->closest_distance = sqrt(h->closest_distance);
     /* similarity vs distance */
-    for (size_t k = 0; st == POSENC_OK && k < offsets; k++) {
+    double *norm2 = z ? malloc(rows * sizeof(double)) : NULL;
+    if (z && !norm2) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate row norms");
+    for (size_t p = 0; norm2 && p < rows; p++) norm2[p] = dot4(z + p * cols, z + p * cols, cols);
+    for (size_t k = 0; norm2 && k < offsets; k++) {
         double sd = 0, sc = 0;
         size_t n = 0;
         for (size_t p = 0; p + k < rows; p++) {
-            double dot = 0, na = 0, nb = 0;
-            for (size_t c = 0; c < cols; c++) {
-                double x = finite_or_zero(t[p * cols + c]), y = finite_or_zero(t[(p + k) * cols + c]);
-                dot += x * y, na += x * x, nb += y * y;
-            }
+            double dot = dot4(z + p * cols, z + (p + k) * cols, cols), na = norm2[p], nb = norm2[p + k];
             sd += dot;
             sc += (na > 0 && nb > 0) ? dot / sqrt(na * nb) : 0;
             n++;
@@ -202,6 +224,8 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
         h->mean_dot[k] = n ? sd / (double)n : NAN;
         h->mean_cosine[k] = n ? sc / (double)n : NAN;
     }
+    free(norm2);
+    free(z);
     /* the sinusoid model, then the rotation linearity check with known or fitted frequencies */
     if (st == POSENC_OK)
         st = posenc_fit_table_f64_(t, rows, cols, posenc_angle_noise_for_dtype_(table->dtype), &h->fit, err);

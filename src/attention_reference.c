@@ -5,6 +5,7 @@
  *
  * Steps for one head h and one query a (position i):
  *   1. (ROPE) rotate q[h][a] by i and every k[h][b] by j    -> q', k'
+ *      (posenc_rope_apply_f32: f32 rotation, as the RoPE family and models do)
  *   2. logit_b = scale * (q'.k'_b  [+ q.a_K[idx_ab]  SHAW])
  *                [+ ALiBi or T5 bias]  [+ logit_bias[h][a][b]]
  *   3. causal: keys with j > i get weight exactly 0
@@ -27,8 +28,7 @@ void posenc_attention_config_default(posenc_attention_config *config, int32_t he
     config->scheme = POSENC_ATTENTION_NONE;
     config->alibi_form = POSENC_ALIBI_CAUSAL;
     posenc_t5_params_default(&config->t5);
-    config->rope_base = 10000.0;
-    config->rope_dims = head_dim;
+    posenc_rope_params_default(&config->rope, head_dim);
     config->rope_layout = POSENC_LAYOUT_HALF;
 }
 
@@ -58,19 +58,14 @@ static posenc_status check_scheme(const posenc_attention_config *c, posenc_error
                         "scheme SHAW needs shaw_key_table ([2k+1, head_dim] floats)");
         return POSENC_OK;
     case POSENC_ATTENTION_ROPE:
-        RETURN_ERROR_IF(c->rope_dims <= 0 || c->rope_dims % 2 != 0 || c->rope_dims > c->head_dim,
-                        err, POSENC_ERR_INVALID_ARGUMENT,
-                        "rope_dims must be even and in [2, head_dim=%d], got %d", c->head_dim,
-                        c->rope_dims);
-        RETURN_ERROR_IF(!posenc_is_finite_(c->rope_base) || c->rope_base <= 0.0 ||
-                            c->rope_base == 1.0,
-                        err, POSENC_ERR_INVALID_ARGUMENT,
-                        "rope_base must be finite, > 0 and != 1, got %g", c->rope_base);
+        RETURN_ERROR_IF(c->rope.head_dim != c->head_dim, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "rope.head_dim must equal head_dim = %d, got %d", c->head_dim,
+                        c->rope.head_dim);
         RETURN_ERROR_IF(c->rope_layout != POSENC_LAYOUT_INTERLEAVED &&
                             c->rope_layout != POSENC_LAYOUT_HALF,
                         err, POSENC_ERR_INVALID_ARGUMENT, "rope_layout must be INTERLEAVED (0) "
                         "or HALF (1), got %d", (int)c->rope_layout);
-        return POSENC_OK;
+        return posenc_rope_check(&c->rope, NULL, err);
     }
     return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "unknown attention scheme %d",
                         (int)c->scheme);
@@ -114,45 +109,36 @@ static posenc_status check_config(const posenc_attention_config *c, size_t out_c
     return POSENC_OK;
 }
 
-/* Copy rows [count, d] of f32 into double, rotating them by RoPE when asked.
- * Rotation of pair (x, y) at position p by angle p*w_k:
- *   x' = x cos - y sin,  y' = x sin + y cos
- * pair k sits at (2k, 2k+1) (INTERLEAVED) or (k, k + R/2) (HALF), R = rope_dims;
- * channels >= R pass through (partial rotary). Angles in long double. */
+/* Copy rows [heads, count, d] of f32 into double; under ROPE, first rotate an
+ * f32 copy with the RoPE family's posenc_rope_apply_f32 (row t of head h has
+ * position start + t; see posenc.h section 4 for the pair layouts). */
 static posenc_status load_rows(const posenc_attention_config *c, const float *in, size_t count,
                                int64_t start, double *out, posenc_error *err) {
-    size_t d = (size_t)c->head_dim;
-    for (size_t t = 0; t < (size_t)c->heads * count * d; t++) out[t] = in[t];
-    if (c->scheme != POSENC_ATTENTION_ROPE) return POSENC_OK;
-    /* Private rotation (the RoPE family's API had not landed on main when this
-     * was written): frequencies w_k = base^(-2k/R) from the sinusoid code. */
-    posenc_sinusoid_params sp;
-    posenc_sinusoid_params_default(&sp, c->rope_dims);
-    sp.base = c->rope_base;
-    size_t pairs = (size_t)c->rope_dims / 2;
-    double *w = malloc(pairs * sizeof *w);
-    RETURN_ERROR_IF(w == NULL, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu frequencies",
-                    pairs);
-    posenc_status st = posenc_sinusoid_frequencies_f64(&sp, w, pairs, err);
-    if (st != POSENC_OK) {
-        free(w);
-        return st;
+    size_t d = (size_t)c->head_dim, n = (size_t)c->heads * count * d;
+    if (c->scheme != POSENC_ATTENTION_ROPE) {
+        for (size_t t = 0; t < n; t++) out[t] = in[t];
+        return POSENC_OK;
     }
-    for (size_t row = 0; row < (size_t)c->heads * count; row++) {
-        long double p = (long double)(start + (int64_t)(row % count));
-        double *x = out + row * d;
-        for (size_t k = 0; k < pairs; k++) {
-            size_t ix = c->rope_layout == POSENC_LAYOUT_HALF ? k : 2 * k;
-            size_t iy = c->rope_layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
-            long double angle = p * (long double)w[k];
-            double cs = (double)cosl(angle), sn = (double)sinl(angle);
-            double x0 = x[ix], y0 = x[iy];
-            x[ix] = x0 * cs - y0 * sn;
-            x[iy] = x0 * sn + y0 * cs;
-        }
+    float *rotated = malloc(n * sizeof *rotated);
+    int64_t *positions = calloc(count, sizeof *positions);
+    posenc_status st = POSENC_OK;
+    if (!rotated || !positions) {
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu rotated values", n);
+    } else {
+        memcpy(rotated, in, n * sizeof *rotated);
+        for (size_t t = 0; t < count; t++) positions[t] = start + (int64_t)t;
+        /* one head at a time: each is a contiguous [count][d] block (RoPE views
+         * are token-major, ours is head-major) */
+        posenc_rope_view view = posenc_rope_view_contiguous(count, 1, c->head_dim);
+        int64_t seq_len = c->key_start + (int64_t)c->key_len;
+        for (size_t h = 0; st == POSENC_OK && h < (size_t)c->heads; h++)
+            st = posenc_rope_apply_f32(&c->rope, seq_len, c->rope_layout, &view, positions, 0,
+                                       rotated + h * count * d, count * d, err);
+        for (size_t t = 0; st == POSENC_OK && t < n; t++) out[t] = rotated[t];
     }
-    free(w);
-    return POSENC_OK;
+    free(rotated);
+    free(positions);
+    return st;
 }
 
 static double dot(const double *a, const double *b, size_t n) {

@@ -27,8 +27,56 @@ static inline void store_pd512(double *p, __m512d v, bool stream) {
     else _mm512_storeu_pd(p, v);
 }
 
+/* Large f32 tables (streaming stores, pairs % 32 == 0): 32 pairs at a time down
+ * all rows of the chunk, so (sin, cos) stay in registers; each row then gets
+ * 128 contiguous bytes per store group (full lines for the non-temporal stores). */
+static void rows_f32_columns(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, float *out,
+                             size_t rows) {
+    const size_t P = (size_t)plan->pairs, dim = 2 * P;
+    const bool half = plan->layout == POSENC_LAYOUT_HALF;
+    const __m512i interleave_ps = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    for (size_t k = 0; k < P; k += 32) {
+        __m512d sv[4], cv[4];
+        for (int j = 0; j < 4; j++) {
+            sv[j] = _mm512_loadu_pd(run_s + k + 8 * (size_t)j);
+            cv[j] = _mm512_loadu_pd(run_c + k + 8 * (size_t)j);
+        }
+        for (size_t r = 0; r < rows; r++) {
+            float *row = out + r * dim;
+            __m256 fs[4], fc[4];
+            for (int j = 0; j < 4; j++) {
+                if (r > 0) rotate8(plan, (int32_t)(k + 8 * (size_t)j), &sv[j], &cv[j]);
+                fs[j] = _mm512_cvtpd_ps(sv[j]);
+                fc[j] = _mm512_cvtpd_ps(cv[j]);
+            }
+            if (half) {
+                for (int j = 0; j < 2; j++) {
+                    _mm512_stream_ps(row + k + 16 * (size_t)j,
+                                     _mm512_insertf32x8(_mm512_castps256_ps512(fs[2 * j]), fs[2 * j + 1], 1));
+                    _mm512_stream_ps(row + P + k + 16 * (size_t)j,
+                                     _mm512_insertf32x8(_mm512_castps256_ps512(fc[2 * j]), fc[2 * j + 1], 1));
+                }
+            } else {
+                for (int j = 0; j < 4; j++)
+                    _mm512_stream_ps(row + 2 * k + 16 * (size_t)j,
+                                     _mm512_permutexvar_ps(interleave_ps,
+                                                           _mm512_insertf32x8(_mm512_castps256_ps512(fs[j]), fc[j], 1)));
+            }
+        }
+        for (int j = 0; j < 4; j++) {
+            _mm512_storeu_pd(run_s + k + 8 * (size_t)j, sv[j]);
+            _mm512_storeu_pd(run_c + k + 8 * (size_t)j, cv[j]);
+        }
+    }
+    _mm_sfence();
+}
+
 void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s,
                                   double *run_c, void *out, size_t rows) {
+    if (plan->stream && plan->dtype == POSENC_DTYPE_F32 && plan->pairs % 32 == 0) {
+        rows_f32_columns(plan, run_s, run_c, out, rows);
+        return;
+    }
     const int32_t pairs = plan->pairs, vec_pairs = pairs & ~7;
     const bool half = plan->layout == POSENC_LAYOUT_HALF, stream = plan->stream;
     const size_t dim = 2 * (size_t)pairs;

@@ -69,6 +69,7 @@ static void test_schedules(void) {
     }
     /* every head count 1..256, max_bias 8: original (double), MPT (double), ggml (float powf) */
     int64_t worst_orig = 0, worst_mpt = 0, worst_ggml = 0, worst_ggml_compat = 0, excess_orig = 0, excess_ggml = 0;
+    int64_t worst_compat = 0, excess_compat = 0;
     int at_orig = 0, at_mpt = 0, at_ggml = 0;
     for (int n = 1; n <= 256; n++) {
         double ours[256], orig[512], mpt[256];
@@ -94,6 +95,9 @@ static void test_schedules(void) {
             if (u - (k / 2 + 1) > excess_ggml) excess_ggml = u - (k / 2 + 1);
             u = check_ulp_f32(compat32[h], g);
             if (u > worst_ggml_compat) worst_ggml_compat = u;
+            u = check_ulp_f32(compat32[h], ours32[h]);
+            if (u > worst_compat) worst_compat = u;
+            if (u - (k / 2 + 1) > excess_compat) excess_compat = u - (k / 2 + 1);
         }
     }
     /* Peers that raise a rounded base to the power k carry ~k/2 ULP of error
@@ -106,6 +110,8 @@ static void test_schedules(void) {
           (long long)worst_mpt, at_mpt);
     CHECK(excess_ggml == 0, "ggml powf schedule (float, m0^k) vs ours PRECISE, n=1..256: max %lld ULP of f32 at n=%d (tol k/2+1)",
           (long long)worst_ggml, at_ggml);
+    CHECK(excess_compat == 0, "TORCH_COMPAT vs PRECISE, n=1..256: max %lld ULP (tol k/2+1 for power k, as documented)",
+          (long long)worst_compat);
     CHECK(worst_ggml_compat <= 1, "ggml powf schedule vs ours TORCH_COMPAT (same construction), n=1..256: max %lld ULP (tol 1: glibc powf vs SLEEF powf)",
           (long long)worst_ggml_compat);
     /* other max_bias values: MPT's alibi_bias_max and ggml's max_bias agree with ours */
@@ -279,29 +285,29 @@ static void expect_error(posenc_status st, posenc_status want, const posenc_erro
 static void test_errors(void) {
     posenc_error e;
     float out[64];
-    expect_error(posenc_alibi_slopes_f32(0, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "heads 0");
+    expect_error(posenc_alibi_slopes_f32(0, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "[B1] heads 0");
     expect_error(posenc_alibi_slopes_f32(-3, 8, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got -3", "heads -3");
-    expect_error(posenc_alibi_slopes_f32(8, 0, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_bias must be finite and > 0, got 0", "max_bias 0");
+    expect_error(posenc_alibi_slopes_f32(8, 0, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_bias must be finite and > 0, got 0", "[B2] max_bias 0");
     expect_error(posenc_alibi_slopes_f32(8, NAN, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got nan", "max_bias NaN");
     expect_error(posenc_alibi_slopes_f32(8, INFINITY, 0, 0, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got inf", "max_bias inf");
-    expect_error(posenc_alibi_slopes_f32(4, 8, 10, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads [10, 14) do not fit in total_heads 12", "slice past the end");
+    expect_error(posenc_alibi_slopes_f32(4, 8, 10, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads [10, 14) do not fit in total_heads 12", "[B3] slice past the end");
     expect_error(posenc_alibi_slopes_f32(4, 8, -1, 12, POSENC_MODE_PRECISE, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "head_offset must be >= 0, got -1", "negative offset");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, POSENC_MODE_PRECISE, out, 7, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "holds 7 slopes, need 8", "small buffer");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, (posenc_mode)5, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "unknown mode 5", "bad mode");
     expect_error(posenc_alibi_slopes_f32(8, 8, 0, 0, POSENC_MODE_PRECISE, NULL, 8, &e), POSENC_ERR_NULL_POINTER, &e, "out must not be NULL", "NULL out");
     float s[2] = {0.5f, NAN};
     posenc_positions p4 = posenc_positions_range(0, 4), p0 = posenc_positions_range(0, 0);
-    expect_error(posenc_alibi_bias_f32(s, 2, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "slope of head 1 must be finite", "NaN slope");
-    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p0, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "query length 0");
+    expect_error(posenc_alibi_bias_f32(s, 2, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "slope of head 1 must be finite", "[B5] NaN slope");
+    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p0, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "[B12] query length 0");
     expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p4, &p0, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "key length must be > 0, got 0", "key length 0");
     expect_error(posenc_alibi_bias_f32(s, 0, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "bias heads 0");
-    expect_error(posenc_alibi_bias_f32(s, 1, (posenc_alibi_form)7, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got 7", "unknown form");
+    expect_error(posenc_alibi_bias_f32(s, 1, (posenc_alibi_form)7, &p4, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got 7", "[B4] unknown form");
     expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &p4, &p4, out, 15, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 16", "bias buffer too small");
     posenc_positions huge = posenc_positions_range(0, (size_t)1 << 40);
-    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &huge, &huge, out, 64, &e), POSENC_ERR_SIZE_OVERFLOW, &e, "overflows", "size overflow");
+    expect_error(posenc_alibi_bias_f32(s, 1, POSENC_ALIBI_CAUSAL, &huge, &huge, out, 64, &e), POSENC_ERR_SIZE_OVERFLOW, &e, "overflows", "[B19] size overflow");
     expect_error(posenc_alibi_bias_row_f32(0.5f, POSENC_ALIBI_CAUSAL, NAN, &p4, out, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query_position must be finite", "NaN query position");
     int64_t mask[3] = {1, 2, 1}, pos[3];
-    expect_error(posenc_alibi_key_positions_from_mask(mask, 3, pos, 3, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "mask[1] must be 0 or 1, got 2", "mask value 2");
+    expect_error(posenc_alibi_key_positions_from_mask(mask, 3, pos, 3, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "mask[1] must be 0 or 1, got 2", "[B6] mask value 2");
 }
 
 int main(void) {

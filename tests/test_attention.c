@@ -287,7 +287,7 @@ static void test_shift(void) {
             for (int layout = 0; layout < (s == 1 ? 2 : 1); layout++) {
                 setup(&c, (posenc_attention_scheme)s, &sd, causal);
                 c.rope_layout = (posenc_layout)layout;
-                if (layout == 0) c.rope_dims = D / 2; /* partial rotary on the interleaved run */
+                if (layout == 0) c.rope.rotary_dim = D / 2; /* partial rotary on the interleaved run */
                 run_attention(&c, q, k, v, o0, w0);
                 c.query_start = c.key_start = 1000;
                 run_attention(&c, q, k, v, o1, w1);
@@ -319,16 +319,38 @@ static void test_shift(void) {
     /* same products in another channel order: <= 2 ULP of a weight */
     CHECK(dl <= 2.4e-7, "RoPE interleaved == half split with channels regrouped: max weight diff %.3g (tol 2.4e-7)", dl);
 
-    /* RoPE at a single shared position is a rotation of both: logits as without RoPE */
-    float one_q[D], one_k[D], one_v[D], oa[D], ob[D], wa[1], wb[1];
-    for (int d = 0; d < D; d++) one_q[d] = q[d], one_k[d] = k[d], one_v[d] = v[d];
-    posenc_attention_config_default(&c, 1, D, 1, 1);
-    c.scheme = POSENC_ATTENTION_ROPE;
-    c.query_start = c.key_start = 777;
-    run_attention(&c, one_q, one_k, one_v, oa, wa);
-    c.scheme = POSENC_ATTENTION_NONE;
-    run_attention(&c, one_q, one_k, one_v, ob, wb);
-    CHECK(wa[0] == 1 && memcmp(oa, ob, sizeof oa) == 0, "RoPE with query and key at the same position (777) == no RoPE");
+}
+
+/* The rotation the attention applies to q, read back through the softmax and
+ * compared with HF GPT-NeoX's apply_rotary_pos_emb golden: head c of a 64-head
+ * call holds the query x[t,h,:] at position t and two keys, e_c at position 0
+ * (angle 0: unrotated) and 0 at position 1, so logits are [q'_c, 0] and
+ * q'_c = ln(w0 / w1). */
+static void test_rope_golden(const char *dir) {
+    enum { T = 37, NH = 3, HD = 64 };
+    double *x = check_load_golden(dir, "input_formula_T37_H3_D64", NULL);
+    double *want = check_load_golden(dir, "hf_neox_apply_q_default_hd64_base10000_pos0", NULL);
+    static float q[HD * HD], k[HD * 2 * HD], v[HD * 2 * HD], out[HD * HD], w[HD * 2];
+    static double got[T * NH * HD];
+    memset(k, 0, sizeof k), memset(v, 0, sizeof v);
+    for (int c = 0; c < HD; c++) k[(c * 2 + 0) * HD + c] = 1.0f;
+    posenc_attention_config cfg;
+    posenc_attention_config_default(&cfg, HD, HD, 1, 2);
+    cfg.scheme = POSENC_ATTENTION_ROPE;
+    cfg.rope_layout = POSENC_LAYOUT_HALF;
+    cfg.scale = 1.0;
+    for (int t = 0; t < T; t++)
+        for (int h = 0; h < NH; h++) {
+            for (int c = 0; c < HD; c++)
+                for (int d = 0; d < HD; d++) q[c * HD + d] = (float)x[(t * NH + h) * HD + d];
+            cfg.query_start = t;
+            run_attention(&cfg, q, k, v, out, w);
+            for (int c = 0; c < HD; c++) got[(t * NH + h) * HD + c] = log((double)w[c * 2] / (double)w[c * 2 + 1]);
+        }
+    /* golden README: HF vs float64 <= 1.7e-6 at positions 0..36; reading q'
+     * back through two f32 weights adds <= 4 f32 ULP of ln(w0/w1) (~5e-7) */
+    check_close("attention's RoPE on q == HF NeoX apply_rotary_pos_emb (pos 0..36)", got, want, T * NH * HD, HD, 3e-6, 0);
+    free(x), free(want);
 }
 
 static void expect(const posenc_attention_config *c, posenc_status want, const char *needle, const char *what) {
@@ -351,27 +373,31 @@ static void test_errors(void) {
     expect(&c, POSENC_ERR_INVALID_ARGUMENT, "key length must be > 0, got 0", "key length 0");
     posenc_attention_config_default(&c, 1, 4, 2, 2);
     c.causal = 1, c.query_start = 3, c.key_start = 5;
-    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "query position 3 sees no key (keys start at 5)", "causal row with no key");
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "query position 3 sees no key (keys start at 5)", "[B15] causal row with no key");
     posenc_attention_config_default(&c, 1, 4, 2, 2);
     c.query_start = -1;
     expect(&c, POSENC_ERR_INVALID_ARGUMENT, "got -1", "negative query start");
     posenc_attention_config_default(&c, 1, 4, 2, 2);
     c.scale = NAN;
-    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "scale must be finite and > 0, got nan", "scale NaN");
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "scale must be finite and > 0, got nan", "[B17] scale NaN");
     c.scale = 1, c.scheme = POSENC_ATTENTION_ALIBI;
     expect(&c, POSENC_ERR_NULL_POINTER, "scheme ALIBI needs alibi_slopes", "ALiBi without slopes");
     c.scheme = POSENC_ATTENTION_T5;
-    expect(&c, POSENC_ERR_NULL_POINTER, "scheme T5 needs t5_table", "T5 without table");
+    expect(&c, POSENC_ERR_NULL_POINTER, "scheme T5 needs t5_table", "[B16] T5 without table");
     c.t5_table = &one, c.t5.num_buckets = 7;
     expect(&c, POSENC_ERR_INVALID_ARGUMENT, "num_buckets must be even when bidirectional, got 7", "T5 odd buckets");
     c.scheme = POSENC_ATTENTION_SHAW, c.shaw_clip = -2;
     expect(&c, POSENC_ERR_INVALID_ARGUMENT, "shaw_clip k must be >= 0, got -2", "Shaw clip -2");
     c.shaw_clip = 2;
     expect(&c, POSENC_ERR_NULL_POINTER, "scheme SHAW needs shaw_key_table", "Shaw without table");
-    c.scheme = POSENC_ATTENTION_ROPE, c.rope_dims = 3;
-    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "rope_dims must be even and in [2, head_dim=4], got 3", "rope_dims 3");
-    c.rope_dims = 4, c.rope_base = 1;
-    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "rope_base must be finite, > 0 and != 1, got 1", "rope_base 1");
+    c.scheme = POSENC_ATTENTION_ROPE, c.rope.rotary_dim = 3;
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "got 3", "rope rotary_dim 3");
+    c.rope.rotary_dim = 0, c.rope.base = 1;
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "got 1", "rope base 1");
+    c.rope.base = 10000, c.rope.head_dim = 8;
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "rope.head_dim must equal head_dim = 4, got 8", "[B18] rope head_dim mismatch");
+    c.rope.head_dim = 4, c.rope_layout = (posenc_layout)3;
+    expect(&c, POSENC_ERR_INVALID_ARGUMENT, "rope_layout must be INTERLEAVED (0) or HALF (1), got 3", "rope layout 3");
     c.scheme = (posenc_attention_scheme)9;
     expect(&c, POSENC_ERR_INVALID_ARGUMENT, "unknown attention scheme 9", "unknown scheme");
     posenc_attention_config_default(&c, 4, 64, 8, 8);
@@ -392,5 +418,6 @@ int main(void) {
         return SKIP_RETURN;
     }
     test_ggml_goldens(dir);
+    test_rope_golden(dir);
     return check_finish();
 }

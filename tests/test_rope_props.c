@@ -331,6 +331,38 @@ static void test_multi_axis(void) {
             CHECK(memcmp(a, b, sizeof a) == 0, "%s M-RoPE with t=h=w equals 1-D RoPE bit for bit (%s)",
                   s ? "interleaved (Qwen3-VL)" : "sectioned (Qwen2-VL)", layout ? "half" : "interleaved");
         }
+    /* distinct axes: inverse undoes apply; axial 2-D matches a direct evaluation */
+    int64_t thw3[3 * Tn] = {0, 1, 2, 3, 4, 7, 7, 9, 0, 100, 5, 6, 1000, 2, 3};
+    for (int s = 0; s < 2; s++) {
+        posenc_rope_params p = params(Dm);
+        float a[Tn * Hn * Dm];
+        memcpy(a, x0, sizeof a);
+        posenc_rope_view v = posenc_rope_view_contiguous(Tn, Hn, Dm);
+        posenc_error err = {0};
+        must(posenc_mrope_apply_f32(&p, &secs[s], POSENC_LAYOUT_HALF, &v, thw3, 0, a, sizeof a / 4, &err), &err, "mrope");
+        must(posenc_mrope_apply_f32(&p, &secs[s], POSENC_LAYOUT_HALF, &v, thw3, 1, a, sizeof a / 4, &err), &err, "mrope inv");
+        double worst = 0;
+        for (int i = 0; i < Tn * Hn * Dm; i++) worst = fmax(worst, fabs((double)a[i] - x0[i]));
+        CHECK(worst <= 4e-7, "%s M-RoPE apply then inverse (distinct t,h,w): max diff %.3g; tol 4e-7",
+              s ? "interleaved" : "sectioned", worst);
+    }
+    {
+        posenc_rope_params p = params(16);
+        posenc_mrope_sections ax = {POSENC_MROPE_AXIAL, 2, {4, 4, 0, 0}};
+        float a[16], x16[16];
+        for (int i = 0; i < 16; i++) a[i] = x16[i] = rnd();
+        int64_t hw[2] = {3, 11}; /* one token: h = 3, w = 11 */
+        posenc_rope_view v = posenc_rope_view_contiguous(1, 1, 16);
+        posenc_error err = {0};
+        must(posenc_mrope_apply_f32(&p, &ax, POSENC_LAYOUT_HALF, &v, hw, 0, a, 16, &err), &err, "axial");
+        double worst = 0;
+        for (int k = 0; k < 8; k++) { /* pair (k, k+8): h for k < 4, w after; w_j = 1e4^(-2j/8) */
+            double angle = (double)hw[k / 4] * pow(1e4, -2.0 * (k % 4) / 8);
+            double ra = x16[k] * cos(angle) - x16[k + 8] * sin(angle), rb = x16[k + 8] * cos(angle) + x16[k] * sin(angle);
+            worst = fmax(worst, fmax(fabs(a[k] - ra), fabs(a[k + 8] - rb)));
+        }
+        CHECK(worst <= 3e-7, "axial 2-D (Qwen2-VL vision, head 16) = direct formula: max diff %.3g; tol 3e-7 (f32 rotation)", worst);
+    }
     /* conventions 10.3 example: head 16, sections [2,3,3], (t,h,w) = (5,2,3) */
     posenc_rope_params p = params(16);
     posenc_mrope_sections sec = {POSENC_MROPE_SECTIONS, 3, {2, 3, 3, 0}};

@@ -56,12 +56,12 @@ int main(void) {
 
     posenc_error e;
     int32_t badidx[3] = {0, 15, 1};
-    expect(posenc_shaw_relative_indices_i32(-1, &p5, &p5, idx, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "clip k must be >= 0, got -1", "clip -1");
+    expect(posenc_shaw_relative_indices_i32(-1, &p5, &p5, idx, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "clip k must be >= 0, got -1", "[B13] clip -1");
     posenc_positions p0 = posenc_positions_range(0, 0);
     expect(posenc_shaw_relative_indices_i32(2, &p0, &p5, idx, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "query length 0");
     expect(posenc_shaw_relative_indices_i32(2, &p5, &p0, idx, 64, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "key length must be > 0, got 0", "key length 0");
     expect(posenc_shaw_relative_indices_i32(2, &p5, &p5, idx, 24, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 25", "small buffer");
-    expect(posenc_shaw_gather_f32(badidx, 3, K, table, 3, out, 9, &e), POSENC_ERR_OUT_OF_RANGE, &e, "index 1 must be in [0, 2k] = [0, 14], got 15", "index past 2k");
+    expect(posenc_shaw_gather_f32(badidx, 3, K, table, 3, out, 9, &e), POSENC_ERR_OUT_OF_RANGE, &e, "index 1 must be in [0, 2k] = [0, 14], got 15", "[B14] index past 2k");
     expect(posenc_shaw_gather_f32(a, 3, -2, table, 3, out, 9, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got -2", "gather clip -2");
     expect(posenc_shaw_gather_f32(a, 3, K, table, 0, out, 9, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "depth must be > 0, got 0", "depth 0");
     expect(posenc_shaw_gather_f32(a, 3, K, table, 3, out, 8, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 9", "gather buffer");

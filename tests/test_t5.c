@@ -164,9 +164,9 @@ static void test_errors(void) {
     p = t5(0, 128, 0);
     expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got 0", "0 buckets");
     p = t5(2, 128, 1);
-    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "num_buckets must be >= 4 when bidirectional, got 2", "bidirectional 2 buckets");
+    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "num_buckets must be >= 4 when bidirectional, got 2", "[B7] bidirectional 2 buckets");
     p = t5(33, 128, 1);
-    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "num_buckets must be even when bidirectional, got 33", "bidirectional odd 33");
+    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "num_buckets must be even when bidirectional, got 33", "[B8] bidirectional odd 33");
     p = t5(33, 128, 0);
     posenc_status st = posenc_t5_bucket(&p, -100, &b, &e);
     /* max_exact 16: 16 + trunc(ln(100/16) / ln(128/16) * 17) = 16 + 14 */
@@ -176,19 +176,19 @@ static void test_errors(void) {
     p = t5(32, -5, 1);
     expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got -5", "max_distance -5");
     p = t5(32, 8, 1);
-    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_distance must be > max_exact = 8 (num_buckets 32, bidirectional), got 8", "max_distance == max_exact");
+    expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_distance must be > max_exact = 8 (num_buckets 32, bidirectional), got 8", "[B9] max_distance == max_exact");
     p = t5(32, 16, 0);
     expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_exact = 16", "unidirectional max_distance == max_exact");
     p = t5(32, 128, 2);
     expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "bidirectional must be 0 or 1, got 2", "bidirectional 2");
     p = t5(32, 128, 1);
-    expect(posenc_t5_bucket(&p, (int64_t)1 << 62, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "|r| < 2^62", "r = 2^62");
+    expect(posenc_t5_bucket(&p, (int64_t)1 << 62, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "|r| < 2^62", "[B10] r = 2^62");
     posenc_positions p4 = posenc_positions_range(0, 4), p0 = posenc_positions_range(0, 0);
     double vals[2] = {0.5, 1.5};
     posenc_positions pr = posenc_positions_values(vals, 2);
     expect(posenc_t5_bucket_matrix_i32(&p, &p0, &p4, out, 16, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query length must be > 0, got 0", "query length 0");
     expect(posenc_t5_bucket_matrix_i32(&p, &p4, &p0, out, 16, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "key length must be > 0, got 0", "key length 0");
-    expect(posenc_t5_bucket_matrix_i32(&p, &pr, &p4, out, 16, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query positions must be integers", "real positions");
+    expect(posenc_t5_bucket_matrix_i32(&p, &pr, &p4, out, 16, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "query positions must be integers", "[B11] real positions");
     expect(posenc_t5_bucket_matrix_i32(&p, &p4, &p4, out, 15, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 16", "small buffer");
     float table[32], bias[16];
     expect(posenc_t5_bias_f32(&p, table, 0, &p4, &p4, bias, 16, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "heads must be > 0, got 0", "bias heads 0");

@@ -98,6 +98,21 @@ try {
   const note = await page.evaluate(() => document.querySelector('.compare-tool .note').textContent);
   check(note.includes('5000'), `an out-of-range position is named, not drawn: "${note}"`);
 
+  // Every table can be chosen in every tool without an error, and the readout follows the choice.
+  const count = await page.evaluate(() => document.querySelectorAll('.heatmap-tool select option').length);
+  for (let i = count - 1; i >= 0; i--) {
+    await page.selectOption('.heatmap-tool select', String(i));
+    await page.selectOption('.surface-tool select', String(i));
+    await page.selectOption('.compare-tool select', String(i));
+  }
+  const idx = await hover(3, 2); // back on table 0 (sinusoidal) after the loop
+  const v32 = /value (\S+)/.exec(idx);
+  check(count === 5 && /position 3, channel 2,/.test(idx) && v32 && Math.abs(+v32[1] - expected(3, 2)) <= 5e-7 * Math.abs(expected(3, 2)),
+    `all ${count} tables selectable in the heat map, surface and compare tools; readout "${idx}"`);
+  await page.selectOption('.heatmap-tool select', '3'); // index baseline: value = position
+  const base = await hover(42, 7);
+  check(/position 42, channel 7, value 42$/.test(base), `index baseline readout: "${base}"`);
+
   const shot = await page.screenshot({ fullPage: true });
   const out = process.env.POSENC_SCREENSHOT || join(dir, 'report.png');
   writeFileSync(out, shot);

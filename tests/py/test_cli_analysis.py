@@ -62,6 +62,9 @@ def main():
          "float32 angle formation in the tutorial, <= 50 rad * 2^-24 + 1 ulp"),
         (G("ggml_rope_neox_plain_ndims64_pos0"), G("hf_neox_apply_q_default_hd64_base10000_pos0"), 1e-5, "README: 3.0e-6"),
         (G("ggml_rope_normal_plain_ndims64_pos0"), G("hf_gptj_apply_q_rotarydim64_pos0"), 1e-5, "README: 2.7e-6"),
+        (G("ggml_rope_neox_yarn_ndims64_pos0"), G("hf_neox_apply_q_yarn_f4_hd64_base10000_pos0"), 1e-5, "README: 3.4e-6"),
+        (G("ggml_rope_normal_plain_ndims32_pos1000"), G("hf_gptj_apply_q_rotarydim32_pos1000"), 1e-4,
+         "README: 4.6e-5 (float32 angles at p ~ 1000)"),
     ]:
         rc, rep, se = diff(a, b, "--tol", tol)
         t.check(rc == 0 and rep and keys(rep) == ["agree"],
@@ -98,12 +101,32 @@ def main():
             and "not a convention bug" in rep["findings"][0]["text"] and fa["start"] == 1000 and fb["base"] == 10000,
             f"HF vs ggml NEOX at 1000..: max diff {rep['max_abs']:.3g} = float32 angles (A err {fa['angle_error']:.2g}, "
             f"B err {fb['angle_error']:.2g} rad), start {fa['start']}, base {fb['base']}")
+    # "angle generation" vs "apply": the same rotation with its output rounded to bf16
+    y = np.load(G("hf_neox_apply_q_default_hd64_base10000_pos1000"))
+    yb = (((y.view(np.uint32).astype(np.uint64) + 0x7FFF + ((y.view(np.uint32) >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    rc, rep, _ = diff(G("hf_neox_apply_q_default_hd64_base10000_pos1000"), save("bf16out.npy", yb), "--input", X)
+    t.check(rc == 0 and "apply_precision" in keys(rep) and "angle_precision" not in keys(rep) and rep["explained"],
+            f"bf16-stored RoPE output: {keys(rep)} (pair norms off by {rep['fit_b'].get('pair_norm_error', 0):.2g})")
     # per-head permutation (llama.cpp's Q/K row permutation turns half-split into interleaved)
     y = np.load(G("hf_gptj_apply_q_rotarydim64_pos0"))
     perm = np.concatenate([np.arange(0, 64, 2), np.arange(1, 64, 2)])
     rc, rep, _ = diff(G("hf_gptj_apply_q_rotarydim64_pos0"), save("perm.npy", y[..., perm]))
     t.check(rc == 0 and keys(rep) == ["permutation"] and "interleaved -> half-split" in rep["findings"][0]["text"],
             f"GPT-J output vs per-head permuted: {rep['findings'][0]['text'][:100]}")
+
+    flat, flatp = y.reshape(37, 192), y[..., perm].reshape(37, 192)
+    rc, rep, _ = diff(save("flat.npy", flat), save("flatp.npy", flatp), "--heads", 3)
+    t.check(rc == 0 and keys(rep) == ["permutation"] and rep["findings"][0]["value"] == 3,
+            f"[T, H*D] with --heads 3: {rep['findings'][0]['text'][:90]}")
+    rc, rep, _ = diff(save("flat.npy", flat), save("flatp.npy", flatp))
+    t.check(rc == 0 and keys(rep) == ["permutation"] and rep["findings"][0]["value"] == 1
+            and "general channel permutation" in rep["findings"][0]["text"],
+            f"same without --heads: a general permutation, not named as the Q/K conversion ({rep['findings'][0]['text'][-40:]})")
+    for cmd, flags in (("diff", ["--tol", "--input", "--heads", "--json", "--fail-on-diff"]),
+                       ("analyze", ["--tensor", "--cos", "--sin", "--len", "--json"]),
+                       ("precision", ["--dtype", "--max-pos", "--base", "--json"]), ("signal", ["--json"])):
+        rc, so, _ = run(cmd, "--help")
+        t.check(rc == 0 and all(f in so for f in flags), f"{cmd} --help documents {' '.join(flags)}")
 
     # ---- constructed mismatches ----
     A = save("A.npy", table())

@@ -191,6 +191,18 @@ def main():
         if dtype != "f32":
             t.check(r["first_angle_collision"] == first and r["angle_collision_with"] == to,
                     f"{dtype}: angles formed in {dtype} collide first at {r['first_angle_collision']} (= {r['angle_collision_with']})")
+    # table rows stored in bf16 (exact angles): one pair collides when p ~ q mod 2 pi
+    rc, r, _ = jrun("precision", "--dtype", "bf16", "--max-pos", 20000, "--dim", 2)
+    rows = np.stack([bf16(np.sin(np.arange(20001.0))), bf16(np.cos(np.arange(20001.0)))], axis=1)
+    seen, first = {}, None
+    for i, row in enumerate(map(bytes, rows)):
+        if row in seen:
+            first = (i, seen[row])
+            break
+        seen[row] = i
+    t.check((r["first_table_collision"], r["table_collision_with"]) == first,
+            f"bf16 table, d=2: first row collision {r['first_table_collision']} == row {r['table_collision_with']} "
+            f"(numpy brute force: {first})")
     rc, r, _ = jrun("precision", "--dtype", "f16", "--max-pos", 70000, "--dim", 8)
     t.check(r["first_overflow_position"] == 65520 and r["bands"][-1]["angle_error"] is None and r["bands"][2]["max_position"] == 65504
             and r["bands"][2]["angle_error"] is not None, "f16: 65520 overflows to inf (angle error null past it); band 65504 finite")

@@ -162,6 +162,8 @@ def main():
     t.check(rc == 2 and "-o OUT.npy|OUT.csv is required" in se, "alibi without -o or --json: exit 2")
     rc, _, se = run("bias")
     t.check(rc == 2 and "usage" in se, "bias without a kind: exit 2 with usage")
+    rc, so, se = run("bias", "alibi", "--heads", 4, "--len", 4, "--json", "-o", "/nonexistent/dir/x.npy")
+    t.check(rc == 1 and so == "", "alibi --json with an unwritable output: exit 1, no slopes printed")
     rc, _, se = run("bias", "shaw", "--len", 4, "--clip", 1, "-o", "/nonexistent/dir/x.npy")
     t.check(rc == 1 and "cannot create" in se, f"unwritable output: exit 1 ({se.strip().splitlines()[0]})")
     # an existing output survives a failed run untouched; no temporary files left

@@ -264,8 +264,8 @@ def main():
     proj = os.path.join(d, "proj.npy")
     W = reference_table(12, 0.1, 12, 5)
     np.save(proj, W)
-    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4, "--scale", 1,
-                   "--projection", proj, "-o", out)
+    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4,
+                   "--projection", proj, "-o", out)  # concat's default token scale is 1
     pe4 = np.empty((5, 4))
     w2 = 10000.0 ** (-np.arange(0, 4, 2) / 4)
     pe4[:, 0::2], pe4[:, 1::2] = np.sin(np.arange(5)[:, None] * w2), np.cos(np.arange(5)[:, None] * w2)
@@ -274,6 +274,11 @@ def main():
     got = np.load(out)
     t.check(rc == 0 and got.shape == (2, 5, 5) and np.abs(got - want).max() < 1e-6,
             f"compose concat + projection [12x5]: max diff {np.abs(got - want).max():.1e} (< 1e-6)")
+    rc, _, _ = run("compose", "--tokens", tok, "--ids", cids, "--mode", "concat", "--pe-dim", 4, "--scale", 2, "-o", out)
+    got = np.load(out)
+    t.check(rc == 0 and got.shape == (2, 5, 12) and np.array_equal(got[..., :8], 2 * tokens[[[3, 7, 3, 9, 3], [1, 2, 4, 2, 5]]])
+            and np.abs(got[0, :, 8:] - pe4).max() < 6e-8,
+            "compose concat without projection, --scale 2: [2*token | sinusoid(4)] (exact x2; PE to half an ULP)")
 
     # ---- bad input: message names the value, non-zero exit, nothing written -------------------
     np.save(pos, np.array([1, 2], dtype=np.int64))

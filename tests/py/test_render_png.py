@@ -146,6 +146,18 @@ def main():
     t.check(rc == 0 and px(img, 8, 8) == rgb(RDBU[5]) and px(img, 8, 7 * 16 + 8) == rgb(RDBU[0]),
             "bias map: diagonal 0 is white, |i-j| = 7 (the most negative) is #67001f")
 
+    # ALiBi head 0 of 8 (slope 1/2), causal, 8 positions: bias m(j-i) in [-3.5, 0], future keys masked grey.
+    rc, _, se = run("plot", "bias", "--scheme", "alibi", "--heads", 8, "--head", 0, "--len", 8, "-o", out)
+    img, _ = decode_png(out)
+    c = lambda r, k: px(img, r * 16 + 8, k * 16 + 8)
+    t.check(rc == 0 and c(7, 0) == rgb(RDBU[0]) and c(3, 3) == rgb(RDBU[5]) and c(0, 1) == GREY
+            and c(7, 3) == cmap(RDBU, (-2 + 3.5) / 7), "ALiBi map: (7,0) = -3.5 -> #67001f, diagonal 0 white, j > i grey, (7,3) = -2 interpolated")
+    # T5 buckets (viridis): bucket 0 on the diagonal, the largest bucket in the corner
+    rc, _, _ = run("plot", "bias", "--scheme", "t5", "--len", 8, "-o", out)
+    img, _ = decode_png(out)
+    t.check(rc == 0 and px(img, 8, 8) == rgb(VIRIDIS[0]) and px(img, 8, 7 * 16 + 8) == rgb(VIRIDIS[-1]),
+            "T5 bucket map: diagonal bucket 0 -> #440154, (0,7) bucket 23 (the max here) -> #fde725")
+
     # Bad input: message, non-zero exit, no file left behind and an existing file untouched.
     np.save(src, table)
     keep = os.path.join(d, "keep.png")
@@ -160,6 +172,12 @@ def main():
         (("plot", "heatmap", "--base", "nan", "-o", keep), 2, "finite number"),
         (("plot", "heatmap", "--len", 0, "-o", keep), 2, "--len must be"),
         (("plot", "heatmap", src, "--vmin", 1, "--vmax", 0, "-o", keep), 2, "--vmin must be less"),
+        (("plot", "bias", "--head", 8, "--heads", 8, "-o", keep), 2, "--head must be in [0, 8)"),
+        (("plot", "bias", "--len", 5000, "-o", keep), 2, "--len must be in [1, 4096]"),
+        (("plot", "bias", "--scheme", "t5", "--buckets", 3, "-o", keep), 2, "num_buckets"),
+        (("plot", "bias", src, "--heads", 4, "-o", keep), 2, "--heads does not apply"),
+        (("plot", "heatmap", "--kind", "learned", "--scaling", "yarn", "-o", keep), 2, "--scaling applies to --kind rope"),
+        (("plot", "heatmap", "--kind", "rope", "--scaling", "warp", "-o", keep), 2, "warp"),
     ]
     np.save(os.path.join(d, "empty.npy"), np.zeros((0, 4), dtype=np.float32))
     bad.append((("plot", "heatmap", os.path.join(d, "empty.npy"), "-o", keep), 2, "empty"))

@@ -131,6 +131,42 @@ def main():
     t.check(rc == 0 and len(pts) == 49 and max(abs(g - 1) for g in got) < 1e-3,
             f"similarity of the index baseline is flat at 1 for every distance (49 points, worst |g-1| {max(abs(g - 1) for g in got):.1e}, tolerance 1e-3: pixel rounding)")
 
+    # RoPE scaling bands (Llama 3.1 defaults): linear multiplies every pair by 1/8, llama3 keeps the
+    # fastest pair and interpolates the slowest; bands and context marks present.
+    out = os.path.join(d, "bands.svg")
+    rc, _, _ = run("plot", "rope-bands", "-o", out)
+    r = ET.parse(out).getroot()
+    lint = subprocess.run([xmllint or "xmllint", "--noout", out], capture_output=True) if xmllint else None
+    named = {p.get("data-name"): path_points(p.get("d")) for p in r.iter(NS + "path") if p.get("class") == "series"}
+    bands = [x.text for g in r.iter(NS + "g") if g.get("class") == "band" for x in g.iter(NS + "text")]
+    marks = [x.text for g in r.iter(NS + "g") if g.get("class") == "mark" for x in g.iter(NS + "text")]
+    yt = ticks(r, "y")
+    (v0, p0), (v1, p1) = yt[0], yt[-1]
+    val = lambda y: v0 + (y - p0) / (p1 - p0) * (v1 - v0)
+    lin = max(abs(val(y) - 0.125) for _, y in named.get("linear", [(0, 0)]))
+    l3 = named.get("llama3", [(0, 0)])
+    t.check(rc == 0 and lint is not None and lint.returncode == 0 and sorted(named) == ["linear", "llama3", "ntk", "yarn"]
+            and all(len(v) == 64 for v in named.values()), f"rope-bands: xmllint clean, 4 schemes x 64 pairs ({sorted(named)})")
+    t.check(lin < 1e-3 and abs(val(l3[0][1]) - 1) < 1e-3 and abs(val(l3[-1][1]) - 0.125) < 1e-3,
+            f"rope-bands read back: linear = 1/8 everywhere (worst {lin:.1e}), llama3 fastest pair x1, slowest x1/8 "
+            "(tolerance 1e-3: 0.01 px on ~330 px per unit)")
+    t.check(bands == ["kept", "blended", "interpolated"] and marks == ["trained 8192", "extended 65536"],
+            f"rope-bands: bands {bands}, marks {marks}")
+    out = os.path.join(d, "prec.svg")
+    rc, _, _ = run("plot", "precision", "--dim", 32, "--max-pos", 4096, "-o", out)
+    r = ET.parse(out).getroot()
+    named = {p.get("data-name"): path_points(p.get("d")) for p in r.iter(NS + "path") if p.get("class") == "series"}
+    yt = [v for v, _ in ticks(r, "y")]
+    t.check(rc == 0 and sorted(named) == ["bf16", "f16", "f32"] and len(named["bf16"]) == 16
+            and all(abs(np.log10(v) - round(np.log10(v))) < 1e-9 for v in yt),
+            f"precision: f32/bf16/f16 series, 16 pairs for bf16, decade ticks {yt}")
+    for scheme, want in (("alibi", 8), ("t5", 2)):
+        out = os.path.join(d, f"prof-{scheme}.svg")
+        rc, _, _ = run("plot", "bias-profile", "--scheme", scheme, "-o", out)
+        r = ET.parse(out).getroot()
+        n = len([p for p in r.iter(NS + "path") if p.get("class") == "series"])
+        t.check(rc == 0 and n == want, f"bias-profile {scheme}: {n} series (want {want})")
+
     # Bad input
     rc, _, se = run("plot", "spectrum", "--kind", "index", "-o", os.path.join(d, "x.svg"))
     t.check(rc == 2 and "carries no frequencies" in se and not os.path.exists(os.path.join(d, "x.svg")),
@@ -141,6 +177,13 @@ def main():
     t.check(rc == 2 and "comma-separated" in se, f"--at garbage: exit {rc}")
     rc, _, se = run("plot", "variance", "-o", "/proc/nope/x.svg")
     t.check(rc == 1 and "x.svg" in se, f"unwritable output: exit {rc}, {se.strip().splitlines()[0]}")
+    rc, _, se = run("plot", "rope-bands", "--factor", 1, "-o", os.path.join(d, "x.svg"))
+    t.check(rc == 2 and "--factor must be > 1" in se, f"rope-bands --factor 1: exit {rc}")
+    rc, _, se = run("plot", "rope-bands", "--scaling", "dynamic", "-o", os.path.join(d, "x.svg"))
+    t.check(rc == 2 and "no scaling bands" in se and not os.path.exists(os.path.join(d, "x.svg")),
+            f"rope-bands --scaling dynamic: exit {rc}, {se.strip().splitlines()[0]}")
+    rc, _, se = run("plot", "precision", "--kind", "rope", "-o", os.path.join(d, "x.svg"))
+    t.check(rc == 2 and "does not apply" in se, f"precision --kind: exit {rc}")
     rc, so, _ = run("plot", "--help")
     t.check(rc == 0 and all(c in so for c in ["heatmap", "curves", "surface", "similarity", "spectrum", "bias", "--cmap"]),
             "plot --help lists every chart and option")
