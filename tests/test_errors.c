@@ -9,10 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Under ASan an impossible allocation must come back as NULL (row A4), as it
- * does without ASan, instead of aborting the test. */
+/* Under ASan or TSan an impossible allocation must come back as NULL (row A4),
+ * as it does without them, instead of aborting the test. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) { return "allocator_may_return_null=1"; }
 
 static int cases;
 
