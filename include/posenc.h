@@ -349,9 +349,11 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  *             kept; l_k > L0/low_freq_factor: w_k / factor; between: blend
  *             (1-s) w_k/factor + s w_k, s = (L0/l_k - low)/(high - low).
  *
- * Precision. POSENC_MODE_PRECISE: frequencies in long double, rounded once to
- * double; angles p * w_k in long double, sin/cos via sinl/cosl: cos/sin are
- * within 1 ULP (f32) of the exactly rounded value of the stated formula.
+ * Precision. POSENC_MODE_PRECISE: frequencies in long double (the double
+ * inv_freq output is rounded once from them); angles p * w_k in long double,
+ * reduced mod 2 pi in long double, then cos/sin in double: f32 cos/sin within
+ * 1 ULP of the correctly rounded value of the stated formula for positions
+ * below 2^24 (tests/py/test_rope_mpmath.py measures 0 ULP on 4096 values).
  * POSENC_MODE_TORCH_COMPAT: HF's float32 steps (inv = 1/f32pow(base,
  * f32(2k)/f32(R)), scheme arithmetic in float32, angle = f32(w) * f32(p),
  * torch's SLEEF cosf/sinf in its AVX2 8-lane blocks, times the f32 attention

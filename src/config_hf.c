@@ -6,8 +6,8 @@
  * null). cJSON itself refuses nesting deeper than CJSON_NESTING_LIMIT. */
 #include "config_internal.h"
 
-#include <cjson/cJSON.h>
-#include <pthread.h>
+#include "json_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,12 +262,7 @@ posenc_status posenc_config_parse_hf_json(const char *text, size_t size, posenc_
     config_init_(out, POSENC_CONFIG_HF_JSON);
     RETURN_IF_NULL(text, err);
     const char *end = NULL;
-    /* cJSON resets a static error record on every parse; serialise parses so
-     * concurrent callers do not race on it (the only shared state we touch) */
-    static pthread_mutex_t cjson_lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&cjson_lock);
-    cJSON *root = cJSON_ParseWithLengthOpts(text, size, &end, 0);
-    pthread_mutex_unlock(&cjson_lock);
+    cJSON *root = posenc_json_parse_(text, size, &end);
     if (!root) {
         size_t at = end && end >= text && end <= text + size ? (size_t)(end - text) : 0;
         return posenc_fail_(err, POSENC_ERR_FORMAT,

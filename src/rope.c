@@ -7,7 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long double pos, double scale,
+/* 2 pi = TWO_PI_HI + TWO_PI_MID + TWO_PI_LO (to ~2^-146): HI and MID carry 40
+ * bits, so n * HI and n * MID are exact in long double for |n| < 2^24. */
+#define TWO_PI_HI 0xc90fdaa221000000p-61L
+#define TWO_PI_MID 0xd18469898d000000p-102L
+#define TWO_PI_LO (-0xeba3f91f1976b7eep-144L)
+
+/* cos and sin of a long double angle, to well under half a float32 ULP:
+ * Cody-Waite reduction to [-pi, pi] in long double (exact products, error
+ * ~|a| 2^-64), then double cos/sin (< 1 double ULP). sinl/cosl would do the
+ * same 10x slower; they remain the path for |a| >= 2^24 * 2 pi. */
+static void cos_sin_precise(long double a, double *c, double *s) {
+    /* any integer near a / 2 pi will do (r may exceed pi slightly); floor in
+     * double avoids nearbyintl's floating-point environment round trip */
+    double nd = floor((double)a * 0.15915494309189535 + 0.5);
+    long double n = (long double)nd;
+    if (fabs(nd) >= 16777216.0) {
+        *c = (double)cosl(a);
+        *s = (double)sinl(a);
+        return;
+    }
+    long double r = ((a - n * TWO_PI_HI) - n * TWO_PI_MID) - n * TWO_PI_LO;
+    double rd = (double)r;
+    *c = cos(rd);
+    *s = sin(rd);
+}
+
+void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos, double scale,
                        float *cos_out, float *sin_out) {
     if (mode == POSENC_MODE_TORCH_COMPAT) {
         float fp = (float)pos, fs = (float)scale;
@@ -31,9 +57,10 @@ void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long 
         return;
     }
     for (int32_t k = 0; k < pairs; k++) {
-        long double angle = pos * (long double)inv[k];
-        cos_out[k] = (float)(cosl(angle) * (long double)scale);
-        sin_out[k] = (float)(sinl(angle) * (long double)scale);
+        double c, s;
+        cos_sin_precise(pos * inv[k], &c, &s);
+        cos_out[k] = (float)(c * scale);
+        sin_out[k] = (float)(s * scale);
     }
 }
 
@@ -108,7 +135,7 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
             continue;
         }
         for (int32_t k = 0; k < plan.pairs; k++) {
-            long double angle = pos * (long double)plan.inv[k];
+            long double angle = pos * plan.inv[k];
             c[k] = (double)(cosl(angle) * (long double)scale);
             s[k] = (double)(sinl(angle) * (long double)scale);
         }

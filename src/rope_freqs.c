@@ -219,7 +219,7 @@ static const double *longrope_list(const posenc_rope_params *p, int64_t seq_len)
     return use_long ? p->long_factors : p->short_factors;
 }
 
-static void frequencies_precise(const posenc_rope_params *p, int32_t r, int64_t seq_len, double *out) {
+static void frequencies_precise(const posenc_rope_params *p, int32_t r, int64_t seq_len, long double *out) {
     int32_t pairs = r / 2;
     long double base = (long double)p->base;
     if (p->scaling == POSENC_ROPE_NTK || p->scaling == POSENC_ROPE_DYNAMIC)
@@ -259,14 +259,14 @@ static void frequencies_precise(const posenc_rope_params *p, int32_t r, int64_t 
         default:
             break;
         }
-        out[k] = (double)w;
+        out[k] = w;
     }
 }
 
 /* HF's float32 steps. Each statement is one torch op (no fused multiply-add:
  * the build is ISO C, where GCC does not contract, and we keep one op per
  * statement for clang). */
-static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t seq_len, double *out) {
+static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t seq_len, long double *out) {
     int32_t pairs = r / 2;
     double base = p->base;
     if (p->scaling == POSENC_ROPE_NTK || p->scaling == POSENC_ROPE_DYNAMIC) base = ntk_base(p, r, seq_len);
@@ -324,30 +324,30 @@ static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t se
         default:
             break;
         }
-        out[k] = (double)w;
+        out[k] = (long double)w;
     }
 }
 
-posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t seq_len, double *inv_freq,
-                                      size_t out_count, double *attention_factor, posenc_error *err) {
+posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
+                                   size_t out_count, double *attention_factor, posenc_error *err) {
     int32_t r = 0;
     FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
     RETURN_ERROR_IF(seq_len < 0, err, POSENC_ERR_INVALID_ARGUMENT, "seq_len must be >= 0, got %lld",
                     (long long)seq_len);
-    RETURN_IF_NULL(inv_freq, err);
+    RETURN_IF_NULL(inv, err);
     RETURN_ERROR_IF(out_count < (size_t)(r / 2), err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "inv_freq needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
-    if (params->mode == POSENC_MODE_TORCH_COMPAT) frequencies_torch(params, r, seq_len, inv_freq);
-    else frequencies_precise(params, r, seq_len, inv_freq);
+    if (params->mode == POSENC_MODE_TORCH_COMPAT) frequencies_torch(params, r, seq_len, inv);
+    else frequencies_precise(params, r, seq_len, inv);
     /* Each knob is checked on its own above, but extreme combinations still
      * overflow: a factor beyond float32 in TORCH_COMPAT, or an NTK base'
      * = base * factor^(R/(R-2)) that reaches inf (then w_0 = exp(0 * inf) =
      * NaN). Found by fuzz_rope; refuse rather than return NaN/inf tables. */
     for (int32_t k = 0; k < r / 2; k++)
-        RETURN_ERROR_IF(!isfinite(inv_freq[k]) || inv_freq[k] < 0.0, err, POSENC_ERR_INVALID_ARGUMENT,
+        RETURN_ERROR_IF(!isfinite((double)inv[k]) || inv[k] < 0.0L, err, POSENC_ERR_INVALID_ARGUMENT,
                         "scaling=%s with base %g and factor %g gives inverse frequency %g for pair %d; "
                         "use values within float32 range", posenc_rope_scaling_name(params->scaling),
-                        params->base, params->factor, inv_freq[k], k);
+                        params->base, params->factor, (double)inv[k], k);
     /* the factor multiplies float32 cos/sin: past 1e30 they would overflow to inf */
     double attention = attention_factor_of(params);
     RETURN_ERROR_IF(!isfinite(attention) || attention <= 0.0 || attention > 1e30, err, POSENC_ERR_INVALID_ARGUMENT,
@@ -355,6 +355,21 @@ posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t 
                     posenc_rope_scaling_name(params->scaling), params->factor, attention);
     if (attention_factor) *attention_factor = attention;
     return posenc_ok_(err);
+}
+
+posenc_status posenc_rope_frequencies(const posenc_rope_params *params, int64_t seq_len, double *inv_freq,
+                                      size_t out_count, double *attention_factor, posenc_error *err) {
+    int32_t r = 0;
+    FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
+    RETURN_IF_NULL(inv_freq, err);
+    RETURN_ERROR_IF(out_count < (size_t)(r / 2), err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "inv_freq needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
+    long double *w = malloc(sizeof *w * (size_t)(r / 2));
+    RETURN_ERROR_IF(!w, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies", r / 2);
+    posenc_status st = rope_frequencies_ld_(params, seq_len, w, (size_t)(r / 2), attention_factor, err);
+    for (int32_t k = 0; st == POSENC_OK && k < r / 2; k++) inv_freq[k] = (double)w[k]; /* rounded once */
+    free(w);
+    return st;
 }
 
 posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_len, rope_plan_ *plan,
@@ -365,7 +380,7 @@ posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_le
     FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
     plan->inv = malloc(sizeof *plan->inv * (size_t)(r / 2));
     RETURN_ERROR_IF(!plan->inv, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies", r / 2);
-    posenc_status st = posenc_rope_frequencies(params, seq_len, plan->inv, (size_t)(r / 2), &plan->attention, err);
+    posenc_status st = rope_frequencies_ld_(params, seq_len, plan->inv, (size_t)(r / 2), &plan->attention, err);
     if (st != POSENC_OK) {
         rope_plan_free_(plan);
         return st;

@@ -14,7 +14,8 @@ typedef struct {
     int32_t pairs;      /* R / 2 */
     posenc_mode mode;
     double attention;   /* cos/sin magnitude */
-    double *inv;        /* [pairs]; in TORCH_COMPAT mode exact float32 values */
+    long double *inv;   /* [pairs]; PRECISE: long double formula values; TORCH_COMPAT:
+                           HF's float32 values */
 } rope_plan_;
 
 /* Check params and compute frequencies into a malloc'd plan (free with rope_plan_free_). */
@@ -24,7 +25,7 @@ void rope_plan_free_(rope_plan_ *plan);
 
 /* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
  * the way `mode` prescribes. */
-void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long double pos,
+void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
 
 /* The scalar reference kernel (rope_apply.c): rotate `heads` vectors of one
@@ -32,6 +33,10 @@ void rope_cos_sin_f32_(posenc_mode mode, const double *inv, int32_t pairs, long 
  * per-pair cos/sin. x[h * head_stride + c]. */
 void rope_rotate_token_f32_(float *x, size_t heads, size_t head_stride, int32_t pairs,
                             posenc_layout layout, const float *cos_k, const float *sin_k);
+
+/* posenc_rope_frequencies into long double (what the plan keeps). */
+posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
+                                   size_t out_count, double *attention_factor, posenc_error *err);
 
 /* Check a view against a head_dim and a buffer size. */
 posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, size_t x_count,

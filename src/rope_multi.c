@@ -27,7 +27,7 @@ static posenc_status check_sections(const posenc_mrope_sections *sec, int32_t pa
 
 /* axis[k] and inv[k] for every pair. */
 static posenc_status pair_map(const posenc_rope_params *params, const posenc_mrope_sections *sec, int32_t pairs,
-                              int32_t *axis, double *inv, posenc_error *err) {
+                              int32_t *axis, long double *inv, posenc_error *err) {
     if (sec->kind == POSENC_MROPE_AXIAL) {
         int32_t k = 0;
         for (int32_t a = 0; a < sec->axes; a++) {
@@ -35,13 +35,13 @@ static posenc_status pair_map(const posenc_rope_params *params, const posenc_mro
             sub.head_dim = 2 * sec->sizes[a];
             sub.rotary_dim = 0;
             sub.partial_rotary_factor = 1.0;
-            FORWARD_IF_ERROR(posenc_rope_frequencies(&sub, 0, inv + k, (size_t)sec->sizes[a], NULL, err));
+            FORWARD_IF_ERROR(rope_frequencies_ld_(&sub, 0, inv + k, (size_t)sec->sizes[a], NULL, err));
             for (int32_t j = 0; j < sec->sizes[a]; j++) axis[k + j] = a;
             k += sec->sizes[a];
         }
         return POSENC_OK;
     }
-    FORWARD_IF_ERROR(posenc_rope_frequencies(params, 0, inv, (size_t)pairs, NULL, err));
+    FORWARD_IF_ERROR(rope_frequencies_ld_(params, 0, inv, (size_t)pairs, NULL, err));
     if (sec->kind == POSENC_MROPE_SECTIONS) {
         int32_t k = 0;
         for (int32_t a = 0; a < sec->axes; a++)
@@ -65,8 +65,12 @@ posenc_status posenc_mrope_pair_map(const posenc_rope_params *params, const pose
     RETURN_IF_NULL(inv_freq, err);
     RETURN_ERROR_IF(out_count < (size_t)(r / 2), err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "pair map needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
-    FORWARD_IF_ERROR(pair_map(params, sections, r / 2, axis_of_pair, inv_freq, err));
-    return posenc_ok_(err);
+    long double *w = malloc(sizeof *w * (size_t)(r / 2));
+    RETURN_ERROR_IF(!w, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies", r / 2);
+    posenc_status st = pair_map(params, sections, r / 2, axis_of_pair, w, err);
+    for (int32_t k = 0; st == POSENC_OK && k < r / 2; k++) inv_freq[k] = (double)w[k];
+    free(w);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
 }
 
 posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const posenc_mrope_sections *sections,
@@ -86,7 +90,7 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
     /* scratch: axis (as int32), inv, cos, sin */
     size_t n = (size_t)pairs;
     int32_t *axis = malloc(sizeof *axis * n);
-    double *inv = malloc(sizeof *inv * n);
+    long double *inv = malloc(sizeof *inv * n);
     float *cs = malloc(sizeof *cs * 2 * n);
     posenc_status st = POSENC_OK;
     if (!axis || !inv || !cs) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs", pairs);

@@ -4,7 +4,8 @@
  * the JSON is parsed by cJSON from a NUL-terminated copy (never in place). */
 #include "internal.h"
 
-#include <cjson/cJSON.h>
+#include "json_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ static posenc_status parse_header(const void *bytes, size_t size, cJSON **root, 
         free(text);
         return posenc_fail_(err, POSENC_ERR_FORMAT, "safetensors header contains a NUL byte");
     }
-    *root = cJSON_ParseWithLength(text, (size_t)n);
+    *root = posenc_json_parse_(text, (size_t)n, NULL);
     free(text);
     RETURN_ERROR_IF(!*root, err, POSENC_ERR_FORMAT, "safetensors header is not valid JSON");
     if (!cJSON_IsObject(*root)) {

@@ -5,6 +5,7 @@
  * arrays, deep JSON nesting). */
 #include "check.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 
 static posenc_model_config parse_json(const char *text, posenc_status want, const char *label) {
@@ -413,7 +414,37 @@ static void test_gguf(void) {
     free(b);
 }
 
+/* Parses from several threads at once, results checked (TSan-clean under
+ * -DPOSENC_TSAN=ON). cJSON's static error record lives in the uninstrumented
+ * system library, so TSan cannot see races there: config_hf.c serialises the
+ * parse call because cJSON's source writes that record on every parse. */
+static void *parse_many(void *arg) {
+    int *bad = arg;
+    const char *good = "{\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":500000,"
+                       "\"max_position_embeddings\":8192}";
+    const char *broken = "{\"hidden_size\":4096,";
+    for (int i = 0; i < 300; i++) {
+        posenc_model_config c;
+        posenc_error err = {0};
+        const char *text = i % 2 ? broken : good;
+        posenc_status st = posenc_config_parse_hf_json(text, strlen(text), &c, &err);
+        if (i % 2 ? st != POSENC_ERR_FORMAT : (st != POSENC_OK || c.rope.head_dim != 128 || c.rope.base != 500000)) (*bad)++;
+        posenc_config_free(&c);
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    pthread_t th[4];
+    int bad[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, parse_many, &bad[i]);
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+    CHECK(bad[0] + bad[1] + bad[2] + bad[3] == 0, "4 threads x 300 parses (good and broken JSON): %d wrong results",
+          bad[0] + bad[1] + bad[2] + bad[3]);
+}
+
 int main(void) {
+    test_threads();
     test_models();
     test_bad_json();
     test_gguf();
