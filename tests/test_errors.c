@@ -9,10 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Under ASan an impossible allocation must come back as NULL (row A4), as it
- * does without ASan, instead of aborting the test. */
+/* Under ASan or TSan an impossible allocation must come back as NULL (row A4),
+ * as it does without them, instead of aborting the test. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) { return "allocator_may_return_null=1"; }
 
 static int cases;
 
@@ -385,42 +387,42 @@ static void bias_rows(void) {
     float s32[8], out[64];
     expect("B1", posenc_alibi_slopes_f64(0, 8.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "heads");
-    expect("B1", posenc_alibi_slopes_f64(4, 8.0, 6, 8, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+    expect("B3", posenc_alibi_slopes_f64(4, 8.0, 6, 8, POSENC_MODE_PRECISE, s64, 8, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "8");
     expect("B2", posenc_alibi_slopes_f64(4, NAN, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "max_bias must be finite and > 0, got nan");
-    expect("B3", posenc_alibi_slopes_f64(4, 5000.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
+    expect("B20", posenc_alibi_slopes_f64(4, 5000.0, 0, 0, POSENC_MODE_PRECISE, s64, 8, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "max_bias 5000 makes the slope of head 0 underflow to 0");
-    expect("B3", posenc_alibi_slopes_f32(4, 300.0, 0, 0, POSENC_MODE_TORCH_COMPAT, s32, 8, &e), &e,
+    expect("B20", posenc_alibi_slopes_f32(4, 300.0, 0, 0, POSENC_MODE_TORCH_COMPAT, s32, 8, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "underflow to 0");
     posenc_positions r4 = posenc_positions_range(0, 4);
     float bad_slopes[2] = {0.5f, INFINITY};
-    expect("B4", posenc_alibi_bias_f32(bad_slopes, 2, POSENC_ALIBI_CAUSAL, &r4, &r4, out, 64, &e), &e,
+    expect("B5", posenc_alibi_bias_f32(bad_slopes, 2, POSENC_ALIBI_CAUSAL, &r4, &r4, out, 64, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "inf");
     expect("B4", posenc_alibi_bias_f32(bad_slopes, 1, (posenc_alibi_form)3, &r4, &r4, out, 64, &e), &e,
            POSENC_ERR_INVALID_ARGUMENT, "ALiBi form must be CAUSAL (0) or SYMMETRIC (1), got 3");
     int64_t mask[3] = {0, 2, 1}, kp[3];
-    expect("B5", posenc_alibi_key_positions_from_mask(mask, 3, kp, 3, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "2");
+    expect("B6", posenc_alibi_key_positions_from_mask(mask, 3, kp, 3, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "2");
     posenc_t5_params t5;
     posenc_t5_params_default(&t5);
     t5.num_buckets = 31;
-    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "31");
+    expect("B8", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "31");
     posenc_t5_params_default(&t5);
     t5.max_distance = 8;
-    expect("B6", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "8");
+    expect("B9", posenc_t5_check(&t5, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "8");
     posenc_t5_params_default(&t5);
     double reals[2] = {0.5, 1.5};
     posenc_positions rv = posenc_positions_values(reals, 2);
     int32_t idx[64];
-    expect("B7", posenc_t5_bucket_matrix_i32(&t5, &rv, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
-    expect("B7", posenc_shaw_relative_indices_i32(2, &r4, &rv, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
-    expect("B8", posenc_shaw_relative_indices_i32(-1, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+    expect("B11", posenc_t5_bucket_matrix_i32(&t5, &rv, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B11", posenc_shaw_relative_indices_i32(2, &r4, &rv, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "");
+    expect("B13", posenc_shaw_relative_indices_i32(-1, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
            "clip k must be >= 0, got -1");
-    expect("B8", posenc_shaw_relative_indices_i32(1 << 30, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_LIMIT,
+    expect("B21", posenc_shaw_relative_indices_i32(1 << 30, &r4, &r4, idx, 64, &e), &e, POSENC_ERR_LIMIT,
            "clip k must be < 2^30, got 1073741824");
     int32_t gather_idx[2] = {0, 5};
     float table[5 * 2] = {0};
-    expect("B9", posenc_shaw_gather_f32(gather_idx, 2, 2, table, 2, out, 64, &e), &e, POSENC_ERR_OUT_OF_RANGE,
+    expect("B14", posenc_shaw_gather_f32(gather_idx, 2, 2, table, 2, out, 64, &e), &e, POSENC_ERR_OUT_OF_RANGE,
            "index 1 must be in [0, 2k] = [0, 4], got 5");
 }
 

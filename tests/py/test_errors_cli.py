@@ -114,10 +114,10 @@ def main():
     expect("F2", ["table", "--dim", 8, "--positions", d, "-o", out], 1, "is not a regular file")
     expect("F4", ["table", "--len", 4, "--dim", 8, "-o", "/nonexistent/dir/pe.npy"], 1, "cannot create /nonexistent/dir/pe.npy")
     expect("F6", ["table", "--len", 4, "--dim", 8, "-o", os.path.join(d, "x" * 5000 + ".npy")], 2, "output path is empty or too long")
-    expect("B3", ["bias", "alibi", "--heads", 4, "--len", 4, "--max-bias", 5000, "-o", out], 2,
+    expect("B20", ["bias", "alibi", "--heads", 4, "--len", 4, "--max-bias", 5000, "-o", out], 2,
            "max_bias 5000 makes the slope of head 0 underflow to 0")
-    expect("B6", ["bias", "t5", "--buckets", 31, "--len", 4, "-o", out], 2, "num_buckets must be even when bidirectional, got 31")
-    expect("B8", ["bias", "shaw", "--clip", 2**30, "--len", 4, "-o", out], 1, "clip k must be < 2^30, got 1073741824")
+    expect("B8", ["bias", "t5", "--buckets", 31, "--len", 4, "-o", out], 2, "num_buckets must be even when bidirectional, got 31")
+    expect("B21", ["bias", "shaw", "--clip", 2**30, "--len", 4, "-o", out], 1, "clip k must be < 2^30, got 1073741824")
     cfg = os.path.join(d, "config.json")
     with open(cfg, "w") as f:
         f.write('{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 2, "rope_theta": "1e6"}')
