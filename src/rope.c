@@ -99,6 +99,21 @@ posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, s
     return POSENC_OK;
 }
 
+/* torch-compat forms the angle f32(p) * f32(w) in float32 as torch does; past
+ * FLT_MAX it is inf and cos/sin are NaN. Refuse that instead of returning NaN
+ * (found by fuzz_rope: linear scaling with factor 7e-38 at position 1e6). */
+posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
+                                     long double max_abs_position, posenc_error *err) {
+    if (mode != POSENC_MODE_TORCH_COMPAT) return POSENC_OK;
+    float w_max = 0.0f;
+    for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf((float)inv[k]));
+    double angle = (double)(float)max_abs_position * (double)w_max;
+    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (inverse frequency %g); "
+                    "use the precise mode", angle, max_abs_position, (double)w_max);
+    return POSENC_OK;
+}
+
 /* ---- tables ---------------------------------------------------------- */
 
 static posenc_status table_common(const posenc_rope_params *params, int64_t seq_len,
@@ -115,6 +130,11 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         st = posenc_fail_(err, POSENC_ERR_BUFFER_TOO_SMALL,
                           "cos/sin tables need %zu entries each ([%zu positions][%d pairs]), out_count is %zu",
                           need, positions->count, plan.pairs, out_count);
+    if (st == POSENC_OK) {
+        long double max_abs = 0.0L;
+        for (size_t r = 0; r < positions->count; r++) max_abs = fmaxl(max_abs, fabsl(posenc_position_at_(positions, r)));
+        st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
+    }
     float *row = st == POSENC_OK ? malloc(sizeof *row * 2 * (size_t)plan.pairs) : NULL;
     if (st == POSENC_OK && !row) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a table row");
     for (size_t r = 0; st == POSENC_OK && r < positions->count; r++) {
@@ -193,6 +213,14 @@ static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_
     FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
     posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
     if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
+    if (st == POSENC_OK) {
+        long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
+        if (positions) {
+            max_abs = 0.0L;
+            for (size_t t = 0; t < view->tokens; t++) max_abs = fmaxl(max_abs, fabsl((long double)positions[t]));
+        }
+        st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
+    }
     if (st != POSENC_OK) {
         rope_plan_free_(&plan);
         return st;

@@ -25,6 +25,10 @@ void rope_plan_free_(rope_plan_ *plan);
 
 /* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
  * the way `mode` prescribes. */
+/* In TORCH_COMPAT mode, refuse positions whose float32 angle p*w overflows
+ * (cos/sin would be NaN); a no-op in the precise mode. */
+posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
+                                     long double max_abs_position, posenc_error *err);
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
 

@@ -101,6 +101,12 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
         else st = posenc_rope_frequencies(params, 0, tmp, n, &attention, err);
         free(tmp);
     }
+    if (st == POSENC_OK) {
+        long double max_abs = 0.0L;
+        for (size_t i = 0; i < (size_t)sections->axes * view->tokens; i++)
+            max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
+        st = rope_check_torch_angle_(params->mode, inv, pairs, max_abs, err);
+    }
     for (size_t t = 0; st == POSENC_OK && t < view->tokens; t++) {
         double scale = inverse ? 1.0 / attention : attention;
         for (int32_t k = 0; k < pairs; k++) {

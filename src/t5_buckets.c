@@ -109,16 +109,25 @@ static posenc_status check_grid(const posenc_t5_params *params, const posenc_pos
     return POSENC_OK;
 }
 
+/* One loop for both widths: buckets are < num_buckets, so they fit either. */
+static void fill_bucket_matrix(const posenc_t5_params *params, const posenc_positions *queries,
+                               const posenc_positions *keys, int32_t *out32, int64_t *out64) {
+    for (size_t a = 0; a < queries->count; a++) {
+        int64_t i = posenc_integer_position_at_(queries, a);
+        for (size_t b = 0; b < keys->count; b++) {
+            int32_t bucket = bucket_of(params, posenc_integer_position_at_(keys, b) - i);
+            if (out32) out32[a * keys->count + b] = bucket;
+            else out64[a * keys->count + b] = bucket;
+        }
+    }
+}
+
 posenc_status posenc_t5_bucket_matrix_i32(const posenc_t5_params *params,
                                           const posenc_positions *queries,
                                           const posenc_positions *keys, int32_t *out,
                                           size_t out_count, posenc_error *err) {
     FORWARD_IF_ERROR(check_grid(params, queries, keys, 1, out, out_count, err));
-    for (size_t a = 0; a < queries->count; a++) {
-        int64_t i = posenc_integer_position_at_(queries, a);
-        for (size_t b = 0; b < keys->count; b++)
-            out[a * keys->count + b] = bucket_of(params, posenc_integer_position_at_(keys, b) - i);
-    }
+    fill_bucket_matrix(params, queries, keys, out, NULL);
     return posenc_ok_(err);
 }
 
@@ -127,11 +136,7 @@ posenc_status posenc_t5_bucket_matrix_i64(const posenc_t5_params *params,
                                           const posenc_positions *keys, int64_t *out,
                                           size_t out_count, posenc_error *err) {
     FORWARD_IF_ERROR(check_grid(params, queries, keys, 1, out, out_count, err));
-    for (size_t a = 0; a < queries->count; a++) {
-        int64_t i = posenc_integer_position_at_(queries, a);
-        for (size_t b = 0; b < keys->count; b++)
-            out[a * keys->count + b] = bucket_of(params, posenc_integer_position_at_(keys, b) - i);
-    }
+    fill_bucket_matrix(params, queries, keys, NULL, out);
     return posenc_ok_(err);
 }
 
