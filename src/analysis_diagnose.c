@@ -38,11 +38,14 @@ void posenc_describe_fit_(const posenc_sinusoid_fit *f, int rope, char *out, siz
         return;
     }
     const char *order = f->cos_first ? "cos-first" : "sin-first";
-    long start = (long)nearbyint(f->start);
-    if (f->freqs == POSENC_FREQS_T2T && f->layout == POSENC_LAYOUT_HALF && !f->cos_first && f->start_is_integer) {
+    /* a fitted start can be any double (fuzz_analysis: -4e32); name a padding
+     * index only for integers a table can actually start at */
+    bool start_ok = f->start_is_integer && isfinite(f->start) && fabs(f->start) < 9.0e15;
+    long long start = start_ok ? (long long)nearbyint(f->start) : 0;
+    if (f->freqs == POSENC_FREQS_T2T && f->layout == POSENC_LAYOUT_HALF && !f->cos_first && start_ok) {
         if (start >= 1)
-            snprintf(out, size, "the fairseq convention with padding_idx=%ld (t2t frequencies base %s, [sin|cos], "
-                     "first token at position %ld)%s", start - 1, base, start, extra);
+            snprintf(out, size, "the fairseq convention with padding_idx=%lld (t2t frequencies base %s, [sin|cos], "
+                     "first token at position %lld)%s", start - 1, base, start, extra);
         else if (f->zero_rows && f->first_zero_row >= 0)
             snprintf(out, size, "the fairseq get_embedding table with padding_idx=%lld (row %lld zeroed; t2t "
                      "frequencies base %s, [sin|cos]; real tokens start at row %lld)%s",
