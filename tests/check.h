@@ -119,4 +119,22 @@ static inline double *check_load_golden(const char *dir, const char *name, posen
     return f.data;
 }
 
+/* Parse a .npy 1.0 image made of `dict` (the header text) and data_bytes zero
+ * bytes: the way tests feed hand-written, often hostile, headers to the parser. */
+static inline posenc_status check_npy_parse_dict(const char *dict, size_t data_bytes, posenc_array *out,
+                                                 posenc_error *err) {
+    unsigned char buf[1024];
+    size_t hl = strlen(dict);
+    if (10 + hl + data_bytes > sizeof buf) {
+        printf("FAIL: test header too long for check_npy_parse_dict\n");
+        exit(EXIT_FAILURE);
+    }
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hl & 0xff);
+    buf[9] = (unsigned char)(hl >> 8);
+    memcpy(buf + 10, dict, hl);
+    memset(buf + 10 + hl, 0, data_bytes);
+    return posenc_npy_parse(buf, 10 + hl + data_bytes, 0, out, err);
+}
+
 #endif

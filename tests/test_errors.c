@@ -26,17 +26,6 @@ static void expect(const char *row, posenc_status got, const posenc_error *err, 
     CHECK(ok, "[%s] %s (want %s): \"%s\"", row, posenc_strerror(got), posenc_strerror(want), err->message);
 }
 
-static posenc_status npy_text(const char *dict, size_t data_bytes, posenc_array *out, posenc_error *err) {
-    unsigned char buf[512];
-    size_t hl = strlen(dict);
-    memcpy(buf, "\x93NUMPY\x01\x00", 8);
-    buf[8] = (unsigned char)(hl & 0xff);
-    buf[9] = (unsigned char)(hl >> 8);
-    memcpy(buf + 10, dict, hl);
-    memset(buf + 10 + hl, 0, data_bytes);
-    return posenc_npy_parse(buf, 10 + hl + data_bytes, 0, out, err);
-}
-
 static void params_rows(void) {
     posenc_error e;
     posenc_sinusoid_params p;
@@ -192,7 +181,7 @@ static void npy_rows(void) {
          "needs 4 data bytes but the file has 8 (trailing bytes)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        posenc_status st = npy_text(rows[i].dict, rows[i].bytes, &a, &e);
+        posenc_status st = check_npy_parse_dict(rows[i].dict, rows[i].bytes, &a, &e);
         expect(rows[i].row, st, &e, rows[i].want, rows[i].fragment);
         CHECK(a.data == NULL, "[%s] nothing allocated for the refused file", rows[i].row);
         posenc_array_free(&a);

@@ -2,18 +2,6 @@
  * malformed input (each must give a status, never a crash). */
 #include "check.h"
 
-static posenc_status parse_text(const char *header_dict, size_t data_bytes, posenc_array *out,
-                                posenc_error *err) {
-    unsigned char buf[1024];
-    size_t hl = strlen(header_dict);
-    memcpy(buf, "\x93NUMPY\x01\x00", 8);
-    buf[8] = (unsigned char)(hl & 0xff);
-    buf[9] = (unsigned char)(hl >> 8);
-    memcpy(buf + 10, header_dict, hl);
-    memset(buf + 10 + hl, 0, data_bytes);
-    return posenc_npy_parse(buf, 10 + hl + data_bytes, 0, out, err);
-}
-
 int main(void) {
     posenc_error err = {0};
     posenc_array a, b;
@@ -33,10 +21,10 @@ int main(void) {
     }
     remove("test_npy_roundtrip.npy");
     /* 1-D and 0-D shapes as numpy spells them */
-    CHECK(parse_text("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16, &a, &err) == POSENC_OK &&
+    CHECK(check_npy_parse_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16, &a, &err) == POSENC_OK &&
               a.ndim == 1 && a.shape[0] == 4, "parse 1-D (4,)");
     posenc_array_free(&a);
-    CHECK(parse_text("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8, &a, &err) == POSENC_OK &&
+    CHECK(check_npy_parse_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8, &a, &err) == POSENC_OK &&
               a.ndim == 0 && a.count == 1, "parse 0-D ()");
     posenc_array_free(&a);
     struct { const char *dict; size_t bytes; posenc_status want; const char *what; } bad[] = {
@@ -56,7 +44,7 @@ int main(void) {
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4, POSENC_ERR_UNSUPPORTED, "9 dimensions"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        posenc_status st = parse_text(bad[i].dict, bad[i].bytes, &a, &err);
+        posenc_status st = check_npy_parse_dict(bad[i].dict, bad[i].bytes, &a, &err);
         CHECK(st == bad[i].want && a.data == NULL, "%s -> %s: \"%s\"", bad[i].what, posenc_strerror(st), err.message);
         posenc_array_free(&a);
     }
