@@ -308,20 +308,33 @@ int cmd_bench(int argc, char **argv) {
     free(dst);
     printf("\nGB/s (from the median) counts bytes written (tables, biases) or 2 x bytes (in-place RoPE: read + write).\n"
            "x memset = GB/s / memset GB/s; x memcpy = GB/s / (2 x memcpy GB/s) (memcpy reads and writes).\n\n"
-           "| workload | threads | posenc ms median (min) | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+           "posenc runs on a posenc_threadpool made once per thread count (as an inference loop would);\n"
+           "\"no pool\" is the same call starting its threads per call (posenc_exec.pool = NULL).\n\n"
+           "| workload | threads | posenc ms median (min) | no pool ms | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     rc = EXIT_OK;
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
         if (!group_selected(only, c->group)) continue;
         for (int t = 0; t < nthreads; t++) {
             exec.threads = threads[t];
-            double best = 0, ms = time_case(c, &exec, reps, &best, &err);
-            if (ms < 0) {
+            exec.pool = NULL;
+            double best = 0, no_pool_best = 0, no_pool_ms = 0, ms = -1;
+            if (threads[t] > 1 && posenc_threadpool_create(threads[t], &exec.pool, &err) != POSENC_OK) {
+                rc = cli_fail_status("bench", &err);
+                break;
+            }
+            ms = time_case(c, &exec, reps, &best, &err);
+            posenc_threadpool_free(exec.pool);
+            exec.pool = NULL;
+            if (ms >= 0 && threads[t] > 1) no_pool_ms = time_case(c, &exec, reps, &no_pool_best, &err);
+            if (ms < 0 || no_pool_ms < 0) {
                 rc = cli_fail("bench", EXIT_RUNTIME, NULL, "%s: %s", c->name, err.message);
                 break;
             }
             double gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (ms * 1e6);
-            printf("| %s | %d | %.2f (%.2f) | %.1f | %.2f | %.2f |", c->name, threads[t], ms, best, gbs,
+            char no_pool[32] = "=";
+            if (threads[t] > 1) snprintf(no_pool, sizeof no_pool, "%.2f", no_pool_ms);
+            printf("| %s | %d | %.2f (%.2f) | %s | %.1f | %.2f | %.2f |", c->name, threads[t], ms, best, no_pool, gbs,
                    gbs / memset_gbs[t], gbs / (2 * memcpy_gbs[t]));
             int shown = 0;
             for (int p = 0; peers && p < 3 && c->peers[p]; p++) {
@@ -329,7 +342,7 @@ int cmd_bench(int argc, char **argv) {
                 if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
                 char why[256] = "";
                 double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
-                if (shown++) printf("\n| | | | | | |");
+                if (shown++) printf("\n| | | | | | | |");
                 if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);
                 else printf(" %s | %.2f | %.1fx |", c->peers[p], peer_ms, peer_ms / ms);
                 fflush(stdout);

@@ -1472,15 +1472,41 @@ typedef enum posenc_kernel_path {
 
 #define POSENC_MAX_THREADS 256
 
+/* A set of worker threads kept alive between calls (ggml's threadpool idea).
+ * Without one, each threaded call starts and joins its own threads, which
+ * costs ~50-80 us per call on a 2-vCPU VM (measured: docs/benchmarks.md); a
+ * caller making many calls (an inference loop, a benchmark) creates one pool
+ * and puts it in posenc_exec.pool. Calls that share a pool take turns (a
+ * mutex); results never depend on whether a pool is used. Not to be used from
+ * inside a posenc work function (none of the library's do). */
+typedef struct posenc_threadpool posenc_threadpool;
+
+/* Start a pool of `threads` workers in all, the calling thread included (so
+ * threads - 1 helper threads; 0 = the machine's online cores), 1..
+ * POSENC_MAX_THREADS. *out receives the pool; free it with
+ * posenc_threadpool_free. Errors: threads out of range (INVALID_ARGUMENT), out
+ * of memory or threads that cannot be started (OUT_OF_MEMORY; nothing is
+ * left running). */
+POSENC_API posenc_status posenc_threadpool_create(int32_t threads, posenc_threadpool **out,
+                                                  posenc_error *err);
+/* Stop and join the helper threads, free the pool. NULL is a no-op. The pool
+ * must not be in use by another call. */
+POSENC_API void posenc_threadpool_free(posenc_threadpool *pool);
+/* Workers in the pool, the caller's thread included (0 for NULL). */
+POSENC_API int32_t posenc_threadpool_size(const posenc_threadpool *pool);
+
 /* How one call executes. Initialise with posenc_exec_default. */
 typedef struct posenc_exec {
     int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
-                                set, else the machine's online cores. Small jobs use fewer. */
+                                set, else the pool's size if pool is set, else the
+                                machine's online cores. Small jobs use fewer. */
     posenc_kernel_path path; /* AUTO, or force one path (POSENC_ERR_UNSUPPORTED if the CPU
                                 or this build lacks it) */
+    posenc_threadpool *pool; /* NULL: start threads per call; else run on the pool's workers
+                                (at most its size, whatever threads says) */
 } posenc_exec;
 
-/* threads = 0, path = AUTO. */
+/* threads = 0, path = AUTO, pool = NULL. */
 POSENC_API void posenc_exec_default(posenc_exec *exec);
 /* "auto", "scalar", "avx2", "avx512"; "?" if unknown. */
 POSENC_API const char *posenc_kernel_path_name(posenc_kernel_path path);
@@ -1500,10 +1526,12 @@ POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exe
 
 /* posenc_sinusoid_table with explicit execution options (exec may be NULL).
  * Precise mode on a contiguous range of positions runs the fast path: rows are cut
- * in blocks of 2048, each block starts from sinl/cosl of its first position, an
- * anchor every 64 rows is advanced by an extended-precision rotation, and the rows
- * between anchors by a double-precision rotation (vectorized across pairs, same
- * operations on every path, so every path gives the same bits). The recurrence adds
+ * in blocks of 1024, each block starts from the double-double (~106-bit) sin/cos
+ * of its first position, an anchor every 64 rows is advanced by a double-double
+ * rotation, and the rows between anchors by a double-precision rotation
+ * (vectorized across pairs, same operations on every path, so every path and
+ * thread count gives the same bits). Ranges reaching |p| >= 2^53 or |p w| >= 2^40
+ * are evaluated per element with sinl/cosl. The recurrence adds
  * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
  * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
  * per element (threaded). Large f32/f64 outputs are written with streaming stores. */

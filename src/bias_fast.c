@@ -72,9 +72,9 @@ static posenc_status run_toeplitz(toeplitz_job *job, posenc_range_fn_ values, co
     FORWARD_IF_ERROR(posenc_checked_count_(job->heads, job->span, "heads x (Lq + Lk - 1)", &count, err));
     job->v = malloc(count * sizeof *job->v);
     RETURN_ERROR_IF(!job->v, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu bias values", count);
-    posenc_parallel_for_(posenc_threads_for_bytes_(&run, count * 64), job->heads, 1, values, job);
+    posenc_parallel_for_(&run, posenc_threads_for_bytes_(&run, count * 64), job->heads, 1, values, job);
     size_t rows = job->heads * job->lq;
-    posenc_parallel_for_(posenc_threads_for_bytes_(&run, rows * job->lk * sizeof(float)), rows, 1, fill_rows, job);
+    posenc_parallel_for_(&run, posenc_threads_for_bytes_(&run, rows * job->lk * sizeof(float)), rows, 1, fill_rows, job);
     free(job->v);
     return POSENC_OK;
 }

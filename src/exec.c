@@ -2,6 +2,7 @@
  * row-splitting thread helper. No global mutable state: every call resolves
  * its own options; the environment is only read. */
 #include "kernels.h"
+#include "threadpool_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ void posenc_exec_default(posenc_exec *exec) {
     if (!exec) return;
     exec->threads = 0;
     exec->path = POSENC_PATH_AUTO;
+    exec->pool = NULL;
 }
 
 static const char *const path_names[] = {"auto", "scalar", "avx2", "avx512"};
@@ -100,7 +102,7 @@ posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bo
             e.threads = (int32_t)n;
             *exact_threads = true;
         } else {
-            e.threads = posenc_cpu_count();
+            e.threads = e.pool ? posenc_threadpool_size(e.pool) : posenc_cpu_count();
         }
     }
     *out = e;
@@ -123,39 +125,47 @@ int32_t posenc_threads_for_bytes_(const posenc_exec_run_ *run, size_t bytes) {
 typedef struct {
     posenc_range_fn_ fn;
     void *ctx;
-    size_t worker, begin, end;
-} chunk;
+    posenc_chunk_ part;
+} spawned_chunk;
 
-static void *run_chunk(void *arg) {
-    chunk *c = arg;
-    c->fn(c->ctx, c->worker, c->begin, c->end);
+static void *run_spawned(void *arg) {
+    spawned_chunk *c = arg;
+    c->fn(c->ctx, c->part.worker, c->part.begin, c->part.end);
     return NULL;
 }
 
-void posenc_parallel_for_(int32_t threads, size_t count, size_t grain, posenc_range_fn_ fn,
-                          void *ctx) {
+void posenc_parallel_for_(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
+                          posenc_range_fn_ fn, void *ctx) {
     if (count == 0) return;
     if (grain == 0) grain = 1;
     size_t blocks = (count + grain - 1) / grain;
     size_t n = threads < 1 ? 1 : (size_t)threads;
+    posenc_threadpool *pool = run ? run->exec.pool : NULL;
+    if (pool && n > (size_t)posenc_threadpool_size(pool)) n = (size_t)posenc_threadpool_size(pool);
     if (n > blocks) n = blocks;
     if (n > POSENC_MAX_THREADS) n = POSENC_MAX_THREADS;
     if (n == 1) {
         fn(ctx, 0, 0, count);
         return;
     }
-    chunk chunks[POSENC_MAX_THREADS] = {{0}};
-    pthread_t ids[POSENC_MAX_THREADS];
-    bool started[POSENC_MAX_THREADS];
+    posenc_chunk_ parts[POSENC_MAX_THREADS] = {{0}};
     for (size_t t = 0; t < n; t++) {
         size_t b0 = blocks * t / n, b1 = blocks * (t + 1) / n;
-        chunks[t] = (chunk){fn, ctx, t, b0 * grain, b1 * grain < count ? b1 * grain : count};
+        parts[t] = (posenc_chunk_){t, b0 * grain, b1 * grain < count ? b1 * grain : count};
     }
+    if (pool) {
+        posenc_threadpool_run_(pool, parts, n, fn, ctx);
+        return;
+    }
+    spawned_chunk chunks[POSENC_MAX_THREADS] = {{0}};
+    pthread_t ids[POSENC_MAX_THREADS];
+    bool started[POSENC_MAX_THREADS];
+    for (size_t t = 0; t < n; t++) chunks[t] = (spawned_chunk){fn, ctx, parts[t]};
     for (size_t t = 1; t < n; t++)
-        started[t] = pthread_create(&ids[t], NULL, run_chunk, &chunks[t]) == 0;
-    run_chunk(&chunks[0]);
+        started[t] = pthread_create(&ids[t], NULL, run_spawned, &chunks[t]) == 0;
+    run_spawned(&chunks[0]);
     for (size_t t = 1; t < n; t++) {
         if (started[t]) pthread_join(ids[t], NULL);
-        else run_chunk(&chunks[t]); /* degrade to fewer threads, same results */
+        else run_spawned(&chunks[t]); /* degrade to fewer threads, same results */
     }
 }

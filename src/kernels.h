@@ -10,18 +10,21 @@
 /* Work function for posenc_parallel_for_: worker number `worker` (0..threads-1,
  * for per-worker scratch the caller allocated) handles items [begin, end). */
 typedef void (*posenc_range_fn_)(void *ctx, size_t worker, size_t begin, size_t end);
+struct posenc_exec_run_;
 
 /* Run fn over [0, count) split into at most `threads` contiguous chunks whose
  * boundaries are multiples of `grain` items (so chunking never changes what a
- * block computes). Chunk 0 runs on the calling thread; if a thread cannot be
- * created its chunk also runs on the caller. Results never depend on threads. */
-void posenc_parallel_for_(int32_t threads, size_t count, size_t grain, posenc_range_fn_ fn,
-                          void *ctx);
+ * block computes). Chunk 0 runs on the calling thread, the others on
+ * run->exec.pool's workers if set (at most its size), else on threads started
+ * for this call; if one cannot be started its chunk also runs on the caller.
+ * Results never depend on threads. */
+void posenc_parallel_for_(const struct posenc_exec_run_ *run, int32_t threads, size_t count,
+                          size_t grain, posenc_range_fn_ fn, void *ctx);
 
 /* Resolved execution options of one call. exact_threads: the count came from
  * POSENC_THREADS, which tests use to force every split, even of tiny outputs. */
-typedef struct {
-    posenc_exec exec;
+typedef struct posenc_exec_run_ {
+    posenc_exec exec; /* exec.pool, when set, runs posenc_parallel_for_'s chunks */
     bool exact_threads;
 } posenc_exec_run_;
 

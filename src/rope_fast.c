@@ -5,15 +5,17 @@
  * heads. For a contiguous run of positions in precise mode they come from the
  * rotation scheme of the sinusoid fast path: tokens are cut in blocks of
  * ROPE_BLOCK starting at the call's first token (the thread grain, so the split
- * never changes a value); a block starts from sinl/cosl, every ROPE_ANCHOR
- * tokens the long double (sin, cos) is rotated by ANCHOR*w_k, and the tokens in
- * between by a double rotation by w_k (drift < 64 * 2.3e-16, far below half an
- * f32 ULP of any |value| > 2^-20). Other positions and TORCH_COMPAT mode take
+ * never changes a value); a block starts from the double-double (sin, cos) of
+ * its first position (sincos_dd.h), every ROPE_ANCHOR tokens that double-double
+ * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
+ * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
+ * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
  * rope_token_cos_sin_ per token. The cos/sin code is the same on every path;
  * the rotation kernels (scalar rope_apply.c, rope_avx2.c, rope_avx512.c) give
  * the same bits, so results do not depend on the path or the thread count. */
 #include "kernels.h"
 #include "rope_fast.h"
+#include "sincos_dd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +71,10 @@ typedef struct {
     void *x;
     posenc_kernel_path path;
     bool recur;                     /* contiguous positions in precise mode */
-    long double first;              /* position of token 0 when recur */
+    double first;                   /* position of token 0 when recur */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
-    const long double *rot_s, *rot_c; /* sinl/cosl(ANCHOR * w_k) */
+    const double *w_hi, *w_lo;      /* w_k as double-doubles */
+    posenc_dd_sincos_ rot;          /* (sin, cos)(ANCHOR * w_k), double-double */
     const double *step_s, *step_c;  /* sin w_k, cos w_k */
     char *scratch;                  /* per worker, worker_bytes each */
     size_t worker_bytes;
@@ -109,32 +112,22 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const int32_t pairs = job->plan->pairs;
     const size_t P = (size_t)pairs;
     char *mem = job->scratch + worker * job->worker_bytes;
-    long double *S = (long double *)mem, *C = S + P;
-    double *run_s = (double *)(C + P), *run_c = run_s + P;
+    double *dd = (double *)mem, *run_s = dd + 4 * P, *run_c = run_s + P;
+    posenc_dd_sincos_ anchor = {dd, dd + P, dd + 2 * P, dd + 3 * P};
     float *c = (float *)(run_c + P), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
-        if (job->recur) {
-            long double p0 = job->first + (long double)b;
-            for (int32_t k = 0; k < pairs; k++) {
-                long double angle = p0 * (long double)job->plan->inv[k];
-                S[k] = sinl(angle);
-                C[k] = cosl(angle);
-            }
-        }
+        if (job->recur) /* exact: |first + b| < 2^53 checked */
+            posenc_sincos_dd_(job->path, P, job->first + (double)b, job->w_hi, job->w_lo, &anchor);
         for (size_t t = b; t < block_end; t++) {
             if (job->recur) {
-                bool anchor = (t - b) % ROPE_ANCHOR == 0;
+                bool at_anchor = (t - b) % ROPE_ANCHOR == 0;
+                if (at_anchor && t != b) posenc_rotate_dd_(job->path, P, &anchor, &job->rot);
                 for (int32_t k = 0; k < pairs; k++) {
-                    if (anchor && t != b) {
-                        long double ns = S[k] * job->rot_c[k] + C[k] * job->rot_s[k];
-                        C[k] = C[k] * job->rot_c[k] - S[k] * job->rot_s[k];
-                        S[k] = ns;
-                    }
-                    if (anchor) {
-                        run_s[k] = (double)S[k];
-                        run_c[k] = (double)C[k];
+                    if (at_anchor) { /* hi = the double-double rounded to double */
+                        run_s[k] = anchor.s_hi[k];
+                        run_c[k] = anchor.c_hi[k];
                     } else {
                         double ns = run_s[k] * job->step_c[k] + run_c[k] * job->step_s[k];
                         run_c[k] = run_c[k] * job->step_c[k] - run_s[k] * job->step_s[k];
@@ -160,11 +153,19 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, false, 0, 1, 1,
-                    NULL, NULL, NULL, NULL, NULL, 0};
+                    NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, NULL, NULL, 0};
     job.recur = plan->mode == POSENC_MODE_PRECISE;
     for (size_t t = 1; job.recur && positions && t < view->tokens; t++)
         job.recur = positions[t] == positions[0] + (int64_t)t;
-    job.first = positions ? (long double)positions[0] : 0.0L;
+    if (job.recur) { /* the double-double anchors need |p| < 2^53 and |p w| < 2^40 */
+        long double first = positions ? (long double)positions[0] : 0.0L, top = 0;
+        long double last = first + (long double)(view->tokens - 1);
+        long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last);
+        for (size_t k = 0; k < P; k++)
+            if (fabsl(plan->inv[k]) > top) top = fabsl(plan->inv[k]);
+        job.recur = most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+        job.first = (double)first;
+    }
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -172,28 +173,29 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks && job.recur) threads = (int32_t)blocks;
-    /* per worker: S, C (long double), run_s, run_c (double), c, s, dup (f32 x 6P) */
-    job.worker_bytes = (2 * sizeof(long double) + 2 * sizeof(double) + 6 * sizeof(float)) * P + 64;
+    /* per worker: anchor (double-double, 4P), run_s, run_c (double), c, s, dup (f32 x 6P) */
+    job.worker_bytes = 6 * sizeof(double) * P + 6 * sizeof(float) * P + 64;
     job.worker_bytes = (job.worker_bytes + 63) / 64 * 64;
-    size_t shared = (2 * sizeof(long double) + 2 * sizeof(double)) * P;
+    size_t shared = 10 * sizeof(double) * P; /* w_hi, w_lo, rot (4P), step_s, step_c, spare (2P) */
     char *mem = malloc(shared + job.worker_bytes * (size_t)threads);
     RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
-    long double *rot_s = (long double *)mem, *rot_c = rot_s + P;
-    double *step_s = (double *)(rot_c + P), *step_c = step_s + P;
-    if (job.recur)
+    double *d = (double *)mem, *w_hi = d, *w_lo = d + P, *step_s = d + 6 * P, *step_c = d + 7 * P;
+    if (job.recur) {
         for (size_t k = 0; k < P; k++) {
-            long double w = (long double)plan->inv[k];
-            rot_s[k] = sinl(ROPE_ANCHOR * w);
-            rot_c[k] = cosl(ROPE_ANCHOR * w);
-            step_s[k] = (double)sinl(w);
-            step_c[k] = (double)cosl(w);
+            w_hi[k] = (double)plan->inv[k];
+            w_lo[k] = (double)(plan->inv[k] - (long double)w_hi[k]);
         }
-    job.rot_s = rot_s;
-    job.rot_c = rot_c;
+        job.rot = (posenc_dd_sincos_){d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P};
+        posenc_sincos_dd_(job.path, P, ROPE_ANCHOR, w_hi, w_lo, &job.rot);
+        posenc_dd_sincos_ step = {step_s, d + 8 * P, step_c, d + 9 * P}; /* lo parts unused */
+        posenc_sincos_dd_(job.path, P, 1.0, w_hi, w_lo, &step);
+    }
+    job.w_hi = w_hi;
+    job.w_lo = w_lo;
     job.step_s = step_s;
     job.step_c = step_c;
     job.scratch = mem + shared;
-    posenc_parallel_for_(threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
+    posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
     free(mem);
     return POSENC_OK;
 }

@@ -1,12 +1,13 @@
 /* sinusoidal.c: the "Attention Is All You Need" table in every layout in use,
  * plus the index/normalized baselines of the first source article.
  *
- * Precise mode: frequencies and angles in long double (64-bit mantissa on
- * x86-64, 113-bit on aarch64), sin/cos through sinl/cosl which range-reduce
- * exactly, then one rounding to the output dtype. Contiguous position ranges
- * use a rotation recurrence in double, re-anchored from extended precision
- * every SINUSOID_ANCHOR rows (see fill_precise_range); its drift (< 64 * 2.3e-16
- * absolute) is far below half an f32 ULP for any value above 2^-20.
+ * Precise mode: frequencies in long double (64-bit mantissa on x86-64, 113-bit
+ * on aarch64). Explicit positions: angles in long double, sin/cos through
+ * sinl/cosl which range-reduce exactly, then one rounding to the output dtype.
+ * Contiguous position ranges use a rotation recurrence in double, re-anchored
+ * from double-double values (sincos_dd.h) every SINUSOID_ANCHOR rows (see
+ * fill_precise_range); its drift (< 64 * 2.3e-16 absolute) is far below half
+ * an f32 ULP for any value above 2^-20.
  *
  * Torch-compat mode: the exact float32 operation order of the PyTorch tutorial
  * (vaswani) and fairseq (t2t): w = exp(f32(c_k) * f32(-ln(base)/den)),
@@ -15,6 +16,7 @@
  * (glibc's expf differs from them by 1 ULP for 5 of 32 frequencies at d=64,
  * which becomes ~16 ULP of sin by position 50). */
 #include "kernels.h"
+#include "sincos_dd.h"
 
 #include "torch_math.h"
 #include <stdlib.h>
@@ -185,11 +187,12 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
 
 /* ---- precise mode, contiguous positions: blocks, anchors, rotations ---------
  * Rows are cut in blocks of SINUSOID_BLOCK starting at table row 0 (the thread
- * grain, so the split never changes a value). A block starts from sinl/cosl of
- * its first position; every SINUSOID_ANCHOR rows the long double (sin, cos) is
- * rotated by ANCHOR*w_k (error ~1e-19 per step, 32 steps); rows in between come
- * from a double rotation by w_k started at the anchor, vectorized across pairs. */
-#define SINUSOID_BLOCK 2048
+ * grain, so the split never changes a value). A block starts from the
+ * double-double (sin, cos) of its first position (sincos_dd.h, ~1e-25 off);
+ * every SINUSOID_ANCHOR rows that double-double is rotated by ANCHOR*w_k
+ * (~1e-31 per step); rows in between come from a double rotation by w_k started
+ * at the anchor rounded to double, vectorized across pairs. */
+#define SINUSOID_BLOCK 1024
 #define SINUSOID_ANCHOR 64
 /* Outputs at least this large go out with streaming stores (they do not fit in
  * a cache anyway, and streaming avoids reading each line before writing it). */
@@ -228,11 +231,12 @@ void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run
 
 typedef struct {
     const table_job *job;
-    const long double *w, *rot_s, *rot_c; /* w_k, sinl/cosl(ANCHOR * w_k) */
+    posenc_kernel_path path;
+    const double *w_hi, *w_lo;            /* w_k as double-doubles */
+    posenc_dd_sincos_ rot;                /* (sin, cos)(ANCHOR * w_k), double-double */
     posenc_sinusoid_rows_ plan;           /* steps (sin w_k, cos w_k) in double */
     posenc_sinusoid_rows_fn_ rows_fn;     /* NULL: odd dims / f16 / bf16, stored per element */
-    long double *scratch;                 /* per worker: S, C (long double) */
-    double *scratch_d;                    /* per worker: run_s, run_c */
+    double *scratch;                      /* per worker: anchor (4 x pairs), run_s, run_c */
     /* Large output not 64-byte aligned (e.g. calloc'd): rows are computed into a
      * per-worker cache-resident stage and streamed out by an alignment-aware copy. */
     char *stage;                          /* NULL: write rows directly */
@@ -249,98 +253,96 @@ static void advance_run(const posenc_sinusoid_rows_ *plan, double *run_s, double
     }
 }
 
+/* Rows [r, r + rows) from the anchor values in run_s/run_c. */
+static void fill_anchor_rows(const precise_range_ctx *ctx, size_t worker, double *run_s, double *run_c,
+                             size_t r, size_t rows) {
+    const table_job *job = ctx->job;
+    const int32_t pairs = job->shape.pairs;
+    size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
+    if (ctx->rows_fn && !ctx->stage) {
+        ctx->rows_fn(&ctx->plan, run_s, run_c, (char *)job->out + r * row_bytes, rows);
+        return;
+    }
+    if (ctx->rows_fn) {
+        char *stage = ctx->stage + worker * ctx->stage_bytes;
+        for (size_t i = 0; i < rows; i += ctx->stage_rows) {
+            size_t n = rows - i < ctx->stage_rows ? rows - i : ctx->stage_rows;
+            if (i > 0) advance_run(&ctx->plan, run_s, run_c);
+            ctx->rows_fn(&ctx->plan, run_s, run_c, stage, n);
+            ctx->copy((float *)((char *)job->out + (r + i) * row_bytes), (const float *)stage,
+                      n * row_bytes / sizeof(float));
+        }
+        return;
+    }
+    for (size_t i = 0; i < rows; i++)
+        for (int32_t k = 0; k < pairs; k++) {
+            if (i > 0) { /* same operations as posenc_sinusoid_rows_scalar_ */
+                double s = run_s[k] * ctx->plan.step_c[k] + run_c[k] * ctx->plan.step_s[k];
+                run_c[k] = run_c[k] * ctx->plan.step_c[k] - run_s[k] * ctx->plan.step_s[k];
+                run_s[k] = s;
+            }
+            store_pair(job, r + i, k, run_s[k], run_c[k]);
+        }
+}
+
 static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t end) {
     const precise_range_ctx *ctx = vctx;
     const table_job *job = ctx->job;
-    const int32_t pairs = job->shape.pairs;
-    long double *S = ctx->scratch + 2 * (size_t)pairs * worker, *C = S + pairs;
-    double *run_s = ctx->scratch_d + 2 * (size_t)pairs * worker, *run_c = run_s + pairs;
-    size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
+    const size_t P = (size_t)job->shape.pairs;
+    double *mem = ctx->scratch + 6 * P * worker;
+    posenc_dd_sincos_ anchor = {mem, mem + P, mem + 2 * P, mem + 3 * P};
+    double *run_s = mem + 4 * P, *run_c = mem + 5 * P;
     for (size_t b = begin; b < end; b += SINUSOID_BLOCK) {
         size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
-        long double p0 = posenc_position_at_(job->positions, b);
-        for (int32_t k = 0; k < pairs; k++) {
-            S[k] = sinl(p0 * ctx->w[k]);
-            C[k] = cosl(p0 * ctx->w[k]);
-        }
+        double p0 = (double)job->positions->start + (double)b; /* exact: |p| < 2^53 checked */
+        posenc_sincos_dd_(ctx->path, P, p0, ctx->w_hi, ctx->w_lo, &anchor);
         for (size_t r = b; r < block_end; r += SINUSOID_ANCHOR) {
-            for (int32_t k = 0; k < pairs; k++) {
-                if (r != b) {
-                    long double s = S[k] * ctx->rot_c[k] + C[k] * ctx->rot_s[k];
-                    C[k] = C[k] * ctx->rot_c[k] - S[k] * ctx->rot_s[k];
-                    S[k] = s;
-                }
-                run_s[k] = (double)S[k];
-                run_c[k] = (double)C[k];
-            }
+            if (r != b) posenc_rotate_dd_(ctx->path, P, &anchor, &ctx->rot);
+            memcpy(run_s, anchor.s_hi, P * sizeof(double)); /* hi = the dd rounded to double */
+            memcpy(run_c, anchor.c_hi, P * sizeof(double));
             size_t rows = block_end - r < SINUSOID_ANCHOR ? block_end - r : SINUSOID_ANCHOR;
-            if (ctx->rows_fn && !ctx->stage) {
-                ctx->rows_fn(&ctx->plan, run_s, run_c, (char *)job->out + r * row_bytes, rows);
-                continue;
-            }
-            if (ctx->rows_fn) {
-                char *stage = ctx->stage + worker * ctx->stage_bytes;
-                for (size_t i = 0; i < rows; i += ctx->stage_rows) {
-                    size_t n = rows - i < ctx->stage_rows ? rows - i : ctx->stage_rows;
-                    if (i > 0) advance_run(&ctx->plan, run_s, run_c);
-                    ctx->rows_fn(&ctx->plan, run_s, run_c, stage, n);
-                    ctx->copy((float *)((char *)job->out + (r + i) * row_bytes), (const float *)stage,
-                              n * row_bytes / sizeof(float));
-                }
-                continue;
-            }
-            for (size_t i = 0; i < rows; i++)
-                for (int32_t k = 0; k < pairs; k++) {
-                    if (i > 0) { /* same operations as posenc_sinusoid_rows_scalar_ */
-                        double s = run_s[k] * ctx->plan.step_c[k] + run_c[k] * ctx->plan.step_s[k];
-                        run_c[k] = run_c[k] * ctx->plan.step_c[k] - run_s[k] * ctx->plan.step_s[k];
-                        run_s[k] = s;
-                    }
-                    store_pair(job, r + i, k, run_s[k], run_c[k]);
-                }
+            fill_anchor_rows(ctx, worker, run_s, run_c, r, rows);
         }
     }
     if (ctx->stage) posenc_store_fence_();
 }
 
-/* Per-pair constants: steps (sin w, cos w) in double, anchor rotations in long double. */
-static void step_worker(void *vctx, size_t worker, size_t begin, size_t end) {
-    precise_range_ctx *ctx = vctx;
-    long double *rot_s = (long double *)ctx->rot_s, *rot_c = (long double *)ctx->rot_c;
-    double *step_s = (double *)ctx->plan.step_s, *step_c = (double *)ctx->plan.step_c;
-    (void)worker;
-    for (size_t k = begin; k < end; k++) {
-        rot_s[k] = sinl(SINUSOID_ANCHOR * ctx->w[k]);
-        rot_c[k] = cosl(SINUSOID_ANCHOR * ctx->w[k]);
-        step_s[k] = (double)sinl(ctx->w[k]);
-        step_c[k] = (double)cosl(ctx->w[k]);
-    }
+/* Whether the anchors' double-double path covers these positions: |p| < 2^53 (exact
+ * doubles) and |p * w| < 2^40 (exact reduction); else per-element sinl/cosl. */
+static bool range_fits_dd(const posenc_positions *positions, const long double *w, int32_t pairs) {
+    long double first = (long double)positions->start;
+    long double last = first + (long double)(positions->count - 1);
+    long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last), top = 0;
+    for (int32_t k = 0; k < pairs; k++)
+        if (fabsl(w[k]) > top) top = fabsl(w[k]);
+    return most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
 }
 
 static posenc_status fill_precise_range(const table_job *job, const long double *w,
                                         const posenc_exec_run_ *run, posenc_error *err) {
     const int32_t pairs = job->shape.pairs;
+    const size_t P = (size_t)pairs;
     size_t rows = job->positions->count, bytes = rows * (size_t)job->params->dim *
                                                      posenc_dtype_size(job->dtype);
     int32_t threads = posenc_threads_for_bytes_(run, bytes);
     const posenc_exec *exec = &run->exec;
     size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
-    size_t per_worker = 2 * (size_t)pairs;
-    long double *lscratch = malloc(sizeof(long double) * (2 * (size_t)pairs + per_worker * threads));
-    double *dscratch = malloc(sizeof(double) * (2 * (size_t)pairs + per_worker * threads));
-    if (!lscratch || !dscratch) {
-        free(lscratch);
-        free(dscratch);
-        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs",
-                            pairs);
+    /* shared: w_hi, w_lo, rot (4), step_s, step_c; per worker: anchor (4), run_s, run_c */
+    double *mem = malloc(sizeof(double) * P * (8 + 6 * (size_t)threads));
+    RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs", pairs);
+    double *w_hi = mem, *w_lo = mem + P, *step_s = mem + 6 * P, *step_c = mem + 7 * P;
+    for (size_t k = 0; k < P; k++) {
+        w_hi[k] = (double)w[k];
+        w_lo[k] = (double)(w[k] - (long double)w_hi[k]);
     }
-    long double *rot_s = lscratch, *rot_c = rot_s + pairs;
-    double *step_s = dscratch, *step_c = step_s + pairs;
-    precise_range_ctx ctx = {job, w, rot_s, rot_c, {pairs, job->params->layout, job->dtype, false, step_s, step_c},
-                             NULL, lscratch + 2 * (size_t)pairs, dscratch + 2 * (size_t)pairs, NULL, 0, 0, NULL};
-    /* 4 sinl/cosl per pair (~0.1 ms per 256 pairs): split across the threads too */
-    posenc_parallel_for_(pairs >= 256 ? threads : 1, (size_t)pairs, 64, step_worker, &ctx);
+    precise_range_ctx ctx = {job, exec->path, w_hi, w_lo, {mem + 2 * P, mem + 3 * P, mem + 4 * P, mem + 5 * P},
+                             {pairs, job->params->layout, job->dtype, false, step_s, step_c},
+                             NULL, mem + 8 * P, NULL, 0, 0, NULL};
+    posenc_sincos_dd_(exec->path, P, SINUSOID_ANCHOR, w_hi, w_lo, &ctx.rot);
+    /* the step: (sin, cos)(w_k) rounded to double; the anchor scratch of worker 0 holds the lo parts */
+    posenc_dd_sincos_ step = {step_s, ctx.scratch, step_c, ctx.scratch + P};
+    posenc_sincos_dd_(exec->path, P, 1.0, w_hi, w_lo, &step);
     bool clean = job->params->dim == 2 * pairs &&
                  (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
     if (clean) {
@@ -361,10 +363,9 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
             /* without the stage the rows are written directly with ordinary stores */
         }
     }
-    posenc_parallel_for_(threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
+    posenc_parallel_for_(run, threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
     free(ctx.stage);
-    free(lscratch);
-    free(dscratch);
+    free(mem);
     return POSENC_OK;
 }
 
@@ -423,7 +424,7 @@ static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
     direct_ctx ctx = {job, w};
     /* direct evaluation costs ~100 ns per element: threads pay off from ~64 KiB */
     size_t work = job->positions->count * (size_t)job->params->dim * 4;
-    posenc_parallel_for_(posenc_threads_for_bytes_(run, work), job->positions->count, 16,
+    posenc_parallel_for_(run, posenc_threads_for_bytes_(run, work), job->positions->count, 16,
                          fn, &ctx);
 }
 
@@ -471,7 +472,8 @@ posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
         run_direct(&job, w, torch_f32_worker, &run);
     } else {
         frequencies_precise(params, &job.shape, w);
-        if (positions->ids == NULL && positions->values == NULL)
+        if (positions->ids == NULL && positions->values == NULL &&
+            range_fits_dd(positions, w, job.shape.pairs))
             st = fill_precise_range(&job, w, &run, err);
         else
             run_direct(&job, w, precise_direct_worker, &run);

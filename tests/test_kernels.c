@@ -2,6 +2,7 @@
  * - exec options: names, parsing, resolution, errors (bad env, bad values);
  * - every kernel path x thread count gives the same bits as scalar on 1 thread
  *   (tables large enough to use several blocks, threads and streaming stores);
+ *   (3 threads on a posenc_threadpool included);
  * - the fast path's f32 values are within 1 ULP of sinl/cosl evaluated per
  *   element in long double and rounded once (the precise mode's contract). */
 #define _GNU_SOURCE /* setenv, unsetenv */
@@ -30,17 +31,17 @@ static void test_exec_options(void) {
     }
     posenc_kernel_path p;
     CHECK(posenc_kernel_path_parse("sse9", &p, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'sse9'"),
-          "unknown path name rejected: \"%s\"", err.message);
+          "[X2] unknown path name rejected: \"%s\"", err.message);
     e.threads = -1;
     CHECK(posenc_exec_resolve(&e, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "got -1"),
-          "threads -1 rejected: \"%s\"", err.message);
+          "[X1] threads -1 rejected: \"%s\"", err.message);
     e.threads = 0;
     e.path = (posenc_kernel_path)9;
     CHECK(posenc_exec_resolve(&e, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "9"),
-          "path 9 rejected: \"%s\"", err.message);
+          "[X2] path 9 rejected: \"%s\"", err.message);
     setenv("POSENC_KERNEL_PATH", "fast", 1);
     CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'fast'"),
-          "POSENC_KERNEL_PATH=fast rejected: \"%s\"", err.message);
+          "[X3] POSENC_KERNEL_PATH=fast rejected: \"%s\"", err.message);
     setenv("POSENC_KERNEL_PATH", "scalar", 1);
     setenv("POSENC_THREADS", "3", 1);
     CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_OK && r.path == POSENC_PATH_SCALAR && r.threads == 3,
@@ -50,10 +51,10 @@ static void test_exec_options(void) {
     posenc_status st = posenc_exec_resolve(&e, &r, &err);
     CHECK(posenc_kernel_path_supported(POSENC_PATH_AVX2) ? st == POSENC_OK && r.path == POSENC_PATH_AVX2 && r.threads == 1
                                                          : st == POSENC_ERR_UNSUPPORTED,
-          "explicit exec beats the environment (or reports unsupported): %s", posenc_strerror(st));
+          "[X5] explicit exec beats the environment (or reports unsupported): %s", posenc_strerror(st));
     setenv("POSENC_THREADS", "0", 1);
     CHECK(posenc_exec_resolve(NULL, &r, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "'0'"),
-          "POSENC_THREADS=0 rejected: \"%s\"", err.message);
+          "[X4] POSENC_THREADS=0 rejected: \"%s\"", err.message);
     unsetenv("POSENC_KERNEL_PATH");
     unsetenv("POSENC_THREADS");
     /* a table call reports a bad environment instead of computing silently */
@@ -69,7 +70,8 @@ static void test_exec_options(void) {
 
 /* One table on one path/thread count; NULL if the path is unsupported. */
 static void *table_on_at(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
-                         posenc_kernel_path path, int threads, size_t *bytes, size_t misalign) {
+                         posenc_kernel_path path, int threads, posenc_threadpool *pool, size_t *bytes,
+                         size_t misalign) {
     if (!posenc_kernel_path_supported(path)) return NULL;
     size_t count = pos->count * (size_t)p->dim;
     *bytes = count * posenc_dtype_size(dtype);
@@ -78,7 +80,7 @@ static void *table_on_at(const posenc_sinusoid_params *p, const posenc_positions
     char *mem = aligned_alloc(64, (*bytes + misalign + 63) / 64 * 64);
     void *out = mem + misalign;
     memset(out, 0xff, *bytes);
-    posenc_exec e = {threads, path};
+    posenc_exec e = {threads, path, pool};
     posenc_error err = {0};
     posenc_status st = posenc_sinusoid_table_exec(p, pos, dtype, out, count, &e, &err);
     if (misalign) memmove(mem, out, *bytes);
@@ -92,10 +94,10 @@ static void *table_on_at(const posenc_sinusoid_params *p, const posenc_positions
 
 static void *table_on(const posenc_sinusoid_params *p, const posenc_positions *pos, posenc_dtype dtype,
                       posenc_kernel_path path, int threads, size_t *bytes) {
-    return table_on_at(p, pos, dtype, path, threads, bytes, 0);
+    return table_on_at(p, pos, dtype, path, threads, NULL, bytes, 0);
 }
 
-static void test_identical_bits(void) {
+static void test_identical_bits(posenc_threadpool *pool) {
     const struct {
         int dim;
         size_t len;
@@ -124,8 +126,9 @@ static void test_identical_bits(void) {
         size_t bytes = 0, b2 = 0;
         void *ref = table_on(&p, &pos, cases[c].dtype, POSENC_PATH_SCALAR, 1, &bytes);
         for (int i = 0; i < 3; i++)
-            for (int threads = 1; threads <= 3; threads++) {
-                void *got = table_on_at(&p, &pos, cases[c].dtype, paths[i], threads, &b2, cases[c].misalign);
+            for (int threads = 1; threads <= 4; threads++) { /* 4: 3 threads on the pool */
+                void *got = table_on_at(&p, &pos, cases[c].dtype, paths[i], threads == 4 ? 3 : threads,
+                                        threads == 4 ? pool : NULL, &b2, cases[c].misalign);
                 if (!got) {
                     printf("  skip %s (not supported on this CPU)\n", posenc_kernel_path_name(paths[i]));
                     break;
@@ -136,11 +139,12 @@ static void test_identical_bits(void) {
                         first = k;
                         break;
                     }
-                CHECK(first == bytes, "d=%d len=%zu start=%lld%s %s %s: %s x %d threads == scalar x 1, bit for bit "
+                CHECK(first == bytes, "d=%d len=%zu start=%lld%s %s %s: %s x %d threads%s == scalar x 1, bit for bit "
                       "(first differing byte %zu of %zu)", cases[c].dim, cases[c].len, (long long)cases[c].start,
                       cases[c].misalign ? " (output misaligned)" : "",
                       cases[c].layout == POSENC_LAYOUT_HALF ? "half" : "interleaved",
-                      posenc_dtype_name(cases[c].dtype), posenc_kernel_path_name(paths[i]), threads, first, bytes);
+                      posenc_dtype_name(cases[c].dtype), posenc_kernel_path_name(paths[i]),
+                      threads == 4 ? 3 : threads, threads == 4 ? " on a pool" : "", first, bytes);
                 free(got);
             }
         free(ref);
@@ -189,7 +193,10 @@ static void test_precision(void) {
 
 int main(void) {
     test_exec_options();
-    test_identical_bits();
+    posenc_threadpool *pool = NULL;
+    if (posenc_threadpool_create(3, &pool, NULL) != POSENC_OK) return EXIT_FAILURE;
+    test_identical_bits(pool);
+    posenc_threadpool_free(pool);
     test_precision();
     return check_finish();
 }

@@ -57,7 +57,7 @@ static void test_rope_paths(void) {
             if (cases[ci].dtype == POSENC_DTYPE_BF16) ((uint16_t *)x0)[5] = 0x7fc1; /* NaN payload survives */
             posenc_error err = {0};
             memcpy(ref, x0, count * esize);
-            posenc_exec e = {1, POSENC_PATH_SCALAR};
+            posenc_exec e = {1, POSENC_PATH_SCALAR, NULL};
             if (posenc_rope_apply_exec(&p, 0, (posenc_layout)layout, &v, pos, cases[ci].inverse, cases[ci].dtype, ref,
                                        count, &e, &err) != POSENC_OK) {
                 CHECK(0, "rope scalar run: %s", err.message);
@@ -67,7 +67,7 @@ static void test_rope_paths(void) {
                 if (!posenc_kernel_path_supported(paths[pi])) continue;
                 for (int threads = 1; threads <= 3; threads += 2) {
                     memcpy(got, x0, count * esize);
-                    posenc_exec ex = {threads, paths[pi]};
+                    posenc_exec ex = {threads, paths[pi], NULL};
                     posenc_status st = posenc_rope_apply_exec(&p, 0, (posenc_layout)layout, &v, pos, cases[ci].inverse,
                                                               cases[ci].dtype, got, count, &ex, &err);
                     size_t d = first_diff(got, ref, count * esize);
@@ -102,7 +102,7 @@ static void test_rope_precision(void) {
             int64_t *pos = malloc(sizeof *pos * T);
             for (int t = 0; t < T; t++) pos[t] = starts[si] + t;
             posenc_rope_view v = posenc_rope_view_contiguous(T, 1, D);
-            posenc_exec e = {2, paths[pi]};
+            posenc_exec e = {2, paths[pi], NULL};
             posenc_error err = {0};
             posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, pos, 0, POSENC_DTYPE_F32, x, (size_t)T * D, &e, &err);
             double inv[64];
@@ -159,7 +159,7 @@ static void test_bias_paths(void) {
                 if (!posenc_kernel_path_supported(paths[pi])) continue;
                 for (int threads = 1; threads <= 3; threads += 2) {
                     memset(got, 0xff, n * sizeof *got);
-                    posenc_exec e = {threads, paths[pi]};
+                    posenc_exec e = {threads, paths[pi], NULL};
                     posenc_error err = {0};
                     posenc_status st = kind < 2 ? posenc_alibi_bias_exec_f32(slopes, H, (posenc_alibi_form)kind, &q, &k,
                                                                              got, n, &e, &err)

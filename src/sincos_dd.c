@@ -1,0 +1,31 @@
+/* sincos_dd.c: portable build of sincos_dd_body.h (one double per "vector";
+ * fma() is exact wherever it runs, so this matches the vector builds bit for
+ * bit) and the path dispatch. */
+#include "sincos_dd.h"
+
+#include <math.h>
+
+typedef double vec;
+#define LANES 1
+#define V_SET(x) ((double)(x))
+#define V_LOAD(p) (*(p))
+#define V_STORE(p, v) (*(p) = (v))
+#define V_FMA(a, b, c) fma((a), (b), (c))
+#define V_ROUND(x) nearbyint(x)
+#define SINCOS_DD posenc_sincos_dd_scalar_
+#define ROTATE_DD posenc_rotate_dd_scalar_
+#include "sincos_dd_body.h"
+
+void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double *w_hi,
+                       const double *w_lo, const posenc_dd_sincos_ *out) {
+    if (path == POSENC_PATH_AVX512) posenc_sincos_dd_avx512_(n, p, w_hi, w_lo, out);
+    else if (path == POSENC_PATH_AVX2) posenc_sincos_dd_avx2_(n, p, w_hi, w_lo, out);
+    else posenc_sincos_dd_scalar_(n, p, w_hi, w_lo, out);
+}
+
+void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos_ *state,
+                       const posenc_dd_sincos_ *by) {
+    if (path == POSENC_PATH_AVX512) posenc_rotate_dd_avx512_(n, state, by);
+    else if (path == POSENC_PATH_AVX2) posenc_rotate_dd_avx2_(n, state, by);
+    else posenc_rotate_dd_scalar_(n, state, by);
+}

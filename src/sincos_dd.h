@@ -1,0 +1,46 @@
+/* sincos_dd.h: double-double sin/cos of p * w_k and rotations, for the
+ * anchors of the sinusoid and RoPE recurrences (sinusoidal.c, rope_fast.c).
+ *
+ * A double-double is hi + lo with |lo| <= ulp(hi)/2 (~106-bit mantissa). The
+ * recurrences need the (sin, cos) they start from to be right to well under a
+ * double ULP; sinl/cosl did that in ~150 ns per value (their Payne-Hanek
+ * reduction), which made them most of a table's cost. These do it with
+ * vectors: angle p * w in double-double, reduction mod 2 pi by a three-part
+ * 2 pi, a Taylor series (to x^23) on a quarter of the angle, two angle
+ * doublings. Error <= ~1e-22 absolute for |p * w| < 2^40 (tests/test_kernels.c
+ * checks it against sinl/cosl). Only +, -, *, and fma (one rounding) are used,
+ * in the same order on every path, so the scalar, AVX2 and AVX-512 builds give
+ * the same bits. */
+#ifndef POSENC_SINCOS_DD_H
+#define POSENC_SINCOS_DD_H
+
+#include "kernels.h"
+
+/* n (sin, cos) pairs in double-double, as four arrays of n doubles. */
+typedef struct {
+    double *s_hi, *s_lo, *c_hi, *c_lo;
+} posenc_dd_sincos_;
+
+/* Largest |p * w| the reduction is exact enough for (n * 2pi products stay exact). */
+#define POSENC_SINCOS_DD_MAX_ANGLE 0x1p40
+
+/* out[k] = (sin, cos)(p * (w_hi[k] + w_lo[k])) for k < n. p must be an integer
+ * below 2^53 in magnitude and |p * w| < POSENC_SINCOS_DD_MAX_ANGLE. */
+void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double *w_hi,
+                       const double *w_lo, const posenc_dd_sincos_ *out);
+/* state[k] = state[k] rotated by by[k]: the (sin, cos) of the summed angles. */
+void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos_ *state,
+                       const posenc_dd_sincos_ *by);
+
+/* the per-path builds behind the two functions above (sincos_dd*.c) */
+void posenc_sincos_dd_scalar_(size_t n, double p, const double *w_hi, const double *w_lo,
+                              const posenc_dd_sincos_ *out);
+void posenc_sincos_dd_avx2_(size_t n, double p, const double *w_hi, const double *w_lo,
+                            const posenc_dd_sincos_ *out);
+void posenc_sincos_dd_avx512_(size_t n, double p, const double *w_hi, const double *w_lo,
+                              const posenc_dd_sincos_ *out);
+void posenc_rotate_dd_scalar_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
+void posenc_rotate_dd_avx2_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
+void posenc_rotate_dd_avx512_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
+
+#endif

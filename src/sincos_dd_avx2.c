@@ -1,0 +1,26 @@
+/* sincos_dd_avx2.c: AVX2 + FMA build of sincos_dd_body.h, 4 pairs per vector. */
+#include "sincos_dd.h"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+typedef __m256d vec;
+#define LANES 4
+#define V_SET(x) _mm256_set1_pd(x)
+#define V_LOAD(p) _mm256_loadu_pd(p)
+#define V_STORE(p, v) _mm256_storeu_pd((p), (v))
+#define V_FMA(a, b, c) _mm256_fmadd_pd((a), (b), (c))
+#define V_ROUND(x) _mm256_round_pd((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define SINCOS_DD posenc_sincos_dd_avx2_
+#define ROTATE_DD posenc_rotate_dd_avx2_
+#include "sincos_dd_body.h"
+#else
+/* Built without the ISA flags (not x86-64): never selected, see posenc_kernel_path_supported. */
+void posenc_sincos_dd_avx2_(size_t n, double p, const double *w_hi, const double *w_lo,
+                            const posenc_dd_sincos_ *out) {
+    posenc_sincos_dd_scalar_(n, p, w_hi, w_lo, out);
+}
+void posenc_rotate_dd_avx2_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by) {
+    posenc_rotate_dd_scalar_(n, state, by);
+}
+#endif

@@ -1,0 +1,130 @@
+/* threadpool.c: persistent workers for posenc_parallel_for_ (posenc.h,
+ * posenc_threadpool_*). A job is published under the pool's lock with a new
+ * generation number; helper i runs chunk i + 1 of it, and every helper
+ * acknowledges every generation, so the submitter knows when all are done.
+ * Workers sleep on a condition variable between jobs (no spinning: the library
+ * must not burn the caller's cores while idle). */
+#include "kernels.h"
+#include "threadpool_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct posenc_threadpool {
+    pthread_mutex_t submit; /* one job at a time */
+    pthread_mutex_t lock;   /* guards the fields below */
+    pthread_cond_t work_ready, work_done;
+    uint64_t generation;
+    size_t pending; /* helpers yet to acknowledge this generation */
+    bool stop;
+    posenc_range_fn_ fn;
+    void *ctx;
+    const posenc_chunk_ *chunks;
+    size_t chunk_count;
+    size_t helpers;
+    pthread_t *ids;
+};
+
+typedef struct {
+    posenc_threadpool *pool;
+    size_t index; /* helper index: runs chunk index + 1 */
+} helper_arg;
+
+static void *helper_main(void *varg) {
+    helper_arg arg = *(helper_arg *)varg;
+    free(varg);
+    posenc_threadpool *pool = arg.pool;
+    pthread_mutex_lock(&pool->lock);
+    uint64_t seen = 0; /* the generation at creation: a job may be published before we get here */
+    for (;;) {
+        while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->work_ready, &pool->lock);
+        if (pool->stop) break;
+        seen = pool->generation;
+        size_t mine = arg.index + 1;
+        const posenc_chunk_ *c = mine < pool->chunk_count ? &pool->chunks[mine] : NULL;
+        posenc_range_fn_ fn = pool->fn;
+        void *ctx = pool->ctx;
+        pthread_mutex_unlock(&pool->lock);
+        if (c) fn(ctx, c->worker, c->begin, c->end);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->pending == 0) pthread_cond_signal(&pool->work_done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+static void stop_helpers(posenc_threadpool *pool, size_t started) {
+    pthread_mutex_lock(&pool->lock);
+    pool->stop = true;
+    pthread_cond_broadcast(&pool->work_ready);
+    pthread_mutex_unlock(&pool->lock);
+    for (size_t i = 0; i < started; i++) pthread_join(pool->ids[i], NULL);
+}
+
+posenc_status posenc_threadpool_create(int32_t threads, posenc_threadpool **out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    *out = NULL;
+    RETURN_ERROR_IF(threads < 0 || threads > POSENC_MAX_THREADS, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "threads must be 0 (online cores) or 1..%d, got %d", POSENC_MAX_THREADS, (int)threads);
+    if (threads == 0) threads = posenc_cpu_count();
+    posenc_threadpool *pool = calloc(1, sizeof *pool);
+    RETURN_ERROR_IF(!pool, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a pool of %d threads", (int)threads);
+    pool->helpers = (size_t)threads - 1;
+    pool->ids = calloc(pool->helpers ? pool->helpers : 1, sizeof *pool->ids);
+    if (!pool->ids) {
+        free(pool);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a pool of %d threads", (int)threads);
+    }
+    pthread_mutex_init(&pool->submit, NULL);
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->work_ready, NULL);
+    pthread_cond_init(&pool->work_done, NULL);
+    for (size_t i = 0; i < pool->helpers; i++) {
+        helper_arg *arg = malloc(sizeof *arg);
+        if (arg) *arg = (helper_arg){pool, i};
+        if (!arg || pthread_create(&pool->ids[i], NULL, helper_main, arg) != 0) {
+            free(arg);
+            stop_helpers(pool, i);
+            pool->helpers = 0;
+            posenc_threadpool_free(pool);
+            return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot start thread %zu of a pool of %d",
+                                i + 2, (int)threads);
+        }
+    }
+    *out = pool;
+    return posenc_ok_(err);
+}
+
+void posenc_threadpool_free(posenc_threadpool *pool) {
+    if (!pool) return;
+    stop_helpers(pool, pool->helpers);
+    pthread_cond_destroy(&pool->work_done);
+    pthread_cond_destroy(&pool->work_ready);
+    pthread_mutex_destroy(&pool->lock);
+    pthread_mutex_destroy(&pool->submit);
+    free(pool->ids);
+    free(pool);
+}
+
+int32_t posenc_threadpool_size(const posenc_threadpool *pool) {
+    return pool ? (int32_t)pool->helpers + 1 : 0;
+}
+
+void posenc_threadpool_run_(posenc_threadpool *pool, const posenc_chunk_ *chunks, size_t count,
+                            posenc_range_fn_ fn, void *ctx) {
+    pthread_mutex_lock(&pool->submit);
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->ctx = ctx;
+    pool->chunks = chunks;
+    pool->chunk_count = count;
+    pool->pending = pool->helpers;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->work_ready);
+    pthread_mutex_unlock(&pool->lock);
+    fn(ctx, chunks[0].worker, chunks[0].begin, chunks[0].end);
+    pthread_mutex_lock(&pool->lock);
+    while (pool->pending > 0) pthread_cond_wait(&pool->work_done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+    pthread_mutex_unlock(&pool->submit);
+}

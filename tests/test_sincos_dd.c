@@ -1,0 +1,141 @@
+/* test_sincos_dd.c: the double-double sin/cos behind the sinusoid and RoPE
+ * anchors (src/sincos_dd.h, an internal interface: this test includes it).
+ * - accuracy against references that are exact enough to judge it:
+ *   long double sinl/cosl at angles p*w that are exact in long double (w with
+ *   24 significant bits), tolerance 1e-19 (sinl's own error is ~5e-20), and,
+ *   where GCC's __float128 is available, quadmath's sinq/cosq (113 bits) with
+ *   tolerance 1e-25 + |p w| 2^-100 (the reduction's error grows with n);
+ * - rotations: 32 chained rotations by 64w land on the direct value at 2048w
+ *   (the anchor chain of one sinusoid block), within 32 x 1e-25;
+ * - the scalar, AVX2 and AVX-512 builds give the same bits (n = 515: vector
+ *   bodies and scalar leftovers). */
+#include "check.h"
+#include "sincos_dd.h"
+
+#ifdef POSENC_HAVE_QUADMATH
+#include <quadmath.h>
+#endif
+
+enum { N = 515 };
+static const posenc_kernel_path paths[] = {POSENC_PATH_SCALAR, POSENC_PATH_AVX2, POSENC_PATH_AVX512};
+
+typedef struct {
+    double v[4][N];
+} dd_arrays;
+
+static posenc_dd_sincos_ view(dd_arrays *a) { return (posenc_dd_sincos_){a->v[0], a->v[1], a->v[2], a->v[3]}; }
+
+/* Frequencies of a d = 1030 vaswani table, split into double-doubles. */
+static void vaswani_frequencies(double *w_hi, double *w_lo) {
+    for (int k = 0; k < N; k++) {
+        long double w = expl(-((long double)k * 2 / (2 * N)) * logl(10000.0L));
+        w_hi[k] = (double)w;
+        w_lo[k] = (double)(w - (long double)w_hi[k]);
+    }
+}
+
+static void test_against_sinl(void) {
+    static double w_hi[N], w_lo[N];
+    static dd_arrays out;
+    for (int k = 0; k < N; k++) { /* 24-bit frequencies: p*w exact in long double for p < 2^40 */
+        long double w = expl(-((long double)k * 2 / (2 * N)) * logl(10000.0L));
+        w_hi[k] = ldexp(nearbyint(ldexp((double)w, 23 - ilogb((double)w))), ilogb((double)w) - 23);
+        w_lo[k] = 0.0;
+    }
+    const double ps[] = {0, 1, 64, 2047, 2048, 65504, 1e6, 16777215, 2147483653.0, 1e11};
+    for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+        posenc_dd_sincos_ o = view(&out);
+        posenc_sincos_dd_(POSENC_PATH_SCALAR, N, ps[pi], w_hi, w_lo, &o);
+        long double worst = 0;
+        int at = 0;
+        for (int k = 0; k < N; k++) {
+            long double x = (long double)ps[pi] * w_hi[k];
+            long double es = fabsl((long double)o.s_hi[k] + o.s_lo[k] - sinl(x));
+            long double ec = fabsl((long double)o.c_hi[k] + o.c_lo[k] - cosl(x));
+            if (es > worst || ec > worst) {
+                worst = es > ec ? es : ec;
+                at = k;
+            }
+        }
+        CHECK(worst <= 1e-19L, "p=%.0f: max |dd - sinl/cosl| = %.3Le at pair %d (tol 1e-19: sinl's own error)",
+              ps[pi], worst, at);
+    }
+}
+
+#ifdef POSENC_HAVE_QUADMATH
+static void test_against_quadmath(void) {
+    static double w_hi[N], w_lo[N];
+    static dd_arrays out;
+    vaswani_frequencies(w_hi, w_lo);
+    const double ps[] = {0, 1, 64, 2047, 2048, 65504, 1e6, 16777215, 2147483653.0, 1e11};
+    for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+        posenc_dd_sincos_ o = view(&out);
+        posenc_sincos_dd_(POSENC_PATH_SCALAR, N, ps[pi], w_hi, w_lo, &o);
+        double worst_ratio = 0, worst = 0;
+        for (int k = 0; k < N; k++) {
+            __float128 x = (__float128)ps[pi] * ((__float128)w_hi[k] + w_lo[k]);
+            __float128 es = fabsq((__float128)o.s_hi[k] + o.s_lo[k] - sinq(x));
+            __float128 ec = fabsq((__float128)o.c_hi[k] + o.c_lo[k] - cosq(x));
+            double e = (double)(es > ec ? es : ec), tol = 1e-25 + (double)fabsq(x) * 0x1p-100;
+            if (e / tol > worst_ratio) {
+                worst_ratio = e / tol;
+                worst = e;
+            }
+        }
+        CHECK(worst_ratio <= 1.0, "p=%.0f: max |dd - quadmath| = %.3e (%.2f x tol 1e-25 + |pw| 2^-100)", ps[pi],
+              worst, worst_ratio);
+    }
+}
+#endif
+
+static void test_anchor_chain(void) {
+    static double w_hi[N], w_lo[N];
+    static dd_arrays chain, rot, direct;
+    vaswani_frequencies(w_hi, w_lo);
+    posenc_dd_sincos_ c = view(&chain), r = view(&rot), d = view(&direct);
+    posenc_sincos_dd_(POSENC_PATH_SCALAR, N, 0x1p30, w_hi, w_lo, &c);
+    posenc_sincos_dd_(POSENC_PATH_SCALAR, N, 64, w_hi, w_lo, &r);
+    for (int i = 0; i < 32; i++) posenc_rotate_dd_(POSENC_PATH_SCALAR, N, &c, &r);
+    posenc_sincos_dd_(POSENC_PATH_SCALAR, N, 0x1p30 + 2048, w_hi, w_lo, &d);
+    long double worst = 0;
+    for (int k = 0; k < N; k++) {
+        long double es = fabsl(((long double)c.s_hi[k] - d.s_hi[k]) + ((long double)c.s_lo[k] - d.s_lo[k]));
+        long double ec = fabsl(((long double)c.c_hi[k] - d.c_hi[k]) + ((long double)c.c_lo[k] - d.c_lo[k]));
+        if (es > worst) worst = es;
+        if (ec > worst) worst = ec;
+    }
+    /* the difference of two dd values near 1, formed in long double: resolution ~1e-19 */
+    CHECK(worst <= 32 * 1e-25L + 1e-19L, "2^30 + 32 rotations by 64w vs direct 2^30 + 2048: max diff %.3Le "
+          "(tol 32 x 1e-25 + long double resolution)", worst);
+}
+
+static void test_paths_identical(void) {
+    static double w_hi[N], w_lo[N];
+    static dd_arrays got[3], by;
+    vaswani_frequencies(w_hi, w_lo);
+    posenc_dd_sincos_ b = view(&by);
+    posenc_sincos_dd_(POSENC_PATH_SCALAR, N, 64, w_hi, w_lo, &b);
+    for (int pi = 0; pi < 3; pi++) {
+        if (!posenc_kernel_path_supported(paths[pi])) {
+            printf("  skip  %s: not supported here\n", posenc_kernel_path_name(paths[pi]));
+            continue;
+        }
+        posenc_dd_sincos_ g = view(&got[pi]);
+        posenc_sincos_dd_(paths[pi], N, 123456789.0, w_hi, w_lo, &g);
+        posenc_rotate_dd_(paths[pi], N, &g, &b);
+        CHECK(memcmp(&got[pi], &got[0], sizeof got[0]) == 0, "%s sincos + rotate (n=%d) == scalar, bit for bit",
+              posenc_kernel_path_name(paths[pi]), N);
+    }
+}
+
+int main(void) {
+    test_against_sinl();
+#ifdef POSENC_HAVE_QUADMATH
+    test_against_quadmath();
+#else
+    printf("  skip  quadmath reference: no __float128 / libquadmath in this build\n");
+#endif
+    test_anchor_chain();
+    test_paths_identical();
+    return check_finish();
+}

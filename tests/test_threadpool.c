@@ -1,0 +1,126 @@
+/* test_threadpool.c: posenc_threadpool (posenc.h, section 9): argument errors,
+ * sizes, exec resolution, and many jobs in a row and from two caller threads at
+ * once (calls sharing a pool take turns), for the sinusoid, RoPE and ALiBi
+ * drivers, each compared bit for bit with the same call made without a pool.
+ * Short on purpose: scripts/test runs it under ThreadSanitizer. */
+#define _GNU_SOURCE /* unsetenv */
+#include "check.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+typedef struct {
+    posenc_threadpool *pool;
+    const float *want;
+    int mismatches;
+} pool_caller;
+
+static void *pool_caller_main(void *varg) {
+    pool_caller *c = varg;
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 256);
+    posenc_positions pos = posenc_positions_range(3, 4096); /* 4 MiB: split over 2 */
+    float *got = malloc(sizeof(float) * 4096 * 256);
+    posenc_exec e;
+    posenc_exec_default(&e);
+    e.pool = c->pool;
+    for (int i = 0; i < 40; i++) {
+        if (posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, got, 4096 * 256, &e, NULL) != POSENC_OK ||
+            memcmp(got, c->want, sizeof(float) * 4096 * 256) != 0)
+            c->mismatches++;
+    }
+    free(got);
+    return NULL;
+}
+
+static void test_threadpool(void) {
+    posenc_threadpool *pool = (posenc_threadpool *)&pool; /* must be reset to NULL on error */
+    posenc_error err = {0};
+    CHECK(posenc_threadpool_create(-1, &pool, &err) == POSENC_ERR_INVALID_ARGUMENT && pool == NULL &&
+          strstr(err.message, "got -1"), "[X6] pool of -1 threads: INVALID_ARGUMENT, *out = NULL (%s)", err.message);
+    CHECK(posenc_threadpool_create(POSENC_MAX_THREADS + 1, &pool, &err) == POSENC_ERR_INVALID_ARGUMENT &&
+          strstr(err.message, "257"), "[X6] pool of 257 threads: INVALID_ARGUMENT (%s)", err.message);
+    CHECK(posenc_threadpool_create(2, NULL, &err) == POSENC_ERR_NULL_POINTER, "[X7] NULL out: NULL_POINTER");
+    CHECK(posenc_threadpool_size(NULL) == 0, "size of NULL pool is 0");
+    posenc_threadpool_free(NULL);
+    posenc_status st = posenc_threadpool_create(0, &pool, &err);
+    int32_t size = posenc_threadpool_size(pool);
+    CHECK(st == POSENC_OK && size == posenc_cpu_count(), "pool of 0 threads = online cores (%d, want %d)",
+          (int)size, (int)posenc_cpu_count());
+    posenc_threadpool_free(pool);
+    CHECK(posenc_threadpool_create(1, &pool, &err) == POSENC_OK && posenc_threadpool_size(pool) == 1,
+          "pool of 1: no helper threads, still usable");
+    posenc_threadpool_free(pool);
+    CHECK(posenc_threadpool_create(2, &pool, &err) == POSENC_OK && posenc_threadpool_size(pool) == 2,
+          "pool of 2 created");
+    posenc_exec e, r;
+    posenc_exec_default(&e);
+    CHECK(e.pool == NULL, "default exec has no pool");
+    e.pool = pool;
+    unsetenv("POSENC_THREADS");
+    CHECK(posenc_exec_resolve(&e, &r, &err) == POSENC_OK && r.threads == 2 && r.pool == pool,
+          "threads 0 with a pool of 2 resolves to 2 threads on that pool");
+
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 256);
+    posenc_positions pos = posenc_positions_range(3, 4096);
+    float *want = malloc(sizeof(float) * 4096 * 256);
+    posenc_exec one = {1, POSENC_PATH_AUTO, NULL};
+    CHECK(posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, want, 4096 * 256, &one, &err) == POSENC_OK,
+          "reference table, 1 thread, no pool");
+    pool_caller callers[2] = {{pool, want, 0}, {pool, want, 0}};
+    pool_caller_main(&callers[0]);
+    CHECK(callers[0].mismatches == 0, "40 tables in a row on the pool == no pool, bit for bit (%d differ)",
+          callers[0].mismatches);
+    callers[0].mismatches = 0;
+    pthread_t other;
+    bool started = pthread_create(&other, NULL, pool_caller_main, &callers[1]) == 0;
+    pool_caller_main(&callers[0]);
+    if (started) pthread_join(other, NULL);
+    CHECK(started && callers[0].mismatches == 0 && callers[1].mismatches == 0,
+          "2 callers x 40 tables sharing one pool == no pool (%d + %d differ)", callers[0].mismatches,
+          callers[1].mismatches);
+    free(want);
+    posenc_threadpool_free(pool);
+}
+
+/* RoPE and ALiBi through the pool: same bits as without. */
+static void test_other_drivers(void) {
+    posenc_threadpool *pool = NULL;
+    CHECK(posenc_threadpool_create(2, &pool, NULL) == POSENC_OK, "pool of 2 for RoPE and ALiBi");
+    posenc_exec with = {2, POSENC_PATH_AUTO, pool}, without = {2, POSENC_PATH_AUTO, NULL};
+    posenc_rope_params rp;
+    posenc_rope_params_default(&rp, 128);
+    enum { T = 2048, H = 4, D = 128 };
+    posenc_rope_view view = posenc_rope_view_contiguous(T, H, D);
+    float *a = malloc(sizeof(float) * T * H * D), *b = malloc(sizeof(float) * T * H * D);
+    for (size_t i = 0; i < (size_t)T * H * D; i++) a[i] = b[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
+    posenc_status s1 = posenc_rope_apply_exec(&rp, 0, POSENC_LAYOUT_HALF, &view, NULL, 0, POSENC_DTYPE_F32, a,
+                                              (size_t)T * H * D, &with, NULL);
+    posenc_status s2 = posenc_rope_apply_exec(&rp, 0, POSENC_LAYOUT_HALF, &view, NULL, 0, POSENC_DTYPE_F32, b,
+                                              (size_t)T * H * D, &without, NULL);
+    CHECK(s1 == POSENC_OK && s2 == POSENC_OK && memcmp(a, b, sizeof(float) * T * H * D) == 0,
+          "RoPE [2048 x 4 x 128] on the pool == without, bit for bit");
+    free(a);
+    free(b);
+    enum { L = 512, HEADS = 4 };
+    float slopes[HEADS];
+    posenc_alibi_slopes_f32(HEADS, 8.0, 0, HEADS, POSENC_MODE_PRECISE, slopes, HEADS, NULL);
+    posenc_positions q = posenc_positions_range(0, L), k = posenc_positions_range(0, L);
+    float *x = malloc(sizeof(float) * HEADS * L * L), *y = malloc(sizeof(float) * HEADS * L * L);
+    s1 = posenc_alibi_bias_exec_f32(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, x, (size_t)HEADS * L * L, &with, NULL);
+    s2 = posenc_alibi_bias_exec_f32(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, y, (size_t)HEADS * L * L, &without,
+                                    NULL);
+    CHECK(s1 == POSENC_OK && s2 == POSENC_OK && memcmp(x, y, sizeof(float) * HEADS * L * L) == 0,
+          "ALiBi [4 x 512 x 512] on the pool == without, bit for bit");
+    free(x);
+    free(y);
+    posenc_threadpool_free(pool);
+}
+
+int main(void) {
+    test_threadpool();
+    test_other_drivers();
+    return check_finish();
+}
