@@ -7,7 +7,8 @@
  * past out_count elements (the buffer is exactly that big, ASan watches);
  * successful sinusoid values are finite and in [-1, 1]; baseline values are
  * p (index) or p/(count-1) (normalized), rounded to the dtype; frequencies are finite
- * and positive; every result is deterministic (computed twice, compared). */
+ * and positive; every result is deterministic (computed twice, the second time
+ * on a fuzzed kernel path and thread count, compared bit for bit). */
 #include "fuzz_common.h"
 #include "fuzz_data.h"
 
@@ -150,7 +151,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             } else {
                 s1 = posenc_sinusoid_table(&params, pos, dtype, o1, out_count, &err);
             }
-            s2 = o1 ? posenc_sinusoid_table(&params, pos, dtype, out2, out_count, NULL) : s1;
+            /* the second run on a fuzzed kernel path and thread count: same status, same bits */
+            posenc_exec exec;
+            posenc_exec_default(&exec);
+            exec.path = (posenc_kernel_path)fuzz_range_u64(&f, 0, 3);
+            if (!posenc_kernel_path_supported(exec.path)) exec.path = POSENC_PATH_AUTO;
+            exec.threads = (int32_t)fuzz_range_u64(&f, 0, 3);
+            s2 = o1 ? posenc_sinusoid_table_exec(&params, pos, dtype, out2, out_count, &exec, NULL) : s1;
         } else {
             s1 = posenc_baseline_table((posenc_table_kind)kind, dim, pos, dtype, o1, out_count, &err);
             s2 = o1 ? posenc_baseline_table((posenc_table_kind)kind, dim, pos, dtype, out2, out_count, NULL) : s1;
