@@ -433,7 +433,11 @@ POSENC_API posenc_status posenc_rope_frequencies(const posenc_rope_params *param
  * real values) must lie in [0, 2^53). fold_attention != 0
  * multiplies both by the attention factor (HF's tables); 0 leaves them unit
  * magnitude (then apply the factor yourself, e.g. to the softmax scale).
- * out_count is the capacity of each of cos and sin. */
+ * out_count is the capacity of each of cos and sin. Speed: in PRECISE mode a
+ * range of positions runs the threaded recurrence of posenc_rope_apply_exec
+ * (section 9; the f32 table then holds exactly the cos/sin that apply uses, the
+ * f64 table comes from a double-double rotation per row, ~1e-25 off before
+ * rounding); ids, real positions and TORCH_COMPAT are evaluated per element. */
 POSENC_API posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
                                                const posenc_positions *positions, int fold_attention,
                                                float *cos_out, float *sin_out, size_t out_count,

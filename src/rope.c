@@ -135,6 +135,11 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         for (size_t r = 0; r < positions->count; r++) max_abs = fmaxl(max_abs, fabsl(posenc_position_at_(positions, r)));
         st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
     }
+    if (st == POSENC_OK && rope_table_fast_applies_(&plan, positions)) {
+        st = rope_table_fast_(&plan, positions, fold_attention ? plan.attention : 1.0, wide, cos_out, sin_out, err);
+        rope_plan_free_(&plan);
+        return st == POSENC_OK ? posenc_ok_(err) : st;
+    }
     float *row = st == POSENC_OK ? malloc(sizeof *row * 2 * (size_t)plan.pairs) : NULL;
     if (st == POSENC_OK && !row) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a table row");
     for (size_t r = 0; st == POSENC_OK && r < positions->count; r++) {

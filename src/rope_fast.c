@@ -60,6 +60,68 @@ static void rotate_token_16_scalar(void *x, size_t heads, size_t head_stride, in
     }
 }
 
+/* ---- the anchored cos/sin recurrence (contiguous positions, precise mode) ---- */
+
+typedef struct {
+    posenc_kernel_path path;
+    size_t pairs;
+    double first;              /* position of token 0 (|p| < 2^53: exact) */
+    double *mem;               /* owns the arrays below */
+    const double *w_hi, *w_lo; /* w_k as double-doubles */
+    posenc_dd_sincos_ rot;     /* (sin, cos)(ANCHOR * w_k) */
+    posenc_dd_sincos_ step;    /* (sin, cos)(w_k); the double recurrence uses the hi parts */
+} rope_recurrence;
+
+/* per worker and pair: anchor (double-double, 4), run_s, run_c */
+#define RECURRENCE_STATE 6
+
+/* Whether the double-double anchors cover positions first..first+count-1:
+ * |p| < 2^53 and |p w| < 2^40 (else the per-token long double path). */
+static bool recurrence_fits(const rope_plan_ *plan, long double first, size_t count) {
+    long double last = first + (long double)(count ? count - 1 : 0), top = 0;
+    long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last);
+    for (int32_t k = 0; k < plan->pairs; k++)
+        if (fabsl(plan->inv[k]) > top) top = fabsl(plan->inv[k]);
+    return most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+}
+
+static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *plan, posenc_kernel_path path,
+                                     double first, posenc_error *err) {
+    const size_t P = (size_t)plan->pairs;
+    double *d = malloc(sizeof(double) * 10 * P);
+    RETURN_ERROR_IF(!d, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE frequencies for %zu pairs", P);
+    for (size_t k = 0; k < P; k++) {
+        d[k] = (double)plan->inv[k];
+        d[P + k] = (double)(plan->inv[k] - (long double)d[k]);
+    }
+    *rec = (rope_recurrence){path, P, first, d, d, d + P, {d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P},
+                             {d + 6 * P, d + 7 * P, d + 8 * P, d + 9 * P}};
+    posenc_sincos_dd_(path, P, ROPE_ANCHOR, rec->w_hi, rec->w_lo, &rec->rot);
+    posenc_sincos_dd_(path, P, 1.0, rec->w_hi, rec->w_lo, &rec->step);
+    return POSENC_OK;
+}
+
+/* Token t of the block starting at b, called for t = b, b+1, ... in order:
+ * leaves the double (sin, cos) of first + t in state + 4P and state + 5P. */
+static void recurrence_token(const rope_recurrence *rec, double *state, size_t b, size_t t) {
+    const size_t P = rec->pairs;
+    posenc_dd_sincos_ anchor = {state, state + P, state + 2 * P, state + 3 * P};
+    double *run_s = state + 4 * P, *run_c = state + 5 * P;
+    if ((t - b) % ROPE_ANCHOR == 0) {
+        if (t == b) posenc_sincos_dd_(rec->path, P, rec->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
+        else posenc_rotate_dd_(rec->path, P, &anchor, &rec->rot);
+        memcpy(run_s, anchor.s_hi, P * sizeof(double)); /* hi = the double-double rounded to double */
+        memcpy(run_c, anchor.c_hi, P * sizeof(double));
+        return;
+    }
+    const double *step_s = rec->step.s_hi, *step_c = rec->step.c_hi;
+    for (size_t k = 0; k < P; k++) {
+        double ns = run_s[k] * step_c[k] + run_c[k] * step_s[k];
+        run_c[k] = run_c[k] * step_c[k] - run_s[k] * step_s[k];
+        run_s[k] = ns;
+    }
+}
+
 typedef struct {
     const rope_plan_ *plan;
     posenc_layout layout;
@@ -71,11 +133,8 @@ typedef struct {
     void *x;
     posenc_kernel_path path;
     bool recur;                     /* contiguous positions in precise mode */
-    double first;                   /* position of token 0 when recur */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
-    const double *w_hi, *w_lo;      /* w_k as double-doubles */
-    posenc_dd_sincos_ rot;          /* (sin, cos)(ANCHOR * w_k), double-double */
-    const double *step_s, *step_c;  /* sin w_k, cos w_k */
+    rope_recurrence rec;            /* when recur */
     char *scratch;                  /* per worker, worker_bytes each */
     size_t worker_bytes;
 } rope_job;
@@ -111,28 +170,16 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const rope_job *job = vjob;
     const int32_t pairs = job->plan->pairs;
     const size_t P = (size_t)pairs;
-    char *mem = job->scratch + worker * job->worker_bytes;
-    double *dd = (double *)mem, *run_s = dd + 4 * P, *run_c = run_s + P;
-    posenc_dd_sincos_ anchor = {dd, dd + P, dd + 2 * P, dd + 3 * P};
-    float *c = (float *)(run_c + P), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
+    double *state = (double *)(job->scratch + worker * job->worker_bytes);
+    const double *run_s = state + 4 * P, *run_c = state + 5 * P;
+    float *c = (float *)(state + RECURRENCE_STATE * P), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
-        if (job->recur) /* exact: |first + b| < 2^53 checked */
-            posenc_sincos_dd_(job->path, P, job->first + (double)b, job->w_hi, job->w_lo, &anchor);
         for (size_t t = b; t < block_end; t++) {
             if (job->recur) {
-                bool at_anchor = (t - b) % ROPE_ANCHOR == 0;
-                if (at_anchor && t != b) posenc_rotate_dd_(job->path, P, &anchor, &job->rot);
+                recurrence_token(&job->rec, state, b, t);
                 for (int32_t k = 0; k < pairs; k++) {
-                    if (at_anchor) { /* hi = the double-double rounded to double */
-                        run_s[k] = anchor.s_hi[k];
-                        run_c[k] = anchor.c_hi[k];
-                    } else {
-                        double ns = run_s[k] * job->step_c[k] + run_c[k] * job->step_s[k];
-                        run_c[k] = run_c[k] * job->step_c[k] - run_s[k] * job->step_s[k];
-                        run_s[k] = ns;
-                    }
                     c[k] = (float)(run_c[k] * job->scale_c);
                     s[k] = (float)(run_s[k] * job->scale_s);
                 }
@@ -152,20 +199,15 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
-    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, false, 0, 1, 1,
-                    NULL, NULL, {NULL, NULL, NULL, NULL}, NULL, NULL, NULL, 0};
+    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, false, 1, 1,
+                    {POSENC_PATH_SCALAR, 0, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
+                    NULL, 0};
     job.recur = plan->mode == POSENC_MODE_PRECISE;
     for (size_t t = 1; job.recur && positions && t < view->tokens; t++)
         job.recur = positions[t] == positions[0] + (int64_t)t;
-    if (job.recur) { /* the double-double anchors need |p| < 2^53 and |p w| < 2^40 */
-        long double first = positions ? (long double)positions[0] : 0.0L, top = 0;
-        long double last = first + (long double)(view->tokens - 1);
-        long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last);
-        for (size_t k = 0; k < P; k++)
-            if (fabsl(plan->inv[k]) > top) top = fabsl(plan->inv[k]);
-        job.recur = most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
-        job.first = (double)first;
-    }
+    long double first = positions ? (long double)positions[0] : 0.0L;
+    job.recur = job.recur && recurrence_fits(plan, first, view->tokens);
+    if (job.recur) FORWARD_IF_ERROR(recurrence_init(&job.rec, plan, run.exec.path, (double)first, err));
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -173,30 +215,88 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks && job.recur) threads = (int32_t)blocks;
-    /* per worker: anchor (double-double, 4P), run_s, run_c (double), c, s, dup (f32 x 6P) */
-    job.worker_bytes = 6 * sizeof(double) * P + 6 * sizeof(float) * P + 64;
+    /* per worker: recurrence state (RECURRENCE_STATE x P doubles), c, s, dup (f32 x 6P) */
+    job.worker_bytes = RECURRENCE_STATE * sizeof(double) * P + 6 * sizeof(float) * P + 64;
     job.worker_bytes = (job.worker_bytes + 63) / 64 * 64;
-    size_t shared = 10 * sizeof(double) * P; /* w_hi, w_lo, rot (4P), step_s, step_c, spare (2P) */
-    char *mem = malloc(shared + job.worker_bytes * (size_t)threads);
-    RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
-    double *d = (double *)mem, *w_hi = d, *w_lo = d + P, *step_s = d + 6 * P, *step_c = d + 7 * P;
-    if (job.recur) {
-        for (size_t k = 0; k < P; k++) {
-            w_hi[k] = (double)plan->inv[k];
-            w_lo[k] = (double)(plan->inv[k] - (long double)w_hi[k]);
-        }
-        job.rot = (posenc_dd_sincos_){d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P};
-        posenc_sincos_dd_(job.path, P, ROPE_ANCHOR, w_hi, w_lo, &job.rot);
-        posenc_dd_sincos_ step = {step_s, d + 8 * P, step_c, d + 9 * P}; /* lo parts unused */
-        posenc_sincos_dd_(job.path, P, 1.0, w_hi, w_lo, &step);
+    job.scratch = malloc(job.worker_bytes * (size_t)threads);
+    if (!job.scratch) {
+        free(job.rec.mem);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
     }
-    job.w_hi = w_hi;
-    job.w_lo = w_lo;
-    job.step_s = step_s;
-    job.step_c = step_c;
-    job.scratch = mem + shared;
     posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
-    free(mem);
+    free(job.scratch);
+    free(job.rec.mem);
+    return POSENC_OK;
+}
+
+/* ---- cos/sin tables over a range of positions ------------------------------ */
+
+typedef struct {
+    const rope_recurrence *rec;
+    double scale;
+    bool wide;
+    void *cos_out, *sin_out;
+    double *state; /* RECURRENCE_STATE x pairs per worker */
+} table_job;
+
+/* f32: the recurrence's doubles times scale, rounded once (the values apply uses).
+ * f64: a double-double rotation by w_k per row from each block start (~1e-25
+ * off), so the doubles stay as accurate as sinl/cosl would make them. */
+static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
+    const table_job *job = vjob;
+    const rope_recurrence *rec = job->rec;
+    const size_t P = rec->pairs;
+    double *state = job->state + RECURRENCE_STATE * P * worker;
+    const double *run_s = state + 4 * P, *run_c = state + 5 * P;
+    posenc_dd_sincos_ anchor = {state, state + P, state + 2 * P, state + 3 * P};
+    for (size_t b = begin; b < end; b += ROPE_BLOCK) {
+        size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
+        for (size_t t = b; t < block_end; t++) {
+            if (!job->wide) {
+                recurrence_token(rec, state, b, t);
+                float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
+                for (size_t k = 0; k < P; k++) {
+                    c[k] = (float)(run_c[k] * job->scale);
+                    s[k] = (float)(run_s[k] * job->scale);
+                }
+                continue;
+            }
+            if (t == b) posenc_sincos_dd_(rec->path, P, rec->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
+            else posenc_rotate_dd_(rec->path, P, &anchor, &rec->step);
+            double *c = (double *)job->cos_out + t * P, *s = (double *)job->sin_out + t * P;
+            for (size_t k = 0; k < P; k++) {
+                c[k] = anchor.c_hi[k] * job->scale + anchor.c_lo[k] * job->scale;
+                s[k] = anchor.s_hi[k] * job->scale + anchor.s_lo[k] * job->scale;
+            }
+        }
+    }
+}
+
+bool rope_table_fast_applies_(const rope_plan_ *plan, const posenc_positions *positions) {
+    return plan->mode == POSENC_MODE_PRECISE && !positions->ids && !positions->values &&
+           recurrence_fits(plan, (long double)positions->start, positions->count);
+}
+
+posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *positions, double scale, bool wide,
+                               void *cos_out, void *sin_out, posenc_error *err) {
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(NULL, &run, err));
+    if (positions->count == 0) return POSENC_OK;
+    const size_t P = (size_t)plan->pairs;
+    rope_recurrence rec;
+    FORWARD_IF_ERROR(recurrence_init(&rec, plan, run.exec.path, (double)positions->start, err));
+    size_t bytes = 2 * positions->count * P * (wide ? 8 : 4);
+    int32_t threads = posenc_threads_for_bytes_(&run, bytes);
+    size_t blocks = (positions->count + ROPE_BLOCK - 1) / ROPE_BLOCK;
+    if ((size_t)threads > blocks) threads = (int32_t)blocks;
+    table_job job = {&rec, scale, wide, cos_out, sin_out, malloc(sizeof(double) * RECURRENCE_STATE * P * (size_t)threads)};
+    if (!job.state) {
+        free(rec.mem);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE table scratch for %zu pairs", P);
+    }
+    posenc_parallel_for_(&run, threads, positions->count, ROPE_BLOCK, table_worker, &job);
+    free(job.state);
+    free(rec.mem);
     return POSENC_OK;
 }
 

@@ -16,6 +16,15 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
                                const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
                                void *x, const posenc_exec *exec, posenc_error *err);
 
+/* cos/sin tables ([count][pairs] each, times scale) for a range of positions in
+ * precise mode by the anchored recurrence, threaded; applies when
+ * rope_table_fast_applies_ says so (range positions whose |p| < 2^53 and
+ * |p w| < 2^40). f32 (wide = false) tables hold exactly the cos/sin that
+ * rope_apply_fast_ uses for the same positions. */
+bool rope_table_fast_applies_(const rope_plan_ *plan, const posenc_positions *positions);
+posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *positions, double scale, bool wide,
+                               void *cos_out, void *sin_out, posenc_error *err);
+
 /* Pairs first_pair..pairs-1 of one head (scalar, in a file built without FMA so
  * the last bits match rope_rotate_token_f32_); the vector kernels' leftovers. */
 void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* setenv, unsetenv */
 /* test_kernels_fast.c: the RoPE and bias fast paths.
  * - RoPE apply: every path x thread count gives the same bits as scalar x 1
  *   (f32/bf16/f16, both layouts, head sizes with vector leftovers, strided
@@ -177,9 +178,88 @@ static void test_bias_paths(void) {
         }
 }
 
+/* RoPE cos/sin tables over a range of positions (the anchored recurrence):
+ * - f32 = the cos/sin that apply uses (apply on (1, 0) pairs returns c and s
+ *   exactly), on every path x {1, 2} threads, with YaRN's attention factor;
+ * - f32 within 1 ULP of the per-element path (the same positions as ids);
+ * - f64 within 2^-60 + |p w| 2^-63 of the per-element long double path
+ *   (that path's own angle rounding is |p w| 2^-64; the recurrence's ~1e-25). */
+static void test_rope_tables(void) {
+    enum { T = 1500, D = 64, P = D / 2 };
+    const int64_t start = 70000;
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, D);
+    p.scaling = POSENC_ROPE_YARN;
+    p.factor = 4.0;
+    p.original_max_position = 4096;
+    posenc_positions range = posenc_positions_range(start, T);
+    int64_t *ids = malloc(sizeof *ids * T);
+    for (int t = 0; t < T; t++) ids[t] = start + t;
+    posenc_positions as_ids = posenc_positions_ids(ids, T);
+    float *c = malloc(sizeof(float) * T * P), *sn = malloc(sizeof(float) * T * P);
+    float *c_ids = malloc(sizeof(float) * T * P), *s_ids = malloc(sizeof(float) * T * P);
+    double *cd = malloc(sizeof(double) * T * P), *sd = malloc(sizeof(double) * T * P);
+    double *cd_ids = malloc(sizeof(double) * T * P), *sd_ids = malloc(sizeof(double) * T * P);
+    posenc_error err = {0};
+    CHECK(posenc_rope_table_f32(&p, 0, &as_ids, 1, c_ids, s_ids, T * P, &err) == POSENC_OK &&
+          posenc_rope_table_f64(&p, 0, &as_ids, 1, cd_ids, sd_ids, T * P, &err) == POSENC_OK,
+          "per-element tables (ids) made: %s", err.message);
+    for (int pi = 0; pi < 3; pi++)
+        for (int threads = 1; threads <= 2; threads++) {
+            if (!posenc_kernel_path_supported(paths[pi])) continue;
+            setenv("POSENC_KERNEL_PATH", posenc_kernel_path_name(paths[pi]), 1);
+            char n[8];
+            snprintf(n, sizeof n, "%d", threads);
+            setenv("POSENC_THREADS", n, 1);
+            posenc_status st = posenc_rope_table_f32(&p, 0, &range, 1, c, sn, T * P, &err);
+            posenc_status st64 = posenc_rope_table_f64(&p, 0, &range, 1, cd, sd, T * P, &err);
+            float *x = malloc(sizeof *x * T * D);
+            for (size_t i = 0; i < (size_t)T * D; i++) x[i] = (i % 2 == 0) ? 1.0f : 0.0f;
+            posenc_rope_view v = posenc_rope_view_contiguous(T, 1, D);
+            posenc_exec e = {threads, paths[pi], NULL};
+            posenc_status sa = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, ids, 0, POSENC_DTYPE_F32, x,
+                                                      (size_t)T * D, &e, &err);
+            size_t same = 0;
+            int64_t worst = 0;
+            double worst64 = 0;
+            for (size_t i = 0; i < (size_t)T * P; i++) {
+                same += memcmp(&x[2 * i], &c[i], 4) == 0 && memcmp(&x[2 * i + 1], &sn[i], 4) == 0;
+                int64_t u = check_ulp_f32(c[i], c_ids[i]), w = check_ulp_f32(sn[i], s_ids[i]);
+                if (u > worst) worst = u;
+                if (w > worst) worst = w;
+                double angle = (double)(start + (int64_t)(i / P)) * 1.0; /* |p w| <= p: w <= 1 */
+                double tol = 0x1p-60 + angle * 0x1p-63;
+                double d1 = fabs(cd[i] - cd_ids[i]) / tol, d2 = fabs(sd[i] - sd_ids[i]) / tol;
+                if (d1 > worst64) worst64 = d1;
+                if (d2 > worst64) worst64 = d2;
+            }
+            CHECK(st == POSENC_OK && sa == POSENC_OK && same == (size_t)T * P,
+                  "%s x %d: f32 RoPE table == cos/sin used by apply, %zu of %d pairs bit for bit",
+                  posenc_kernel_path_name(paths[pi]), threads, same, T * P);
+            CHECK(worst <= 1, "%s x %d: f32 table (range) vs per-element (ids): max %lld ULP (tol 1)",
+                  posenc_kernel_path_name(paths[pi]), threads, (long long)worst);
+            CHECK(st64 == POSENC_OK && worst64 <= 1.0,
+                  "%s x %d: f64 table (range) vs per-element (ids): max %.3f x tol (2^-60 + p 2^-63)",
+                  posenc_kernel_path_name(paths[pi]), threads, worst64);
+            free(x);
+        }
+    unsetenv("POSENC_KERNEL_PATH");
+    unsetenv("POSENC_THREADS");
+    free(ids);
+    free(c);
+    free(sn);
+    free(c_ids);
+    free(s_ids);
+    free(cd);
+    free(sd);
+    free(cd_ids);
+    free(sd_ids);
+}
+
 int main(void) {
     test_rope_paths();
     test_rope_precision();
+    test_rope_tables();
     test_bias_paths();
     return check_finish();
 }
