@@ -1452,7 +1452,7 @@ POSENC_API void posenc_config_free(posenc_model_config *config);
  * 9. Kernels, threads and dispatch
  * ======================================================================== */
 /* Every fast kernel exists in three builds of the same arithmetic: portable
- * scalar C, AVX2 (+FMA) and AVX-512 (F, BW, DQ, VL). The best one the
+ * scalar C, AVX2 (+FMA, F16C) and AVX-512 (F, BW, DQ, VL). The best one the
  * CPU supports is probed at run time (cpuid); nothing is compiled with
  * -march=native. Paths produce the same bits for a given call unless a
  * function's comment says otherwise, and results never depend on the number
@@ -1470,7 +1470,7 @@ POSENC_API void posenc_config_free(posenc_model_config *config);
 typedef enum posenc_kernel_path {
     POSENC_PATH_AUTO = 0,   /* best supported, or POSENC_KERNEL_PATH when set */
     POSENC_PATH_SCALAR = 1, /* portable C, always available */
-    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA */
+    POSENC_PATH_AVX2 = 2,   /* x86-64 AVX2 + FMA + F16C */
     POSENC_PATH_AVX512 = 3  /* x86-64 AVX-512 F/BW/DQ/VL */
 } posenc_kernel_path;
 
@@ -1549,7 +1549,7 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
  * NULL). All apply functions share one driver: tokens are split across threads
  * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
- * for both layouts, f32 and bf16 (f16 is widened by the scalar code). For a
+ * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). For a
  * contiguous run of positions in precise mode cos/sin come from the sinusoid
  * fast path's anchored rotation (<= 1 f32 ULP, as sinl/cosl); the same values
  * on every path and thread count, so results are bit-identical across them. */

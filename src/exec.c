@@ -5,6 +5,9 @@
 #include "threadpool_internal.h"
 
 #include <pthread.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,9 +43,14 @@ int posenc_kernel_path_supported(posenc_kernel_path path) {
     case POSENC_PATH_AUTO:
     case POSENC_PATH_SCALAR: return 1;
 #if defined(__x86_64__) && defined(__GNUC__)
-    case POSENC_PATH_AVX2:
+    case POSENC_PATH_AVX2: {
+        /* F16C (f16 RoPE) is on every AVX2 CPU; asked through cpuid because
+         * clang 14's __builtin_cpu_supports does not know "f16c" */
+        unsigned eax, ebx, ecx = 0, edx;
+        bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+    }
     case POSENC_PATH_AVX512:
         __builtin_cpu_init();
         return posenc_kernel_path_supported(POSENC_PATH_AVX2) &&

@@ -47,6 +47,18 @@ void rope_rotate_pairs_bf16_(uint16_t *v, int32_t pairs, int32_t first_pair, pos
     }
 }
 
+void rope_rotate_pairs_f16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                            const float *cos_k, const float *sin_k) {
+    for (int32_t k = first_pair; k < pairs; k++) {
+        uint16_t *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
+        uint16_t *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
+        float a = posenc_f16_to_f32(*pa), b = posenc_f16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
+        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
+        *pa = posenc_f32_to_f16(ac - bs);
+        *pb = posenc_f32_to_f16(bc + as);
+    }
+}
+
 /* Scalar f16/bf16: widen the rotary channels, rotate in f32, round once. */
 static void rotate_token_16_scalar(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                    posenc_layout layout, const float *c, const float *s,
@@ -142,7 +154,7 @@ typedef struct {
 static void rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
     const posenc_rope_view *v = job->view;
     int32_t pairs = job->plan->pairs;
-    if (job->kind == ROPE_DATA_F16 || job->path == POSENC_PATH_SCALAR) {
+    if (job->path == POSENC_PATH_SCALAR) {
         if (job->kind == ROPE_DATA_F32)
             rope_rotate_token_f32_(row, v->heads, v->head_stride, pairs, job->layout, c, s);
         else
@@ -156,12 +168,17 @@ static void rotate_token(const rope_job *job, void *row, const float *c, const f
             dup[2 * pairs + 2 * k] = -s[k];
             dup[2 * pairs + 2 * k + 1] = s[k];
         }
-    bool bf16 = job->kind == ROPE_DATA_BF16;
     if (job->path == POSENC_PATH_AVX512) {
-        if (bf16) rope_rotate_token_bf16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+        if (job->kind == ROPE_DATA_BF16)
+            rope_rotate_token_bf16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+        else if (job->kind == ROPE_DATA_F16)
+            rope_rotate_token_f16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
         else rope_rotate_token_f32_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
     } else {
-        if (bf16) rope_rotate_token_bf16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+        if (job->kind == ROPE_DATA_BF16)
+            rope_rotate_token_bf16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+        else if (job->kind == ROPE_DATA_F16)
+            rope_rotate_token_f16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
         else rope_rotate_token_f32_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
     }
 }

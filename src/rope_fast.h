@@ -31,6 +31,8 @@ void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_
                             const float *cos_k, const float *sin_k);
 void rope_rotate_pairs_bf16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
                              const float *cos_k, const float *sin_k);
+void rope_rotate_pairs_f16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                            const float *cos_k, const float *sin_k);
 
 /* Vector kernels: all heads of one token. dup (interleaved only) holds
  * [c0 c0 c1 c1 ...] then [-s0 s0 -s1 s1 ...] (2 * pairs floats each). Each
@@ -39,6 +41,10 @@ void rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int3
                                  posenc_layout layout, const float *c, const float *s, const float *dup);
 void rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                   posenc_layout layout, const float *c, const float *s, const float *dup);
+void rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                 posenc_layout layout, const float *c, const float *s, const float *dup);
+void rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                   posenc_layout layout, const float *c, const float *s, const float *dup);
 void rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                    posenc_layout layout, const float *c, const float *s, const float *dup);
 void rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,

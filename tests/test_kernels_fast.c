@@ -37,6 +37,7 @@ static void test_rope_paths(void) {
         {96, 80, 700, 3, 40, POSENC_DTYPE_F32, 0, 1},   /* 40 pairs: leftovers; strided rows; inverse */
         {96, 80, 700, 3, 40, POSENC_DTYPE_BF16, 1, 0},  /* explicit (non-contiguous) positions */
         {64, 0, 600, 4, 0, POSENC_DTYPE_F16, 0, 0},
+        {96, 80, 700, 3, 40, POSENC_DTYPE_F16, 1, 1},   /* f16 leftovers, ids, inverse, special values */
         {10, 6, 530, 5, 3, POSENC_DTYPE_F32, 0, 0},     /* 3 pairs: all leftovers */
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
@@ -56,6 +57,12 @@ static void test_rope_paths(void) {
                 else ((uint16_t *)x0)[i] = cases[ci].dtype == POSENC_DTYPE_BF16 ? posenc_f32_to_bf16(f) : posenc_f32_to_f16(f);
             }
             if (cases[ci].dtype == POSENC_DTYPE_BF16) ((uint16_t *)x0)[5] = 0x7fc1; /* NaN payload survives */
+            if (cases[ci].dtype == POSENC_DTYPE_F16) { /* NaNs (quiet, signalling, negative), infinities, the
+                                                         * largest finite (rotation may overflow), subnormals, zeros */
+                static const uint16_t special[] = {0x7e01, 0x7c01, 0xfd55, 0x7c00, 0xfc00, 0x7bff, 0xfbff,
+                                                   0x0001, 0x83ff, 0x0000, 0x8000, 0x0400};
+                for (size_t i = 0; i < 12 * 40; i++) ((uint16_t *)x0)[(i * 7919) % count] = special[i % 12];
+            }
             posenc_error err = {0};
             memcpy(ref, x0, count * esize);
             posenc_exec e = {1, POSENC_PATH_SCALAR, NULL};
