@@ -74,11 +74,6 @@ static inline void store16(uint16_t *p, __m256 v, bool f16) {
     if (f16) store_f16(p, v);
     else store_bf16(p, v);
 }
-static inline void leftover16(uint16_t *v, int32_t pairs, size_t first, posenc_layout layout, const float *c,
-                              const float *s, bool f16) {
-    if (f16) rope_rotate_pairs_f16_(v, pairs, (int32_t)first, layout, c, s);
-    else rope_rotate_pairs_bf16_(v, pairs, (int32_t)first, layout, c, s);
-}
 
 static inline void rotate_token_16(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                                    const float *c, const float *s, const float *dup, const bool f16) {
@@ -93,11 +88,11 @@ static inline void rotate_token_16(void *x, size_t heads, size_t head_stride, in
                 store16(v + k, _mm256_sub_ps(_mm256_mul_ps(a, ck), _mm256_mul_ps(b, sk)), f16);
                 store16(v + P + k, _mm256_add_ps(_mm256_mul_ps(b, ck), _mm256_mul_ps(a, sk)), f16);
             }
-            if (k < P) leftover16(v, pairs, k, layout, c, s, f16);
+            if (k < P) rope_rotate_pairs_16_(v, pairs, (int32_t)k, layout, c, s, f16);
         } else {
             size_t i = 0;
             for (; i + 8 <= 2 * P; i += 8) store16(v + i, rot_interleaved(load16(v + i, f16), dup, P, i), f16);
-            if (i < 2 * P) leftover16(v, pairs, i / 2, layout, c, s, f16);
+            if (i < 2 * P) rope_rotate_pairs_16_(v, pairs, (int32_t)(i / 2), layout, c, s, f16);
         }
     }
 }
@@ -122,12 +117,12 @@ void rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int
                                   posenc_layout layout, const float *c, const float *s, const float *dup) {
     (void)dup;
     for (size_t h = 0; h < heads; h++)
-        rope_rotate_pairs_bf16_((uint16_t *)x + h * head_stride, pairs, 0, layout, c, s);
+        rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, c, s, false);
 }
 void rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                  posenc_layout layout, const float *c, const float *s, const float *dup) {
     (void)dup;
     for (size_t h = 0; h < heads; h++)
-        rope_rotate_pairs_f16_((uint16_t *)x + h * head_stride, pairs, 0, layout, c, s);
+        rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, c, s, true);
 }
 #endif

@@ -35,27 +35,16 @@ void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_
     }
 }
 
-void rope_rotate_pairs_bf16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                             const float *cos_k, const float *sin_k) {
+void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                           const float *cos_k, const float *sin_k, bool f16) {
     for (int32_t k = first_pair; k < pairs; k++) {
         uint16_t *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
         uint16_t *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = posenc_bf16_to_f32(*pa), b = posenc_bf16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
+        float a = f16 ? posenc_f16_to_f32(*pa) : posenc_bf16_to_f32(*pa);
+        float b = f16 ? posenc_f16_to_f32(*pb) : posenc_bf16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
         float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = posenc_f32_to_bf16(ac - bs);
-        *pb = posenc_f32_to_bf16(bc + as);
-    }
-}
-
-void rope_rotate_pairs_f16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k) {
-    for (int32_t k = first_pair; k < pairs; k++) {
-        uint16_t *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
-        uint16_t *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = posenc_f16_to_f32(*pa), b = posenc_f16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = posenc_f32_to_f16(ac - bs);
-        *pb = posenc_f32_to_f16(bc + as);
+        *pa = f16 ? posenc_f32_to_f16(ac - bs) : posenc_f32_to_bf16(ac - bs);
+        *pb = f16 ? posenc_f32_to_f16(bc + as) : posenc_f32_to_bf16(bc + as);
     }
 }
 

@@ -29,10 +29,8 @@ posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *p
  * the last bits match rope_rotate_token_f32_); the vector kernels' leftovers. */
 void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
                             const float *cos_k, const float *sin_k);
-void rope_rotate_pairs_bf16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                             const float *cos_k, const float *sin_k);
-void rope_rotate_pairs_f16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k);
+void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                           const float *cos_k, const float *sin_k, bool f16); /* f16, else bf16 */
 
 /* Vector kernels: all heads of one token. dup (interleaved only) holds
  * [c0 c0 c1 c1 ...] then [-s0 s0 -s1 s1 ...] (2 * pairs floats each). Each

@@ -108,19 +108,27 @@ static inline void sincos_lanes(vec p, vec wh, vec wl, vec *s_hi, vec *s_lo, vec
     *c_lo = cl;
 }
 
+static inline void store_lanes(const posenc_dd_sincos_ *out, size_t k, vec sh, vec sl, vec ch, vec cl) {
+    V_STORE(out->s_hi + k, sh);
+    V_STORE(out->s_lo + k, sl);
+    V_STORE(out->c_hi + k, ch);
+    V_STORE(out->c_lo + k, cl);
+}
+/* the arrays from item k on */
+static inline posenc_dd_sincos_ from_item(const posenc_dd_sincos_ *a, size_t k) {
+    return (posenc_dd_sincos_){a->s_hi + k, a->s_lo + k, a->c_hi + k, a->c_lo + k};
+}
+
 void SINCOS_DD(size_t n, double p, const double *w_hi, const double *w_lo,
                const posenc_dd_sincos_ *out) {
     size_t k = 0;
     for (; k + LANES <= n; k += LANES) {
         vec sh, sl, ch, cl;
         sincos_lanes(V_SET(p), V_LOAD(w_hi + k), V_LOAD(w_lo + k), &sh, &sl, &ch, &cl);
-        V_STORE(out->s_hi + k, sh);
-        V_STORE(out->s_lo + k, sl);
-        V_STORE(out->c_hi + k, ch);
-        V_STORE(out->c_lo + k, cl);
+        store_lanes(out, k, sh, sl, ch, cl);
     }
     if (k < n) {
-        posenc_dd_sincos_ rest = {out->s_hi + k, out->s_lo + k, out->c_hi + k, out->c_lo + k};
+        posenc_dd_sincos_ rest = from_item(out, k);
         posenc_sincos_dd_scalar_(n - k, p, w_hi + k, w_lo + k, &rest);
     }
 }
@@ -139,14 +147,10 @@ void ROTATE_DD(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_
         dd_mul(ch, cl, bch, bcl, &ah, &al); /* cos(a+b) = cos a cos b - sin a sin b */
         dd_mul(sh, sl, bsh, bsl, &bh, &bl);
         dd_add(ah, al, -bh, -bl, &nc_h, &nc_l);
-        V_STORE(state->s_hi + k, ns_h);
-        V_STORE(state->s_lo + k, ns_l);
-        V_STORE(state->c_hi + k, nc_h);
-        V_STORE(state->c_lo + k, nc_l);
+        store_lanes(state, k, ns_h, ns_l, nc_h, nc_l);
     }
     if (k < n) {
-        posenc_dd_sincos_ rest_state = {state->s_hi + k, state->s_lo + k, state->c_hi + k, state->c_lo + k};
-        posenc_dd_sincos_ rest_by = {by->s_hi + k, by->s_lo + k, by->c_hi + k, by->c_lo + k};
+        posenc_dd_sincos_ rest_state = from_item(state, k), rest_by = from_item(by, k);
         posenc_rotate_dd_scalar_(n - k, &rest_state, &rest_by);
     }
 }
