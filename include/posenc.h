@@ -42,9 +42,9 @@ extern "C" {
 #endif
 
 #define POSENC_VERSION_MAJOR 0
-#define POSENC_VERSION_MINOR 1
+#define POSENC_VERSION_MINOR 2
 #define POSENC_VERSION_PATCH 0
-#define POSENC_VERSION_STRING "0.1.0"
+#define POSENC_VERSION_STRING "0.2.0"
 
 /* Version of the library actually linked (compare with POSENC_VERSION_STRING). */
 POSENC_API const char *posenc_version(void);
