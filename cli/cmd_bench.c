@@ -53,13 +53,17 @@ static posenc_status run_sinusoid(const bench_case *c, void *buf, const posenc_e
 }
 
 /* q [4096 tokens][32 heads][128] in place, positions 0..4095, base 10000.
- * variant bit 0: half-split layout; bit 1: bf16 data. */
+ * variant bit 0: half-split layout; bit 1: bf16 data; bit 2: f16 data. */
 static posenc_status run_rope(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err) {
     posenc_rope_params p;
     posenc_rope_params_default(&p, 128);
     posenc_rope_view v = posenc_rope_view_contiguous(4096, 32, 128);
     return posenc_rope_apply_exec(&p, 0, (c->variant & 1) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED, &v,
-                                  NULL, 0, (c->variant & 2) ? POSENC_DTYPE_BF16 : POSENC_DTYPE_F32, buf,
+                                  NULL, 0,
+                                  (c->variant & 4)   ? POSENC_DTYPE_F16
+                                  : (c->variant & 2) ? POSENC_DTYPE_BF16
+                                                     : POSENC_DTYPE_F32,
+                                  buf,
                                   (size_t)4096 * 32 * 128, exec, err);
 }
 
@@ -98,6 +102,10 @@ static const bench_case cases[] = {
      run_rope, 2, {"rope_torch_thd_bf16", NULL}},
     {"rope", "RoPE in place q[4096x32x128] bf16 half-split", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
      run_rope, 3, {"rope_torch_hf_bf16", NULL}},
+    {"rope", "RoPE in place q[4096x32x128] f16 interleaved", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 4, {NULL}},
+    {"rope", "RoPE in place q[4096x32x128] f16 half-split", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
+     run_rope, 5, {NULL}},
     {"bias", "ALiBi bias [32x2048x2048] f32 (buffer reused)", (size_t)512 << 20, MEM_WRITE, ALLOC_REUSE,
      run_bias, 0, {"alibi_torch", NULL}},
     {"bias", "T5 bias [32x2048x2048] f32 (buffer reused)", (size_t)512 << 20, MEM_WRITE, ALLOC_REUSE,
