@@ -328,8 +328,8 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     const posenc_exec *exec = &run->exec;
     size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
-    /* shared: w_hi, w_lo, rot (4), step_s, step_c; per worker: anchor (4), run_s, run_c */
-    double *mem = malloc(sizeof(double) * P * (8 + 6 * (size_t)threads));
+    /* shared: w_hi, w_lo, rot (4), step (4); per worker: anchor (4), run_s, run_c */
+    double *mem = malloc(sizeof(double) * P * (10 + 6 * (size_t)threads));
     RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs", pairs);
     double *w_hi = mem, *w_lo = mem + P, *step_s = mem + 6 * P, *step_c = mem + 7 * P;
     for (size_t k = 0; k < P; k++) {
@@ -338,10 +338,10 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     }
     precise_range_ctx ctx = {job, exec->path, w_hi, w_lo, {mem + 2 * P, mem + 3 * P, mem + 4 * P, mem + 5 * P},
                              {pairs, job->params->layout, job->dtype, false, step_s, step_c},
-                             NULL, mem + 8 * P, NULL, 0, 0, NULL};
+                             NULL, mem + 10 * P, NULL, 0, 0, NULL};
     posenc_sincos_dd_(exec->path, P, SINUSOID_ANCHOR, w_hi, w_lo, &ctx.rot);
-    /* the step: (sin, cos)(w_k) rounded to double; the anchor scratch of worker 0 holds the lo parts */
-    posenc_dd_sincos_ step = {step_s, ctx.scratch, step_c, ctx.scratch + P};
+    /* the step: (sin, cos)(w_k); the rows use its hi parts, (sin, cos) rounded to double */
+    posenc_dd_sincos_ step = {step_s, mem + 8 * P, step_c, mem + 9 * P};
     posenc_sincos_dd_(exec->path, P, 1.0, w_hi, w_lo, &step);
     bool clean = job->params->dim == 2 * pairs &&
                  (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
