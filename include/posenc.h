@@ -1484,7 +1484,7 @@ typedef enum posenc_kernel_path {
  * caller making many calls (an inference loop, a benchmark) creates one pool
  * and puts it in posenc_exec.pool. Calls that share a pool take turns (a
  * mutex); results never depend on whether a pool is used. After a job the
- * workers poll for ~50-100 us before sleeping (so back-to-back calls find them
+ * workers poll for a moment (~80 us here) before sleeping (so back-to-back calls find them
  * awake); an idle pool uses no CPU. Not to be used from inside a posenc work
  * function (none of the library's do). */
 typedef struct posenc_threadpool posenc_threadpool;
