@@ -133,6 +133,8 @@ typedef struct {
     rope_data_kind_ kind;
     void *x;
     posenc_kernel_path path;
+    const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
+                                       [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
     rope_recurrence rec;            /* when recur */
@@ -189,6 +191,12 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                     c[k] = (float)(run_c[k] * job->scale_c);
                     s[k] = (float)(run_s[k] * job->scale_s);
                 }
+            } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
+                for (int32_t k = 0; k < pairs; k++) {
+                    long double pos = (long double)job->positions[(size_t)job->mrope_axis[k] * job->view->tokens + t];
+                    rope_cos_sin_f32_(job->plan->mode, job->plan->inv + k, 1, job->inverse ? -pos : pos,
+                                      job->scale_c, c + k, s + k);
+                }
             } else {
                 long double pos = job->positions ? (long double)job->positions[t] : (long double)t;
                 rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
@@ -198,17 +206,17 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     }
 }
 
-posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
-                               const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
-                               void *x, const posenc_exec *exec, posenc_error *err) {
+static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis, posenc_layout layout,
+                                const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
+                                rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
     posenc_exec_run_ run;
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
-    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, false, 1, 1,
+    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, mrope_axis, false, 1, 1,
                     {POSENC_PATH_SCALAR, 0, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0};
-    job.recur = plan->mode == POSENC_MODE_PRECISE;
+    job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
     for (size_t t = 1; job.recur && positions && t < view->tokens; t++)
         job.recur = positions[t] == positions[0] + (int64_t)t;
     long double first = positions ? (long double)positions[0] : 0.0L;
@@ -233,6 +241,18 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
     free(job.scratch);
     free(job.rec.mem);
     return POSENC_OK;
+}
+
+posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                               const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
+                               void *x, const posenc_exec *exec, posenc_error *err) {
+    return apply_fast(plan, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
+}
+
+posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
+                                     posenc_error *err) {
+    return apply_fast(plan, axis, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL, err);
 }
 
 /* ---- cos/sin tables over a range of positions ------------------------------ */

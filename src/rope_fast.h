@@ -16,6 +16,14 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
                                const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
                                void *x, const posenc_exec *exec, posenc_error *err);
 
+/* Multi-axis RoPE (rope_multi.c validates): plan->inv holds each pair's
+ * frequency, axis[k] its axis, positions is [axes][view->tokens]; per pair
+ * cos/sin of +-position * inv times attention (1/attention inverse), then the
+ * same vector kernels and threads as rope_apply_fast_ (default exec). */
+posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
+                                     posenc_error *err);
+
 /* cos/sin tables ([count][pairs] each, times scale) for a range of positions in
  * precise mode by the anchored recurrence, threaded; applies when
  * rope_table_fast_applies_ says so (range positions whose |p| < 2^53 and

@@ -1,6 +1,6 @@
 /* rope_multi.c: multi-axis RoPE (Qwen2-VL M-RoPE sections, Qwen3-VL
  * interleaved sections, N-D axial) and Qwen2-VL's position-id builder. */
-#include "rope_internal.h"
+#include "rope_fast.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,13 +87,12 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
     RETURN_IF_NULL(positions, err);
     double attention = 1.0;
     int32_t pairs = r / 2;
-    /* scratch: axis (as int32), inv, cos, sin */
+    /* scratch: axis (as int32), inv */
     size_t n = (size_t)pairs;
     int32_t *axis = malloc(sizeof *axis * n);
     long double *inv = malloc(sizeof *inv * n);
-    float *cs = malloc(sizeof *cs * 2 * n);
     posenc_status st = POSENC_OK;
-    if (!axis || !inv || !cs) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs", pairs);
+    if (!axis || !inv) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs", pairs);
     if (st == POSENC_OK) st = pair_map(params, sections, pairs, axis, inv, err);
     if (st == POSENC_OK) {
         double *tmp = malloc(sizeof *tmp * n); /* for the attention factor of the whole configuration */
@@ -107,17 +106,12 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
             max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
         st = rope_check_torch_angle_(params->mode, inv, pairs, max_abs, err);
     }
-    for (size_t t = 0; st == POSENC_OK && t < view->tokens; t++) {
-        double scale = inverse ? 1.0 / attention : attention;
-        for (int32_t k = 0; k < pairs; k++) {
-            long double pos = (long double)positions[(size_t)axis[k] * view->tokens + t];
-            rope_cos_sin_f32_(params->mode, inv + k, 1, inverse ? -pos : pos, scale, cs + k, cs + n + k);
-        }
-        rope_rotate_token_f32_(x + t * view->row_stride, view->heads, view->head_stride, pairs, layout, cs, cs + n);
+    if (st == POSENC_OK) {
+        rope_plan_ plan = {params->head_dim, r, pairs, params->mode, attention, inv};
+        st = rope_apply_mrope_fast_(&plan, axis, layout, view, positions, inverse, x, err);
     }
     free(axis);
     free(inv);
-    free(cs);
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
 

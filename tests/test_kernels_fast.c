@@ -263,10 +263,60 @@ static void test_rope_tables(void) {
     free(sd_ids);
 }
 
+/* Multi-axis RoPE through the threaded vector driver: every path x {1, 3}
+ * threads == scalar x 1, bit for bit (sections, interleaved and axial kinds,
+ * distinct t/h/w positions, forward and inverse, both layouts, 40-pair heads
+ * with vector leftovers). */
+static void test_mrope_paths(void) {
+    enum { T = 700, H = 3, D = 80 };
+    const posenc_mrope_sections kinds[3] = {{POSENC_MROPE_SECTIONS, 3, {10, 15, 15, 0}},
+                                            {POSENC_MROPE_INTERLEAVED, 3, {14, 13, 13, 0}},
+                                            {POSENC_MROPE_AXIAL, 2, {20, 20, 0, 0}}};
+    int64_t *pos = malloc(sizeof *pos * 3 * T);
+    for (size_t i = 0; i < 3 * (size_t)T; i++) pos[i] = (int64_t)((i * 37) % 1009);
+    size_t count = (size_t)T * H * D;
+    float *x0 = malloc(sizeof(float) * count), *ref = malloc(sizeof(float) * count), *got = malloc(sizeof(float) * count);
+    for (size_t i = 0; i < count; i++) x0[i] = rnd() * 2;
+    posenc_rope_view v = posenc_rope_view_contiguous(T, H, D);
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, D);
+    posenc_error err = {0};
+    for (int kind = 0; kind < 3; kind++)
+        for (int layout = 0; layout < 2; layout++)
+            for (int inverse = 0; inverse < 2; inverse++) {
+                setenv("POSENC_KERNEL_PATH", "scalar", 1);
+                setenv("POSENC_THREADS", "1", 1);
+                memcpy(ref, x0, sizeof(float) * count);
+                posenc_status st = posenc_mrope_apply_f32(&p, &kinds[kind], (posenc_layout)layout, &v, pos, inverse,
+                                                          ref, count, &err);
+                for (int pi = 0; pi < 3; pi++)
+                    for (int threads = 1; threads <= 3; threads += 2) {
+                        if (!posenc_kernel_path_supported(paths[pi])) continue;
+                        setenv("POSENC_KERNEL_PATH", posenc_kernel_path_name(paths[pi]), 1);
+                        setenv("POSENC_THREADS", threads == 1 ? "1" : "3", 1);
+                        memcpy(got, x0, sizeof(float) * count);
+                        posenc_status st2 = posenc_mrope_apply_f32(&p, &kinds[kind], (posenc_layout)layout, &v, pos,
+                                                                   inverse, got, count, &err);
+                        size_t d = first_diff(got, ref, sizeof(float) * count);
+                        CHECK(st == POSENC_OK && st2 == POSENC_OK && d == sizeof(float) * count,
+                              "M-RoPE kind %d %s%s: %s x %d == scalar x 1 bit for bit (first diff byte %zu)", kind,
+                              layout ? "half" : "interleaved", inverse ? " inverse" : "",
+                              posenc_kernel_path_name(paths[pi]), threads, d);
+                    }
+            }
+    unsetenv("POSENC_KERNEL_PATH");
+    unsetenv("POSENC_THREADS");
+    free(pos);
+    free(x0);
+    free(ref);
+    free(got);
+}
+
 int main(void) {
     test_rope_paths();
     test_rope_precision();
     test_rope_tables();
+    test_mrope_paths();
     test_bias_paths();
     return check_finish();
 }
