@@ -1553,10 +1553,13 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
  * NULL). All apply functions share one driver: tokens are split across threads
  * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
- * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). For a
- * contiguous run of positions in precise mode cos/sin come from the sinusoid
- * fast path's anchored rotation (<= 1 f32 ULP, as sinl/cosl); the same values
- * on every path and thread count, so results are bit-identical across them. */
+ * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). In
+ * precise mode, when positions are NULL, one run of consecutive ids, or runs
+ * of consecutive ids averaging >= 8 tokens (packed or batched sequences),
+ * cos/sin come from the sinusoid fast path's anchored rotation, restarted at
+ * each run (<= 1 f32 ULP, as sinl/cosl); other ids are evaluated per token.
+ * The same values on every path and thread count, so results are
+ * bit-identical across them. */
 POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len,
                                                 posenc_layout layout, const posenc_rope_view *view,
                                                 const int64_t *positions, int inverse,

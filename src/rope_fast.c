@@ -2,11 +2,11 @@
  * apply (rope.c validates, then calls rope_apply_fast_).
  *
  * cos/sin per (token, pair) are computed once per token and reused across its
- * heads. For a contiguous run of positions in precise mode they come from the
+ * heads. For runs of consecutive positions in precise mode they come from the
  * rotation scheme of the sinusoid fast path: tokens are cut in blocks of
  * ROPE_BLOCK starting at the call's first token (the thread grain, so the split
- * never changes a value); a block starts from the double-double (sin, cos) of
- * its first position (sincos_dd.h), every ROPE_ANCHOR tokens that double-double
+ * never changes a value); a block or a run starts from the double-double (sin,
+ * cos) of its first position (sincos_dd.h), every ROPE_ANCHOR tokens that double-double
  * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
  * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
  * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
@@ -22,6 +22,9 @@
 
 #define ROPE_BLOCK 512
 #define ROPE_ANCHOR 64
+/* Explicit positions take the recurrence when their runs of consecutive
+ * positions average at least this many tokens. */
+#define ROPE_MIN_RUN 8
 
 void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
                             const float *cos_k, const float *sin_k) {
@@ -66,7 +69,6 @@ static void rotate_token_16_scalar(void *x, size_t heads, size_t head_stride, in
 typedef struct {
     posenc_kernel_path path;
     size_t pairs;
-    double first;              /* position of token 0 (|p| < 2^53: exact) */
     double *mem;               /* owns the arrays below */
     const double *w_hi, *w_lo; /* w_k as double-doubles */
     posenc_dd_sincos_ rot;     /* (sin, cos)(ANCHOR * w_k) */
@@ -76,18 +78,17 @@ typedef struct {
 /* per worker and pair: anchor (double-double, 4), run_s, run_c */
 #define RECURRENCE_STATE 6
 
-/* Whether the double-double anchors cover positions first..first+count-1:
+/* Whether the double-double anchors cover positions up to `most` in magnitude:
  * |p| < 2^53 and |p w| < 2^40 (else the per-token long double path). */
-static bool recurrence_fits(const rope_plan_ *plan, long double first, size_t count) {
-    long double last = first + (long double)(count ? count - 1 : 0), top = 0;
-    long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last);
+static bool recurrence_fits(const rope_plan_ *plan, long double most) {
+    long double top = 0;
     for (int32_t k = 0; k < plan->pairs; k++)
         if (fabsl(plan->inv[k]) > top) top = fabsl(plan->inv[k]);
     return most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
 }
 
 static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *plan, posenc_kernel_path path,
-                                     double first, posenc_error *err) {
+                                     posenc_error *err) {
     const size_t P = (size_t)plan->pairs;
     double *d = malloc(sizeof(double) * 10 * P);
     RETURN_ERROR_IF(!d, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE frequencies for %zu pairs", P);
@@ -95,21 +96,23 @@ static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *pla
         d[k] = (double)plan->inv[k];
         d[P + k] = (double)(plan->inv[k] - (long double)d[k]);
     }
-    *rec = (rope_recurrence){path, P, first, d, d, d + P, {d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P},
+    *rec = (rope_recurrence){path, P, d, d, d + P, {d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P},
                              {d + 6 * P, d + 7 * P, d + 8 * P, d + 9 * P}};
     posenc_sincos_dd_(path, P, ROPE_ANCHOR, rec->w_hi, rec->w_lo, &rec->rot);
     posenc_sincos_dd_(path, P, 1.0, rec->w_hi, rec->w_lo, &rec->step);
     return POSENC_OK;
 }
 
-/* Token t of the block starting at b, called for t = b, b+1, ... in order:
- * leaves the double (sin, cos) of first + t in state + 4P and state + 5P. */
-static void recurrence_token(const rope_recurrence *rec, double *state, size_t b, size_t t) {
+/* The token `offset` places into a run of consecutive positions starting at
+ * start_position, called for offset = 0, 1, ... in order: leaves the double
+ * (sin, cos) of start_position + offset in state + 4P and state + 5P. Runs
+ * restart at every block boundary, so the values never depend on threads. */
+static void recurrence_token(const rope_recurrence *rec, double *state, double start_position, size_t offset) {
     const size_t P = rec->pairs;
     posenc_dd_sincos_ anchor = {state, state + P, state + 2 * P, state + 3 * P};
     double *run_s = state + 4 * P, *run_c = state + 5 * P;
-    if ((t - b) % ROPE_ANCHOR == 0) {
-        if (t == b) posenc_sincos_dd_(rec->path, P, rec->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
+    if (offset % ROPE_ANCHOR == 0) {
+        if (offset == 0) posenc_sincos_dd_(rec->path, P, start_position, rec->w_hi, rec->w_lo, &anchor);
         else posenc_rotate_dd_(rec->path, P, &anchor, &rec->rot);
         memcpy(run_s, anchor.s_hi, P * sizeof(double)); /* hi = the double-double rounded to double */
         memcpy(run_c, anchor.c_hi, P * sizeof(double));
@@ -184,9 +187,13 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
+        size_t run_start = b; /* recur: the token where the current run of consecutive positions began */
         for (size_t t = b; t < block_end; t++) {
             if (job->recur) {
-                recurrence_token(&job->rec, state, b, t);
+                const int64_t *ids = job->positions;
+                if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
+                double start = ids ? (double)ids[run_start] : (double)run_start;
+                recurrence_token(&job->rec, state, start, t - run_start);
                 for (int32_t k = 0; k < pairs; k++) {
                     c[k] = (float)(run_c[k] * job->scale_c);
                     s[k] = (float)(run_s[k] * job->scale_s);
@@ -214,14 +221,25 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, mrope_axis, false, 1, 1,
-                    {POSENC_PATH_SCALAR, 0, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
+                    {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0};
+    /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
+     * contiguous id list; several: packed or batched sequences) when runs average
+     * >= ROPE_MIN_RUN tokens; a run start costs about what a per-token evaluation
+     * does. The choice depends on the positions only, never on path or threads. */
     job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
-    for (size_t t = 1; job.recur && positions && t < view->tokens; t++)
-        job.recur = positions[t] == positions[0] + (int64_t)t;
-    long double first = positions ? (long double)positions[0] : 0.0L;
-    job.recur = job.recur && recurrence_fits(plan, first, view->tokens);
-    if (job.recur) FORWARD_IF_ERROR(recurrence_init(&job.rec, plan, run.exec.path, (double)first, err));
+    if (job.recur && positions) {
+        long double most = 0;
+        for (size_t t = 0; t < view->tokens; t++) most = fmaxl(most, fabsl((long double)positions[t]));
+        size_t runs = 1;
+        if (recurrence_fits(plan, most))
+            for (size_t t = 1; t < view->tokens; t++) runs += positions[t] != positions[t - 1] + 1;
+        else runs = view->tokens + 1; /* not covered: per token */
+        job.recur = runs == 1 || view->tokens >= ROPE_MIN_RUN * runs;
+    } else if (job.recur) {
+        job.recur = recurrence_fits(plan, (long double)(view->tokens - 1));
+    }
+    if (job.recur) FORWARD_IF_ERROR(recurrence_init(&job.rec, plan, run.exec.path, err));
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -259,6 +277,7 @@ posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis
 
 typedef struct {
     const rope_recurrence *rec;
+    double first; /* position of row 0 */
     double scale;
     bool wide;
     void *cos_out, *sin_out;
@@ -279,7 +298,7 @@ static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
         for (size_t t = b; t < block_end; t++) {
             if (!job->wide) {
-                recurrence_token(rec, state, b, t);
+                recurrence_token(rec, state, job->first + (double)b, t - b);
                 float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
                 for (size_t k = 0; k < P; k++) {
                     c[k] = (float)(run_c[k] * job->scale);
@@ -287,7 +306,7 @@ static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 }
                 continue;
             }
-            if (t == b) posenc_sincos_dd_(rec->path, P, rec->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
+            if (t == b) posenc_sincos_dd_(rec->path, P, job->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
             else posenc_rotate_dd_(rec->path, P, &anchor, &rec->step);
             double *c = (double *)job->cos_out + t * P, *s = (double *)job->sin_out + t * P;
             for (size_t k = 0; k < P; k++) {
@@ -299,8 +318,10 @@ static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
 }
 
 bool rope_table_fast_applies_(const rope_plan_ *plan, const posenc_positions *positions) {
+    long double first = (long double)positions->start;
+    long double last = first + (long double)(positions->count ? positions->count - 1 : 0);
     return plan->mode == POSENC_MODE_PRECISE && !positions->ids && !positions->values &&
-           recurrence_fits(plan, (long double)positions->start, positions->count);
+           recurrence_fits(plan, fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last));
 }
 
 posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *positions, double scale, bool wide,
@@ -310,12 +331,12 @@ posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *p
     if (positions->count == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
     rope_recurrence rec;
-    FORWARD_IF_ERROR(recurrence_init(&rec, plan, run.exec.path, (double)positions->start, err));
+    FORWARD_IF_ERROR(recurrence_init(&rec, plan, run.exec.path, err));
     size_t bytes = 2 * positions->count * P * (wide ? 8 : 4);
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (positions->count + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
-    table_job job = {&rec, scale, wide, cos_out, sin_out, malloc(sizeof(double) * RECURRENCE_STATE * P * (size_t)threads)};
+    table_job job = {&rec, (double)positions->start, scale, wide, cos_out, sin_out, malloc(sizeof(double) * RECURRENCE_STATE * P * (size_t)threads)};
     if (!job.state) {
         free(rec.mem);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE table scratch for %zu pairs", P);

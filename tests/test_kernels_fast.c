@@ -36,6 +36,8 @@ static void test_rope_paths(void) {
         {128, 0, 1100, 8, 0, POSENC_DTYPE_BF16, 0, 0},
         {96, 80, 700, 3, 40, POSENC_DTYPE_F32, 0, 1},   /* 40 pairs: leftovers; strided rows; inverse */
         {96, 80, 700, 3, 40, POSENC_DTYPE_BF16, 1, 0},  /* explicit (non-contiguous) positions */
+        {128, 0, 1100, 4, 0, POSENC_DTYPE_F32, 2, 1},   /* packed runs of 250 positions, inverse */
+        {64, 0, 1100, 4, 0, POSENC_DTYPE_BF16, 2, 0},
         {64, 0, 600, 4, 0, POSENC_DTYPE_F16, 0, 0},
         {96, 80, 700, 3, 40, POSENC_DTYPE_F16, 1, 1},   /* f16 leftovers, ids, inverse, special values */
         {10, 6, 530, 5, 3, POSENC_DTYPE_F32, 0, 0},     /* 3 pairs: all leftovers */
@@ -49,7 +51,10 @@ static void test_rope_paths(void) {
             v.row_stride += cases[ci].row_pad;
             size_t count = v.tokens * v.row_stride, esize = posenc_dtype_size(cases[ci].dtype);
             int64_t *pos = malloc(sizeof *pos * v.tokens);
-            for (size_t t = 0; t < v.tokens; t++) pos[t] = cases[ci].explicit_positions ? (int64_t)(t * t % 9973) - 50 : (int64_t)t + 77;
+            for (size_t t = 0; t < v.tokens; t++)
+                pos[t] = cases[ci].explicit_positions == 1 ? (int64_t)(t * t % 9973) - 50
+                         : cases[ci].explicit_positions == 2 ? (int64_t)(t / 250 * 9000 + t % 250)
+                                                             : (int64_t)t + 77;
             void *x0 = malloc(count * esize), *ref = malloc(count * esize), *got = malloc(count * esize);
             for (size_t i = 0; i < count; i++) {
                 float f = rnd() * 3;
@@ -82,7 +87,8 @@ static void test_rope_paths(void) {
                     CHECK(st == POSENC_OK && d == count * esize,
                           "rope D=%d R=%d T=%zu H=%zu %s %s%s%s: %s x %d == scalar x 1 bit for bit (first diff byte %zu of %zu)",
                           cases[ci].head_dim, cases[ci].rotary, v.tokens, v.heads, posenc_dtype_name(cases[ci].dtype),
-                          layout ? "half" : "interleaved", cases[ci].explicit_positions ? " ids" : "",
+                          layout ? "half" : "interleaved",
+                          cases[ci].explicit_positions == 1 ? " ids" : cases[ci].explicit_positions == 2 ? " runs" : "",
                           cases[ci].inverse ? " inverse" : "", posenc_kernel_path_name(paths[pi]), threads, d,
                           count * esize);
                 }
@@ -98,8 +104,10 @@ static void test_rope_paths(void) {
  * compare with long double cosl/sinl per token (cos/sin must be within 1 ULP,
  * the product adds one rounding: 2 ULP of the f32 result, |x| = 1 exact). */
 static void test_rope_precision(void) {
-    const int64_t starts[] = {0, 1000000};
-    for (int si = 0; si < 2; si++)
+    /* starts 0 and 1e6: one run; -1: packed runs of 300 (the recurrence restarts
+     * at each); -2: runs of 3 (per-token evaluation) */
+    const int64_t starts[] = {0, 1000000, -1, -2};
+    for (int si = 0; si < 4; si++)
         for (int pi = 0; pi < 3; pi++) {
             if (!posenc_kernel_path_supported(paths[pi])) continue;
             enum { T = 2100, D = 128 };
@@ -108,7 +116,9 @@ static void test_rope_precision(void) {
             float *x = malloc(sizeof *x * T * D);
             for (size_t i = 0; i < (size_t)T * D; i++) x[i] = (i % 2 == 0) ? 1.0f : 0.0f; /* (a, b) = (1, 0) */
             int64_t *pos = malloc(sizeof *pos * T);
-            for (int t = 0; t < T; t++) pos[t] = starts[si] + t;
+            for (int t = 0; t < T; t++)
+                pos[t] = starts[si] >= 0 ? starts[si] + t : starts[si] == -1 ? 5000 * (t / 300) + t % 300 + 7
+                                                                              : 1000 * (t / 3) + t % 3;
             posenc_rope_view v = posenc_rope_view_contiguous(T, 1, D);
             posenc_exec e = {2, paths[pi], NULL};
             posenc_error err = {0};
@@ -128,9 +138,10 @@ static void test_rope_precision(void) {
                     if (u > worst) worst = u;
                     if (w > worst) worst = w;
                 }
-            CHECK(worst <= 1, "rope precise cos/sin via rotation, %s, positions %lld..: max %lld ULP vs cosl/sinl "
+            CHECK(worst <= 1, "rope precise cos/sin via rotation, %s, positions %s: max %lld ULP vs cosl/sinl "
                   "rounded once (tol 1, the precise-mode contract)", posenc_kernel_path_name(paths[pi]),
-                  (long long)starts[si], (long long)worst);
+                  starts[si] == 0 ? "0.." : starts[si] > 0 ? "1e6.." : starts[si] == -1 ? "in runs of 300" : "in runs of 3",
+                  (long long)worst);
             free(x);
             free(pos);
         }
