@@ -78,13 +78,10 @@ typedef struct {
 /* per worker and pair: anchor (double-double, 4), run_s, run_c */
 #define RECURRENCE_STATE 6
 
-/* Whether the double-double anchors cover positions up to `most` in magnitude:
- * |p| < 2^53 and |p w| < 2^40 (else the per-token long double path). */
+/* Whether the double-double anchors cover positions up to `most` in magnitude
+ * (else the per-token long double path). */
 static bool recurrence_fits(const rope_plan_ *plan, long double most) {
-    long double top = 0;
-    for (int32_t k = 0; k < plan->pairs; k++)
-        if (fabsl(plan->inv[k]) > top) top = fabsl(plan->inv[k]);
-    return most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+    return posenc_sincos_dd_covers_(most, plan->inv, (size_t)plan->pairs);
 }
 
 static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *plan, posenc_kernel_path path,
@@ -92,10 +89,7 @@ static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *pla
     const size_t P = (size_t)plan->pairs;
     double *d = malloc(sizeof(double) * 10 * P);
     RETURN_ERROR_IF(!d, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE frequencies for %zu pairs", P);
-    for (size_t k = 0; k < P; k++) {
-        d[k] = (double)plan->inv[k];
-        d[P + k] = (double)(plan->inv[k] - (long double)d[k]);
-    }
+    posenc_split_dd_(plan->inv, P, d, d + P);
     *rec = (rope_recurrence){path, P, d, d, d + P, {d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P},
                              {d + 6 * P, d + 7 * P, d + 8 * P, d + 9 * P}};
     posenc_sincos_dd_(path, P, ROPE_ANCHOR, rec->w_hi, rec->w_lo, &rec->rot);
@@ -321,7 +315,7 @@ bool rope_table_fast_applies_(const rope_plan_ *plan, const posenc_positions *po
     long double first = (long double)positions->start;
     long double last = first + (long double)(positions->count ? positions->count - 1 : 0);
     return plan->mode == POSENC_MODE_PRECISE && !positions->ids && !positions->values &&
-           recurrence_fits(plan, fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last));
+           recurrence_fits(plan, fmaxl(fabsl(first), fabsl(last)));
 }
 
 posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *positions, double scale, bool wide,

@@ -16,6 +16,20 @@ typedef double vec;
 #define ROTATE_DD posenc_rotate_dd_scalar_
 #include "sincos_dd_body.h"
 
+bool posenc_sincos_dd_covers_(long double most_abs, const long double *w, size_t n) {
+    long double top = 0;
+    for (size_t k = 0; k < n; k++)
+        if (fabsl(w[k]) > top) top = fabsl(w[k]);
+    return most_abs < 0x1p53L && most_abs * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+}
+
+void posenc_split_dd_(const long double *w, size_t n, double *w_hi, double *w_lo) {
+    for (size_t k = 0; k < n; k++) {
+        w_hi[k] = (double)w[k];
+        w_lo[k] = (double)(w[k] - (long double)w_hi[k]);
+    }
+}
+
 void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double *w_hi,
                        const double *w_lo, const posenc_dd_sincos_ *out) {
     if (path == POSENC_PATH_AVX512) posenc_sincos_dd_avx512_(n, p, w_hi, w_lo, out);

@@ -24,6 +24,14 @@ typedef struct {
 /* Largest |p * w| the reduction is exact enough for (n * 2pi products stay exact). */
 #define POSENC_SINCOS_DD_MAX_ANGLE 0x1p40
 
+/* Whether positions up to |p| <= most_abs, with frequencies w[0..n), stay in
+ * the range above: |p| < 2^53 (exact doubles) and |p| max|w| < MAX_ANGLE.
+ * Callers fall back to per-element long double evaluation otherwise. */
+bool posenc_sincos_dd_covers_(long double most_abs, const long double *w, size_t n);
+/* w[k] as double-doubles: w_hi[k] + w_lo[k] == w[k] (exact for 64-bit long
+ * doubles; to 106 bits where long double is wider). */
+void posenc_split_dd_(const long double *w, size_t n, double *w_hi, double *w_lo);
+
 /* out[k] = (sin, cos)(p * (w_hi[k] + w_lo[k])) for k < n. p must be an integer
  * below 2^53 in magnitude and |p * w| < POSENC_SINCOS_DD_MAX_ANGLE. */
 void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double *w_hi,

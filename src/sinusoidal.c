@@ -307,15 +307,11 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
     if (ctx->stage) posenc_store_fence_();
 }
 
-/* Whether the anchors' double-double path covers these positions: |p| < 2^53 (exact
- * doubles) and |p * w| < 2^40 (exact reduction); else per-element sinl/cosl. */
+/* Whether the anchors' double-double path covers this range (else per-element sinl/cosl). */
 static bool range_fits_dd(const posenc_positions *positions, const long double *w, int32_t pairs) {
     long double first = (long double)positions->start;
     long double last = first + (long double)(positions->count - 1);
-    long double most = fabsl(first) > fabsl(last) ? fabsl(first) : fabsl(last), top = 0;
-    for (int32_t k = 0; k < pairs; k++)
-        if (fabsl(w[k]) > top) top = fabsl(w[k]);
-    return most < 0x1p53L && most * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+    return posenc_sincos_dd_covers_(fmaxl(fabsl(first), fabsl(last)), w, (size_t)pairs);
 }
 
 static posenc_status fill_precise_range(const table_job *job, const long double *w,
@@ -332,10 +328,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     double *mem = malloc(sizeof(double) * P * (10 + 6 * (size_t)threads));
     RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs", pairs);
     double *w_hi = mem, *w_lo = mem + P, *step_s = mem + 6 * P, *step_c = mem + 7 * P;
-    for (size_t k = 0; k < P; k++) {
-        w_hi[k] = (double)w[k];
-        w_lo[k] = (double)(w[k] - (long double)w_hi[k]);
-    }
+    posenc_split_dd_(w, P, w_hi, w_lo);
     precise_range_ctx ctx = {job, exec->path, w_hi, w_lo, {mem + 2 * P, mem + 3 * P, mem + 4 * P, mem + 5 * P},
                              {pairs, job->params->layout, job->dtype, false, step_s, step_c},
                              NULL, mem + 10 * P, NULL, 0, 0, NULL};
