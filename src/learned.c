@@ -76,6 +76,16 @@ static posenc_status resolve_row(int64_t p, size_t i, size_t rows, posenc_past_e
     return POSENC_OK;
 }
 
+/* Every position resolves to a row (the error names the first that does not). */
+static posenc_status check_rows(const int64_t *positions, size_t count, size_t rows, posenc_past_end policy,
+                                posenc_error *err) {
+    for (size_t i = 0; i < count; i++) {
+        size_t row;
+        FORWARD_IF_ERROR(resolve_row(positions[i], i, rows, policy, &row, err));
+    }
+    return POSENC_OK;
+}
+
 static posenc_status check_policy(posenc_past_end policy, posenc_error *err) {
     RETURN_ERROR_IF(policy != POSENC_PAST_END_ERROR && policy != POSENC_PAST_END_CLAMP &&
                         policy != POSENC_PAST_END_RESIZE,
@@ -99,10 +109,7 @@ posenc_status posenc_learned_gather_f32(const float *table, size_t rows, int32_t
     RETURN_ERROR_IF(out_count < need, err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "output holds %zu elements, [%zu x %d] needs %zu", out_count, count, dim, need);
     /* check everything first: a failed call leaves out untouched */
-    for (size_t i = 0; i < count; i++) {
-        size_t row;
-        FORWARD_IF_ERROR(resolve_row(positions[i], i, rows, policy, &row, err));
-    }
+    FORWARD_IF_ERROR(check_rows(positions, count, rows, policy, err));
     for (size_t i = 0; i < count; i++) {
         size_t row = 0;
         resolve_row(positions[i], i, rows, policy, &row, NULL);
@@ -122,10 +129,7 @@ posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *
     size_t table_n, grad_n;
     FORWARD_IF_ERROR(check_table_shape(rows, dim, SIZE_MAX, &table_n, err));
     FORWARD_IF_ERROR(posenc_checked_count_(count, (size_t)dim, "positions x dim", &grad_n, err));
-    for (size_t i = 0; i < count; i++) {
-        size_t row;
-        FORWARD_IF_ERROR(resolve_row(positions[i], i, rows, policy, &row, err));
-    }
+    FORWARD_IF_ERROR(check_rows(positions, count, rows, policy, err));
     for (size_t i = 0; i < count; i++) {
         size_t row = 0;
         resolve_row(positions[i], i, rows, policy, &row, NULL);
