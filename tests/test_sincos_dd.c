@@ -104,9 +104,12 @@ static void test_anchor_chain(void) {
         if (es > worst) worst = es;
         if (ec > worst) worst = ec;
     }
-    /* the difference of two dd values near 1, formed in long double: resolution ~1e-19 */
-    CHECK(worst <= 32 * 1e-25L + 1e-19L, "2^30 + 32 rotations by 64w vs direct 2^30 + 2048: max diff %.3Le "
-          "(tol 32 x 1e-25 + long double resolution)", worst);
+    /* hi and lo differences of close values are exact in long double. Tolerance: the
+     * start and the direct value each within 1e-25 + |p w| 2^-100 (w <= 1, the quadmath
+     * bound above), plus 32 rotations each off by rot(64 w)'s 1e-25 + 64 2^-100 */
+    long double tol = 2 * (1e-25L + (0x1p30L + 2048) * 0x1p-100L) + 32 * (1e-25L + 64 * 0x1p-100L);
+    CHECK(worst <= tol, "2^30 + 32 rotations by 64w vs direct 2^30 + 2048: max diff %.3Le (tol %.3Le: the "
+          "two end values' error bounds + 32 rotation errors)", worst, tol);
 }
 
 static void test_paths_identical(void) {
