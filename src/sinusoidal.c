@@ -421,6 +421,22 @@ static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
                          fn, &ctx);
 }
 
+/* torch-compat forms the angle f32(p) * f32(w) in float32; past FLT_MAX it is inf
+ * and sin/cos are NaN. A base below 1 gives w up to e^88, so p = 65531 is enough
+ * (found by fuzz_table). Refused, as rope_check_torch_angle_ does for RoPE. */
+static posenc_status check_torch_angle(const posenc_positions *positions, const float *w, int32_t pairs,
+                                       posenc_error *err) {
+    float w_max = 0.0f;
+    for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf(w[k]));
+    long double p_max = 0.0L;
+    for (size_t r = 0; r < positions->count; r++) p_max = fmaxl(p_max, fabsl(posenc_position_at_(positions, r)));
+    double angle = (double)(float)p_max * (double)w_max;
+    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (frequency %g); "
+                    "use the precise mode or a base above 1", angle, p_max, (double)w_max);
+    return POSENC_OK;
+}
+
 static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,
                                         posenc_dtype dtype, const void *out, size_t out_count,
                                         posenc_error *err) {
@@ -462,7 +478,8 @@ posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
     posenc_status st = POSENC_OK;
     if (params->mode == POSENC_MODE_TORCH_COMPAT) {
         frequencies_torch(params, &job.shape, (float *)w);
-        run_direct(&job, w, torch_f32_worker, &run);
+        st = check_torch_angle(positions, (const float *)w, job.shape.pairs, err);
+        if (st == POSENC_OK) run_direct(&job, w, torch_f32_worker, &run);
     } else {
         frequencies_precise(params, &job.shape, w);
         if (positions->ids == NULL && positions->values == NULL &&

@@ -51,6 +51,22 @@ static void params_rows(void) {
     posenc_sinusoid_params_default(&p, 64);
     p.base = 1e-300; /* w_31 = 1e300^(62/64): far past float32 */
     expect("P5", TABLE(&p, &r4, 4 * 64), &e, POSENC_ERR_INVALID_ARGUMENT, "beyond float32 range");
+    {   /* torch-compat: w fits float32 but p * w does not (fuzz_table's finding) */
+        posenc_sinusoid_params q;
+        posenc_sinusoid_params_default(&q, 68);
+        q.base = 3.6e-36; /* w_33 = base^(-66/68) ~ 2.6e34 */
+        q.mode = POSENC_MODE_TORCH_COMPAT;
+        posenc_positions far = posenc_positions_range(65531, 2), near = posenc_positions_range(0, 2);
+        static float t68[2 * 68];
+        expect("P17", posenc_sinusoid_table_f32(&q, &far, t68, 2 * 68, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
+               "overflows float32 at position 65532");
+        q.mode = POSENC_MODE_PRECISE; /* the long double angle does not overflow */
+        int ok = posenc_sinusoid_table_f32(&q, &far, t68, 2 * 68, &e) == POSENC_OK;
+        for (int i = 0; ok && i < 2 * 68; i++) ok = isfinite(t68[i]);
+        q.mode = POSENC_MODE_TORCH_COMPAT;
+        ok = ok && posenc_sinusoid_table_f32(&q, &near, t68, 2 * 68, &e) == POSENC_OK;
+        CHECK(ok, "[P17] same base: precise mode at 65531 and torch-compat at positions 0-1 are finite tables");
+    }
     p.base = 0.5; /* w_31 = 2^(62/64) ~ 1.96: fine */
     int finite = TABLE(&p, &r4, 4 * 64) == POSENC_OK;
     for (int i = 0; finite && i < 4 * 64; i++) finite = isfinite(out[i]);
