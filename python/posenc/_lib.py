@@ -1,0 +1,362 @@
+"""Every ctypes declaration of the binding, in one place.
+
+This module mirrors include/posenc.h: the structs (field for field, in header
+order), the enums the package uses, and argtypes/restype of every function the
+package calls. When the C API changes, this is the only file to adjust;
+tests/test_abi.py compiles a C program against the header and compares every
+struct size and field offset with the classes below.
+
+The library is found in this order (first hit wins):
+  1. the POSENC_LIBRARY environment variable (a path to libposenc.so);
+  2. libposenc.so next to this file (a copy installed with the package);
+  3. the path recorded at install time in _paths.py (pip install ./python
+     records the build tree's library, e.g. build/libposenc.so);
+  4. build*/libposenc.so of the source checkout this file lives in;
+  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.2).
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int32,
+                    c_int64, c_size_t, c_uint, c_uint16, c_uint64, c_uint8, c_void_p)
+from typing import List, Optional
+
+# ---- constants (pinned values of posenc.h) --------------------------------
+ERROR_MESSAGE_SIZE = 256
+MAX_DIMS = 8
+DIFF_MAX_FINDINGS = 16
+DIFF_TEXT = 320
+ULP_BUCKETS = 8
+PRECISION_BANDS = 6
+HEALTH_OFFSETS = 4
+MROPE_MAX_AXES = 4
+NO_PADDING = -1
+
+DTYPE = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7}
+DTYPE_NAME = {v: k for k, v in DTYPE.items()}
+LAYOUT = {"interleaved": 0, "gptj": 0, "half": 1, "neox": 1}
+LAYOUT_NAME = {0: "interleaved", 1: "half"}
+MODE = {"precise": 0, "torch": 1, "torch_compat": 1, "torch-compat": 1}
+MODE_NAME = {0: "precise", 1: "torch_compat"}
+FREQS = {"vaswani": 0, "t2t": 1}
+FREQS_NAME = {0: "vaswani", 1: "t2t"}
+ODD = {"error": 0, "pad": 1, "round_up": 2}
+TABLE_KIND = {"sinusoidal": 0, "index": 1, "normalized": 2}
+ROPE_SCALING = {"none": 0, "default": 0, "linear": 1, "ntk": 2, "dynamic": 3, "yarn": 4,
+                "longrope": 5, "llama3": 6}
+ROPE_SCALING_NAME = {0: "none", 1: "linear", 2: "ntk", 3: "dynamic", 4: "yarn", 5: "longrope",
+                     6: "llama3"}
+LONGROPE_SELECT = {"by_seq_len": 0, "short": 1, "long": 2}
+ALIBI_FORM = {"causal": 0, "symmetric": 1}
+PAST_END = {"error": 0, "clamp": 1, "resize": 2}
+GRID_SPLIT = {"tatp22": 0, "even": 1}
+KERNEL_PATH = {"auto": 0, "scalar": 1, "avx2": 2, "avx512": 3}
+ANGLE_FORMATION_NAME = {0: "exact", 1: "float32", 2: "float16", 3: "bfloat16", 4: "unknown"}
+CONFIG_WARNINGS = {
+    1 << 0: "no_theta", 1 << 1: "no_original", 1 << 2: "factor_mismatch",
+    1 << 3: "odd_passthrough", 1 << 4: "freq_tensor", 1 << 5: "no_max_position",
+}
+
+# ---- structs ---------------------------------------------------------------
+
+
+class Error(Structure):
+    _fields_ = [("status", c_int), ("message", c_char * ERROR_MESSAGE_SIZE)]
+
+
+class Positions(Structure):
+    _fields_ = [("count", c_size_t), ("start", c_int64), ("ids", POINTER(c_int64)),
+                ("values", POINTER(c_double))]
+
+
+class SinusoidParams(Structure):
+    _fields_ = [("dim", c_int32), ("base", c_double), ("freqs", c_int), ("layout", c_int),
+                ("odd", c_int), ("mode", c_int)]
+
+
+class Array(Structure):
+    _fields_ = [("dtype", c_int), ("ndim", c_int), ("shape", c_size_t * MAX_DIMS),
+                ("count", c_size_t), ("data", c_void_p)]
+
+
+class RopeParams(Structure):
+    _fields_ = [("head_dim", c_int32), ("rotary_dim", c_int32), ("partial_rotary_factor", c_double),
+                ("base", c_double), ("scaling", c_int), ("factor", c_double),
+                ("original_max_position", c_int64), ("max_position", c_int64),
+                ("beta_fast", c_double), ("beta_slow", c_double), ("mscale", c_double),
+                ("mscale_all_dim", c_double), ("attention_factor", c_double), ("truncate", c_int),
+                ("low_freq_factor", c_double), ("high_freq_factor", c_double),
+                ("short_factors", POINTER(c_double)), ("long_factors", POINTER(c_double)),
+                ("factors_count", c_size_t), ("longrope_select", c_int), ("mode", c_int)]
+
+
+class RopeView(Structure):
+    _fields_ = [("tokens", c_size_t), ("heads", c_size_t), ("row_stride", c_size_t),
+                ("head_stride", c_size_t)]
+
+
+class T5Params(Structure):
+    _fields_ = [("num_buckets", c_int32), ("max_distance", c_int32), ("bidirectional", c_int32)]
+
+
+class Exec(Structure):
+    _fields_ = [("threads", c_int32), ("path", c_int), ("pool", c_void_p)]
+
+
+class ModelConfig(Structure):
+    _fields_ = [("format", c_int), ("architecture", c_char * 64), ("scaling_name", c_char * 32),
+                ("num_attention_heads", c_int32), ("hidden_size", c_int32),
+                ("max_position_embeddings", c_int64), ("layout", c_int), ("layout_known", c_int),
+                ("softmax_scale_factor", c_double), ("warnings", c_uint), ("rope", RopeParams),
+                ("factor_storage", POINTER(c_double))]
+
+
+class SinusoidFit(Structure):
+    _fields_ = [("found", c_int), ("layout", c_int), ("cos_first", c_int), ("pairs", c_int32),
+                ("extra_channels", c_int32), ("amplitude", c_double), ("pair_norm_error", c_double),
+                ("zero_rows", c_size_t), ("first_zero_row", c_int64), ("start", c_double),
+                ("start_is_integer", c_int), ("frequencies", POINTER(c_double)), ("ratio", c_double),
+                ("scale", c_double), ("geometric_error", c_double), ("base_vaswani", c_double),
+                ("base_t2t", c_double), ("freqs", c_int), ("base", c_double), ("base_is_round", c_int),
+                ("angle_error", c_double), ("angle_relative_error", c_double), ("noise", c_double),
+                ("formation", c_int)]
+
+
+class HealthOptions(Structure):
+    _fields_ = [("max_offset", c_size_t), ("max_rows_pairs", c_size_t),
+                ("frequencies", POINTER(c_double)), ("frequency_count", c_size_t), ("layout", c_int),
+                ("cos_first", c_int)]
+
+
+class Health(Structure):
+    _fields_ = [("rows", c_size_t), ("channels", c_size_t), ("nonfinite", c_size_t),
+                ("first_nonfinite_row", c_int64), ("first_nonfinite_channel", c_int64),
+                ("min", c_double), ("max", c_double), ("mean_abs", c_double),
+                ("row_variance", POINTER(c_double)), ("row_norm", POINTER(c_double)),
+                ("norm_min", c_double), ("norm_max", c_double), ("variance_min", c_double),
+                ("variance_max", c_double), ("channel_frequency", POINTER(c_double)),
+                ("channel_wavelength", POINTER(c_double)), ("closest_a", c_size_t),
+                ("closest_b", c_size_t), ("closest_distance", c_double), ("uniqueness_rows", c_size_t),
+                ("offsets", c_size_t), ("mean_dot", POINTER(c_double)),
+                ("mean_cosine", POINTER(c_double)), ("fit", SinusoidFit),
+                ("linearity_available", c_int), ("linearity_offsets", c_size_t * HEALTH_OFFSETS),
+                ("linearity_pairs", c_size_t), ("linearity_residual", POINTER(c_double)),
+                ("linearity_worst", c_double)]
+
+
+class PrecisionBand(Structure):
+    _fields_ = [("max_position", c_int64), ("positions_exact", c_int), ("angle_error", c_double),
+                ("logit_error", c_double)]
+
+
+class PrecisionReport(Structure):
+    _fields_ = [("dtype", c_int), ("max_pos", c_int64), ("pairs", c_int32),
+                ("first_inexact_position", c_int64), ("first_inexact_rounds_to", c_double),
+                ("first_overflow_position", c_int64), ("first_angle_collision", c_int64),
+                ("angle_collision_with", c_int64), ("first_table_collision", c_int64),
+                ("table_collision_with", c_int64), ("table_search_limit", c_int64),
+                ("frequencies", POINTER(c_double)), ("angle_error", POINTER(c_double)),
+                ("logit_error_angle", c_double), ("logit_error_table", c_double),
+                ("band_count", c_int), ("bands", PrecisionBand * PRECISION_BANDS)]
+
+
+class Finding(Structure):
+    _fields_ = [("kind", c_int), ("key", c_char_p), ("value", c_double), ("text", c_char * DIFF_TEXT)]
+
+
+class DiffOptions(Structure):
+    _fields_ = [("tolerance", c_double), ("input", POINTER(Array)), ("heads", c_size_t),
+                ("max_offset", c_size_t)]
+
+
+class DiffReport(Structure):
+    _fields_ = [("shapes_equal", c_int), ("rows_a", c_size_t), ("cols_a", c_size_t),
+                ("rows_b", c_size_t), ("cols_b", c_size_t), ("compared", c_size_t),
+                ("max_abs", c_double), ("mean_abs", c_double), ("max_rel", c_double),
+                ("mean_rel", c_double), ("max_abs_row", c_int64), ("max_abs_channel", c_int64),
+                ("ulp_histogram", c_size_t * ULP_BUCKETS), ("nonfinite_a", c_size_t),
+                ("nonfinite_b", c_size_t), ("first_beyond_row", c_int64),
+                ("first_beyond_channel", c_int64), ("divergence_onset", c_int64),
+                ("tolerance", c_double), ("channel_max_abs", POINTER(c_double)),
+                ("band_count", c_int), ("band_end", c_int64 * PRECISION_BANDS),
+                ("band_max_abs", c_double * PRECISION_BANDS), ("fit_a", SinusoidFit),
+                ("fit_b", SinusoidFit), ("preset_a", c_char * DIFF_TEXT),
+                ("preset_b", c_char * DIFF_TEXT), ("finding_count", c_int),
+                ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int),
+                ("summary", c_char * (2 * DIFF_TEXT))]
+
+
+# Structs checked against the header by tests/test_abi.py: ctypes class -> C type name.
+STRUCTS = {
+    Error: "posenc_error", Positions: "posenc_positions", SinusoidParams: "posenc_sinusoid_params",
+    Array: "posenc_array", RopeParams: "posenc_rope_params", RopeView: "posenc_rope_view",
+    T5Params: "posenc_t5_params", Exec: "posenc_exec", ModelConfig: "posenc_model_config",
+    SinusoidFit: "posenc_sinusoid_fit", HealthOptions: "posenc_health_options",
+    Health: "posenc_health", PrecisionBand: "posenc_precision_band",
+    PrecisionReport: "posenc_precision_report", Finding: "posenc_finding",
+    DiffOptions: "posenc_diff_options", DiffReport: "posenc_diff_report",
+}
+
+# ---- function signatures -----------------------------------------------------
+P = POINTER
+_E = P(Error)
+_st = c_int  # posenc_status
+_SIGNATURES = {
+    "posenc_version": (c_char_p, []),
+    "posenc_strerror": (c_char_p, [c_int]),
+    "posenc_sinusoid_params_default": (None, [P(SinusoidParams), c_int32]),
+    "posenc_sinusoid_check": (_st, [P(SinusoidParams), P(c_int32), _E]),
+    "posenc_sinusoid_frequencies_f64": (_st, [P(SinusoidParams), c_void_p, c_size_t, _E]),
+    "posenc_sinusoid_table_exec": (_st, [P(SinusoidParams), P(Positions), c_int, c_void_p,
+                                         c_size_t, P(Exec), _E]),
+    "posenc_baseline_table": (_st, [c_int, c_int32, P(Positions), c_int, c_void_p, c_size_t, _E]),
+    "posenc_freq_scale_table_f32": (_st, [P(SinusoidParams), c_double, P(Positions), c_void_p,
+                                          c_size_t, _E]),
+    "posenc_xl_relative_table": (_st, [c_int32, c_size_t, c_int64, c_int, c_int, c_void_p,
+                                       c_size_t, _E]),
+    "posenc_grid_axis_channels": (_st, [c_int, c_int32, c_int, P(c_int32), _E]),
+    "posenc_grid_count": (_st, [c_int, P(c_size_t), c_int32, P(c_size_t), _E]),
+    "posenc_grid_table": (_st, [c_int, P(c_size_t), c_int32, c_int, c_int, c_int, c_void_p,
+                                c_size_t, _E]),
+    "posenc_grid_positions": (_st, [c_int, P(c_size_t), c_void_p, c_size_t, _E]),
+    "posenc_hybrid_table_f32": (_st, [c_void_p, c_size_t, c_int32, P(SinusoidParams), P(Positions),
+                                      c_int, c_void_p, c_size_t, _E]),
+    # RoPE
+    "posenc_rope_params_default": (None, [P(RopeParams), c_int32]),
+    "posenc_rope_check": (_st, [P(RopeParams), P(c_int32), _E]),
+    "posenc_rope_frequencies": (_st, [P(RopeParams), c_int64, c_void_p, c_size_t, P(c_double), _E]),
+    "posenc_rope_table_f32": (_st, [P(RopeParams), c_int64, P(Positions), c_int, c_void_p, c_void_p,
+                                    c_size_t, _E]),
+    "posenc_rope_table_f64": (_st, [P(RopeParams), c_int64, P(Positions), c_int, c_void_p, c_void_p,
+                                    c_size_t, _E]),
+    "posenc_rope_apply_exec": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_int,
+                                     c_int, c_void_p, c_size_t, P(Exec), _E]),
+    "posenc_rope_apply_f32": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_int, c_void_p,
+                                    c_size_t, _E]),
+    "posenc_rope_apply_f16": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_int, c_void_p,
+                                    c_size_t, _E]),
+    "posenc_rope_apply_bf16": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_int, c_void_p,
+                                     c_size_t, _E]),
+    "posenc_rope_shift_f32": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_void_p,
+                                    c_size_t, _E]),
+    # config
+    "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
+    "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
+    "posenc_config_free": (None, [P(ModelConfig)]),
+    # biases
+    "posenc_alibi_slopes_f64": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
+                                      _E]),
+    "posenc_alibi_slopes_f32": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
+                                      _E]),
+    "posenc_alibi_bias_exec_f32": (_st, [c_void_p, c_int32, c_int, P(Positions), P(Positions),
+                                         c_void_p, c_size_t, P(Exec), _E]),
+    "posenc_alibi_key_positions_from_mask": (_st, [c_void_p, c_size_t, c_void_p, c_size_t, _E]),
+    "posenc_t5_check": (_st, [P(T5Params), _E]),
+    "posenc_t5_bucket_matrix_i64": (_st, [P(T5Params), P(Positions), P(Positions), c_void_p,
+                                          c_size_t, _E]),
+    "posenc_t5_bias_exec_f32": (_st, [P(T5Params), c_void_p, c_int32, P(Positions), P(Positions),
+                                      c_void_p, c_size_t, P(Exec), _E]),
+    "posenc_shaw_relative_indices_i32": (_st, [c_int32, P(Positions), P(Positions), c_void_p,
+                                               c_size_t, _E]),
+    "posenc_shaw_gather_f32": (_st, [c_void_p, c_size_t, c_int32, c_void_p, c_int32, c_void_p,
+                                     c_size_t, _E]),
+    # learned
+    "posenc_learned_init_f32": (_st, [c_uint64, c_double, c_int64, c_size_t, c_int32, c_void_p,
+                                      c_size_t, _E]),
+    "posenc_learned_gather_f32": (_st, [c_void_p, c_size_t, c_int32, c_void_p, c_size_t, c_int,
+                                        c_void_p, c_size_t, _E]),
+    "posenc_learned_backward_f32": (_st, [c_void_p, c_void_p, c_size_t, c_int32, c_int, c_int64,
+                                          c_void_p, c_size_t, _E]),
+    "posenc_positions_from_input_ids": (_st, [c_void_p, c_void_p, c_size_t, c_size_t, c_int64,
+                                              c_int64, c_void_p, c_size_t, _E]),
+    "posenc_learned_resize_f32": (_st, [c_void_p, c_size_t, c_int32, c_size_t, c_void_p, c_size_t,
+                                        c_size_t, _E]),
+    # analysis
+    "posenc_analyze_table": (_st, [P(Array), P(HealthOptions), P(Health), _E]),
+    "posenc_health_free": (None, [P(Health)]),
+    "posenc_fit_sinusoid_table": (_st, [P(Array), c_double, P(SinusoidFit), _E]),
+    "posenc_sinusoid_fit_free": (None, [P(SinusoidFit)]),
+    "posenc_precision_audit": (_st, [P(SinusoidParams), c_int, c_int64, P(PrecisionReport), _E]),
+    "posenc_precision_report_free": (None, [P(PrecisionReport)]),
+    "posenc_diff_tables": (_st, [P(Array), P(Array), P(DiffOptions), P(DiffReport), _E]),
+    "posenc_diff_report_free": (None, [P(DiffReport)]),
+    "posenc_angle_formation_name": (c_char_p, [c_int]),
+    # kernels
+    "posenc_threadpool_create": (_st, [c_int32, P(c_void_p), _E]),
+    "posenc_threadpool_free": (None, [c_void_p]),
+    "posenc_threadpool_size": (c_int32, [c_void_p]),
+    "posenc_exec_default": (None, [P(Exec)]),
+    "posenc_kernel_path_supported": (c_int, [c_int]),
+}
+
+
+def _candidates() -> List[str]:
+    here = os.path.dirname(os.path.abspath(__file__))
+    found: List[str] = []
+    env = os.environ.get("POSENC_LIBRARY")
+    if env:
+        return [env]  # an explicit choice is never second-guessed
+    found.append(os.path.join(here, "libposenc.so"))
+    try:
+        from . import _paths  # written by setup.py at install time
+        found.extend(getattr(_paths, "LIBRARY_CANDIDATES", []))
+    except ImportError:
+        pass
+    checkout = os.path.dirname(os.path.dirname(here))  # python/posenc -> repository root
+    found.extend(sorted(glob.glob(os.path.join(checkout, "build", "libposenc.so"))))
+    found.extend(sorted(glob.glob(os.path.join(checkout, "build*", "libposenc.so"))))
+    system = ctypes.util.find_library("posenc")
+    if system:
+        found.append(system)
+    found.append("libposenc.so.0.2")
+    return found
+
+
+def _load() -> ctypes.CDLL:
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (absent)")
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            tried.append("%s (%s)" % (path, exc))
+            continue
+        lib._posenc_path = path  # type: ignore[attr-defined]
+        return lib
+    raise ImportError("posenc: libposenc.so not found; build it (cmake --build build) or set "
+                      "POSENC_LIBRARY=/path/to/libposenc.so. Tried: " + "; ".join(tried))
+
+
+lib = _load()
+LIBRARY_PATH: str = lib._posenc_path  # type: ignore[attr-defined]
+MISSING: List[str] = []  # functions of _SIGNATURES this library lacks (older/newer build)
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError:
+        MISSING.append(_name)
+        continue
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+
+
+def version() -> str:
+    """Version of the loaded libposenc ("0.2.0")."""
+    return lib.posenc_version().decode()
+
+
+def ptr(array) -> Optional[int]:
+    """Address of a NumPy array's data (None for None)."""
+    return None if array is None else array.ctypes.data
+
+
+__all__ = ["lib", "LIBRARY_PATH", "version", "ptr", "Error", "Positions", "SinusoidParams", "Array",
+           "RopeParams", "RopeView", "T5Params", "Exec", "ModelConfig", "SinusoidFit",
+           "HealthOptions", "Health", "PrecisionBand", "PrecisionReport", "Finding", "DiffOptions",
+           "DiffReport", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
+           "c_size_t", "c_void_p"]

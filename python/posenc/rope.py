@@ -1,0 +1,543 @@
+"""RoPE: parameters (from flags or a model config), frequencies, cos/sin tables,
+and in-place rotation of NumPy arrays.
+
+Shapes: head_dim D, rotary dim R (<= D, even), K = R/2 pairs. Tables are
+[positions, K] (one value per pair); `duplicate="half"` gives HF's [T, R]
+(cos[t][k mod K]). Arrays to rotate are [S, D], [S, H, D] or [B, S, H, D]
+("bshd", default) / [B, H, S, D] ("bhsd"), float32 or float16, or uint16
+holding bfloat16 bits (dtype="bf16").
+"""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _lib
+from ._common import PositionsLike, call, choose, make_positions, raise_status
+from ._errors import InvalidArgumentError, UnsupportedError
+
+ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
+
+_C_FIELDS = ("rotary_dim", "partial_rotary_factor", "base", "factor", "original_max_position",
+             "max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+             "attention_factor", "low_freq_factor", "high_freq_factor")
+
+
+@dataclass(frozen=True)
+class RopeParams:
+    """Every RoPE knob of posenc_rope_params (posenc.h section 4). None = the library's
+    default (base 10000, whole head, no scaling, beta 32/1, truncate, llama3 1/4, precise).
+
+    scaling: "none" | "linear" | "ntk" | "dynamic" | "yarn" | "longrope" | "llama3".
+    mode: "precise" (<= 1 ULP cos/sin) or "torch" (HF's float32 steps, bit for bit).
+    layout: the pairing the model's runtime uses ("half" = neox, "interleaved" = gptj);
+    it is not a C parameter, but apply_rope_ uses it when no layout is passed (configs set it).
+    """
+
+    head_dim: int
+    rotary_dim: Optional[int] = None
+    partial_rotary_factor: Optional[float] = None
+    base: Optional[float] = None
+    scaling: str = "none"
+    factor: Optional[float] = None
+    original_max_position: Optional[int] = None
+    max_position: Optional[int] = None
+    beta_fast: Optional[float] = None
+    beta_slow: Optional[float] = None
+    mscale: Optional[float] = None
+    mscale_all_dim: Optional[float] = None
+    attention_factor: Optional[float] = None
+    truncate: Optional[bool] = None
+    low_freq_factor: Optional[float] = None
+    high_freq_factor: Optional[float] = None
+    short_factors: Optional[Tuple[float, ...]] = None
+    long_factors: Optional[Tuple[float, ...]] = None
+    longrope_select: str = "by_seq_len"
+    mode: str = "precise"
+    layout: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        for name in ("short_factors", "long_factors"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(float(v) for v in value))
+
+    def replace(self, **changes: Any) -> "RopeParams":
+        """A copy with some fields changed (dataclasses.replace)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_c(self) -> "_lib.RopeParams":
+        """The posenc_rope_params struct (cached; its factor lists stay alive with self)."""
+        cached = self.__dict__.get("_c")
+        if cached is not None:
+            return cached
+        c = _lib.RopeParams()
+        _lib.lib.posenc_rope_params_default(ctypes.byref(c), int(self.head_dim))
+        for name in _C_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(c, name, value)
+        if self.truncate is not None:
+            c.truncate = 1 if self.truncate else 0
+        c.scaling = choose(_lib.ROPE_SCALING, self.scaling, "scaling")
+        c.longrope_select = choose(_lib.LONGROPE_SELECT, self.longrope_select, "longrope_select")
+        c.mode = choose(_lib.MODE, self.mode, "mode")
+        keep = []
+        lengths = set()
+        for name in ("short_factors", "long_factors"):
+            value = getattr(self, name)
+            if value is not None:
+                arr = np.ascontiguousarray(value, dtype=np.float64)
+                keep.append(arr)
+                lengths.add(arr.size)
+                setattr(c, name, arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        if lengths:
+            if len(lengths) > 1:
+                raise InvalidArgumentError("short_factors and long_factors must have the same length, "
+                                           "got %s" % sorted(lengths), 1)
+            c.factors_count = lengths.pop()
+        object.__setattr__(self, "_keep", keep)
+        object.__setattr__(self, "_c", c)
+        return c
+
+    def check(self) -> int:
+        """Validate (InvalidArgumentError names the bad value); return the rotary dim R."""
+        rotary = ctypes.c_int32()
+        call(_lib.lib.posenc_rope_check, ctypes.byref(self.to_c()), ctypes.byref(rotary))
+        return rotary.value
+
+    @property
+    def rotary_dim_effective(self) -> int:
+        """R, the rotated channels (head_dim * partial_rotary_factor unless rotary_dim is set)."""
+        return self.check()
+
+    @classmethod
+    def from_config(cls, config: ConfigLike, mode: Optional[str] = None) -> "RopeParams":
+        """RoPE parameters of a model config: a path (config.json or .gguf), a dict (a parsed
+        config.json), or an object with to_dict() (a transformers PretrainedConfig)."""
+        return load_config(config, mode=mode).rope
+
+    @classmethod
+    def _from_c(cls, c: "_lib.RopeParams", layout: Optional[str]) -> "RopeParams":
+        n = int(c.factors_count)
+        short = tuple(c.short_factors[i] for i in range(n)) if n and c.short_factors else None
+        long_ = tuple(c.long_factors[i] for i in range(n)) if n and c.long_factors else None
+        return cls(head_dim=c.head_dim, rotary_dim=c.rotary_dim,
+                   partial_rotary_factor=c.partial_rotary_factor, base=c.base,
+                   scaling=_lib.ROPE_SCALING_NAME.get(c.scaling, str(c.scaling)), factor=c.factor,
+                   original_max_position=c.original_max_position, max_position=c.max_position,
+                   beta_fast=c.beta_fast, beta_slow=c.beta_slow, mscale=c.mscale,
+                   mscale_all_dim=c.mscale_all_dim, attention_factor=c.attention_factor,
+                   truncate=bool(c.truncate), low_freq_factor=c.low_freq_factor,
+                   high_freq_factor=c.high_freq_factor, short_factors=short, long_factors=long_,
+                   longrope_select={0: "by_seq_len", 1: "short", 2: "long"}[c.longrope_select],
+                   mode=_lib.MODE_NAME[c.mode], layout=layout)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What posenc read from a model config (posenc_model_config)."""
+
+    format: str                      # "hf_json" or "gguf"
+    architecture: str                # model_type / general.architecture ("" if absent)
+    scaling_name: str                # the scaling type as written ("" if none)
+    num_attention_heads: int         # 0 if absent
+    hidden_size: int                 # 0 if absent
+    max_position_embeddings: int     # 0 if absent
+    layout: str                      # "half" or "interleaved": what this architecture's runtime uses
+    layout_known: bool               # False: architecture not in the built-in list (half assumed)
+    softmax_scale_factor: float      # extra multiplier on 1/sqrt(d_qk) (DeepSeek), else 1
+    warnings: Tuple[str, ...]        # "no_theta", "no_original", "factor_mismatch", ...
+    rope: RopeParams = field(repr=False)
+
+
+def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
+    """Parse a model config (path to config.json / .gguf, dict, or object with to_dict())."""
+    c = _lib.ModelConfig()
+    err = _lib.Error()
+    if isinstance(config, (str, bytes, os.PathLike)):
+        status = _lib.lib.posenc_config_read(os.fsencode(config), 0, ctypes.byref(c), ctypes.byref(err))
+    else:
+        if hasattr(config, "to_dict") and not isinstance(config, Mapping):
+            config = config.to_dict()
+        if not isinstance(config, Mapping):
+            raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
+                                       "got %s" % type(config).__name__, 1)
+        text = json.dumps(config, default=str).encode()
+        status = _lib.lib.posenc_config_parse_hf_json(text, len(text), ctypes.byref(c), ctypes.byref(err))
+    if status != 0:
+        raise_status(status, err)
+    try:
+        layout = _lib.LAYOUT_NAME[c.layout]
+        rope = RopeParams._from_c(c.rope, layout)
+        if mode is not None:
+            rope = rope.replace(mode=mode)
+        warnings = tuple(name for bit, name in sorted(_lib.CONFIG_WARNINGS.items()) if c.warnings & bit)
+        return ModelConfig(format="gguf" if c.format == 1 else "hf_json",
+                           architecture=c.architecture.decode(errors="replace"),
+                           scaling_name=c.scaling_name.decode(errors="replace"),
+                           num_attention_heads=c.num_attention_heads, hidden_size=c.hidden_size,
+                           max_position_embeddings=c.max_position_embeddings, layout=layout,
+                           layout_known=bool(c.layout_known),
+                           softmax_scale_factor=c.softmax_scale_factor, warnings=warnings, rope=rope)
+    finally:
+        _lib.lib.posenc_config_free(ctypes.byref(c))
+
+
+def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
+                   head_dim: Optional[int] = None, **flags: Any) -> RopeParams:
+    """One RopeParams from exactly one of: params, config (plus flag overrides such as
+    mode="torch"), or flags with head_dim (e.g. base=500000, scaling="yarn", factor=4)."""
+    if params is not None and config is not None:
+        raise InvalidArgumentError("give params or config, not both", 1)
+    if params is None and config is not None:
+        params = RopeParams.from_config(config)
+    if params is not None:
+        return params.replace(**flags) if flags else params
+    if head_dim is None:
+        raise InvalidArgumentError("head_dim is required when neither params nor config is given", 1)
+    return RopeParams(head_dim=int(head_dim), **flags)
+
+
+class RopeFrequencies(NamedTuple):
+    inv_freq: np.ndarray        # [K] float64, radians per position
+    attention_factor: float     # cos/sin magnitude (YaRN/LongRoPE scaling), 1 otherwise
+
+
+def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
+                     config: Optional[ConfigLike] = None, head_dim: Optional[int] = None,
+                     **flags: Any) -> RopeFrequencies:
+    """The K = R/2 inverse frequencies (float64 [K]; in mode "torch" HF's float32 values
+    widened) and the attention factor, for a sequence of seq_len tokens (DYNAMIC,
+    LONGROPE by_seq_len; 0 = the trained length)."""
+    p = resolve_params(params, config, head_dim, **flags)
+    pairs = p.check() // 2
+    out = np.empty(max(pairs, 1), np.float64)
+    att = ctypes.c_double()
+    call(_lib.lib.posenc_rope_frequencies, ctypes.byref(p.to_c()), int(seq_len), out.ctypes.data,
+         out.size, ctypes.byref(att))
+    return RopeFrequencies(out[:pairs], att.value)
+
+
+def rope_cos_sin(params: Optional[RopeParams] = None, positions: PositionsLike = None, *,
+                 count: Optional[int] = None, start: int = 0, seq_len: int = 0,
+                 fold_attention: bool = True, dtype: str = "f32", duplicate: Optional[str] = None,
+                 config: Optional[ConfigLike] = None, head_dim: Optional[int] = None,
+                 **flags: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """cos and sin tables, each [T, K] (float32 or float64), T = positions (an int count,
+    ids, real values, or count/start for a range). fold_attention multiplies both by the
+    attention factor (HF's tables). duplicate="half" returns HF's [T, R] (cos[t][k mod K]),
+    "interleaved" GPT-J's [T, R] (each value twice in a row)."""
+    p = resolve_params(params, config, head_dim, **flags)
+    pairs = p.check() // 2
+    pos, keep = make_positions(positions, count, start)
+    n = int(pos.count) * pairs
+    wide = {"f32": False, "f64": True, "float32": False, "float64": True}.get(str(dtype))
+    if wide is None:
+        raise UnsupportedError("dtype must be f32 or f64, got %r" % (dtype,), 8)
+    np_dtype = np.float64 if wide else np.float32
+    cos = np.empty((int(pos.count), pairs), np_dtype)
+    sin = np.empty((int(pos.count), pairs), np_dtype)
+    fn = _lib.lib.posenc_rope_table_f64 if wide else _lib.lib.posenc_rope_table_f32
+    call(fn, ctypes.byref(p.to_c()), int(seq_len), ctypes.byref(pos), 1 if fold_attention else 0,
+         cos.ctypes.data, sin.ctypes.data, max(n, 1) if n else 0)
+    del keep
+    if duplicate is None:
+        return cos, sin
+    if duplicate in ("half", "neox"):
+        return np.concatenate([cos, cos], axis=1), np.concatenate([sin, sin], axis=1)
+    if duplicate in ("interleaved", "gptj"):
+        return np.repeat(cos, 2, axis=1), np.repeat(sin, 2, axis=1)
+    raise InvalidArgumentError("duplicate must be None, 'half' or 'interleaved', got %r" % (duplicate,), 1)
+
+
+# ---- in-place rotation ------------------------------------------------------
+
+class ThreadPool:
+    """posenc_threadpool: worker threads kept alive between calls (saves ~50-80 us per
+    threaded call). Pass as apply_rope_(..., pool=pool). Close with close() or `with`."""
+
+    def __init__(self, threads: int = 0):
+        handle = ctypes.c_void_p()
+        call(_lib.lib.posenc_threadpool_create, int(threads), ctypes.byref(handle))
+        self._handle = handle
+        self.exec = _lib.Exec()
+        _lib.lib.posenc_exec_default(ctypes.byref(self.exec))
+        self.exec.pool = handle.value
+
+    @property
+    def size(self) -> int:
+        return int(_lib.lib.posenc_threadpool_size(self._handle)) if self._handle else 0
+
+    def close(self) -> None:
+        if self._handle:
+            _lib.lib.posenc_threadpool_free(self._handle)
+            self._handle = None
+            self.exec.pool = None
+
+    def __enter__(self) -> "ThreadPool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def make_exec(threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> Optional["_lib.Exec"]:
+    if pool is not None:
+        if threads:
+            e = _lib.Exec()
+            ctypes.memmove(ctypes.byref(e), ctypes.byref(pool.exec), ctypes.sizeof(e))
+            e.threads = int(threads)
+            return e
+        return pool.exec
+    if threads:
+        e = _lib.Exec()
+        _lib.lib.posenc_exec_default(ctypes.byref(e))
+        e.threads = int(threads)
+        return e
+    return None
+
+
+class Target(NamedTuple):
+    """One array to rotate, described as [B, S, H, D] with element strides."""
+    address: int
+    dtype_code: int
+    shape: Tuple[int, int, int, int]
+    strides: Tuple[int, int, int, int]
+    name: str
+
+
+def _plan_views(t: Target) -> Tuple[str, List[Tuple[int, "_lib.RopeView", int, int]]]:
+    """Cut a [B, S, H, D] strided array into posenc_rope_views. Returns (kind, calls) where
+    each call is (address, view, x_count, batch index b or -1 for all, head index) ..."""
+    b_n, s_n, h_n, d_n = t.shape
+    sb, ss, sh, sd = t.strides
+    if min(t.strides) < 0:
+        raise UnsupportedError("%s: negative strides %s cannot be handed to C; call .copy()/.contiguous() "
+                               "first" % (t.name, t.strides), 8)
+    if d_n > 1 and sd != 1:
+        raise UnsupportedError("%s: the head_dim axis must be contiguous (stride 1), got stride %d; "
+                               "the C view needs each head's channels adjacent" % (t.name, sd), 8)
+    # no two elements may share memory (an expand()ed tensor would be rotated twice)
+    axes = sorted(((st, n) for st, n in zip((sb, ss, sh), (b_n, s_n, h_n)) if n > 1))
+    span = d_n
+    for st, n in axes:
+        if st < span:
+            raise UnsupportedError("%s: strides %s (elements) make elements overlap (an expand()ed or "
+                                   "broadcast array?); pass a copy" % (t.name, t.strides), 8)
+        span = st * (n - 1) + span
+    size = 4 if t.dtype_code == 0 else 2
+    head_stride = sh if h_n > 1 else d_n
+    row_span = (h_n - 1) * head_stride + d_n
+    # stride from one token to the next; a size-1 axis's stride means nothing
+    token_stride = ss if s_n > 1 else (sb if b_n > 1 else row_span)
+    token_major = s_n <= 1 or ss >= row_span
+    calls = []
+    if token_major:
+        if b_n == 1 or s_n == 1 or sb == s_n * ss:
+            tokens = b_n * s_n
+            count = (tokens - 1) * token_stride + row_span if tokens else 0
+            calls.append((t.address, _lib.RopeView(tokens, h_n, token_stride, head_stride), count, -1))
+        else:
+            count = (s_n - 1) * ss + row_span if s_n else 0
+            for b in range(b_n):
+                calls.append((t.address + b * sb * size, _lib.RopeView(s_n, h_n, ss, head_stride), count, b))
+        return "tokens", calls
+    # heads-first ([B, H, S, D]): the C view puts tokens outermost (row_stride >= the
+    # span of all heads), so each (b, h) is a call of its own
+    count = (s_n - 1) * ss + d_n if s_n else 0
+    for b in range(b_n):
+        for h in range(h_n):
+            calls.append((t.address + (b * sb + h * sh) * size, _lib.RopeView(s_n, 1, ss, d_n), count, b))
+    return "heads", calls
+
+
+def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Optional[np.ndarray], bool]:
+    """int64 positions [B, S] (or [S] shared by every batch row) and whether shared."""
+    if positions is None:
+        off = np.asarray(offset, dtype=np.int64)
+        if off.ndim == 0:
+            return np.arange(int(off), int(off) + s_n, dtype=np.int64), True
+        if off.shape != (b_n,):
+            raise InvalidArgumentError("offset must be an int or one per batch row [%d], got shape %s"
+                                       % (b_n, off.shape), 1)
+        return off[:, None] + np.arange(s_n, dtype=np.int64)[None, :], False
+    if type(positions).__module__.startswith("torch"):
+        positions = positions.detach().cpu().numpy()
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu":
+        raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
+    pos = pos.astype(np.int64, copy=False)
+    if pos.ndim == 2 and pos.shape[0] == 1 and b_n != 1:
+        pos = pos[0]
+    if offset is not None and not (np.ndim(offset) == 0 and int(offset) == 0):
+        pos = pos + np.asarray(offset, dtype=np.int64).reshape((-1,) + (1,) * (pos.ndim - 1) if np.ndim(offset) else ())
+    if pos.ndim == 1:
+        if pos.shape[0] != s_n:
+            raise InvalidArgumentError("positions has %d entries but the sequence has %d tokens"
+                                       % (pos.shape[0], s_n), 1)
+        return np.ascontiguousarray(pos), True
+    if pos.ndim == 2 and pos.shape == (b_n, s_n):
+        return np.ascontiguousarray(pos), False
+    raise InvalidArgumentError("positions must be [S] = [%d] or [B, S] = [%d, %d], got shape %s"
+                               % (s_n, b_n, s_n, pos.shape), 1)
+
+
+def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
+                   positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
+                   exec_: Optional["_lib.Exec"]) -> None:
+    """Rotate every target in place, or raise before writing anything."""
+    layout_c = choose(_lib.LAYOUT, layout or params.layout or "half", "layout")
+    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
+    for t in targets[1:]:
+        if t.shape[:2] != (b_n, s_n):
+            raise InvalidArgumentError("q and k must share batch and sequence axes, got %s and %s"
+                                       % (targets[0].shape[:2], t.shape[:2]), 1)
+    c_params = params.to_c()
+    for t in targets:
+        if t.shape[3] != c_params.head_dim:
+            raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
+                                       % (t.name, t.shape[3], c_params.head_dim), 1)
+    pos, shared = _positions_for(positions, offset, b_n, s_n)
+    if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
+        seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
+    plans = [_plan_views(t) for t in targets]
+    for t, (_, calls) in zip(targets, plans):  # C's view rules, before anything is written
+        for _, view, count, _ in calls[:1]:
+            _check_view(view, c_params.head_dim, count, t.name)
+    err = _lib.Error()
+    lib = _lib.lib
+    # posenc_rope_apply_exec (0.2.0) skips the torch-compat angle-overflow check that the
+    # per-dtype entry points make (it returns NaN instead of an error), so the exec variant is
+    # used only when threads/pool are asked for, after a checked probe (below).
+    per_dtype = {0: lib.posenc_rope_apply_f32, 2: lib.posenc_rope_apply_f16, 3: lib.posenc_rope_apply_bf16}
+    if pos.size and (exec_ is not None or any(len(calls) > 1 for _, calls in plans)):
+        # Calls share params and the views are checked above; they differ only in their
+        # positions, so a 2-token probe with the extreme positions fails exactly when a later
+        # call would (after an earlier one wrote). One call per target needs no probe.
+        probe = np.zeros(2 * c_params.head_dim, np.float32)
+        probe_pos = np.array([pos.min(), pos.max()], np.int64)
+        view = _lib.RopeView(2, 1, c_params.head_dim, c_params.head_dim)
+        status = lib.posenc_rope_apply_f32(ctypes.byref(c_params), seq_len, layout_c, ctypes.byref(view),
+                                           probe_pos.ctypes.data, 1 if inverse else 0, probe.ctypes.data,
+                                           probe.size, ctypes.byref(err))
+        if status != 0:
+            raise_status(status, err)
+    pos_flat = pos if shared or pos.ndim == 1 else pos.reshape(-1)
+    inv = 1 if inverse else 0
+    params_ref = ctypes.byref(c_params)
+    for t, (kind, calls) in zip(targets, plans):
+        fn = per_dtype[t.dtype_code]
+        for address, view, count, b in calls:
+            if view.tokens == 0:
+                continue
+            if b < 0:
+                ids = pos_flat if (b_n == 1 or not shared) else np.tile(pos, b_n)
+            else:
+                ids = pos if shared else pos[b]
+            if exec_ is None:
+                status = fn(params_ref, seq_len, layout_c, ctypes.byref(view), ids.ctypes.data, inv, address,
+                            count, ctypes.byref(err))
+            else:
+                status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view),
+                                                    ids.ctypes.data, inv, t.dtype_code, address, count,
+                                                    ctypes.byref(exec_), ctypes.byref(err))
+            if status != 0:
+                raise_status(status, err)
+
+
+def _check_view(view: "_lib.RopeView", head_dim: int, count: int, name: str) -> None:
+    """posenc's view rules (rope_check_view_), so a later call cannot fail after an earlier wrote."""
+    if view.tokens == 0:
+        return
+    if view.heads > 1 and view.head_stride < head_dim:
+        raise InvalidArgumentError("%s: head_stride must be >= head_dim (%d), got %d"
+                                   % (name, head_dim, view.head_stride), 1)
+    row_span = (view.heads - 1) * view.head_stride + head_dim
+    if view.tokens > 1 and view.row_stride < row_span:
+        raise InvalidArgumentError("%s: row_stride must be >= %d, got %d" % (name, row_span, view.row_stride), 1)
+
+
+_NP_DTYPE_CODE = {np.dtype(np.float32): 0, np.dtype(np.float16): 2}
+
+
+def _numpy_target(x: np.ndarray, name: str, tensor_layout: str, dtype: Optional[str]) -> Target:
+    if not isinstance(x, np.ndarray):
+        raise UnsupportedError("%s must be a numpy.ndarray, got %s" % (name, type(x).__name__), 8)
+    if dtype in ("bf16", "bfloat16"):
+        if x.dtype != np.uint16:
+            raise UnsupportedError("%s: dtype='bf16' needs uint16 bits, got %s" % (name, x.dtype), 8)
+        code = 3
+    elif x.dtype in _NP_DTYPE_CODE:
+        code = _NP_DTYPE_CODE[x.dtype]
+    else:
+        raise UnsupportedError("%s: dtype must be float32, float16 or uint16 bfloat16 bits with "
+                               "dtype='bf16', got %s" % (name, x.dtype), 8)
+    if not x.flags.writeable:
+        raise InvalidArgumentError("%s is read-only; apply_rope_ rotates in place" % name, 1)
+    shape, strides = _as_bshd(x.shape, tuple(s // x.itemsize for s in x.strides), tensor_layout, name)
+    if any(s % x.itemsize for s in x.strides):
+        raise UnsupportedError("%s: strides %s are not multiples of the item size" % (name, x.strides), 8)
+    return Target(x.ctypes.data, code, shape, strides, name)
+
+
+def _as_bshd(shape: Tuple[int, ...], strides: Tuple[int, ...], tensor_layout: str,
+             name: str) -> Tuple[Tuple[int, int, int, int], Tuple[int, int, int, int]]:
+    nd = len(shape)
+    if nd == 2:   # [S, D]
+        return (1, shape[0], 1, shape[1]), (0, strides[0], shape[1], strides[1])
+    if nd == 3:   # [S, H, D]
+        if tensor_layout in ("bhsd", "hsd"):
+            return (1, shape[1], shape[0], shape[2]), (0, strides[1], strides[0], strides[2])
+        return (1,) + tuple(shape), (0,) + tuple(strides)  # type: ignore[return-value]
+    if nd == 4:
+        if tensor_layout == "bshd":
+            return tuple(shape), tuple(strides)  # type: ignore[return-value]
+        if tensor_layout == "bhsd":
+            return ((shape[0], shape[2], shape[1], shape[3]),
+                    (strides[0], strides[2], strides[1], strides[3]))
+        raise InvalidArgumentError("tensor_layout must be 'bshd' or 'bhsd', got %r" % (tensor_layout,), 1)
+    raise InvalidArgumentError("%s must be [S, D], [S, H, D] or 4-D [B, S, H, D] / [B, H, S, D], got shape %s"
+                               % (name, tuple(shape)), 1)
+
+
+def apply_rope_(q: np.ndarray, k: Optional[np.ndarray] = None, *, positions: Any = None,
+                offset: Any = 0, layout: Optional[str] = None, tensor_layout: str = "bshd",
+                params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
+                seq_len: Optional[int] = None, inverse: bool = False, dtype: Optional[str] = None,
+                threads: Optional[int] = None, pool: Optional[ThreadPool] = None,
+                **flags: Any) -> None:
+    """Rotate q (and k) in place, zero-copy (the data pointer goes to C; the GIL is released).
+
+    q, k: [S, D], [S, H, D], [B, S, H, D] (tensor_layout "bshd") or [B, H, S, D] ("bhsd");
+    float32, float16, or uint16 bfloat16 bits with dtype="bf16"; any non-negative strides
+    with a contiguous last axis (others raise UnsupportedError before anything is written).
+    positions: int ids [S] or [B, S]; else offset + 0..S-1 (offset: int or one per batch row).
+    layout: "neox"/"half" (HF rotate_half, default) or "gptj"/"interleaved".
+    params / config / flags (base=, scaling=, factor=, rotary_dim=, mode="torch", ...): the
+    RoPE parameters; head_dim is the last axis. seq_len (DYNAMIC / LONGROPE) defaults to
+    max(position) + 1, as HF and `posenc rope apply`. inverse=True undoes a rotation.
+    """
+    tq = _numpy_target(q, "q", tensor_layout, dtype)
+    targets = [tq]
+    if k is not None:
+        targets.append(_numpy_target(k, "k", tensor_layout, dtype))
+    p = params if (params is not None and not flags and config is None) else \
+        resolve_params(params, config, tq.shape[3], **flags)
+    apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, make_exec(threads, pool))
+
+
+__all__ = ["RopeParams", "ModelConfig", "load_config", "resolve_params", "RopeFrequencies",
+           "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool"]

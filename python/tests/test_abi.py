@@ -1,0 +1,50 @@
+"""The ctypes structs of posenc/_lib.py against include/posenc.h: a C program compiled
+here prints sizeof and every field's offset, which must equal the ctypes layout. This is
+the check to rerun when the C API changes (adjust _lib.py until it passes)."""
+import ctypes
+import os
+import shutil
+import subprocess
+
+import posenc
+from posenc import _lib
+from conftest import ROOT
+
+INCLUDE = os.environ.get("POSENC_INCLUDE_DIR", os.path.join(ROOT, "include"))
+
+
+def test_struct_layouts_match_the_header(tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    assert cc, "a C compiler is needed to check the ctypes layouts"
+    lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "posenc.h"', "int main(void) {"]
+    expected = []
+    for cls, cname in _lib.STRUCTS.items():
+        lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
+        expected.append(("sizeof " + cname, ctypes.sizeof(cls)))
+        for fname, _ in cls._fields_:
+            lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, fname))
+            expected.append(("%s.%s" % (cname, fname), getattr(cls, fname).offset))
+    lines.append("return 0; }")
+    src = tmp_path / "abi.c"
+    src.write_text("\n".join(lines))
+    exe = tmp_path / "abi"
+    subprocess.run([cc, "-std=c11", "-I", INCLUDE, str(src), "-o", str(exe)], check=True)
+    got = [int(v) for v in subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
+    bad = [(name, want, have) for (name, want), have in zip(expected, got) if want != have]
+    print("%d sizes/offsets compared, %d differ %s" % (len(expected), len(bad), bad[:5]))
+    assert len(got) == len(expected) and not bad
+
+
+def test_every_declared_function_exists():
+    print("library:", posenc.LIBRARY_PATH, "version", posenc.version())
+    assert not _lib.MISSING, "libposenc lacks %s" % _lib.MISSING
+    assert posenc.version() == "0.2.0"
+
+
+def test_status_codes_map_to_classes():
+    for status, name in [(1, "InvalidArgumentError"), (3, "BufferTooSmallError"), (6, "PosencIOError"),
+                         (7, "FormatError"), (8, "UnsupportedError"), (9, "OutOfRangeError")]:
+        cls = getattr(posenc, name)
+        assert cls.status == status and issubclass(cls, posenc.Error)
+        generic = _lib.lib.posenc_strerror(status).decode()
+        assert generic and generic != "?"

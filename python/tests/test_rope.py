@@ -1,0 +1,262 @@
+"""posenc RoPE from Python against the peer goldens (the ones tests/test_rope_golden.c uses)
+and against the C tool (`posenc rope apply`) bit for bit.
+
+Tolerances (as the C test states them): torch-compat vs HF 0 ULP (we repeat HF's float32
+steps with torch's SLEEF functions; 1 ULP in cos/sin, 2 after a rotation, without AVX2+FMA);
+precise vs HF inv_freq rtol 2e-6 (HF rounds the exponent 2k/d to float32); precise apply vs
+HF atol 1e-5 at positions 0..36, 2e-4 at 1000..1036 (HF's float32 angle p*w is off by up
+to p * 2^-24 rad). Against the C tool: identical bits (same library, same call)."""
+import numpy as np
+import pytest
+
+import posenc
+from conftest import avx2_fma, golden, manifest, run_cli, ulp_f32
+
+TRIG_ULP = 0 if avx2_fma() else 1
+MANIFEST = manifest()
+INVFREQ = sorted(k for k in MANIFEST if k.startswith("hf_rope_invfreq_"))
+
+
+def test_manifest_has_cases():
+    assert len(INVFREQ) >= 60, "expected the HF inv_freq goldens, found %d" % len(INVFREQ)
+
+
+@pytest.mark.parametrize("case", INVFREQ)
+def test_invfreq_from_config_dict(case):
+    """RopeParams.from_config(dict) -> rope_frequencies vs HF's inv_freq and attention factor."""
+    entry = MANIFEST[case]
+    config = entry["params"]["config"]
+    seq_len = entry["params"].get("seq_len") or 0
+    want = golden(case)
+    torch_mode = posenc.rope_frequencies(config=config, seq_len=seq_len, mode="torch")
+    ulp, at = ulp_f32(torch_mode.inv_freq.astype(np.float32), want)
+    print("%s torch-compat: %d ULP at pair %d" % (case, ulp, at))
+    assert ulp == 0
+    precise = posenc.rope_frequencies(config=config, seq_len=seq_len)
+    rel = np.max(np.abs(precise.inv_freq - want) / np.abs(want))
+    print("%s precise: max rel %.3g (tol 2e-6)" % (case, rel))
+    assert rel <= 2e-6
+    scaling = config.get("rope_scaling") or {}
+    # the golden's HF (~v4.47, manifest hf_versions_note) has no yarn mscale/mscale_all_dim;
+    # the config importer follows current HF, which reads them: compare only without them
+    if "attention_factor" in entry and "mscale" not in scaling:
+        print("attention factor %.17g vs %.17g" % (precise.attention_factor, entry["attention_factor"]))
+        assert abs(precise.attention_factor - entry["attention_factor"]) <= 1e-6 * entry["attention_factor"]
+
+
+COS_SIN = sorted(k for k in MANIFEST if k.startswith("hf_llama_rotary_cos_"))
+
+
+@pytest.mark.parametrize("case", COS_SIN)
+def test_hf_cos_sin_tables(case):
+    """rope_cos_sin(duplicate="half") in torch-compat mode vs LlamaRotaryEmbedding.forward."""
+    entry = MANIFEST[case]
+    p = entry["params"]
+    if "config_case" in p:
+        config = MANIFEST[p["config_case"]]["params"]["config"]
+    else:
+        config = p["config"]
+    first, last = (int(v) for v in p["position_ids"].split(".."))
+    positions = np.arange(first, last + 1)
+    for which in ("cos", "sin"):
+        want = golden(case.replace("_cos_", "_" + which + "_"))
+        cos, sin = posenc.rope_cos_sin(config=config, positions=positions, duplicate="half", mode="torch",
+                                       seq_len=last + 1)
+        got = cos if which == "cos" else sin
+        ulp, at = ulp_f32(got, want)
+        print("%s %s: %d ULP at %d (tol %d)" % (case, which, ulp, at, TRIG_ULP))
+        assert ulp <= TRIG_ULP
+
+
+def formula_input():
+    return golden("input_formula_T37_H3_D64")
+
+
+NEOX = [("hf_neox_apply_q_default_hd64_base10000_pos0", "hf_rope_invfreq_default_hd64_base10000", 0),
+        ("hf_neox_apply_q_default_hd64_base10000_pos1000", "hf_rope_invfreq_default_hd64_base10000", 1000),
+        ("hf_neox_apply_q_default_hd64_base500000_pos0", "hf_rope_invfreq_default_hd64_base500000", 0),
+        ("hf_neox_apply_q_llama3_f8_orig8192_hd64_base500000_pos1000",
+         "hf_rope_invfreq_llama3_f8_orig8192_hd64_base500000", 1000),
+        ("hf_neox_apply_q_yarn_f4_hd64_base10000_pos0", "hf_rope_invfreq_yarn_f4_hd64_base10000", 0)]
+
+
+@pytest.mark.parametrize("case,config_case,start", NEOX)
+def test_neox_apply_golden(case, config_case, start):
+    config = MANIFEST[config_case]["params"]["config"]
+    want = golden(case)
+    for mode in ("torch", "precise"):
+        x = formula_input().copy()
+        posenc.apply_rope_(x, offset=start, layout="neox", config=config, mode=mode, seq_len=0)
+        if mode == "torch":
+            ulp, at = ulp_f32(x, want)
+            print("%s torch-compat: %d ULP at %d" % (case, ulp, at))
+            assert ulp <= 2 * TRIG_ULP
+        else:
+            err = np.max(np.abs(x.astype(np.float64) - want))
+            tol = 2e-4 if start else 1e-5
+            print("%s precise: max abs %.3g (tol %g)" % (case, err, tol))
+            assert err <= tol
+
+
+@pytest.mark.parametrize("rotary_dim", [32, 64])
+@pytest.mark.parametrize("start", [0, 1000])
+def test_gptj_apply_golden(rotary_dim, start):
+    want = golden("hf_gptj_apply_q_rotarydim%d_pos%d" % (rotary_dim, start))
+    x = formula_input().copy()
+    posenc.apply_rope_(x, offset=start, layout="gptj", rotary_dim=rotary_dim)
+    err = np.max(np.abs(x.astype(np.float64) - want))
+    tol = 2e-4 if start else 1e-5
+    print("gptj rotary_dim %d pos %d precise: max abs %.3g (tol %g)" % (rotary_dim, start, err, tol))
+    assert err <= tol
+    # pass-through channels keep their bits
+    assert np.array_equal(x[..., rotary_dim:].view(np.uint32), formula_input()[..., rotary_dim:].view(np.uint32))
+
+
+def test_deepseek_freqs_cis():
+    """YaRN from flags vs DeepSeek-V3's precompute_freqs_cis (unit magnitude, interleaved)."""
+    want = golden("deepseek_v3_freqs_cis_v3default")  # [74, 32, 2] (cos, sin)
+    positions = np.concatenate([np.arange(37), np.arange(1000, 1037)])
+    cos, sin = posenc.rope_cos_sin(head_dim=64, positions=positions, scaling="yarn", factor=40,
+                                   original_max_position=4096, fold_attention=False, seq_len=16384)
+    err = max(np.max(np.abs(cos - want[..., 0])), np.max(np.abs(sin - want[..., 1])))
+    print("deepseek freqs_cis: max abs %.3g (tol 2e-4)" % err)
+    assert err <= 2e-4
+
+
+# ---- bit for bit against the C tool ------------------------------------------------
+
+def _cli_rotate(tmp, x_bits, dtype, args):
+    src, dst = tmp / "x.npy", tmp / "y.npy"
+    np.save(src, x_bits)
+    extra = ["--bf16"] if dtype == "bf16" else []
+    run_cli("rope", "apply", "--in", src, *extra, *args, "-o", dst)
+    return np.load(dst)
+
+
+def _sample(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if dtype == "f16":
+        return x.astype(np.float16)
+    if dtype == "bf16":
+        return (x.view(np.uint32) >> 16).astype(np.uint16)  # truncated = exact bf16 values
+    return x
+
+
+CLI_CASES = [
+    # (flags for python, CLI args)
+    (dict(layout="neox"), ["--layout", "neox"]),
+    (dict(layout="gptj", rotary_dim=32), ["--layout", "gptj", "--rotary-dim", "32"]),
+    (dict(layout="neox", base=500000, scaling="yarn", factor=4, original_max_position=4096, mode="torch"),
+     ["--layout", "neox", "--base", "500000", "--scaling", "yarn", "--factor", "4", "--original-max", "4096",
+      "--torch-compat"]),
+    (dict(layout="neox", partial_rotary_factor=0.5, scaling="dynamic", factor=2, max_position=64),
+     ["--partial", "0.5", "--scaling", "dynamic", "--factor", "2", "--max-pos", "64"]),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("case", range(len(CLI_CASES)))
+def test_numpy_apply_matches_cli_bits(tmp, dtype, case):
+    flags, args = CLI_CASES[case]
+    T, H, D = 100, 4, 64
+    x = _sample((T, H, D), dtype, seed=case)
+    positions = np.random.default_rng(7).integers(0, 5000, T).astype(np.int64)
+    np.save(tmp / "p.npy", positions)
+    want = _cli_rotate(tmp, x, dtype, args + ["--positions", str(tmp / "p.npy")])
+    got = x.copy()
+    posenc.apply_rope_(got, positions=positions, dtype="bf16" if dtype == "bf16" else None, **flags)
+    same = np.array_equal(got.view(np.uint16 if dtype != "f32" else np.uint32),
+                          want.view(np.uint16 if dtype != "f32" else np.uint32))
+    print("numpy %s case %d: %s, %d elements changed" % (dtype, case, "identical" if same else "DIFFERENT",
+                                                        int(np.sum(got != x))))
+    assert same
+
+
+def test_numpy_bhsd_and_batch_offsets_match_cli(tmp):
+    """[B, H, S, D] with one offset per batch row equals the CLI per row (--start), transposed."""
+    B, H, S, D = 3, 4, 20, 32
+    x = _sample((B, H, S, D), "f32", seed=3)
+    got = x.copy()
+    offsets = np.array([0, 17, 1000])
+    posenc.apply_rope_(got, offset=offsets, tensor_layout="bhsd", layout="neox", base=500000)
+    for b in range(B):
+        want = _cli_rotate(tmp, np.ascontiguousarray(x[b].transpose(1, 0, 2)), "f32",
+                           ["--start", offsets[b], "--base", "500000"])
+        assert np.array_equal(got[b].transpose(1, 0, 2), want), "batch row %d differs" % b
+    print("bhsd, 3 offsets: identical to the CLI per row")
+
+
+def test_inverse_round_trip_and_untouched_passthrough():
+    x = _sample((16, 2, 64), "f32", seed=5)
+    y = x.copy()
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj")
+    assert np.array_equal(y[..., 48:], x[..., 48:])
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", inverse=True)
+    err = np.max(np.abs(y - x))
+    print("inverse round trip max abs %.3g (tol 1e-6)" % err)
+    assert err <= 1e-6
+
+
+def test_rope_params_from_config_path_dict_and_object(tmp):
+    cfg = {"model_type": "llama", "rope_theta": 500000.0, "hidden_size": 4096, "num_attention_heads": 32,
+           "max_position_embeddings": 131072,
+           "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                            "original_max_position_embeddings": 8192}}
+    path = tmp / "config.json"
+    path.write_text(__import__("json").dumps(cfg))
+
+    class FakeHFConfig:
+        def to_dict(self):
+            return dict(cfg)
+
+    a = posenc.RopeParams.from_config(str(path))
+    b = posenc.RopeParams.from_config(cfg)
+    c = posenc.RopeParams.from_config(FakeHFConfig())
+    assert a == b == c
+    assert (a.head_dim, a.scaling, a.factor, a.base, a.layout) == (128, "llama3", 8.0, 500000.0, "half")
+    mc = posenc.load_config(cfg)
+    assert mc.architecture == "llama" and mc.layout_known
+
+
+def test_errors_leave_numpy_untouched():
+    x = _sample((8, 2, 64), "f32")
+    before = x.copy()
+    cases = [
+        (dict(rotary_dim=63), posenc.InvalidArgumentError, "rotary"),
+        (dict(positions=np.arange(5)), posenc.InvalidArgumentError, "positions has 5 entries"),
+        (dict(layout="diagonal"), posenc.InvalidArgumentError, "layout"),
+        (dict(scaling="yarn", factor=4), posenc.InvalidArgumentError, "original"),
+        (dict(base=float("nan")), posenc.InvalidArgumentError, "base"),
+    ]
+    for kwargs, cls, words in cases:
+        with pytest.raises(cls) as info:
+            posenc.apply_rope_(x, **kwargs)
+        print("%s -> %s: %s" % (kwargs, cls.__name__, info.value))
+        assert words in str(info.value)
+        assert np.array_equal(x, before)
+    with pytest.raises(posenc.UnsupportedError, match="float32, float16"):
+        posenc.apply_rope_(x.astype(np.float64))
+    with pytest.raises(posenc.UnsupportedError, match="stride 1"):
+        posenc.apply_rope_(np.asfortranarray(x))
+    ro = x.copy()
+    ro.setflags(write=False)
+    with pytest.raises(posenc.InvalidArgumentError, match="read-only"):
+        posenc.apply_rope_(ro)
+    # a probe keeps multi-call applies all-or-nothing: torch-compat angle overflow in the
+    # last batch row must leave the first rows alone
+    y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
+    y_before = y.copy()
+    pos = np.zeros((3, 5), np.int64)
+    pos[2, 4] = 2 ** 62
+    with pytest.raises(posenc.InvalidArgumentError, match="overflows"):
+        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
+    assert np.array_equal(y, y_before)
+
+
+def test_rope_check_and_frequencies_flags():
+    p = posenc.RopeParams(head_dim=128, partial_rotary_factor=0.25)
+    assert p.check() == 32
+    f = posenc.rope_frequencies(p)
+    assert f.inv_freq.shape == (16,) and f.attention_factor == 1.0
+    assert abs(f.inv_freq[1] - 10000 ** (-2 / 32)) < 1e-15

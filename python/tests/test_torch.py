@@ -1,0 +1,209 @@
+"""posenc.torch: in place on CPU tensors (bit for bit vs the C tool and vs torch's own
+float32 HF arithmetic), autograd (gradcheck in float64), the HF-replacement modules, and
+bad input that must raise before anything is written."""
+import numpy as np
+import pytest
+import torch
+
+import posenc
+import posenc.torch as pt
+from conftest import avx2_fma, run_cli, ulp_f32
+
+TRIG_ULP = 0 if avx2_fma() else 1
+TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def _bits(t):
+    return t.contiguous().view(torch.int16 if t.element_size() == 2 else torch.int32).numpy()
+
+
+def _cli(tmp, x, dtype, args):
+    """The C tool on a [T, H, D] tensor; returns a tensor of the same dtype."""
+    src, dst = tmp / "x.npy", tmp / "y.npy"
+    if dtype == "bf16":
+        np.save(src, x.contiguous().view(torch.int16).numpy().view(np.uint16))
+        args = args + ["--bf16"]
+    else:
+        np.save(src, x.contiguous().numpy())
+    run_cli("rope", "apply", "--in", src, *args, "-o", dst)
+    y = np.load(dst)
+    if dtype == "bf16":
+        return torch.from_numpy(y.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(y)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("tensor_layout", ["bshd", "bhsd"])
+def test_apply_inplace_matches_cli_bits(tmp, dtype, tensor_layout):
+    torch.manual_seed(0)
+    B, S, H, D = 2, 33, 4, 64
+    x = torch.randn(B, S, H, D).to(TORCH_DTYPES[dtype])
+    ids = torch.randint(0, 4000, (B, S))
+    q = x.clone() if tensor_layout == "bshd" else x.transpose(1, 2).contiguous()
+    ptr = q.data_ptr()
+    pt.apply_rope_(q, positions=ids, tensor_layout=tensor_layout, layout="neox", base=500000,
+                   partial_rotary_factor=0.5)
+    assert q.data_ptr() == ptr  # in place, zero-copy
+    got = q if tensor_layout == "bshd" else q.transpose(1, 2)
+    for b in range(B):
+        np.save(tmp / "p.npy", ids[b].numpy())
+        want = _cli(tmp, x[b], dtype, ["--positions", str(tmp / "p.npy"), "--base", "500000", "--partial", "0.5"])
+        same = np.array_equal(_bits(got[b]), _bits(want))
+        print("%s %s batch %d vs posenc rope apply: %s" % (dtype, tensor_layout, b,
+                                                          "identical" if same else "DIFFERENT"))
+        assert same
+
+
+def test_apply_q_and_k_strided_views_match_contiguous():
+    """q and k as slices of a fused qkv buffer (a strided view C can express), gptj layout."""
+    torch.manual_seed(1)
+    S, Hq, Hkv, D = 40, 8, 2, 64
+    qkv = torch.randn(S, Hq + 2 * Hkv, D)
+    q, k = qkv[:, :Hq], qkv[:, Hq:Hq + Hkv]
+    q_ref, k_ref = q.clone(), k.clone()
+    v_before = qkv[:, Hq + Hkv:].clone()
+    pt.apply_rope_(q, k, offset=5, layout="gptj")
+    pt.apply_rope_(q_ref, k_ref, offset=5, layout="gptj")
+    assert torch.equal(q, q_ref) and torch.equal(k, k_ref)
+    assert torch.equal(qkv[:, Hq + Hkv:], v_before)  # v untouched
+
+
+def _hf_reference(q, positions, base, dim):
+    """Hugging Face Llama's float32 code: inv_freq, cos/sin, rotate_half, apply_rotary_pos_emb."""
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    freqs = (inv_freq[None, :, None].expand(positions.shape[0], -1, 1) @ positions[:, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos(), emb.sin()
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)  # [B, 1, S, D]
+
+    def rotate_half(x):
+        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+        return torch.cat((-x2, x1), dim=-1)
+
+    return (q * cos) + (rotate_half(q) * sin), cos.squeeze(1), sin.squeeze(1)
+
+
+@pytest.mark.parametrize("base", [10000.0, 500000.0])
+def test_torch_compat_equals_torch_float32(base):
+    torch.manual_seed(2)
+    B, H, S, D = 2, 4, 64, 128
+    q = torch.randn(B, H, S, D)
+    positions = torch.stack([torch.arange(S), torch.arange(S) + 1000])
+    want, cos_ref, sin_ref = _hf_reference(q, positions, base, D)
+    got = q.clone()
+    pt.apply_rope_(got, positions=positions, tensor_layout="bhsd", base=base, mode="torch")
+    ulp, at = ulp_f32(got.numpy(), want.numpy())
+    print("apply_rope_(mode=torch) vs HF float32 code, base %g: %d ULP at %d (tol %d)" % (base, ulp, at, 2 * TRIG_ULP))
+    assert ulp <= 2 * TRIG_ULP
+    emb = pt.RotaryEmbedding(head_dim=D, base=base)
+    cos, sin = emb(q, positions)
+    ulp_c, _ = ulp_f32(cos.numpy(), cos_ref.numpy())
+    ulp_s, _ = ulp_f32(sin.numpy(), sin_ref.numpy())
+    print("RotaryEmbedding cos/sin vs HF: %d / %d ULP" % (ulp_c, ulp_s))
+    assert ulp_c <= TRIG_ULP and ulp_s <= TRIG_ULP
+    assert cos.shape == (B, S, D) and cos.dtype == torch.float32
+    # a precise table differs from torch's float32 angle at long positions, but only a little
+    precise = q.clone()
+    pt.apply_rope_(precise, positions=positions, tensor_layout="bhsd", base=base)
+    err = (precise - want).abs().max().item()
+    print("precise vs HF float32: max abs %.3g (tol 1e-3: HF's angle error ~ p * 2^-24)" % err)
+    assert err < 1e-3
+
+
+def test_rotary_embedding_from_config_object():
+    class LlamaLikeConfig:  # what a transformers PretrainedConfig's to_dict() gives
+        def to_dict(self):
+            return {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4, "rope_theta": 10000.0,
+                    "max_position_embeddings": 2048, "rope_scaling": {"rope_type": "linear", "factor": 2.0}}
+
+    emb = pt.RotaryEmbedding(LlamaLikeConfig())
+    x = torch.zeros(1, 4, 8, 64, dtype=torch.bfloat16)
+    cos, sin = emb(x, torch.arange(8)[None])
+    assert cos.dtype == torch.bfloat16 and cos.shape == (1, 8, 64)
+    assert emb.attention_scaling == 1.0
+    assert torch.allclose(emb.inv_freq, torch.tensor(1.0 / (10000 ** (np.arange(0, 64, 2) / 64)) / 2,
+                                                     dtype=torch.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["neox", "gptj"])
+@pytest.mark.parametrize("tensor_layout", ["bshd", "bhsd"])
+def test_gradcheck_float64(layout, tensor_layout):
+    """float64: the library's f64 cos/sin (attention factor folded) with the rotation in torch."""
+    torch.manual_seed(3)
+    shape = (2, 5, 3, 16) if tensor_layout == "bshd" else (2, 3, 5, 16)  # B=2, S=5, H=3
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+    positions = torch.tensor([[0, 1, 2, 7, 9], [4, 5, 6, 100, 3]])
+    kw = dict(positions=positions, layout=layout, tensor_layout=tensor_layout, rotary_dim=12,
+              scaling="yarn", factor=4.0, original_max_position=64)
+    assert torch.autograd.gradcheck(lambda t: pt.apply_rope(t, **kw), (x,), eps=1e-6, atol=1e-8)
+
+
+def test_float32_backward_is_the_transpose():
+    """The C path's backward (inverse rotation times A^2) equals autograd of the f64 path."""
+    torch.manual_seed(4)
+    kw = dict(offset=10, layout="neox", scaling="yarn", factor=4.0, original_max_position=64)
+    x64 = torch.randn(1, 6, 2, 32, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(1, 6, 2, 32, dtype=torch.float64)
+    pt.apply_rope(x64, **kw).backward(g)
+    x32 = x64.detach().float().requires_grad_(True)
+    y32 = pt.apply_rope(x32, **kw)
+    y32.backward(g.float())
+    err_y = (y32.double() - pt.apply_rope(x64.detach(), **kw)).abs().max().item()
+    err_g = (x32.grad.double() - x64.grad).abs().max().item()
+    print("f32 C path vs f64: forward %.3g, gradient %.3g (tol 1e-5)" % (err_y, err_g))
+    assert err_y < 1e-5 and err_g < 1e-5
+
+
+def test_rotary_module_inside_attention():
+    """Rotary replaces HF's apply_rotary_pos_emb inside a tiny attention; torch-compat equals HF."""
+    torch.manual_seed(5)
+    B, H, S, D = 1, 2, 10, 32
+    q, k = torch.randn(B, H, S, D), torch.randn(B, H, S, D)
+    pos = torch.arange(S)[None]
+    rot = pt.Rotary(head_dim=D, mode="torch")
+    q1, k1 = rot(q, k, pos)
+    q2, _, _ = _hf_reference(q, pos, 10000.0, D)
+    k2, _, _ = _hf_reference(k, pos, 10000.0, D)
+    assert ulp_f32(q1.numpy(), q2.numpy())[0] <= 2 * TRIG_ULP
+    assert ulp_f32(k1.numpy(), k2.numpy())[0] <= 2 * TRIG_ULP
+
+
+def test_bad_input_raises_and_leaves_tensor_untouched():
+    torch.manual_seed(6)
+    q = torch.randn(1, 8, 2, 64)
+    before = q.clone()
+
+    def refused(cls, words, *args, **kwargs):
+        with pytest.raises(cls) as info:
+            pt.apply_rope_(*args, **kwargs)
+        print("%s: %s" % (cls.__name__, info.value))
+        assert words in str(info.value)
+        assert torch.equal(q, before)
+
+    refused(posenc.UnsupportedError, "dtype must be float32, float16 or bfloat16", q.double())
+    refused(posenc.UnsupportedError, "dtype must be float32", q.int())
+    refused(posenc.UnsupportedError, "device meta", torch.empty(1, 8, 2, 64, device="meta"))
+    refused(posenc.UnsupportedError, "stride 1", q.transpose(-1, -2).contiguous().transpose(-1, -2))
+    refused(posenc.UnsupportedError, "overlap", q[:, :1].expand(1, 8, 2, 64))
+    refused(posenc.InvalidArgumentError, "positions has 3 entries", q, positions=torch.arange(3))
+    refused(posenc.InvalidArgumentError, "rotary_dim", q, rotary_dim=65)
+    refused(posenc.InvalidArgumentError, "q and k must share", q, torch.randn(1, 9, 2, 64))
+    refused(posenc.InvalidArgumentError, "requires grad", q.clone().requires_grad_(True))
+    # k fails (bad dtype) after q is fine: q must stay untouched too
+    refused(posenc.UnsupportedError, "k: dtype", q, torch.randn(1, 8, 2, 64).double())
+    # errors from C carry the library's message
+    refused(posenc.InvalidArgumentError, "base (rope_theta) must be finite", q, base=0.5)
+    with pytest.raises(posenc.Error):
+        pt.apply_rope_(q, layout="sideways")
+    assert torch.equal(q, before)
+
+
+def test_threads_and_pool_give_the_same_bits():
+    torch.manual_seed(7)
+    x = torch.randn(1, 300, 8, 128)
+    a, b, c = x.clone(), x.clone(), x.clone()
+    pt.apply_rope_(a, offset=100)
+    pt.apply_rope_(b, offset=100, threads=2)
+    with posenc.ThreadPool(2) as pool:
+        pt.apply_rope_(c, offset=100, pool=pool)
+    assert torch.equal(a, b) and torch.equal(a, c)
