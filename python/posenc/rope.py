@@ -399,7 +399,10 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
                    exec_: Optional["_lib.Exec"]) -> None:
     """Rotate every target in place, or raise before writing anything."""
-    layout_c = choose(_lib.LAYOUT, layout or params.layout or "half", "layout")
+    layout_name = layout or params.layout or "half"
+    layout_c = _lib.LAYOUT.get(layout_name) if isinstance(layout_name, str) else None
+    if layout_c is None:
+        layout_c = choose(_lib.LAYOUT, layout_name, "layout")
     b_n, s_n = targets[0].shape[0], targets[0].shape[1]
     for t in targets[1:]:
         if t.shape[:2] != (b_n, s_n):
@@ -410,7 +413,12 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         if t.shape[3] != c_params.head_dim:
             raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
                                        % (t.name, t.shape[3], c_params.head_dim), 1)
-    pos, shared = _positions_for(positions, offset, b_n, s_n)
+    if positions is None and type(offset) is int:  # the common case, without numpy reductions
+        pos, shared = np.arange(offset, offset + s_n, dtype=np.int64), True
+        if seq_len is None:
+            seq_len = max(offset + s_n, 0)
+    else:
+        pos, shared = _positions_for(positions, offset, b_n, s_n)
     if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
         seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
     plans = [_plan_views(t) for t in targets]

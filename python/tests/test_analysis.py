@@ -106,3 +106,15 @@ def test_report_writes_html(tmp):
     with pytest.raises(posenc.InvalidArgumentError):
         posenc.report(str(tmp / "x.html"), kind="nonsense")
     assert not (tmp / "x.html").exists()
+
+
+def test_the_worked_example_of_docs_python_md_runs(capsys):
+    import os
+    import re
+    from conftest import ROOT
+    text = open(os.path.join(ROOT, "docs", "python.md")).read()
+    code = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert code, "docs/python.md has no python example"
+    exec(compile(code[0], "docs/python.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "angle_precision" in out
