@@ -247,7 +247,7 @@ def test_errors_leave_numpy_untouched():
     # last batch row must leave the first rows alone
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
     y_before = y.copy()
-    pos = np.zeros((3, 5), np.int64)
+    pos = np.tile(np.arange(1, 6), (3, 1))  # non-zero angles: a written row would show
     pos[2, 4] = 2 ** 62
     with pytest.raises(posenc.InvalidArgumentError, match="overflows"):
         posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
