@@ -112,6 +112,7 @@ def main():
     t_big = best_seconds(lambda: pt.apply_rope_(q, params=p), a.repeat)
     with posenc.ThreadPool() as pool:
         t_big_pool = best_seconds(lambda: pt.apply_rope_(q, params=p, pool=pool), a.repeat)
+    t_big_1 = best_seconds(lambda: pt.apply_rope_(q, params=p, threads=1), a.repeat)
 
     inv_freq = 1.0 / (10000 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
     pos_t = torch.arange(S)[None]
@@ -138,8 +139,31 @@ def main():
     print("   raw C call posenc_rope_apply_f32 (in place)  %8.3f ms" % (t_big_c * 1e3))
     print("   posenc.torch.apply_rope_ (in place)          %8.3f ms   %.2fx the C call" % (t_big * 1e3, t_big / t_big_c))
     print("   posenc.torch.apply_rope_ with a ThreadPool   %8.3f ms   %.2fx the C call" % (t_big_pool * 1e3, t_big_pool / t_big_c))
-    print("   HF eager apply (cos/sin precomputed)         %8.3f ms   posenc is %.1fx faster" % (t_hf * 1e3, t_hf / t_big))
+    print("   posenc.torch.apply_rope_ threads=1           %8.3f ms   (torch eager runs on %d thread(s))"
+          % (t_big_1 * 1e3, torch.get_num_threads()))
+    print("   HF eager apply (cos/sin precomputed)         %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"
+          % (t_hf * 1e3, t_hf / t_big, t_hf / t_big_1))
     print("   HF eager cos/sin + apply (per forward)       %8.3f ms   posenc is %.1fx faster" % (t_hf_full * 1e3, t_hf_full / t_big))
+
+    # ---- 3. the GIL is released during the C call (ctypes.CDLL drops it) ----
+    import threading
+    done = threading.Event()
+    started = threading.Event()
+    spins = [0]
+
+    def worker():
+        started.set()
+        pt.apply_rope_(q, params=p, threads=1)
+        done.set()
+
+    th = threading.Thread(target=worker)
+    th.start()
+    started.wait()
+    while not done.is_set():
+        spins[0] += 1
+    th.join()
+    print("\n3. GIL: the main thread ran %d Python loop iterations during one apply_rope_ call "
+          "(0 or a handful if the GIL were held)" % spins[0])
 
 
 if __name__ == "__main__":

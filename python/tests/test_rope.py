@@ -260,3 +260,40 @@ def test_rope_check_and_frequencies_flags():
     f = posenc.rope_frequencies(p)
     assert f.inv_freq.shape == (16,) and f.attention_factor == 1.0
     assert abs(f.inv_freq[1] - 10000 ** (-2 / 32)) < 1e-15
+
+
+GGML = [(mode, kind, nd, start) for mode in ("normal", "neox") for kind in ("plain", "linear0.25", "yarn")
+        for nd in (32, 64) for start in (0, 1000)]
+
+
+@pytest.mark.parametrize("mode,kind,n_dims,start", GGML)
+def test_ggml_rope_golden(mode, kind, n_dims, start):
+    """ggml_rope_ext (NORMAL = interleaved, NEOX = half), as tests/test_rope_golden.c maps it:
+    n_dims = rotary_dim; freq_scale 0.25 = linear factor 4; YaRN ext_factor 1 with
+    n_ctx_orig 4096 = yarn factor 4, original 4096. Precise, atol 1e-5 / 2e-4 (ggml's float32)."""
+    flags = dict(rotary_dim=n_dims)
+    if kind == "linear0.25":
+        flags.update(scaling="linear", factor=4)
+    elif kind == "yarn":
+        flags.update(scaling="yarn", factor=4, original_max_position=4096)
+    x = formula_input().copy()
+    posenc.apply_rope_(x, offset=start, layout="neox" if mode == "neox" else "gptj", seq_len=0, **flags)
+    want = golden("ggml_rope_%s_%s_ndims%d_pos%d" % (mode, kind, n_dims, start))
+    err = np.max(np.abs(x.astype(np.float64) - want))
+    tol = 2e-4 if start else 1e-5
+    print("ggml %s %s n_dims %d pos %d: max abs %.3g (tol %g)" % (mode, kind, n_dims, start, err, tol))
+    assert err <= tol
+
+
+@pytest.mark.parametrize("case", ["v3default", "mscale0.707", "noyarn_maxseq4096"])
+def test_deepseek_apply_golden(case):
+    """DeepSeek-V3 apply_rotary_emb (interleaved complex pairs); mscale goes to the softmax
+    scale, so the attention factor is pinned to 1; no YaRN when max_seq_len <= original."""
+    flags = {} if case.startswith("noyarn") else dict(scaling="yarn", factor=40, original_max_position=4096,
+                                                      attention_factor=1.0)
+    x = formula_input().copy()
+    posenc.apply_rope_(x, layout="gptj", seq_len=0, **flags)
+    want = golden("deepseek_v3_apply_rotary_%s_pos0" % case)
+    err = np.max(np.abs(x.astype(np.float64) - want))
+    print("deepseek %s: max abs %.3g (tol 1e-5)" % (case, err))
+    assert err <= 1e-5

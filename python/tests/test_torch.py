@@ -207,3 +207,22 @@ def test_threads_and_pool_give_the_same_bits():
     with posenc.ThreadPool(2) as pool:
         pt.apply_rope_(c, offset=100, pool=pool)
     assert torch.equal(a, b) and torch.equal(a, c)
+
+
+def test_concurrent_calls_from_threads_match_sequential():
+    """ctypes drops the GIL during the C call; the library has no global state, so
+    threads rotating their own tensors at once get the sequential bits."""
+    import threading
+    torch.manual_seed(8)
+    xs = [torch.randn(1, 200, 4, 64) for _ in range(6)]
+    seq = [x.clone() for x in xs]
+    par = [x.clone() for x in xs]
+    for i, x in enumerate(seq):
+        pt.apply_rope_(x, offset=i * 100, threads=1)
+    threads = [threading.Thread(target=pt.apply_rope_, args=(x,), kwargs=dict(offset=i * 100, threads=1))
+               for i, x in enumerate(par)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(torch.equal(a, b) for a, b in zip(seq, par))
