@@ -369,8 +369,11 @@ def report(path: str, table: Any = None, *, config: Optional[str] = None, **flag
     args = [cli_binary(), "report"]
     with tempfile.TemporaryDirectory() as tmp:
         if table is not None:
-            arr, keep = to_array(table, "table")
-            data = keep.astype(np.float32) if keep.dtype not in (np.float32, np.float64) else keep
+            if type(table).__module__.startswith("torch"):
+                table = table.detach().cpu().float().numpy()  # bf16/f16 tensors as float32 values
+            data = np.asarray(table)
+            if data.dtype not in (np.float32, np.float64):
+                data = data.astype(np.float32)
             npy = os.path.join(tmp, "table.npy")
             np.save(npy, data)
             args.append(npy)

@@ -246,7 +246,7 @@ def rope_cos_sin(params: Optional[RopeParams] = None, positions: PositionsLike =
     sin = np.empty((int(pos.count), pairs), np_dtype)
     fn = _lib.lib.posenc_rope_table_f64 if wide else _lib.lib.posenc_rope_table_f32
     call(fn, ctypes.byref(p.to_c()), int(seq_len), ctypes.byref(pos), 1 if fold_attention else 0,
-         cos.ctypes.data, sin.ctypes.data, max(n, 1) if n else 0)
+         cos.ctypes.data, sin.ctypes.data, n)
     del keep
     if duplicate is None:
         return cos, sin

@@ -103,6 +103,8 @@ def test_report_writes_html(tmp):
     out = posenc.report(str(tmp / "r.html"), posenc.sinusoid_table(32, 16))
     html = open(out).read()
     assert html.startswith("<!DOCTYPE html>") or "<html" in html[:200]
+    bf16 = torch.from_numpy(posenc.sinusoid_table(32, 16)).to(torch.bfloat16)
+    assert "<html" in open(posenc.report(str(tmp / "b.html"), bf16)).read()[:500].lower()
     with pytest.raises(posenc.InvalidArgumentError):
         posenc.report(str(tmp / "x.html"), kind="nonsense")
     assert not (tmp / "x.html").exists()

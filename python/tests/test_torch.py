@@ -226,3 +226,25 @@ def test_concurrent_calls_from_threads_match_sequential():
     for t in threads:
         t.join()
     assert all(torch.equal(a, b) for a, b in zip(seq, par))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_gapped_views_equal_their_contiguous_copies(dtype):
+    """Every other token of a batch (per-row calls), a head slice of a [B, H, S, D] tensor
+    (per-(b, h) calls): same bits as rotating a contiguous copy; the rest untouched."""
+    torch.manual_seed(9)
+    base = torch.randn(3, 16, 6, 64).to(TORCH_DTYPES[dtype])
+    for view_of, kw in [(lambda t: t[:, ::2], dict(tensor_layout="bshd")),
+                        (lambda t: t[:, :, 1:5].transpose(1, 2), dict(tensor_layout="bhsd")),
+                        (lambda t: t[1:, 3:11], dict(tensor_layout="bshd"))]:
+        x = base.clone()
+        view = view_of(x)
+        copy = view.contiguous().clone()
+        ids = torch.randint(0, 3000, tuple(view.shape[:2]) if kw["tensor_layout"] == "bshd"
+                            else (view.shape[0], view.shape[2]))
+        pt.apply_rope_(view, positions=ids, layout="gptj", **kw)
+        pt.apply_rope_(copy, positions=ids, layout="gptj", **kw)
+        assert torch.equal(view, copy)
+        untouched = base.clone()
+        view_of(untouched).copy_(view)
+        assert torch.equal(x, untouched)  # nothing outside the view was written
