@@ -82,14 +82,15 @@ def main():
     # The library's own per-call work (plan, frequencies, cos/sin) makes the tiny C call cost
     # ~80-130 us here, so its noise hides the binding's few microseconds: also time the
     # binding with the C function stubbed out (its Python-side work alone).
-    real = _lib.lib.posenc_rope_apply_f32
-    _lib.lib.posenc_rope_apply_f32 = lambda *args: 0
+    from posenc import rope as rope_module
+    real = rope_module._per_dtype()[0]
+    rope_module._PER_DTYPE[0] = lambda *args: 0
     try:
         s_np = best_seconds(lambda: posenc.apply_rope_(tiny_np, params=p64), a.repeat, inner)
         s_t = best_seconds(lambda: pt.apply_rope_(tiny_t, params=p64), a.repeat, inner)
         s_t_ids = best_seconds(lambda: pt.apply_rope_(tiny_t, positions=pos1, params=p64), a.repeat, inner)
     finally:
-        _lib.lib.posenc_rope_apply_f32 = real
+        rope_module._PER_DTYPE[0] = real
     t_ctypes = best_seconds(lambda: _lib.lib.posenc_version(), a.repeat, inner)
     print("\n1. per-call time, tiny call (1 token x 1 head x 64), microseconds (min of %d x %d calls)"
           % (a.repeat, inner))

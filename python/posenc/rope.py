@@ -413,6 +413,7 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         if t.shape[3] != c_params.head_dim:
             raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
                                        % (t.name, t.shape[3], c_params.head_dim), 1)
+    default_range = positions is None and type(offset) is int and offset == 0
     if positions is None and type(offset) is int:  # the common case, without numpy reductions
         pos, shared = np.arange(offset, offset + s_n, dtype=np.int64), True
         if seq_len is None:
@@ -430,7 +431,7 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
     # posenc_rope_apply_exec (0.2.0) skips the torch-compat angle-overflow check that the
     # per-dtype entry points make (it returns NaN instead of an error), so the exec variant is
     # used only when threads/pool are asked for, after a checked probe (below).
-    per_dtype = {0: lib.posenc_rope_apply_f32, 2: lib.posenc_rope_apply_f16, 3: lib.posenc_rope_apply_bf16}
+    per_dtype = _per_dtype()
     if pos.size and (exec_ is not None or any(len(calls) > 1 for _, calls in plans)):
         # Calls share params and the views are checked above; they differ only in their
         # positions, so a 2-token probe with the extreme positions fails exactly when a later
@@ -451,19 +452,35 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         for address, view, count, b in calls:
             if view.tokens == 0:
                 continue
-            if b < 0:
-                ids = pos_flat if (b_n == 1 or not shared) else np.tile(pos, b_n)
+            if default_range and view.tokens == s_n:
+                ids_address = None  # NULL = positions 0..tokens-1 (same bits as explicit ids)
             else:
-                ids = pos if shared else pos[b]
+                if b < 0:
+                    ids = pos_flat if (b_n == 1 or not shared) else np.tile(pos, b_n)
+                else:
+                    ids = pos if shared else pos[b]
+                ids_address = ids.ctypes.data
             if exec_ is None:
-                status = fn(params_ref, seq_len, layout_c, ctypes.byref(view), ids.ctypes.data, inv, address,
+                status = fn(params_ref, seq_len, layout_c, ctypes.byref(view), ids_address, inv, address,
                             count, ctypes.byref(err))
             else:
                 status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view),
-                                                    ids.ctypes.data, inv, t.dtype_code, address, count,
+                                                    ids_address, inv, t.dtype_code, address, count,
                                                     ctypes.byref(exec_), ctypes.byref(err))
             if status != 0:
                 raise_status(status, err)
+
+
+_PER_DTYPE: dict = {}
+
+
+def _per_dtype() -> dict:
+    """posenc_rope_apply_f32/_f16/_bf16 by posenc_dtype code (looked up once)."""
+    if not _PER_DTYPE:
+        lib = _lib.lib
+        _PER_DTYPE.update({0: lib.posenc_rope_apply_f32, 2: lib.posenc_rope_apply_f16,
+                           3: lib.posenc_rope_apply_bf16})
+    return _PER_DTYPE
 
 
 def _check_view(view: "_lib.RopeView", head_dim: int, count: int, name: str) -> None:

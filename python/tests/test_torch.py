@@ -248,3 +248,15 @@ def test_gapped_views_equal_their_contiguous_copies(dtype):
         untouched = base.clone()
         view_of(untouched).copy_(view)
         assert torch.equal(x, untouched)  # nothing outside the view was written
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_default_positions_equal_explicit_ids(dtype):
+    """No positions (NULL to C where the view is one sequence) = explicit 0..S-1, bit for bit."""
+    torch.manual_seed(10)
+    for shape, tl in [((1, 50, 3, 64), "bshd"), ((2, 50, 3, 64), "bshd"), ((2, 3, 50, 64), "bhsd")]:
+        x = torch.randn(*shape).to(TORCH_DTYPES[dtype])
+        a, b = x.clone(), x.clone()
+        pt.apply_rope_(a, tensor_layout=tl, scaling="dynamic", factor=2, max_position=16)
+        pt.apply_rope_(b, positions=torch.arange(50), tensor_layout=tl, scaling="dynamic", factor=2, max_position=16)
+        assert torch.equal(a, b) and not torch.equal(a, x)
