@@ -2,7 +2,6 @@
 backward, RoBERTa positions from input ids, and resizing. Tables are float32 [rows, dim]."""
 from __future__ import annotations
 
-import ctypes
 from typing import Optional
 
 import numpy as np

@@ -2,7 +2,6 @@
 to what the CLI (`--json`) reports from the same library, plus the worked cases of
 docs/analysis.md (offset, layout, torch-compat angle precision)."""
 import json
-import subprocess
 
 import numpy as np
 import pytest
@@ -10,7 +9,7 @@ import torch
 
 import posenc
 import posenc.torch as pt
-from conftest import BIN, golden, run_cli
+from conftest import golden, run_cli
 
 
 def _cli_json(*args):

@@ -5,7 +5,6 @@ built. The package is copied first so the install never writes into the source t
 import os
 import shutil
 import subprocess
-import sys
 
 from conftest import ROOT
 
