@@ -69,12 +69,13 @@ def test_analyze_matches_the_cli(tmp):
 
 
 def test_precision_matches_the_cli():
-    report = posenc.precision("bf16", 131072, dim=128, base=500000)
-    want = _cli_json("precision", "--dtype", "bf16", "--max-pos", "131072", "--dim", "128", "--base", "500000")
+    report = posenc.precision("bf16", 20000, dim=128, base=500000)
+    want = _cli_json("precision", "--dtype", "bf16", "--max-pos", "20000", "--dim", "128", "--base", "500000")
     print(report)
     assert report.first_inexact_position == 257 and report.first_inexact_rounds_to == 256
     flat = json.dumps(want)
     assert "257" in flat and report.pairs == 64 and len(report.bands) >= 1
+    assert [b.angle_error for b in report.bands] == [b["angle_error"] for b in want["bands"]]
     with pytest.raises(posenc.UnsupportedError):
         posenc.precision("f64", 10)
 

@@ -25,8 +25,8 @@ def test_pip_install_into_a_venv(tmp_path):
     print(done.stdout[-2000:], done.stderr[-2000:])
     assert done.returncode == 0
     env.pop("POSENC_LIBRARY")  # now found through the recorded path only
-    probe = ("import posenc, posenc.torch, torch; print(posenc.__file__); print(posenc.LIBRARY_PATH); "
-             "q = torch.ones(2, 1, 4); posenc.torch.apply_rope_(q, offset=1); print(round(float(q[1, 0, 0]), 6))")
+    probe = ("import posenc, numpy as np; print(posenc.__file__); print(posenc.LIBRARY_PATH); "
+             "q = np.ones((2, 1, 4), np.float32); posenc.apply_rope_(q, offset=1); print(round(float(q[1, 0, 0]), 6))")
     done = subprocess.run([py, "-c", probe], env=env, capture_output=True, text=True, cwd=str(tmp_path))
     print(done.stdout, done.stderr[-2000:])
     assert done.returncode == 0
