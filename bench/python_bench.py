@@ -41,6 +41,20 @@ def best_seconds(fn, repeat, inner=1):
     return best
 
 
+def best_interleaved(fns, repeat):
+    """Min time of each function, calling them in turn each round, so that a busy spell of
+    the machine hits all of them alike (ratios stay meaningful under load)."""
+    for fn in fns:
+        fn()
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best
+
+
 def raw_c_call(params, x_address, x_count, tokens, heads, dim, positions):
     """The C function with everything prepared: what a C caller pays, plus one ctypes call."""
     c_params = params.to_c()
@@ -74,10 +88,13 @@ def main():
     pos1 = np.zeros(1, np.int64)
     c_tiny = raw_c_call(p64, tiny_np.ctypes.data, tiny_np.size, 1, 1, 64, pos1)
     inner = 2000
-    t_c = best_seconds(c_tiny, a.repeat, inner)
-    t_np = best_seconds(lambda: posenc.apply_rope_(tiny_np, params=p64), a.repeat, inner)
-    t_np_pos = best_seconds(lambda: posenc.apply_rope_(tiny_np, positions=pos1, params=p64), a.repeat, inner)
-    t_t = best_seconds(lambda: pt.apply_rope_(tiny_t, params=p64), a.repeat, inner)
+
+    def times(fn, n=inner):
+        return lambda: [fn() for _ in range(n)]
+    t_c, t_np, t_np_pos, t_t = (v / inner for v in best_interleaved(
+        [times(c_tiny), times(lambda: posenc.apply_rope_(tiny_np, params=p64)),
+         times(lambda: posenc.apply_rope_(tiny_np, positions=pos1, params=p64)),
+         times(lambda: pt.apply_rope_(tiny_t, params=p64))], a.repeat))
     t_tab = best_seconds(lambda: posenc.sinusoid_table(1, 8), a.repeat, inner)
     # The library's own per-call work (plan, frequencies, cos/sin) makes the tiny C call cost
     # ~80-130 us here, so its noise hides the binding's few microseconds: also time the
@@ -109,11 +126,10 @@ def main():
     q = torch.randn(S, H, D)
     positions = np.arange(S, dtype=np.int64)
     c_big = raw_c_call(p, q.data_ptr(), q.numel(), S, H, D, positions)
-    t_big_c = best_seconds(c_big, a.repeat)
-    t_big = best_seconds(lambda: pt.apply_rope_(q, params=p), a.repeat)
     with posenc.ThreadPool() as pool:
-        t_big_pool = best_seconds(lambda: pt.apply_rope_(q, params=p, pool=pool), a.repeat)
-    t_big_1 = best_seconds(lambda: pt.apply_rope_(q, params=p, threads=1), a.repeat)
+        t_big_c, t_big, t_big_pool, t_big_1 = best_interleaved(
+            [c_big, lambda: pt.apply_rope_(q, params=p), lambda: pt.apply_rope_(q, params=p, pool=pool),
+             lambda: pt.apply_rope_(q, params=p, threads=1)], 2 * a.repeat)
 
     inv_freq = 1.0 / (10000 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
     pos_t = torch.arange(S)[None]
@@ -131,12 +147,27 @@ def main():
     cos_b, sin_b = cos[0].unsqueeze(1), sin[0].unsqueeze(1)  # [S, 1, D] against q [S, H, D]
     t_hf = best_seconds(lambda: (q * cos_b) + (rotate_half(q) * sin_b), a.repeat)
 
+    # The same arithmetic into preallocated buffers: on VMs where first-touch page faults are
+    # slow, eager torch's fresh 64 MB temporaries dominate the line above (mul: ~1 s vs 12 ms
+    # into a reused buffer, measured here); this line shows torch's arithmetic alone.
+    half = D // 2
+    t_out, t_rot, t_neg = torch.empty_like(q), torch.empty_like(q), torch.empty_like(q[..., half:])
+
+    def hf_preallocated():
+        torch.mul(q, cos_b, out=t_out)
+        torch.neg(q[..., half:], out=t_neg)
+        torch.cat((t_neg, q[..., :half]), dim=-1, out=t_rot)
+        torch.mul(t_rot, sin_b, out=t_rot)
+        return torch.add(t_out, t_rot, out=t_out)
+    assert torch.equal(hf_preallocated(), (q * cos_b) + (rotate_half(q) * sin_b))
+    t_hf_pre = best_seconds(hf_preallocated, a.repeat)
+
     def hf_full():
         c, s = hf_cos_sin()
         return (q * c[0].unsqueeze(1)) + (rotate_half(q) * s[0].unsqueeze(1))
     t_hf_full = best_seconds(hf_full, a.repeat)
-    print("\n2. RoPE on q[%d, %d, %d] float32, neox, positions 0..%d, milliseconds (min of %d)"
-          % (S, H, D, S - 1, a.repeat))
+    print("\n2. RoPE on q[%d, %d, %d] float32, neox, positions 0..%d, milliseconds (min of %d; the first four "
+          "interleaved)" % (S, H, D, S - 1, a.repeat))
     print("   raw C call posenc_rope_apply_f32 (in place)  %8.3f ms" % (t_big_c * 1e3))
     print("   posenc.torch.apply_rope_ (in place)          %8.3f ms   %.2fx the C call" % (t_big * 1e3, t_big / t_big_c))
     print("   posenc.torch.apply_rope_ with a ThreadPool   %8.3f ms   %.2fx the C call" % (t_big_pool * 1e3, t_big_pool / t_big_c))
@@ -145,6 +176,8 @@ def main():
     print("   HF eager apply (cos/sin precomputed)         %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"
           % (t_hf * 1e3, t_hf / t_big, t_hf / t_big_1))
     print("   HF eager cos/sin + apply (per forward)       %8.3f ms   posenc is %.1fx faster" % (t_hf_full * 1e3, t_hf_full / t_big))
+    print("   HF arithmetic into preallocated buffers      %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"
+          % (t_hf_pre * 1e3, t_hf_pre / t_big, t_hf_pre / t_big_1))
 
     # ---- 3. the GIL is released during the C call (ctypes.CDLL drops it) ----
     import threading
