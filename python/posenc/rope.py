@@ -74,9 +74,9 @@ class RopeParams:
 
     def to_c(self) -> "_lib.RopeParams":
         """The posenc_rope_params struct (cached; its factor lists stay alive with self)."""
-        cached = self.__dict__.get("_c")
+        cached = self.__dict__.get("_c_keep")  # (struct, the arrays its pointers use), set at once
         if cached is not None:
-            return cached
+            return cached[0]
         c = _lib.RopeParams()
         _lib.lib.posenc_rope_params_default(ctypes.byref(c), int(self.head_dim))
         for name in _C_FIELDS:
@@ -102,8 +102,9 @@ class RopeParams:
                 raise InvalidArgumentError("short_factors and long_factors must have the same length, "
                                            "got %s" % sorted(lengths), 1)
             c.factors_count = lengths.pop()
-        object.__setattr__(self, "_keep", keep)
-        object.__setattr__(self, "_c", c)
+        # one attribute for both, so threads racing to fill the cache can never pair a struct
+        # with another thread's factor arrays (which could then be freed under it)
+        object.__setattr__(self, "_c_keep", (c, keep))
         return c
 
     def check(self) -> int:
