@@ -295,8 +295,9 @@ static void test_gguf(void) {
     CHECK(st == POSENC_OK && c.rope.base == 500000 && c.rope.head_dim == 128 && c.rope.rotary_dim == 128 &&
               c.max_position_embeddings == 131072 && c.layout == POSENC_LAYOUT_INTERLEAVED &&
               (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR) && strcmp(c.architecture, "llama") == 0,
-          "Llama GGUF header: theta 5e5, head 128, ctx 131072, NORMAL (interleaved), rope_freqs tensor flagged (%s)",
+          "Llama GGUF header: theta 5e5, head 128, ctx 131072, NORMAL (interleaved), rope_freqs tensor applied (%s)",
           err.message);
+    posenc_config_free(&c);
     /* every truncation inside the key/value section fails cleanly; past it, parsing succeeds */
     size_t data_end = b->n, bad = 0, tensors_start = 0;
     for (size_t i = 0; i + 17 < b->n; i++)
@@ -320,8 +321,10 @@ static void test_gguf(void) {
     size_t sizes[1] = {b->n};
     posenc_file_write_atomic(path, parts, sizes, 1, &err);
     st = posenc_config_read(path, 0, &c, &err);
-    CHECK(st == POSENC_OK && c.format == POSENC_CONFIG_GGUF && c.rope.base == 500000, "posenc_config_read on a .gguf file (%s)",
-          err.message);
+    CHECK(st == POSENC_OK && c.format == POSENC_CONFIG_GGUF && c.rope.base == 500000 && c.rope.factors_count == 64 &&
+              c.rope.long_factors[63] == 8.0,
+          "posenc_config_read on a .gguf file: rope_freqs.weight read from disk (%s)", err.message);
+    posenc_config_free(&c);
     remove(path);
 
     header(b, 3, 0, 7);
