@@ -15,29 +15,12 @@
     {"layer-type", "NAME", "with --config: the layer kind to use (e.g. sliding_attention; default: the first)"}, \
     {"dim", "D", "head_dim (channels per head); required unless --config"},                                      \
     {"base", "B", "rope_theta, default 10000"},                                                                  \
-    {"scaling", "S", "none | linear | ntk | dynamic | yarn | longrope | llama3 (default none)"},                  \
-    {"factor", "F", "scaling factor (context extension ratio); yarn/llama3/longrope: default max-pos / original-max"}, \
-    {"original-max", "N", "trained context L0 (yarn: default max-pos; longrope; llama3 requires it)"},            \
     {"max-pos", "N", "max_position_embeddings (dynamic; the yarn/longrope/llama3 defaults)"},                   \
     {"seq-len", "L", "sequence length for dynamic NTK / longrope selection (freqs: 0 = trained length; apply: "  \
                      "default max position + 1)"},                                                               \
-    {"beta-fast", "X", "yarn: rotations of the last kept pair, default 32"},                                     \
-    {"beta-slow", "X", "yarn: rotations of the first interpolated pair, default 1"},                             \
-    {"mscale", "X", "yarn (DeepSeek): mscale"},                                                                  \
-    {"mscale-all-dim", "X", "yarn (DeepSeek): mscale_all_dim"},                                                  \
-    {"attention-factor", "X", "explicit cos/sin magnitude (yarn, longrope)"},                                    \
-    {"no-truncate", NULL, "yarn: do not floor/ceil the correction range (HF truncate=False)"},                  \
-    {"low-freq-factor", "X", "llama3, default 1"},                                                               \
-    {"high-freq-factor", "X", "llama3, default 4"},                                                              \
-    {"short-factors", "F.npy", "longrope: short factor list (rotary_dim/2 floats)"},                             \
-    {"long-factors", "F.npy", "longrope: long factor list (rotary_dim/2 floats)"},                               \
-    {"longrope", "SEL", "longrope list: by-seq-len (default: long iff seq-len > original-max) | short | long"},   \
-    {"rotary-dim", "R", "rotate only R channels (partial rotary), even, <= dim"},                                \
-    {"partial", "F", "partial_rotary_factor: rotary dim = int(dim * F)"},                                        \
     {"layout", "L", "half (= neox, HF rotate_half) | interleaved (= gptj, ggml NORMAL); default: the "         \
                     "config's family, else half"},                                                               \
-    {"torch-compat", NULL, "HF's float32 arithmetic (bit-identical to transformers on CPU)"},                    \
-    {"precise", NULL, "long double formulas rounded once (default)"}
+    CLI_ROPE_SCALING_OPTIONS
 
 static const cli_option freqs_options[] = {
     ROPE_FREQUENCY_OPTIONS,
@@ -58,8 +41,6 @@ static const cli_option apply_options[] = {
     {"o", "OUT", "output .npy (same shape and dtype as the input)"},
     {NULL, NULL, NULL}};
 
-static const char *const scaling_choices[] = {"none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "default", NULL};
-static const char *const longrope_choices[] = {"by-seq-len", "short", "long", NULL};
 
 static const char *const layout_choices[] = {"half", "interleaved", "neox", "gptj", NULL};
 
@@ -74,32 +55,12 @@ typedef struct {
     int32_t rotary_offset;      /* first rotated channel in it */
     int64_t seq_len;
     bool seq_len_given;
-    double *short_list, *long_list;
+    cli_rope_scaling flags;  /* owns the --short/long-factors lists */
 } rope_request;
 
 static void request_free(rope_request *q) {
-    free(q->short_list);
-    free(q->long_list);
+    cli_rope_scaling_free(&q->flags);
     if (q->have_config) posenc_config_free(&q->config);
-}
-
-static int read_factor_list(const char *cmd, const char *path, double **out, size_t *count) {
-    posenc_error err = {0};
-    posenc_array a, f;
-    if (posenc_npy_read(path, 0, &a, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
-    int rc = EXIT_OK;
-    if (a.ndim != 1 || (a.dtype != POSENC_DTYPE_F32 && a.dtype != POSENC_DTYPE_F64)) {
-        rc = cli_fail(cmd, EXIT_USAGE, "np.save(path, np.array(factors, dtype=np.float64))",
-                      "factor list %s must be a 1-D float32/float64 array, got rank %d %s", path, a.ndim,
-                      posenc_dtype_name(a.dtype));
-    } else if (posenc_array_to_f64(&a, &f, &err) != POSENC_OK) {
-        rc = cli_fail_status(cmd, &err);
-    } else {
-        *out = f.data;
-        *count = f.count;
-    }
-    posenc_array_free(&a);
-    return rc;
 }
 
 /* Parse every frequency flag into q: the config (if any) first, then the
@@ -144,74 +105,35 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     } else if (cli_has(a, "layer-type")) {
         return cli_fail(cmd, EXIT_USAGE, NULL, "--layer-type needs --config");
     }
-    int scaling = -1, select = -1, layout = -1;
-    int64_t orig = p->original_max_position, max_pos = p->max_position, rotary = p->rotary_dim;
+    int layout = -1;
+    int64_t max_pos = p->max_position;
     int32_t dim = p->head_dim;
     if (!cli_int32(a, "dim", INT32_MIN, INT32_MAX, &dim) || !cli_double(a, "base", &p->base) ||
-        !cli_choice(a, "scaling", scaling_choices, &scaling) || !cli_double(a, "factor", &p->factor) ||
-        !cli_int64(a, "original-max", INT64_MIN, INT64_MAX, &orig) || !cli_int64(a, "max-pos", INT64_MIN, INT64_MAX, &max_pos) ||
-        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) || !cli_double(a, "beta-fast", &p->beta_fast) ||
-        !cli_double(a, "beta-slow", &p->beta_slow) || !cli_double(a, "mscale", &p->mscale) ||
-        !cli_double(a, "mscale-all-dim", &p->mscale_all_dim) || !cli_double(a, "attention-factor", &p->attention_factor) ||
-        !cli_double(a, "low-freq-factor", &p->low_freq_factor) || !cli_double(a, "high-freq-factor", &p->high_freq_factor) ||
-        !cli_choice(a, "longrope", longrope_choices, &select) || !cli_int64(a, "rotary-dim", INT32_MIN, INT32_MAX, &rotary) ||
-        !cli_double(a, "partial", &p->partial_rotary_factor) || !cli_choice(a, "layout", layout_choices, &layout))
+        !cli_int64(a, "max-pos", INT64_MIN, INT64_MAX, &max_pos) ||
+        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) || !cli_choice(a, "layout", layout_choices, &layout))
         return EXIT_USAGE;
     if (!cli_has(a, "dim") && !q->have_config)
         return cli_fail(cmd, EXIT_USAGE, "e.g. --dim 128, or --config config.json", "--dim is required (or --config)");
     if (dim <= 0) return cli_fail(cmd, EXIT_USAGE, NULL, "--dim must be > 0, got %d", dim);
     if (cli_has(a, "seq-len") && q->seq_len < 0)
         return cli_fail(cmd, EXIT_USAGE, NULL, "--seq-len must be >= 0, got %lld", (long long)q->seq_len);
-    if (cli_has(a, "original-max") && orig <= 0)
-        return cli_fail(cmd, EXIT_USAGE, NULL, "--original-max must be > 0, got %lld", (long long)orig);
     if (cli_has(a, "max-pos") && max_pos <= 0)
         return cli_fail(cmd, EXIT_USAGE, NULL, "--max-pos must be > 0, got %lld", (long long)max_pos);
-    if (cli_has(a, "rotary-dim") && rotary <= 0)
-        return cli_fail(cmd, EXIT_USAGE, NULL, "--rotary-dim must be > 0, got %lld", (long long)rotary);
-    if (cli_has(a, "rotary-dim") && cli_has(a, "partial"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give --rotary-dim or --partial, not both");
-    if (cli_has(a, "partial")) rotary = 0;
-    if (cli_has(a, "precise") && cli_has(a, "torch-compat"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
     if (cli_has(a, "dim") && q->have_config && dim != p->head_dim) { /* a different head: the config's placement is moot */
         q->attention_head_dim = dim;
         q->rotary_offset = 0;
     }
     p->head_dim = dim;
     if (!q->have_config || cli_has(a, "dim")) q->attention_head_dim = dim;
-    p->original_max_position = orig;
     p->max_position = max_pos;
-    p->rotary_dim = (int32_t)rotary;
     q->seq_len_given = cli_has(a, "seq-len");
     if (layout >= 0) q->layout = (layout == 1 || layout == 3) ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
-    if (scaling >= 0) {
-        posenc_rope_scaling chosen = scaling == 7 ? POSENC_ROPE_NONE : (posenc_rope_scaling)scaling;
-        if (chosen != p->scaling && p->scaling == POSENC_ROPE_LONGROPE && !cli_has(a, "short-factors"))
-            p->short_factors = p->long_factors = NULL, p->factors_count = 0;
-        p->scaling = chosen;
-    }
-    if (select >= 0) p->longrope_select = (posenc_rope_longrope_select)select;
-    if (cli_has(a, "no-truncate")) p->truncate = 0;
-    if (cli_has(a, "torch-compat")) p->mode = POSENC_MODE_TORCH_COMPAT;
-    if (cli_has(a, "precise")) p->mode = POSENC_MODE_PRECISE;
-    if (p->scaling == POSENC_ROPE_NONE && cli_has(a, "factor"))
-        return cli_fail(cmd, EXIT_USAGE, "add --scaling linear|ntk|dynamic|yarn|longrope|llama3",
-                        "--factor %g has no effect with --scaling none", p->factor);
-    if (cli_has(a, "factor")) given |= POSENC_ROPE_GIVEN_FACTOR, given &= ~POSENC_ROPE_GIVEN_CONTEXT_RATIO;
-    if (cli_has(a, "original-max")) given |= POSENC_ROPE_GIVEN_ORIGINAL;
-    if (cli_has(a, "short-factors") != cli_has(a, "long-factors"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give both --short-factors and --long-factors");
-    if (cli_has(a, "short-factors")) {
-        size_t ns = 0, nl = 0;
-        int rc = read_factor_list(cmd, cli_string(a, "short-factors", ""), &q->short_list, &ns);
-        if (rc == EXIT_OK) rc = read_factor_list(cmd, cli_string(a, "long-factors", ""), &q->long_list, &nl);
-        if (rc != EXIT_OK) return rc;
-        if (ns != nl)
-            return cli_fail(cmd, EXIT_USAGE, NULL, "--short-factors has %zu entries but --long-factors has %zu", ns, nl);
-        p->short_factors = q->short_list;
-        p->long_factors = q->long_list;
-        p->factors_count = ns;
-    }
+    q->flags.params = *p;
+    q->flags.given = given;
+    int rc = cli_rope_scaling_parse(cmd, a, &q->flags);
+    if (rc != EXIT_OK) return rc;
+    *p = q->flags.params;
+    given = q->flags.given;
     posenc_error err = {0};
     unsigned warnings = 0;
     if (posenc_rope_resolve(p, given, &warnings, &err) != POSENC_OK) return cli_fail_status(cmd, &err);

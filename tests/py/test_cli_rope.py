@@ -156,6 +156,28 @@ def main():
     t.check(j is not None and j["scaling"] == "yarn" and abs(j["attention_factor"] - 1.138629436111989) < 1e-15,
             "freqs --config model.gguf: yarn f4, attention 1.1386294")
 
+    # one RoPE flag list: rope freqs, rope apply, report and plot print the same help line for each
+    shared = ["--scaling", "--factor", "--original-max", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim",
+              "--attention-factor", "--no-truncate", "--low-freq-factor", "--high-freq-factor", "--short-factors",
+              "--long-factors", "--longrope", "--rotary-dim", "--partial", "--torch-compat", "--precise"]
+    helps = {}
+    for cmd in (("rope", "freqs"), ("rope", "apply"), ("report",), ("plot",)):
+        rc, so, _ = run(*cmd, "--help")
+        helps[" ".join(cmd)] = {f: next((ln.strip() for ln in so.splitlines() if ln.strip().startswith(f + " ")
+                                         or ln.strip() == f), None) for f in shared}
+    first = helps["rope freqs"]
+    t.check(all(first[f] for f in shared) and all(h == first for h in helps.values()),
+            f"{len(shared)} RoPE flags with identical help in rope freqs, rope apply, report and plot")
+    xr = os.path.join(d, "r.svg")
+    rc, _, se = run("plot", "heatmap", "--kind", "rope", "--len", 16, "--dim", 16, "--scaling", "yarn", "--factor", 4,
+                    "--beta-fast", 16, "--torch-compat", "-o", xr)
+    t.check(rc == 0 and os.path.exists(xr), f"plot --kind rope takes the shared flags (--beta-fast, --torch-compat) {se.strip()}")
+    rc, _, se = run("plot", "rope-bands", "--beta-fast", 16, "-o", xr + "2.svg")
+    t.check(rc == 2 and "--beta-fast does not apply to the rope-bands chart" in se and not os.path.exists(xr + "2.svg"),
+            "plot rope-bands refuses a RoPE flag it would ignore")
+    rc, _, se = run("report", "--kind", "learned", "--mscale", 2, "-o", os.path.join(d, "r.html"))
+    t.check(rc == 2 and "--mscale applies to --kind rope" in se, "report --kind learned --mscale: refused, not ignored")
+
     # the flags go through the same derivation as --config (posenc_rope_resolve)
     s48, l48 = os.path.join(d, "s48.npy"), os.path.join(d, "l48.npy")
     np.save(s48, np.ones(48))
