@@ -12,13 +12,19 @@ channel, the layer kinds; then `rope apply --config` on a random float32
 [T=3, H=2, D] input at start positions 0, 4000 and 100000 against a float64
 rotation built from the reference frequencies (tolerance 2e-6 absolute on
 values in [-1, 1]: float32 rounding of cos/sin and of the two products and
-the sum, about 4 x 2^-24 x the largest magnitude 1.25)."""
+the sum, about 4 x 2^-24 x the largest magnitude 1.25). --torch-compat
+against HF's float32 code run in torch 1.13 (the same statements as
+modeling_rope_utils.py): ULPs reported; tolerance 1 ULP until torch-compat is
+bit-identical for every rotary dim (issue 12 item 5 makes it 0)."""
 import json
 import os
 import sys
 
+import math
+
 import mpmath as mp
 import numpy as np
+import torch
 
 from common import Checks, run, tmpdir
 
@@ -53,13 +59,49 @@ def rotate(x, inv, att, layout, offset, positions):
     return y
 
 
+def hf_float32(p):
+    """HF's inv_freq for the reference's params p, in torch float32 as modeling_rope_utils does it."""
+    dim, base, f = p["dim"], float(p["base"]), p.get("factor")
+    exponent = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
+    kind = p["kind"]
+    if kind == "longrope":
+        return 1.0 / (torch.tensor(p["short"], dtype=torch.float32) * base ** exponent)
+    inv = 1.0 / (base ** exponent)
+    if kind == "linear":
+        inv /= f
+    elif kind == "yarn":
+        pos = base ** exponent
+        extra, inter = 1.0 / pos, 1.0 / (f * pos)
+
+        def corr(r):
+            return (dim * math.log(p["orig"] / (r * 2 * math.pi))) / (2 * math.log(base))
+        lo, hi = corr(p["beta_fast"]), corr(p["beta_slow"])
+        if p["truncate"]:
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, dim - 1)
+        if lo == hi:
+            hi += 0.001
+        ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - lo) / (hi - lo), 0, 1)
+        e = 1 - ramp
+        inv = inter * (1 - e) + extra * e
+    elif kind == "llama3":
+        low, high, L = p["low"], p["high"], p["orig"]
+        wavelen = 2 * math.pi / inv
+        llama = torch.where(wavelen > L / low, inv / f, inv)
+        smooth = (L / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * llama / f + smooth * llama
+        medium = ~(wavelen < L / high) * ~(wavelen > L / low)
+        inv = torch.where(medium, smoothed, llama)
+    return inv
+
+
 def main():
     t = Checks()
     d = tmpdir()
     expected = json.load(open(os.path.join(MODELS, "expected.json")))
     t.check(len(expected) >= 25, f"{len(expected)} model fixtures (>= 25 families required)")
     rng = np.random.default_rng(12)
-    worst_ulp, worst_apply = (0, ""), (0, "")
+    worst_ulp, worst_apply, torch_ulps = (0, ""), (0, ""), []
     for name, want in sorted(expected.items()):
         path = os.path.join(MODELS, name + ".json")
         rc, so, se = run("rope", "freqs", "--config", path, "--json")
@@ -91,6 +133,19 @@ def main():
                     max(ulps(a, b) for a, b in zip(g["inv_freq"], w["inv_freq"])) <= 4
             t.check(ok, f"{name}: layer kinds " + ", ".join(f"{g['name']} x{g['layers']} base {g['base']:g}"
                                                              for g in got_types))
+        # --torch-compat against HF's float32 code in torch itself
+        _, params0 = reference.describe(path)
+        rc, so, se = run("rope", "freqs", "--config", path, "--json", "--torch-compat")
+        jt = json.loads(so) if rc == 0 else None
+        if t.check(jt is not None, f"{name}: rope freqs --torch-compat exits 0 {se.strip()[:200]}"):
+            hf = hf_float32(params0).double().numpy()
+            got = np.array(jt["inv_freq"])
+            u32 = int(np.max(np.abs(got.astype(np.float32).view(np.int32).astype(np.int64) -
+                                    hf.astype(np.float32).view(np.int32).astype(np.int64))))
+            torch_ulps.append((u32, name))
+            t.check(len(got) == len(hf) and u32 <= 1,
+                    f"{name}: --torch-compat vs HF float32 in torch: max {u32} float32 ULP "
+                    f"({int(np.sum(got != hf))} of {len(hf)} differ)")
         # rope apply --config against the reference rotation
         _, _, c = reference.load(path)
         desc, params = reference.describe(path)
@@ -109,7 +164,9 @@ def main():
                 worst_apply = (diff, f"{name} at {start}")
             t.check(diff <= 2e-6, f"{name}: apply at {start}: max |posenc - reference| = {diff:.2e}")
     print(f"worst inv_freq error: {worst_ulp[0]:.0f} ULP ({worst_ulp[1]}); worst apply difference: "
-          f"{worst_apply[0]:.2e} ({worst_apply[1]})")
+          f"{worst_apply[0]:.2e} ({worst_apply[1]}); torch-compat bit-identical to HF in torch for "
+          f"{sum(u == 0 for u, _ in torch_ulps)} of {len(torch_ulps)} configs, worst {max(torch_ulps)[0]} ULP "
+          f"({max(torch_ulps)[1]})")
     t.finish()
 
 
