@@ -100,6 +100,7 @@ int cmd_rope_explain(int argc, char **argv) {
     printf("scaling: %s", posenc_rope_scaling_name(p->scaling));
     if (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
         printf(" -- the GGUF's rope_freqs.weight: per-pair frequency divisors (llama.cpp's form of Llama 3.1 scaling)");
+    else if (c.scaling_name[0] == '(') printf(" -- the GGUF's rope_factors_long/short.weight tensors (Phi-3)");
     else if (c.scaling_name[0]) printf(" (written as '%s')", c.scaling_name);
     if (p->scaling != POSENC_ROPE_NONE) printf(", factor %.10g", p->factor);
     printf("\ncontext: trained %lld, max position embeddings %lld\n", (long long)p->original_max_position,

@@ -512,7 +512,7 @@ static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc
             p->original_max_position = out->max_position_embeddings > 0 ? out->max_position_embeddings : 1;
             given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
         } else { /* Phi-3: factor = context / original, magnitude = rope.scaling.attn_factor if written */
-            config_copy_name_(out->scaling_name, sizeof out->scaling_name, "longrope", 8);
+            config_copy_name_(out->scaling_name, sizeof out->scaling_name, "(rope_factors tensors)", 22);
             if (HAS(K_ATTN_FACTOR) && v[K_ATTN_FACTOR].number > 0) p->attention_factor = v[K_ATTN_FACTOR].number;
             if (given & POSENC_ROPE_GIVEN_ORIGINAL) given |= POSENC_ROPE_GIVEN_CONTEXT_RATIO;
         }
