@@ -263,8 +263,8 @@ static posenc_status tensor_info(reader *r, char *key, gguf_found *f, bool *ok, 
     int kind = -1;
     for (int t = 0; t < T_KINDS; t++)
         if (strcmp(key, rope_tensor_name[t]) == 0) kind = t;
-    RETURN_ERROR_IF(n_dims == 0 || n_dims > 4, err, POSENC_ERR_FORMAT, "GGUF tensor '%.64s' has %u dimensions (1..4)",
-                    key, n_dims);
+    RETURN_ERROR_IF(n_dims > 4 || (kind >= 0 && n_dims == 0), err, POSENC_ERR_FORMAT,
+                    "GGUF tensor '%.64s' has %u dimensions (1..4)", key, n_dims);
     for (uint32_t d = 0; d < n_dims; d++) {
         if (rd_u64(r, &ne[d], "a tensor shape", &quiet) != POSENC_OK) return POSENC_OK;
         if (kind >= 0) {
@@ -562,8 +562,9 @@ static posenc_status apply_after(const gguf_found *f, posenc_model_config *out, 
         out->softmax_scale_factor = m * m;
     }
     if (flags & (GGUF_ARCH_GEMMA2 | GGUF_ARCH_GEMMA3)) {
-        int32_t pattern = (flags & GGUF_ARCH_GEMMA3) ? 6 : 2, layers = out->num_hidden_layers, local = 0;
-        for (int32_t i = 0; i < layers; i++) local += (i + 1) % pattern != 0;
+        /* llama.cpp: layer i is full attention iff (i + 1) % pattern == 0 */
+        int32_t pattern = (flags & GGUF_ARCH_GEMMA3) ? 6 : 2, layers = out->num_hidden_layers;
+        int32_t local = layers - layers / pattern;
         out->layer_type_count = 2;
         posenc_config_layer_type *g = &out->layer_types[0], *l = &out->layer_types[1];
         snprintf(g->name, sizeof g->name, "full_attention");

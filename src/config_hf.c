@@ -347,10 +347,9 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             if (strcmp(e->valuestring, "sliding_attention") == 0) local_count++;
             else full_count++;
         }
-    } else if (layers > 0 && pattern > 0) {
-        for (int64_t i = 0; i < layers; i++) /* HF: sliding iff (i + 1) % pattern != 0 */
-            if ((i + 1) % pattern) local_count++;
-            else full_count++;
+    } else if (layers > 0 && pattern > 0) { /* HF: layer i slides iff (i + 1) % pattern != 0 */
+        full_count = layers / pattern;
+        local_count = layers - full_count;
     }
     out->layer_type_count = 2;
     posenc_config_layer_type *g = &out->layer_types[0], *l = &out->layer_types[1];
