@@ -204,7 +204,11 @@ static posenc_status value(reader *r, uint32_t type, const char *key, kv_value *
             for (uint64_t i = 0; i < count; i++) {
                 uint8_t b[4];
                 FORWARD_IF_ERROR(rd(r, b, 4, "an array element", err));
-                kept->ints[i] = (int32_t)scalar_value(elem, b);
+                double v = scalar_value(elem, b);
+                RETURN_ERROR_IF(v < 0 || v > (double)(1 << 20), err, POSENC_ERR_FORMAT,
+                                "GGUF key '%.64s'[%llu] is %.0f, not a pair count in [0, 2^20]", key,
+                                (unsigned long long)i, v);
+                kept->ints[i] = (int32_t)v;
             }
             kept->present = true;
             return POSENC_OK;
