@@ -232,6 +232,38 @@ typedef struct {
     posenc_sinusoid_params sinusoid;
 } cli_table;
 void cli_table_free(cli_table *t);
+/* The one list of RoPE frequency flags, shared by `rope freqs`, `rope apply`,
+ * `report` and `plot` (parsed by cli/rope_options.c). */
+#define CLI_ROPE_SCALING_OPTIONS                                                                                \
+    {"scaling", "S", "rope: none | linear | ntk | dynamic | yarn | longrope | llama3 (default none)"},          \
+    {"factor", "F", "rope: scaling factor; yarn/llama3/longrope default max-pos / original-max"},              \
+    {"original-max", "N", "rope: trained context L0 (yarn: default max-pos; longrope; llama3 requires it)"},   \
+    {"beta-fast", "X", "rope yarn: rotations of the last kept pair, default 32"},                              \
+    {"beta-slow", "X", "rope yarn: rotations of the first interpolated pair, default 1"},                      \
+    {"mscale", "X", "rope yarn (DeepSeek): mscale"},                                                           \
+    {"mscale-all-dim", "X", "rope yarn (DeepSeek): mscale_all_dim"},                                           \
+    {"attention-factor", "X", "rope: explicit cos/sin magnitude (yarn, longrope)"},                           \
+    {"no-truncate", NULL, "rope yarn: do not floor/ceil the correction range (HF truncate=False)"},           \
+    {"low-freq-factor", "X", "rope llama3, default 1"},                                                        \
+    {"high-freq-factor", "X", "rope llama3, default 4"},                                                       \
+    {"short-factors", "F.npy", "rope longrope: short factor list (rotary_dim/2 floats)"},                      \
+    {"long-factors", "F.npy", "rope longrope: long factor list (rotary_dim/2 floats)"},                        \
+    {"longrope", "SEL", "rope longrope list: by-seq-len (default: long iff seq-len > original-max) | short | long"}, \
+    {"rotary-dim", "R", "rope: rotate only R channels (partial rotary), even, <= dim"},                        \
+    {"partial", "F", "rope: partial_rotary_factor, rotary dim = int(dim * F)"},                                \
+    {"torch-compat", NULL, "rope: HF's float32 arithmetic (bit-identical to transformers on CPU)"},            \
+    {"precise", NULL, "rope: long double formulas rounded once (default)"}
+typedef struct {
+    posenc_rope_params params; /* start from defaults or a config; the flags override */
+    unsigned given;            /* POSENC_ROPE_GIVEN_* (for posenc_rope_resolve) */
+    double *short_list, *long_list;
+} cli_rope_scaling;
+/* Apply the CLI_ROPE_SCALING_OPTIONS present in args over q->params. */
+int cli_rope_scaling_parse(const char *command, const cli_args *args, cli_rope_scaling *q);
+void cli_rope_scaling_free(cli_rope_scaling *q);
+/* The first CLI_ROPE_SCALING_OPTIONS flag given that is not in except (NULL-terminated, may be NULL), or NULL. */
+const char *cli_rope_scaling_flag_given(const cli_args *args, const char *const *except);
+
 /* The encoding flags shared by `plot` and `report` (see CLI_TABLE_OPTIONS). */
 #define CLI_TABLE_OPTIONS                                                                          \
     {"kind", "KIND", "sinusoidal (default) | rope | learned | index | normalized"},                \
@@ -242,9 +274,7 @@ void cli_table_free(cli_table *t);
     {"freqs", "CONV", "vaswani (default) | t2t"},                                                  \
     {"layout", "L", "interleaved (default) | half"},                                               \
     {"start", "S", "first position, default 0"},                                                  \
-    {"scaling", "S", "rope: none (default) | linear | ntk | dynamic | yarn | llama3"},             \
-    {"factor", "F", "rope: scaling factor, default 1 (8 for llama3, 4 for the others if unset)"},  \
-    {"original-max", "L0", "rope: trained context length for yarn/llama3, default 8192"},          \
+    CLI_ROPE_SCALING_OPTIONS,                                                                      \
     {"seed", "N", "learned: seed of the N(0, sigma^2) initializer, default 0"},                   \
     {"sigma", "S", "learned: standard deviation, default 0.02 (BERT/GPT-2 initializer_range)"}
 /* Build the table named by the encoding flags, or read positional TABLE.npy (2-D). */

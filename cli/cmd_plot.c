@@ -120,6 +120,9 @@ static int draw_computed(int chart, const cli_args *a, cli_table *t, cli_buffer 
     for (size_t i = 0; i < sizeof table_only / sizeof *table_only; i++)
         if (cli_has(a, table_only[i]))
             return cli_fail("plot", EXIT_USAGE, NULL, "--%s does not apply to the %s chart", table_only[i], charts[chart]);
+    static const char *const bands_flags[] = {"scaling", "factor", "original-max", NULL};
+    const char *rope_flag = cli_rope_scaling_flag_given(a, chart == ROPE_BANDS ? bands_flags : NULL);
+    if (rope_flag) return cli_fail("plot", EXIT_USAGE, NULL, "--%s does not apply to the %s chart", rope_flag, charts[chart]);
     if (chart == ROPE_BANDS) {
         int32_t dim = 128;
         double base = 500000, factor = 8;

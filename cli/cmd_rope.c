@@ -8,180 +8,198 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The one list of RoPE frequency flags: `rope freqs` and `rope apply` take all
+ * of them (apply adds its own below). A flag overrides the --config value. */
+#define ROPE_FREQUENCY_OPTIONS                                                                                   \
+    {"config", "FILE", "read the model's settings from config.json or model.gguf (the flags below override)"},  \
+    {"layer-type", "NAME", "with --config: the layer kind to use (e.g. sliding_attention; default: the first)"}, \
+    {"dim", "D", "head_dim (channels per head); required unless --config"},                                      \
+    {"base", "B", "rope_theta, default 10000"},                                                                  \
+    {"max-pos", "N", "max_position_embeddings (dynamic; the yarn/longrope/llama3 defaults)"},                   \
+    {"seq-len", "L", "sequence length for dynamic NTK / longrope selection (freqs: 0 = trained length; apply: "  \
+                     "default max position + 1)"},                                                               \
+    {"layout", "L", "half (= neox, HF rotate_half) | interleaved (= gptj, ggml NORMAL); default: the "         \
+                    "config's family, else half"},                                                               \
+    CLI_ROPE_SCALING_OPTIONS
+
 static const cli_option freqs_options[] = {
-    {"dim", "D", "head_dim (channels per head); required unless --config"},
-    {"config", "FILE", "read the model's settings from config.json or model.gguf (flags below override)"},
-    {"base", "B", "rope_theta, default 10000"},
-    {"scaling", "S", "none | linear | ntk | dynamic | yarn | longrope | llama3 (default none)"},
-    {"factor", "F", "scaling factor (context extension ratio)"},
-    {"original-max", "N", "trained context L0 (yarn, longrope, llama3)"},
-    {"max-pos", "N", "max_position_embeddings (dynamic; longrope/yarn defaults)"},
-    {"seq-len", "L", "sequence length for dynamic NTK / longrope selection (0 = trained length)"},
-    {"beta-fast", "X", "yarn: rotations of the last kept pair, default 32"},
-    {"beta-slow", "X", "yarn: rotations of the first interpolated pair, default 1"},
-    {"mscale", "X", "yarn (DeepSeek): mscale"},
-    {"mscale-all-dim", "X", "yarn (DeepSeek): mscale_all_dim"},
-    {"attention-factor", "X", "explicit cos/sin magnitude (yarn, longrope)"},
-    {"no-truncate", NULL, "yarn: do not floor/ceil the correction range (HF truncate=False)"},
-    {"low-freq-factor", "X", "llama3, default 1"},
-    {"high-freq-factor", "X", "llama3, default 4"},
-    {"short-factors", "F.npy", "longrope: short factor list (rotary_dim/2 floats)"},
-    {"long-factors", "F.npy", "longrope: long factor list (rotary_dim/2 floats)"},
-    {"longrope", "SEL", "longrope list: by-seq-len (default: long iff seq-len > original-max) | short | long"},
-    {"rotary-dim", "R", "rotate only the first R channels (partial rotary), even, <= dim"},
-    {"partial", "F", "partial_rotary_factor: rotary dim = int(dim * F)"},
-    {"torch-compat", NULL, "HF's float32 arithmetic (bit-identical to transformers on CPU)"},
-    {"precise", NULL, "long double formulas rounded once (default)"},
-    {"json", NULL, "print one JSON object (inv_freq, attention_factor, ...)"},
+    ROPE_FREQUENCY_OPTIONS,
+    {"json", NULL, "print one JSON object (inv_freq, attention_factor, layout, layer types, ...)"},
     {"o", "OUT", "write inv_freq as OUT.npy / OUT.csv (float64)"},
     {NULL, NULL, NULL}};
 
-/* apply takes every frequency flag plus its own */
 static const cli_option apply_options[] = {
-    {"in", "X.npy", "input [T,H,D] or [T,D]: float32 or float16 (or uint16 bf16 bits with --bf16)"},
+    ROPE_FREQUENCY_OPTIONS,
+    {"in", "X.npy", "input [T,H,D] or [T,D]: float32 or float16 (or uint16 bf16 bits with --bf16); with --config "
+                    "D is the head (DeepSeek: 192, the rotated channels last) or the rotated part"},
     {"start", "S", "position of the first token (default 0); tokens get S, S+1, ..."},
     {"positions", "P.npy", "explicit int64/int32 positions, one per token (any sign)"},
-    {"layout", "L", "half (= neox, HF rotate_half; default) | interleaved (= gptj, ggml NORMAL)"},
     {"inverse", NULL, "undo a rotation (rotate by -angle, divide by the attention factor)"},
     {"shift", NULL, "re-rotate cached keys by the given positions as deltas (no attention factor)"},
     {"bf16", NULL, "the input is uint16 holding bfloat16 bits (output likewise)"},
-    {"dim", "D", "head_dim; must equal the input's last axis if given"},
-    {"config", "FILE", "model config.json or .gguf"},
-    {"base", "B", "rope_theta, default 10000"},
-    {"scaling", "S", "none | linear | ntk | dynamic | yarn | longrope | llama3"},
-    {"factor", "F", "scaling factor"},
-    {"original-max", "N", "trained context L0"},
-    {"max-pos", "N", "max_position_embeddings"},
-    {"seq-len", "L", "sequence length for dynamic / longrope (default: max position + 1)"},
-    {"beta-fast", "X", "yarn beta_fast"},
-    {"beta-slow", "X", "yarn beta_slow"},
-    {"mscale", "X", "yarn mscale"},
-    {"mscale-all-dim", "X", "yarn mscale_all_dim"},
-    {"attention-factor", "X", "explicit cos/sin magnitude"},
-    {"no-truncate", NULL, "yarn truncate=False"},
-    {"low-freq-factor", "X", "llama3 low_freq_factor"},
-    {"high-freq-factor", "X", "llama3 high_freq_factor"},
-    {"short-factors", "F.npy", "longrope short factors"},
-    {"long-factors", "F.npy", "longrope long factors"},
-    {"longrope", "SEL", "by-seq-len | short | long"},
-    {"rotary-dim", "R", "partial rotary dim"},
-    {"partial", "F", "partial_rotary_factor"},
-    {"torch-compat", NULL, "HF's float32 arithmetic"},
-    {"precise", NULL, "precise cos/sin (default)"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
     {"o", "OUT", "output .npy (same shape and dtype as the input)"},
     {NULL, NULL, NULL}};
 
-static const char *const scaling_choices[] = {"none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "default", NULL};
-static const char *const longrope_choices[] = {"by-seq-len", "short", "long", NULL};
+
+static const char *const layout_choices[] = {"half", "interleaved", "neox", "gptj", NULL};
 
 /* Frequency settings of a request; owns the longrope lists and the config. */
 typedef struct {
     posenc_rope_params params;
     posenc_model_config config;
     bool have_config;
+    int layer_type;          /* index into config.layer_types, or 0 */
+    posenc_layout layout;
+    int32_t attention_head_dim; /* channels of the head the config describes (>= params.head_dim) */
+    int32_t rotary_offset;      /* first rotated channel in it */
     int64_t seq_len;
     bool seq_len_given;
-    double *short_list, *long_list;
+    cli_rope_scaling flags;  /* owns the --short/long-factors lists */
 } rope_request;
 
 static void request_free(rope_request *q) {
-    free(q->short_list);
-    free(q->long_list);
+    cli_rope_scaling_free(&q->flags);
     if (q->have_config) posenc_config_free(&q->config);
 }
 
-static int read_factor_list(const char *cmd, const char *path, double **out, size_t *count) {
-    posenc_error err = {0};
-    posenc_array a, f;
-    if (posenc_npy_read(path, 0, &a, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
-    int rc = EXIT_OK;
-    if (a.ndim != 1 || (a.dtype != POSENC_DTYPE_F32 && a.dtype != POSENC_DTYPE_F64)) {
-        rc = cli_fail(cmd, EXIT_USAGE, "np.save(path, np.array(factors, dtype=np.float64))",
-                      "factor list %s must be a 1-D float32/float64 array, got rank %d %s", path, a.ndim,
-                      posenc_dtype_name(a.dtype));
-    } else if (posenc_array_to_f64(&a, &f, &err) != POSENC_OK) {
-        rc = cli_fail_status(cmd, &err);
-    } else {
-        *out = f.data;
-        *count = f.count;
-    }
-    posenc_array_free(&a);
-    return rc;
-}
-
-/* Parse every frequency flag into q (after --config, so flags override). */
+/* Parse every frequency flag into q: the config (if any) first, then the
+ * flags over it, then posenc_rope_resolve: the same derivation either way. */
 static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_request *q) {
     memset(q, 0, sizeof *q);
     posenc_rope_params *p = &q->params;
     posenc_rope_params_default(p, 0);
+    q->layout = POSENC_LAYOUT_HALF;
+    unsigned given = 0;
     if (cli_has(a, "config")) {
         posenc_error err = {0};
         if (posenc_config_read(cli_string(a, "config", ""), 0, &q->config, &err) != POSENC_OK)
             return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
         q->have_config = true;
-        *p = q->config.rope;
-        if (q->config.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
-            fprintf(stderr, "posenc %s: warning: the GGUF's rope_freqs tensor (per-pair divisors) is not read; "
-                            "see posenc rope explain\n", cmd);
+        const posenc_model_config *c = &q->config;
+        *p = c->rope;
+        given = c->rope_given;
+        q->layout = c->layout;
+        q->attention_head_dim = c->attention_head_dim;
+        q->rotary_offset = c->rotary_offset;
+        if (cli_has(a, "layer-type")) {
+            const char *name = cli_string(a, "layer-type", "");
+            int found = -1;
+            for (int i = 0; i < c->layer_type_count; i++)
+                if (strcmp(c->layer_types[i].name, name) == 0) found = i;
+            if (found < 0)
+                return cli_fail(cmd, EXIT_USAGE, c->layer_type_count ? "see posenc rope explain" : NULL,
+                                "--layer-type %s: the config has %s", name,
+                                c->layer_type_count ? "other layer kinds" : "one kind of layer only");
+            q->layer_type = found;
+            *p = c->layer_types[found].rope;
+            if (found > 0) given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
+        }
+        if (c->warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)
+            fprintf(stderr, "posenc %s: warning: '%s' is not in posenc's model-family table; read generically "
+                            "from: %s\n", cmd, c->architecture[0] ? c->architecture : "(no model_type)",
+                    c->keys_used[0] ? c->keys_used : "(nothing)");
+        if (c->warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
+            fprintf(stderr, "posenc %s: warning: config.json has '%s' more than once; the last one is used (as "
+                            "Python's json does)\n", cmd, c->duplicate_key);
+    } else if (cli_has(a, "layer-type")) {
+        return cli_fail(cmd, EXIT_USAGE, NULL, "--layer-type needs --config");
     }
-    int scaling = -1, select = -1;
-    int64_t orig = p->original_max_position, max_pos = p->max_position, rotary = p->rotary_dim;
+    int layout = -1;
+    int64_t max_pos = p->max_position;
     int32_t dim = p->head_dim;
     if (!cli_int32(a, "dim", INT32_MIN, INT32_MAX, &dim) || !cli_double(a, "base", &p->base) ||
-        !cli_choice(a, "scaling", scaling_choices, &scaling) || !cli_double(a, "factor", &p->factor) ||
-        !cli_int64(a, "original-max", INT64_MIN, INT64_MAX, &orig) || !cli_int64(a, "max-pos", INT64_MIN, INT64_MAX, &max_pos) ||
-        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) || !cli_double(a, "beta-fast", &p->beta_fast) ||
-        !cli_double(a, "beta-slow", &p->beta_slow) || !cli_double(a, "mscale", &p->mscale) ||
-        !cli_double(a, "mscale-all-dim", &p->mscale_all_dim) || !cli_double(a, "attention-factor", &p->attention_factor) ||
-        !cli_double(a, "low-freq-factor", &p->low_freq_factor) || !cli_double(a, "high-freq-factor", &p->high_freq_factor) ||
-        !cli_choice(a, "longrope", longrope_choices, &select) || !cli_int64(a, "rotary-dim", INT32_MIN, INT32_MAX, &rotary) ||
-        !cli_double(a, "partial", &p->partial_rotary_factor))
+        !cli_int64(a, "max-pos", INT64_MIN, INT64_MAX, &max_pos) ||
+        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) || !cli_choice(a, "layout", layout_choices, &layout))
         return EXIT_USAGE;
     if (!cli_has(a, "dim") && !q->have_config)
         return cli_fail(cmd, EXIT_USAGE, "e.g. --dim 128, or --config config.json", "--dim is required (or --config)");
     if (dim <= 0) return cli_fail(cmd, EXIT_USAGE, NULL, "--dim must be > 0, got %d", dim);
     if (cli_has(a, "seq-len") && q->seq_len < 0)
         return cli_fail(cmd, EXIT_USAGE, NULL, "--seq-len must be >= 0, got %lld", (long long)q->seq_len);
-    if (cli_has(a, "original-max") && orig <= 0)
-        return cli_fail(cmd, EXIT_USAGE, NULL, "--original-max must be > 0, got %lld", (long long)orig);
     if (cli_has(a, "max-pos") && max_pos <= 0)
         return cli_fail(cmd, EXIT_USAGE, NULL, "--max-pos must be > 0, got %lld", (long long)max_pos);
-    if (cli_has(a, "rotary-dim") && rotary <= 0)
-        return cli_fail(cmd, EXIT_USAGE, NULL, "--rotary-dim must be > 0, got %lld", (long long)rotary);
-    if (cli_has(a, "rotary-dim") && cli_has(a, "partial"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give --rotary-dim or --partial, not both");
-    if (cli_has(a, "partial")) p->rotary_dim = 0;
-    if (cli_has(a, "precise") && cli_has(a, "torch-compat"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
-    p->head_dim = dim;
-    p->original_max_position = orig;
-    p->max_position = max_pos;
-    p->rotary_dim = (int32_t)rotary;
-    q->seq_len_given = cli_has(a, "seq-len");
-    if (scaling >= 0) p->scaling = scaling == 7 ? POSENC_ROPE_NONE : (posenc_rope_scaling)scaling;
-    if (select >= 0) p->longrope_select = (posenc_rope_longrope_select)select;
-    if (cli_has(a, "no-truncate")) p->truncate = 0;
-    if (cli_has(a, "torch-compat")) p->mode = POSENC_MODE_TORCH_COMPAT;
-    if (cli_has(a, "precise")) p->mode = POSENC_MODE_PRECISE;
-    if (p->scaling == POSENC_ROPE_NONE && cli_has(a, "factor"))
-        return cli_fail(cmd, EXIT_USAGE, "add --scaling linear|ntk|dynamic|yarn|longrope|llama3",
-                        "--factor %g has no effect with --scaling none", p->factor);
-    if (cli_has(a, "short-factors") != cli_has(a, "long-factors"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give both --short-factors and --long-factors");
-    if (cli_has(a, "short-factors")) {
-        size_t ns = 0, nl = 0;
-        int rc = read_factor_list(cmd, cli_string(a, "short-factors", ""), &q->short_list, &ns);
-        if (rc == EXIT_OK) rc = read_factor_list(cmd, cli_string(a, "long-factors", ""), &q->long_list, &nl);
-        if (rc != EXIT_OK) return rc;
-        if (ns != nl)
-            return cli_fail(cmd, EXIT_USAGE, NULL, "--short-factors has %zu entries but --long-factors has %zu", ns, nl);
-        p->short_factors = q->short_list;
-        p->long_factors = q->long_list;
-        p->factors_count = ns;
+    if (cli_has(a, "dim") && q->have_config && dim != p->head_dim) { /* a different head: the config's placement is moot */
+        q->attention_head_dim = dim;
+        q->rotary_offset = 0;
     }
+    p->head_dim = dim;
+    if (!q->have_config || cli_has(a, "dim")) q->attention_head_dim = dim;
+    p->max_position = max_pos;
+    q->seq_len_given = cli_has(a, "seq-len");
+    if (layout >= 0) q->layout = (layout == 1 || layout == 3) ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
+    q->flags.params = *p;
+    q->flags.given = given;
+    int rc = cli_rope_scaling_parse(cmd, a, &q->flags);
+    if (rc != EXIT_OK) return rc;
+    *p = q->flags.params;
+    given = q->flags.given;
     posenc_error err = {0};
-    if (posenc_rope_check(p, NULL, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
+    unsigned warnings = 0;
+    if (posenc_rope_resolve(p, given, &warnings, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
+    if ((warnings & POSENC_CONFIG_WARN_NO_ORIGINAL) && !q->have_config)
+        fprintf(stderr, "posenc %s: note: no --original-max; %s uses --max-pos %lld in its place (as HF does)\n", cmd,
+                posenc_rope_scaling_name(p->scaling), (long long)p->max_position);
+    if (q->attention_head_dim < p->head_dim) q->attention_head_dim = p->head_dim;
+    return EXIT_OK;
+}
+
+static const char *layout_name(posenc_layout layout) {
+    return layout == POSENC_LAYOUT_INTERLEAVED ? "interleaved" : "half";
+}
+
+/* One JSON member "inv_freq": [...] plus the attention factor, for params p. */
+static int print_frequencies_json(const char *cmd, const posenc_rope_params *p, int64_t seq_len) {
+    int32_t r = 0;
+    posenc_error err = {0};
+    if (posenc_rope_check(p, &r, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
+    double *w = malloc(sizeof *w * (size_t)(r / 2 > 0 ? r / 2 : 1)), att = 1.0;
+    if (!w) return cli_fail(cmd, EXIT_RUNTIME, NULL, "out of memory");
+    if (posenc_rope_frequencies(p, seq_len, w, (size_t)(r / 2), &att, &err) != POSENC_OK) {
+        free(w);
+        return cli_fail_status(cmd, &err);
+    }
+    printf("\"head_dim\": %d, \"rotary_dim\": %d, \"base\": %.17g, \"scaling\": \"%s\", \"factor\": %.17g, "
+           "\"original_max_position\": %lld, \"attention_factor\": %.17g, \"inv_freq\": [",
+           p->head_dim, r, p->base, posenc_rope_scaling_name(p->scaling), p->factor,
+           (long long)p->original_max_position, att);
+    for (int32_t k = 0; k < r / 2; k++) printf("%s%.17g", k ? ", " : "", w[k]);
+    printf("]");
+    free(w);
+    return EXIT_OK;
+}
+
+static int print_freqs_json(const rope_request *q, int32_t r, double att, const double *w, size_t pairs) {
+    const posenc_model_config *c = &q->config;
+    printf("{\"head_dim\": %d, \"rotary_dim\": %d, \"base\": %.17g, \"scaling\": \"%s\", \"factor\": %.17g, "
+           "\"mode\": \"%s\", \"seq_len\": %lld, \"attention_factor\": %.17g, \"layout\": \"%s\", "
+           "\"attention_head_dim\": %d, \"first_rotated_channel\": %d",
+           q->params.head_dim, r, q->params.base, posenc_rope_scaling_name(q->params.scaling), q->params.factor,
+           q->params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : "precise", (long long)q->seq_len, att,
+           layout_name(q->layout), q->attention_head_dim, q->rotary_offset);
+    if (q->have_config) {
+        printf(", \"architecture\": \"%s\", \"family\": \"%s\", \"original_max_position\": %lld, "
+               "\"max_position_embeddings\": %lld, \"softmax_head_dim\": %d, \"softmax_scale_factor\": %.17g",
+               c->architecture, c->family, (long long)q->params.original_max_position,
+               (long long)c->max_position_embeddings, c->softmax_head_dim, c->softmax_scale_factor);
+        if (c->layer_type_count > 0) {
+            printf(", \"layer_types\": [");
+            for (int i = 0; i < c->layer_type_count; i++) {
+                const posenc_config_layer_type *t = &c->layer_types[i];
+                posenc_rope_params p = i == q->layer_type ? q->params : t->rope;
+                p.mode = q->params.mode;
+                printf("%s{\"name\": \"%s\", \"layers\": %d, \"sliding_window\": %lld, ", i ? ", " : "", t->name,
+                       t->layers, (long long)t->sliding_window);
+                int rc = print_frequencies_json("rope freqs", &p, q->seq_len);
+                if (rc != EXIT_OK) return rc;
+                printf("}");
+            }
+            printf("]");
+        }
+    }
+    printf(", \"inv_freq\": [");
+    for (size_t k = 0; k < pairs; k++) printf("%s%.17g", k ? ", " : "", w[k]);
+    printf("]}\n");
     return EXIT_OK;
 }
 
@@ -217,12 +235,7 @@ static int rope_freqs(int argc, char **argv) {
     const double *w = inv.data;
     if (cli_has(&a, "o")) rc = cli_write_array("rope freqs", cli_string(&a, "o", "-"), &inv);
     if (rc == EXIT_OK && cli_has(&a, "json")) {
-        printf("{\"head_dim\": %d, \"rotary_dim\": %d, \"base\": %.17g, \"scaling\": \"%s\", \"factor\": %.17g, "
-               "\"mode\": \"%s\", \"seq_len\": %lld, \"attention_factor\": %.17g, \"inv_freq\": [",
-               q.params.head_dim, r, q.params.base, posenc_rope_scaling_name(q.params.scaling), q.params.factor,
-               q.params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : "precise", (long long)q.seq_len, att);
-        for (size_t k = 0; k < shape[0]; k++) printf("%s%.17g", k ? ", " : "", w[k]);
-        printf("]}\n");
+        rc = print_freqs_json(&q, r, att, w, shape[0]);
     } else if (rc == EXIT_OK && !cli_has(&a, "o")) {
         printf("# %s, head_dim %d, rotary_dim %d, base %g, attention factor %.9g\n# pair  inv_freq  wavelength\n",
                posenc_rope_scaling_name(q.params.scaling), q.params.head_dim, r, q.params.base, att);
@@ -266,16 +279,12 @@ static int rope_apply(int argc, char **argv) {
         printf("\nexample:\n  posenc rope apply --in q.npy --start 1000 --layout neox --base 500000 -o q_rot.npy\n");
         return EXIT_OK;
     }
-    static const char *const layouts[] = {"half", "interleaved", "neox", "gptj", NULL};
-    int layout_choice = 0;
-    if (!cli_choice(&a, "layout", layouts, &layout_choice)) return EXIT_USAGE;
     if (!cli_has(&a, "in")) return cli_fail("rope apply", EXIT_USAGE, "e.g. --in q.npy", "--in X.npy is required");
     if (!cli_has(&a, "o")) return cli_fail("rope apply", EXIT_USAGE, NULL, "-o Y.npy is required");
     if (cli_has(&a, "start") && cli_has(&a, "positions"))
         return cli_fail("rope apply", EXIT_USAGE, NULL, "give --start or --positions, not both");
     if (cli_has(&a, "inverse") && cli_has(&a, "shift"))
         return cli_fail("rope apply", EXIT_USAGE, NULL, "give --inverse or --shift, not both");
-    posenc_layout layout = (layout_choice == 1 || layout_choice == 3) ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
     int64_t start = 0;
     if (!cli_int64(&a, "start", INT64_MIN / 2, INT64_MAX / 2, &start)) return EXIT_USAGE;
     posenc_array x;
@@ -312,21 +321,28 @@ static int rope_apply(int argc, char **argv) {
             goto done;
         }
     }
-    /* head_dim comes from the input */
+    /* head_dim comes from the input; with --config the input is the whole head (the
+     * rotated channels sit at the config's offset) or just the rotated part */
     char dim_text[32];
     snprintf(dim_text, sizeof dim_text, "%zu", d);
     cli_args with_dim = a;
-    for (int i = 0; with_dim.options[i].name; i++)
+    for (int i = 0; with_dim.options[i].name && !cli_has(&a, "config"); i++)
         if (strcmp(with_dim.options[i].name, "dim") == 0) {
             with_dim.values[i] = dim_text;
             with_dim.seen[i] = true;
         }
     if ((rc = parse_frequency_flags(&with_dim, "rope apply", &q)) != EXIT_OK) goto done;
-    if (q.have_config && (size_t)q.config.rope.head_dim != d) {
-        rc = cli_fail("rope apply", EXIT_USAGE, "is the input [T,H,D] with D = head_dim?",
-                      "the input's last axis is %zu but the config's head_dim is %d", d, q.config.rope.head_dim);
-        goto done;
+    size_t offset = 0;
+    if (q.have_config && (size_t)q.params.head_dim != d) {
+        if ((size_t)q.attention_head_dim != d) {
+            rc = cli_fail("rope apply", EXIT_USAGE, "is the input [T,H,D] with D = head_dim?",
+                          "the input's last axis is %zu but the config's head_dim is %d%s", d, q.attention_head_dim,
+                          q.rotary_offset ? " (or the rotated part alone)" : "");
+            goto done;
+        }
+        offset = (size_t)q.rotary_offset;
     }
+    posenc_layout layout = q.layout;
     if (cli_has(&a, "positions")) {
         if ((rc = read_positions_exact(cli_string(&a, "positions", ""), tokens, &positions)) != EXIT_OK) goto done;
     } else {
@@ -343,7 +359,11 @@ static int rope_apply(int argc, char **argv) {
             if (positions[t] + 1 > m) m = positions[t] + 1;
         q.seq_len = m;
     }
+    /* the rotated unit [offset, offset + head_dim) of every head, as a strided view */
     posenc_rope_view view = {tokens, heads, heads * d, d};
+    size_t element = x.dtype == POSENC_DTYPE_F32 ? 4 : 2;
+    void *base = (char *)x.data + offset * element;
+    size_t available = x.count > offset ? x.count - offset : 0;
     int inverse = cli_has(&a, "inverse");
     posenc_status st;
     if (cli_has(&a, "shift")) {
@@ -351,13 +371,13 @@ static int rope_apply(int argc, char **argv) {
             rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--shift works on float32 input, got %s", posenc_dtype_name(x.dtype));
             goto done;
         }
-        st = posenc_rope_shift_f32(&q.params, q.seq_len, layout, &view, positions, x.data, x.count, &err);
+        st = posenc_rope_shift_f32(&q.params, q.seq_len, layout, &view, positions, base, available, &err);
     } else if (x.dtype == POSENC_DTYPE_F32) {
-        st = posenc_rope_apply_f32(&q.params, q.seq_len, layout, &view, positions, inverse, x.data, x.count, &err);
+        st = posenc_rope_apply_f32(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     } else if (x.dtype == POSENC_DTYPE_F16) {
-        st = posenc_rope_apply_f16(&q.params, q.seq_len, layout, &view, positions, inverse, x.data, x.count, &err);
+        st = posenc_rope_apply_f16(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     } else {
-        st = posenc_rope_apply_bf16(&q.params, q.seq_len, layout, &view, positions, inverse, x.data, x.count, &err);
+        st = posenc_rope_apply_bf16(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     }
     if (st != POSENC_OK) {
         rc = cli_fail_status("rope apply", &err);

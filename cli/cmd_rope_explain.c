@@ -82,22 +82,53 @@ int cmd_rope_explain(int argc, char **argv) {
         return cli_fail_status("rope explain", &err);
     }
     printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
-    printf("architecture: %s\n", c.architecture[0] ? c.architecture : "(not stated)");
-    printf("head_dim %d, rotary_dim %d: %d rotated pairs", p->head_dim, r, pairs);
-    if (r < p->head_dim) printf(", %d channels pass through unrotated (partial rotary)", p->head_dim - r);
-    printf("\nlayout: %s%s\n",
+    printf("architecture: %s", c.architecture[0] ? c.architecture : "(not stated: no model_type or architectures)");
+    if (c.family[0]) printf(" -- read with posenc's '%s' family rules", c.family);
+    else printf(" -- not in posenc's family table: read generically from %s", c.keys_used[0] ? c.keys_used : "(no keys)");
+    printf("\n");
+    if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
+    int32_t head = c.attention_head_dim > 0 ? c.attention_head_dim : p->head_dim;
+    int32_t first = c.rotary_offset, last = c.rotary_offset + r - 1;
+    printf("head: %d channels; rotated: channels %d..%d (%d pairs", head, first, last, pairs);
+    if (first > 0) printf(", the LAST %d channels of the head: the first %d pass through (DeepSeek MLA: [nope | rope])", r, first);
+    else if (r < head) printf("; channels %d..%d pass through unrotated: partial rotary", r, head - 1);
+    printf(")\nlayout: %s%s\n",
            c.layout == POSENC_LAYOUT_HALF ? "half split, pairs (k, k+R/2) (GPT-NeoX / HF rotate_half / ggml NEOX)"
                                           : "interleaved, pairs (2k, 2k+1) (GPT-J / Meta LLaMA / ggml NORMAL)",
            c.layout_known ? "" : " -- assumed: architecture not in posenc's list");
     printf("base (rope_theta): %.10g%s\n", p->base, (c.warnings & POSENC_CONFIG_WARN_NO_THETA) ? " (default: not in the file)" : "");
     printf("scaling: %s", posenc_rope_scaling_name(p->scaling));
-    if (c.scaling_name[0]) printf(" (written as '%s')", c.scaling_name);
+    if (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
+        printf(" -- the GGUF's rope_freqs.weight: per-pair frequency divisors (llama.cpp's form of Llama 3.1 scaling)");
+    else if (c.scaling_name[0] == '(') printf(" -- the GGUF's rope_factors_long/short.weight tensors (Phi-3)");
+    else if (c.scaling_name[0]) printf(" (written as '%s')", c.scaling_name);
     if (p->scaling != POSENC_ROPE_NONE) printf(", factor %.10g", p->factor);
     printf("\ncontext: trained %lld, max position embeddings %lld\n", (long long)p->original_max_position,
            (long long)c.max_position_embeddings);
+    if (c.mrope_sections[0] > 0)
+        printf("M-RoPE sections (pairs per t/h/w axis): %d, %d, %d%s\n", c.mrope_sections[0], c.mrope_sections[1],
+               c.mrope_sections[2], " -- text tokens use one position on every axis, so the frequencies below hold");
     printf("cos/sin magnitude (attention factor): %.10g -- scales q.k by its square, %.6g\n", att, att * att);
-    printf("softmax scale factor: %.10g (multiply 1/sqrt(d) by it%s)\n", c.softmax_scale_factor,
-           c.softmax_scale_factor != 1.0 ? "; DeepSeek's mscale_all_dim rule" : "");
+    int32_t dsoft = c.softmax_head_dim > 0 ? c.softmax_head_dim : head;
+    printf("softmax scale: 1/sqrt(%d) x %.10g = %.10g%s\n", dsoft, c.softmax_scale_factor,
+           c.softmax_scale_factor / sqrt((double)dsoft),
+           c.softmax_scale_factor != 1.0 ? " (DeepSeek: qk_head_dim = qk_nope + qk_rope, times m(factor, mscale_all_dim)^2)" : "");
+    for (int i = 0; i < c.layer_type_count; i++) {
+        const posenc_config_layer_type *t = &c.layer_types[i];
+        double tatt = 1.0, w0_t = 0;
+        posenc_error terr = {0};
+        int32_t tr = 0;
+        posenc_rope_check(&t->rope, &tr, NULL);
+        double *tw = malloc(sizeof *tw * (size_t)(tr / 2 > 0 ? tr / 2 : 1));
+        if (tw && posenc_rope_frequencies(&t->rope, seq_len, tw, (size_t)(tr / 2), &tatt, &terr) == POSENC_OK)
+            w0_t = tw[tr / 2 - 1];
+        free(tw);
+        printf("layer kind %d: %s, %d layers%s", i, t->name, t->layers, t->sliding_window > 0 ? "" : ", whole context");
+        if (t->sliding_window > 0) printf(", window %lld", (long long)t->sliding_window);
+        printf(": base %.10g, scaling %s", t->rope.base, posenc_rope_scaling_name(t->rope.scaling));
+        if (t->rope.scaling != POSENC_ROPE_NONE) printf(" x%.6g", t->rope.factor);
+        printf(", magnitude %.6g, slowest inv_freq %.6g\n", tatt, w0_t);
+    }
     printf("frequencies: inv_freq %.6g (pair 0) .. %.6g (pair %d); wavelengths %.4g .. %.4g positions\n", w[0],
            w[pairs - 1], pairs - 1, 6.283185307179586 / w[0], 6.283185307179586 / w[pairs - 1]);
     int64_t trained = p->original_max_position > 0 ? p->original_max_position : c.max_position_embeddings;
@@ -133,9 +164,12 @@ int cmd_rope_explain(int argc, char **argv) {
     if (c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH)
         printf("warning %d: partial rotary leaves an odd number of pass-through channels (%d)\n", ++warnings,
                p->head_dim - r);
-    if (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
-        printf("warning %d: the GGUF has a rope_freqs tensor (per-pair frequency divisors, e.g. Llama 3.1); posenc "
-               "does not read tensors, so the frequencies above omit it\n", ++warnings);
+    if (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)
+        printf("warning %d: '%s' is not in posenc's family table; read generically from: %s\n", ++warnings,
+               c.architecture[0] ? c.architecture : "(unnamed)", c.keys_used[0] ? c.keys_used : "(no keys)");
+    if (c.warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
+        printf("warning %d: '%s' is written more than once; the last value is used (as Python's json does)\n",
+               ++warnings, c.duplicate_key);
     if (c.warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION)
         printf("warning %d: max position embeddings is missing\n", ++warnings);
     if (!warnings) printf("no warnings\n");

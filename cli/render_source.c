@@ -203,10 +203,13 @@ static int read_table(const char *command, const char *path, size_t max_bytes, c
 static int table_from_config(const char *command, const cli_args *a, cli_table *t) {
     const char *model_flags[] = {"kind", "dim", "base", "freqs", "layout", "scaling", "factor", "original-max", "seed",
                                  "sigma"};
-    for (size_t i = 0; i < sizeof model_flags / sizeof *model_flags; i++)
-        if (cli_has(a, model_flags[i]))
+    const char *rope_flag = cli_rope_scaling_flag_given(a, NULL);
+    for (size_t i = 0; i < sizeof model_flags / sizeof *model_flags + 1; i++) {
+        const char *flag = i < sizeof model_flags / sizeof *model_flags ? model_flags[i] : rope_flag;
+        if (flag && cli_has(a, flag))
             return cli_fail(command, EXIT_USAGE, "--config sets the RoPE; --len and --start choose the positions",
-                            "--%s cannot be combined with --config", model_flags[i]);
+                            "--%s cannot be combined with --config", flag);
+    }
     int64_t len = 128, start = 0;
     if (!cli_int64(a, "len", 1, INT64_MAX, &len) || !cli_int64(a, "start", 0, INT64_MAX, &start)) return EXIT_USAGE;
     const char *path = cli_string(a, "config", "");
@@ -235,10 +238,13 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
     if (a->positional_count > 0) {
         const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
                                "scaling", "factor", "original-max", "seed", "sigma", "config"};
-        for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-            if (cli_has(a, flags[i]))
+        const char *rope_flag = cli_rope_scaling_flag_given(a, NULL);
+        for (size_t i = 0; i < sizeof flags / sizeof *flags + 1; i++) {
+            const char *flag = i < sizeof flags / sizeof *flags ? flags[i] : rope_flag;
+            if (flag && cli_has(a, flag))
                 return cli_fail(command, EXIT_USAGE, NULL, "give a table file or --%s and the other encoding flags, not both",
-                                flags[i]);
+                                flag);
+        }
         return read_table(command, a->positional[0], cli_max_bytes(a), t);
     }
     if (cli_has(a, "config")) return table_from_config(command, a, t);
@@ -257,6 +263,9 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
         if (cli_has(a, owned[i].flag) && owned[i].kind != kind)
             return cli_fail(command, EXIT_USAGE, NULL, "--%s applies to --kind %s, not %s", owned[i].flag,
                             kind_names[owned[i].kind], kind_names[kind]);
+    if (cli_rope_scaling_flag_given(a, NULL) && kind != KIND_ROPE)
+        return cli_fail(command, EXIT_USAGE, NULL, "--%s applies to --kind rope, not %s", cli_rope_scaling_flag_given(a, NULL),
+                        kind_names[kind]);
     if (kind == KIND_LEARNED) {
         int64_t seed = 0;
         double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
@@ -266,20 +275,24 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
         return compute_learned(command, len, dim, (uint64_t)seed, sigma, t);
     }
     if (kind == KIND_ROPE) {
-        posenc_rope_params rp;
-        posenc_rope_params_default(&rp, dim);
+        /* the RoPE flags of `rope freqs` (one list, one parser); a bare --scaling draws with
+         * factor 4 (llama3: 8) and trained context 8192, stated as if given */
+        cli_rope_scaling q = {0};
+        posenc_rope_params *rp = &q.params;
+        posenc_rope_params_default(rp, dim);
         posenc_error err = {0};
-        if (!cli_double(a, "base", &rp.base) || !cli_double(a, "factor", &rp.factor) ||
-            !cli_int64(a, "original-max", 1, INT64_MAX, &rp.original_max_position))
-            return EXIT_USAGE;
-        if (cli_has(a, "scaling") && posenc_rope_scaling_parse(cli_string(a, "scaling", ""), &rp.scaling, &err) != POSENC_OK)
-            return cli_fail_status(command, &err);
-        if (rp.scaling != POSENC_ROPE_NONE) {
-            if (!cli_has(a, "factor")) rp.factor = rp.scaling == POSENC_ROPE_LLAMA3 ? 8 : 4;
-            if (!cli_has(a, "original-max")) rp.original_max_position = 8192;
-            if (rp.scaling == POSENC_ROPE_DYNAMIC) rp.max_position = rp.original_max_position;
+        if (!cli_double(a, "base", &rp->base)) return EXIT_USAGE;
+        int rc = cli_rope_scaling_parse(command, a, &q);
+        if (rc == EXIT_OK && rp->scaling != POSENC_ROPE_NONE) {
+            if (!(q.given & POSENC_ROPE_GIVEN_FACTOR)) rp->factor = rp->scaling == POSENC_ROPE_LLAMA3 ? 8 : 4;
+            if (!(q.given & POSENC_ROPE_GIVEN_ORIGINAL)) rp->original_max_position = 8192;
+            if (rp->scaling == POSENC_ROPE_DYNAMIC) rp->max_position = rp->original_max_position;
+            q.given |= POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
         }
-        return compute_rope(command, len, start, &rp, t);
+        if (rc == EXIT_OK && posenc_rope_resolve(rp, q.given, NULL, &err) != POSENC_OK) rc = cli_fail_status(command, &err);
+        if (rc == EXIT_OK) rc = compute_rope(command, len, start, rp, t);
+        cli_rope_scaling_free(&q);
+        return rc;
     }
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, dim);

@@ -7,7 +7,11 @@
  * a 2^60-byte string is refused up front; libFuzzer's malloc limit would
  * report it otherwise); a failed import leaves a config posenc_config_free
  * accepts; an import that succeeds yields parameters posenc_rope_check accepts,
- * and its frequencies are a result or a status; parsing is deterministic. */
+ * and its frequencies are a result or a status; parsing is deterministic.
+ * Also: the rotated channels lie inside the head (rotary_offset + head_dim <=
+ * attention_head_dim), every layer kind passes posenc_rope_check, factor
+ * lists read from GGUF rope tensors are finite and > 0, and every name
+ * buffer (family, duplicate_key, keys_used, defaults_used) is terminated. */
 #include "fuzz_common.h"
 
 #include <math.h>
@@ -25,6 +29,19 @@ static void use_config(const posenc_model_config *c) {
     FUZZ_REQUIRE(st == POSENC_OK, "imported config fails posenc_rope_check: %s", err.message);
     FUZZ_REQUIRE(memchr(c->architecture, '\0', sizeof c->architecture) && memchr(c->scaling_name, '\0', sizeof c->scaling_name),
                  "unterminated names");
+    FUZZ_REQUIRE(memchr(c->family, '\0', sizeof c->family) && memchr(c->duplicate_key, '\0', sizeof c->duplicate_key) &&
+                     memchr(c->keys_used, '\0', sizeof c->keys_used) && memchr(c->defaults_used, '\0', sizeof c->defaults_used),
+                 "unterminated family/key lists");
+    FUZZ_REQUIRE(c->rotary_offset >= 0 && c->rotary_offset + c->rope.head_dim <= c->attention_head_dim,
+                 "rotated channels %d..+%d outside a head of %d", c->rotary_offset, c->rope.head_dim, c->attention_head_dim);
+    FUZZ_REQUIRE(c->layer_type_count >= 0 && c->layer_type_count <= POSENC_CONFIG_MAX_LAYER_TYPES, "layer kinds %d",
+                 c->layer_type_count);
+    for (int i = 0; i < c->layer_type_count; i++) {
+        st = posenc_rope_check(&c->layer_types[i].rope, NULL, &err);
+        FUZZ_REQUIRE(st == POSENC_OK, "layer kind %d fails posenc_rope_check: %s", i, err.message);
+    }
+    for (size_t k = 0; k < c->rope.factors_count; k++)
+        FUZZ_REQUIRE(isfinite(c->rope.short_factors[k]) && isfinite(c->rope.long_factors[k]), "factor %zu not finite", k);
     if (r / 2 > 4096) return;
     double *w = malloc(sizeof *w * (size_t)(r / 2)), attention = 0;
     st = posenc_rope_frequencies(&c->rope, c->rope.max_position, w, (size_t)(r / 2), &attention, &err);
@@ -52,7 +69,9 @@ static void parse_twice(const uint8_t *data, size_t size, int gguf) {
     FUZZ_REQUIRE(s1 == s2, "%s import status %d then %d", gguf ? "GGUF" : "JSON", (int)s1, (int)s2);
     if (s1 == POSENC_OK) {
         FUZZ_REQUIRE(strcmp(a.architecture, b.architecture) == 0 && a.rope.head_dim == b.rope.head_dim &&
-                         memcmp(&a.rope.base, &b.rope.base, sizeof(double)) == 0 && a.rope.scaling == b.rope.scaling,
+                         memcmp(&a.rope.base, &b.rope.base, sizeof(double)) == 0 && a.rope.scaling == b.rope.scaling &&
+                         a.layer_type_count == b.layer_type_count && a.rotary_offset == b.rotary_offset &&
+                         a.rope.factors_count == b.rope.factors_count && a.warnings == b.warnings,
                      "import not deterministic");
         use_config(&a);
     } else {

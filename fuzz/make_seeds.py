@@ -148,7 +148,47 @@ def config():
     put("config", "bad_gguf_version", gguf(llama, version=7))
     put("config", "bad_gguf_truncated", gguf(llama)[:-3])
     put("config", "bad_gguf_wrong_type", gguf([("general.architecture", 8, s(b"llama")), ("llama.rope.freq_base", 8, s(b"1e6"))]))
+    # issue 12: rope tensors with data, architecture rules, duplicate keys
+    def tinfo(name, n, typ=0, off=0): return s(name) + u32(1) + struct.pack("<Q", n) + u32(typ) + struct.pack("<Q", off)
+    def data(head, payload): return head + bytes(-len(head) % 32) + payload
+    phi3 = [("general.architecture", 8, s(b"phi3")), ("phi3.rope.freq_base", 6, f32(10000.0)),
+            ("phi3.rope.dimension_count", 4, u32(96)), ("phi3.context_length", 4, u32(131072)),
+            ("phi3.rope.scaling.original_context_length", 4, u32(4096)), ("phi3.rope.scaling.attn_factor", 6, f32(1.19))]
+    lists = struct.pack("<48f", *[1 + 0.5 * k for k in range(48)]) + bytes(64) + struct.pack("<48f", *[1.0] * 48)
+    put("config", "gguf_phi3_tensors", data(gguf(phi3, n_tensors=2, tail=tinfo(b"rope_factors_long.weight", 48) +
+                                                   tinfo(b"rope_factors_short.weight", 48, 0, 256)), lists))
+    put("config", "gguf_llama_freqs_data", data(gguf(llama, n_tensors=1, tail=tinfo(b"rope_freqs.weight", 64)),
+                                                struct.pack("<64f", *[1.0] * 29 + [2.0] * 6 + [8.0] * 29)))
+    put("config", "bad_gguf_tensor_f16", data(gguf(llama, n_tensors=1, tail=tinfo(b"rope_freqs.weight", 64, 1)), bytes(128)))
+    put("config", "bad_gguf_tensor_outside", data(gguf(llama, n_tensors=1, tail=tinfo(b"rope_freqs.weight", 64, 0, 1 << 40)), bytes(256)))
+    put("config", "bad_gguf_tensor_misaligned", data(gguf(llama, n_tensors=1, tail=tinfo(b"rope_freqs.weight", 64, 0, 4)), bytes(260)))
+    put("config", "bad_gguf_duplicate_key", gguf(llama + [("llama.rope.freq_base", 6, f32(10000.0))]))
+    ds2 = [("general.architecture", 8, s(b"deepseek2")), ("deepseek2.rope.freq_base", 6, f32(10000.0)),
+           ("deepseek2.rope.dimension_count", 4, u32(64)), ("deepseek2.attention.key_length", 4, u32(576)),
+           ("deepseek2.attention.key_length_mla", 4, u32(192)), ("deepseek2.context_length", 4, u32(163840)),
+           ("deepseek2.rope.scaling.type", 8, s(b"yarn")), ("deepseek2.rope.scaling.factor", 6, f32(40.0)),
+           ("deepseek2.rope.scaling.original_context_length", 4, u32(4096)),
+           ("deepseek2.rope.scaling.yarn_log_multiplier", 6, f32(0.0707))]
+    put("config", "gguf_deepseek2_mla", gguf(ds2))
+    gemma3 = [("general.architecture", 8, s(b"gemma3")), ("gemma3.rope.freq_base", 6, f32(1e6)),
+              ("gemma3.rope.freq_base_swa", 6, f32(1e4)), ("gemma3.attention.key_length", 4, u32(128)),
+              ("gemma3.block_count", 4, u32(62)), ("gemma3.attention.sliding_window", 4, u32(1024)),
+              ("gemma3.rope.scaling.type", 8, s(b"linear")), ("gemma3.rope.scaling.factor", 6, f32(8.0)),
+              ("gemma3.rope.dimension_sections", 9, u32(5) + struct.pack("<Q", 3) + struct.pack("<3i", 16, 24, 24))]
+    put("config", "gguf_gemma3_swa", gguf(gemma3))
+    put("config", "json_duplicate_key", b'{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+                                        b'"rope_theta": 10000, "rope_theta": 500000}')
     hf = {
+        "gemma3_defaults": {"model_type": "gemma3", "text_config": {"hidden_size": 2560, "model_type": "gemma3_text",
+                                                                    "num_hidden_layers": 34, "sliding_window": 1024,
+                                                                    "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}},
+        "chatglm": {"model_type": "chatglm", "hidden_size": 4096, "num_attention_heads": 32, "kv_channels": 128,
+                    "seq_length": 131072, "rope_ratio": 500},
+        "gptj": {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64, "n_positions": 2048},
+        "gemma3_rope_parameters": {"model_type": "gemma3_text", "hidden_size": 1152, "num_attention_heads": 4,
+                                   "head_dim": 256, "layer_types": ["sliding_attention"] * 5 + ["full_attention"],
+                                   "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
+                                                       "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}},
         "llama": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
                   "max_position_embeddings": 131072,
                   "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,

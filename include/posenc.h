@@ -1375,41 +1375,50 @@ POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
  * 8. Model configuration import (HF config.json, GGUF header)
  * ======================================================================== */
 /* Read a model's RoPE settings from its Hugging Face config.json (parsed with
- * cJSON) or from a GGUF file's header key/value section (tensors are never
- * read; every length is bounds-checked before anything is allocated).
+ * cJSON) or from a GGUF file (the key/value section, plus the small rope
+ * tensors rope_freqs.weight / rope_factors_long|short.weight; every other
+ * tensor is left unread; every length and offset is bounds-checked before
+ * anything is allocated or read).
  *
- * config.json keys used: rope_theta (or GPT-NeoX's rotary_emb_base); rope_scaling or rope_parameters (per
- * layer-type dicts: "full_attention" or the first one), with `type` or
- * `rope_type` ("default", "linear", "dynamic", "yarn", "longrope", "llama3";
- * "su"/"mrope" also accepted as their HF aliases) and factor,
- * original_max_position_embeddings, beta_fast, beta_slow, mscale,
- * mscale_all_dim, attention_factor, truncate, low_freq_factor,
- * high_freq_factor, short_factor, long_factor; head_dim, else hidden_size /
- * num_attention_heads (DeepSeek: qk_rope_head_dim); partial_rotary_factor,
- * rotary_pct (GPT-NeoX) or rotary_dim (GPT-J); max_position_embeddings;
- * top-level original_max_position_embeddings (Phi-3: LongRoPE factor =
- * max_position_embeddings / it); text_config when the top level has no
- * rope_theta/hidden_size (multimodal models). L0 for YARN is the rope dict's
- * original_max_position_embeddings, else max_position_embeddings; an explicit
- * factor is kept (HF v5 semantics).
+ * config.json is read the way Hugging Face's config classes read it: a
+ * built-in table of model families (docs/rope.md lists them: llama, mistral,
+ * qwen2*, qwen3*, phi*, gemma*, gpt_neox, gptj, falcon, glm, chatglm,
+ * deepseek_v2/v3, ...) supplies each class's defaults for absent keys, its
+ * legacy attribute names (n_embd, n_head, n_positions, n_layer, rotary_dim,
+ * rotary_pct, rotary_emb_base, kv_channels, seq_length, rope_ratio, ...), the
+ * rotation layout and which channels of a head are rotated (MLA: the last
+ * qk_rope_head_dim), and per-layer-type variants (Gemma-2/3 sliding vs full
+ * attention layers). The model_type comes from the object, or else from
+ * architectures[0] ("LlamaForCausalLM" -> llama); multimodal configs use
+ * text_config. An unknown model_type is read generically and warned about
+ * (POSENC_CONFIG_WARN_UNKNOWN_FAMILY; keys_used names what was read).
+ * rope_scaling and rope_parameters (flat, or one dict per layer type) are
+ * both read; `type` and `rope_type` are aliases ("su" = longrope, "mrope" =
+ * default with sections). A key written twice: the last one wins (Python's
+ * json) and POSENC_CONFIG_WARN_DUPLICATE_KEY names it in duplicate_key.
  *
- * GGUF keys used (v2 and v3, little-endian): general.architecture, then
- * <arch>.rope.freq_base, .rope.dimension_count, .rope.scaling.type,
- * .rope.scaling.factor (or the older .rope.scale_linear),
- * .rope.scaling.original_context_length, .rope.scaling.attn_factor,
- * .rope.scaling.yarn_beta_fast/_slow, .rope.scaling.yarn_log_multiplier
- * (= 0.1 * mscale_all_dim), .context_length, .attention.key_length,
- * .attention.head_count, .embedding_length. */
+ * GGUF (v2 and v3, little-endian): general.architecture, general.alignment,
+ * and every <arch>.rope.* key llama.cpp's converter writes (docs/rope.md has
+ * the list), with llama.cpp's per-architecture rules (deepseek2: mscale =
+ * mscale_all_dim = yarn_log_multiplier / 0.1; mistral3: the multiplier is
+ * stored without the 0.1; rope_freqs.weight = per-pair frequency divisors;
+ * rope_factors_long/short = LongRoPE lists). A key written twice is an error
+ * (as in ggml's reader).
+ *
+ * Both then go through posenc_rope_resolve, the same derivation the CLI's
+ * flags use. */
 
 /* Things a config gets wrong that still parse (bit flags in ->warnings). */
 enum {
-    POSENC_CONFIG_WARN_NO_THETA = 1u << 0,         /* rope_theta missing: default 10000 used */
+    POSENC_CONFIG_WARN_NO_THETA = 1u << 0,         /* rope_theta missing: the class default used */
     POSENC_CONFIG_WARN_NO_ORIGINAL = 1u << 1,      /* scaling without an original context */
     POSENC_CONFIG_WARN_FACTOR_MISMATCH = 1u << 2,  /* factor x original != max positions */
     POSENC_CONFIG_WARN_ODD_PASSTHROUGH = 1u << 3,  /* head_dim - rotary_dim is odd */
-    POSENC_CONFIG_WARN_FREQ_TENSOR = 1u << 4,      /* GGUF has a rope_freqs tensor (per-pair
-                                                      factors, e.g. Llama 3.1) that is not read */
-    POSENC_CONFIG_WARN_NO_MAX_POSITION = 1u << 5   /* max position embeddings missing */
+    POSENC_CONFIG_WARN_FREQ_TENSOR = 1u << 4,      /* GGUF rope_freqs tensor applied (per-pair
+                                                      divisors, e.g. Llama 3.1) */
+    POSENC_CONFIG_WARN_NO_MAX_POSITION = 1u << 5,  /* max position embeddings missing */
+    POSENC_CONFIG_WARN_UNKNOWN_FAMILY = 1u << 6,   /* model_type not in the family table */
+    POSENC_CONFIG_WARN_DUPLICATE_KEY = 1u << 7     /* config.json key given twice (last kept) */
 };
 
 typedef enum posenc_config_format {
@@ -1417,32 +1426,83 @@ typedef enum posenc_config_format {
     POSENC_CONFIG_GGUF = 1
 } posenc_config_format;
 
+/* Which fields of a posenc_rope_params were stated (by a file or a flag)
+ * rather than defaulted: posenc_rope_resolve derives only the others. */
+enum {
+    POSENC_ROPE_GIVEN_FACTOR = 1u << 0,        /* factor */
+    POSENC_ROPE_GIVEN_ORIGINAL = 1u << 1,      /* original_max_position */
+    POSENC_ROPE_GIVEN_CONTEXT_RATIO = 1u << 2  /* LONGROPE: factor := max_position /
+                                                  original_max_position even if a factor
+                                                  is given (HF's Phi-3 rule) */
+};
+
+/* The one derivation of a model's RoPE settings, used by the config readers
+ * and by the CLI flags (HF's rules): YARN: original_max_position falls back to
+ * max_position (warning NO_ORIGINAL), factor = max_position / original when
+ * not given; LLAMA3: needs original_max_position, factor as YARN; LONGROPE:
+ * factor = max_position / original when both are known and the factor was not
+ * given (or CONTEXT_RATIO), original falls back to max_position; LINEAR, NTK,
+ * DYNAMIC need a factor; NONE forces factor 1. *warnings (may be NULL) gets
+ * POSENC_CONFIG_WARN_* bits ORed in. Then posenc_rope_check. */
+POSENC_API posenc_status posenc_rope_resolve(posenc_rope_params *params, unsigned given, unsigned *warnings,
+                                             posenc_error *err);
+
+/* One kind of attention layer and the RoPE it uses (Gemma-3: full attention
+ * with rope_theta 1e6 and the model's scaling; sliding attention with
+ * rope_local_base_freq 1e4 unscaled). */
+#define POSENC_CONFIG_MAX_LAYER_TYPES 4
+typedef struct posenc_config_layer_type {
+    char name[32];                  /* "full_attention", "sliding_attention" */
+    int32_t layers;                 /* layers of this type (0 = unknown) */
+    int64_t sliding_window;         /* attention window of these layers, 0 = whole context */
+    posenc_rope_params rope;        /* factor lists point into the config's storage */
+} posenc_config_layer_type;
+
 typedef struct posenc_model_config {
     posenc_config_format format;
     char architecture[64];          /* model_type / general.architecture ("" if absent) */
+    char family[32];                /* the family-table entry used ("" = generic reading) */
     char scaling_name[32];          /* scaling type as written ("" if none) */
     int32_t num_attention_heads;    /* 0 if absent */
     int32_t hidden_size;            /* 0 if absent */
+    int32_t num_hidden_layers;      /* 0 if absent */
     int64_t max_position_embeddings;/* 0 if absent */
     posenc_layout layout;           /* the layout this architecture's runtime uses */
     int layout_known;               /* 0: architecture not in the built-in list (HALF assumed) */
-    double softmax_scale_factor;    /* extra multiplier on 1/sqrt(d_qk): DeepSeek's
+    int32_t attention_head_dim;     /* channels of one q/k head as the runtime holds it
+                                       (DeepSeek MLA: qk_nope + qk_rope = 192; GGUF MLA 576) */
+    int32_t rotary_offset;          /* first rotated channel in that head: 0, or for MLA
+                                       attention_head_dim - rope.head_dim (the rotated
+                                       channels are the last ones) */
+    int32_t softmax_head_dim;       /* d of the 1/sqrt(d) softmax scale (DeepSeek: 192) */
+    double softmax_scale_factor;    /* extra multiplier on 1/sqrt(softmax_head_dim): DeepSeek's
                                        m(factor, mscale_all_dim)^2; 1 otherwise */
+    int32_t mrope_sections[4];      /* Qwen2-VL M-RoPE sections (pairs per axis), 0 = none */
     unsigned warnings;              /* POSENC_CONFIG_WARN_* */
-    posenc_rope_params rope;        /* ready for the RoPE functions; its factor lists point
-                                       into factor_storage */
+    unsigned rope_given;            /* POSENC_ROPE_GIVEN_* of `rope`, for re-resolving */
+    char duplicate_key[64];         /* WARN_DUPLICATE_KEY: the (first) key given twice */
+    char keys_used[256];            /* WARN_UNKNOWN_FAMILY: the keys read, comma-separated */
+    char defaults_used[256];        /* absent keys filled from the family's class defaults,
+                                       e.g. "rope_theta=1000000, head_dim=256" ("" = none) */
+    posenc_rope_params rope;        /* the main (full attention) RoPE, ready for the RoPE
+                                       functions; its factor lists point into factor_storage */
+    int32_t layer_type_count;       /* 0: one kind of layer; else entries in layer_types
+                                       ([0] is the same as `rope`) */
+    posenc_config_layer_type layer_types[POSENC_CONFIG_MAX_LAYER_TYPES];
     double *factor_storage;         /* owned (short list, then long list) */
 } posenc_model_config;
 
 /* Parse config.json text (size bytes, need not be NUL-terminated). */
 POSENC_API posenc_status posenc_config_parse_hf_json(const char *text, size_t size,
                                                      posenc_model_config *out, posenc_error *err);
-/* Parse the header of a GGUF image held in memory (size may cover only the
- * header: a truncated tensor section is fine, a truncated key/value is not). */
+/* Parse a GGUF image held in memory (size may cover only the header when the
+ * file has no rope tensors: a truncated tensor section is fine, a truncated
+ * key/value is not; a rope tensor outside the image is an error). */
 POSENC_API posenc_status posenc_config_parse_gguf(const void *bytes, size_t size,
                                                   posenc_model_config *out, posenc_error *err);
-/* Read a file: GGUF if it starts with "GGUF" (only the header is read, from
- * disk, piece by piece), else config.json (at most max_bytes, 0 = 64 MiB). */
+/* Read a file: GGUF if it starts with "GGUF" (the header and the rope tensors
+ * only, from disk, piece by piece), else config.json (at most max_bytes, 0 =
+ * 64 MiB). */
 POSENC_API posenc_status posenc_config_read(const char *path, size_t max_bytes,
                                             posenc_model_config *out, posenc_error *err);
 /* Release what a parse/read allocated; NULL and zeroed structs are fine. */

@@ -279,6 +279,11 @@ static void llama_gguf(gguf_buf *b) {
     u64(b, 64);
     u32(b, 0);
     u64(b, 0);
+    while (b->n % 32) put(b, "", 1); /* data section: aligned to 32 */
+    for (int k = 0; k < 64; k++) { /* Llama 3.1's divisors: 1 .. 8 */
+        float v = k < 29 ? 1.0f : k > 34 ? 8.0f : 1.0f + (float)(k - 28);
+        put(b, &v, 4);
+    }
 }
 
 static void test_gguf(void) {
@@ -290,26 +295,36 @@ static void test_gguf(void) {
     CHECK(st == POSENC_OK && c.rope.base == 500000 && c.rope.head_dim == 128 && c.rope.rotary_dim == 128 &&
               c.max_position_embeddings == 131072 && c.layout == POSENC_LAYOUT_INTERLEAVED &&
               (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR) && strcmp(c.architecture, "llama") == 0,
-          "Llama GGUF header: theta 5e5, head 128, ctx 131072, NORMAL (interleaved), rope_freqs tensor flagged (%s)",
+          "Llama GGUF header: theta 5e5, head 128, ctx 131072, NORMAL (interleaved), rope_freqs tensor applied (%s)",
           err.message);
+    posenc_config_free(&c);
     /* every truncation inside the key/value section fails cleanly; past it, parsing succeeds */
-    size_t kv_end = b->n - (8 + 17 + 4 + 16 + 4 + 8) - (8 + 17 + 4 + 8 + 4 + 8);
-    size_t bad = 0;
+    size_t data_end = b->n, bad = 0, tensors_start = 0;
+    for (size_t i = 0; i + 17 < b->n; i++)
+        if (memcmp(b->buf + i, "token_embd.weight", 17) == 0) tensors_start = i - 8;
+    size_t infos_stop = tensors_start + (8 + 17 + 4 + 16 + 4 + 8) + (8 + 17 + 4 + 8 + 4 + 8);
     for (size_t cut = 0; cut < b->n; cut++) {
         posenc_error e2 = {0};
         st = posenc_config_parse_gguf(b->buf, cut, &c, &e2);
-        if (cut < kv_end ? st != POSENC_ERR_FORMAT : st != POSENC_OK) bad++;
+        /* inside the key/values: FORMAT; inside the tensor infos: the header alone is fine (no tensor
+         * seen completely); once rope_freqs is listed its data must be there */
+        posenc_status want = cut < tensors_start ? POSENC_ERR_FORMAT : cut < infos_stop ? POSENC_OK
+                             : cut < data_end ? POSENC_ERR_FORMAT : POSENC_OK;
+        if (st != want) bad++;
+        posenc_config_free(&c);
     }
-    CHECK(bad == 0, "all %zu truncations: FORMAT error inside the key/values (%zu bytes), OK after (%zu wrong)", b->n,
-          kv_end, bad);
+    CHECK(bad == 0, "all %zu truncations: FORMAT inside the key/values (< %zu), OK inside the tensor infos (< %zu), "
+          "FORMAT before the rope_freqs data ends (%zu wrong)", b->n, tensors_start, infos_stop, bad);
     /* write it and read through posenc_config_read (file path, piece by piece) */
     const char *path = "test_rope_config_fixture.gguf";
     const void *parts[1] = {b->buf};
     size_t sizes[1] = {b->n};
     posenc_file_write_atomic(path, parts, sizes, 1, &err);
     st = posenc_config_read(path, 0, &c, &err);
-    CHECK(st == POSENC_OK && c.format == POSENC_CONFIG_GGUF && c.rope.base == 500000, "posenc_config_read on a .gguf file (%s)",
-          err.message);
+    CHECK(st == POSENC_OK && c.format == POSENC_CONFIG_GGUF && c.rope.base == 500000 && c.rope.factors_count == 64 &&
+              c.rope.long_factors[63] == 8.0,
+          "posenc_config_read on a .gguf file: rope_freqs.weight read from disk (%s)", err.message);
+    posenc_config_free(&c);
     remove(path);
 
     header(b, 3, 0, 7);

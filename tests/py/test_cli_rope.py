@@ -156,6 +156,74 @@ def main():
     t.check(j is not None and j["scaling"] == "yarn" and abs(j["attention_factor"] - 1.138629436111989) < 1e-15,
             "freqs --config model.gguf: yarn f4, attention 1.1386294")
 
+    # one RoPE flag list: rope freqs, rope apply, report and plot print the same help line for each
+    shared = ["--scaling", "--factor", "--original-max", "--beta-fast", "--beta-slow", "--mscale", "--mscale-all-dim",
+              "--attention-factor", "--no-truncate", "--low-freq-factor", "--high-freq-factor", "--short-factors",
+              "--long-factors", "--longrope", "--rotary-dim", "--partial", "--torch-compat", "--precise"]
+    helps = {}
+    for cmd in (("rope", "freqs"), ("rope", "apply"), ("report",), ("plot",)):
+        rc, so, _ = run(*cmd, "--help")
+        helps[" ".join(cmd)] = {f: next((ln.strip() for ln in so.splitlines() if ln.strip().startswith(f + " ")
+                                         or ln.strip() == f), None) for f in shared}
+    first = helps["rope freqs"]
+    t.check(all(first[f] for f in shared) and all(h == first for h in helps.values()),
+            f"{len(shared)} RoPE flags with identical help in rope freqs, rope apply, report and plot")
+    xr = os.path.join(d, "r.svg")
+    rc, _, se = run("plot", "heatmap", "--kind", "rope", "--len", 16, "--dim", 16, "--scaling", "yarn", "--factor", 4,
+                    "--beta-fast", 16, "--torch-compat", "-o", xr)
+    t.check(rc == 0 and os.path.exists(xr), f"plot --kind rope takes the shared flags (--beta-fast, --torch-compat) {se.strip()}")
+    rc, _, se = run("plot", "rope-bands", "--beta-fast", 16, "-o", xr + "2.svg")
+    t.check(rc == 2 and "--beta-fast does not apply to the rope-bands chart" in se and not os.path.exists(xr + "2.svg"),
+            "plot rope-bands refuses a RoPE flag it would ignore")
+    rc, _, se = run("report", "--kind", "learned", "--mscale", 2, "-o", os.path.join(d, "r.html"))
+    t.check(rc == 2 and "--mscale applies to --kind rope" in se, "report --kind learned --mscale: refused, not ignored")
+
+    # the flags go through the same derivation as --config (posenc_rope_resolve)
+    s48, l48 = os.path.join(d, "s48.npy"), os.path.join(d, "l48.npy")
+    np.save(s48, np.ones(48))
+    np.save(l48, np.linspace(1, 40, 48))
+    j, se = freqs("--dim", 96, "--scaling", "longrope", "--original-max", 4096, "--max-pos", 131072,
+                  "--short-factors", s48, "--long-factors", l48)
+    t.check(j is not None and j["factor"] == 32 and abs(j["attention_factor"] - 1.1902380714238083) < 1e-15,
+            f"flags longrope --original-max 4096 --max-pos 131072: factor {j and j['factor']}, attention "
+            f"{j and j['attention_factor']} (the config path and HF: 32, 1.1902380714) {se.strip()}")
+    j, se = freqs("--dim", 128, "--scaling", "yarn", "--factor", 4, "--max-pos", 32768)
+    t.check(j is not None and j["attention_factor"] == freqs("--dim", 128, "--scaling", "yarn", "--factor", 4,
+                                                             "--original-max", 32768)[0]["attention_factor"]
+            and "max-pos 32768 in its place" in se,
+            "flags yarn --factor 4 --max-pos 32768 without --original-max: L0 = 32768, as HF (and a note)")
+    models = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "models")
+    rc, so, _ = run("rope", "explain", "--config", os.path.join(models, "deepseek_v3.json"))
+    t.check(rc == 0 and "1/sqrt(192) x 1.873854207 = 0.1352337789" in so and "the LAST 64 channels" in so and
+            "channels 128..191" in so, "explain DeepSeek-V3: softmax over qk_head_dim 192, rotated = the last 64 channels")
+    rc, so, _ = run("rope", "explain", "--config", os.path.join(models, "no_model_type_llama.json"))
+    t.check(rc == 0 and "LlamaForCausalLM -- read with posenc's 'llama' family rules" in so,
+            "explain without model_type: the family comes from architectures[0]")
+    rc, so, _ = run("rope", "explain", "--config", os.path.join(models, "gemma3_4b_it.json"))
+    t.check(rc == 0 and "rope_theta=1000000" in so and "rope_local_base_freq=10000" in so and
+            "full_attention, 5 layers" in so and "sliding_attention, 29 layers, window 1024: base 10000, scaling none" in so,
+            "explain Gemma-3-4b-it: class defaults named, 5 global + 29 local layers with their bases")
+    rc, so, se = run("rope", "freqs", "--config", os.path.join(models, "gemma3_4b_it.json"), "--layer-type",
+                     "sliding_attention", "--json")
+    j = json.loads(so) if rc == 0 else None
+    t.check(j is not None and j["base"] == 10000 and j["scaling"] == "none", "freqs --layer-type sliding_attention: base 1e4")
+    dup = os.path.join(d, "dup.json")
+    open(dup, "w").write('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+                         '"rope_theta": 10000, "rope_theta": 500000}')
+    j, se = freqs("--config", dup)
+    t.check(j is not None and j["base"] == 500000 and "'rope_theta' more than once" in se,
+            "config.json with rope_theta twice: the last (500000) is used, with a warning naming the key")
+    contra = os.path.join(d, "contra.json")
+    json.dump({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000,
+               "rope_parameters": {"rope_type": "default", "rope_theta": 500000}}, open(contra, "w"))
+    for sub, extra in (("freqs", []), ("apply", ["--in", os.path.join(d, "x8.npy")])):
+        np.save(os.path.join(d, "x8.npy"), np.zeros((2, 128), dtype=np.float32))
+        if os.path.exists(out):
+            os.remove(out)
+        rc, _, se = run("rope", sub, "--config", contra, *extra, "-o", out)
+        t.check(rc == 1 and "'rope_theta' 10000 contradicts" in se and not os.path.exists(out),
+                f"rope {sub} with contradictory rope_theta: exit {rc}, names the key, writes nothing")
+
     # apply: HF goldens bit for bit in torch-compat
     x_in = os.path.join(d, "x.npy")
     if have_golden:

@@ -1,0 +1,315 @@
+/* test_config_rules.c: the rules of issue 12 that the family fixtures do not
+ * reach: GGUF rope tensors (rope_freqs.weight, rope_factors_long/short.weight)
+ * written here with their data, llama.cpp's per-architecture rules (deepseek2,
+ * mistral3, gemma3), duplicate keys (GGUF refused, config.json last wins with
+ * a warning), bad input naming the key, and posenc_rope_resolve giving the
+ * flags the same derivations as the config path. */
+#include "check.h"
+
+typedef struct {
+    unsigned char buf[1 << 16];
+    size_t n;
+} gguf_buf;
+static void put(gguf_buf *b, const void *p, size_t n) {
+    memcpy(b->buf + b->n, p, n);
+    b->n += n;
+}
+static void u32(gguf_buf *b, uint32_t v) {
+    for (int i = 0; i < 4; i++) b->buf[b->n++] = (unsigned char)(v >> (8 * i));
+}
+static void u64(gguf_buf *b, uint64_t v) {
+    for (int i = 0; i < 8; i++) b->buf[b->n++] = (unsigned char)(v >> (8 * i));
+}
+static void str(gguf_buf *b, const char *s) {
+    u64(b, strlen(s));
+    put(b, s, strlen(s));
+}
+static void kv_str(gguf_buf *b, const char *k, const char *v) {
+    str(b, k);
+    u32(b, 8);
+    str(b, v);
+}
+static void kv_u32(gguf_buf *b, const char *k, uint32_t v) {
+    str(b, k);
+    u32(b, 4);
+    u32(b, v);
+}
+static void kv_f32(gguf_buf *b, const char *k, float v) {
+    uint32_t w;
+    memcpy(&w, &v, 4);
+    str(b, k);
+    u32(b, 6);
+    u32(b, w);
+}
+static void header(gguf_buf *b, uint64_t tensors, uint64_t kvs) {
+    b->n = 0;
+    put(b, "GGUF", 4);
+    u32(b, 3);
+    u64(b, tensors);
+    u64(b, kvs);
+}
+static void tensor(gguf_buf *b, const char *name, uint64_t count, uint32_t type, uint64_t offset) {
+    str(b, name);
+    u32(b, 1);
+    u64(b, count);
+    u32(b, type);
+    u64(b, offset);
+}
+static void data_f32(gguf_buf *b, const float *v, size_t n) {
+    while (b->n % 32) put(b, "", 1);
+    put(b, v, 4 * n);
+}
+
+static double inv_k(const posenc_rope_params *p, int64_t seq_len, int k, double *att) {
+    double inv[256];
+    posenc_error err = {0};
+    if (posenc_rope_frequencies(p, seq_len, inv, 256, att, &err) != POSENC_OK) {
+        printf("FAIL: frequencies: %s\n", err.message);
+        return NAN;
+    }
+    return inv[k];
+}
+
+/* Phi-3 mini 128k GGUF: no scaling type, attn_factor, two 48-entry factor tensors */
+static void phi3_gguf(gguf_buf *b, uint32_t long_type, uint64_t long_count, uint64_t long_offset) {
+    header(b, 2, 7);
+    kv_str(b, "general.architecture", "phi3");
+    kv_f32(b, "phi3.rope.freq_base", 10000.0f);
+    kv_u32(b, "phi3.rope.dimension_count", 96);
+    kv_u32(b, "phi3.context_length", 131072);
+    kv_u32(b, "phi3.rope.scaling.original_context_length", 4096);
+    kv_f32(b, "phi3.rope.scaling.attn_factor", 1.19023807f);
+    kv_u32(b, "phi3.attention.head_count", 32);
+    tensor(b, "rope_factors_long.weight", long_count, long_type, long_offset);
+    tensor(b, "rope_factors_short.weight", 48, 0, 256);
+    float longs[64], shorts[48];
+    for (int k = 0; k < 64; k++) longs[k] = 1.0f + 0.5f * (float)k;
+    for (int k = 0; k < 48; k++) shorts[k] = 1.0f + 0.01f * (float)k;
+    data_f32(b, longs, 64);
+    size_t data = b->n - 256;
+    b->n = data + 256;
+    put(b, shorts, sizeof shorts);
+}
+
+static void test_gguf_tensors(void) {
+    gguf_buf *b = malloc(sizeof *b);
+    posenc_model_config c;
+    posenc_error err = {0};
+    double att = 0;
+    phi3_gguf(b, 0, 48, 0);
+    posenc_status st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    double short47 = st == POSENC_OK ? inv_k(&c.rope, 0, 47, &att) : 0;
+    double long47 = st == POSENC_OK ? inv_k(&c.rope, 5000, 47, NULL) : 0;
+    double want_s = pow(1e4, -94.0 / 96) / (double)(1.0f + 0.47f), want_l = pow(1e4, -94.0 / 96) / 24.5;
+    CHECK(st == POSENC_OK && c.rope.scaling == POSENC_ROPE_LONGROPE && c.rope.factor == 32 &&
+              fabs(short47 / want_s - 1) < 1e-15 && fabs(long47 / want_l - 1) < 1e-15 &&
+              fabs(att - (double)1.19023807f) < 1e-15 && c.layout == POSENC_LAYOUT_HALF,
+          "Phi-3 GGUF: rope_factors_short/long read from the data section: inv_47 short %.9e (rel err %.1e), long "
+          "%.9e at seq 5000 (rel err %.1e), factor %g, magnitude %.9f (%s)", short47, fabs(short47 / want_s - 1),
+          long47, fabs(long47 / want_l - 1), c.rope.factor, att, err.message);
+    posenc_config_free(&c);
+    static const struct {
+        uint32_t type;
+        uint64_t count, offset;
+        size_t cut;
+        const char *needle;
+    } bad[] = {{1, 48, 0, 0, "must be F32"},
+               {0, 47, 0, 0, "has 47 entries; rotary dim 96 needs 48"},
+               {0, 48, 16, 0, "not a multiple of the alignment"},
+               {0, 48, 1 << 20, 0, "outside the file"},
+               {0, 48, 0, 200, "outside the file"},
+               {0, 70000, 0, 0, "at most 65536"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        phi3_gguf(b, bad[i].type, bad[i].count, bad[i].offset);
+        posenc_error e2 = {0};
+        st = posenc_config_parse_gguf(b->buf, bad[i].cut ? b->n - bad[i].cut : b->n, &c, &e2);
+        CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, bad[i].needle) && strstr(e2.message, "rope_factors_"),
+              "bad rope tensor refused, naming it: %s", e2.message);
+        posenc_config_free(&c);
+    }
+    /* Llama 3.1: rope_freqs.weight = per-pair divisors, magnitude 1 at every length */
+    header(b, 1, 4);
+    kv_str(b, "general.architecture", "llama");
+    kv_f32(b, "llama.rope.freq_base", 500000.0f);
+    kv_u32(b, "llama.rope.dimension_count", 128);
+    kv_u32(b, "llama.context_length", 131072);
+    tensor(b, "rope_freqs.weight", 64, 0, 0);
+    float div[64];
+    for (int k = 0; k < 64; k++) div[k] = k < 29 ? 1.0f : k > 34 ? 8.0f : 1.0f / (float)(1.0 - (k - 28) / 7.0 * 0.875);
+    data_f32(b, div, 64);
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    double w63 = st == POSENC_OK ? inv_k(&c.rope, 200000, 63, &att) : 0, want63 = pow(5e5, -126.0 / 128) / 8;
+    CHECK(st == POSENC_OK && fabs(w63 / want63 - 1) < 1e-15 && att == 1.0 && (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR),
+          "Llama 3.1 GGUF: rope_freqs.weight applied, inv_63 = %.9e (base^(-126/128)/8, rel err %.1e), magnitude %g at "
+          "seq 200000 (%s)", w63, fabs(w63 / want63 - 1), att, err.message);
+    posenc_config_free(&c);
+    free(b);
+}
+
+static void test_gguf_arch_rules(void) {
+    gguf_buf *b = malloc(sizeof *b);
+    posenc_model_config c;
+    posenc_error err = {0};
+    double att = 0;
+    /* DeepSeek-V2-Lite (MLA, key_length 576 = kv_lora_rank 512 + rope 64) */
+    header(b, 0, 10);
+    kv_str(b, "general.architecture", "deepseek2");
+    kv_f32(b, "deepseek2.rope.freq_base", 10000.0f);
+    kv_u32(b, "deepseek2.rope.dimension_count", 64);
+    kv_u32(b, "deepseek2.attention.key_length", 576);
+    kv_u32(b, "deepseek2.attention.key_length_mla", 192);
+    kv_u32(b, "deepseek2.context_length", 163840);
+    kv_str(b, "deepseek2.rope.scaling.type", "yarn");
+    kv_f32(b, "deepseek2.rope.scaling.factor", 40.0f);
+    kv_u32(b, "deepseek2.rope.scaling.original_context_length", 4096);
+    kv_f32(b, "deepseek2.rope.scaling.yarn_log_multiplier", 0.0707f);
+    posenc_status st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    if (st == POSENC_OK) inv_k(&c.rope, 0, 0, &att);
+    double m = 0.1 * ((double)0.0707f / 0.1) * log(40.0) + 1;
+    CHECK(st == POSENC_OK && fabs(att - 1.0) < 1e-15 && fabs(c.softmax_scale_factor - m * m) < 1e-12 &&
+              c.rope.head_dim == 64 && c.rotary_offset == 512 && c.attention_head_dim == 576 && c.softmax_head_dim == 192 &&
+              c.layout == POSENC_LAYOUT_INTERLEAVED,
+          "DeepSeek-V2-Lite GGUF: magnitude %.15g (HF and llama.cpp: 1), softmax 1/sqrt(%d) x %.9f, rotated channels "
+          "%d..%d of %d (the last 64) (%s)", att, c.softmax_head_dim, c.softmax_scale_factor, c.rotary_offset,
+          c.rotary_offset + 63, c.attention_head_dim, err.message);
+    posenc_config_free(&c);
+    /* Ministral 3: mistral3 stores mscale_all_dim itself as the multiplier */
+    header(b, 0, 8);
+    kv_str(b, "general.architecture", "mistral3");
+    kv_f32(b, "mistral3.rope.freq_base", 1e9f);
+    kv_u32(b, "mistral3.rope.dimension_count", 128);
+    kv_u32(b, "mistral3.context_length", 262144);
+    kv_str(b, "mistral3.rope.scaling.type", "yarn");
+    kv_f32(b, "mistral3.rope.scaling.factor", 16.0f);
+    kv_u32(b, "mistral3.rope.scaling.original_context_length", 16384);
+    kv_f32(b, "mistral3.rope.scaling.yarn_log_multiplier", 1.0f);
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    if (st == POSENC_OK) inv_k(&c.rope, 0, 0, &att);
+    CHECK(st == POSENC_OK && fabs(att - 1.0) < 1e-15 && c.softmax_scale_factor == 1.0,
+          "Ministral-3 GGUF: magnitude %.15g, softmax factor %g (HF: 1 and 1) (%s)", att, c.softmax_scale_factor,
+          err.message);
+    posenc_config_free(&c);
+    /* Gemma 3: freq_base_swa for the sliding layers, every 6th layer global */
+    header(b, 0, 8);
+    kv_str(b, "general.architecture", "gemma3");
+    kv_f32(b, "gemma3.rope.freq_base", 1e6f);
+    kv_f32(b, "gemma3.rope.freq_base_swa", 1e4f);
+    kv_u32(b, "gemma3.attention.key_length", 128);
+    kv_u32(b, "gemma3.block_count", 62);
+    kv_u32(b, "gemma3.attention.sliding_window", 1024);
+    kv_str(b, "gemma3.rope.scaling.type", "linear");
+    kv_f32(b, "gemma3.rope.scaling.factor", 8.0f);
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    CHECK(st == POSENC_OK && c.layer_type_count == 2 && c.layer_types[0].layers == 10 && c.layer_types[1].layers == 52 &&
+              c.layer_types[0].rope.base == 1e6 && c.layer_types[0].rope.scaling == POSENC_ROPE_LINEAR &&
+              c.layer_types[1].rope.base == 1e4 && c.layer_types[1].rope.scaling == POSENC_ROPE_NONE &&
+              c.layer_types[1].sliding_window == 1024,
+          "Gemma-3-27B GGUF: %d global layers (base 1e6, linear x8), %d sliding (freq_base_swa 1e4, unscaled, window "
+          "%lld) (%s)", c.layer_types[0].layers, c.layer_types[1].layers, (long long)c.layer_types[1].sliding_window,
+          err.message);
+    posenc_config_free(&c);
+    /* a key twice: refused, as ggml does */
+    header(b, 0, 3);
+    kv_str(b, "general.architecture", "llama");
+    kv_f32(b, "llama.rope.freq_base", 1e4f);
+    kv_f32(b, "llama.rope.freq_base", 5e5f);
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(err.message, "llama.rope.freq_base") && strstr(err.message, "twice"),
+          "GGUF with a duplicate key refused: %s", err.message);
+    posenc_config_free(&c);
+    header(b, 0, 3);
+    kv_str(b, "general.architecture", "qwen2");
+    kv_u32(b, "qwen2.attention.key_length", 128);
+    kv_str(b, "qwen2.rope.scaling.type", "wobbly");
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(err.message, "qwen2.rope.scaling.type") && strstr(err.message, "wobbly"),
+          "unknown GGUF scaling type refused naming the key: %s", err.message);
+    posenc_config_free(&c);
+    free(b);
+}
+
+static void test_json_rules(void) {
+    posenc_model_config c;
+    posenc_error err = {0};
+    const char *dup = "{\"model_type\":\"llama\",\"hidden_size\":4096,\"num_attention_heads\":32,"
+                      "\"rope_theta\":10000,\"rope_theta\":500000}";
+    posenc_status st = posenc_config_parse_hf_json(dup, strlen(dup), &c, &err);
+    CHECK(st == POSENC_OK && c.rope.base == 500000 && (c.warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY) &&
+              strcmp(c.duplicate_key, "rope_theta") == 0,
+          "config.json duplicate key: the last wins (base %g, as Python's json), warning names '%s'", c.rope.base,
+          c.duplicate_key);
+    posenc_config_free(&c);
+    const char *unknown = "{\"model_type\":\"mystery_lm\",\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
+    st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &err);
+    CHECK(st == POSENC_OK && (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(c.keys_used, "rope_theta") &&
+              strstr(c.keys_used, "hidden_size"),
+          "unknown model_type: generic reading, warning with the keys used: %s", c.keys_used);
+    posenc_config_free(&c);
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"{\"model_type\":\"llama\",\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":1e4,"
+         "\"rope_parameters\":{\"rope_type\":\"default\",\"rope_theta\":5e5}}", "'rope_theta' 10000 contradicts"},
+        {"{\"model_type\":\"phi\",\"hidden_size\":2560,\"num_attention_heads\":32,\"rotary_dim\":16,"
+         "\"partial_rotary_factor\":0.4}", "'rotary_dim' 16 contradicts 'partial_rotary_factor'"},
+        {"{\"model_type\":\"phi3\",\"hidden_size\":3072,\"num_attention_heads\":32,\"max_position_embeddings\":131072,"
+         "\"original_max_position_embeddings\":4096,\"rope_scaling\":{\"type\":\"longrope\","
+         "\"original_max_position_embeddings\":8192,\"short_factor\":[1],\"long_factor\":[1]}}",
+         "'original_max_position_embeddings' 4096 contradicts"},
+        {"{\"model_type\":\"qwen2\",\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_scaling\":{\"rope_type\":"
+         "\"ntk-by-parts\",\"factor\":2}}", "rope 'rope_type' is 'ntk-by-parts'"},
+        {"{\"model_type\":\"falcon\",\"hidden_size\":4544,\"n_head\":71,\"alibi\":true}", "'alibi' is true"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        posenc_error e2 = {0};
+        st = posenc_config_parse_hf_json(bad[i].text, strlen(bad[i].text), &c, &e2);
+        CHECK(st != POSENC_OK && strstr(e2.message, bad[i].needle), "bad config.json refused: %s", e2.message);
+        posenc_config_free(&c);
+    }
+    /* Gemma: head_dim x heads != hidden_size is legal */
+    const char *gemma = "{\"model_type\":\"gemma\",\"hidden_size\":3072,\"num_attention_heads\":16,\"head_dim\":256}";
+    st = posenc_config_parse_hf_json(gemma, strlen(gemma), &c, &err);
+    CHECK(st == POSENC_OK && c.rope.head_dim == 256, "Gemma-7B: head_dim 256 x 16 heads != hidden 3072 accepted");
+    posenc_config_free(&c);
+}
+
+/* The flags' derivation is the config's: posenc_rope_resolve. */
+static void test_resolve(void) {
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, 96);
+    double shorts[48], longs[48];
+    for (int k = 0; k < 48; k++) shorts[k] = longs[k] = 1.0;
+    p.scaling = POSENC_ROPE_LONGROPE;
+    p.short_factors = shorts;
+    p.long_factors = longs;
+    p.factors_count = 48;
+    p.original_max_position = 4096;
+    p.max_position = 131072;
+    posenc_error err = {0};
+    double att = 0;
+    posenc_status st = posenc_rope_resolve(&p, POSENC_ROPE_GIVEN_ORIGINAL, NULL, &err);
+    if (st == POSENC_OK) inv_k(&p, 0, 0, &att);
+    CHECK(st == POSENC_OK && p.factor == 32 && fabs(att - 1.1902380714238083) < 1e-15,
+          "longrope --original-max 4096 --max-pos 131072: factor %g, attention %.10f (HF 32, 1.1902380714)", p.factor, att);
+    posenc_rope_params_default(&p, 128);
+    p.scaling = POSENC_ROPE_YARN;
+    p.factor = 4;
+    p.max_position = 32768;
+    unsigned warnings = 0;
+    st = posenc_rope_resolve(&p, POSENC_ROPE_GIVEN_FACTOR, &warnings, &err);
+    CHECK(st == POSENC_OK && p.original_max_position == 32768 && (warnings & POSENC_CONFIG_WARN_NO_ORIGINAL),
+          "yarn --factor 4 --max-pos 32768 without --original-max: L0 falls back to 32768 (%s)", err.message);
+    posenc_rope_params_default(&p, 128);
+    p.scaling = POSENC_ROPE_LINEAR;
+    st = posenc_rope_resolve(&p, 0, NULL, &err);
+    CHECK(st == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "has no factor"), "linear without a factor: %s",
+          err.message);
+}
+
+int main(void) {
+    test_gguf_tensors();
+    test_gguf_arch_rules();
+    test_json_rules();
+    test_resolve();
+    return check_finish();
+}
