@@ -292,6 +292,8 @@ int cmd_bench(int argc, char **argv) {
     const char *python = cli_string(&a, "python", "/usr/bin/python3");
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
+    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
+        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
     size_t mem_bytes = (size_t)mem_mib << 20;
     char *dst = alloc_huge(mem_bytes), *src = alloc_huge(mem_bytes);
