@@ -239,6 +239,12 @@ static int cmp_d(const void *x, const void *y) {
     return (a > b) - (a < b);
 }
 
+static double cpu_s(void) { /* process CPU time: robust to other processes sharing the cores */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static double peak_rss_mib(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -254,7 +260,8 @@ static const bench_model bench_models[] = {
     {"small", 2, 64, 2, 64, 16}, {"default", 4, 128, 4, 128, 16}, {"large", 6, 256, 8, 256, 8}, {NULL, 0, 0, 0, 0, 0}};
 
 /* Median step time (seconds) of the C model; the same batch every step. */
-static int time_c_step(const bench_model *bm, int32_t threads, int reps, double *median, posenc_error *err) {
+static int time_c_step(const bench_model *bm, int32_t threads, int reps, double *median, double *cpu_median,
+                       posenc_error *err) {
     lab_config cfg;
     lab_config_default(&cfg);
     cfg.layers = bm->layers;
@@ -266,8 +273,8 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
     if (lab_model_create(&cfg, threads, &m, err) != POSENC_OK) return -1;
     size_t bt = (size_t)bm->batch * (size_t)bm->context;
     int32_t *tok = malloc(bt * sizeof(int32_t)), *tgt = malloc(bt * sizeof(int32_t));
-    double *t = malloc(sizeof(double) * (size_t)reps);
-    int rc = tok && tgt && t ? 0 : -1;
+    double *t = malloc(sizeof(double) * (size_t)reps), *ct = malloc(sizeof(double) * (size_t)reps);
+    int rc = tok && tgt && t && ct ? 0 : -1;
     for (size_t i = 0; i < bt && !rc; i++) {
         tok[i] = (int32_t)((i * 31 + 7) % 256);
         tgt[i] = (int32_t)((i * 17 + 3) % 256);
@@ -275,17 +282,23 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
     lab_train_options opt;
     lab_train_options_default(&opt);
     for (int r = -1; r < reps && !rc; r++) { /* one warm-up */
-        double t0 = now_s(), loss = 0;
+        double t0 = now_s(), c0 = cpu_s(), loss = 0;
         lab_zero_grad(m);
         if (lab_forward(m, tok, tgt, NULL, bm->batch, bm->context, NULL, 1, NULL, &loss, err) ||
             lab_backward(m, err) || lab_adamw_step(m, &opt, 1e-4, NULL, err))
             rc = -1;
-        if (r >= 0) t[r] = now_s() - t0;
+        if (r >= 0) {
+            t[r] = now_s() - t0;
+            ct[r] = cpu_s() - c0;
+        }
     }
     if (!rc) {
         qsort(t, (size_t)reps, sizeof(double), cmp_d);
+        qsort(ct, (size_t)reps, sizeof(double), cmp_d);
         *median = t[reps / 2];
+        *cpu_median = ct[reps / 2];
     }
+    free(ct);
     free(tok);
     free(tgt);
     free(t);
@@ -293,7 +306,8 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
     return rc;
 }
 
-static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int reps) {
+static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int reps,
+                         double *cpu_ms) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s %s --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
              python, script, bm->layers, bm->d_model, bm->heads, bm->context, bm->batch, threads, reps);
@@ -303,6 +317,7 @@ static double torch_step(const char *python, const char *script, const bench_mod
     double ms = -1;
     while (fgets(line, sizeof line, p))
         if (strncmp(line, "step_ms ", 8) == 0) ms = atof(line + 8);
+        else if (strncmp(line, "cpu_ms ", 7) == 0) *cpu_ms = atof(line + 7);
     pclose(p);
     return ms;
 }
@@ -320,19 +335,20 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
     double sgemm = lab_sgemm_gflops(512, 7);
     printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
            "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n"
-           "| model | params | B x T | threads | C ms/step | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step | torch tokens/s | C / best torch | peak RSS MiB |\n"
+           "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch tokens/s | C / best torch | peak RSS MiB |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            posenc_version(), reps, sgemm);
     for (const bench_model *bm = bench_models; bm->name; bm++) {
-        double torch_ms[8], best_torch = -1;
+        double torch_ms[8], torch_cpu[8], best_torch = -1;
         for (int t = 0; t < nthreads; t++) {
-            torch_ms[t] = torch ? torch_step(python, script, bm, threads[t], reps) : -1;
+            torch_cpu[t] = -1;
+            torch_ms[t] = torch ? torch_step(python, script, bm, threads[t], reps, &torch_cpu[t]) : -1;
             if (torch_ms[t] > 0 && (best_torch < 0 || torch_ms[t] < best_torch)) best_torch = torch_ms[t];
         }
         for (int t = 0; t < nthreads; t++) {
             posenc_error err = {0};
-            double sec = 0;
-            if (time_c_step(bm, threads[t], reps, &sec, &err) != 0) return cli_fail_status("bench", &err);
+            double sec = 0, cpu = 0;
+            if (time_c_step(bm, threads[t], reps, &sec, &cpu, &err) != 0) return cli_fail_status("bench", &err);
             lab_config cfg;
             lab_config_default(&cfg);
             cfg.layers = bm->layers;
@@ -345,17 +361,18 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
             if (lab_model_create(&cfg, 1, &m, &err) == POSENC_OK) params = lab_model_param_count(m);
             lab_model_free(m);
             double tokens = (double)bm->batch * bm->context, gflops = lab_step_flops(&cfg, bm->batch, bm->context) / sec * 1e-9;
-            printf("| %s | %zu | %d x %d | %d | %.1f | %.0f | %.1f | %.0f%% | ", bm->name, params, bm->batch, bm->context,
-                   threads[t], sec * 1e3, tokens / sec, gflops, 100.0 * gflops / (sgemm * threads[t]));
+            printf("| %s | %zu | %d x %d | %d | %.1f (%.1f) | %.0f | %.1f | %.0f%% | ", bm->name, params, bm->batch,
+                   bm->context, threads[t], sec * 1e3, cpu * 1e3, tokens / sec, gflops, 100.0 * gflops / (sgemm * threads[t]));
             if (torch_ms[t] > 0)
-                printf("%.1f | %.0f | %.2f | %.0f |\n", torch_ms[t], tokens / (torch_ms[t] * 1e-3), sec * 1e3 / best_torch,
-                       peak_rss_mib());
+                printf("%.1f (%.1f) | %.0f | %.2f | %.0f |\n", torch_ms[t], torch_cpu[t], tokens / (torch_ms[t] * 1e-3),
+                       sec * 1e3 / best_torch, peak_rss_mib());
             else
                 printf("- | - | - | %.0f |\n", peak_rss_mib());
             fflush(stdout);
         }
     }
-    printf("\nGFLOP/s counts 6 x (matmul + attention multiply-adds) x 2 per step (lab_step_flops); peak RSS is the\n"
+    printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
+           "GFLOP/s counts 6 x (matmul + attention multiply-adds) x 2 per step (lab_step_flops); peak RSS is the\n"
            "process's (C only; torch runs in its own process). Rerun on a quiet machine: posenc bench --only lab\n");
     return EXIT_OK;
 }

@@ -95,7 +95,9 @@ int64_t lab_table_rows(const lab_config *cfg); /* learned table rows */
 float *lab_param_ptr(lab_model *m, int id);
 float *lab_grad_ptr(lab_model *m, int id);
 
-/* ---- ops (ops.c): forward/backward pairs, backward accumulates (+=) ---- */
+/* ---- ops (ops.c): forward/backward pairs. Parameter gradients accumulate
+ * (+=); input gradients of matmul, gelu and attention (dqkv) are overwritten
+ * (=), saving a memset each; layernorm's accumulates (the residual stream). */
 /* out[N][O] = inp[N][I] W[O][I]^T + b[O] (b may be NULL) */
 void lab_matmul_forward(lab_pool *pool, float *out, const float *inp, const float *w, const float *b,
                         size_t n, int32_t in, int32_t outdim);
@@ -131,7 +133,7 @@ typedef struct lab_attention_args {
 } lab_attention_args;
 void lab_attention_forward(lab_pool *pool, const lab_attention_args *a, float *atty, float *att,
                            const float *qkv);
-/* dqkv (+=), t5_partial [B*H][buckets] (written, reduced by the caller) */
+/* dqkv (=), t5_partial [B*H][buckets] (written, reduced by the caller) */
 void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *dqkv, float *t5_partial,
                             const float *datty, const float *att, const float *qkv);
 

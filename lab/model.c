@@ -435,7 +435,6 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
     size_t BT = (size_t)a->B * (size_t)a->T, C = (size_t)c->d_model, F = (size_t)c->d_ff, V = (size_t)c->vocab;
     lab_softmax_xent_backward(pool, a->probs, a->probs, a->targets, BT, (int32_t)V, a->valid_targets, 1.0f);
     float *dres = m->d_resid, *dbuf = m->d_buf_c;
-    memset(dbuf, 0, BT * C * sizeof(float));
     const float *head = c->tied ? lab_param_ptr(m, T_WTE) : lab_param_ptr(m, T_LM_HEAD);
     float *dhead = c->tied ? lab_grad_ptr(m, T_WTE) : lab_grad_ptr(m, T_LM_HEAD);
     lab_matmul_backward(pool, dbuf, dhead, NULL, a->probs, a->lnf, head, BT, (int32_t)C, (int32_t)V);
@@ -451,22 +450,17 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
         const float *input = l == 0 ? a->encoded : a->res2 + (size_t)(l - 1) * a->layer_stride_bt_c;
         size_t wc = (size_t)l * C, wcc = (size_t)l * C * C, wfc = (size_t)l * F * C;
         /* MLP */
-        memset(m->d_fch, 0, BT * F * sizeof(float));
         lab_matmul_backward(pool, m->d_fch, lab_grad_ptr(m, T_FCPROJ_W) + wfc, lab_grad_ptr(m, T_FCPROJ_B) + wc, dres,
                             a->fch_gelu + lf, lab_param_ptr(m, T_FCPROJ_W) + wfc, BT, (int32_t)F, (int32_t)C);
-        memset(m->d_bigger, 0, BT * F * sizeof(float));
         lab_gelu_backward(pool, m->d_bigger, a->fch + lf, m->d_fch, BT * F);
-        memset(dbuf, 0, BT * C * sizeof(float));
         lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_FC_W) + wfc, lab_grad_ptr(m, T_FC_B) + (size_t)l * F,
                             m->d_bigger, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + wfc, BT, (int32_t)C, (int32_t)F);
         lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN2_W) + wc, lab_grad_ptr(m, T_LN2_B) + wc, dbuf,
                                a->res1 + lc, lab_param_ptr(m, T_LN2_W) + wc, a->ln2_mean + lb, a->ln2_rstd + lb, BT,
                                (int32_t)C);
         /* attention */
-        memset(dbuf, 0, BT * C * sizeof(float));
         lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_PROJ_W) + wcc, lab_grad_ptr(m, T_PROJ_B) + wc, dres,
                             a->atty + lc, lab_param_ptr(m, T_PROJ_W) + wcc, BT, (int32_t)C, (int32_t)C);
-        memset(m->d_qkv, 0, BT * 3 * C * sizeof(float));
         lab_attention_backward(pool, &aa, m->d_qkv, m->t5_partial, dbuf, a->att + (size_t)l * a->layer_stride_att,
                                a->qkv + l3);
         if (m->t5_partial) { /* reduce the per-(b, h) partial sums in task order */
@@ -478,7 +472,6 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
             }
         }
         if (c->scheme == LAB_POS_ROPE && (st = lab_rope_qk(m, a, m->d_qkv, 1, err)) != POSENC_OK) return st;
-        memset(dbuf, 0, BT * C * sizeof(float));
         lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
                             lab_grad_ptr(m, T_QKV_B) + (size_t)l * 3 * C, m->d_qkv, a->ln1 + lc,
                             lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C, BT, (int32_t)C, (int32_t)(3 * C));
