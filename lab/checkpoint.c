@@ -146,7 +146,14 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
             posenc_array arr;
             memset(&arr, 0, sizeof arr);
             st = posenc_safetensors_parse(bytes, size, name, 0, &arr, err);
-            if (st) break;
+            if (st) {
+                if (err) {
+                    char msg[POSENC_ERROR_MESSAGE_SIZE];
+                    snprintf(msg, sizeof msg, "%s", err->message);
+                    lab_fail(err, st, "%s: %s", path, msg);
+                }
+                break;
+            }
             int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
             for (int d = 0; same && d < info->ndim; d++) same = arr.shape[d] == info->shape[d];
             if (!same)

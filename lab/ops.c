@@ -62,12 +62,13 @@ static void matmul_backward_task(void *ctx_, size_t task, int32_t thread) {
     size_t o0 = (task - c->row_tasks) * OUT_BLOCK, outs = min_size(OUT_BLOCK, (size_t)c->outdim - o0);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)outs, c->in, (int)c->n, 1.0f, c->dout + o0,
                 c->outdim, c->inp, c->in, 1.0f, c->dw + o0 * (size_t)c->in, c->in);
-    if (c->db) {
-        for (size_t o = o0; o < o0 + outs; o++) {
-            double sum = 0.0;
-            for (size_t r = 0; r < c->n; r++) sum += c->dout[r * (size_t)c->outdim + o];
-            c->db[o] += (float)sum;
+    if (c->db) { /* rows in order, each row's slice contiguous */
+        double sum[OUT_BLOCK] = {0};
+        for (size_t r = 0; r < c->n; r++) {
+            const float *row = c->dout + r * (size_t)c->outdim + o0;
+            for (size_t o = 0; o < outs; o++) sum[o] += row[o];
         }
+        for (size_t o = 0; o < outs; o++) c->db[o0 + o] += (float)sum[o];
     }
 }
 
