@@ -13,7 +13,8 @@
 #include <time.h>
 
 static const cli_option model_options[] = {
-    {"scheme", "S", "position scheme: none sinusoidal learned rope alibi t5 concat half-concat hybrid freq-scale gru sparse index normalized"},
+    {"scheme", "S", "position scheme: none sinusoidal learned rope alibi t5 shaw concat half-concat hybrid freq-scale gru sparse index normalized"},
+    {"shaw-clip", "K", "shaw: clip distance (tables of 2K+1 rows), default 16"},
     {"text", "FILE", "training text (bytes); required"},
     {"o", "CKPT", "checkpoint to write (.safetensors), atomically, at the end and every --checkpoint-every steps"},
     {"resume", "CKPT", "continue from this checkpoint (same configuration), bit-identically"},
@@ -129,7 +130,7 @@ static int lab_train_cmd(int argc, char **argv) {
               cli_int32(&a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(&a, "rope-base", &cfg.rope_base) &&
               cli_double(&a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(&a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
               cli_int32(&a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(&a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
-              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) &&
+              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(&a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
               cli_double(&a, "sparse-keep", &cfg.sparse_keep) && cli_int64(&a, "random-positions", 0, INT64_MAX, &random_positions);
     static const char *const layouts[] = {"half", "interleaved", NULL};
     if (!ok || !cli_choice(&a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
@@ -335,8 +336,8 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
     double sgemm = lab_sgemm_gflops(512, 7);
     printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
            "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n"
-           "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch tokens/s | C / best torch | peak RSS MiB |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch tokens/s | C / best torch (wall) | C / torch (cpu) | peak RSS MiB |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            posenc_version(), reps, sgemm);
     for (const bench_model *bm = bench_models; bm->name; bm++) {
         double torch_ms[8], torch_cpu[8], best_torch = -1;
@@ -364,10 +365,10 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
             printf("| %s | %zu | %d x %d | %d | %.1f (%.1f) | %.0f | %.1f | %.0f%% | ", bm->name, params, bm->batch,
                    bm->context, threads[t], sec * 1e3, cpu * 1e3, tokens / sec, gflops, 100.0 * gflops / (sgemm * threads[t]));
             if (torch_ms[t] > 0)
-                printf("%.1f (%.1f) | %.0f | %.2f | %.0f |\n", torch_ms[t], torch_cpu[t], tokens / (torch_ms[t] * 1e-3),
-                       sec * 1e3 / best_torch, peak_rss_mib());
+                printf("%.1f (%.1f) | %.0f | %.2f | %.2f | %.0f |\n", torch_ms[t], torch_cpu[t], tokens / (torch_ms[t] * 1e-3),
+                       sec * 1e3 / best_torch, torch_cpu[t] > 0 ? cpu * 1e3 / torch_cpu[t] : -1.0, peak_rss_mib());
             else
-                printf("- | - | - | %.0f |\n", peak_rss_mib());
+                printf("- | - | - | - | %.0f |\n", peak_rss_mib());
             fflush(stdout);
         }
     }

@@ -10,7 +10,7 @@
 
 static const char *const scheme_names[LAB_POS_COUNT_] = {
     "none", "sinusoidal", "learned", "rope", "alibi", "t5", "concat", "half-concat",
-    "hybrid", "freq-scale", "gru", "sparse", "index", "normalized"};
+    "hybrid", "freq-scale", "gru", "sparse", "index", "normalized", "shaw"};
 
 posenc_status lab_fail(posenc_error *err, posenc_status status, const char *fmt, ...) {
     if (err) {
@@ -70,6 +70,7 @@ void lab_config_default(lab_config *c) {
     c->t5_buckets = 32;
     c->t5_max_distance = 128;
     c->sparse_keep = 0.1;
+    c->shaw_clip = 16;
 }
 
 int32_t lab_pe_width(const lab_config *c) {
@@ -152,6 +153,9 @@ posenc_status lab_config_check(const lab_config *c, posenc_error *err) {
         t.bidirectional = c->causal ? 0 : 1;
         return posenc_t5_check(&t, err);
     }
+    case LAB_POS_SHAW:
+        if (c->shaw_clip < 0 || c->shaw_clip > 65536) return lab_fail(err, bad, "shaw clip must be in 0..65536, got %d", c->shaw_clip);
+        break;
     case LAB_POS_CONCAT:
         if (c->pe_dim < 0 || c->pe_dim > 8192) return lab_fail(err, bad, "pe_dim must be in 0..8192, got %d", c->pe_dim);
         if (lab_pe_width(c) % 2 != 0) return lab_fail(err, bad, "concat pe_dim must be even, got %d", lab_pe_width(c));
@@ -179,12 +183,12 @@ size_t lab_config_format(const lab_config *c, char *out, size_t size) {
                      "vocab=%d layers=%d d_model=%d heads=%d d_ff=%d context=%d tied=%d causal=%d seed=%llu "
                      "init_sigma=%.17g scheme=%s token_scale_sqrt_d=%d learned_sigma=%.17g learned_past_end=%d "
                      "rope_layout=%d rope_rotary_dim=%d rope_base=%.17g alibi_max_bias=%.17g t5_buckets=%d "
-                     "t5_max_distance=%d pe_dim=%d hybrid_learned_dim=%d sparse_keep=%.17g random_positions=%lld",
+                     "t5_max_distance=%d pe_dim=%d hybrid_learned_dim=%d sparse_keep=%.17g random_positions=%lld shaw_clip=%d",
                      c->vocab, c->layers, c->d_model, c->heads, c->d_ff, c->context, c->tied, c->causal,
                      (unsigned long long)c->seed, c->init_sigma, lab_scheme_name(c->scheme) ? lab_scheme_name(c->scheme) : "?",
                      c->token_scale_sqrt_d, c->learned_sigma, (int)c->learned_past_end, (int)c->rope_layout,
                      c->rope_rotary_dim, c->rope_base, c->alibi_max_bias, c->t5_buckets, c->t5_max_distance,
-                     c->pe_dim, c->hybrid_learned_dim, c->sparse_keep, (long long)c->random_positions);
+                     c->pe_dim, c->hybrid_learned_dim, c->sparse_keep, (long long)c->random_positions, c->shaw_clip);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -213,7 +217,7 @@ posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_erro
         INT_FIELD(vocab) INT_FIELD(layers) INT_FIELD(d_model) INT_FIELD(heads) INT_FIELD(d_ff)
         INT_FIELD(context) INT_FIELD(tied) INT_FIELD(causal) INT_FIELD(token_scale_sqrt_d)
         INT_FIELD(rope_rotary_dim) INT_FIELD(t5_buckets) INT_FIELD(t5_max_distance) INT_FIELD(pe_dim)
-        INT_FIELD(hybrid_learned_dim)
+        INT_FIELD(hybrid_learned_dim) INT_FIELD(shaw_clip)
         DBL_FIELD(init_sigma) DBL_FIELD(learned_sigma) DBL_FIELD(rope_base) DBL_FIELD(alibi_max_bias)
         DBL_FIELD(sparse_keep)
         else return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%s' is unknown or not a number", k, v);

@@ -1,7 +1,7 @@
 /* lab.h: posenc lab, a small byte-level decoder-only Transformer that trains
  * on the CPU with every position scheme of posenc pluggable. Built on posenc.h
  * only: every encoding (sinusoid tables, RoPE rotations and their inverse,
- * ALiBi slopes and biases, T5 buckets, learned gathers and their backward,
+ * ALiBi slopes and biases, T5 buckets, Shaw indices, learned gathers and their backward,
  * hybrid and frequency-scaled tables) comes from the library.
  *
  * Typical use (an experiment runner):
@@ -52,7 +52,9 @@ typedef enum lab_scheme {
                                 (keep probability sparse_keep) */
     LAB_POS_INDEX = 12,      /* [index] every channel = p (article baseline) */
     LAB_POS_NORMALIZED = 13, /* [normalized] every channel = p/(len-1) */
-    LAB_POS_COUNT_ = 14
+    LAB_POS_SHAW = 14,       /* [shaw] Shaw et al. relative key/value embeddings per layer,
+                                distances clipped at shaw_clip */
+    LAB_POS_COUNT_ = 15
 } lab_scheme;
 
 /* "none", "sinusoidal", ...; NULL for an unknown value. */
@@ -85,6 +87,7 @@ typedef struct lab_config {
     int32_t pe_dim;                    /* concat: sinusoid channels; 0 = d_model */
     int32_t hybrid_learned_dim;        /* hybrid: 0 = d_model/2 */
     double sparse_keep;                /* sparse: probability a channel is kept; default 0.1 */
+    int32_t shaw_clip;                 /* shaw: clip distance k (tables of 2k+1 rows); default 16 */
     int64_t random_positions;          /* > 0: train on sorted random subsets of [0, N)
                                           (Ruoss et al. 2023); evaluation uses 0..T-1 */
 } lab_config;

@@ -27,6 +27,7 @@ enum {
     T_LN1_W, T_LN1_B, T_QKV_W, T_QKV_B, T_PROJ_W, T_PROJ_B,
     T_LN2_W, T_LN2_B, T_FC_W, T_FC_B, T_FCPROJ_W, T_FCPROJ_B,
     T_LNF_W, T_LNF_B,
+    T_SHAW_K, T_SHAW_V, /* [L][2k+1][head_dim] */
     T_LM_HEAD,
     T_COUNT
 };
@@ -46,7 +47,7 @@ typedef struct lab_acts {
     int64_t *pos;      /* [B][T] */
     int32_t *tokens;   /* [B][T] */
     int32_t *targets;  /* [B][T] */
-    int32_t *buckets;  /* t5: [B][T][T] */
+    int32_t *buckets;  /* t5 buckets or shaw indices: [B][T][T] */
     float *encoded;    /* [B][T][C] residual stream input */
     float *pe;         /* [B][T][pe width] position part (sinusoid base for gru) */
     float *concat_in;  /* concat: [B][T][C + pe_dim] */
@@ -85,6 +86,7 @@ struct lab_model {
     void *grad_block;
     size_t grad_bytes;
     float *t5_partial;    /* [B*H][buckets] */
+    float *shaw_partial;  /* [B*H][2][(2k+1) head_dim] */
     int have_forward;
 };
 
@@ -128,14 +130,18 @@ typedef struct lab_attention_args {
     const float *t5_table;      /* [buckets][H] or NULL */
     const int32_t *buckets;     /* [B][T][T] */
     int32_t t5_buckets;
+    const float *shaw_k, *shaw_v; /* this layer's [2k+1][head_dim] tables, or NULL */
+    const int32_t *shaw_index;    /* [B][T][T] clipped distance + k */
+    int32_t shaw_clip;
     float *scratch;             /* per thread T*T floats */
     size_t scratch_per_thread;
 } lab_attention_args;
 void lab_attention_forward(lab_pool *pool, const lab_attention_args *a, float *atty, float *att,
                            const float *qkv);
 /* dqkv (=), t5_partial [B*H][buckets] (written, reduced by the caller) */
+/* shaw_partial [B*H][2][(2k+1) head_dim]: per-task gradients of (a_K, a_V) */
 void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *dqkv, float *t5_partial,
-                            const float *datty, const float *att, const float *qkv);
+                            float *shaw_partial, const float *datty, const float *att, const float *qkv);
 
 /* GRU over x [B][T][C] with h0 [B][C]: outputs h [B][T+1][C] (h[b][0] = h0). */
 void lab_gru_forward(float *h, float *gi, float *gh, float *r, float *z, float *nn, const float *x,

@@ -70,6 +70,11 @@ static void build_table(lab_model *m) {
     add_tensor(m, T_FC_B, "blocks.mlp.fc.bias", "mlp", 0, 2, L, F, 0);
     add_tensor(m, T_FCPROJ_W, "blocks.mlp.proj.weight", "mlp", 1, 3, L, C, F);
     add_tensor(m, T_FCPROJ_B, "blocks.mlp.proj.bias", "mlp", 0, 2, L, C, 0);
+    if (c->scheme == LAB_POS_SHAW) {
+        size_t rows = 2 * (size_t)c->shaw_clip + 1, hd = C / (size_t)c->heads;
+        add_tensor(m, T_SHAW_K, "blocks.attn.shaw_k", "pos", 0, 3, L, rows, hd);
+        add_tensor(m, T_SHAW_V, "blocks.attn.shaw_v", "pos", 0, 3, L, rows, hd);
+    }
     add_tensor(m, T_LNF_W, "ln_f.weight", "norm", 0, 1, C, 0, 0);
     add_tensor(m, T_LNF_B, "ln_f.bias", "norm", 0, 1, C, 0, 0);
     if (!c->tied) add_tensor(m, T_LM_HEAD, "lm_head.weight", "head", 1, 2, V, C, 0);
@@ -87,7 +92,7 @@ static posenc_status init_params(lab_model *m, posenc_error *err) {
         double sigma = -1; /* < 0: constant */
         float constant = 0.0f;
         switch (id) {
-        case T_WTE: case T_QKV_W: case T_FC_W: case T_LM_HEAD: case T_CONCAT_PROJ: case T_T5: sigma = c->init_sigma; break;
+        case T_WTE: case T_QKV_W: case T_FC_W: case T_LM_HEAD: case T_CONCAT_PROJ: case T_T5: case T_SHAW_K: case T_SHAW_V: sigma = c->init_sigma; break;
         case T_PROJ_W: case T_FCPROJ_W: sigma = proj_sigma; break;
         case T_WPE: sigma = c->learned_sigma; break;
         case T_GRU_WIH: case T_GRU_WHH: case T_GRU_BIH: case T_GRU_BHH:
@@ -211,7 +216,7 @@ static size_t layout_acts(const lab_config *c, int32_t B, int32_t T, int train, 
     z.pos = carve(&k, BT * sizeof(int64_t));
     z.tokens = carve(&k, BT * sizeof(int32_t));
     z.targets = carve(&k, BT * sizeof(int32_t));
-    if (c->scheme == LAB_POS_T5) z.buckets = carve(&k, BT * (size_t)T * sizeof(int32_t));
+    if (c->scheme == LAB_POS_T5 || c->scheme == LAB_POS_SHAW) z.buckets = carve(&k, BT * (size_t)T * sizeof(int32_t));
     z.encoded = carve(&k, BT * C * sizeof(float));
     if (P) z.pe = carve(&k, BT * P * sizeof(float));
     if (c->scheme == LAB_POS_CONCAT) z.concat_in = carve(&k, BT * (C + P) * sizeof(float));
@@ -282,6 +287,10 @@ static void attention_args(lab_model *m, lab_attention_args *aa) {
         aa->t5_table = lab_param_ptr(m, T_T5);
         aa->buckets = a->buckets;
         aa->t5_buckets = c->t5_buckets;
+    }
+    if (c->scheme == LAB_POS_SHAW) {
+        aa->shaw_index = a->buckets;
+        aa->shaw_clip = c->shaw_clip;
     }
     aa->scratch = m->scratch;
     aa->scratch_per_thread = m->scratch_per_thread;
@@ -372,6 +381,11 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
         lab_matmul_forward(pool, qkv, a->ln1 + lc, lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
                            lab_param_ptr(m, T_QKV_B) + (size_t)l * 3 * C, BT, (int32_t)C, (int32_t)(3 * C));
         if (c->scheme == LAB_POS_ROPE && (st = lab_rope_qk(m, a, qkv, 0, err)) != POSENC_OK) return st;
+        if (c->scheme == LAB_POS_SHAW) {
+            size_t per = (2 * (size_t)c->shaw_clip + 1) * (C / (size_t)c->heads);
+            aa.shaw_k = lab_param_ptr(m, T_SHAW_K) + (size_t)l * per;
+            aa.shaw_v = lab_param_ptr(m, T_SHAW_V) + (size_t)l * per;
+        }
         lab_attention_forward(pool, &aa, a->atty + lc, a->att ? a->att + (size_t)l * a->layer_stride_att : NULL, qkv);
         lab_matmul_forward(pool, a->res1 + lc, a->atty + lc, lab_param_ptr(m, T_PROJ_W) + (size_t)l * C * C,
                            lab_param_ptr(m, T_PROJ_B) + (size_t)l * C, BT, (int32_t)C, (int32_t)C);
@@ -402,7 +416,9 @@ static posenc_status ensure_grad_buffers(lab_model *m, posenc_error *err) {
     lab_acts *a = &m->acts;
     size_t BT = (size_t)a->B * (size_t)a->T, C = (size_t)c->d_model, F = (size_t)c->d_ff;
     size_t t5 = c->scheme == LAB_POS_T5 ? (size_t)a->B * (size_t)c->heads * (size_t)c->t5_buckets : 0;
-    size_t need = (BT * (2 * C + 3 * C + 2 * F) + t5) * sizeof(float);
+    size_t shaw = c->scheme == LAB_POS_SHAW ? (size_t)a->B * (size_t)c->heads * 2 * (2 * (size_t)c->shaw_clip + 1) *
+                                                (C / (size_t)c->heads) : 0;
+    size_t need = (BT * (2 * C + 3 * C + 2 * F) + t5 + shaw) * sizeof(float);
     if (need > m->grad_bytes) {
         free(m->grad_block);
         m->grad_block = malloc(need);
@@ -422,6 +438,8 @@ static posenc_status ensure_grad_buffers(lab_model *m, posenc_error *err) {
     p += BT * F;
     m->t5_partial = NULL;
     if (t5) m->t5_partial = p;
+    p += t5;
+    m->shaw_partial = shaw ? p : NULL;
     return POSENC_OK;
 }
 
@@ -461,7 +479,12 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
         /* attention */
         lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_PROJ_W) + wcc, lab_grad_ptr(m, T_PROJ_B) + wc, dres,
                             a->atty + lc, lab_param_ptr(m, T_PROJ_W) + wcc, BT, (int32_t)C, (int32_t)C);
-        lab_attention_backward(pool, &aa, m->d_qkv, m->t5_partial, dbuf, a->att + (size_t)l * a->layer_stride_att,
+        size_t shaw_per = c->scheme == LAB_POS_SHAW ? (2 * (size_t)c->shaw_clip + 1) * (C / (size_t)c->heads) : 0;
+        if (shaw_per) {
+            aa.shaw_k = lab_param_ptr(m, T_SHAW_K) + (size_t)l * shaw_per;
+            aa.shaw_v = lab_param_ptr(m, T_SHAW_V) + (size_t)l * shaw_per;
+        }
+        lab_attention_backward(pool, &aa, m->d_qkv, m->t5_partial, m->shaw_partial, dbuf, a->att + (size_t)l * a->layer_stride_att,
                                a->qkv + l3);
         if (m->t5_partial) { /* reduce the per-(b, h) partial sums in task order */
             float *dt5 = lab_grad_ptr(m, T_T5);
@@ -469,6 +492,16 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
                 size_t h = task % (size_t)c->heads;
                 for (int32_t k = 0; k < c->t5_buckets; k++)
                     dt5[(size_t)k * (size_t)c->heads + h] += m->t5_partial[task * (size_t)c->t5_buckets + (size_t)k];
+            }
+        }
+        if (shaw_per) { /* reduce the per-(b, h) partial sums in task order */
+            float *dk = lab_grad_ptr(m, T_SHAW_K) + (size_t)l * shaw_per, *dv = lab_grad_ptr(m, T_SHAW_V) + (size_t)l * shaw_per;
+            for (size_t task = 0; task < (size_t)a->B * (size_t)c->heads; task++) {
+                const float *pk = m->shaw_partial + task * 2 * shaw_per, *pv = pk + shaw_per;
+                for (size_t i = 0; i < shaw_per; i++) {
+                    dk[i] += pk[i];
+                    dv[i] += pv[i];
+                }
             }
         }
         if (c->scheme == LAB_POS_ROPE && (st = lab_rope_qk(m, a, m->d_qkv, 1, err)) != POSENC_OK) return st;

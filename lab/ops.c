@@ -292,7 +292,7 @@ void lab_softmax_xent_backward(lab_pool *pool, float *dlogits, const float *prob
 /* ---- attention ---- */
 typedef struct {
     const lab_attention_args *a;
-    float *atty, *att, *dqkv, *t5_partial;
+    float *atty, *att, *dqkv, *t5_partial, *shaw_partial;
     const float *qkv, *datty, *catt;
 } attn_ctx;
 
@@ -328,6 +328,16 @@ static void attention_forward_task(void *ctx_, size_t task, int32_t thread) {
         float *row = S + (size_t)i * (size_t)T;
         int32_t keys = a->causal ? i + 1 : T;
         add_bias_row(a, b, h, i, row, keys, tmp);
+        if (a->shaw_k) { /* + scale q_i . a_K[idx_ij] */
+            const float *qi = q + (size_t)i * ld;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *ak = a->shaw_k + (size_t)idx[j] * (size_t)hd;
+                float d = 0.0f;
+                for (int32_t e = 0; e < hd; e++) d += qi[e] * ak[e];
+                row[j] += scale * d;
+            }
+        }
         float mx = -INFINITY;
         for (int32_t j = 0; j < keys; j++) mx = row[j] > mx ? row[j] : mx;
         float sum = 0.0f;
@@ -339,8 +349,19 @@ static void attention_forward_task(void *ctx_, size_t task, int32_t thread) {
         for (int32_t j = 0; j < keys; j++) row[j] *= inv;
         for (int32_t j = keys; j < T; j++) row[j] = 0.0f;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, S, T, v, (int)ld, 0.0f,
-                c->atty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd, C);
+    float *out = c->atty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, S, T, v, (int)ld, 0.0f, out, C);
+    if (a->shaw_v) /* + sum_j w_ij a_V[idx_ij] */
+        for (int32_t i = 0; i < T; i++) {
+            const float *w = S + (size_t)i * (size_t)T;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            float *oi = out + (size_t)i * (size_t)C;
+            int32_t keys = a->causal ? i + 1 : T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *av = a->shaw_v + (size_t)idx[j] * (size_t)hd;
+                for (int32_t e = 0; e < hd; e++) oi[e] += w[j] * av[e];
+            }
+        }
 }
 
 void lab_attention_forward(lab_pool *pool, const lab_attention_args *a, float *atty, float *att,
@@ -365,10 +386,27 @@ static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, C, 0.0f, dv, (int)ld);
     float *t5 = c->t5_partial ? c->t5_partial + task * (size_t)a->t5_buckets : NULL;
     if (t5) memset(t5, 0, sizeof(float) * (size_t)a->t5_buckets);
+    size_t shaw_per = a->shaw_k ? (2 * (size_t)a->shaw_clip + 1) * (size_t)hd : 0;
+    float *dak = shaw_per ? c->shaw_partial + task * 2 * shaw_per : NULL, *dav = dak ? dak + shaw_per : NULL;
+    if (dak) memset(dak, 0, sizeof(float) * 2 * shaw_per);
     for (int32_t i = 0; i < T; i++) {
         float *row = dS + (size_t)i * (size_t)T;
         const float *p = P + (size_t)i * (size_t)T;
         int32_t keys = a->causal ? i + 1 : T;
+        if (dak) { /* the a_V path: dP_ij += dO_i . a_V[idx_ij];  d a_V[idx_ij] += P_ij dO_i */
+            const float *doi = dO + (size_t)i * (size_t)C;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *av = a->shaw_v + (size_t)idx[j] * (size_t)hd;
+                float *g = dav + (size_t)idx[j] * (size_t)hd;
+                float d = 0.0f;
+                for (int32_t e = 0; e < hd; e++) {
+                    d += doi[e] * av[e];
+                    g[e] += p[j] * doi[e];
+                }
+                row[j] += d;
+            }
+        }
         float dot = 0.0f;
         for (int32_t j = 0; j < keys; j++) dot += p[j] * row[j];
         for (int32_t j = 0; j < keys; j++) row[j] = p[j] * (row[j] - dot);
@@ -379,12 +417,29 @@ static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
         }
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k, (int)ld, 0.0f, dq, (int)ld);
+    if (dak) /* the a_K path: dq_i += scale sum_j dS_ij a_K[idx_ij];  d a_K[idx_ij] += scale dS_ij q_i */
+        for (int32_t i = 0; i < T; i++) {
+            const float *row = dS + (size_t)i * (size_t)T, *qi = q + (size_t)i * ld;
+            float *dqi = dq + (size_t)i * ld;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            int32_t keys = a->causal ? i + 1 : T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *ak = a->shaw_k + (size_t)idx[j] * (size_t)hd;
+                float *g = dak + (size_t)idx[j] * (size_t)hd;
+                float s = scale * row[j];
+                for (int32_t e = 0; e < hd; e++) {
+                    dqi[e] += s * ak[e];
+                    g[e] += s * qi[e];
+                }
+            }
+        }
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q, (int)ld, 0.0f, dk, (int)ld);
 }
 
 void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *dqkv, float *t5_partial,
-                            const float *datty, const float *att, const float *qkv) {
-    attn_ctx c = {.a = a, .dqkv = dqkv, .t5_partial = t5_partial, .datty = datty, .catt = att, .qkv = qkv};
+                            float *shaw_partial, const float *datty, const float *att, const float *qkv) {
+    attn_ctx c = {.a = a, .dqkv = dqkv, .t5_partial = t5_partial, .shaw_partial = shaw_partial, .datty = datty,
+                  .catt = att, .qkv = qkv};
     lab_pool_run(pool, (size_t)a->B * (size_t)a->H, attention_backward_task, &c);
 }
 

@@ -117,6 +117,12 @@ posenc_status lab_encode_forward(lab_model *m, lab_acts *a, posenc_error *err) {
         }
         break;
     }
+    case LAB_POS_SHAW:
+        for (int32_t b = 0; b < a->B && !st; b++) {
+            posenc_positions pos = posenc_positions_ids(a->pos + (size_t)b * T, T);
+            st = posenc_shaw_relative_indices_i32(c->shaw_clip, &pos, &pos, a->buckets + (size_t)b * T * T, T * T, err);
+        }
+        break;
     case LAB_POS_T5: {
         posenc_t5_params tp = {c->t5_buckets, c->t5_max_distance, c->causal ? 0 : 1};
         for (int32_t b = 0; b < a->B && !st; b++) {

@@ -233,7 +233,7 @@ static void test_attention(lab_pool *pool, const char *label, int bias, int caus
     fill(c.qkv, BT * 3 * C, 13, 1.5f);
     fill(c.R, BT * C, 14, 1);
     at_loss(&c);
-    lab_attention_backward(pool, &c.a, dqkv, bias == 2 ? partial : NULL, c.R, c.att, c.qkv);
+    lab_attention_backward(pool, &c.a, dqkv, bias == 2 ? partial : NULL, NULL, c.R, c.att, c.qkv);
     char what[64];
     snprintf(what, sizeof what, "attention %s%s", label, causal ? "" : " bidir");
     float *q_only = calloc(BT * 3 * C, sizeof(float));
@@ -369,7 +369,8 @@ int main(void) {
                                 {"rope", "rope_layout=1"}, {"rope", "rope_layout=0 rope_rotary_dim=4"}, {"alibi", ""},
                                 {"t5", "t5_buckets=8 t5_max_distance=10"}, {"concat", "pe_dim=8"},
                                 {"half-concat", "tied=0"}, {"hybrid", ""}, {"freq-scale", ""}, {"gru", ""},
-                                {"sparse", "sparse_keep=0.5"}, {"index", ""}, {"normalized", ""}, {"none", "tied=0"}};
+                                {"sparse", "sparse_keep=0.5"}, {"index", ""}, {"normalized", ""}, {"none", "tied=0"},
+                                {"shaw", "shaw_clip=3"}, {"shaw", "shaw_clip=3 causal=0"}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) test_scheme(schemes[i][0], schemes[i][1]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -69,7 +69,7 @@ static int same_params(lab_model *a, lab_model *b) {
 }
 
 static void test_threads(void) {
-    const char *schemes[] = {"scheme=none", "scheme=rope", "scheme=t5", "scheme=learned", "scheme=gru", "scheme=alibi"};
+    const char *schemes[] = {"scheme=none", "scheme=rope", "scheme=t5", "scheme=learned", "scheme=gru", "scheme=alibi", "scheme=shaw shaw_clip=4"};
     for (size_t s = 0; s < sizeof schemes / sizeof *schemes; s++) {
         lab_model *m1 = make(schemes[s], 1), *m2 = make(schemes[s], 2), *m3 = make(schemes[s], 3);
         double l1, l2, l3;

@@ -151,10 +151,19 @@ def forward(P, cfg, tokens, targets, positions):
             q = rope(q, positions, r, cfg["rope_layout"], cfg["rope_base"])
             k = rope(k, positions, r, cfg["rope_layout"], cfg["rope_base"])
         s = q @ k.transpose(-1, -2) / math.sqrt(hd)
+        if scheme == "shaw":  # Shaw et al.: + q_i . a_K[clip(j-i)] (scaled), outputs + sum_j w_ij a_V[clip(j-i)]
+            kc = cfg["shaw_clip"]
+            idx = torch.clamp(positions[0][None, :] - positions[0][:, None], -kc, kc) + kc
+            ak, av = P["blocks.attn.shaw_k"][l][idx], P["blocks.attn.shaw_v"][l][idx]  # [T,T,hd]
+            s = s + torch.einsum("bhid,ijd->bhij", q, ak) / math.sqrt(hd)
         if bias is not None:
             s = s + bias
         s = s.masked_fill(~mask, float("-inf"))
-        y = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, C)
+        w = torch.softmax(s, -1)
+        y = w @ v
+        if scheme == "shaw":
+            y = y + torch.einsum("bhij,ijd->bhid", w, av)
+        y = y.transpose(1, 2).reshape(B, T, C)
         x = x + y @ P["blocks.attn.proj.weight"][l].T + P["blocks.attn.proj.bias"][l]
         h = F.layer_norm(x, (C,), P["blocks.ln_2.weight"][l], P["blocks.ln_2.bias"][l], 1e-5)
         f = F.gelu(h @ P["blocks.mlp.fc.weight"][l].T + P["blocks.mlp.fc.bias"][l], approximate="tanh")
@@ -259,7 +268,7 @@ CASES = [
     ("none", []), ("sinusoidal", []), ("sinusoidal", ["token_scale_sqrt_d=1"]), ("learned", []),
     ("concat", ["pe_dim=16"]), ("half-concat", ["tied=0"]), ("rope", ["rope_layout=1"]), ("rope", ["rope_layout=0"]),
     ("rope", ["rope_layout=1", "rope_rotary_dim=4"]), ("alibi", []), ("t5", ["t5_buckets=8", "t5_max_distance=12"]),
-    ("gru", []), ("hybrid", []), ("freq-scale", []), ("none", ["tied=0"]),
+    ("gru", []), ("hybrid", []), ("freq-scale", []), ("none", ["tied=0"]), ("shaw", ["shaw_clip=5"]),
 ]
 
 if __name__ == "__main__":
