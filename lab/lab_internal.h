@@ -147,8 +147,9 @@ void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *
 void lab_gru_forward(float *h, float *gi, float *gh, float *r, float *z, float *nn, const float *x,
                      const float *h0, const float *wih, const float *whh, const float *bih,
                      const float *bhh, int32_t B, int32_t T, int32_t C);
-/* dout [B][T][C] = dL/dh[b][1..T]; writes dh0 [B][C], dx [B][T][C] (=), accumulates weights. */
-void lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbih, float *dbhh,
+/* dout [B][T][C] = dL/dh[b][1..T]; writes dh0 [B][C], dx [B][T][C] (=), accumulates weights.
+ * Returns 0, or -1 when its scratch cannot be allocated (nothing accumulated then). */
+int lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbih, float *dbhh,
                       const float *dout, const float *h, const float *gi, const float *gh, const float *r,
                       const float *z, const float *nn, const float *x, const float *wih,
                       const float *whh, int32_t B, int32_t T, int32_t C);

@@ -475,7 +475,7 @@ void lab_gru_forward(float *h, float *gi, float *gh, float *r, float *z, float *
     }
 }
 
-void lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbih, float *dbhh,
+int lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbih, float *dbhh,
                       const float *dout, const float *h, const float *gi, const float *gh, const float *r,
                       const float *z, const float *nn, const float *x, const float *wih,
                       const float *whh, int32_t B, int32_t T, int32_t C) {
@@ -483,11 +483,11 @@ void lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *db
     size_t C3 = 3 * (size_t)C, hs = ((size_t)T + 1) * (size_t)C, n = (size_t)B * (size_t)T;
     float *dgi = calloc(n * C3, sizeof(float)), *dgh = calloc(n * C3, sizeof(float));
     float *dh = calloc((size_t)B * (size_t)C, sizeof(float));
-    if (!dgi || !dgh || !dh) { /* tiny buffers; treated like the model's own allocation failure */
+    if (!dgi || !dgh || !dh) {
         free(dgi);
         free(dgh);
         free(dh);
-        return;
+        return -1;
     }
     for (int32_t t = T - 1; t >= 0; t--) {
         for (int32_t b = 0; b < B; b++) {
@@ -530,4 +530,5 @@ void lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *db
     free(dgi);
     free(dgh);
     free(dh);
+    return 0;
 }

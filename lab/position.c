@@ -243,9 +243,14 @@ posenc_status lab_encode_backward(lab_model *m, lab_acts *a, const float *d, pos
             free(dh0);
             return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory");
         }
-        lab_gru_backward(dx, dh0, lab_grad_ptr(m, T_GRU_WIH), lab_grad_ptr(m, T_GRU_WHH), lab_grad_ptr(m, T_GRU_BIH),
+        int gru_rc = lab_gru_backward(dx, dh0, lab_grad_ptr(m, T_GRU_WIH), lab_grad_ptr(m, T_GRU_WHH), lab_grad_ptr(m, T_GRU_BIH),
                          lab_grad_ptr(m, T_GRU_BHH), d, h, gi, gh, r, z, nn, a->pe, lab_param_ptr(m, T_GRU_WIH),
                          lab_param_ptr(m, T_GRU_WHH), a->B, a->T, (int32_t)C);
+        if (gru_rc) {
+            free(dx);
+            free(dh0);
+            return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory in the GRU backward");
+        }
         for (size_t b = 0; b < B; b++) { /* h0 = embedding of each sequence's first token */
             float *g = dwte + (size_t)a->tokens[b * T] * W;
             for (size_t k = 0; k < C; k++) g[k] += dh0[b * C + k];

@@ -84,6 +84,28 @@ static void test_threads(void) {
     }
 }
 
+static void test_random_positions(void) {
+    const char *schemes[] = {"scheme=learned random_positions=256", "scheme=rope random_positions=256",
+                             "scheme=t5 random_positions=256"};
+    for (size_t s = 0; s < sizeof schemes / sizeof *schemes; s++) {
+        lab_model *m1 = make(schemes[s], 1), *m2 = make(schemes[s], 2);
+        double l1, l2;
+        train(m1, 3, &l1);
+        train(m2, 3, &l2);
+        CHECK(same_params(m1, m2) && l1 == l2 && isfinite(l1), "%-36s trains (sorted random subsets of [0, 256)), bit-identical on 1 and 2 threads",
+              schemes[s]);
+        lab_model_free(m1);
+        lab_model_free(m2);
+    }
+    int64_t pos[32], pos2[32];
+    lab_random_positions(9, 4, 1, 256, 32, pos);
+    lab_random_positions(9, 4, 2, 256, 32, pos2);
+    int sorted = 1;
+    for (int i = 1; i < 32; i++) sorted &= pos[i] > pos[i - 1];
+    CHECK(sorted && pos[0] >= 0 && pos[31] < 256 && memcmp(pos, pos2, sizeof pos) != 0,
+          "random positions: strictly increasing in [0, 256), differ per sequence (%lld .. %lld)", (long long)pos[0], (long long)pos[31]);
+}
+
 static void test_permutation(void) {
     lab_model *m = make("scheme=none causal=0 init_sigma=0.2", 2);
     int32_t tok[32], perm_tok[32], perm[32];
@@ -288,6 +310,7 @@ static void test_nan_stop(void) {
 int main(void) {
     for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)("the quick brown fox jumps over the lazy dog. "[i % 45] + (i / 45) % 3);
     test_threads();
+    test_random_positions();
     test_permutation();
     test_offsets();
     test_learned_past_end();
