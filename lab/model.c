@@ -80,8 +80,16 @@ static void build_table(lab_model *m) {
     if (!c->tied) add_tensor(m, T_LM_HEAD, "lm_head.weight", "head", 1, 2, V, C, 0);
 }
 
-/* Normal init through the library's counter-based N(0, sigma) generator; each
- * tensor draws from its own seed so adding a tensor never shifts the others. */
+/* FNV-1a of a tensor name: the per-tensor seed depends on the name only, so
+ * adding a tensor (or a scheme) never changes another tensor's initial values. */
+static uint64_t name_hash(const char *name) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *name; name++) h = (h ^ (uint8_t)*name) * 0x100000001b3ull;
+    return h;
+}
+
+/* Normal init through the library's counter-based N(0, sigma) generator, one
+ * seed per tensor: splitmix64(seed ^ hash(name)). */
 static posenc_status init_params(lab_model *m, posenc_error *err) {
     const lab_config *c = &m->cfg;
     double proj_sigma = c->init_sigma / sqrt(2.0 * c->layers); /* GPT-2's residual projections */
@@ -102,7 +110,7 @@ static posenc_status init_params(lab_model *m, posenc_error *err) {
         default: break;
         }
         if (sigma >= 0) {
-            posenc_status st = posenc_learned_init_f32(lab_splitmix64(c->seed * 1000003u + (uint64_t)id), sigma,
+            posenc_status st = posenc_learned_init_f32(lab_splitmix64(c->seed ^ name_hash(s->info.name)), sigma,
                                                        POSENC_NO_PADDING, s->info.count, 1, p, s->info.count, err);
             if (st) return st;
         } else {
