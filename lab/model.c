@@ -197,7 +197,7 @@ const lab_tensor_info *lab_tensor(const lab_model *m, size_t i, float **param, f
 /* ---- activation layout ----
  * Floats kept for one training step (B sequences of T tokens, L layers, C =
  * d_model, F = d_ff, H heads, V vocab, P = position-table width):
- *   B T (C + P + V + 3) + L B T (8 C + 2 F + 4) + L B H T^2
+ *   B T (2 C + P + V + 6) + L B T (8 C + 2 F + 4) + L B H T^2
  * plus scheme extras (t5 buckets B T^2 ints, concat B T (C+P), gru 12 B T C).
  * Evaluation keeps one layer's worth (L = 1 in the per-layer terms) and no
  * attention probabilities (a T^2 scratch per thread instead). */
