@@ -373,7 +373,7 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
         }
     }
     printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
-           "GFLOP/s counts 6 x (matmul + attention multiply-adds) x 2 per step (lab_step_flops); peak RSS is the\n"
+           "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); peak RSS is the\n"
            "process's (C only; torch runs in its own process). Rerun on a quiet machine: posenc bench --only lab\n");
     return EXIT_OK;
 }
