@@ -57,7 +57,8 @@ static const cli_option eval_options[] = {
     {"offset", "P", "first position (default 0)"},
     {"batch", "B", "windows per forward pass, default 4"},
     {"max-windows", "N", "evaluate at most N non-overlapping windows"},
-    {"rope-scaling", "S", "none | linear | ntk | dynamic | yarn | llama3 (at evaluation)"},
+    {"rope-scaling", "S", "none | linear | ntk | dynamic | yarn | llama3 | longrope (at evaluation)"},
+    {"longrope-factors", "F.npy", "longrope: rotary_dim/2 per-pair factors (1-D .npy)"},
     {"rope-factor", "F", "scaling factor, default 1"},
     {"past-end", "P", "learned tables past their end: refuse | clamp (default: as trained)"},
     {"threads", "N", "worker threads"},
@@ -210,18 +211,47 @@ static int lab_eval_cmd(int argc, char **argv) {
     if (cli_has(&a, "past-end")) ev.learned_past_end_override = pe;
     if (cli_has(&a, "rope-scaling") && posenc_rope_scaling_parse(cli_string(&a, "rope-scaling", ""), &ev.rope_scaling, &err))
         return cli_fail_status("lab eval", &err);
+    int64_t *factor_ids = NULL;
+    double *factors = NULL;
+    size_t factor_count = 0;
+    if (cli_has(&a, "longrope-factors")) {
+        if ((rc = cli_read_positions("lab eval", cli_string(&a, "longrope-factors", ""), &factor_ids, &factors,
+                                     &factor_count)) != EXIT_OK)
+            return rc;
+        if (factor_ids) { /* an integer .npy: widen */
+            factors = malloc(sizeof(double) * factor_count);
+            for (size_t i = 0; factors && i < factor_count; i++) factors[i] = (double)factor_ids[i];
+            free(factor_ids);
+            if (!factors) return cli_fail("lab eval", EXIT_RUNTIME, NULL, "out of memory");
+        }
+        ev.rope_longrope_factors = factors;
+    }
     lab_model *m = NULL;
-    if (lab_checkpoint_load(cli_string(&a, "checkpoint", ""), threads, &m, &err) != POSENC_OK)
+    if (lab_checkpoint_load(cli_string(&a, "checkpoint", ""), threads, &m, &err) != POSENC_OK) {
+        free(factors);
         return cli_fail_status("lab eval", &err);
+    }
+    if (factors) {
+        const lab_config *mc = lab_model_config(m);
+        size_t want = (size_t)(mc->rope_rotary_dim ? mc->rope_rotary_dim : mc->d_model / mc->heads) / 2;
+        if (factor_count != want) {
+            lab_model_free(m);
+            free(factors);
+            return cli_fail("lab eval", EXIT_USAGE, NULL, "--longrope-factors must hold rotary_dim/2 = %zu values, got %zu",
+                            want, factor_count);
+        }
+    }
     uint8_t *text = NULL;
     size_t size = 0;
     if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) {
         lab_model_free(m);
+        free(factors);
         return rc;
     }
     double loss = 0;
     posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);
     free(text);
+    free(factors);
     int32_t len = ev.seq_len ? ev.seq_len : lab_model_config(m)->context;
     lab_model_free(m);
     if (st) return cli_fail_status("lab eval", &err);

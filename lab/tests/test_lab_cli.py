@@ -55,6 +55,15 @@ def main():
             rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--len", "128", "--max-windows", "2",
                            "--rope-scaling", s, "--rope-factor", "4", "--json"])
             check(rc == 0 and "loss" in out, "rope eval at 4x context with --rope-scaling %s: %s" % (s, out.strip()))
+        import numpy as np  # noqa: E402 (Debian's numpy, only here)
+        lf = os.path.join(d, "long.npy")
+        np.save(lf, np.array([1.0, 1.5, 2.0, 4.0, 4.0, 6.0, 8.0, 8.0]))  # head dim 16 -> 8 pairs
+        rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--len", "128", "--max-windows", "2",
+                       "--rope-scaling", "longrope", "--rope-factor", "4", "--longrope-factors", lf, "--json"])
+        check(rc == 0 and "loss" in out, "rope eval with --rope-scaling longrope and a factor list: %s" % out.strip())
+        np.save(lf, np.array([1.0, 2.0]))
+        rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--rope-scaling", "longrope", "--longrope-factors", lf])
+        check(rc == 2 and "8" in out, "longrope factor list of the wrong length refused: " + out.strip().splitlines()[-1])
         # bad input: named value, usage exit code, nothing written
         bad_out = os.path.join(d, "never.safetensors")
         cases = [
