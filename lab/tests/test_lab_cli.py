@@ -48,6 +48,16 @@ def main():
         rc2, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "4", "--resume", half, "-o", half] + SMALL)
         same = open(half, "rb").read() == open(ck, "rb").read()
         check(rc1 == 0 and rc2 == 0 and same, "2 steps + resume to 4 == 4 steps straight, checkpoint byte-identical")
+        # every scheme trains from the command line and evaluates past its training length where it can
+        for scheme in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "concat", "half-concat",
+                       "hybrid", "freq-scale", "gru", "sparse", "index", "normalized"):
+            path = os.path.join(d, scheme + ".safetensors")
+            extra = ["--random-positions", "64"] if scheme == "sinusoidal" else []
+            rc, out = run(["lab", "train", "--scheme", scheme, "--text", text, "--steps", "2", "-o", path] + SMALL + extra)
+            rc2, out2 = run(["lab", "eval", "--checkpoint", path, "--text", text, "--max-windows", "2", "--json",
+                             "--len", "32" if scheme in ("learned", "hybrid") else "48"])
+            check(rc == 0 and rc2 == 0 and "loss" in out2, "train + eval --scheme %s%s: %s" %
+                  (scheme, " (random positions)" if extra else "", out2.strip() if rc2 == 0 else (out + out2).strip()[-200:]))
         # RoPE and every scaling at evaluation
         rope = os.path.join(d, "rope.safetensors")
         rc, _ = run(["lab", "train", "--scheme", "rope", "--text", text, "--steps", "2", "-o", rope] + SMALL)
@@ -76,12 +86,12 @@ def main():
         for extra, needle in cases:
             rc, out = run(["lab", "train", "--text", text, "--steps", "1", "-o", bad_out] + extra)
             check(rc == 2 and needle in out and not os.path.exists(bad_out),
-                  "train %s -> rc %d: %s" % (" ".join(extra), rc, out.strip().splitlines()[-1] if out.strip() else ""))
+                  "train %s -> rc %d: %s" % (" ".join(extra), rc, out.strip().splitlines()[0] if out.strip() else ""))
         other = os.path.join(d, "other.safetensors")
         rc, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "1", "--resume", ck, "-o", other,
                        "--layers", "2", "--d-model", "32", "--heads", "2", "--context", "32", "--batch", "2"])
         check(rc != 0 and "layers=1" in out and not os.path.exists(other), "resume from another configuration refused: " +
-              out.strip().splitlines()[-1])
+              out.strip().splitlines()[0])
         trunc = os.path.join(d, "trunc.safetensors")
         with open(trunc, "wb") as f:
             f.write(open(ck, "rb").read()[:-500])
