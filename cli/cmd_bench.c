@@ -16,7 +16,7 @@
 #endif
 
 static const cli_option bench_options[] = {
-    {"only", "LIST", "comma list of groups: sinusoid,rope,bias (default all)"},
+    {"only", "LIST", "comma list of groups: sinusoid,rope,bias (default all); \"lab\" alone: the training lab (cli/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
     {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},
@@ -292,6 +292,8 @@ int cmd_bench(int argc, char **argv) {
     const char *python = cli_string(&a, "python", "/usr/bin/python3");
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
+    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
+        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
     size_t mem_bytes = (size_t)mem_mib << 20;
     char *dst = alloc_huge(mem_bytes), *src = alloc_huge(mem_bytes);

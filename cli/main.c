@@ -38,6 +38,7 @@ static const command commands[] = {
     /* */
     /* */
     {"bench", cmd_bench, "time kernels vs memory bandwidth and NumPy/PyTorch peers"},
+    {"lab", cmd_lab, "train a small Transformer with any position scheme; eval at any length"},
     /* @@CLI_DISPATCH_KERNELS@@ */
     /* */
     /* */

@@ -1,0 +1,450 @@
+/* cmd_lab.c: `posenc lab train|eval|bench`: the training lab (lab/lab.h,
+ * docs/lab.md) driven from the command line. Parsing, files and words here;
+ * the model, the schemes and the optimizer live in lab/. */
+#define _GNU_SOURCE /* popen, getrusage under -std=c11 */
+#include "cli.h"
+#include "lab.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static const cli_option model_options[] = {
+    {"scheme", "S", "position scheme: none sinusoidal learned rope alibi t5 shaw concat half-concat hybrid freq-scale gru sparse index normalized"},
+    {"shaw-clip", "K", "shaw: clip distance (tables of 2K+1 rows), default 16"},
+    {"text", "FILE", "training text (bytes); required"},
+    {"o", "CKPT", "checkpoint to write (.safetensors), atomically, at the end and every --checkpoint-every steps"},
+    {"resume", "CKPT", "continue from this checkpoint (same configuration), bit-identically"},
+    {"steps", "N", "total optimizer steps, default 200"},
+    {"batch", "B", "sequences per step, default 16"},
+    {"lr", "X", "peak learning rate, default 1e-3"},
+    {"warmup", "N", "warmup steps, default 20"},
+    {"weight-decay", "X", "AdamW decoupled weight decay, default 0.1"},
+    {"clip", "X", "gradient-norm clip (0 = off), default 1"},
+    {"checkpoint-every", "N", "also write the checkpoint every N steps"},
+    {"log-every", "N", "print a line every N steps, default 10"},
+    {"layers", "N", "default 4"},
+    {"d-model", "N", "default 128"},
+    {"heads", "N", "default 4"},
+    {"d-ff", "N", "default 4 x d-model"},
+    {"context", "T", "training length (and learned table rows), default 128"},
+    {"vocab", "V", "vocabulary (256 bytes + task tokens), default 256"},
+    {"untied", NULL, "separate output matrix (default: tied to the token embedding)"},
+    {"seed", "N", "default 1"},
+    {"threads", "N", "worker threads (results do not depend on it), default: all cores"},
+    {"token-scale", NULL, "sinusoidal: multiply token embeddings by sqrt(d_model)"},
+    {"learned-sigma", "X", "learned/hybrid init N(0, X), default 0.02"},
+    {"past-end", "P", "learned/hybrid past the table: refuse (default) | clamp"},
+    {"rope-layout", "L", "half (default) | interleaved"},
+    {"rotary-dim", "R", "rope: rotate only the first R channels of each head"},
+    {"rope-base", "B", "default 10000"},
+    {"alibi-max-bias", "B", "default 8"},
+    {"t5-buckets", "N", "default 32"},
+    {"t5-max-distance", "N", "default 128"},
+    {"pe-dim", "N", "concat: sinusoid channels (default d-model)"},
+    {"hybrid-learned-dim", "N", "hybrid: learned channels (default d-model/2)"},
+    {"sparse-keep", "X", "sparse: probability a channel is kept, default 0.1"},
+    {"random-positions", "N", "train on sorted random subsets of [0, N) (Ruoss et al. 2023)"},
+    {NULL, NULL, NULL}};
+
+static const cli_option eval_options[] = {
+    {"checkpoint", "CKPT", "model to evaluate; required"},
+    {"text", "FILE", "evaluation text; required"},
+    {"len", "T", "evaluation length (default: the training context)"},
+    {"offset", "P", "first position (default 0)"},
+    {"batch", "B", "windows per forward pass, default 4"},
+    {"max-windows", "N", "evaluate at most N non-overlapping windows"},
+    {"rope-scaling", "S", "none | linear | ntk | dynamic | yarn | llama3 | longrope (at evaluation)"},
+    {"longrope-factors", "F.npy", "longrope: rotary_dim/2 per-pair factors (1-D .npy)"},
+    {"rope-factor", "F", "scaling factor, default 1"},
+    {"past-end", "P", "learned tables past their end: refuse | clamp (default: as trained)"},
+    {"threads", "N", "worker threads"},
+    {"json", NULL, "print one JSON object"},
+    {NULL, NULL, NULL}};
+
+static int read_text(const char *path, uint8_t **bytes, size_t *size) {
+    posenc_error err = {0};
+    void *data = NULL;
+    if (posenc_file_read_all(path, 0, &data, size, &err) != POSENC_OK) return cli_fail_status("lab", &err);
+    *bytes = data;
+    return EXIT_OK;
+}
+
+static bool parse_past_end(const cli_args *a, posenc_past_end *out) {
+    static const char *const names[] = {"refuse", "clamp", NULL};
+    int i = *out == POSENC_PAST_END_CLAMP ? 1 : 0;
+    if (!cli_choice(a, "past-end", names, &i)) return false;
+    *out = i == 1 ? POSENC_PAST_END_CLAMP : POSENC_PAST_END_ERROR;
+    return true;
+}
+
+typedef struct {
+    int64_t log_every;
+    double started;
+    int32_t tokens_per_step;
+} log_ctx;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int on_step(void *ctx_, const lab_step_report *r) {
+    log_ctx *c = ctx_;
+    if (r->step % c->log_every == 0 || r->step == 1) {
+        printf("step %6lld  loss %.4f  bpb %.4f  lr %.2e  |g| %.3f  [", (long long)r->step, r->loss, r->loss / log(2.0),
+               r->lr, r->grad_norm);
+        for (int g = 0; g < LAB_GROUPS; g++) printf("%s%s %.3g", g ? " " : "", lab_group_name(g), r->group_norms[g]);
+        printf("]  %.0f tok/s\n", (double)c->tokens_per_step * (double)r->step / (now_s() - c->started));
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static int lab_train_cmd(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab train", model_options, argc, argv, 0);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc lab train --scheme S --text FILE -o CKPT [options]\n\n"
+               "Train the lab's byte-level decoder on FILE with position scheme S (docs/lab.md).\n\n");
+        cli_print_options(model_options);
+        return EXIT_OK;
+    }
+    if (!cli_has(&a, "text")) return cli_fail("lab train", EXIT_USAGE, "posenc lab train --help", "--text FILE is required");
+    lab_config cfg;
+    lab_config_default(&cfg);
+    posenc_error err = {0};
+    if (cli_has(&a, "scheme") && lab_scheme_parse(cli_string(&a, "scheme", ""), &cfg.scheme, &err) != POSENC_OK)
+        return cli_fail_status("lab train", &err);
+    int64_t seed = 1, random_positions = 0;
+    int32_t threads = 0, rope_layout_i = 0;
+    bool ok = cli_int32(&a, "layers", 0, 1 << 30, &cfg.layers) && cli_int32(&a, "d-model", -(1 << 30), 1 << 30, &cfg.d_model) &&
+              cli_int32(&a, "heads", -(1 << 30), 1 << 30, &cfg.heads) && cli_int32(&a, "context", -(1 << 30), 1 << 30, &cfg.context) &&
+              cli_int32(&a, "vocab", 0, 1 << 30, &cfg.vocab) && cli_int64(&a, "seed", 0, INT64_MAX, &seed) &&
+              cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads) &&
+              cli_double(&a, "learned-sigma", &cfg.learned_sigma) && parse_past_end(&a, &cfg.learned_past_end) &&
+              cli_int32(&a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(&a, "rope-base", &cfg.rope_base) &&
+              cli_double(&a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(&a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
+              cli_int32(&a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(&a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
+              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(&a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
+              cli_double(&a, "sparse-keep", &cfg.sparse_keep) && cli_int64(&a, "random-positions", 0, INT64_MAX, &random_positions);
+    static const char *const layouts[] = {"half", "interleaved", NULL};
+    if (!ok || !cli_choice(&a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
+    cfg.d_ff = 4 * cfg.d_model;
+    if (!cli_int32(&a, "d-ff", -(1 << 30), 1 << 30, &cfg.d_ff)) return EXIT_USAGE;
+    cfg.rope_layout = rope_layout_i == 1 ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
+    cfg.seed = (uint64_t)seed;
+    cfg.random_positions = random_positions;
+    cfg.token_scale_sqrt_d = cli_has(&a, "token-scale");
+    cfg.tied = cli_has(&a, "untied") || cfg.scheme == LAB_POS_HALF_CONCAT ? 0 : 1;
+    lab_train_options opt;
+    lab_train_options_default(&opt);
+    opt.steps = 200;
+    int64_t log_every = 10;
+    if (!cli_int64(&a, "steps", 0, INT64_MAX, &opt.steps) || !cli_int32(&a, "batch", -(1 << 30), 1 << 30, &opt.batch) ||
+        !cli_double(&a, "lr", &opt.lr) || !cli_int64(&a, "warmup", 0, INT64_MAX, &opt.warmup) ||
+        !cli_double(&a, "weight-decay", &opt.weight_decay) || !cli_double(&a, "clip", &opt.clip) ||
+        !cli_int64(&a, "checkpoint-every", 0, INT64_MAX, &opt.checkpoint_every) ||
+        !cli_int64(&a, "log-every", 1, INT64_MAX, &log_every))
+        return EXIT_USAGE;
+    opt.checkpoint_path = cli_has(&a, "o") ? cli_string(&a, "o", "") : NULL;
+    if (lab_train_options_check(&opt, &err) != POSENC_OK || lab_config_check(&cfg, &err) != POSENC_OK)
+        return cli_fail_status("lab train", &err);
+    uint8_t *text = NULL;
+    size_t size = 0;
+    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) return rc;
+    lab_model *m = NULL;
+    posenc_status st = lab_model_create(&cfg, threads, &m, &err);
+    if (!st && cli_has(&a, "resume")) st = lab_checkpoint_load_into(m, cli_string(&a, "resume", ""), &err);
+    if (st) {
+        free(text);
+        lab_model_free(m);
+        return cli_fail_status("lab train", &err);
+    }
+    char cfg_text[2048];
+    lab_config_format(&cfg, cfg_text, sizeof cfg_text);
+    printf("posenc lab train: %zu parameters, %zu activation bytes per step, %lld steps from step %lld\nconfig: %s\n",
+           lab_model_param_count(m), lab_activation_bytes(&cfg, opt.batch, cfg.context), (long long)opt.steps,
+           (long long)lab_model_step(m), cfg_text);
+    lab_byte_source src = {text, size};
+    log_ctx lc = {log_every, now_s(), opt.batch * cfg.context};
+    st = lab_train(m, &opt, lab_byte_batch, &src, on_step, &lc, &err);
+    free(text);
+    if (st) {
+        lab_model_free(m);
+        return cli_fail(
+            "lab train", EXIT_RUNTIME, opt.checkpoint_path ? "the last checkpoint written (if any) is unchanged" : NULL, "%s",
+            err.message);
+    }
+    if (opt.checkpoint_path) printf("wrote %s (step %lld)\n", opt.checkpoint_path, (long long)lab_model_step(m));
+    lab_model_free(m);
+    return EXIT_OK;
+}
+
+static int lab_eval_cmd(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab eval", eval_options, argc, argv, 0);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc lab eval --checkpoint CKPT --text FILE [--len T] [--rope-scaling S --rope-factor F]\n\n"
+               "Mean loss (nats/byte) and bits per byte over non-overlapping windows of T+1 bytes.\n\n");
+        cli_print_options(eval_options);
+        return EXIT_OK;
+    }
+    if (!cli_has(&a, "checkpoint") || !cli_has(&a, "text"))
+        return cli_fail("lab eval", EXIT_USAGE, "posenc lab eval --help", "--checkpoint and --text are required");
+    lab_eval_options ev;
+    lab_eval_options_default(&ev);
+    int32_t threads = 0;
+    posenc_error err = {0};
+    posenc_past_end pe = POSENC_PAST_END_ERROR;
+    if (!cli_int32(&a, "len", 1, 65536, &ev.seq_len) || !cli_int64(&a, "offset", 0, (int64_t)1 << 40, &ev.position_offset) ||
+        !cli_int32(&a, "batch", 1, 4096, &ev.batch) || !cli_int32(&a, "max-windows", 0, 1 << 30, &ev.max_windows) ||
+        !cli_double(&a, "rope-factor", &ev.rope_factor) || !cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads) ||
+        !parse_past_end(&a, &pe))
+        return EXIT_USAGE;
+    if (cli_has(&a, "past-end")) ev.learned_past_end_override = pe;
+    if (cli_has(&a, "rope-scaling") && posenc_rope_scaling_parse(cli_string(&a, "rope-scaling", ""), &ev.rope_scaling, &err))
+        return cli_fail_status("lab eval", &err);
+    int64_t *factor_ids = NULL;
+    double *factors = NULL;
+    size_t factor_count = 0;
+    if (cli_has(&a, "longrope-factors")) {
+        if ((rc = cli_read_positions("lab eval", cli_string(&a, "longrope-factors", ""), &factor_ids, &factors,
+                                     &factor_count)) != EXIT_OK)
+            return rc;
+        if (factor_ids) { /* an integer .npy: widen */
+            factors = malloc(sizeof(double) * factor_count);
+            for (size_t i = 0; factors && i < factor_count; i++) factors[i] = (double)factor_ids[i];
+            free(factor_ids);
+            if (!factors) return cli_fail("lab eval", EXIT_RUNTIME, NULL, "out of memory");
+        }
+        ev.rope_longrope_factors = factors;
+    }
+    lab_model *m = NULL;
+    if (lab_checkpoint_load(cli_string(&a, "checkpoint", ""), threads, &m, &err) != POSENC_OK) {
+        free(factors);
+        return cli_fail_status("lab eval", &err);
+    }
+    if (factors) {
+        const lab_config *mc = lab_model_config(m);
+        size_t want = (size_t)(mc->rope_rotary_dim ? mc->rope_rotary_dim : mc->d_model / mc->heads) / 2;
+        if (factor_count != want) {
+            lab_model_free(m);
+            free(factors);
+            return cli_fail("lab eval", EXIT_USAGE, NULL, "--longrope-factors must hold rotary_dim/2 = %zu values, got %zu",
+                            want, factor_count);
+        }
+    }
+    uint8_t *text = NULL;
+    size_t size = 0;
+    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) {
+        lab_model_free(m);
+        free(factors);
+        return rc;
+    }
+    double loss = 0;
+    posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);
+    free(text);
+    free(factors);
+    int32_t len = ev.seq_len ? ev.seq_len : lab_model_config(m)->context;
+    lab_model_free(m);
+    if (st) return cli_fail_status("lab eval", &err);
+    if (cli_has(&a, "json"))
+        printf("{\"len\": %d, \"offset\": %lld, \"loss\": %.9g, \"bpb\": %.9g}\n", len, (long long)ev.position_offset, loss,
+               loss / log(2.0));
+    else
+        printf("len %d  offset %lld  loss %.4f nats/byte  %.4f bits/byte\n", len, (long long)ev.position_offset, loss,
+               loss / log(2.0));
+    return EXIT_OK;
+}
+
+/* ---- benchmark ---- */
+static int cmp_d(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double cpu_s(void) { /* process CPU time: robust to other processes sharing the cores */
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double peak_rss_mib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+typedef struct {
+    const char *name;
+    int32_t layers, d_model, heads, context, batch;
+} bench_model;
+
+static const bench_model bench_models[] = {
+    {"small", 2, 64, 2, 64, 16}, {"default", 4, 128, 4, 128, 16}, {"large", 6, 256, 8, 256, 8}, {NULL, 0, 0, 0, 0, 0}};
+
+/* Median step time (seconds) of the C model; the same batch every step. */
+static int time_c_step(const bench_model *bm, int32_t threads, int reps, double *median, double *cpu_median,
+                       posenc_error *err) {
+    lab_config cfg;
+    lab_config_default(&cfg);
+    cfg.layers = bm->layers;
+    cfg.d_model = bm->d_model;
+    cfg.heads = bm->heads;
+    cfg.d_ff = 4 * bm->d_model;
+    cfg.context = bm->context;
+    lab_model *m = NULL;
+    if (lab_model_create(&cfg, threads, &m, err) != POSENC_OK) return -1;
+    size_t bt = (size_t)bm->batch * (size_t)bm->context;
+    int32_t *tok = malloc(bt * sizeof(int32_t)), *tgt = malloc(bt * sizeof(int32_t));
+    double *t = malloc(sizeof(double) * (size_t)reps), *ct = malloc(sizeof(double) * (size_t)reps);
+    int rc = tok && tgt && t && ct ? 0 : -1;
+    for (size_t i = 0; i < bt && !rc; i++) {
+        tok[i] = (int32_t)((i * 31 + 7) % 256);
+        tgt[i] = (int32_t)((i * 17 + 3) % 256);
+    }
+    lab_train_options opt;
+    lab_train_options_default(&opt);
+    for (int r = -1; r < reps && !rc; r++) { /* one warm-up */
+        double t0 = now_s(), c0 = cpu_s(), loss = 0;
+        lab_zero_grad(m);
+        if (lab_forward(m, tok, tgt, NULL, bm->batch, bm->context, NULL, 1, NULL, &loss, err) ||
+            lab_backward(m, err) || lab_adamw_step(m, &opt, 1e-4, NULL, err))
+            rc = -1;
+        if (r >= 0) {
+            t[r] = now_s() - t0;
+            ct[r] = cpu_s() - c0;
+        }
+    }
+    if (!rc) {
+        qsort(t, (size_t)reps, sizeof(double), cmp_d);
+        qsort(ct, (size_t)reps, sizeof(double), cmp_d);
+        *median = t[reps / 2];
+        *cpu_median = ct[reps / 2];
+    }
+    free(ct);
+    free(tok);
+    free(tgt);
+    free(t);
+    lab_model_free(m);
+    return rc;
+}
+
+static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int reps,
+                         double *cpu_ms) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
+             python, script, bm->layers, bm->d_model, bm->heads, bm->context, bm->batch, threads, reps);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[512];
+    double ms = -1;
+    while (fgets(line, sizeof line, p))
+        if (strncmp(line, "step_ms ", 8) == 0) ms = atof(line + 8);
+        else if (strncmp(line, "cpu_ms ", 7) == 0) *cpu_ms = atof(line + 7);
+    pclose(p);
+    return ms;
+}
+
+int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *python, const char *script) {
+    int threads[8], nthreads = 0;
+    for (const char *p = threads_list; *p && nthreads < 8;) {
+        char *end = NULL;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 64)
+            return cli_fail("bench", EXIT_USAGE, "e.g. --threads 1,2", "--threads must list counts in 1..64, got '%s'", threads_list);
+        threads[nthreads++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    double sgemm = lab_sgemm_gflops(512, 7);
+    printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
+           "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n"
+           "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch tokens/s | C / best torch (wall) | C / torch (cpu) | peak RSS MiB |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           posenc_version(), reps, sgemm);
+    for (const bench_model *bm = bench_models; bm->name; bm++) {
+        double torch_ms[8], torch_cpu[8], best_torch = -1;
+        for (int t = 0; t < nthreads; t++) {
+            torch_cpu[t] = -1;
+            torch_ms[t] = torch ? torch_step(python, script, bm, threads[t], reps, &torch_cpu[t]) : -1;
+            if (torch_ms[t] > 0 && (best_torch < 0 || torch_ms[t] < best_torch)) best_torch = torch_ms[t];
+        }
+        for (int t = 0; t < nthreads; t++) {
+            posenc_error err = {0};
+            double sec = 0, cpu = 0;
+            if (time_c_step(bm, threads[t], reps, &sec, &cpu, &err) != 0) return cli_fail_status("bench", &err);
+            lab_config cfg;
+            lab_config_default(&cfg);
+            cfg.layers = bm->layers;
+            cfg.d_model = bm->d_model;
+            cfg.heads = bm->heads;
+            cfg.d_ff = 4 * bm->d_model;
+            cfg.context = bm->context;
+            lab_model *m = NULL;
+            size_t params = 0;
+            if (lab_model_create(&cfg, 1, &m, &err) == POSENC_OK) params = lab_model_param_count(m);
+            lab_model_free(m);
+            double tokens = (double)bm->batch * bm->context, gflops = lab_step_flops(&cfg, bm->batch, bm->context) / sec * 1e-9;
+            printf("| %s | %zu | %d x %d | %d | %.1f (%.1f) | %.0f | %.1f | %.0f%% | ", bm->name, params, bm->batch,
+                   bm->context, threads[t], sec * 1e3, cpu * 1e3, tokens / sec, gflops, 100.0 * gflops / (sgemm * threads[t]));
+            if (torch_ms[t] > 0)
+                printf("%.1f (%.1f) | %.0f | %.2f | %.2f | %.0f |\n", torch_ms[t], torch_cpu[t], tokens / (torch_ms[t] * 1e-3),
+                       sec * 1e3 / best_torch, torch_cpu[t] > 0 ? cpu * 1e3 / torch_cpu[t] : -1.0, peak_rss_mib());
+            else
+                printf("- | - | - | - | %.0f |\n", peak_rss_mib());
+            fflush(stdout);
+        }
+    }
+    printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
+           "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); peak RSS is the\n"
+           "process's (C only; torch runs in its own process). Rerun on a quiet machine: posenc bench --only lab\n");
+    return EXIT_OK;
+}
+
+static const cli_option bench_options[] = {
+    {"threads", "LIST", "comma list of thread counts, default 1,2"},
+    {"reps", "N", "timed steps per measurement (median), default 7"},
+    {"no-torch", NULL, "skip the PyTorch comparison"},
+    {"python", "EXE", "interpreter with torch, default /usr/bin/python3"},
+    {"script", "FILE", "torch script, default the source tree's bench/lab_torch_bench.py"},
+    {NULL, NULL, NULL}};
+
+#ifndef POSENC_LAB_TORCH_BENCH
+#define POSENC_LAB_TORCH_BENCH "bench/lab_torch_bench.py"
+#endif
+
+static int lab_bench_cmd(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab bench", bench_options, argc, argv, 0);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc lab bench [--threads 1,2] [--reps N] [--no-torch]\n\n");
+        cli_print_options(bench_options);
+        return EXIT_OK;
+    }
+    int32_t reps = 7;
+    if (!cli_int32(&a, "reps", 1, 1000, &reps)) return EXIT_USAGE;
+    return cmd_lab_bench(cli_string(&a, "threads", "1,2"), reps, !cli_has(&a, "no-torch"),
+                         cli_string(&a, "python", "/usr/bin/python3"), cli_string(&a, "script", POSENC_LAB_TORCH_BENCH));
+}
+
+int cmd_lab(int argc, char **argv) {
+    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        printf("usage: posenc lab train|eval|bench [options]   (posenc lab SUBCOMMAND --help)\n\n"
+               "  train  train the byte-level decoder with a position scheme, write a checkpoint\n"
+               "  eval   loss / bits per byte at any length, with any RoPE scaling\n"
+               "  bench  time a training step against PyTorch on the CPU\n");
+        return argc < 1 ? EXIT_USAGE : EXIT_OK;
+    }
+    if (strcmp(argv[0], "train") == 0) return lab_train_cmd(argc - 1, argv + 1);
+    if (strcmp(argv[0], "eval") == 0) return lab_eval_cmd(argc - 1, argv + 1);
+    if (strcmp(argv[0], "bench") == 0) return lab_bench_cmd(argc - 1, argv + 1);
+    return cli_fail("lab", EXIT_USAGE, "posenc lab --help", "unknown subcommand '%s' (train, eval, bench)", argv[0]);
+}

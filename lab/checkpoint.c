@@ -1,0 +1,206 @@
+#define _POSIX_C_SOURCE 200809L
+/* checkpoint.c: safetensors checkpoints. Layout: every parameter tensor under
+ * its name (docs/lab.md lists them), then the AdamW moments as
+ * "adam.m.<name>" / "adam.v.<name>", all F32 little-endian; __metadata__ holds
+ * format "posenc-lab", the posenc version, the model config as key=value text
+ * and the optimizer step. Written with posenc_file_write_atomic (temporary
+ * file, fsync, rename), read with the library's safetensors parser; a load
+ * fills temporary buffers and commits only when every tensor checked out. */
+#include "lab_internal.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int oom;
+} text;
+
+static void put(text *t, const char *s) {
+    size_t n = strlen(s);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->cap + n + 1) * 2;
+        char *nb = realloc(t->buf, cap);
+        if (!nb) {
+            t->oom = 1;
+            return;
+        }
+        t->buf = nb;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, s, n + 1);
+    t->len += n;
+}
+
+static void put_tensor(text *t, const char *prefix, const lab_tensor_info *info, size_t begin) {
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, ",\"%s%s\":{\"dtype\":\"F32\",\"shape\":[", prefix, info->name);
+    put(t, tmp);
+    for (int d = 0; d < info->ndim; d++) {
+        snprintf(tmp, sizeof tmp, "%s%zu", d ? "," : "", info->shape[d]);
+        put(t, tmp);
+    }
+    snprintf(tmp, sizeof tmp, "],\"data_offsets\":[%zu,%zu]}", begin, begin + info->count * sizeof(float));
+    put(t, tmp);
+}
+
+posenc_status lab_checkpoint_save(const lab_model *m, const char *path, posenc_error *err) {
+    if (!path) return lab_fail(err, POSENC_ERR_NULL_POINTER, "checkpoint path is NULL");
+    char cfg[2048], tmp[2600];
+    lab_config_format(&m->cfg, cfg, sizeof cfg);
+    text t = {0};
+    snprintf(tmp, sizeof tmp,
+             "{\"__metadata__\":{\"format\":\"posenc-lab\",\"posenc_version\":\"%s\",\"config\":\"%s\",\"step\":\"%lld\"}",
+             posenc_version(), cfg, (long long)m->step);
+    put(&t, tmp);
+    size_t bytes = m->param_count * sizeof(float);
+    const char *prefixes[3] = {"", "adam.m.", "adam.v."};
+    for (int p = 0; p < 3; p++)
+        for (size_t i = 0; i < m->tensor_count; i++)
+            put_tensor(&t, prefixes[p], &m->order[i]->info, (size_t)p * bytes + m->order[i]->offset * sizeof(float));
+    put(&t, "}");
+    while (!t.oom && t.len % 8 != 0) put(&t, " "); /* data aligned to 8 bytes */
+    if (t.oom) {
+        free(t.buf);
+        return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory writing the checkpoint header");
+    }
+    uint8_t len8[8];
+    uint64_t n = t.len;
+    for (int i = 0; i < 8; i++) len8[i] = (uint8_t)(n >> (8 * i));
+    const void *parts[5] = {len8, t.buf, m->params, m->adam_m, m->adam_v};
+    size_t sizes[5] = {8, t.len, bytes, bytes, bytes};
+    posenc_status st = posenc_file_write_atomic(path, parts, sizes, 5, err);
+    free(t.buf);
+    return st;
+}
+
+/* Metadata of a checkpoint image: config text and step. */
+static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_t size, lab_config *cfg, int64_t *step,
+                                   posenc_error *err) {
+    if (size < 8) return lab_fail(err, POSENC_ERR_FORMAT, "%s: %zu bytes is too short for a safetensors file", path, size);
+    uint64_t n = 0;
+    for (int i = 0; i < 8; i++) n |= (uint64_t)bytes[i] << (8 * i);
+    if (n > size - 8) return lab_fail(err, POSENC_ERR_FORMAT, "%s: header length %" PRIu64 " runs past the end of the file (%zu bytes): truncated?", path, n, size);
+    cJSON *root = cJSON_ParseWithLength((const char *)bytes + 8, (size_t)n);
+    if (!root) return lab_fail(err, POSENC_ERR_FORMAT, "%s: the safetensors header is not valid JSON", path);
+    posenc_status st = POSENC_OK;
+    cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "__metadata__");
+    cJSON *format = meta ? cJSON_GetObjectItemCaseSensitive(meta, "format") : NULL;
+    cJSON *config = meta ? cJSON_GetObjectItemCaseSensitive(meta, "config") : NULL;
+    cJSON *stp = meta ? cJSON_GetObjectItemCaseSensitive(meta, "step") : NULL;
+    if (!cJSON_IsString(format) || strcmp(format->valuestring, "posenc-lab") != 0 || !cJSON_IsString(config) ||
+        !cJSON_IsString(stp)) {
+        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: not a posenc lab checkpoint (metadata format/config/step missing)", path);
+    } else {
+        st = lab_config_parse_text(config->valuestring, cfg, err);
+        char *end = NULL;
+        long long s = strtoll(stp->valuestring, &end, 10);
+        if (!st && (!end || *end || s < 0)) st = lab_fail(err, POSENC_ERR_FORMAT, "%s: bad step '%s'", path, stp->valuestring);
+        *step = s;
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+/* First differing config field, for the mismatch message. */
+static void config_difference(const lab_config *a, const lab_config *b, char *out, size_t size) {
+    char ta[2048], tb[2048];
+    lab_config_format(a, ta, sizeof ta);
+    lab_config_format(b, tb, sizeof tb);
+    char *sa = NULL, *sb = NULL;
+    for (char *x = strtok_r(ta, " ", &sa), *y = strtok_r(tb, " ", &sb); x && y;
+         x = strtok_r(NULL, " ", &sa), y = strtok_r(NULL, " ", &sb))
+        if (strcmp(x, y) != 0) {
+            snprintf(out, size, "file has %s, model has %s", x, y);
+            return;
+        }
+    snprintf(out, size, "configs differ");
+}
+
+static posenc_status load_image(lab_model *m, const char *path, const uint8_t *bytes, size_t size, posenc_error *err) {
+    lab_config cfg;
+    int64_t step = 0;
+    posenc_status st = read_metadata(path, bytes, size, &cfg, &step, err);
+    if (st) return st;
+    char a[2048], b[2048];
+    lab_config_format(&cfg, a, sizeof a);
+    lab_config_format(&m->cfg, b, sizeof b);
+    if (strcmp(a, b) != 0) {
+        char diff[600];
+        config_difference(&cfg, &m->cfg, diff, sizeof diff);
+        return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "%s: checkpoint is for another configuration (%s)", path, diff);
+    }
+    size_t n = m->param_count;
+    float *staged = malloc(3 * n * sizeof(float));
+    if (!staged) return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    const char *prefixes[3] = {"", "adam.m.", "adam.v."};
+    for (int p = 0; p < 3 && !st; p++)
+        for (size_t i = 0; i < m->tensor_count && !st; i++) {
+            const lab_tensor_info *info = &m->order[i]->info;
+            char name[512];
+            snprintf(name, sizeof name, "%s%s", prefixes[p], info->name);
+            posenc_array arr;
+            memset(&arr, 0, sizeof arr);
+            st = posenc_safetensors_parse(bytes, size, name, 0, &arr, err);
+            if (st) {
+                if (err) {
+                    char msg[POSENC_ERROR_MESSAGE_SIZE];
+                    snprintf(msg, sizeof msg, "%s", err->message);
+                    lab_fail(err, st, "%s: %s", path, msg);
+                }
+                break;
+            }
+            int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
+            for (int d = 0; same && d < info->ndim; d++) same = arr.shape[d] == info->shape[d];
+            if (!same)
+                st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' has dtype %s and %d dims (first %zu), expected F32 with %d dims (first %zu)",
+                              path, name, posenc_dtype_name(arr.dtype), arr.ndim, arr.ndim ? arr.shape[0] : 0, info->ndim,
+                              info->shape[0]);
+            else
+                memcpy(staged + (size_t)p * n + m->order[i]->offset, arr.data, info->count * sizeof(float));
+            posenc_array_free(&arr);
+        }
+    if (!st) {
+        memcpy(m->params, staged, n * sizeof(float));
+        memcpy(m->adam_m, staged + n, n * sizeof(float));
+        memcpy(m->adam_v, staged + 2 * n, n * sizeof(float));
+        m->step = step;
+    }
+    free(staged);
+    return st;
+}
+
+posenc_status lab_checkpoint_load_into(lab_model *m, const char *path, posenc_error *err) {
+    void *bytes = NULL;
+    size_t size = 0;
+    posenc_status st = posenc_file_read_all(path, 0, &bytes, &size, err);
+    if (st) return st;
+    st = load_image(m, path, bytes, size, err);
+    free(bytes);
+    return st;
+}
+
+posenc_status lab_checkpoint_load(const char *path, int32_t threads, lab_model **out, posenc_error *err) {
+    if (!out) return lab_fail(err, POSENC_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    void *bytes = NULL;
+    size_t size = 0;
+    posenc_status st = posenc_file_read_all(path, 0, &bytes, &size, err);
+    if (st) return st;
+    lab_config cfg;
+    int64_t step = 0;
+    lab_model *m = NULL;
+    if ((st = read_metadata(path, bytes, size, &cfg, &step, err)) == POSENC_OK &&
+        (st = lab_model_create(&cfg, threads, &m, err)) == POSENC_OK &&
+        (st = load_image(m, path, bytes, size, err)) != POSENC_OK) {
+        lab_model_free(m);
+        m = NULL;
+    }
+    free(bytes);
+    *out = m;
+    return st;
+}

@@ -1,0 +1,534 @@
+/* ops.c: the model's operations, each a forward/backward pair (llm.c's habit:
+ * forward keeps what backward needs, backward accumulates with +=). Matrix
+ * products go through OpenBLAS cblas_sgemm, called single-threaded (the model
+ * pins OpenBLAS to 1 thread) on a partition of the work that is fixed by the
+ * shapes (row blocks, output-feature blocks, (batch, head) pairs), so the bits
+ * never depend on how many of the lab's threads run the tasks. */
+#include "lab_internal.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_BLOCK 128 /* rows per matmul task */
+#define OUT_BLOCK 64  /* output features per weight-gradient task */
+#define COL_BLOCK 32  /* channels per layernorm weight-gradient task */
+
+static size_t blocks(size_t n, size_t block) { return (n + block - 1) / block; }
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* ---- matmul ---- */
+typedef struct {
+    float *out, *dinp, *dw, *db;
+    const float *inp, *w, *b, *dout;
+    size_t n;
+    int32_t in, outdim;
+    size_t row_tasks;
+} matmul_ctx;
+
+static void matmul_forward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    matmul_ctx *c = ctx_;
+    size_t r0 = task * ROW_BLOCK, rows = min_size(ROW_BLOCK, c->n - r0);
+    float *out = c->out + r0 * (size_t)c->outdim;
+    float beta = 0.0f;
+    if (c->b) {
+        for (size_t r = 0; r < rows; r++) memcpy(out + r * (size_t)c->outdim, c->b, sizeof(float) * (size_t)c->outdim);
+        beta = 1.0f;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, c->outdim, c->in, 1.0f,
+                c->inp + r0 * (size_t)c->in, c->in, c->w, c->in, beta, out, c->outdim);
+}
+
+void lab_matmul_forward(lab_pool *pool, float *out, const float *inp, const float *w, const float *b,
+                        size_t n, int32_t in, int32_t outdim) {
+    matmul_ctx c = {.out = out, .inp = inp, .w = w, .b = b, .n = n, .in = in, .outdim = outdim};
+    lab_pool_run(pool, blocks(n, ROW_BLOCK), matmul_forward_task, &c);
+}
+
+static void matmul_backward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    matmul_ctx *c = ctx_;
+    if (task < c->row_tasks) { /* dinp rows = dout rows @ W (overwritten: saves a memset per call) */
+        if (!c->dinp) return;
+        size_t r0 = task * ROW_BLOCK, rows = min_size(ROW_BLOCK, c->n - r0);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, c->in, c->outdim, 1.0f,
+                    c->dout + r0 * (size_t)c->outdim, c->outdim, c->w, c->in, 0.0f,
+                    c->dinp + r0 * (size_t)c->in, c->in);
+        return;
+    }
+    /* dW[o0:o0+k] += dout[:, o0:o0+k]^T inp; db likewise, rows summed in order */
+    size_t o0 = (task - c->row_tasks) * OUT_BLOCK, outs = min_size(OUT_BLOCK, (size_t)c->outdim - o0);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)outs, c->in, (int)c->n, 1.0f, c->dout + o0,
+                c->outdim, c->inp, c->in, 1.0f, c->dw + o0 * (size_t)c->in, c->in);
+    if (c->db) { /* rows in order, each row's slice contiguous */
+        double sum[OUT_BLOCK] = {0};
+        for (size_t r = 0; r < c->n; r++) {
+            const float *row = c->dout + r * (size_t)c->outdim + o0;
+            for (size_t o = 0; o < outs; o++) sum[o] += row[o];
+        }
+        for (size_t o = 0; o < outs; o++) c->db[o0 + o] += (float)sum[o];
+    }
+}
+
+void lab_matmul_backward(lab_pool *pool, float *dinp, float *dw, float *db, const float *dout,
+                         const float *inp, const float *w, size_t n, int32_t in, int32_t outdim) {
+    matmul_ctx c = {.dinp = dinp, .dw = dw, .db = db, .dout = dout, .inp = inp, .w = w, .n = n,
+                    .in = in, .outdim = outdim, .row_tasks = blocks(n, ROW_BLOCK)};
+    lab_pool_run(pool, c.row_tasks + blocks((size_t)outdim, OUT_BLOCK), matmul_backward_task, &c);
+}
+
+/* ---- layernorm (eps 1e-5, as torch) ---- */
+typedef struct {
+    float *out, *mean, *rstd, *dinp, *dw, *db;
+    const float *inp, *w, *b, *dout, *cmean, *crstd;
+    size_t n;
+    int32_t c;
+} ln_ctx;
+
+static void ln_forward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    ln_ctx *x = ctx_;
+    size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
+    for (size_t r = r0; r < r1; r++) {
+        const float *in = x->inp + r * (size_t)x->c;
+        double s = 0.0, ss = 0.0;
+        for (int32_t i = 0; i < x->c; i++) s += in[i];
+        double m = s / x->c;
+        for (int32_t i = 0; i < x->c; i++) ss += (in[i] - m) * (in[i] - m);
+        float rs = (float)(1.0 / sqrt(ss / x->c + 1e-5));
+        float mf = (float)m;
+        float *out = x->out + r * (size_t)x->c;
+        for (int32_t i = 0; i < x->c; i++) out[i] = (in[i] - mf) * rs * x->w[i] + x->b[i];
+        x->mean[r] = mf;
+        x->rstd[r] = rs;
+    }
+}
+
+void lab_layernorm_forward(lab_pool *pool, float *out, float *mean, float *rstd, const float *inp,
+                           const float *w, const float *b, size_t n, int32_t c) {
+    ln_ctx x = {.out = out, .mean = mean, .rstd = rstd, .inp = inp, .w = w, .b = b, .n = n, .c = c};
+    lab_pool_run(pool, blocks(n, ROW_BLOCK), ln_forward_task, &x);
+}
+
+static void ln_backward_rows_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    ln_ctx *x = ctx_;
+    size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
+    for (size_t r = r0; r < r1; r++) {
+        const float *in = x->inp + r * (size_t)x->c, *dout = x->dout + r * (size_t)x->c;
+        float m = x->cmean[r], rs = x->crstd[r];
+        double dmean = 0.0, dnorm_norm = 0.0;
+        for (int32_t i = 0; i < x->c; i++) {
+            float norm = (in[i] - m) * rs, dnorm = dout[i] * x->w[i];
+            dmean += dnorm;
+            dnorm_norm += dnorm * norm;
+        }
+        float dm = (float)(dmean / x->c), dnn = (float)(dnorm_norm / x->c);
+        float *dinp = x->dinp + r * (size_t)x->c;
+        for (int32_t i = 0; i < x->c; i++) {
+            float norm = (in[i] - m) * rs, dnorm = dout[i] * x->w[i];
+            dinp[i] += (dnorm - dm - norm * dnn) * rs;
+        }
+    }
+}
+
+static void ln_backward_cols_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    ln_ctx *x = ctx_;
+    size_t c0 = task * COL_BLOCK, c1 = min_size(c0 + COL_BLOCK, (size_t)x->c);
+    double dw[COL_BLOCK] = {0}, db[COL_BLOCK] = {0};
+    for (size_t r = 0; r < x->n; r++) {
+        const float *in = x->inp + r * (size_t)x->c, *dout = x->dout + r * (size_t)x->c;
+        for (size_t i = c0; i < c1; i++) {
+            float norm = (in[i] - x->cmean[r]) * x->crstd[r];
+            dw[i - c0] += dout[i] * norm;
+            db[i - c0] += dout[i];
+        }
+    }
+    for (size_t i = c0; i < c1; i++) {
+        x->dw[i] += (float)dw[i - c0];
+        x->db[i] += (float)db[i - c0];
+    }
+}
+
+void lab_layernorm_backward(lab_pool *pool, float *dinp, float *dw, float *db, const float *dout,
+                            const float *inp, const float *w, const float *mean, const float *rstd,
+                            size_t n, int32_t c) {
+    ln_ctx x = {.dinp = dinp, .dw = dw, .db = db, .dout = dout, .inp = inp, .w = w, .cmean = mean,
+                .crstd = rstd, .n = n, .c = c};
+    lab_pool_run(pool, blocks(n, ROW_BLOCK), ln_backward_rows_task, &x);
+    lab_pool_run(pool, blocks((size_t)c, COL_BLOCK), ln_backward_cols_task, &x);
+}
+
+/* ---- GELU, tanh approximation (torch nn.GELU(approximate='tanh')) ---- */
+#define GELU_K 0.7978845608028654f /* sqrt(2/pi) */
+typedef struct {
+    float *out;
+    const float *inp, *dout;
+    size_t count;
+} gelu_ctx;
+#define ELEM_BLOCK 16384
+
+/* tanh through one expf: glibc's tanhf (expm1f inside) was a third of a
+ * training step; 1 - 2/(e^(2u) + 1) has an absolute error of a few f32 ulps
+ * of 1, which is what GELU and its derivative need (they add t to 1). */
+static inline float tanh_fast(float u) {
+    if (u > 15.0f) return 1.0f;
+    if (u < -15.0f) return -1.0f;
+    return 1.0f - 2.0f / (expf(2.0f * u) + 1.0f);
+}
+
+static void gelu_forward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    gelu_ctx *g = ctx_;
+    size_t i0 = task * ELEM_BLOCK, i1 = min_size(i0 + ELEM_BLOCK, g->count);
+    for (size_t i = i0; i < i1; i++) {
+        float x = g->inp[i];
+        g->out[i] = 0.5f * x * (1.0f + tanh_fast(GELU_K * (x + 0.044715f * x * x * x)));
+    }
+}
+
+static void gelu_backward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    gelu_ctx *g = ctx_;
+    size_t i0 = task * ELEM_BLOCK, i1 = min_size(i0 + ELEM_BLOCK, g->count);
+    for (size_t i = i0; i < i1; i++) {
+        float x = g->inp[i];
+        float u = GELU_K * (x + 0.044715f * x * x * x);
+        float t = tanh_fast(u);
+        float sech2 = 1.0f - t * t;
+        float grad = 0.5f * (1.0f + t) + 0.5f * x * sech2 * GELU_K * (1.0f + 3.0f * 0.044715f * x * x);
+        g->out[i] = grad * g->dout[i];
+    }
+}
+
+void lab_gelu_forward(lab_pool *pool, float *out, const float *inp, size_t count) {
+    gelu_ctx g = {.out = out, .inp = inp, .count = count};
+    lab_pool_run(pool, blocks(count, ELEM_BLOCK), gelu_forward_task, &g);
+}
+
+void lab_gelu_backward(lab_pool *pool, float *dinp, const float *inp, const float *dout, size_t count) {
+    gelu_ctx g = {.out = dinp, .inp = inp, .dout = dout, .count = count};
+    lab_pool_run(pool, blocks(count, ELEM_BLOCK), gelu_backward_task, &g);
+}
+
+/* ---- softmax + cross entropy ---- */
+typedef struct {
+    float *probs;
+    const float *logits;
+    const int32_t *targets;
+    size_t n;
+    int32_t v;
+    size_t valid;
+    float dloss;
+} xent_ctx;
+
+static void xent_forward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    xent_ctx *x = ctx_;
+    size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
+    for (size_t r = r0; r < r1; r++) {
+        const float *l = x->logits + r * (size_t)x->v;
+        float *p = x->probs + r * (size_t)x->v;
+        float mx = -INFINITY;
+        for (int32_t i = 0; i < x->v; i++) mx = l[i] > mx ? l[i] : mx;
+        double sum = 0.0;
+        for (int32_t i = 0; i < x->v; i++) {
+            p[i] = expf(l[i] - mx);
+            sum += p[i];
+        }
+        float inv = (float)(1.0 / sum);
+        for (int32_t i = 0; i < x->v; i++) p[i] *= inv;
+    }
+}
+
+double lab_softmax_xent_forward(lab_pool *pool, float *probs, const float *logits, const int32_t *targets,
+                                size_t n, int32_t v, size_t *valid_out) {
+    xent_ctx x = {.probs = probs, .logits = logits, .n = n, .v = v};
+    lab_pool_run(pool, blocks(n, ROW_BLOCK), xent_forward_task, &x);
+    double total = 0.0;
+    size_t valid = 0;
+    if (targets) {
+        for (size_t r = 0; r < n; r++) {
+            if (targets[r] < 0) continue;
+            total += -log((double)probs[r * (size_t)v + (size_t)targets[r]]);
+            valid++;
+        }
+    }
+    *valid_out = valid;
+    return valid ? total / (double)valid : 0.0;
+}
+
+static void xent_backward_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    xent_ctx *x = ctx_;
+    size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
+    float scale = x->dloss / (float)x->valid;
+    for (size_t r = r0; r < r1; r++) {
+        float *d = x->probs + r * (size_t)x->v; /* written in place: dlogits */
+        const float *p = x->logits + r * (size_t)x->v;
+        int32_t t = x->targets[r];
+        if (t < 0) {
+            for (int32_t i = 0; i < x->v; i++) d[i] = 0.0f;
+            continue;
+        }
+        for (int32_t i = 0; i < x->v; i++) d[i] = (p[i] - (i == t ? 1.0f : 0.0f)) * scale;
+    }
+}
+
+void lab_softmax_xent_backward(lab_pool *pool, float *dlogits, const float *probs, const int32_t *targets,
+                               size_t n, int32_t v, size_t valid, float dloss) {
+    if (valid == 0) {
+        memset(dlogits, 0, sizeof(float) * n * (size_t)v);
+        return;
+    }
+    xent_ctx x = {.probs = dlogits, .logits = probs, .targets = targets, .n = n, .v = v, .valid = valid,
+                  .dloss = dloss};
+    lab_pool_run(pool, blocks(n, ROW_BLOCK), xent_backward_task, &x);
+}
+
+/* ---- attention ---- */
+typedef struct {
+    const lab_attention_args *a;
+    float *atty, *att, *dqkv, *t5_partial, *shaw_partial;
+    const float *qkv, *datty, *catt;
+} attn_ctx;
+
+static void add_bias_row(const lab_attention_args *a, int32_t b, int32_t h, int32_t i, float *row, int32_t keys,
+                         float *tmp) {
+    if (a->alibi_slopes) {
+        posenc_positions kp = posenc_positions_ids(a->pos + (size_t)b * (size_t)a->T, (size_t)keys);
+        /* Arguments were checked when the model was made: this cannot fail. */
+        (void)posenc_alibi_bias_row_f32(a->alibi_slopes[h], a->causal ? POSENC_ALIBI_CAUSAL : POSENC_ALIBI_SYMMETRIC,
+                                        (double)a->pos[(size_t)b * (size_t)a->T + (size_t)i], &kp, tmp,
+                                        (size_t)keys, NULL);
+        for (int32_t j = 0; j < keys; j++) row[j] += tmp[j];
+    } else if (a->t5_table) {
+        const int32_t *bk = a->buckets + ((size_t)b * (size_t)a->T + (size_t)i) * (size_t)a->T;
+        for (int32_t j = 0; j < keys; j++) row[j] += a->t5_table[(size_t)bk[j] * (size_t)a->H + (size_t)h];
+    }
+}
+
+static void attention_forward_task(void *ctx_, size_t task, int32_t thread) {
+    attn_ctx *c = ctx_;
+    const lab_attention_args *a = c->a;
+    int32_t b = (int32_t)(task / (size_t)a->H), h = (int32_t)(task % (size_t)a->H);
+    int32_t T = a->T, C = a->C, hd = a->C / a->H;
+    size_t ld = 3 * (size_t)C;
+    const float *q = c->qkv + (size_t)b * (size_t)T * ld + (size_t)h * (size_t)hd;
+    const float *k = q + C, *v = q + 2 * (size_t)C;
+    float *scratch = a->scratch + (size_t)thread * a->scratch_per_thread;
+    float *S = c->att ? c->att + task * (size_t)T * (size_t)T : scratch;
+    float *tmp = scratch + (size_t)T * (size_t)T;
+    float scale = 1.0f / sqrtf((float)hd);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q, (int)ld, k, (int)ld, 0.0f, S, T);
+    for (int32_t i = 0; i < T; i++) {
+        float *row = S + (size_t)i * (size_t)T;
+        int32_t keys = a->causal ? i + 1 : T;
+        add_bias_row(a, b, h, i, row, keys, tmp);
+        if (a->shaw_k) { /* + scale q_i . a_K[idx_ij] */
+            const float *qi = q + (size_t)i * ld;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *ak = a->shaw_k + (size_t)idx[j] * (size_t)hd;
+                float d = 0.0f;
+                for (int32_t e = 0; e < hd; e++) d += qi[e] * ak[e];
+                row[j] += scale * d;
+            }
+        }
+        float mx = -INFINITY;
+        for (int32_t j = 0; j < keys; j++) mx = row[j] > mx ? row[j] : mx;
+        float sum = 0.0f;
+        for (int32_t j = 0; j < keys; j++) {
+            row[j] = expf(row[j] - mx);
+            sum += row[j];
+        }
+        float inv = 1.0f / sum;
+        for (int32_t j = 0; j < keys; j++) row[j] *= inv;
+        for (int32_t j = keys; j < T; j++) row[j] = 0.0f;
+    }
+    float *out = c->atty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, S, T, v, (int)ld, 0.0f, out, C);
+    if (a->shaw_v) /* + sum_j w_ij a_V[idx_ij] */
+        for (int32_t i = 0; i < T; i++) {
+            const float *w = S + (size_t)i * (size_t)T;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            float *oi = out + (size_t)i * (size_t)C;
+            int32_t keys = a->causal ? i + 1 : T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *av = a->shaw_v + (size_t)idx[j] * (size_t)hd;
+                for (int32_t e = 0; e < hd; e++) oi[e] += w[j] * av[e];
+            }
+        }
+}
+
+void lab_attention_forward(lab_pool *pool, const lab_attention_args *a, float *atty, float *att,
+                           const float *qkv) {
+    attn_ctx c = {.a = a, .atty = atty, .att = att, .qkv = qkv};
+    lab_pool_run(pool, (size_t)a->B * (size_t)a->H, attention_forward_task, &c);
+}
+
+static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
+    attn_ctx *c = ctx_;
+    const lab_attention_args *a = c->a;
+    int32_t b = (int32_t)(task / (size_t)a->H), h = (int32_t)(task % (size_t)a->H);
+    int32_t T = a->T, C = a->C, hd = a->C / a->H;
+    size_t ld = 3 * (size_t)C, off = (size_t)b * (size_t)T * ld + (size_t)h * (size_t)hd;
+    const float *q = c->qkv + off, *k = q + C, *v = q + 2 * (size_t)C;
+    float *dq = c->dqkv + off, *dk = dq + C, *dv = dq + 2 * (size_t)C;
+    const float *P = c->catt + task * (size_t)T * (size_t)T;
+    const float *dO = c->datty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd;
+    float *dS = a->scratch + (size_t)thread * a->scratch_per_thread;
+    float scale = 1.0f / sqrtf((float)hd);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, C, v, (int)ld, 0.0f, dS, T);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, C, 0.0f, dv, (int)ld);
+    float *t5 = c->t5_partial ? c->t5_partial + task * (size_t)a->t5_buckets : NULL;
+    if (t5) memset(t5, 0, sizeof(float) * (size_t)a->t5_buckets);
+    size_t shaw_per = a->shaw_k ? (2 * (size_t)a->shaw_clip + 1) * (size_t)hd : 0;
+    float *dak = shaw_per ? c->shaw_partial + task * 2 * shaw_per : NULL, *dav = dak ? dak + shaw_per : NULL;
+    if (dak) memset(dak, 0, sizeof(float) * 2 * shaw_per);
+    for (int32_t i = 0; i < T; i++) {
+        float *row = dS + (size_t)i * (size_t)T;
+        const float *p = P + (size_t)i * (size_t)T;
+        int32_t keys = a->causal ? i + 1 : T;
+        if (dak) { /* the a_V path: dP_ij += dO_i . a_V[idx_ij];  d a_V[idx_ij] += P_ij dO_i */
+            const float *doi = dO + (size_t)i * (size_t)C;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *av = a->shaw_v + (size_t)idx[j] * (size_t)hd;
+                float *g = dav + (size_t)idx[j] * (size_t)hd;
+                float d = 0.0f;
+                for (int32_t e = 0; e < hd; e++) {
+                    d += doi[e] * av[e];
+                    g[e] += p[j] * doi[e];
+                }
+                row[j] += d;
+            }
+        }
+        float dot = 0.0f;
+        for (int32_t j = 0; j < keys; j++) dot += p[j] * row[j];
+        for (int32_t j = 0; j < keys; j++) row[j] = p[j] * (row[j] - dot);
+        for (int32_t j = keys; j < T; j++) row[j] = 0.0f;
+        if (t5) {
+            const int32_t *bk = a->buckets + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            for (int32_t j = 0; j < keys; j++) t5[bk[j]] += row[j];
+        }
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k, (int)ld, 0.0f, dq, (int)ld);
+    if (dak) /* the a_K path: dq_i += scale sum_j dS_ij a_K[idx_ij];  d a_K[idx_ij] += scale dS_ij q_i */
+        for (int32_t i = 0; i < T; i++) {
+            const float *row = dS + (size_t)i * (size_t)T, *qi = q + (size_t)i * ld;
+            float *dqi = dq + (size_t)i * ld;
+            const int32_t *idx = a->shaw_index + ((size_t)b * (size_t)T + (size_t)i) * (size_t)T;
+            int32_t keys = a->causal ? i + 1 : T;
+            for (int32_t j = 0; j < keys; j++) {
+                const float *ak = a->shaw_k + (size_t)idx[j] * (size_t)hd;
+                float *g = dak + (size_t)idx[j] * (size_t)hd;
+                float s = scale * row[j];
+                for (int32_t e = 0; e < hd; e++) {
+                    dqi[e] += s * ak[e];
+                    g[e] += s * qi[e];
+                }
+            }
+        }
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q, (int)ld, 0.0f, dk, (int)ld);
+}
+
+void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *dqkv, float *t5_partial,
+                            float *shaw_partial, const float *datty, const float *att, const float *qkv) {
+    attn_ctx c = {.a = a, .dqkv = dqkv, .t5_partial = t5_partial, .shaw_partial = shaw_partial, .datty = datty,
+                  .catt = att, .qkv = qkv};
+    lab_pool_run(pool, (size_t)a->B * (size_t)a->H, attention_backward_task, &c);
+}
+
+/* ---- GRU (torch gate order r, z, n; reset applied after the hidden matmul) ---- */
+static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+void lab_gru_forward(float *h, float *gi, float *gh, float *r, float *z, float *nn, const float *x,
+                     const float *h0, const float *wih, const float *whh, const float *bih,
+                     const float *bhh, int32_t B, int32_t T, int32_t C) {
+    size_t C3 = 3 * (size_t)C, hs = ((size_t)T + 1) * (size_t)C;
+    size_t n = (size_t)B * (size_t)T;
+    lab_matmul_forward(NULL, gi, x, wih, bih, n, C, (int32_t)C3);
+    for (int32_t b = 0; b < B; b++) memcpy(h + (size_t)b * hs, h0 + (size_t)b * (size_t)C, sizeof(float) * (size_t)C);
+    for (int32_t t = 0; t < T; t++) {
+        for (int32_t b = 0; b < B; b++) memcpy(gh + ((size_t)b * (size_t)T + (size_t)t) * C3, bhh, sizeof(float) * C3);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, (int)C3, C, 1.0f, h + (size_t)t * (size_t)C, (int)hs,
+                    whh, C, 1.0f, gh + (size_t)t * C3, (int)((size_t)T * C3));
+        for (int32_t b = 0; b < B; b++) {
+            size_t row = (size_t)b * (size_t)T + (size_t)t;
+            const float *gir = gi + row * C3, *ghr = gh + row * C3;
+            const float *hp = h + (size_t)b * hs + (size_t)t * (size_t)C;
+            float *hn = h + (size_t)b * hs + ((size_t)t + 1) * (size_t)C;
+            for (int32_t c = 0; c < C; c++) {
+                float rv = sigmoidf(gir[c] + ghr[c]);
+                float zv = sigmoidf(gir[C + c] + ghr[C + c]);
+                float nv = tanhf(gir[2 * C + c] + rv * ghr[2 * C + c]);
+                r[row * (size_t)C + (size_t)c] = rv;
+                z[row * (size_t)C + (size_t)c] = zv;
+                nn[row * (size_t)C + (size_t)c] = nv;
+                hn[c] = (1.0f - zv) * nv + zv * hp[c];
+            }
+        }
+    }
+}
+
+int lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbih, float *dbhh,
+                      const float *dout, const float *h, const float *gi, const float *gh, const float *r,
+                      const float *z, const float *nn, const float *x, const float *wih,
+                      const float *whh, int32_t B, int32_t T, int32_t C) {
+    (void)gi;
+    size_t C3 = 3 * (size_t)C, hs = ((size_t)T + 1) * (size_t)C, n = (size_t)B * (size_t)T;
+    float *dgi = calloc(n * C3, sizeof(float)), *dgh = calloc(n * C3, sizeof(float));
+    float *dh = calloc((size_t)B * (size_t)C, sizeof(float));
+    if (!dgi || !dgh || !dh) {
+        free(dgi);
+        free(dgh);
+        free(dh);
+        return -1;
+    }
+    for (int32_t t = T - 1; t >= 0; t--) {
+        for (int32_t b = 0; b < B; b++) {
+            size_t row = (size_t)b * (size_t)T + (size_t)t;
+            const float *hp = h + (size_t)b * hs + (size_t)t * (size_t)C;
+            const float *ghr = gh + row * C3;
+            float *dhb = dh + (size_t)b * (size_t)C;
+            float *dgir = dgi + row * C3, *dghr = dgh + row * C3;
+            for (int32_t c = 0; c < C; c++) {
+                size_t e = row * (size_t)C + (size_t)c;
+                float g = dhb[c] + dout[e];
+                float rv = r[e], zv = z[e], nv = nn[e];
+                float dn = g * (1.0f - zv), dz = g * (hp[c] - nv);
+                dhb[c] = g * zv; /* direct path to h_{t-1}; matmul path added below */
+                float dn_pre = dn * (1.0f - nv * nv);
+                float dr_pre = dn_pre * ghr[2 * C + c] * rv * (1.0f - rv);
+                float dz_pre = dz * zv * (1.0f - zv);
+                dgir[c] = dr_pre;
+                dgir[C + c] = dz_pre;
+                dgir[2 * C + c] = dn_pre;
+                dghr[c] = dr_pre;
+                dghr[C + c] = dz_pre;
+                dghr[2 * C + c] = dn_pre * rv;
+            }
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, C, (int)C3, 1.0f, dgh + (size_t)t * C3,
+                    (int)((size_t)T * C3), whh, C, 1.0f, dh, C);
+    }
+    memcpy(dh0, dh, sizeof(float) * (size_t)B * (size_t)C);
+    for (int32_t b = 0; b < B; b++)
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)C3, C, T, 1.0f, dgh + (size_t)b * (size_t)T * C3,
+                    (int)C3, h + (size_t)b * hs, C, 1.0f, dwhh, C);
+    for (size_t o = 0; o < C3; o++) {
+        double s = 0.0;
+        for (size_t rr = 0; rr < n; rr++) s += dgh[rr * C3 + o];
+        dbhh[o] += (float)s;
+    }
+    memset(dx, 0, sizeof(float) * n * (size_t)C);
+    lab_matmul_backward(NULL, dx, dwih, dbih, dgi, x, wih, n, C, (int32_t)C3);
+    free(dgi);
+    free(dgh);
+    free(dh);
+    return 0;
+}

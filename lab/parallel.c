@@ -1,0 +1,130 @@
+/* parallel.c: a small persistent worker pool for the lab. A job is a count of
+ * independent tasks; workers claim task indices from an atomic counter. Every
+ * task writes its own outputs (or its own slot of a partial-sum buffer that is
+ * reduced afterwards in task order), so which thread ran a task never changes
+ * a bit of the result: the partition is fixed by the job, not the threads. */
+#include "lab_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+struct lab_pool {
+    int32_t threads;
+    pthread_t *workers;
+    pthread_mutex_t lock;
+    pthread_cond_t start, done;
+    uint64_t generation; /* bumped per job */
+    int stopping;
+    int32_t busy;        /* workers still on the current job */
+    lab_task_fn fn;
+    void *ctx;
+    size_t tasks;
+    atomic_size_t next;
+};
+
+typedef struct {
+    lab_pool *pool;
+    int32_t id;
+} worker_arg;
+
+static void run_tasks(lab_pool *pool, int32_t thread_id) {
+    for (;;) {
+        size_t task = atomic_fetch_add(&pool->next, 1);
+        if (task >= pool->tasks) break;
+        pool->fn(pool->ctx, task, thread_id);
+    }
+}
+
+static void *worker_main(void *arg_) {
+    worker_arg *arg = arg_;
+    lab_pool *pool = arg->pool;
+    int32_t id = arg->id;
+    free(arg);
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        while (pool->generation == seen && !pool->stopping) pthread_cond_wait(&pool->start, &pool->lock);
+        if (pool->stopping) {
+            pthread_mutex_unlock(&pool->lock);
+            return NULL;
+        }
+        seen = pool->generation;
+        pthread_mutex_unlock(&pool->lock);
+        run_tasks(pool, id);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->busy == 0) pthread_cond_signal(&pool->done);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+lab_pool *lab_pool_create(int32_t threads) {
+    if (threads < 1) threads = 1;
+    lab_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pool->threads = threads;
+    pthread_mutex_init(&pool->lock, NULL);
+    pthread_cond_init(&pool->start, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    atomic_init(&pool->next, 0);
+    if (threads > 1) {
+        pool->workers = calloc((size_t)threads - 1, sizeof *pool->workers);
+        if (!pool->workers) {
+            lab_pool_free(pool);
+            return NULL;
+        }
+        for (int32_t i = 0; i < threads - 1; i++) {
+            worker_arg *arg = malloc(sizeof *arg);
+            if (arg) {
+                arg->pool = pool;
+                arg->id = i + 1;
+            }
+            if (!arg || pthread_create(&pool->workers[i], NULL, worker_main, arg) != 0) {
+                free(arg);
+                pool->threads = i + 1; /* only i helpers started */
+                lab_pool_free(pool);
+                return NULL;
+            }
+        }
+    }
+    return pool;
+}
+
+void lab_pool_free(lab_pool *pool) {
+    if (!pool) return;
+    if (pool->workers) {
+        pthread_mutex_lock(&pool->lock);
+        pool->stopping = 1;
+        pthread_cond_broadcast(&pool->start);
+        pthread_mutex_unlock(&pool->lock);
+        for (int32_t i = 0; i < pool->threads - 1; i++) pthread_join(pool->workers[i], NULL);
+        free(pool->workers);
+    }
+    pthread_mutex_destroy(&pool->lock);
+    pthread_cond_destroy(&pool->start);
+    pthread_cond_destroy(&pool->done);
+    free(pool);
+}
+
+int32_t lab_pool_threads(const lab_pool *pool) { return pool ? pool->threads : 1; }
+
+void lab_pool_run(lab_pool *pool, size_t tasks, lab_task_fn fn, void *ctx) {
+    if (tasks == 0) return;
+    if (!pool || pool->threads == 1 || tasks == 1) {
+        for (size_t t = 0; t < tasks; t++) fn(ctx, t, 0);
+        return;
+    }
+    pthread_mutex_lock(&pool->lock);
+    pool->fn = fn;
+    pool->ctx = ctx;
+    pool->tasks = tasks;
+    atomic_store(&pool->next, 0);
+    pool->busy = pool->threads - 1;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->start);
+    pthread_mutex_unlock(&pool->lock);
+    run_tasks(pool, 0);
+    pthread_mutex_lock(&pool->lock);
+    while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pthread_mutex_unlock(&pool->lock);
+}

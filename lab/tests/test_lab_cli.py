@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""posenc lab train / eval from the command line: checkpoints written and read,
+resume byte-identical, a trained learned table handed to `posenc analyze`,
+every RoPE scaling at evaluation, and bad input refused with the value named
+and nothing written."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = os.environ.get("POSENC_BIN", "posenc")
+SMALL = ["--layers", "1", "--d-model", "32", "--heads", "2", "--context", "32", "--batch", "2", "--threads", "1"]
+results = []
+
+
+def run(args):
+    p = subprocess.run([BIN] + args, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def check(ok, what):
+    results.append(bool(ok))
+    print("%-4s %s" % ("ok" if ok else "FAIL", what))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        text = os.path.join(d, "text.txt")
+        with open(text, "w") as f:
+            for i in range(3000):
+                f.write("line %d: the quick brown fox jumps over the lazy dog %d times.\n" % (i, i * 7 % 13))
+        ck = os.path.join(d, "learned.safetensors")
+        rc, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "4", "-o", ck] + SMALL)
+        check(rc == 0 and os.path.exists(ck), "train learned 4 steps -> checkpoint (rc %d)" % rc)
+        rc, out = run(["lab", "eval", "--checkpoint", ck, "--text", text, "--max-windows", "4", "--json"])
+        loss = json.loads(out)["loss"] if rc == 0 else float("nan")
+        check(rc == 0 and 3 < loss < 6, "eval at the training length: loss %.4f" % loss)
+        rc, out = run(["lab", "eval", "--checkpoint", ck, "--text", text, "--len", "64", "--max-windows", "2"])
+        check(rc != 0 and "position 32" in out, "eval past the learned table refuses: " + out.strip().splitlines()[-1])
+        rc, out = run(["lab", "eval", "--checkpoint", ck, "--text", text, "--len", "64", "--max-windows", "2", "--past-end", "clamp"])
+        check(rc == 0, "eval past the learned table with --past-end clamp: " + out.strip())
+        rc, out = run(["analyze", ck, "--tensor", "wpe", "--json"])
+        check(rc == 0 and out.strip().startswith("{"), "posenc analyze CKPT --tensor wpe reads the trained table (rc %d)" % rc)
+        # resume: 2 + 2 steps == 4 steps, byte for byte
+        half = os.path.join(d, "half.safetensors")
+        rc1, _ = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "2", "-o", half] + SMALL)
+        rc2, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "4", "--resume", half, "-o", half] + SMALL)
+        same = open(half, "rb").read() == open(ck, "rb").read()
+        check(rc1 == 0 and rc2 == 0 and same, "2 steps + resume to 4 == 4 steps straight, checkpoint byte-identical")
+        # every scheme trains from the command line and evaluates past its training length where it can
+        for scheme in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "concat", "half-concat",
+                       "hybrid", "freq-scale", "gru", "sparse", "index", "normalized"):
+            path = os.path.join(d, scheme + ".safetensors")
+            extra = ["--random-positions", "64"] if scheme == "sinusoidal" else []
+            rc, out = run(["lab", "train", "--scheme", scheme, "--text", text, "--steps", "2", "-o", path] + SMALL + extra)
+            rc2, out2 = run(["lab", "eval", "--checkpoint", path, "--text", text, "--max-windows", "2", "--json",
+                             "--len", "32" if scheme in ("learned", "hybrid") else "48"])
+            check(rc == 0 and rc2 == 0 and "loss" in out2, "train + eval --scheme %s%s: %s" %
+                  (scheme, " (random positions)" if extra else "", out2.strip() if rc2 == 0 else (out + out2).strip()[-200:]))
+        # RoPE and every scaling at evaluation
+        rope = os.path.join(d, "rope.safetensors")
+        rc, _ = run(["lab", "train", "--scheme", "rope", "--text", text, "--steps", "2", "-o", rope] + SMALL)
+        for s in ("none", "linear", "ntk", "dynamic", "yarn", "llama3"):
+            rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--len", "128", "--max-windows", "2",
+                           "--rope-scaling", s, "--rope-factor", "4", "--json"])
+            check(rc == 0 and "loss" in out, "rope eval at 4x context with --rope-scaling %s: %s" % (s, out.strip()))
+        import numpy as np  # noqa: E402 (Debian's numpy, only here)
+        lf = os.path.join(d, "long.npy")
+        np.save(lf, np.array([1.0, 1.5, 2.0, 4.0, 4.0, 6.0, 8.0, 8.0]))  # head dim 16 -> 8 pairs
+        rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--len", "128", "--max-windows", "2",
+                       "--rope-scaling", "longrope", "--rope-factor", "4", "--longrope-factors", lf, "--json"])
+        check(rc == 0 and "loss" in out, "rope eval with --rope-scaling longrope and a factor list: %s" % out.strip())
+        np.save(lf, np.array([1.0, 2.0]))
+        rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--rope-scaling", "longrope", "--longrope-factors", lf])
+        check(rc == 2 and "8" in out, "longrope factor list of the wrong length refused: " + out.strip().splitlines()[-1])
+        # bad input: named value, usage exit code, nothing written
+        bad_out = os.path.join(d, "never.safetensors")
+        cases = [
+            (["--scheme", "bogus"], "bogus"),
+            (["--scheme", "none", "--d-model", "30", "--heads", "4"], "30"),
+            (["--scheme", "rope", "--d-model", "36", "--heads", "4"], "head dim 9"),
+            (["--scheme", "none", "--context", "0"], "got 0"),
+            (["--scheme", "none", "--lr", "nan"], "nan"),
+        ]
+        for extra, needle in cases:
+            rc, out = run(["lab", "train", "--text", text, "--steps", "1", "-o", bad_out] + extra)
+            check(rc == 2 and needle in out and not os.path.exists(bad_out),
+                  "train %s -> rc %d: %s" % (" ".join(extra), rc, out.strip().splitlines()[0] if out.strip() else ""))
+        other = os.path.join(d, "other.safetensors")
+        rc, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "1", "--resume", ck, "-o", other,
+                       "--layers", "2", "--d-model", "32", "--heads", "2", "--context", "32", "--batch", "2"])
+        check(rc != 0 and "layers=1" in out and not os.path.exists(other), "resume from another configuration refused: " +
+              out.strip().splitlines()[0])
+        trunc = os.path.join(d, "trunc.safetensors")
+        with open(trunc, "wb") as f:
+            f.write(open(ck, "rb").read()[:-500])
+        rc, out = run(["lab", "eval", "--checkpoint", trunc, "--text", text])
+        check(rc == 1 and "trunc.safetensors" in out and "outside" in out, "truncated checkpoint refused: " + out.strip().splitlines()[-1])
+        leftovers = [n for n in os.listdir(d) if n.startswith(".") or ".tmp" in n]
+        check(not leftovers, "no temporary files left behind (%s)" % leftovers)
+    failed = results.count(False)
+    print("%d passed, %d failed" % (len(results) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
