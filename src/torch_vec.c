@@ -24,6 +24,13 @@ AVX512 __m512 Sleef_sinf16_u10avx512f(__m512);
 AVX512 __m512 Sleef_cosf16_u10avx512f(__m512);
 AVX512 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
 
+AVX2 __m256d Sleef_expd4_u10avx2(__m256d);
+AVX2 __m256d Sleef_sind4_u10avx2(__m256d);
+AVX2 __m256d Sleef_cosd4_u10avx2(__m256d);
+AVX512 __m512d Sleef_expd8_u10avx512f(__m512d);
+AVX512 __m512d Sleef_sind8_u10avx512f(__m512d);
+AVX512 __m512d Sleef_cosd8_u10avx512f(__m512d);
+
 static bool cpu_has_avx2(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -115,6 +122,41 @@ AVX512 static void cos_sin_avx512(const float *x, size_t count, float *c, float 
     memcpy(c, cb, sizeof(float) * count);
     memcpy(s, sb, sizeof(float) * count);
 }
+
+/* float64: one vector (4 or 8 lanes) per call, zero-padded like the float path */
+AVX2 static void exp_block_f64_avx2(const double *x, size_t count, double *out) {
+    double buf[4] = {0};
+    memcpy(buf, x, sizeof(double) * count);
+    _mm256_storeu_pd(buf, Sleef_expd4_u10avx2(_mm256_loadu_pd(buf)));
+    memcpy(out, buf, sizeof(double) * count);
+}
+
+AVX512 static void exp_block_f64_avx512(const double *x, size_t count, double *out) {
+    double buf[8] = {0};
+    memcpy(buf, x, sizeof(double) * count);
+    _mm512_storeu_pd(buf, Sleef_expd8_u10avx512f(_mm512_loadu_pd(buf)));
+    memcpy(out, buf, sizeof(double) * count);
+}
+
+AVX2 static void cos_sin_f64_avx2(const double *x, size_t count, double *c, double *s) {
+    double buf[4] = {0}, cb[4], sb[4];
+    memcpy(buf, x, sizeof(double) * count);
+    __m256d v = _mm256_loadu_pd(buf);
+    _mm256_storeu_pd(cb, Sleef_cosd4_u10avx2(v));
+    _mm256_storeu_pd(sb, Sleef_sind4_u10avx2(v));
+    memcpy(c, cb, sizeof(double) * count);
+    memcpy(s, sb, sizeof(double) * count);
+}
+
+AVX512 static void cos_sin_f64_avx512(const double *x, size_t count, double *c, double *s) {
+    double buf[8] = {0}, cb[8], sb[8];
+    memcpy(buf, x, sizeof(double) * count);
+    __m512d v = _mm512_loadu_pd(buf);
+    _mm512_storeu_pd(cb, Sleef_cosd8_u10avx512f(v));
+    _mm512_storeu_pd(sb, Sleef_sind8_u10avx512f(v));
+    memcpy(c, cb, sizeof(double) * count);
+    memcpy(s, sb, sizeof(double) * count);
+}
 #else
 torch_cpu_capability_ torch_cpu_capability_get_(void) { return TORCH_CPU_DEFAULT; }
 #endif
@@ -162,5 +204,41 @@ void torch_cos_sin_block_(torch_cpu_capability_ cap, const float *x, size_t coun
     for (size_t i = 0; i < count; i++) {
         c[i] = cosf(x[i]);
         s[i] = sinf(x[i]);
+    }
+}
+
+size_t torch_vec_lanes_f64_(torch_cpu_capability_ cap) { return cap == TORCH_CPU_AVX512 ? 8 : 4; }
+
+void torch_exp_f64_(torch_cpu_capability_ cap, const double *x, double *out, size_t n) {
+#ifdef TORCH_VEC_X86
+    if (cap == TORCH_CPU_AVX2 || cap == TORCH_CPU_AVX512) {
+        size_t lanes = torch_vec_lanes_f64_(cap);
+        for (size_t i = 0; i < n; i += lanes) {
+            size_t count = n - i < lanes ? n - i : lanes;
+            if (cap == TORCH_CPU_AVX2) exp_block_f64_avx2(x + i, count, out + i);
+            else exp_block_f64_avx512(x + i, count, out + i);
+        }
+        return;
+    }
+#endif
+    (void)cap;
+    for (size_t i = 0; i < n; i++) out[i] = exp(x[i]);
+}
+
+void torch_cos_sin_block_f64_(torch_cpu_capability_ cap, const double *x, size_t count, double *c, double *s) {
+#ifdef TORCH_VEC_X86
+    if (cap == TORCH_CPU_AVX2) {
+        cos_sin_f64_avx2(x, count, c, s);
+        return;
+    }
+    if (cap == TORCH_CPU_AVX512) {
+        cos_sin_f64_avx512(x, count, c, s);
+        return;
+    }
+#endif
+    (void)cap;
+    for (size_t i = 0; i < count; i++) {
+        c[i] = cos(x[i]);
+        s[i] = sin(x[i]);
     }
 }

@@ -66,6 +66,13 @@ void torch_pow_base_f32_(torch_cpu_capability_ cap, float base, const float *x, 
  * to c and s. */
 void torch_cos_sin_block_(torch_cpu_capability_ cap, const float *x, size_t count, float *c, float *s);
 
+/* The same for float64 tensors (torch.set_default_dtype(torch.float64)):
+ * SLEEF's 1-ULP double functions on 4 (AVX2) or 8 (AVX512) lanes, glibc's
+ * exp/sin/cos on DEFAULT; vec::map's blocks as above. */
+size_t torch_vec_lanes_f64_(torch_cpu_capability_ cap);
+void torch_exp_f64_(torch_cpu_capability_ cap, const double *x, double *out, size_t n);
+void torch_cos_sin_block_f64_(torch_cpu_capability_ cap, const double *x, size_t count, double *c, double *s);
+
 /* Max vector width in floats, for callers' block buffers. */
 #define TORCH_VEC_MAX_LANES 16
 

@@ -10,8 +10,11 @@ torch.set_num_threads(1) (docs/rope.md says why threads matter).
   cos/sin   posenc_rope_table_f32 (through tests/torch_rope_table.c) at 4096
             positions (8192 for dynamic/longrope-long) against HF's
             emb.cos() * attention_scaling, first copy of each pair, same dims.
+  apply     `rope apply --torch-compat` vs HF's apply_rotary_pos_emb at 4096
+            positions: bit for bit when rotary_dim/2 is a multiple of the vector
+            width, within a stated bound otherwise (check_apply says why).
 
-Tolerance 0 everywhere (bit for bit): posenc repeats torch's float32 steps with
+Tolerance 0 (bit for bit) except that apply bound: posenc repeats torch's float32 steps with
 torch's own kernel blocks. As test_torch_sinusoid, every torch kernel build
 this CPU can run is checked (the others in a child with ATEN_CPU_CAPABILITY).
 Skipped (77) when torch is not installed; scripts/test fails skips under CI."""
@@ -186,6 +189,51 @@ def check_tables(t, label, scheme, dims, base, folder):
                             + (f": {bad[:8]}" if bad else ""))
 
 
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def check_apply(t, label, scheme, dims, folder, lanes):
+    """`rope apply --torch-compat` (half layout) vs HF's q * cos + rotate_half(q) * sin at
+    4096 positions, 2 heads. posenc rotates with one cos/sin per pair; HF's table holds
+    two copies (emb = cat(freqs, freqs)), which torch's vector blocks can round 1 ULP
+    apart when rotary_dim/2 is not a multiple of the vector width. There the bound is
+    |diff| <= 2^-22 (|x_k| + |x_k+R/2|): 1 ULP of cos or sin plus the roundings of the
+    two products and the sum; elsewhere 0 cells may differ."""
+    _, kw = SCHEMES[scheme]
+    length, heads = 4096, 2
+    exact_cells = exact_diff = bound_cells = bound_diff = 0
+    worst = 0.0
+    x_in, y_out = os.path.join(folder, "x.npy"), os.path.join(folder, "y.npy")
+    for r in dims:
+        inv, attention = hf_inv_freq(scheme, r, 10000.0, kw)
+        cos, sin = (torch.from_numpy(v) for v in hf_tables(inv, attention, length))
+        x = np.random.default_rng(r).standard_normal((length, heads, r)).astype(np.float32)
+        q = torch.from_numpy(x).permute(1, 0, 2)[None]  # HF's [batch, heads, T, D]
+        want = ((q * cos[None, None]) + (rotate_half(q) * sin[None, None]))[0].permute(1, 0, 2).numpy()
+        np.save(x_in, x)
+        rc, _, err = run("rope", "apply", "--in", x_in, *scheme_flags(scheme, r, folder), "--torch-compat", "-o", y_out)
+        got = np.load(y_out) if rc == 0 else np.full_like(want, np.nan)
+        n = int(np.count_nonzero(got.view(np.int32) != want.view(np.int32)))
+        if (r // 2) % lanes == 0:
+            exact_cells += want.size
+            exact_diff += n
+        else:
+            p = r // 2
+            pair = np.abs(x[..., :p]) + np.abs(x[..., p:])
+            rel = np.abs(got.astype(np.float64) - want) / np.concatenate([pair, pair], axis=-1)
+            worst = max(worst, float(np.nanmax(rel)) if rc == 0 else math.inf)
+            bound_cells += want.size
+            bound_diff += n
+    t.check(exact_diff == 0, f"{label}: apply {scheme}, rotary_dim/2 a multiple of {lanes}: "
+                             f"{exact_cells} cells compared, {exact_diff} different")
+    if bound_cells:
+        t.check(worst <= 2.0 ** -22, f"{label}: apply {scheme}, other rotary dims: {bound_cells} cells compared, "
+                                     f"{bound_diff} different, max |diff| = {worst / 2.0 ** -24:.2f} x 2^-24 "
+                                     f"(|x_k|+|x_k+R/2|) (bound 4)")
+
+
 def torch_pick():
     for line in torch.__config__.show().splitlines():
         if "CPU capability usage" in line:
@@ -208,6 +256,7 @@ def main():
         check_inv_freq(t, label, "none", sample, [1e4, 5e5, 1e6], folder)
         for scheme in SCHEMES:
             check_tables(t, label, scheme, [8, 12, 20, 32, 64, 100, 128], 500000.0 if scheme == "llama3" else 10000.0, folder)
+        check_apply(t, label, "yarn", [8, 20, 32, 36, 64, 100], folder, 16 if pick == "avx512" else 1 if pick == "default" else 8)
         t.finish()
     check_inv_freq(t, label, "none", list(range(2, 513, 2)), [1e4, 5e5, 1e6], folder)
     for scheme in SCHEMES:
@@ -216,6 +265,9 @@ def main():
     for scheme in SCHEMES:
         check_tables(t, label, scheme, sample[:16] + [48, 64, 100, 128, 256], 500000.0 if scheme == "llama3" else 10000.0, folder)
     check_tables(t, label, "none", [2, 6, 12, 24, 64, 128], 1e6, folder)
+    lanes = 16 if pick == "avx512" else 1 if pick == "default" else 8
+    for scheme in ("none", "yarn"):
+        check_apply(t, label, scheme, [4, 8, 12, 16, 20, 24, 32, 36, 64, 100, 128], folder, lanes)
     for cap in torch_capabilities():
         if cap == pick:
             continue
