@@ -133,7 +133,10 @@ typedef enum posenc_mode {
     POSENC_MODE_PRECISE = 0,
     /* Reproduces PyTorch's float32 arithmetic step by step (float32 frequencies,
      * float32 angle p*w, float32 sin/cos) so that outputs match PyTorch-based
-     * peers. The angle's rounding error grows like p * 2^-24, so at long
+     * peers. exp/pow/sin/cos run as torch 1.13's CPU kernels run them: the
+     * kernel build torch picks on this CPU (AVX2, DEFAULT, or AVX512 when
+     * ATEN_CPU_CAPABILITY=avx512; that variable is read as torch reads it) and
+     * its vector blocks (docs/sinusoidal.md). The angle's rounding error grows like p * 2^-24, so at long
      * positions this mode is *less* accurate, exactly as the peer is. */
     POSENC_MODE_TORCH_COMPAT = 1
 } posenc_mode;
@@ -358,10 +361,12 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  * below 2^24 (tests/py/test_rope_mpmath.py measures 0 ULP on 4096 values).
  * POSENC_MODE_TORCH_COMPAT: HF's float32 steps (inv = 1/f32pow(base,
  * f32(2k)/f32(R)), scheme arithmetic in float32, angle = f32(w) * f32(p),
- * torch's SLEEF cosf/sinf in its AVX2 8-lane blocks, times the f32 attention
- * factor): HF's inv_freq, cos/sin tables and rotated outputs bit for bit
- * (measured on all HF goldens; cos/sin need an AVX2 CPU and R/2 a multiple of
- * 8, else they may be 1 ULP off). Its angle error grows like p * 2^-24 rad. */
+ * cos/sin in torch's own kernel blocks over HF's [positions x R] table, times
+ * the f32 attention factor): HF's inv_freq and cos/sin tables bit for bit
+ * (measured against torch at 4096 positions, docs/rope.md); rotated outputs
+ * bit for bit when R/2 is a multiple of torch's vector width (8; 16 with
+ * ATEN_CPU_CAPABILITY=avx512), else within 4 * 2^-24 * (|x_k| + |x_k+R/2|).
+ * Its angle error grows like p * 2^-24 rad. */
 
 typedef enum posenc_rope_scaling {
     POSENC_ROPE_NONE = 0,     /* HF "default" */

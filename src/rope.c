@@ -2,7 +2,6 @@
  * rotation and the delta re-rotation of cached keys. */
 #include "rope_fast.h"
 
-#include "torch_math.h"
 #include "torch_vec.h"
 #include <stdlib.h>
 #include <string.h>
@@ -33,27 +32,50 @@ static void cos_sin_precise(long double a, double *c, double *s) {
     *s = sin(rd);
 }
 
+/* Angle of flat element `flat` of HF's emb = cat(freqs, freqs) tensor
+ * [rows x 2*pairs]: inv_freq.float() @ position.float(), one rounding. */
+static float torch_emb_angle(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t flat) {
+    size_t width = 2 * (size_t)pairs;
+    float p = (float)posenc_position_at_(positions, flat / width);
+    return (float)inv[flat % width % (size_t)pairs] * p;
+}
+
+/* torch runs cos() and sin() over emb in vector blocks counted from its first
+ * element, and a block's lanes share one range-reduction choice (torch_vec.h),
+ * so each block that touches row `row` is rebuilt whole, lanes of the
+ * neighbouring rows included. The table keeps the first half of the row. */
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t row, double scale, float *cos_out, float *sin_out) {
+    torch_cpu_capability_ cap = torch_cpu_capability_get_();
+    size_t lanes = torch_vec_lanes_(cap), width = 2 * (size_t)pairs;
+    size_t n = positions->count * width, first = row * width, last = first + (size_t)pairs;
+    for (size_t b = first - first % lanes; b < last; b += lanes) {
+        size_t count = n - b < lanes ? n - b : lanes;
+        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++) x[i] = torch_emb_angle(inv, pairs, positions, b + i);
+        torch_cos_sin_block_(cap, x, count, c, s);
+        for (size_t i = 0; i < count; i++)
+            if (b + i >= first && b + i < last) {
+                cos_out[b + i - first] = c[i];
+                sin_out[b + i - first] = s[i];
+            }
+    }
+    if (scale != 1.0) { /* emb.cos() * attention_scaling, the factor cast to float32 */
+        float fs = (float)scale;
+        for (int32_t k = 0; k < pairs; k++) {
+            cos_out[k] = cos_out[k] * fs;
+            sin_out[k] = sin_out[k] * fs;
+        }
+    }
+}
+
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos, double scale,
                        float *cos_out, float *sin_out) {
-    if (mode == POSENC_MODE_TORCH_COMPAT) {
-        float fp = (float)pos, fs = (float)scale;
-        for (int32_t k = 0; k < pairs; k++) cos_out[k] = (float)inv[k] * fp; /* inv_freq @ position.float() */
-        int32_t k = 0;
-        for (; k + 8 <= pairs; k += 8) { /* torch's 8-lane blocks (torch_vec.h) */
-            float angle[8];
-            memcpy(angle, cos_out + k, sizeof angle);
-            if (!torch_cos_sin_block8_(angle, cos_out + k, sin_out + k)) break;
-        }
-        for (; k < pairs; k++) {
-            float angle = cos_out[k];
-            cos_out[k] = torch_cosf(angle);
-            sin_out[k] = torch_sinf(angle);
-        }
-        if (scale != 1.0)
-            for (k = 0; k < pairs; k++) {
-                cos_out[k] = cos_out[k] * fs;
-                sin_out[k] = sin_out[k] * fs;
-            }
+    if (mode == POSENC_MODE_TORCH_COMPAT) { /* one position: a table of one row */
+        double p = (double)pos;
+        posenc_positions one = {1, 0, NULL, &p};
+        rope_torch_cos_sin_row_(inv, pairs, &one, 0, scale, cos_out, sin_out);
         return;
     }
     for (int32_t k = 0; k < pairs; k++) {
@@ -146,13 +168,18 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         long double pos = posenc_position_at_(positions, r);
         double scale = fold_attention ? plan.attention : 1.0;
         size_t o = r * (size_t)plan.pairs;
+        if (!wide && plan.mode == POSENC_MODE_TORCH_COMPAT) { /* row r of HF's table for these positions */
+            rope_torch_cos_sin_row_(plan.inv, plan.pairs, positions, r, scale, (float *)cos_out + o,
+                                    (float *)sin_out + o);
+            continue;
+        }
         if (!wide) {
             rope_cos_sin_f32_(plan.mode, plan.inv, plan.pairs, pos, scale, (float *)cos_out + o, (float *)sin_out + o);
             continue;
         }
         double *c = (double *)cos_out + o, *s = (double *)sin_out + o;
         if (plan.mode == POSENC_MODE_TORCH_COMPAT) { /* float32 values, widened */
-            rope_cos_sin_f32_(plan.mode, plan.inv, plan.pairs, pos, scale, row, row + plan.pairs);
+            rope_torch_cos_sin_row_(plan.inv, plan.pairs, positions, r, scale, row, row + plan.pairs);
             for (int32_t k = 0; k < plan.pairs; k++) {
                 c[k] = row[k];
                 s[k] = row[plan.pairs + k];

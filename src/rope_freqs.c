@@ -4,10 +4,11 @@
  * PRECISE mode evaluates each scheme's formula in long double and rounds once
  * to double. TORCH_COMPAT mode repeats HF's float32 tensor steps one by one
  * (each binary op rounded to float32, Python scalars converted to float32 at
- * the op, torch's SLEEF powf), so that the frequencies equal HF's bits. */
+ * the op, `base ** x` exactly as torch's pow kernel: SLEEF vector blocks and
+ * a scalar powf tail, torch_vec.h), so that the frequencies equal HF's bits. */
 #include "rope_internal.h"
 
-#include "torch_math.h"
+#include "torch_vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,7 +267,8 @@ static void frequencies_precise(const posenc_rope_params *p, int32_t r, int64_t 
 /* HF's float32 steps. Each statement is one torch op (no fused multiply-add:
  * the build is ISO C, where GCC does not contract, and we keep one op per
  * statement for clang). */
-static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t seq_len, long double *out) {
+static posenc_status frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t seq_len, long double *out,
+                                       posenc_error *err) {
     int32_t pairs = r / 2;
     double base = p->base;
     if (p->scaling == POSENC_ROPE_NTK || p->scaling == POSENC_ROPE_DYNAMIC) base = ntk_base(p, r, seq_len);
@@ -274,9 +276,12 @@ static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t se
     double low = 0, high = 1;
     if (p->scaling == POSENC_ROPE_YARN) yarn_range(p, r, &low, &high);
     const double *ext = p->scaling == POSENC_ROPE_LONGROPE ? longrope_list(p, seq_len) : NULL;
+    float *powers = malloc(sizeof *powers * (size_t)pairs);
+    RETURN_ERROR_IF(!powers, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies", pairs);
+    for (int32_t k = 0; k < pairs; k++) powers[k] = (float)(2 * k) / (float)r; /* arange(0, dim, 2).float() / dim */
+    torch_pow_base_f32_(torch_cpu_capability_get_(), fbase, powers, powers, (size_t)pairs); /* base ** that */
     for (int32_t k = 0; k < pairs; k++) {
-        float expo = (float)(2 * k) / (float)r;   /* arange(0, dim, 2).float() / dim */
-        float pw = torch_powf(fbase, expo);        /* base ** expo */
+        float pw = powers[k];
         float w = 1.0f / pw;
         switch (p->scaling) {
         case POSENC_ROPE_LINEAR:
@@ -326,6 +331,8 @@ static void frequencies_torch(const posenc_rope_params *p, int32_t r, int64_t se
         }
         out[k] = (long double)w;
     }
+    free(powers);
+    return POSENC_OK;
 }
 
 posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
@@ -337,7 +344,7 @@ posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq
     RETURN_IF_NULL(inv, err);
     RETURN_ERROR_IF(out_count < (size_t)(r / 2), err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "inv_freq needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
-    if (params->mode == POSENC_MODE_TORCH_COMPAT) frequencies_torch(params, r, seq_len, inv);
+    if (params->mode == POSENC_MODE_TORCH_COMPAT) FORWARD_IF_ERROR(frequencies_torch(params, r, seq_len, inv, err));
     else frequencies_precise(params, r, seq_len, inv);
     /* Each knob is checked on its own above, but extreme combinations still
      * overflow: a factor beyond float32 in TORCH_COMPAT, or an NTK base'

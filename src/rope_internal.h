@@ -31,6 +31,10 @@ posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, 
                                      long double max_abs_position, posenc_error *err);
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
+/* TORCH_COMPAT cos/sin of row `row` of HF's table for `positions` (the whole
+ * list matters: torch's vector blocks span rows, see rope.c). */
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t row, double scale, float *cos_out, float *sin_out);
 
 /* The scalar reference kernel (rope_apply.c): rotate `heads` vectors of one
  * token, pair k = (k, k+R/2) (HALF) or (2k, 2k+1) (INTERLEAVED), with

@@ -18,7 +18,7 @@
 #include "kernels.h"
 #include "sincos_dd.h"
 
-#include "torch_math.h"
+#include "torch_vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,9 +133,11 @@ static void frequencies_torch(const posenc_sinusoid_params *params, const sinuso
                               float *w) {
     int step, den;
     exponent_terms(params, shape, &step, &den);
-    /* Python computes -ln(base)/den in double; torch casts that scalar to float32. */
+    /* Python computes -ln(base)/den in double; torch casts that scalar to float32
+     * and multiplies arange(0, d, step) (cast to float32) by it, then exp. */
     float scale = (float)(-log(params->base) / den);
-    for (int32_t k = 0; k < shape->pairs; k++) w[k] = torch_expf((float)(k * step) * scale);
+    for (int32_t k = 0; k < shape->pairs; k++) w[k] = (float)(k * step) * scale;
+    torch_exp_f32_(torch_cpu_capability_get_(), w, w, (size_t)shape->pairs);
 }
 
 posenc_status posenc_sinusoid_frequencies_f64(const posenc_sinusoid_params *params, double *out,
@@ -366,7 +368,8 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
 
 typedef struct {
     const table_job *job;
-    const void *w; /* long double (precise) or float (torch f32); unused for torch f64 */
+    const void *w; /* long double (precise), float (torch f32) or double (torch f64) */
+    torch_cpu_capability_ cap; /* torch f32: the kernel build torch runs here */
 } direct_ctx;
 
 static void precise_direct_worker(void *vctx, size_t worker, size_t begin, size_t end) {
@@ -382,39 +385,73 @@ static void precise_direct_worker(void *vctx, size_t worker, size_t begin, size_
     }
 }
 
+/* torch evaluates sin and cos of the whole [rows x pairs] float32 angle tensor
+ * (position * div_term) in vector blocks counted from its first element, and
+ * a block's lanes share one range-reduction choice (torch_vec.h). So each
+ * block is rebuilt whole, lanes of neighbouring rows included, and only this
+ * worker's rows are stored. Rows are the positions in the order given: for
+ * 0..L-1 that is torch's table of length L. */
+static float torch_angle(const table_job *job, const float *w, size_t flat) {
+    size_t pairs = (size_t)job->shape.pairs;
+    float p = (float)posenc_position_at_(job->positions, flat / pairs); /* position.float() */
+    return p * w[flat % pairs];
+}
+
 static void torch_f32_worker(void *vctx, size_t worker, size_t begin, size_t end) {
     const direct_ctx *ctx = vctx;
+    const table_job *job = ctx->job;
     const float *w = ctx->w;
+    const size_t pairs = (size_t)job->shape.pairs, lanes = torch_vec_lanes_(ctx->cap);
+    const size_t n = job->positions->count * pairs, first = begin * pairs, last = end * pairs;
     (void)worker;
-    for (size_t r = begin; r < end; r++) {
-        float p = (float)posenc_position_at_(ctx->job->positions, r);
-        for (int32_t k = 0; k < ctx->job->shape.pairs; k++) {
-            float angle = p * w[k];
-            store_pair(ctx->job, r, k, (double)torch_sinf(angle), (double)torch_cosf(angle));
+    for (size_t b = first - first % lanes; b < last; b += lanes) {
+        size_t count = n - b < lanes ? n - b : lanes;
+        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++) x[i] = torch_angle(job, w, b + i);
+        torch_cos_sin_block_(ctx->cap, x, count, c, s);
+        for (size_t i = 0; i < count; i++) {
+            size_t f = b + i;
+            if (f >= first && f < last)
+                store_pair(job, f / pairs, (int32_t)(f % pairs), (double)s[i], (double)c[i]);
         }
     }
 }
 
-/* torch with default dtype float64: the same steps in double. */
+/* torch with default dtype float64 (the tutorial's arange * float and zeros
+ * are then float64): the same steps and blocks in double, SLEEF's double
+ * functions on 4 (8) lanes. */
+static void frequencies_torch_f64(const posenc_sinusoid_params *params, const sinusoid_shape *shape,
+                                  double *w) {
+    int step, den;
+    exponent_terms(params, shape, &step, &den);
+    double scale = -log(params->base) / den;
+    for (int32_t k = 0; k < shape->pairs; k++) w[k] = (double)(k * step) * scale;
+    torch_exp_f64_(torch_cpu_capability_get_(), w, w, (size_t)shape->pairs);
+}
+
 static void torch_f64_worker(void *vctx, size_t worker, size_t begin, size_t end) {
     const direct_ctx *ctx = vctx;
     const table_job *job = ctx->job;
-    int step, den;
+    const double *w = ctx->w;
+    const size_t pairs = (size_t)job->shape.pairs, lanes = torch_vec_lanes_f64_(ctx->cap);
+    const size_t n = job->positions->count * pairs, first = begin * pairs, last = end * pairs;
     (void)worker;
-    exponent_terms(job->params, &job->shape, &step, &den);
-    double scale = -log(job->params->base) / den;
-    for (size_t r = begin; r < end; r++) {
-        double p = (double)posenc_position_at_(job->positions, r);
-        for (int32_t k = 0; k < job->shape.pairs; k++) {
-            double angle = p * exp((double)(k * step) * scale);
-            store_pair(job, r, k, sin(angle), cos(angle));
+    for (size_t b = first - first % lanes; b < last; b += lanes) {
+        size_t count = n - b < lanes ? n - b : lanes;
+        double x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++)
+            x[i] = (double)posenc_position_at_(job->positions, (b + i) / pairs) * w[(b + i) % pairs];
+        torch_cos_sin_block_f64_(ctx->cap, x, count, c, s);
+        for (size_t i = 0; i < count; i++) {
+            size_t f = b + i;
+            if (f >= first && f < last) store_pair(job, f / pairs, (int32_t)(f % pairs), s[i], c[i]);
         }
     }
 }
 
 static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
                        const posenc_exec_run_ *run) {
-    direct_ctx ctx = {job, w};
+    direct_ctx ctx = {job, w, torch_cpu_capability_get_()};
     /* direct evaluation costs ~100 ns per element: threads pay off from ~64 KiB */
     size_t work = job->positions->count * (size_t)job->params->dim * 4;
     posenc_parallel_for_(run, posenc_threads_for_bytes_(run, work), job->positions->count, 16,
@@ -467,16 +504,18 @@ posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
         for (size_t r = 0; r < positions->count; r++)
             posenc_store_real_(out, dtype, r * (size_t)params->dim + (size_t)params->dim - 1, 0.0);
 
-    if (params->mode == POSENC_MODE_TORCH_COMPAT && dtype == POSENC_DTYPE_F64) {
-        run_direct(&job, NULL, torch_f64_worker, &run);
-        return posenc_ok_(err);
-    }
-    /* long double is at least as wide as float, so one buffer serves both modes */
+    /* long double is at least as wide as float and double, so one buffer serves all */
     long double *w = malloc(sizeof *w * (size_t)job.shape.pairs);
     RETURN_ERROR_IF(!w, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies",
                     job.shape.pairs);
     posenc_status st = POSENC_OK;
-    if (params->mode == POSENC_MODE_TORCH_COMPAT) {
+    /* f64 torch-compat = torch.set_default_dtype(torch.float64). fairseq asks
+     * for dtype=torch.float explicitly, so its table stays float32 (widened). */
+    if (params->mode == POSENC_MODE_TORCH_COMPAT && dtype == POSENC_DTYPE_F64 &&
+        params->freqs != POSENC_FREQS_T2T) {
+        frequencies_torch_f64(params, &job.shape, (double *)w);
+        run_direct(&job, w, torch_f64_worker, &run);
+    } else if (params->mode == POSENC_MODE_TORCH_COMPAT) {
         frequencies_torch(params, &job.shape, (float *)w);
         st = check_torch_angle(positions, (const float *)w, job.shape.pairs, err);
         if (st == POSENC_OK) run_direct(&job, w, torch_f32_worker, &run);

@@ -6,7 +6,13 @@
  * bits on any machine (checked against the PyTorch goldens: with glibc expf,
  * or SLEEF's non-FMA scalar build, some frequencies differ by 1 ULP, which
  * grows to hundreds of ULP of sin by position 64). libsleef exports these
- * always; sleef.h declares them only under FP_FAST_FMA, so we declare them. */
+ * always; sleef.h declares them only under FP_FAST_FMA, so we declare them.
+ *
+ * These are per-element stand-ins: they equal torch's AVX2 results except
+ * where torch's vector blocks change the bits (sin/cos blocks holding an
+ * angle >= 125, pow's scalar tail) and on CPUs where torch runs another
+ * kernel build. Exact torch-compat paths use torch_vec.h, which reproduces
+ * the blocks and picks the build torch picks. */
 #ifndef POSENC_TORCH_MATH_H
 #define POSENC_TORCH_MATH_H
 

@@ -5,7 +5,7 @@
 // draws the chosen positions, and a screenshot is a non-empty PNG.
 // Exit 0 all passed, 1 a check failed, 77 skipped (chromium or playwright-core absent).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +29,7 @@ function check(ok, message) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'posenc-browser-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true })); // leave nothing behind, whatever the exit
 const html = join(dir, 'report.html');
 const stdout = execFileSync(bin, ['report', '-o', html], { encoding: 'utf8' });
 check(stdout.includes('open: ') && existsSync(html), `posenc report (no flags) wrote ${html} and printed "${stdout.trim()}"`);

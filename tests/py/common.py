@@ -1,5 +1,7 @@
 """Shared helpers for posenc's Python tests (run with Debian's /usr/bin/python3)."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,4 +59,43 @@ def run(*args, cwd=None, env=None):
 
 
 def tmpdir():
-    return tempfile.mkdtemp(prefix="posenc-test-")
+    """A fresh folder for one test's files, removed when the test exits (tests
+    leave nothing behind; scripts/test checks /tmp under CI)."""
+    path = tempfile.mkdtemp(prefix="posenc-test-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def cpu_flags():
+    """The x86 feature flags of this CPU (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def torch_capabilities():
+    """torch 1.13's CPU kernel builds this CPU can run, as ATEN_CPU_CAPABILITY
+    values: default always; avx2 with AVX2+FMA; avx512 with AVX-512 F/VL/BW/DQ."""
+    flags = cpu_flags()
+    caps = ["default"]
+    if {"avx2", "fma"} <= flags:
+        caps.append("avx2")
+        if {"avx512f", "avx512vl", "avx512bw", "avx512dq"} <= flags:
+            caps.append("avx512")
+    return caps
+
+
+def import_torch():
+    """torch, or exit 77 (ctest: skipped). scripts/test fails a skipped test
+    under CI, so torch's absence there is an error, not a pass."""
+    try:
+        import torch
+    except ImportError:
+        print("SKIP: torch not installed (Debian: python3-torch, see scripts/deps)")
+        sys.exit(77)
+    return torch
