@@ -26,6 +26,7 @@
 #ifndef POSENC_H
 #define POSENC_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -295,6 +296,40 @@ POSENC_API posenc_status posenc_file_read_all(const char *path, size_t max_bytes
 POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *const *parts,
                                                   const size_t *part_sizes, size_t count,
                                                   posenc_error *err);
+
+/* How every writer above treats its output path:
+ *  - Atomic: the bytes go to a file without a name (Linux O_TMPFILE in the
+ *    output's folder) that is linked into place only when complete and synced,
+ *    so a failure or any signal, SIGKILL included, leaves nothing behind and an
+ *    existing output keeps its old bytes. Where the file system lacks O_TMPFILE
+ *    the file is named ".posenc-<12 random characters>.tmp" in the output's
+ *    folder while it is written (the name stays within NAME_MAX for any legal
+ *    output name); a program removes it on a signal with the two calls below.
+ *  - Permissions: a new file gets 0666 minus the umask; a replaced file keeps
+ *    its permission bits (not its owner, when another user owned it).
+ *  - Symbolic links: writing to a link writes through it, replacing the file it
+ *    points to (atomically, in that file's folder); the link stays a link.
+ *  - Hard links: the output is a new file renamed over the old name, so other
+ *    names of the old file keep the old bytes (as cp --remove-destination or an
+ *    editor's atomic save).
+ *  - An existing output that is not a regular file (a device, FIFO or folder)
+ *    is refused with POSENC_ERR_IO instead of being replaced. */
+#define POSENC_TEMP_SLOTS 8
+#define POSENC_TEMP_PATH_SIZE (4096 + 64)
+/* Names of the temporary files being written right now, for a signal handler.
+ * The library's only process-wide mutable state: a handler receives no
+ * argument, so it must find the names without one. Slots are claimed with
+ * atomic operations, so several threads may write at once. */
+typedef struct posenc_temp_files {
+    volatile sig_atomic_t state[POSENC_TEMP_SLOTS]; /* 2 = path[i] may exist and is to be removed */
+    char path[POSENC_TEMP_SLOTS][POSENC_TEMP_PATH_SIZE];
+} posenc_temp_files;
+/* Register caller-owned storage (zeroed here) once, before any write and before
+ * starting threads; NULL unregisters. The storage must outlive every write. */
+POSENC_API void posenc_temp_files_register(posenc_temp_files *files);
+/* Remove every temporary file recorded in files. Async-signal-safe (only
+ * unlink(2)): call it from a SIGINT/SIGTERM/SIGHUP handler, then re-raise. */
+POSENC_API void posenc_temp_files_remove(posenc_temp_files *files);
 
 /* ========================================================================
  * 4. RoPE

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,16 +224,27 @@ static void file_rows(void) {
     posenc_array_create(&a, POSENC_DTYPE_F32, 1, shape, 0, &e);
     expect("F4", posenc_npy_write("/nonexistent/dir/out.npy", &a, &e), &e, POSENC_ERR_IO,
            "cannot create /nonexistent/dir/out.npy");
-    /* F5: a write that fails after the data went out. Here the final rename
-     * fails (the target is a folder); the EFBIG mid-write case needs a file-size
-     * limit on a child process and is in tests/py/test_nothing_lost.py. */
+    /* F5: a write that fails after the data went out: a 4-byte file-size limit
+     * (SIGXFSZ ignored, as the tool does) makes the flush fail with EFBIG. */
     const void *parts[1] = {"0123456789"};
     size_t sizes[1] = {10};
-    mkdir("test_errors_dir.npy", 0755);
-    expect("F5", posenc_file_write_atomic("test_errors_dir.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
-           "cannot write test_errors_dir.npy: Is a directory");
+    struct rlimit old_limit, tiny;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old_limit) == 0, "[F5] read the file-size limit");
+    tiny = old_limit;
+    tiny.rlim_cur = 4;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &tiny) == 0, "[F5] set a 4-byte file-size limit");
+    expect("F5", posenc_file_write_atomic("test_errors_f5.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
+           "cannot write test_errors_f5.npy: File too large");
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    signal(SIGXFSZ, old_handler);
     struct stat st;
-    CHECK(stat("test_errors_dir.npy", &st) == 0 && S_ISDIR(st.st_mode), "[F5] the existing target is untouched");
+    CHECK(stat("test_errors_f5.npy", &st) != 0, "[F5] no partial output after the failed write");
+    /* F7: an existing output that is not a regular file is refused, not replaced */
+    mkdir("test_errors_dir.npy", 0755);
+    expect("F7", posenc_file_write_atomic("test_errors_dir.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
+           "cannot replace test_errors_dir.npy: it is not a regular file");
+    CHECK(stat("test_errors_dir.npy", &st) == 0 && S_ISDIR(st.st_mode), "[F7] the existing folder is untouched");
     rmdir("test_errors_dir.npy");
     expect("F6", posenc_npy_write("", &a, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "output path is empty or too long");
     char long_path[5000];
