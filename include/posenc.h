@@ -304,7 +304,8 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  *    existing output keeps its old bytes. Where the file system lacks O_TMPFILE
  *    the file is named ".posenc-<12 random characters>.tmp" in the output's
  *    folder while it is written (the name stays within NAME_MAX for any legal
- *    output name); a program removes it on a signal with the two calls below.
+ *    output name); a program removes it on a signal with the two calls below. (The environment
+ *    variable POSENC_NO_TMPFILE=1 forces this path, for tests.)
  *  - Permissions: a new file gets 0666 minus the umask; a replaced file keeps
  *    its permission bits (not its owner, when another user owned it).
  *  - Symbolic links: writing to a link writes through it, replacing the file it
