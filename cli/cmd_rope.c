@@ -118,7 +118,7 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     if (cli_has(a, "config")) {
         posenc_error err = {0};
         if (posenc_config_read(cli_string(a, "config", ""), 0, &q->config, &err) != POSENC_OK)
-            return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
+            return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s", err.message);
         q->have_config = true;
         *p = q->config.rope;
         if (q->config.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)

@@ -6,11 +6,14 @@ prints the [ID])."""
 import glob
 import os
 import re
+import resource
+import signal
 import struct
+import subprocess
 
 import numpy as np
 
-from common import Checks, run, tmpdir
+from common import BIN, Checks, run, tmpdir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -19,6 +22,88 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 def npy_raw(header, data=b""):
     h = header.encode("latin1")
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data
+
+
+def run_stdout(args, stdout, preexec=None, timeout=60):
+    p = subprocess.run([BIN, *map(str, args)], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=preexec, timeout=timeout)
+    return p.returncode, p.stderr
+
+
+def stdout_failures(t, d):
+    """Issue 13 item 3: every command's stdout is checked to the final flush/close."""
+    a, b = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+    run("table", "--len", 64, "--dim", 16, "-o", a)
+    run("table", "--len", 64, "--dim", 16, "--base", 500, "-o", b)
+    cfg = os.path.join(d, "config.json")
+    with open(cfg, "w") as f:
+        f.write('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,'
+                ' "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,'
+                ' "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}')
+    commands = {
+        "diff --json": ["diff", a, b, "--json"],
+        "analyze": ["analyze", a],
+        "analyze --json": ["analyze", a, "--json"],
+        "rope explain": ["rope", "explain", "--config", cfg],
+        "rope freqs --json": ["rope", "freqs", "--json", "--dim", 64],
+        "precision": ["precision", "--dtype", "f16", "--max-pos", 4096, "--dim", 16],
+        "table -o - (CSV)": ["table", "--len", 64, "--dim", 16, "-o", "-"],
+        "--help": ["--help"],
+    }
+    full_ok = True
+    for name, args in commands.items():
+        # 1. /dev/full: every write fails with ENOSPC
+        with open("/dev/full", "w") as full:
+            rc, se = run_stdout(args, full)
+        t.check(rc == 1 and "No space left on device" in se,
+                f"[F8] {name} > /dev/full: exit {rc}, '{se.strip().splitlines()[-1] if se.strip() else ''}'")
+        full_ok = full_ok and rc == 1
+        # 2. `ulimit -f 1` (1024 bytes) with stdout in a file: EFBIG (SIGXFSZ is ignored)
+        path = os.path.join(d, "stdout.txt")
+        with open(path, "w") as f:
+            rc, se = run_stdout(args, f, preexec=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024)))
+        size = os.path.getsize(path)
+        os.remove(path)
+        if size < 1024:
+            t.check(rc == 0, f"[F8] {name}: {size} bytes fit under ulimit -f 1 (exit {rc})")
+        else:
+            t.check(rc == 1 and "File too large" in se, f"[F8] {name} under ulimit -f 1: exit {rc} after {size} bytes")
+        # 3. a pipe whose reader has gone: EPIPE (SIGPIPE is ignored)
+        r, w = os.pipe()
+        os.close(r)
+        with os.fdopen(w, "w") as pipe_w:
+            rc, se = run_stdout(args, pipe_w)
+        t.check(rc == 1 and "Broken pipe" in se, f"[F8] {name} into a closed pipe: exit {rc}")
+
+
+def fifo_inputs(t, d):
+    """Issue 13 item 2: a FIFO (or any non-regular file) as any input is refused at once."""
+    fifo = os.path.join(d, "f.npy")
+    os.mkfifo(fifo)
+    gg = os.path.join(d, "f.gguf")
+    os.mkfifo(gg)
+    out = os.path.join(d, "out.npy")
+    a = os.path.join(d, "a.npy")
+    run("table", "--len", 8, "--dim", 8, "-o", a)
+    cases = {
+        "analyze": ["analyze", fifo],
+        "analyze --tensor": ["analyze", os.path.join(d, "f.safetensors"), "--tensor", "w"],
+        "diff": ["diff", a, fifo],
+        "table --positions": ["table", "--dim", 8, "--positions", fifo, "-o", out],
+        "rope explain --config": ["rope", "explain", "--config", gg],
+        "rope explain --config (json name)": ["rope", "explain", "--config", fifo],
+        "rope apply --in": ["rope", "apply", "--in", fifo, "--dim", 8, "-o", out],
+        "rope apply --positions": ["rope", "apply", "--in", a, "--positions", fifo, "-o", out],
+        "plot TABLE": ["plot", "heatmap", fifo, "-o", os.path.join(d, "x.png")],
+    }
+    os.mkfifo(os.path.join(d, "f.safetensors"))
+    for name, args in cases.items():
+        try:
+            rc, se = run_stdout(args, subprocess.DEVNULL, timeout=10)
+        except subprocess.TimeoutExpired:
+            rc, se = "hung", ""
+        t.check(rc == 1 and "is not a regular file" in se and not os.path.exists(out),
+                f"[F2] {name} with a FIFO: exit {rc}: '{se.strip().splitlines()[0] if se.strip() else ''}'")
 
 
 def main():
@@ -138,7 +223,9 @@ def main():
         h = b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}'
         f.write(struct.pack("<Q", len(h)) + h + bytes(8))
     expect("S11", ["analyze", st, "--tensor", "w"], 1, "no tensor 'w' in the safetensors file (it has: a)")
-    t.check(not [f for f in os.listdir(d) if ".tmp." in f], "no temporary file left by any of the runs above")
+    t.check(not [f for f in os.listdir(d) if ".tmp." in f or f.startswith(".posenc-")], "no temporary file left by any of the runs above")
+    stdout_failures(t, tmpdir())
+    fifo_inputs(t, tmpdir())
     print(f"{cases} bad-input cases run through the tool")
 
     # every row of docs/errors.md has a test that names it
