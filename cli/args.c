@@ -27,6 +27,8 @@ int cli_fail_status(const char *command, const posenc_error *err) {
     switch (err->status) {
     case POSENC_ERR_INVALID_ARGUMENT:
         return cli_fail(command, EXIT_USAGE, "see --help for the accepted values", "%s", message);
+    case POSENC_ERR_NONFINITE: /* the options asked for values the dtype cannot hold */
+        return cli_fail(command, EXIT_USAGE, "choose smaller parameters or a wider --dtype", "%s", message);
     case POSENC_ERR_OUT_OF_MEMORY:
         return cli_fail(command, EXIT_RUNTIME, "free memory, or ask for a smaller output", "%s", message);
     default: return cli_fail(command, EXIT_RUNTIME, NULL, "%s", message);

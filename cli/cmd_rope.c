@@ -346,6 +346,9 @@ static int rope_apply(int argc, char **argv) {
     posenc_rope_view view = {tokens, heads, heads * d, d};
     int inverse = cli_has(&a, "inverse");
     posenc_status st;
+    /* issue 13: an attention factor that overflows the dtype must not give a silent inf
+     * (input that is already non-finite passes through as it came) */
+    bool finite_input = posenc_array_check_finite(&x, "input", NULL) == POSENC_OK;
     if (cli_has(&a, "shift")) {
         if (x.dtype != POSENC_DTYPE_F32) {
             rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--shift works on float32 input, got %s", posenc_dtype_name(x.dtype));
@@ -359,6 +362,7 @@ static int rope_apply(int argc, char **argv) {
     } else {
         st = posenc_rope_apply_bf16(&q.params, q.seq_len, layout, &view, positions, inverse, x.data, x.count, &err);
     }
+    if (st == POSENC_OK && finite_input && !bf16) st = posenc_array_check_finite(&x, "rotated output", &err);
     if (st != POSENC_OK) {
         rc = cli_fail_status("rope apply", &err);
         goto done;

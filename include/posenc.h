@@ -66,7 +66,8 @@ typedef enum posenc_status {
     POSENC_ERR_FORMAT = 7,           /* a file or document is malformed or truncated */
     POSENC_ERR_UNSUPPORTED = 8,      /* well-formed but not supported (dtype, order, version) */
     POSENC_ERR_OUT_OF_RANGE = 9,     /* a position or index lies outside a table */
-    POSENC_ERR_NULL_POINTER = 10     /* a required pointer argument is NULL */
+    POSENC_ERR_NULL_POINTER = 10,    /* a required pointer argument is NULL */
+    POSENC_ERR_NONFINITE = 11        /* a result would be NaN or infinite (overflow of the dtype) */
 } posenc_status;
 
 #define POSENC_ERROR_MESSAGE_SIZE 256
@@ -266,6 +267,13 @@ POSENC_API void posenc_array_free(posenc_array *array);
 /* Convert any numeric array to a new float64 array (for analysis). */
 POSENC_API posenc_status posenc_array_to_f64(const posenc_array *in, posenc_array *out,
                                              posenc_error *err);
+
+/* POSENC_OK when every element is finite (integer arrays always are); else
+ * POSENC_ERR_NONFINITE whose message names `what`, the first bad cell (its
+ * row and column for rank >= 2) and its value, e.g.
+ * "rotated q: cell [3, 17] is inf". */
+POSENC_API posenc_status posenc_array_check_finite(const posenc_array *array, const char *what,
+                                                   posenc_error *err);
 
 /* Parse a complete .npy file image (format 1.0, 2.0 or 3.0; dtypes <f4 <f8
  * <f2 <i4 <i8 |u1 <u2; C order). Fortran order, big-endian data, object or

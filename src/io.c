@@ -96,6 +96,31 @@ posenc_status posenc_array_to_f64(const posenc_array *in, posenc_array *out, pos
     return posenc_ok_(err);
 }
 
+posenc_status posenc_array_check_finite(const posenc_array *array, const char *what, posenc_error *err) {
+    RETURN_IF_NULL(array, err);
+    if (array->dtype != POSENC_DTYPE_F32 && array->dtype != POSENC_DTYPE_F64 && array->dtype != POSENC_DTYPE_F16 &&
+        array->dtype != POSENC_DTYPE_BF16)
+        return posenc_ok_(err);
+    RETURN_ERROR_IF(array->count && !array->data, err, POSENC_ERR_NULL_POINTER, "array data must not be NULL");
+    for (size_t i = 0; i < array->count; i++) {
+        double v = posenc_array_get_f64_(array, i);
+        if (isfinite(v)) continue;
+        char cell[POSENC_MAX_DIMS * 22 + 4] = "";
+        size_t used = 0, rest = i;
+        size_t index[POSENC_MAX_DIMS] = {0};
+        for (int k = array->ndim - 1; k >= 0; k--) {
+            index[k] = array->shape[k] ? rest % array->shape[k] : 0;
+            rest = array->shape[k] ? rest / array->shape[k] : 0;
+        }
+        for (int k = 0; k < array->ndim; k++)
+            used += (size_t)snprintf(cell + used, sizeof cell - used, "%s%zu", k ? ", " : "", index[k]);
+        return posenc_fail_(err, POSENC_ERR_NONFINITE, "%s: cell [%s] is %s (overflows %s)", what ? what : "array",
+                            array->ndim ? cell : "0", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
+                            posenc_dtype_name(array->dtype));
+    }
+    return posenc_ok_(err);
+}
+
 /* ---------------------------------------------------------------- .npy --- */
 
 typedef struct {
