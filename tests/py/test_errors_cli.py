@@ -4,6 +4,7 @@ leave no output file. Ends by checking that every row ID in docs/errors.md is
 exercised by some test (this file, tests/test_errors.c, or another test that
 prints the [ID])."""
 import glob
+import json
 import os
 import re
 import resource
@@ -104,6 +105,120 @@ def fifo_inputs(t, d):
             rc, se = "hung", ""
         t.check(rc == 1 and "is not a regular file" in se and not os.path.exists(out),
                 f"[F2] {name} with a FIFO: exit {rc}: '{se.strip().splitlines()[0] if se.strip() else ''}'")
+
+
+def write_safetensors(path, entries, total_size=None):
+    """entries: name -> (dtype, shape, begin, end); the data buffer is sparse (a hole)
+    up to total_size; returns the data offset."""
+    header = json.dumps({k: {"dtype": v[0], "shape": v[1], "data_offsets": [v[2], v[3]]}
+                         for k, v in entries.items()}).encode()
+    header += b" " * (-len(header) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        if total_size:
+            f.truncate(total_size)
+    return 8 + len(header)
+
+
+def issue13_cli(t, d):
+    """Non-finite results (V), positions (R13), hybrid (L17), CSV digits (C15), big
+    checkpoints (S13), messages (F1, G9, A6, C7)."""
+    out = os.path.join(d, "out.npy")
+    # V1/V2/V4: refused with the first bad cell, exit 2, no output
+    cases = [
+        ("V1", ["table", "--kind", "learned", "--sigma", "1e40", "--len", 4, "--dim", 8, "-o", out],
+         "cell [0, 0] = sigma x draw = 1e+40"),
+        ("V2", ["table", "--kind", "index", "--len", 70000, "--dim", 2, "--dtype", "f16", "-o", out],
+         "cell [65520, 0]: position 65520 overflows f16 (largest finite 65504)"),
+    ]
+    q16 = os.path.join(d, "q16.npy")
+    np.save(q16, (np.random.RandomState(0).randn(4, 2, 16) * 2).astype(np.float16))
+    cases.append(("V4", ["rope", "apply", "--in", q16, "--scaling", "yarn", "--factor", 4, "--original-max", 4096,
+                         "--attention-factor", "1e5", "-o", out], "rotated output: cell [0, 0, 0] is inf (overflows f16)"))
+    for row, args, fragment in cases:
+        if os.path.exists(out):
+            os.remove(out)
+        rc, _, se = run(*args)
+        t.check(rc == 2 and fragment in se and not os.path.exists(out), f"[{row}] exit {rc}, no output: '{se.strip().splitlines()[0] if se.strip() else ''}'")
+    rc, _, _ = run("rope", "apply", "--in", q16, "--scaling", "yarn", "--factor", 4, "--original-max", 4096,
+                   "--attention-factor", "2", "-o", out)
+    t.check(rc == 0 and np.isfinite(np.load(out).astype(np.float32)).all(), f"[V4] attention factor 2 on f16 still works (exit {rc})")
+    # R13: RoPE positions follow the one rule |p| < 2^53
+    q32, pos = os.path.join(d, "q32.npy"), os.path.join(d, "pos.npy")
+    np.save(q32, np.ones((2, 8), np.float32))
+    for bad in (2**62, 2**53, -2**53):
+        np.save(pos, np.array([0, bad], np.int64))
+        rc, _, se = run("rope", "apply", "--in", q32, "--positions", pos, "-o", out)
+        t.check(rc == 2 and f"position 1 must be in (-2^53, 2^53), got {bad}" in se, f"[R13] rope apply --positions with {bad}: exit {rc}")
+    np.save(pos, np.array([0, 2**53 - 1], np.int64))
+    rc, _, _ = run("rope", "apply", "--in", q32, "--positions", pos, "-o", out)
+    t.check(rc == 0, f"[R13] position 2^53 - 1 is accepted (exit {rc})")
+    rc, _, se = run("rope", "apply", "--in", q32, "--start", 2**60, "-o", out)
+    t.check(rc == 2 and "must be in (-2^53, 2^53)" in se, f"[R13] rope apply --start 2^60: exit {rc}")
+    # L17: hybrid with no learned channel (was UB under UBSan: offset applied to NULL)
+    rc, _, se = run("table", "--kind", "hybrid", "--learned-dim", 0, "--len", 4, "--dim", 8, "-o", out)
+    plain = os.path.join(d, "plain.npy")
+    run("table", "--len", 4, "--dim", 8, "-o", plain)
+    t.check(rc == 0 and np.array_equal(np.load(out), np.load(plain)), f"[L17] hybrid --learned-dim 0 equals the sinusoid table (exit {rc}) {se.strip()[:80]}")
+    # C15: CSV on stdout has the digits of a .csv file and round-trips exactly
+    for dtype in ("f64", "f32"):
+        npy, csv = os.path.join(d, "t.npy"), os.path.join(d, "t.csv")
+        run("table", "--len", 50, "--dim", 16, "--dtype", dtype, "--base", 7777.7, "-o", npy)
+        run("table", "--len", 50, "--dim", 16, "--dtype", dtype, "--base", 7777.7, "-o", csv)
+        rc, so, _ = run("table", "--len", 50, "--dim", 16, "--dtype", dtype, "--base", 7777.7, "-o", "-")
+        want = np.load(npy)
+        back = np.array([[float(v) for v in line.split(",")] for line in so.strip().splitlines()]).astype(want.dtype)
+        mismatches = int((back != want).sum())
+        t.check(rc == 0 and so == open(csv).read() and mismatches == 0,
+                f"[C15] {dtype}: CSV on stdout equals the .csv file and parses back to the .npy bits ({mismatches} cells differ)")
+    # S13: a sparse 5 GiB safetensors, the tensor named near the end: only it is read
+    st = os.path.join(d, "big.safetensors")
+    big = 5 << 30
+    n_big = (big - 4096) // 4
+    entries = {"huge": ("F32", [n_big], 0, n_big * 4), "wpe": ("F32", [4, 8], n_big * 4, n_big * 4 + 128)}
+    data_at = write_safetensors(st, entries)
+    values = np.arange(32, dtype=np.float32).reshape(4, 8) / 7
+    with open(st, "r+b") as f:
+        f.truncate(data_at + n_big * 4 + 128)
+        f.seek(data_at + n_big * 4)
+        f.write(values.tobytes())
+    size = os.path.getsize(st)
+    rc, so, se = run("analyze", st, "--tensor", "wpe", "--json")
+    t.check(rc == 0 and '"rows": 4' in so.replace(" ", "").replace('"rows":4', '"rows": 4'),
+            f"[S13] analyze --tensor wpe of a {size / 2**30:.1f} GiB sparse safetensors: exit {rc} {se.strip()[:100]}")
+    rc, _, se = run("analyze", st, "--tensor", "huge")
+    t.check(rc == 1 and "exceeds the limit" in se, f"[S13] the 5 GiB tensor itself is still refused by the size limit: exit {rc}")
+    entries["wpe"] = ("F32", [8, 8], n_big * 4, n_big * 4 + 256)  # runs 128 bytes past the end of the file
+    write_safetensors(st, entries, total_size=size)
+    rc, _, se = run("analyze", st, "--tensor", "wpe")
+    t.check(rc == 1 and "lie outside the" in se, f"[S13] bounds still checked in the mapped file: exit {rc}: '{se.strip()[-90:]}'")
+    os.remove(st)
+    # F1: no generic status text after the reason, the path once
+    missing = os.path.join(d, "missing.npy")
+    rc, _, se = run("analyze", missing)
+    first = se.strip().splitlines()[0]
+    t.check(rc == 1 and first.endswith("No such file or directory") and first.count(missing) == 1,
+            f"[F1] missing input: '{first}'")
+    # G9: an empty .gguf is called empty, not "config.json: not valid JSON"
+    gg = os.path.join(d, "empty.gguf")
+    open(gg, "wb").close()
+    rc, _, se = run("rope", "explain", "--config", gg)
+    t.check(rc == 1 and "is empty" in se and "JSON" not in se, f"[G9] empty .gguf: exit {rc}: '{se.strip()}'")
+    with open(gg, "wb") as f:
+        f.write(b'{"model_type": "llama"}')
+    rc, _, se = run("rope", "explain", "--config", gg)
+    t.check(rc == 1 and "is not a GGUF file" in se, f"[G9] a .gguf that is JSON inside: exit {rc}: '{se.strip()}'")
+    # A6: out of memory is a runtime error, and does not suggest raising --max-bytes
+    def small_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+    p = subprocess.run([BIN, "table", "--len", 200000, "--dim", 1024, "--max-bytes", 4 << 30, "-o", out]
+                       if False else [BIN, "table", "--len", "200000", "--dim", "1024", "--max-bytes", str(4 << 30), "-o", out],
+                       capture_output=True, text=True, preexec_fn=small_memory)
+    t.check(p.returncode == 1 and "max-bytes" not in p.stderr and "cannot allocate" in p.stderr,
+            f"[A6] out of memory: exit {p.returncode}: '{p.stderr.strip()}'")
+    # the masked half of a causal ALiBi picture is not called NaN or inf
+    rc, _, se = run("plot", "bias", "-o", os.path.join(d, "b.png"))
+    t.check(rc == 0 and "NaN or inf" not in se and "masked" in se, f"causal ALiBi plot: '{se.strip().splitlines()[0]}'")
 
 
 def main():
@@ -224,6 +339,7 @@ def main():
         f.write(struct.pack("<Q", len(h)) + h + bytes(8))
     expect("S11", ["analyze", st, "--tensor", "w"], 1, "no tensor 'w' in the safetensors file (it has: a)")
     t.check(not [f for f in os.listdir(d) if ".tmp." in f or f.startswith(".posenc-")], "no temporary file left by any of the runs above")
+    issue13_cli(t, tmpdir())
     stdout_failures(t, tmpdir())
     fifo_inputs(t, tmpdir())
     print(f"{cases} bad-input cases run through the tool")
