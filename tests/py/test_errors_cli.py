@@ -211,11 +211,13 @@ def issue13_cli(t, d):
     # A6: out of memory is a runtime error, and does not suggest raising --max-bytes
     def small_memory():
         resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
-    p = subprocess.run([BIN, "table", "--len", 200000, "--dim", 1024, "--max-bytes", 4 << 30, "-o", out]
-                       if False else [BIN, "table", "--len", "200000", "--dim", "1024", "--max-bytes", str(4 << 30), "-o", out],
+    p = subprocess.run([BIN, "table", "--len", "200000", "--dim", "1024", "--max-bytes", str(4 << 30), "-o", out],
                        capture_output=True, text=True, preexec_fn=small_memory)
-    t.check(p.returncode == 1 and "max-bytes" not in p.stderr and "cannot allocate" in p.stderr,
-            f"[A6] out of memory: exit {p.returncode}: '{p.stderr.strip()}'")
+    if "AddressSanitizer" in p.stderr:  # ASan reserves terabytes of address space: no RLIMIT_AS under it
+        print("  note: [A6] not judged under AddressSanitizer (it cannot run with a 256 MiB address-space limit)")
+    else:
+        t.check(p.returncode == 1 and "max-bytes" not in p.stderr and "cannot allocate" in p.stderr,
+                f"[A6] out of memory: exit {p.returncode}: '{p.stderr.strip()}'")
     # the masked half of a causal ALiBi picture is not called NaN or inf
     rc, _, se = run("plot", "bias", "-o", os.path.join(d, "b.png"))
     t.check(rc == 0 and "NaN or inf" not in se and "masked" in se, f"causal ALiBi plot: '{se.strip().splitlines()[0]}'")

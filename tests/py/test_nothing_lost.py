@@ -172,7 +172,7 @@ def permissions_and_links(t):
         # a name over NAME_MAX fails, and the message keeps its reason
         too_long = os.path.join(d, "y" * 300 + ".npy")
         rc, _, se = run(*small, "-o", too_long)
-        t.check(rc == 1 and se.rstrip().endswith("File name too long"), f"{how}: a 304-character name fails with the reason: '...{se.strip()[-60:]}'")
+        t.check(rc == 1 and se.rstrip().endswith("File name too long"), f"[F9] {how}: a 304-character name fails with the reason: '...{se.strip()[-60:]}'")
         t.check(leftovers(d, {"pe.npy"}) == [], f"{how}: nothing else in the folder: {leftovers(d, {'pe.npy'})}")
         os.remove(out)
     os.environ.pop("POSENC_NO_TMPFILE", None)
