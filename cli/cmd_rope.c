@@ -181,7 +181,8 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
         p->factors_count = ns;
     }
     posenc_error err = {0};
-    if (posenc_rope_check(p, NULL, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
+    if (posenc_rope_check(p, NULL, &err) != POSENC_OK) /* a limit hit by a typed option is a usage error (2) */
+        return q->have_config ? cli_fail_status(cmd, &err) : cli_fail_allocation(cmd, &err, "see --help for the accepted values");
     return EXIT_OK;
 }
 

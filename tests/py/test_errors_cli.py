@@ -193,6 +193,14 @@ def issue13_cli(t, d):
     rc, _, se = run("analyze", st, "--tensor", "wpe")
     t.check(rc == 1 and "lie outside the" in se, f"[S13] bounds still checked in the mapped file: exit {rc}: '{se.strip()[-90:]}'")
     os.remove(st)
+    # R1: a size typed as an option over its limit is a usage error (2), not 1
+    rc, _, se = run("rope", "freqs", "--dim", 100000)
+    t.check(rc == 2 and "head_dim must be <= 65536, got 100000" in se, f"[R1] rope freqs --dim 100000: exit {rc}")
+    # issue 13 item 14: `report --help` names every encoding the default report draws
+    rc, so, _ = run("report", "--help")
+    names = ("sinusoidal", "RoPE", "learned", "index", "normalized", "ALiBi", "T5")
+    t.check(rc == 0 and all(n in so.split("-h, --help")[0].split("\n\n")[1] for n in names),
+            f"report --help describes the default report with all of {names}")
     # F1: no generic status text after the reason, the path once
     missing = os.path.join(d, "missing.npy")
     rc, _, se = run("analyze", missing)
