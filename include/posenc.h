@@ -283,7 +283,9 @@ POSENC_API posenc_status posenc_array_check_finite(const posenc_array *array, co
  * anything is allocated. */
 POSENC_API posenc_status posenc_npy_parse(const void *bytes, size_t size, size_t max_bytes,
                                           posenc_array *out, posenc_error *err);
-/* Read and parse a .npy file. */
+/* Read and parse a .npy file (mapped, so the data is copied once; a FIFO,
+ * device or folder is refused with POSENC_ERR_IO without blocking). Parse
+ * errors are prefixed with the path. */
 POSENC_API posenc_status posenc_npy_read(const char *path, size_t max_bytes, posenc_array *out,
                                          posenc_error *err);
 /* Write an array as .npy (format 1.0, or 2.0 when the header needs it).
@@ -297,7 +299,9 @@ POSENC_API posenc_status posenc_npy_write(const char *path, const posenc_array *
 POSENC_API posenc_status posenc_csv_write(const char *path, const posenc_array *array,
                                           posenc_error *err);
 /* Read a whole file into memory (for parsers): *out_bytes from malloc, free()
- * it. Files larger than max_bytes (0 = default) give POSENC_ERR_LIMIT. */
+ * it. Files larger than max_bytes (0 = default) give POSENC_ERR_LIMIT; anything
+ * but a regular file gives POSENC_ERR_IO "is not a regular file" (checked with
+ * fstat after an O_NONBLOCK open, so a FIFO never blocks). */
 POSENC_API posenc_status posenc_file_read_all(const char *path, size_t max_bytes, void **out_bytes,
                                               size_t *out_size, posenc_error *err);
 /* Write `count` buffers to path atomically (temporary file, fsync, rename). */
@@ -1151,6 +1155,10 @@ POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, si
 POSENC_API posenc_status posenc_safetensors_parse(const void *bytes, size_t size,
                                                   const char *tensor_name, size_t max_bytes,
                                                   posenc_array *out, posenc_error *err);
+/* Read one tensor of a .safetensors file. The file is mapped (mmap), not read:
+ * a checkpoint of any size works and costs only its header and the named
+ * tensor's pages; max_bytes bounds that tensor, not the file. A FIFO, device
+ * or folder is refused (POSENC_ERR_IO) without blocking. */
 POSENC_API posenc_status posenc_safetensors_read(const char *path, const char *tensor_name,
                                                  size_t max_bytes, posenc_array *out,
                                                  posenc_error *err);

@@ -328,6 +328,11 @@ def main():
     expect("F2", ["table", "--dim", 8, "--positions", d, "-o", out], 1, "is not a regular file")
     expect("F4", ["table", "--len", 4, "--dim", 8, "-o", "/nonexistent/dir/pe.npy"], 1, "cannot create /nonexistent/dir/pe.npy")
     expect("F6", ["table", "--len", 4, "--dim", 8, "-o", os.path.join(d, "x" * 5000 + ".npy")], 2, "output path is empty or too long")
+    # F9: a long path that fails keeps its reason (the path is shortened in the message, not the reason cut)
+    deep = "/nonexistent/" + "a" * 200 + "/b" * 1500 + "/pe.npy"
+    rc, _, se = run("table", "--len", 4, "--dim", 8, "-o", deep)
+    t.check(rc == 1 and se.strip().endswith("No such file or directory") and "cannot create ..." in se,
+            f"[F9] a {len(deep)}-character path that cannot be created: '{se.strip()[:60]}...{se.strip()[-40:]}'")
     expect("B20", ["bias", "alibi", "--heads", 4, "--len", 4, "--max-bias", 5000, "-o", out], 2,
            "max_bias 5000 makes the slope of head 0 underflow to 0")
     expect("B8", ["bias", "t5", "--buckets", 31, "--len", 4, "-o", out], 2, "num_buckets must be even when bidirectional, got 31")
