@@ -313,7 +313,9 @@ POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *
  *  - Atomic: the bytes go to a file without a name (Linux O_TMPFILE in the
  *    output's folder) that is linked into place only when complete and synced,
  *    so a failure or any signal, SIGKILL included, leaves nothing behind and an
- *    existing output keeps its old bytes. Where the file system lacks O_TMPFILE
+ *    existing output keeps its old bytes (replacing one, the finished file is
+ *    linked under a temporary name and renamed over it in the next call).
+ *    Where the file system lacks O_TMPFILE
  *    the file is named ".posenc-<12 random characters>.tmp" in the output's
  *    folder while it is written (the name stays within NAME_MAX for any legal
  *    output name); a program removes it on a signal with the two calls below. (The environment

@@ -533,11 +533,21 @@ void posenc_atomic_abort_(posenc_atomic_file *f) {
 }
 
 #if defined(O_TMPFILE)
-/* Give the unnamed file a temporary name beside the output (linkat cannot
- * replace an existing name); the caller renames it over the output at once. */
-static int link_unnamed(posenc_atomic_file *f) {
+/* Link the unnamed file into place. A new output gets its final name
+ * directly (linkat fails rather than replace, so this is atomic and no name
+ * ever exists for a partial file); an existing output cannot be replaced by
+ * linkat, so the file gets a temporary name beside it (recorded for the
+ * signal handler) and the caller renames it over the output at once.
+ * *in_place tells which happened. */
+static int link_unnamed(posenc_atomic_file *f, bool *in_place) {
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(f->stream));
+    *in_place = false;
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, f->final_path, AT_SYMLINK_FOLLOW) == 0) {
+        *in_place = true;
+        return 0;
+    }
+    if (errno != EEXIST) return errno;
     for (unsigned attempt = 0; attempt < 100; attempt++) {
         if (!temp_name(f->final_path, attempt, f, f->temp_path, sizeof f->temp_path)) return ENAMETOOLONG;
         f->slot = temp_slot_arm(f->temp_path);
@@ -556,15 +566,17 @@ posenc_status posenc_atomic_commit_(posenc_atomic_file *f, posenc_error *err) {
     char sp[128];
     int failed = ferror(f->stream) || fflush(f->stream) != 0 || fsync(fileno(f->stream)) != 0;
     int e = failed ? errno : 0;
+    bool in_place = false;
 #if defined(O_TMPFILE)
-    if (!failed && f->unnamed && (e = link_unnamed(f)) != 0) failed = 1;
+    if (!failed && f->unnamed && (e = link_unnamed(f, &in_place)) != 0) failed = 1;
 #endif
     if (fclose(f->stream) != 0 && !failed) {
         failed = 1;
         e = errno;
+        if (in_place) unlink(f->final_path); /* linked but the close failed: take it back */
     }
     f->stream = NULL;
-    if (!failed && rename(f->temp_path, f->final_path) != 0) {
+    if (!failed && !in_place && rename(f->temp_path, f->final_path) != 0) {
         failed = 1;
         e = errno;
     }
