@@ -35,7 +35,8 @@ static void temp_files_and_inputs(void) {
     /* a FIFO: O_NONBLOCK open + fstat refuse it at once */
     unlink("test_npy_fifo.npy");
     CHECK(mkfifo("test_npy_fifo.npy", 0600) == 0, "mkfifo");
-    posenc_status st = posenc_npy_read("test_npy_fifo.npy", 0, &a, &err);
+    posenc_array from_fifo;
+    posenc_status st = posenc_npy_read("test_npy_fifo.npy", 0, &from_fifo, &err);
     CHECK(st == POSENC_ERR_IO && strstr(err.message, "is not a regular file"), "FIFO refused: \"%s\"", err.message);
     void *bytes = NULL;
     size_t size = 0;
