@@ -28,7 +28,8 @@ int cli_read_table(const char *command, const char *path, const char *tensor, si
     }
     if (st != POSENC_OK) {
         /* a malformed file is a runtime error (exit 1), even where the library says "invalid" */
-        return cli_fail(command, EXIT_RUNTIME, NULL, "%s: %s (%s)", path, err.message, posenc_strerror(err.status));
+        if (strstr(err.message, path)) return cli_fail(command, EXIT_RUNTIME, NULL, "%s", err.message);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "%s: %s", path, err.message);
     }
     if (out->count == 0 || out->ndim == 0) {
         int nd = out->ndim;

@@ -20,11 +20,25 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
 }
 
 int cli_fail_status(const char *command, const posenc_error *err) {
-    bool usage = err->status == POSENC_ERR_INVALID_ARGUMENT;
-    return cli_fail(command, usage ? EXIT_USAGE : EXIT_RUNTIME,
-                    usage ? "see --help for the accepted values" : NULL, "%s (%s)",
-                    err->message[0] ? err->message : posenc_strerror(err->status),
-                    posenc_strerror(err->status));
+    /* The library's message names the value and the reason; its generic status
+     * text would only repeat it, or contradict it ("No such file or directory
+     * (input/output error)"), so it is printed only when there is no message. */
+    const char *message = err->message[0] ? err->message : posenc_strerror(err->status);
+    switch (err->status) {
+    case POSENC_ERR_INVALID_ARGUMENT:
+        return cli_fail(command, EXIT_USAGE, "see --help for the accepted values", "%s", message);
+    case POSENC_ERR_NONFINITE: /* the options asked for values the dtype cannot hold */
+        return cli_fail(command, EXIT_USAGE, "choose smaller parameters or a wider --dtype", "%s", message);
+    case POSENC_ERR_OUT_OF_MEMORY:
+        return cli_fail(command, EXIT_RUNTIME, "free memory, or ask for a smaller output", "%s", message);
+    default: return cli_fail(command, EXIT_RUNTIME, NULL, "%s", message);
+    }
+}
+
+int cli_fail_allocation(const char *command, const posenc_error *err, const char *limit_hint) {
+    if (err->status == POSENC_ERR_LIMIT || err->status == POSENC_ERR_SIZE_OVERFLOW)
+        return cli_fail(command, EXIT_USAGE, limit_hint, "%s", err->message); /* sizes come from options */
+    return cli_fail_status(command, err);
 }
 
 static int find_option(const cli_option *options, const char *name, size_t len) {
@@ -139,10 +153,19 @@ bool cli_int64(const cli_args *args, const char *name, int64_t min, int64_t max,
     char *end;
     errno = 0;
     long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end != '\0' || x < min || x > max) {
-        cli_fail(args->command, EXIT_USAGE, NULL,
-                 "--%s must be an integer in [%lld, %lld], got '%s'", name, (long long)min,
-                 (long long)max, v);
+    if (end == v || *end != '\0') {
+        cli_fail(args->command, EXIT_USAGE, strpbrk(v, ".eE") ? "write the number out in digits, e.g. 1000 for 1e3" : NULL,
+                 "--%s must be a whole number, got '%s'", name, v);
+        return false;
+    }
+    if (errno || x < min || x > max) {
+        /* a range whose lower end is the type's own minimum says nothing useful */
+        if (min == INT64_MIN || min == INT32_MIN)
+            cli_fail(args->command, EXIT_USAGE, NULL, "--%s must be at most %lld, got '%s'", name,
+                     (long long)max, v);
+        else
+            cli_fail(args->command, EXIT_USAGE, NULL, "--%s must be an integer in [%lld, %lld], got '%s'", name,
+                     (long long)min, (long long)max, v);
         return false;
     }
     *out = x;

@@ -58,6 +58,10 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
 /* Report a library error: message to stderr, EXIT_USAGE for argument errors
  * (invalid argument), EXIT_RUNTIME otherwise. */
 int cli_fail_status(const char *command, const posenc_error *err);
+/* Report a failed allocation of an output whose size came from options: over
+ * --max-bytes or size_t is a usage error (2) with limit_hint; out of memory is
+ * a runtime error (1) that does not suggest raising the limit. */
+int cli_fail_allocation(const char *command, const posenc_error *err, const char *limit_hint);
 
 /* ---- files ------------------------------------------------------------- */
 

@@ -71,8 +71,7 @@ static int create_output(const cli_args *a, const char *command, posenc_dtype dt
                          const size_t *shape, posenc_array *out) {
     posenc_error err = {0};
     if (posenc_array_create(out, dtype, ndim, shape, cli_max_bytes(a), &err) != POSENC_OK)
-        return cli_fail(command, err.status == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE,
-                        "lower the sizes, or raise --max-bytes", "%s", err.message);
+        return cli_fail_allocation(command, &err, "lower the sizes, or raise --max-bytes");
     return EXIT_OK;
 }
 

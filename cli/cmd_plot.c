@@ -101,7 +101,14 @@ static int draw(const char *chart_name, int chart, const cli_args *a, const cli_
         cli_reduced r;
         int rc = cli_grid_reduce("plot", &g, (size_t)max_cells, (size_t)max_cells, &r);
         if (rc != EXIT_OK) return rc;
+        /* causal ALiBi: the NaN cells are the mask by design, not bad values */
+        size_t nonfinite = r.nonfinite;
+        if (nonfinite && strstr(t->about, "future keys (masked)")) {
+            fprintf(stderr, "posenc plot: %s: keys after the query are masked (causal); drawn in grey\n", chart_name);
+            r.nonfinite = 0;
+        }
         cli_report_reduction("plot", chart_name, &g, &r);
+        r.nonfinite = nonfinite;
         char title[128];
         snprintf(title, sizeof title, "%s: %s", t->name,
                  strstr(t->name, "t5") ? "bucket of each (query, key)" : "attention bias added to the score");

@@ -19,8 +19,9 @@ static void report_help(void) {
     printf("usage: posenc report [TABLE.npy | encoding flags | --config config.json] [-o report.html]\n\n"
            "Write one self-contained HTML file (opens offline, no network): heat maps you can zoom\n"
            "and hover, a 3-D surface you can turn, a tool to compare positions, similarity,\n"
-           "wavelength and health charts, and a statistics table. With no flags it compares the\n"
-           "sinusoidal table with the index and normalized baselines at 128 positions x 64 channels.\n\n");
+           "wavelength and health charts, and a statistics table. With no flags it compares five\n"
+           "encodings at 128 positions x 64 channels (sinusoidal, RoPE, learned, and the index and\n"
+           "normalized baselines) and adds RoPE scaling bands and ALiBi and T5 attention biases.\n\n");
     cli_print_options(report_options);
     printf("\nexamples:\n"
            "  posenc report                                  # the comparison; prints the file to open\n"

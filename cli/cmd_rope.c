@@ -74,7 +74,7 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     if (cli_has(a, "config")) {
         posenc_error err = {0};
         if (posenc_config_read(cli_string(a, "config", ""), 0, &q->config, &err) != POSENC_OK)
-            return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
+            return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s", err.message);
         q->have_config = true;
         const posenc_model_config *c = &q->config;
         *p = c->rope;
@@ -136,7 +136,8 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     given = q->flags.given;
     posenc_error err = {0};
     unsigned warnings = 0;
-    if (posenc_rope_resolve(p, given, &warnings, &err) != POSENC_OK) return cli_fail_status(cmd, &err);
+    if (posenc_rope_resolve(p, given, &warnings, &err) != POSENC_OK) /* a limit hit by a typed option is a usage error (2) */
+        return q->have_config ? cli_fail_status(cmd, &err) : cli_fail_allocation(cmd, &err, "see --help for the accepted values");
     if ((warnings & POSENC_CONFIG_WARN_NO_ORIGINAL) && !q->have_config)
         fprintf(stderr, "posenc %s: note: no --original-max; %s uses --max-pos %lld in its place (as HF does)\n", cmd,
                 posenc_rope_scaling_name(p->scaling), (long long)p->max_position);
@@ -366,6 +367,9 @@ static int rope_apply(int argc, char **argv) {
     size_t available = x.count > offset ? x.count - offset : 0;
     int inverse = cli_has(&a, "inverse");
     posenc_status st;
+    /* issue 13: an attention factor that overflows the dtype must not give a silent inf
+     * (input that is already non-finite passes through as it came) */
+    bool finite_input = posenc_array_check_finite(&x, "input", NULL) == POSENC_OK;
     if (cli_has(&a, "shift")) {
         if (x.dtype != POSENC_DTYPE_F32) {
             rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--shift works on float32 input, got %s", posenc_dtype_name(x.dtype));
@@ -379,6 +383,7 @@ static int rope_apply(int argc, char **argv) {
     } else {
         st = posenc_rope_apply_bf16(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     }
+    if (st == POSENC_OK && finite_input && !bf16) st = posenc_array_check_finite(&x, "rotated output", &err);
     if (st != POSENC_OK) {
         rc = cli_fail_status("rope apply", &err);
         goto done;

@@ -67,7 +67,7 @@ int cmd_rope_explain(int argc, char **argv) {
     posenc_error err = {0};
     const char *path = cli_string(&a, "config", "");
     if (posenc_config_read(path, 0, &c, &err) != POSENC_OK)
-        return cli_fail("rope explain", EXIT_RUNTIME, NULL, "%s (%s)", err.message, posenc_strerror(err.status));
+        return cli_fail("rope explain", EXIT_RUNTIME, NULL, "%s", err.message);
     const posenc_rope_params *p = &c.rope;
     int32_t r = 0;
     posenc_rope_check(p, &r, NULL);

@@ -163,8 +163,7 @@ int cmd_table(int argc, char **argv) {
     }
     posenc_array table;
     if (posenc_array_create(&table, dtype, 2, shape, cli_max_bytes(&a), &err) != POSENC_OK) {
-        rc = cli_fail("table", err.status == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE,
-                      "lower --len/--dim, or raise --max-bytes", "%s", err.message);
+        rc = cli_fail_allocation("table", &err, "lower --len/--dim, or raise --max-bytes");
         goto done;
     }
     posenc_status st = cli_has(&a, "freq-scale")

@@ -1,8 +1,11 @@
 /* main.c: `posenc` entry point: global flags and dispatch to subcommands. */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 #include "cli.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 typedef struct {
@@ -55,10 +58,61 @@ static void usage(FILE *to) {
     fprintf(to, "\nexit codes: 0 success, 1 runtime error (I/O, malformed file), 2 usage error\n");
 }
 
-int main(int argc, char **argv) {
+/* Temporary output files being written, for the signal handler below. The
+ * tool's one piece of global mutable state, because a signal handler receives
+ * no argument: registered once with the library before anything is written,
+ * after which only the library's lock-free slot updates change it. Where the
+ * file system supports O_TMPFILE the output has no name until it is complete
+ * and the slots hold at most the instant between link and rename. */
+static posenc_temp_files temp_files;
+
+static void remove_temp_files_and_die(int sig) {
+    posenc_temp_files_remove(&temp_files); /* unlink(2) only: async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig); /* die of the same signal, so the parent sees why */
+}
+
+static void install_signal_handlers(void) {
+    posenc_temp_files_register(&temp_files);
+    static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+                                SIGXCPU, SIGVTALRM, SIGPROF};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_temp_files_and_die;
+    sigfillset(&sa.sa_mask); /* one handler at a time */
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored by whoever started us (nohup) stays ignored */
+        if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(fatal[i], &sa, NULL);
+    }
     /* A full disk or `ulimit -f` must surface as a write error (and a removed
-     * temporary file), not kill the process with SIGXFSZ. */
+     * temporary file), not kill the process with SIGXFSZ; a closed pipe on
+     * stdout likewise becomes EPIPE, reported with exit 1. */
     signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Every command's stdout is checked here, once, at the end: a write error
+ * latched by the stream (full disk, file-size limit, closed pipe) or one that
+ * only the final flush or close reveals turns a success into exit 1. A command
+ * that already failed keeps its own exit code and message. */
+static int finish_stdout(int rc) {
+    errno = 0;
+    int e = 0;
+    bool failed = false;
+    if (fflush(stdout) != 0) failed = true, e = errno;
+    if (ferror(stdout)) failed = true;
+#if !defined(POSENC_CLI_IN_PROCESS) /* the fuzzer calls main again and again */
+    if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+#endif
+    if (!failed) return rc;
+    if (rc == EXIT_OK)
+        fprintf(stderr, "posenc: cannot write standard output: %s\n", e ? strerror(e) : "write error");
+    return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
+static int run_command(int argc, char **argv) {
     if (strcmp(posenc_version(), POSENC_VERSION_STRING) != 0) {
         fprintf(stderr, "posenc: library version %s does not match tool version %s\n", posenc_version(),
                 POSENC_VERSION_STRING);
@@ -80,4 +134,9 @@ int main(int argc, char **argv) {
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
     fprintf(stderr, "posenc: unknown command '%s'\nhint: posenc --help lists the commands\n", argv[1]);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    install_signal_handlers();
+    return finish_stdout(run_command(argc, argv));
 }

@@ -47,8 +47,7 @@ static int write_result(const cli_args *a, const posenc_array *out) {
 static int create_array(const cli_args *a, posenc_dtype dtype, int ndim, const size_t *shape, posenc_array *out) {
     posenc_error err = {0};
     if (posenc_array_create(out, dtype, ndim, shape, cli_max_bytes(a), &err) == POSENC_OK) return EXIT_OK;
-    return cli_fail(CMD, err.status == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE,
-                    "lower the sizes, or raise --max-bytes", "%s", err.message);
+    return cli_fail_allocation(CMD, &err, "lower the sizes, or raise --max-bytes");
 }
 
 /* ---- dtypes for xl/2d/3d: as cmd_table (bf16 shipped as f32 holding bf16 values) ---- */

@@ -7,7 +7,8 @@
  *
  * Safety: each run happens inside a private temporary folder that is emptied
  * afterwards; '/' in any argument becomes '_' so no path can leave it (and
- * ".tmp." becomes "_tmp." so such names always mean a stray temporary file);
+ * ".tmp." and ".posenc-" become "_tmp." and "_posenc-" so such names always
+ * mean a stray temporary file);
  * --max-bytes is dropped and POSENC_MAX_BYTES is set to 256 KiB so no run can
  * allocate or compute a huge table; stdout/stderr of the tool go to /dev/null
  * (sanitizer reports still reach file descriptor 2). `posenc bench` is skipped
@@ -60,7 +61,7 @@ static int empty_work_dir(const char *keep, int *stray_temp, int *other_files) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        if (strstr(e->d_name, ".tmp.")) *stray_temp = 1;
+        if (strstr(e->d_name, ".tmp.") || strncmp(e->d_name, ".posenc-", 8) == 0) *stray_temp = 1;
         else if (!keep || strcmp(e->d_name, keep) != 0) *other_files = 1;
         if (unlink(e->d_name) != 0) rmdir(e->d_name);
     }
@@ -93,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (*c == '/') *c = '_';
         /* so that any name holding ".tmp." is a writer's temporary file */
         for (char *t = strstr(a, ".tmp."); t; t = strstr(t, ".tmp.")) *t = '_';
+        for (char *t = strstr(a, ".posenc-"); t; t = strstr(t, ".posenc-")) *t = '_';
         if (strstr(a, "max-bytes")) continue;
         argv[argc++] = a;
     }

@@ -26,6 +26,7 @@
 #ifndef POSENC_H
 #define POSENC_H
 
+#include <signal.h> /* sig_atomic_t */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,7 +66,8 @@ typedef enum posenc_status {
     POSENC_ERR_FORMAT = 7,           /* a file or document is malformed or truncated */
     POSENC_ERR_UNSUPPORTED = 8,      /* well-formed but not supported (dtype, order, version) */
     POSENC_ERR_OUT_OF_RANGE = 9,     /* a position or index lies outside a table */
-    POSENC_ERR_NULL_POINTER = 10     /* a required pointer argument is NULL */
+    POSENC_ERR_NULL_POINTER = 10,    /* a required pointer argument is NULL */
+    POSENC_ERR_NONFINITE = 11        /* a result would be NaN or infinite (overflow of the dtype) */
 } posenc_status;
 
 #define POSENC_ERROR_MESSAGE_SIZE 256
@@ -269,6 +271,13 @@ POSENC_API void posenc_array_free(posenc_array *array);
 POSENC_API posenc_status posenc_array_to_f64(const posenc_array *in, posenc_array *out,
                                              posenc_error *err);
 
+/* POSENC_OK when every element is finite (integer arrays always are); else
+ * POSENC_ERR_NONFINITE whose message names `what`, the first bad cell (its
+ * row and column for rank >= 2) and its value, e.g.
+ * "rotated q: cell [3, 17] is inf". */
+POSENC_API posenc_status posenc_array_check_finite(const posenc_array *array, const char *what,
+                                                   posenc_error *err);
+
 /* Parse a complete .npy file image (format 1.0, 2.0 or 3.0; dtypes <f4 <f8
  * <f2 <i4 <i8 |u1 <u2; C order). Fortran order, big-endian data, object or
  * structured dtypes give POSENC_ERR_UNSUPPORTED; a bad magic, header or a
@@ -277,7 +286,9 @@ POSENC_API posenc_status posenc_array_to_f64(const posenc_array *in, posenc_arra
  * anything is allocated. */
 POSENC_API posenc_status posenc_npy_parse(const void *bytes, size_t size, size_t max_bytes,
                                           posenc_array *out, posenc_error *err);
-/* Read and parse a .npy file. */
+/* Read and parse a .npy file (mapped, so the data is copied once; a FIFO,
+ * device or folder is refused with POSENC_ERR_IO without blocking). Parse
+ * errors are prefixed with the path. */
 POSENC_API posenc_status posenc_npy_read(const char *path, size_t max_bytes, posenc_array *out,
                                          posenc_error *err);
 /* Write an array as .npy (format 1.0, or 2.0 when the header needs it).
@@ -291,13 +302,52 @@ POSENC_API posenc_status posenc_npy_write(const char *path, const posenc_array *
 POSENC_API posenc_status posenc_csv_write(const char *path, const posenc_array *array,
                                           posenc_error *err);
 /* Read a whole file into memory (for parsers): *out_bytes from malloc, free()
- * it. Files larger than max_bytes (0 = default) give POSENC_ERR_LIMIT. */
+ * it. Files larger than max_bytes (0 = default) give POSENC_ERR_LIMIT; anything
+ * but a regular file gives POSENC_ERR_IO "is not a regular file" (checked with
+ * fstat after an O_NONBLOCK open, so a FIFO never blocks). */
 POSENC_API posenc_status posenc_file_read_all(const char *path, size_t max_bytes, void **out_bytes,
                                               size_t *out_size, posenc_error *err);
 /* Write `count` buffers to path atomically (temporary file, fsync, rename). */
 POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *const *parts,
                                                   const size_t *part_sizes, size_t count,
                                                   posenc_error *err);
+
+/* How every writer above treats its output path:
+ *  - Atomic: the bytes go to a file without a name (Linux O_TMPFILE in the
+ *    output's folder) that is linked into place only when complete and synced,
+ *    so a failure or any signal, SIGKILL included, leaves nothing behind and an
+ *    existing output keeps its old bytes (replacing one, the finished file is
+ *    linked under a temporary name and renamed over it in the next call).
+ *    Where the file system lacks O_TMPFILE
+ *    the file is named ".posenc-<12 random characters>.tmp" in the output's
+ *    folder while it is written (the name stays within NAME_MAX for any legal
+ *    output name); a program removes it on a signal with the two calls below. (The environment
+ *    variable POSENC_NO_TMPFILE=1 forces this path, for tests.)
+ *  - Permissions: a new file gets 0666 minus the umask; a replaced file keeps
+ *    its permission bits (not its owner, when another user owned it).
+ *  - Symbolic links: writing to a link writes through it, replacing the file it
+ *    points to (atomically, in that file's folder); the link stays a link.
+ *  - Hard links: the output is a new file renamed over the old name, so other
+ *    names of the old file keep the old bytes (as cp --remove-destination or an
+ *    editor's atomic save).
+ *  - An existing output that is not a regular file (a device, FIFO or folder)
+ *    is refused with POSENC_ERR_IO instead of being replaced. */
+#define POSENC_TEMP_SLOTS 8
+#define POSENC_TEMP_PATH_SIZE (4096 + 64)
+/* Names of the temporary files being written right now, for a signal handler.
+ * The library's only process-wide mutable state: a handler receives no
+ * argument, so it must find the names without one. Slots are claimed with
+ * atomic operations, so several threads may write at once. */
+typedef struct posenc_temp_files {
+    volatile sig_atomic_t state[POSENC_TEMP_SLOTS]; /* 2 = path[i] may exist and is to be removed */
+    char path[POSENC_TEMP_SLOTS][POSENC_TEMP_PATH_SIZE];
+} posenc_temp_files;
+/* Register caller-owned storage (zeroed here) once, before any write and before
+ * starting threads; NULL unregisters. The storage must outlive every write. */
+POSENC_API void posenc_temp_files_register(posenc_temp_files *files);
+/* Remove every temporary file recorded in files. Async-signal-safe (only
+ * unlink(2)): call it from a SIGINT/SIGTERM/SIGHUP handler, then re-raise. */
+POSENC_API void posenc_temp_files_remove(posenc_temp_files *files);
 
 /* ========================================================================
  * 4. RoPE
@@ -1112,6 +1162,10 @@ POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, si
 POSENC_API posenc_status posenc_safetensors_parse(const void *bytes, size_t size,
                                                   const char *tensor_name, size_t max_bytes,
                                                   posenc_array *out, posenc_error *err);
+/* Read one tensor of a .safetensors file. The file is mapped (mmap), not read:
+ * a checkpoint of any size works and costs only its header and the named
+ * tensor's pages; max_bytes bounds that tensor, not the file. A FIFO, device
+ * or folder is refused (POSENC_ERR_IO) without blocking. */
 POSENC_API posenc_status posenc_safetensors_read(const char *path, const char *tensor_name,
                                                  size_t max_bytes, posenc_array *out,
                                                  posenc_error *err);

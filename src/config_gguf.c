@@ -8,6 +8,7 @@
  * allocated from a size found in the file. */
 #define _POSIX_C_SOURCE 200809L /* fseeko, fileno, strnlen */
 #include "config_internal.h"
+#include "io_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -618,18 +619,23 @@ posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_mode
     RETURN_IF_NULL(out, err);
     config_init_(out, POSENC_CONFIG_HF_JSON);
     RETURN_IF_NULL(path, err);
-    FILE *file = fopen(path, "rb");
-    RETURN_ERROR_IF(!file, err, POSENC_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    struct stat sb;
+    FILE *file;
+    unsigned long long file_size;
+    /* refuses a FIFO or device without blocking on it */
+    FORWARD_IF_ERROR(posenc_open_regular_(path, &file, &file_size, err));
     char magic[4] = {0};
     size_t got = fread(magic, 1, 4, file);
-    if (fstat(fileno(file), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    size_t path_len = strlen(path);
+    bool named_gguf = path_len >= 5 && strcmp(path + path_len - 5, ".gguf") == 0;
+    if (file_size == 0 || (named_gguf && (got < 4 || memcmp(magic, "GGUF", 4) != 0))) {
         fclose(file);
-        return posenc_fail_(err, POSENC_ERR_IO, "%s is not a regular file", path);
+        return posenc_fail_(err, POSENC_ERR_FORMAT, file_size == 0 ? "%s is empty: neither a GGUF file nor a config.json"
+                                                                   : "%s is not a GGUF file (it does not start with 'GGUF')",
+                            path);
     }
     if (got == 4 && memcmp(magic, "GGUF", 4) == 0) {
         rewind(file);
-        reader r = {NULL, file, (uint64_t)sb.st_size, 0};
+        reader r = {NULL, file, (uint64_t)file_size, 0};
         posenc_status st = parse_reader(&r, out, err);
         fclose(file);
         return st;

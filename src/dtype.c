@@ -95,3 +95,18 @@ void posenc_store_real_(void *out, posenc_dtype dtype, size_t i, double value) {
     default: break;
     }
 }
+
+posenc_status posenc_check_stored_(const void *out, posenc_dtype dtype, size_t i, size_t dim, double value,
+                                   const char *what, posenc_error *err) {
+    double stored = value, largest = 1.7976931348623157e308;
+    switch (dtype) {
+    case POSENC_DTYPE_F32: stored = ((const float *)out)[i], largest = 3.4028234663852886e38; break;
+    case POSENC_DTYPE_F16: stored = posenc_f16_to_f32(((const uint16_t *)out)[i]), largest = 65504; break;
+    case POSENC_DTYPE_BF16: stored = posenc_bf16_to_f32(((const uint16_t *)out)[i]), largest = 3.3895313892515355e38; break;
+    default: break;
+    }
+    if (isfinite(stored) || !isfinite(value)) return POSENC_OK;
+    return posenc_fail_(err, POSENC_ERR_NONFINITE,
+                        "cell [%zu, %zu]: %s %.17g overflows %s (largest finite %g); use a wider dtype", i / dim,
+                        i % dim, what, value, posenc_dtype_name(dtype), largest);
+}

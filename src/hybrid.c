@@ -36,7 +36,7 @@ posenc_status posenc_hybrid_table_f32(const float *learned, size_t learned_rows,
                                        count * (size_t)learned_dim, err);
     if (st == POSENC_OK)
         st = posenc_sinusoid_table_f32(params, positions, out, out_count, err);
-    if (st == POSENC_OK)
+    if (st == POSENC_OK && learned_dim > 0) /* rows is NULL when no channel is learned: no offset into it */
         for (size_t r = 0; r < count; r++)
             memcpy(out + r * (size_t)params->dim, rows + r * (size_t)learned_dim,
                    sizeof(float) * (size_t)learned_dim);

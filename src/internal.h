@@ -48,6 +48,10 @@ posenc_status posenc_checked_count_(size_t a, size_t b, const char *what, size_t
                                     posenc_error *err);
 /* Check a positions struct; on success *out_count = positions->count. */
 posenc_status posenc_check_positions_(const posenc_positions *positions, posenc_error *err);
+/* The one rule for positions (docs/errors.md P11): a position is exact in a
+ * double, |p| < 2^53; absolute tables also need p >= 0 (posenc_check_positions_),
+ * RoPE accepts either sign (shift deltas, left padding). */
+posenc_status posenc_check_signed_positions_(const int64_t *positions, size_t count, posenc_error *err);
 /* Position r of a positions list, as a long double (exact for integers < 2^63). */
 static inline long double posenc_position_at_(const posenc_positions *pos, size_t r) {
     if (pos->ids) return (long double)pos->ids[r];
@@ -56,6 +60,12 @@ static inline long double posenc_position_at_(const posenc_positions *pos, size_
 }
 /* Store a double into element i of a buffer of the given dtype (f32/f64/f16/bf16). */
 void posenc_store_real_(void *out, posenc_dtype dtype, size_t i, double value);
+
+/* After storing `value` at element i of a [.., dim] buffer: POSENC_ERR_NONFINITE
+ * naming the cell, `what` and the dtype's largest finite value when the stored
+ * element overflowed to inf (f16 above 65504, f32/bf16 above 3.4e38). */
+posenc_status posenc_check_stored_(const void *out, posenc_dtype dtype, size_t i, size_t dim, double value,
+                                   const char *what, posenc_error *err);
 
 static inline bool posenc_is_finite_(double x) { return isfinite(x) != 0; }
 

@@ -1,8 +1,7 @@
 /* io.c: arrays, .npy parsing/writing, CSV, whole-file reads and atomic writes.
  * Parsers never trust sizes in a file: every length is checked against the
  * bytes actually present and against a caller-given allocation ceiling. */
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#define _GNU_SOURCE /* O_TMPFILE, madvise, MADV_HUGEPAGE */
 #include "internal.h"
 #include "io_internal.h"
 
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static size_t effective_limit(size_t max_bytes) {
@@ -93,6 +93,31 @@ posenc_status posenc_array_to_f64(const posenc_array *in, posenc_array *out, pos
                                          (size_t)-1, err));
     double *dst = out->data;
     for (size_t i = 0; i < in->count; i++) dst[i] = posenc_array_get_f64_(in, i);
+    return posenc_ok_(err);
+}
+
+posenc_status posenc_array_check_finite(const posenc_array *array, const char *what, posenc_error *err) {
+    RETURN_IF_NULL(array, err);
+    if (array->dtype != POSENC_DTYPE_F32 && array->dtype != POSENC_DTYPE_F64 && array->dtype != POSENC_DTYPE_F16 &&
+        array->dtype != POSENC_DTYPE_BF16)
+        return posenc_ok_(err);
+    RETURN_ERROR_IF(array->count && !array->data, err, POSENC_ERR_NULL_POINTER, "array data must not be NULL");
+    for (size_t i = 0; i < array->count; i++) {
+        double v = posenc_array_get_f64_(array, i);
+        if (isfinite(v)) continue;
+        char cell[POSENC_MAX_DIMS * 22 + 4] = "";
+        size_t used = 0, rest = i;
+        size_t index[POSENC_MAX_DIMS] = {0};
+        for (int k = array->ndim - 1; k >= 0; k--) {
+            index[k] = array->shape[k] ? rest % array->shape[k] : 0;
+            rest = array->shape[k] ? rest / array->shape[k] : 0;
+        }
+        for (int k = 0; k < array->ndim; k++)
+            used += (size_t)snprintf(cell + used, sizeof cell - used, "%s%zu", k ? ", " : "", index[k]);
+        return posenc_fail_(err, POSENC_ERR_NONFINITE, "%s: cell [%s] is %s (overflows %s)", what ? what : "array",
+                            array->ndim ? cell : "0", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf",
+                            posenc_dtype_name(array->dtype));
+    }
     return posenc_ok_(err);
 }
 
@@ -277,19 +302,17 @@ posenc_status posenc_npy_read(const char *path, size_t max_bytes, posenc_array *
                               posenc_error *err) {
     RETURN_IF_NULL(out, err);
     memset(out, 0, sizeof *out);
-    void *bytes = NULL;
-    size_t size = 0;
-    /* the header may add up to 4 GiB, but a file larger than data limit + 1 MiB is refused */
+    /* mapped, not read: the data is copied once, from the page cache into the array
+     * (the header may add up to 4 GiB, but a file larger than data limit + 1 MiB is refused) */
+    posenc_mapped_file m;
     size_t limit = effective_limit(max_bytes);
-    FORWARD_IF_ERROR(posenc_file_read_all(path, limit > SIZE_MAX - (1u << 20) ? SIZE_MAX
-                                                                              : limit + (1u << 20),
-                                          &bytes, &size, err));
-    posenc_status st = posenc_npy_parse(bytes, size, max_bytes, out, err);
-    free(bytes);
+    FORWARD_IF_ERROR(posenc_map_file_(path, limit > SIZE_MAX - (1u << 20) ? SIZE_MAX : limit + (1u << 20), &m, err));
+    posenc_status st = posenc_npy_parse(m.bytes, m.size, max_bytes, out, err);
+    posenc_unmap_file_(&m);
     if (st != POSENC_OK && err) {
-        char detail[POSENC_ERROR_MESSAGE_SIZE];
+        char detail[POSENC_ERROR_MESSAGE_SIZE], sp[128];
         memcpy(detail, err->message, sizeof detail);
-        posenc_fail_(err, st, "%s: %s", path, detail);
+        posenc_fail_(err, st, "%s: %s", posenc_short_path_(path, sp, sizeof sp), detail);
     }
     return st;
 }
@@ -340,24 +363,163 @@ posenc_status posenc_npy_write(const char *path, const posenc_array *array, pose
 
 /* ------------------------------------------------------------ atomic I/O --- */
 
+/* The one piece of process-wide mutable state in the library: where a program
+ * that handles signals keeps the names of temporary files (see
+ * posenc_temp_files_register in posenc.h). A signal handler cannot be handed
+ * an argument, so the storage it reads must be reachable without one; it is
+ * registered once at start-up and only its slots change afterwards. */
+static posenc_temp_files *volatile registered_temp_files;
+
+enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_ARMED = 2 };
+
+void posenc_temp_files_register(posenc_temp_files *files) {
+    if (files) memset((void *)files, 0, sizeof *files);
+    registered_temp_files = files;
+}
+
+void posenc_temp_files_remove(posenc_temp_files *files) {
+    if (!files) return;
+    /* async-signal-safe: reads flags and calls unlink(2) only */
+    for (int i = 0; i < POSENC_TEMP_SLOTS; i++)
+        if (files->state[i] == SLOT_ARMED) unlink(files->path[i]);
+}
+
+/* Claim a slot (lock-free, so any thread may write at once) and record name;
+ * -1 when nothing is registered or every slot is busy. */
+static int temp_slot_arm(const char *name) {
+    posenc_temp_files *files = registered_temp_files;
+    if (!files || strlen(name) >= POSENC_TEMP_PATH_SIZE) return -1;
+    for (int i = 0; i < POSENC_TEMP_SLOTS; i++) {
+        sig_atomic_t expected = SLOT_FREE;
+        if (__atomic_compare_exchange_n(&files->state[i], &expected, SLOT_CLAIMED, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            memcpy(files->path[i], name, strlen(name) + 1);
+            __atomic_store_n(&files->state[i], SLOT_ARMED, __ATOMIC_SEQ_CST);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void temp_slot_release(int slot) {
+    posenc_temp_files *files = registered_temp_files;
+    if (files && slot >= 0) __atomic_store_n(&files->state[slot], SLOT_FREE, __ATOMIC_SEQ_CST);
+}
+
+const char *posenc_short_path_(const char *path, char *buf, size_t cap) {
+    size_t n = strlen(path), keep = cap > 124 ? 120 : cap - 4;
+    if (n <= keep) return path;
+    snprintf(buf, cap, "...%s", path + n - (keep - 3));
+    return buf;
+}
+
+/* Follow symbolic links from path to the file they name (which may not exist
+ * yet), so that writing "through" a link replaces its target, not the link. */
+static posenc_status resolve_links(const char *path, char *out, size_t cap, posenc_error *err) {
+    char sp[128];
+    RETURN_ERROR_IF(strlen(path) >= cap, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "output path is empty or too long (%zu characters)", strlen(path));
+    memcpy(out, path, strlen(path) + 1);
+    for (int hops = 0;; hops++) {
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return POSENC_OK;
+        RETURN_ERROR_IF(hops >= 40, err, POSENC_ERR_IO, "cannot create %s: too many levels of symbolic links",
+                        posenc_short_path_(path, sp, sizeof sp));
+        char target[4096];
+        ssize_t n = readlink(out, target, sizeof target - 1);
+        RETURN_ERROR_IF(n < 0, err, POSENC_ERR_IO, "cannot read the link %s: %s",
+                        posenc_short_path_(out, sp, sizeof sp), strerror(errno));
+        target[n] = '\0';
+        const char *slash = strrchr(out, '/');
+        if (target[0] == '/' || !slash) {
+            RETURN_ERROR_IF((size_t)n >= cap, err, POSENC_ERR_INVALID_ARGUMENT, "output path is too long");
+            memcpy(out, target, (size_t)n + 1);
+        } else {
+            size_t dir = (size_t)(slash - out) + 1;
+            RETURN_ERROR_IF(dir + (size_t)n >= cap, err, POSENC_ERR_INVALID_ARGUMENT, "output path is too long");
+            memcpy(out + dir, target, (size_t)n + 1);
+        }
+    }
+}
+
+/* A short name beside final_path: ".posenc-<12 random>.tmp", which keeps within
+ * NAME_MAX whatever the output's own name is. */
+static bool temp_name(const char *final_path, unsigned attempt, const void *salt, char *out, size_t cap) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40) ^
+                 (uint64_t)(uintptr_t)salt ^ (0x9e3779b97f4a7c15ull * (attempt + 1));
+    x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
+    char rnd[13];
+    for (int i = 0; i < 12; i++, x /= 36) rnd[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[x % 36];
+    rnd[12] = '\0';
+    const char *slash = strrchr(final_path, '/');
+    int dir = slash ? (int)(slash - final_path) + 1 : 0;
+    int n = snprintf(out, cap, "%.*s.posenc-%s.tmp", dir, final_path, rnd);
+    return n > 0 && (size_t)n < cap;
+}
+
+static void folder_of(const char *path, char *out, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, cap, ".");
+    else if (slash == path) snprintf(out, cap, "/");
+    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
 posenc_status posenc_atomic_open_(const char *path, posenc_atomic_file *f, posenc_error *err) {
-    RETURN_IF_NULL(path, err);
+    RETURN_IF_NULL(f, err);
     memset(f, 0, sizeof *f);
-    size_t len = strlen(path);
-    RETURN_ERROR_IF(len == 0 || len + 16 > sizeof f->temp_path, err, POSENC_ERR_INVALID_ARGUMENT,
-                    "output path is empty or too long");
-    snprintf(f->temp_path, sizeof f->temp_path, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(f->temp_path);
-    RETURN_ERROR_IF(fd < 0, err, POSENC_ERR_IO, "cannot create %s: %s", path, strerror(errno));
-    (void)fchmod(fd, 0644);
+    f->slot = -1;
+    RETURN_IF_NULL(path, err);
+    char sp[128];
+    RETURN_ERROR_IF(path[0] == '\0' || strlen(path) >= sizeof f->final_path, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "output path is empty or too long (%zu characters)", strlen(path));
+    FORWARD_IF_ERROR(resolve_links(path, f->final_path, sizeof f->final_path, err));
+    struct stat old;
+    if (stat(f->final_path, &old) == 0) {
+        /* rename() would replace a device or FIFO (as root, /dev/null itself) */
+        RETURN_ERROR_IF(!S_ISREG(old.st_mode), err, POSENC_ERR_IO,
+                        "cannot replace %s: it is not a regular file", posenc_short_path_(path, sp, sizeof sp));
+        f->keep_mode = true;
+        f->mode = (unsigned)(old.st_mode & 07777);
+    }
+    int fd = -1;
+#if defined(O_TMPFILE)
+    char folder[4096];
+    folder_of(f->final_path, folder, sizeof folder);
+    /* linking the unnamed file needs /proc/self/fd (or CAP_DAC_READ_SEARCH) */
+    /* POSENC_NO_TMPFILE=1 takes the named path as on a file system without O_TMPFILE (tests) */
+    const char *named = getenv("POSENC_NO_TMPFILE");
+    if ((!named || strcmp(named, "1") != 0) && access("/proc/self/fd", X_OK) == 0)
+        fd = open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    f->unnamed = fd >= 0;
+#endif
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        RETURN_ERROR_IF(!temp_name(f->final_path, attempt, f, f->temp_path, sizeof f->temp_path), err,
+                        POSENC_ERR_INVALID_ARGUMENT, "output path is too long");
+        f->slot = temp_slot_arm(f->temp_path); /* armed before it exists: no window */
+        fd = open(f->temp_path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666); /* mode: 0666 & ~umask */
+        if (fd < 0) {
+            int e = errno;
+            temp_slot_release(f->slot);
+            f->slot = -1;
+            if (e == EEXIST) continue;
+            f->temp_path[0] = '\0';
+            return posenc_fail_(err, POSENC_ERR_IO, "cannot create %s: %s", posenc_short_path_(path, sp, sizeof sp),
+                                strerror(e));
+        }
+    }
+    RETURN_ERROR_IF(fd < 0, err, POSENC_ERR_IO, "cannot create %s: no free temporary name",
+                    posenc_short_path_(path, sp, sizeof sp));
+    if (f->keep_mode) (void)fchmod(fd, (mode_t)f->mode);
     f->stream = fdopen(fd, "wb");
     if (!f->stream) {
         int e = errno;
         close(fd);
-        unlink(f->temp_path);
-        return posenc_fail_(err, POSENC_ERR_IO, "cannot open %s: %s", path, strerror(e));
+        posenc_atomic_abort_(f);
+        return posenc_fail_(err, POSENC_ERR_IO, "cannot open %s: %s", posenc_short_path_(path, sp, sizeof sp),
+                            strerror(e));
     }
-    snprintf(f->final_path, sizeof f->final_path, "%s", path);
     return POSENC_OK;
 }
 
@@ -366,25 +528,66 @@ void posenc_atomic_abort_(posenc_atomic_file *f) {
     f->stream = NULL;
     if (f->temp_path[0]) unlink(f->temp_path);
     f->temp_path[0] = '\0';
+    temp_slot_release(f->slot);
+    f->slot = -1;
 }
 
+#if defined(O_TMPFILE)
+/* Link the unnamed file into place. A new output gets its final name
+ * directly (linkat fails rather than replace, so this is atomic and no name
+ * ever exists for a partial file); an existing output cannot be replaced by
+ * linkat, so the file gets a temporary name beside it (recorded for the
+ * signal handler) and the caller renames it over the output at once.
+ * *in_place tells which happened. */
+static int link_unnamed(posenc_atomic_file *f, bool *in_place) {
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(f->stream));
+    *in_place = false;
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, f->final_path, AT_SYMLINK_FOLLOW) == 0) {
+        *in_place = true;
+        return 0;
+    }
+    if (errno != EEXIST) return errno;
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        if (!temp_name(f->final_path, attempt, f, f->temp_path, sizeof f->temp_path)) return ENAMETOOLONG;
+        f->slot = temp_slot_arm(f->temp_path);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->temp_path, AT_SYMLINK_FOLLOW) == 0) return 0;
+        int e = errno;
+        temp_slot_release(f->slot);
+        f->slot = -1;
+        f->temp_path[0] = '\0';
+        if (e != EEXIST) return e;
+    }
+    return EEXIST;
+}
+#endif
+
 posenc_status posenc_atomic_commit_(posenc_atomic_file *f, posenc_error *err) {
+    char sp[128];
     int failed = ferror(f->stream) || fflush(f->stream) != 0 || fsync(fileno(f->stream)) != 0;
-    int e = errno;
+    int e = failed ? errno : 0;
+    bool in_place = false;
+#if defined(O_TMPFILE)
+    if (!failed && f->unnamed && (e = link_unnamed(f, &in_place)) != 0) failed = 1;
+#endif
     if (fclose(f->stream) != 0 && !failed) {
         failed = 1;
         e = errno;
+        if (in_place) unlink(f->final_path); /* linked but the close failed: take it back */
     }
     f->stream = NULL;
-    if (!failed && rename(f->temp_path, f->final_path) != 0) {
+    if (!failed && !in_place && rename(f->temp_path, f->final_path) != 0) {
         failed = 1;
         e = errno;
     }
     if (failed) {
-        unlink(f->temp_path);
-        return posenc_fail_(err, POSENC_ERR_IO, "cannot write %s: %s", f->final_path,
-                            e ? strerror(e) : "write error");
+        posenc_atomic_abort_(f);
+        return posenc_fail_(err, POSENC_ERR_IO, "cannot write %s: %s",
+                            posenc_short_path_(f->final_path, sp, sizeof sp), e ? strerror(e) : "write error");
     }
+    f->temp_path[0] = '\0'; /* renamed: nothing to remove any more */
+    temp_slot_release(f->slot);
+    f->slot = -1;
     return POSENC_OK;
 }
 
@@ -397,12 +600,84 @@ posenc_status posenc_file_write_atomic(const char *path, const void *const *part
     for (size_t i = 0; i < count; i++) {
         if (part_sizes[i] && fwrite(parts[i], 1, part_sizes[i], f.stream) != part_sizes[i]) {
             int e = errno;
+            char sp[128];
             posenc_atomic_abort_(&f);
-            return posenc_fail_(err, POSENC_ERR_IO, "cannot write %s: %s", path, strerror(e));
+            return posenc_fail_(err, POSENC_ERR_IO, "cannot write %s: %s",
+                                posenc_short_path_(f.final_path, sp, sizeof sp), strerror(e));
         }
     }
     FORWARD_IF_ERROR(posenc_atomic_commit_(&f, err));
     return posenc_ok_(err);
+}
+
+/* ------------------------------------------------------------------ input --- */
+
+/* open(O_NONBLOCK) cannot block on a FIFO with no writer; fstat then tells a
+ * regular file from anything else before a single read is attempted. */
+static posenc_status open_regular(const char *path, int *out_fd, unsigned long long *size, posenc_error *err) {
+    char sp[128];
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    RETURN_ERROR_IF(fd < 0, err, POSENC_ERR_IO, "cannot open %s: %s", posenc_short_path_(path, sp, sizeof sp),
+                    strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return posenc_fail_(err, POSENC_ERR_IO, "%s is not a regular file", posenc_short_path_(path, sp, sizeof sp));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    *out_fd = fd;
+    *size = (unsigned long long)st.st_size;
+    return POSENC_OK;
+}
+
+posenc_status posenc_open_regular_(const char *path, FILE **out, unsigned long long *size, posenc_error *err) {
+    RETURN_IF_NULL(path, err);
+    int fd = -1;
+    FORWARD_IF_ERROR(open_regular(path, &fd, size, err));
+    *out = fdopen(fd, "rb");
+    if (!*out) {
+        int e = errno;
+        close(fd);
+        char sp[128];
+        return posenc_fail_(err, POSENC_ERR_IO, "cannot open %s: %s", posenc_short_path_(path, sp, sizeof sp),
+                            strerror(e));
+    }
+    return POSENC_OK;
+}
+
+posenc_status posenc_map_file_(const char *path, size_t max_bytes, posenc_mapped_file *m, posenc_error *err) {
+    RETURN_IF_NULL(m, err);
+    memset(m, 0, sizeof *m);
+    RETURN_IF_NULL(path, err);
+    char sp[128];
+    int fd = -1;
+    unsigned long long size;
+    FORWARD_IF_ERROR(open_regular(path, &fd, &size, err));
+    if (size > effective_limit(max_bytes) || size > SIZE_MAX) {
+        close(fd);
+        return posenc_fail_(err, POSENC_ERR_LIMIT, "%s is %llu bytes, over the limit of %zu",
+                            posenc_short_path_(path, sp, sizeof sp), size, effective_limit(max_bytes));
+    }
+    if (size == 0) {
+        close(fd);
+        m->bytes = (const unsigned char *)"";
+        return posenc_ok_(err);
+    }
+    void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    RETURN_ERROR_IF(p == MAP_FAILED, err, POSENC_ERR_IO, "cannot map %s: %s", posenc_short_path_(path, sp, sizeof sp),
+                    strerror(e));
+    m->mapping = p;
+    m->bytes = p;
+    m->size = (size_t)size;
+    return posenc_ok_(err);
+}
+
+void posenc_unmap_file_(posenc_mapped_file *m) {
+    if (m && m->mapping) munmap(m->mapping, m->size);
+    if (m) memset(m, 0, sizeof *m);
 }
 
 posenc_status posenc_file_read_all(const char *path, size_t max_bytes, void **out_bytes,
@@ -412,34 +687,40 @@ posenc_status posenc_file_read_all(const char *path, size_t max_bytes, void **ou
     RETURN_IF_NULL(out_size, err);
     *out_bytes = NULL;
     *out_size = 0;
-    FILE *fp = fopen(path, "rb");
-    RETURN_ERROR_IF(!fp, err, POSENC_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return posenc_fail_(err, POSENC_ERR_IO, "%s is not a regular file", path);
+    char sp[128];
+    int fd = -1;
+    unsigned long long size;
+    FORWARD_IF_ERROR(open_regular(path, &fd, &size, err));
+    if (size > effective_limit(max_bytes) || size > SIZE_MAX) {
+        close(fd);
+        return posenc_fail_(err, POSENC_ERR_LIMIT, "%s is %llu bytes, over the limit of %zu",
+                            posenc_short_path_(path, sp, sizeof sp), size, effective_limit(max_bytes));
     }
-    size_t size = (size_t)st.st_size;
-    if (size > effective_limit(max_bytes)) {
-        fclose(fp);
-        return posenc_fail_(err, POSENC_ERR_LIMIT, "%s is %zu bytes, over the limit of %zu", path,
-                            size, effective_limit(max_bytes));
-    }
-    unsigned char *buf = malloc(size ? size : 1);
+    unsigned char *buf = malloc(size ? (size_t)size : 1);
     if (!buf) {
-        fclose(fp);
-        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", size);
+        close(fd);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %llu bytes to read %s", size,
+                            posenc_short_path_(path, sp, sizeof sp));
     }
-    size_t got = fread(buf, 1, size, fp);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad || got != size) {
+    size_t got = 0;
+    int e = 0;
+    while (got < (size_t)size) {
+        ssize_t n = read(fd, buf + got, (size_t)size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : 0;
+            break;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got != (size_t)size) {
         free(buf);
-        return posenc_fail_(err, POSENC_ERR_IO, "cannot read %s (got %zu of %zu bytes)", path, got,
-                            size);
+        return posenc_fail_(err, POSENC_ERR_IO, "cannot read %s: %s (got %zu of %llu bytes)",
+                            posenc_short_path_(path, sp, sizeof sp), e ? strerror(e) : "file shrank", got, size);
     }
     *out_bytes = buf;
-    *out_size = size;
+    *out_size = (size_t)size;
     return posenc_ok_(err);
 }
 

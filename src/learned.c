@@ -53,6 +53,12 @@ posenc_status posenc_learned_init_f32(uint64_t seed, double sigma, int64_t paddi
         double t = two_pi * uniform_draw(seed, 2 * (uint64_t)j + 1);
         table[2 * j] = (float)(sigma * (r * cos(t)));
         if (2 * j + 1 < n) table[2 * j + 1] = (float)(sigma * (r * sin(t)));
+        /* a huge sigma overflows float32: refuse rather than return inf cells */
+        for (size_t i = 2 * j; i < n && i <= 2 * j + 1; i++)
+            RETURN_ERROR_IF(!isfinite(table[i]), err, POSENC_ERR_NONFINITE,
+                            "cell [%zu, %zu] = sigma x draw = %g x %.3g overflows float32 (largest 3.4e38); "
+                            "sigma must be far below 3.4e38",
+                            i / (size_t)dim, i % (size_t)dim, sigma, i == 2 * j ? r * cos(t) : r * sin(t));
     }
     if (padding_idx != POSENC_NO_PADDING)
         memset(table + (size_t)padding_idx * (size_t)dim, 0, sizeof(float) * (size_t)dim);

@@ -245,6 +245,7 @@ static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_
     FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
     posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
     if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
+    if (st == POSENC_OK) st = posenc_check_signed_positions_(positions, view->tokens, err); /* |p| < 2^53 */
     if (st == POSENC_OK) {
         long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
         if (positions) {

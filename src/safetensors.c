@@ -4,6 +4,7 @@
  * the JSON is parsed by cJSON from a NUL-terminated copy (never in place). */
 #include "internal.h"
 
+#include "io_internal.h"
 #include "json_internal.h"
 
 #include <stdlib.h>
@@ -220,14 +221,15 @@ posenc_status posenc_safetensors_parse(const void *bytes, size_t size, const cha
 
 posenc_status posenc_safetensors_read(const char *path, const char *tensor_name, size_t max_bytes,
                                       posenc_array *out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
     RETURN_IF_NULL(path, err);
-    void *bytes;
-    size_t size;
-    /* the file holds more than the tensor: allow the header ceiling on top */
-    size_t limit = max_bytes ? max_bytes : POSENC_DEFAULT_MAX_BYTES;
-    size_t file_limit = limit > SIZE_MAX - (size_t)HEADER_MAX ? SIZE_MAX : limit + (size_t)HEADER_MAX;
-    FORWARD_IF_ERROR(posenc_file_read_all(path, file_limit, &bytes, &size, err));
-    posenc_status st = posenc_safetensors_parse(bytes, size, tensor_name, max_bytes, out, err);
-    free(bytes);
+    /* Mapped, not read: a checkpoint of many GB costs only the pages of its
+     * header and of the one tensor copied out (max_bytes bounds that tensor). A
+     * mapping is limited by the address space, not by memory. */
+    posenc_mapped_file m;
+    FORWARD_IF_ERROR(posenc_map_file_(path, SIZE_MAX, &m, err));
+    posenc_status st = posenc_safetensors_parse(m.bytes, m.size, tensor_name, max_bytes, out, err);
+    posenc_unmap_file_(&m);
     return st;
 }

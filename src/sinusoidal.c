@@ -563,6 +563,7 @@ posenc_status posenc_baseline_table(posenc_table_kind kind, int32_t dim,
         double v = kind == POSENC_KIND_INDEX ? p : (positions->count > 1 ? p / denom : 0.0);
         for (int32_t c = 0; c < dim; c++)
             posenc_store_real_(out, dtype, r * (size_t)dim + (size_t)c, v);
+        FORWARD_IF_ERROR(posenc_check_stored_(out, dtype, r * (size_t)dim, (size_t)dim, v, "position", err));
     }
     return posenc_ok_(err);
 }

@@ -19,6 +19,7 @@ const char *posenc_strerror(posenc_status status) {
     case POSENC_ERR_UNSUPPORTED: return "unsupported input";
     case POSENC_ERR_OUT_OF_RANGE: return "index out of range";
     case POSENC_ERR_NULL_POINTER: return "null pointer argument";
+    case POSENC_ERR_NONFINITE: return "result not finite";
     }
     return "unknown status";
 }
@@ -75,6 +76,15 @@ posenc_status posenc_check_positions_(const posenc_positions *positions, posenc_
                         POSENC_ERR_INVALID_ARGUMENT,
                         "positions start=%lld count=%zu run past 2^53",
                         (long long)positions->start, positions->count);
+    }
+    return POSENC_OK;
+}
+
+posenc_status posenc_check_signed_positions_(const int64_t *positions, size_t count, posenc_error *err) {
+    for (size_t i = 0; positions && i < count; i++) {
+        int64_t p = positions[i];
+        RETURN_ERROR_IF(p <= -((int64_t)1 << 53) || p >= ((int64_t)1 << 53), err, POSENC_ERR_INVALID_ARGUMENT,
+                        "position %zu must be in (-2^53, 2^53), got %lld", i, (long long)p);
     }
     return POSENC_OK;
 }

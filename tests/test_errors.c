@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,16 +224,27 @@ static void file_rows(void) {
     posenc_array_create(&a, POSENC_DTYPE_F32, 1, shape, 0, &e);
     expect("F4", posenc_npy_write("/nonexistent/dir/out.npy", &a, &e), &e, POSENC_ERR_IO,
            "cannot create /nonexistent/dir/out.npy");
-    /* F5: a write that fails after the data went out. Here the final rename
-     * fails (the target is a folder); the EFBIG mid-write case needs a file-size
-     * limit on a child process and is in tests/py/test_nothing_lost.py. */
+    /* F5: a write that fails after the data went out: a 4-byte file-size limit
+     * (SIGXFSZ ignored, as the tool does) makes the flush fail with EFBIG. */
     const void *parts[1] = {"0123456789"};
     size_t sizes[1] = {10};
-    mkdir("test_errors_dir.npy", 0755);
-    expect("F5", posenc_file_write_atomic("test_errors_dir.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
-           "cannot write test_errors_dir.npy: Is a directory");
+    struct rlimit old_limit, tiny;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old_limit) == 0, "[F5] read the file-size limit");
+    tiny = old_limit;
+    tiny.rlim_cur = 4;
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+    CHECK(setrlimit(RLIMIT_FSIZE, &tiny) == 0, "[F5] set a 4-byte file-size limit");
+    expect("F5", posenc_file_write_atomic("test_errors_f5.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
+           "cannot write test_errors_f5.npy: File too large");
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    signal(SIGXFSZ, old_handler);
     struct stat st;
-    CHECK(stat("test_errors_dir.npy", &st) == 0 && S_ISDIR(st.st_mode), "[F5] the existing target is untouched");
+    CHECK(stat("test_errors_f5.npy", &st) != 0, "[F5] no partial output after the failed write");
+    /* F7: an existing output that is not a regular file is refused, not replaced */
+    mkdir("test_errors_dir.npy", 0755);
+    expect("F7", posenc_file_write_atomic("test_errors_dir.npy", parts, sizes, 1, &e), &e, POSENC_ERR_IO,
+           "cannot replace test_errors_dir.npy: it is not a regular file");
+    CHECK(stat("test_errors_dir.npy", &st) == 0 && S_ISDIR(st.st_mode), "[F7] the existing folder is untouched");
     rmdir("test_errors_dir.npy");
     expect("F6", posenc_npy_write("", &a, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "output path is empty or too long");
     char long_path[5000];
@@ -500,6 +513,55 @@ static void config_rows(void) {
     posenc_config_free(&c);
 }
 
+/* issue 13: non-finite results (V), one rule for positions (R13), hybrid (L17) with no learned channel */
+static void issue13_rows(void) {
+    posenc_error e;
+    float small[32];
+    expect("V1", posenc_learned_init_f32(0, 1e40, POSENC_NO_PADDING, 4, 8, small, 32, &e), &e, POSENC_ERR_NONFINITE,
+           "cell [0, 0] = sigma x draw = 1e+40");
+    CHECK(posenc_learned_init_f32(0, 1e30, POSENC_NO_PADDING, 4, 8, small, 32, &e) == POSENC_OK,
+          "[V1] sigma 1e30 still fits float32");
+    size_t n = (size_t)70000 * 2;
+    uint16_t *half = malloc(sizeof *half * n);
+    posenc_positions r70k = posenc_positions_range(0, 70000);
+    expect("V2", posenc_baseline_table(POSENC_KIND_INDEX, 2, &r70k, POSENC_DTYPE_F16, half, n, &e), &e,
+           POSENC_ERR_NONFINITE, "cell [65520, 0]: position 65520 overflows f16 (largest finite 65504)");
+    posenc_positions r65k = posenc_positions_range(0, 65504 + 1);
+    CHECK(posenc_baseline_table(POSENC_KIND_INDEX, 2, &r65k, POSENC_DTYPE_F16, half, n, &e) == POSENC_OK,
+          "[V2] index positions up to 65504 fit float16");
+    free(half);
+    float cells[6] = {0, 1, 2, 3, 4, 5};
+    cells[5] = INFINITY;
+    posenc_array a = {POSENC_DTYPE_F32, 2, {2, 3}, 6, cells};
+    expect("V3", posenc_array_check_finite(&a, "rotated output", &e), &e, POSENC_ERR_NONFINITE,
+           "rotated output: cell [1, 2] is inf");
+    cells[5] = 5;
+    CHECK(posenc_array_check_finite(&a, "x", &e) == POSENC_OK, "[V3] a finite array passes");
+    /* R13: RoPE positions take either sign but must be exact in a double */
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, 8);
+    float x[16] = {0};
+    int64_t pos[2] = {3, (int64_t)1 << 62};
+    posenc_rope_view view = {2, 1, 8, 8};
+    expect("R13", posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &view, pos, 0, x, 16, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "position 1 must be in (-2^53, 2^53), got 4611686018427387904");
+    pos[1] = -((int64_t)1 << 53);
+    expect("R13", posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &view, pos, 0, x, 16, &e), &e,
+           POSENC_ERR_INVALID_ARGUMENT, "position 1 must be in (-2^53, 2^53)");
+    pos[1] = -((int64_t)1 << 53) + 1;
+    CHECK(posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &view, pos, 0, x, 16, &e) == POSENC_OK,
+          "[R13] position -(2^53 - 1) is accepted");
+    /* hybrid with learned_dim 0: no learned rows at all (was an offset applied to NULL, UBSan) */
+    posenc_sinusoid_params sp;
+    posenc_sinusoid_params_default(&sp, 8);
+    posenc_positions r4 = posenc_positions_range(0, 4);
+    float hybrid[32], plain[32];
+    posenc_status st = posenc_hybrid_table_f32(NULL, 0, 0, &sp, &r4, POSENC_PAST_END_ERROR, hybrid, 32, &e);
+    posenc_sinusoid_table_f32(&sp, &r4, plain, 32, &e);
+    CHECK(st == POSENC_OK && memcmp(hybrid, plain, sizeof plain) == 0,
+          "[L17] hybrid with learned_dim 0 and no learned table is the sinusoid table");
+}
+
 int main(void) {
     params_rows();
     array_rows();
@@ -509,6 +571,7 @@ int main(void) {
     safetensors_rows();
     bias_rows();
     config_rows();
+    issue13_rows();
     printf("%d bad-input cases checked against docs/errors.md\n", cases);
     return check_finish();
 }

@@ -1,8 +1,54 @@
 /* test_npy.c: .npy reader/writer: round trips, numpy-written goldens, and
  * malformed input (each must give a status, never a crash). */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkfifo */
 #include "check.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The signal-cleanup registry (posenc_temp_files): a named temporary is
+ * recorded while it is written and released afterwards; _remove unlinks what
+ * is recorded. A FIFO input is refused without blocking. */
+static void temp_files_and_inputs(void) {
+    static posenc_temp_files files;
+    posenc_error err = {0};
+    posenc_array a;
+    size_t shape[2] = {2, 3};
+    posenc_array_create(&a, POSENC_DTYPE_F32, 2, shape, 0, &err);
+    posenc_temp_files_register(&files);
+    setenv("POSENC_NO_TMPFILE", "1", 1);
+    CHECK(posenc_npy_write("test_npy_named.npy", &a, &err) == POSENC_OK, "named-temporary write (%s)", err.message);
+    int busy = 0;
+    for (int i = 0; i < POSENC_TEMP_SLOTS; i++) busy += files.state[i] != 0;
+    CHECK(busy == 0, "every registry slot is free after the write (%d busy)", busy);
+    unsetenv("POSENC_NO_TMPFILE");
+    /* a recorded name is removed by posenc_temp_files_remove (what the signal handler calls) */
+    FILE *fp = fopen("test_npy_orphan.tmp", "wb");
+    if (fp) fclose(fp);
+    snprintf(files.path[3], sizeof files.path[3], "test_npy_orphan.tmp");
+    files.state[3] = 2;
+    posenc_temp_files_remove(&files);
+    CHECK(access("test_npy_orphan.tmp", F_OK) != 0, "posenc_temp_files_remove unlinks a recorded temporary");
+    files.state[3] = 0;
+    posenc_temp_files_register(NULL);
+    /* a FIFO: O_NONBLOCK open + fstat refuse it at once */
+    unlink("test_npy_fifo.npy");
+    CHECK(mkfifo("test_npy_fifo.npy", 0600) == 0, "mkfifo");
+    posenc_array from_fifo;
+    posenc_status st = posenc_npy_read("test_npy_fifo.npy", 0, &from_fifo, &err);
+    CHECK(st == POSENC_ERR_IO && strstr(err.message, "is not a regular file"), "FIFO refused: \"%s\"", err.message);
+    void *bytes = NULL;
+    size_t size = 0;
+    st = posenc_file_read_all("test_npy_fifo.npy", 0, &bytes, &size, &err);
+    CHECK(st == POSENC_ERR_IO && bytes == NULL, "posenc_file_read_all refuses the FIFO: \"%s\"", err.message);
+    unlink("test_npy_fifo.npy");
+    unlink("test_npy_named.npy");
+    posenc_array_free(&a);
+}
+
 int main(void) {
+    temp_files_and_inputs();
     posenc_error err = {0};
     posenc_array a, b;
     size_t shape[2] = {3, 5};

@@ -142,7 +142,7 @@ def main():
         (["t5", "--len", 4, "--max-distance", -3], "max_distance must be > 0, got -3"),
         (["t5", "--len", 4, "--max-distance", 8], "max_distance must be > max_exact = 8"),
         (["t5", "--len", 4, "--max-distance", 16, "--unidirectional"], "max_distance must be > max_exact = 16"),
-        (["t5", "--len", 4, "--buckets", "many"], "--buckets must be an integer"),
+        (["t5", "--len", 4, "--buckets", "many"], "--buckets must be a whole number"),
         (["t5", "--key-len", 4], "--len is required"),
         (["shaw", "--len", 4, "--clip", -1], "--clip must be >= 0, got -1"),
         (["shaw", "--len", 0, "--clip", 2], "--len must be > 0, got 0"),

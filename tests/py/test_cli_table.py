@@ -109,7 +109,7 @@ def main():
         (["--len", 4, "--dim", 8, "--dtype", "f8"], 2, "unknown --dtype 'f8'"),
         (["--len", 4, "--dim", 8, "--freqs", "paper"], 2, "unknown --freqs 'paper'"),
         (["--len", 4, "--dim", 8, "--start", -1], 2, "--start must be >= 0, got -1"),
-        (["--len", "4x", "--dim", 8], 2, "--len must be an integer"),
+        (["--len", "4x", "--dim", 8], 2, "--len must be a whole number"),
         (["--len", 4, "--dim", 8, "--bogus"], 2, "unknown option '--bogus'"),
         (["--len", 4, "--dim", 8, "--precise", "--torch-compat"], 2, "not both"),
         (["--len", 2**40, "--dim", 2**20], 2, "exceeds the limit"),
