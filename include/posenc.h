@@ -1550,7 +1550,9 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
                                                     posenc_error *err);
 /* posenc_rope_apply_f32/_f16/_bf16 (section 4) with the data dtype as a
  * parameter (F32, F16 or BF16 bits) and explicit execution options (exec may be
- * NULL). All apply functions share one driver: tokens are split across threads
+ * NULL). All apply functions (plain, shift, exec, multi-axis) run the same
+ * checks with the same messages (views, layout, the torch-compat float32
+ * angle) and share one driver: tokens are split across threads
  * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
  * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). In

@@ -2,6 +2,7 @@
  * rotation and the delta re-rotation of cached keys. */
 #include "rope_fast.h"
 
+#include "f32_angle.h"
 #include "torch_math.h"
 #include "torch_vec.h"
 #include <stdlib.h>
@@ -99,19 +100,28 @@ posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, s
     return POSENC_OK;
 }
 
-/* torch-compat forms the angle f32(p) * f32(w) in float32 as torch does; past
- * FLT_MAX it is inf and cos/sin are NaN. Refuse that instead of returning NaN
- * (found by fuzz_rope: linear scaling with factor 7e-38 at position 1e6). */
 posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
                                      long double max_abs_position, posenc_error *err) {
     if (mode != POSENC_MODE_TORCH_COMPAT) return POSENC_OK;
     float w_max = 0.0f;
     for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf((float)inv[k]));
-    double angle = (double)(float)max_abs_position * (double)w_max;
-    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
-                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (inverse frequency %g); "
-                    "use the precise mode", angle, max_abs_position, (double)w_max);
-    return POSENC_OK;
+    return posenc_check_f32_angle_(max_abs_position, w_max, "inverse frequency", "use the precise mode", err);
+}
+
+posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                                const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
+                                posenc_error *err) {
+    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
+    FORWARD_IF_ERROR(rope_check_view_(view, plan->head_dim, x_count, err));
+    RETURN_ERROR_IF(view->tokens > 0 && !x, err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
+    long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
+    if (positions) {
+        max_abs = 0.0L;
+        for (size_t i = 0; i < position_rows * view->tokens; i++)
+            max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
+    }
+    return rope_check_torch_angle_(plan->mode, plan->inv, plan->pairs, max_abs, err);
 }
 
 /* ---- tables ---------------------------------------------------------- */
@@ -209,29 +219,17 @@ void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, b
     rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, -pos, 1.0 / a, c, s);
 }
 
-static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
-                                  const posenc_rope_view *view, const int64_t *positions, int inverse,
-                                  bool unit, data_kind kind, void *x, size_t x_count, posenc_error *err) {
-    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
+/* The one checked body behind every 1-D apply entry point (plain, shift, exec):
+ * validate everything, then hand over to the driver (rope_fast.c). */
+static posenc_status apply_checked(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                   const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                   bool unit, data_kind kind, void *x, size_t x_count, const posenc_exec *exec,
+                                   posenc_error *err) {
     rope_plan_ plan;
     FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
-    posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
-    if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
-    if (st == POSENC_OK) {
-        long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
-        if (positions) {
-            max_abs = 0.0L;
-            for (size_t t = 0; t < view->tokens; t++) max_abs = fmaxl(max_abs, fabsl((long double)positions[t]));
-        }
-        st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
-    }
-    if (st != POSENC_OK) {
-        rope_plan_free_(&plan);
-        return st;
-    }
+    posenc_status st = rope_check_apply_(&plan, layout, view, positions, 1, x, x_count, err);
     /* threads + SIMD kernels, same bits on every path (rope_fast.c) */
-    st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, NULL, err);
+    if (st == POSENC_OK) st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, exec, err);
     rope_plan_free_(&plan);
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
@@ -239,19 +237,19 @@ static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_
 posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
                                     float *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F32, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_F32, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
                                     uint16_t *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F16, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_F16, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse,
                                      uint16_t *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_BF16, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_BF16, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
@@ -259,5 +257,16 @@ posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t se
                                     size_t x_count, posenc_error *err) {
     RETURN_ERROR_IF(!deltas && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
                     "deltas must not be NULL");
-    return apply_common(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, NULL, err);
+}
+
+posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                     posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
+                                     posenc_error *err) {
+    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
+                    posenc_dtype_name(dtype));
+    data_kind kind = dtype == POSENC_DTYPE_F32 ? DATA_F32 : dtype == POSENC_DTYPE_F16 ? DATA_F16 : DATA_BF16;
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, kind, x, x_count, exec, err);
 }

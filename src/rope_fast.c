@@ -340,23 +340,3 @@ posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *p
     free(rec.mem);
     return POSENC_OK;
 }
-
-posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
-                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
-                                     posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
-                                     posenc_error *err) {
-    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
-                    posenc_dtype_name(dtype));
-    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
-    rope_plan_ plan;
-    FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
-    posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
-    if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
-    rope_data_kind_ kind = dtype == POSENC_DTYPE_F32 ? ROPE_DATA_F32 : dtype == POSENC_DTYPE_F16 ? ROPE_DATA_F16
-                                                                                                : ROPE_DATA_BF16;
-    if (st == POSENC_OK) st = rope_apply_fast_(&plan, layout, view, positions, inverse, false, kind, x, exec, err);
-    rope_plan_free_(&plan);
-    return st == POSENC_OK ? posenc_ok_(err) : st;
-}

@@ -23,12 +23,18 @@ posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_le
                                 posenc_error *err);
 void rope_plan_free_(rope_plan_ *plan);
 
-/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
- * the way `mode` prescribes. */
 /* In TORCH_COMPAT mode, refuse positions whose float32 angle p*w overflows
- * (cos/sin would be NaN); a no-op in the precise mode. */
+ * (cos/sin would be NaN; f32_angle.h); a no-op in the precise mode. */
 posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
                                      long double max_abs_position, posenc_error *err);
+/* Every check of an in-place apply, shared by all entry points (1-D and
+ * multi-axis): layout, view against x_count, x, and the torch-compat angle for
+ * positions ([position_rows][view->tokens]; NULL = 0..tokens-1). */
+posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                                const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
+                                posenc_error *err);
+/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
+ * the way `mode` prescribes. */
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
 

@@ -15,6 +15,7 @@
  * float32 functions, which are what torch's vectorized CPU kernels call
  * (glibc's expf differs from them by 1 ULP for 5 of 32 frequencies at d=64,
  * which becomes ~16 ULP of sin by position 50). */
+#include "f32_angle.h"
 #include "kernels.h"
 #include "sincos_dd.h"
 
@@ -423,18 +424,14 @@ static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
 
 /* torch-compat forms the angle f32(p) * f32(w) in float32; past FLT_MAX it is inf
  * and sin/cos are NaN. A base below 1 gives w up to e^88, so p = 65531 is enough
- * (found by fuzz_table). Refused, as rope_check_torch_angle_ does for RoPE. */
+ * (found by fuzz_table). Refused by the guard RoPE uses too (f32_angle.h). */
 static posenc_status check_torch_angle(const posenc_positions *positions, const float *w, int32_t pairs,
                                        posenc_error *err) {
     float w_max = 0.0f;
     for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf(w[k]));
     long double p_max = 0.0L;
     for (size_t r = 0; r < positions->count; r++) p_max = fmaxl(p_max, fabsl(posenc_position_at_(positions, r)));
-    double angle = (double)(float)p_max * (double)w_max;
-    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
-                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (frequency %g); "
-                    "use the precise mode or a base above 1", angle, p_max, (double)w_max);
-    return POSENC_OK;
+    return posenc_check_f32_angle_(p_max, w_max, "frequency", "use the precise mode or a base above 1", err);
 }
 
 static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,
