@@ -10,11 +10,13 @@
  * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
  * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
  * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
- * rope_token_cos_sin_ per token. The cos/sin code is the same on every path;
- * the rotation kernels (scalar rope_apply.c, rope_avx2.c, rope_avx512.c) give
- * the same bits, so results do not depend on the path or the thread count. */
+ * rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
+ * on every path; the rotation kernel is picked once per call (rope_kernels.h:
+ * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
+ * bits, so results do not depend on the path or the thread count. */
 #include "kernels.h"
 #include "rope_fast.h"
+#include "rope_kernels.h"
 #include "sincos_dd.h"
 
 #include <stdlib.h>
@@ -25,44 +27,6 @@
 /* Explicit positions take the recurrence when their runs of consecutive
  * positions average at least this many tokens. */
 #define ROPE_MIN_RUN 8
-
-void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k) {
-    for (int32_t k = first_pair; k < pairs; k++) { /* same operations as rope_rotate_token_f32_ */
-        float *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
-        float *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = *pa, b = *pb, c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = ac - bs;
-        *pb = bc + as;
-    }
-}
-
-void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                           const float *cos_k, const float *sin_k, bool f16) {
-    for (int32_t k = first_pair; k < pairs; k++) {
-        uint16_t *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
-        uint16_t *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = f16 ? posenc_f16_to_f32(*pa) : posenc_bf16_to_f32(*pa);
-        float b = f16 ? posenc_f16_to_f32(*pb) : posenc_bf16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = f16 ? posenc_f32_to_f16(ac - bs) : posenc_f32_to_bf16(ac - bs);
-        *pb = f16 ? posenc_f32_to_f16(bc + as) : posenc_f32_to_bf16(bc + as);
-    }
-}
-
-/* Scalar f16/bf16: widen the rotary channels, rotate in f32, round once. */
-static void rotate_token_16_scalar(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s,
-                                   float *scratch, bool f16) {
-    size_t r = 2 * (size_t)pairs;
-    for (size_t h = 0; h < heads; h++) {
-        uint16_t *v = (uint16_t *)x + h * head_stride;
-        for (size_t i = 0; i < r; i++) scratch[i] = f16 ? posenc_f16_to_f32(v[i]) : posenc_bf16_to_f32(v[i]);
-        rope_rotate_token_f32_(scratch, 1, r, pairs, layout, c, s);
-        for (size_t i = 0; i < r; i++) v[i] = f16 ? posenc_f32_to_f16(scratch[i]) : posenc_f32_to_bf16(scratch[i]);
-    }
-}
 
 /* ---- the anchored cos/sin recurrence (contiguous positions, precise mode) ---- */
 
@@ -130,6 +94,8 @@ typedef struct {
     rope_data_kind_ kind;
     void *x;
     posenc_kernel_path path;
+    rope_rotate_fn_ rotate;         /* picked once per call (pick_kernel) */
+    bool dup;                       /* the kernel wants (c, c) / (-s, s) pairs: vector paths, interleaved */
     const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
                                        [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
@@ -139,36 +105,26 @@ typedef struct {
     size_t worker_bytes;
 } rope_job;
 
+/* The kernel of a path and dtype, chosen once per call. */
+static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind) {
+    static const rope_rotate_fn_ kernels[3][3] = {
+        {rope_rotate_token_f32_, rope_rotate_token_f16_, rope_rotate_token_bf16_},
+        {rope_rotate_token_f32_avx2_, rope_rotate_token_f16_avx2_, rope_rotate_token_bf16_avx2_},
+        {rope_rotate_token_f32_avx512_, rope_rotate_token_f16_avx512_, rope_rotate_token_bf16_avx512_}};
+    int p = path == POSENC_PATH_AVX512 ? 2 : path == POSENC_PATH_AVX2 ? 1 : 0;
+    return kernels[p][kind];
+}
+
 static void rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
     const posenc_rope_view *v = job->view;
     int32_t pairs = job->plan->pairs;
-    if (job->path == POSENC_PATH_SCALAR) {
-        if (job->kind == ROPE_DATA_F32)
-            rope_rotate_token_f32_(row, v->heads, v->head_stride, pairs, job->layout, c, s);
-        else
-            rotate_token_16_scalar(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup,
-                                   job->kind == ROPE_DATA_F16);
-        return;
-    }
-    if (job->layout == POSENC_LAYOUT_INTERLEAVED) /* (c, c) and (-s, +s) per pair, for whole vectors */
+    if (job->dup) /* (c, c) and (-s, +s) per pair, for whole vectors */
         for (int32_t k = 0; k < pairs; k++) {
             dup[2 * k] = dup[2 * k + 1] = c[k];
             dup[2 * pairs + 2 * k] = -s[k];
             dup[2 * pairs + 2 * k + 1] = s[k];
         }
-    if (job->path == POSENC_PATH_AVX512) {
-        if (job->kind == ROPE_DATA_BF16)
-            rope_rotate_token_bf16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else if (job->kind == ROPE_DATA_F16)
-            rope_rotate_token_f16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else rope_rotate_token_f32_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-    } else {
-        if (job->kind == ROPE_DATA_BF16)
-            rope_rotate_token_bf16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else if (job->kind == ROPE_DATA_F16)
-            rope_rotate_token_f16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else rope_rotate_token_f32_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-    }
+    job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
 }
 
 static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
@@ -214,7 +170,9 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
-    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, mrope_axis, false, 1, 1,
+    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
+                    pick_kernel(run.exec.path, kind),
+                    run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0};
     /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a

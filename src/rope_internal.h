@@ -34,15 +34,13 @@ posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, co
                                 const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
                                 posenc_error *err);
 /* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
- * the way `mode` prescribes. */
+ * the way `mode` prescribes (rope_cos_sin.c). */
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
 
-/* The scalar reference kernel (rope_apply.c): rotate `heads` vectors of one
- * token, pair k = (k, k+R/2) (HALF) or (2k, 2k+1) (INTERLEAVED), with
- * per-pair cos/sin. x[h * head_stride + c]. */
-void rope_rotate_token_f32_(float *x, size_t heads, size_t head_stride, int32_t pairs,
-                            posenc_layout layout, const float *cos_k, const float *sin_k);
+/* cos/sin of one token (rope_cos_sin.c): forward = attention * R(theta);
+ * inverse = R(-theta) / attention; unit = R(theta) with no magnitude (shift). */
+void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s);
 
 /* posenc_rope_frequencies into long double (what the plan keeps). */
 posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
