@@ -10,22 +10,42 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 
+static inline __m256 load_bf16(const uint16_t *p) {
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+/* posenc_f32_to_bf16 on 8 lanes (see rope_avx512.c). (u & 0x7fffffff) and
+ * 0x7f800000 are both non-negative, so the signed compare is the unsigned one. */
+static inline void store_bf16(uint16_t *p, __m256 v) {
+    __m256i u = _mm256_castps_si256(v);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                                     _mm256_set1_epi32(0x7f800000));
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
+    __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+    r = _mm256_blendv_epi8(r, q, nan);
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08); /* values <= 0xffff */
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
+/* f16 lanes with F16C (see rope_avx512.c): exact widening, round-to-nearest-even
+ * narrowing, NaNs made canonical (sign | 0x7e00) as posenc_f32_to_f16 does. */
+static inline __m256 load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+static inline void store_f16(uint16_t *p, __m256 v) {
+    __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    __m256i sign = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 16), _mm256_set1_epi32(0x8000));
+    __m256i canonical = _mm256_or_si256(sign, _mm256_set1_epi32(0x7e00));
+    __m256i fixed = _mm256_blendv_epi8(_mm256_cvtepu16_epi32(h), canonical, nan);
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(fixed, fixed), 0x08); /* values <= 0xffff */
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
 typedef __m256 vecf;
-typedef uint32_t vecu __attribute__((vector_size(32)));
-typedef int32_t veci __attribute__((vector_size(32)));
 #define LANES 8
 #define VF_LOAD(p) _mm256_loadu_ps(p)
 #define VF_STORE(p, v) _mm256_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm256_permute_ps((x), 0xB1)
-#define VU_SET(x) ((vecu)_mm256_set1_epi32((int)(x)))
-#define VU_LOAD16(p) ((vecu)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))))
-#define VF_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
-#define VU_F16_BITS(v) \
-    ((vecu)_mm256_cvtepu16_epi32(_mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)))
-/* lanes <= 0xffff: packus keeps them, the permute gathers the two 128-bit halves */
-static inline void store_u16(uint16_t *p, vecu u) {
-    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32((__m256i)u, (__m256i)u), 0x08);
-    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
-}
 #endif
 #include "rope_rotate_body.h"
