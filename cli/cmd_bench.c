@@ -389,7 +389,7 @@ int cmd_bench(int argc, char **argv) {
         memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_MEMSET);
         memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps, BW_MEMCPY);
         stream_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_STREAM);
-        compute_g[t] = bandwidth(dst, NULL, (size_t)20 << 20, threads[t], reps, BW_COMPUTE);
+        compute_g[t] = bandwidth(dst, NULL, (size_t)4 << 20, threads[t], reps, BW_COMPUTE); /* ~10 ms */
         printf("| memset | %d | %.1f | %.2f |\n| memset, streaming stores | %d | %.1f | %.2f |\n"
                "| memcpy (bytes copied) | %d | %.1f | %.2f |\n| compute (G multiply-adds/s) | %d | %.2f | %.2f |\n",
                threads[t], memset_gbs[t], memset_gbs[t] / memset_gbs[0], threads[t], stream_gbs[t],
