@@ -188,11 +188,10 @@ static void check_position_ids(fuzz_data *f) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_data f = fuzz_data_make(data, size);
-    enum { FACTORS_CAP = 2 * 140 };
-    double *factors = payload_doubles(&f, FACTORS_CAP);
     posenc_rope_params p;
-    make_params(&f, &p, factors, FACTORS_CAP);
-    int64_t seq_len = fuzz_int_edgy(&f, -2, 1 << 18);
+    double *factors;
+    int64_t seq_len;
+    draw_rope_call(&f, &p, &factors, &seq_len);
 #ifdef FUZZ_ROPE_DEBUG /* cc -DFUZZ_ROPE_DEBUG ... to see what a reproducer asks for */
     fuzz_say("head_dim %d rotary %d partial %g base %g scaling %d factor %g L0 %lld max_pos %lld beta %g/%g "
              "mscale %g/%g attn %g truncate %d lf/hf %g/%g factors %zu short %d long %d select %d mode %d seq %lld\n",

@@ -33,11 +33,10 @@ static int64_t *draw_positions(fuzz_data *f, size_t tokens) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_data f = fuzz_data_make(data, size);
-    enum { FACTORS_CAP = 2 * 140 };
-    double *factors = payload_doubles(&f, FACTORS_CAP);
     posenc_rope_params p;
-    make_params(&f, &p, factors, FACTORS_CAP);
-    int64_t seq_len = fuzz_int_edgy(&f, -2, 1 << 18);
+    double *factors;
+    int64_t seq_len;
+    draw_rope_call(&f, &p, &factors, &seq_len);
     posenc_rope_view view;
     view.tokens = (size_t)fuzz_range_u64(&f, 0, 1500);
     view.heads = (size_t)fuzz_range_u64(&f, 0, 4);

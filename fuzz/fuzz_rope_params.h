@@ -48,4 +48,13 @@ static inline void make_params(fuzz_data *f, posenc_rope_params *p, double *fact
     p->mode = (posenc_mode)fuzz_range_i64(f, -1, 2);
 }
 
+/* The draw both targets start with, in this order: the factor lists (from the
+ * payload), the parameters, seq_len. free(*factors) when done. */
+static inline void draw_rope_call(fuzz_data *f, posenc_rope_params *p, double **factors, int64_t *seq_len) {
+    enum { FACTORS_CAP = 2 * 140 };
+    *factors = payload_doubles(f, FACTORS_CAP);
+    make_params(f, p, *factors, FACTORS_CAP);
+    *seq_len = fuzz_int_edgy(f, -2, 1 << 18);
+}
+
 #endif
