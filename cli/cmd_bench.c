@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #ifndef POSENC_BENCH_PEERS_DEFAULT
 #define POSENC_BENCH_PEERS_DEFAULT "bench/peers.py"
@@ -24,6 +27,8 @@ static const cli_option bench_options[] = {
     {"python", "EXE", "interpreter for the peers, default /usr/bin/python3"},
     {"peers-script", "FILE", "peer script, default the source tree's bench/peers.py"},
     {"mem-mib", "N", "buffer size for memset/memcpy bandwidth, default 256"},
+    {"timeline", NULL, "after the table, one traced run per kernel and thread count > 1: each worker's start "
+                       "latency, work and wait (posenc_exec.trace)"},
     {NULL, NULL, NULL}};
 
 enum { MEM_WRITE = 0, MEM_READ_WRITE = 1 };
@@ -179,30 +184,67 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
 
 /* ---- memory bandwidth (the ceiling every kernel is compared with) ------ */
 
+enum { BW_MEMSET, BW_MEMCPY, BW_STREAM, BW_COMPUTE };
+
+/* memset with non-temporal stores (what the kernels use for big outputs);
+ * plain memset where SSE2 is missing. */
+static void stream_set(char *dst, size_t bytes, int value) {
+#if defined(__SSE2__)
+    size_t head = (size_t)(-(uintptr_t)dst & 15);
+    if (head > bytes) head = bytes;
+    memset(dst, value, head);
+    __m128i v = _mm_set1_epi8((char)value);
+    size_t i = head;
+    for (; i + 16 <= bytes; i += 16) _mm_stream_si128((__m128i *)(dst + i), v);
+    _mm_sfence();
+    memset(dst + i, value, bytes - i);
+#else
+    memset(dst, value, bytes);
+#endif
+}
+
+/* Pure compute, no memory traffic: 8 independent multiply-add chains per
+ * thread; `bytes` is the iteration count. The result goes to dst[0..7] so the
+ * loop is not optimised away. */
+static void compute_chains(char *dst, size_t iterations) {
+    double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (size_t i = 0; i < iterations; i++)
+        for (int k = 0; k < 8; k++) x[k] = x[k] * 0.999999 + 1e-6;
+    double sum = 0;
+    for (int k = 0; k < 8; k++) sum += x[k];
+    memcpy(dst, &sum, sizeof sum);
+}
+
 typedef struct {
     char *dst;
     const char *src;
     size_t bytes;
-} bw_part;
+    int kind;
+} bw_task;
 
 static void *bw_worker(void *arg) {
-    bw_part *p = arg;
+    bw_task *p = arg;
     static const int fill = 0x5a;
-    if (p->src) memcpy(p->dst, p->src, p->bytes);
+    if (p->kind == BW_MEMCPY) memcpy(p->dst, p->src, p->bytes);
+    else if (p->kind == BW_STREAM) stream_set(p->dst, p->bytes, fill);
+    else if (p->kind == BW_COMPUTE) compute_chains(p->dst, p->bytes);
     else memset(p->dst, fill + (int)(p->bytes & 7), p->bytes);
     return NULL;
 }
 
-/* GB/s (bytes set or copied per second, as peer-baselines.md counts them). */
-static double bandwidth(char *dst, const char *src, size_t bytes, int threads, int reps) {
+/* GB/s (bytes set or copied per second, as peer-baselines.md counts them); for
+ * BW_COMPUTE, G multiply-adds per second (bytes = iterations of 8 chains per
+ * thread, so every thread does the same work and perfect scaling doubles it). */
+static double bandwidth(char *dst, const char *src, size_t bytes, int threads, int reps, int kind) {
     double t[64];
     for (int i = -1; i < reps; i++) {
-        bw_part parts[16];
+        bw_task parts[16];
         pthread_t ids[16];
-        size_t chunk = bytes / (size_t)threads;
+        size_t chunk = kind == BW_COMPUTE ? bytes : bytes / (size_t)threads;
         double t0 = now_ms();
         for (int k = 0; k < threads; k++) {
-            parts[k] = (bw_part){dst + chunk * (size_t)k, src ? src + chunk * (size_t)k : NULL, chunk};
+            size_t at = kind == BW_COMPUTE ? 64 * (size_t)k : chunk * (size_t)k;
+            parts[k] = (bw_task){dst + at, src ? src + at : NULL, chunk, kind};
             if (k > 0 && pthread_create(&ids[k], NULL, bw_worker, &parts[k]) != 0) bw_worker(&parts[k]), ids[k] = 0;
         }
         bw_worker(&parts[0]);
@@ -210,7 +252,40 @@ static double bandwidth(char *dst, const char *src, size_t bytes, int threads, i
             if (ids[k]) pthread_join(ids[k], NULL);
         if (i >= 0) t[i] = now_ms() - t0;
     }
-    return (double)bytes / (median_of(t, reps) * 1e6);
+    double amount = kind == BW_COMPUTE ? 8.0 * (double)bytes * threads : (double)bytes;
+    return amount / (median_of(t, reps) * 1e6);
+}
+
+/* One traced run (posenc_exec.trace) of a case on a pool: each worker's start
+ * latency after the loop was handed out, its work, and its wait for the slowest. */
+static void print_timeline(const bench_case *c, posenc_exec *exec, int threads) {
+    posenc_exec_trace trace;
+    posenc_error err = {0};
+    void *buf = alloc_huge(c->bytes);
+    if (!buf || posenc_threadpool_create(threads, &exec->pool, &err) != POSENC_OK) {
+        free(buf);
+        printf("| %s | %d | (cannot run: %s) |\n", c->name, threads, err.message);
+        return;
+    }
+    memset(buf, 0x3c, c->bytes);
+    exec->threads = threads;
+    exec->trace = &trace;
+    posenc_status st = c->run(c, buf, exec, &err); /* warm-up: pool threads awake, pages mapped */
+    if (st == POSENC_OK) st = c->run(c, buf, exec, &err);
+    exec->trace = NULL;
+    posenc_threadpool_free(exec->pool);
+    exec->pool = NULL;
+    free(buf);
+    if (st != POSENC_OK) {
+        printf("| %s | %d | (failed: %s) |\n", c->name, threads, err.message);
+        return;
+    }
+    double total = (double)(trace.done_ns - trace.submit_ns) / 1e3;
+    for (int w = 0; w < trace.chunks && w < POSENC_TRACE_MAX_CHUNKS; w++)
+        printf("| %s | %d | %d | %zu | %.1f | %.1f | %.1f | %.1f |\n", w ? "" : c->name, threads, w,
+               trace.items[w], (double)(trace.start_ns[w] - trace.submit_ns) / 1e3,
+               (double)(trace.end_ns[w] - trace.start_ns[w]) / 1e3,
+               (double)(trace.done_ns - trace.end_ns[w]) / 1e3, total);
 }
 
 /* ---- peers ---------------------------------------------------------------- */
@@ -304,15 +379,24 @@ int cmd_bench(int argc, char **argv) {
     }
     memset(dst, 1, mem_bytes);
     memset(src, 2, mem_bytes);
-    double memset_gbs[8], memcpy_gbs[8];
+    double memset_gbs[8], memcpy_gbs[8], stream_gbs[8], compute_g[8];
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
-    printf("| memory (%d MiB, pre-faulted) | threads | GB/s |\n|---|---|---|\n", mem_mib);
+    printf("Scaling = rate at N threads / rate at %d thread(s), measured in this run: what the machine gives\n"
+           "the kernels below. \"compute\" is 8 multiply-add chains per thread, no memory: ~%dx means the\n"
+           "vCPUs act as separate cores; ~1x means they share one (SMT siblings or an oversubscribed host).\n\n",
+           threads[0], nthreads > 1 ? threads[nthreads - 1] / threads[0] : 1);
+    printf("| memory (%d MiB, pre-faulted) | threads | GB/s | scaling |\n|---|---|---|---|\n", mem_mib);
     for (int t = 0; t < nthreads; t++) {
-        memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps);
-        memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps);
-        printf("| memset | %d | %.1f |\n| memcpy (bytes copied) | %d | %.1f |\n", threads[t], memset_gbs[t],
-               threads[t], memcpy_gbs[t]);
+        memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_MEMSET);
+        memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps, BW_MEMCPY);
+        stream_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_STREAM);
+        compute_g[t] = bandwidth(dst, NULL, (size_t)4 << 20, threads[t], reps, BW_COMPUTE); /* ~10 ms */
+        printf("| memset | %d | %.1f | %.2f |\n| memset, streaming stores | %d | %.1f | %.2f |\n"
+               "| memcpy (bytes copied) | %d | %.1f | %.2f |\n| compute (G multiply-adds/s) | %d | %.2f | %.2f |\n",
+               threads[t], memset_gbs[t], memset_gbs[t] / memset_gbs[0], threads[t], stream_gbs[t],
+               stream_gbs[t] / stream_gbs[0], threads[t], memcpy_gbs[t], memcpy_gbs[t] / memcpy_gbs[0], threads[t],
+               compute_g[t], compute_g[t] / compute_g[0]);
     }
     free(src);
     free(dst);
@@ -320,11 +404,14 @@ int cmd_bench(int argc, char **argv) {
            "x memset = GB/s / memset GB/s; x memcpy = GB/s / (2 x memcpy GB/s) (memcpy reads and writes).\n\n"
            "posenc runs on a posenc_threadpool made once per thread count (as an inference loop would);\n"
            "\"no pool\" is the same call starting its threads per call (posenc_exec.pool = NULL).\n\n"
-           "| workload | threads | posenc ms median (min) | no pool ms | GB/s | x memset | x memcpy | peer | peer ms | posenc speedup |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
+           "scaling = ms at the first thread count / ms at this one; memset and memcpy scaling are the\n"
+           "machine's own in this run (the table above), the ceiling for writers and in-place kernels.\n\n"
+           "| workload | threads | posenc ms median (min) | no pool ms | GB/s | x memset | x memcpy | scaling | memset scaling | memcpy scaling | peer | peer ms | posenc speedup |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rc = EXIT_OK;
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
         if (!group_selected(only, c->group)) continue;
+        double first_ms = 0;
         for (int t = 0; t < nthreads; t++) {
             exec.threads = threads[t];
             exec.pool = NULL;
@@ -344,15 +431,17 @@ int cmd_bench(int argc, char **argv) {
             double gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (ms * 1e6);
             char no_pool[32] = "=";
             if (threads[t] > 1) snprintf(no_pool, sizeof no_pool, "%.2f", no_pool_ms);
-            printf("| %s | %d | %.2f (%.2f) | %s | %.1f | %.2f | %.2f |", c->name, threads[t], ms, best, no_pool, gbs,
-                   gbs / memset_gbs[t], gbs / (2 * memcpy_gbs[t]));
+            if (t == 0) first_ms = ms;
+            printf("| %s | %d | %.2f (%.2f) | %s | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f |", c->name, threads[t], ms,
+                   best, no_pool, gbs, gbs / memset_gbs[t], gbs / (2 * memcpy_gbs[t]), first_ms / ms,
+                   memset_gbs[t] / memset_gbs[0], memcpy_gbs[t] / memcpy_gbs[0]);
             int shown = 0;
             for (int p = 0; peers && p < 3 && c->peers[p]; p++) {
                 /* numpy is single-threaded: run it once, on the 1-thread row */
                 if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
                 char why[256] = "";
                 double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
-                if (shown++) printf("\n| | | | | | | |");
+                if (shown++) printf("\n| | | | | | | | | | |");
                 if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);
                 else printf(" %s | %.2f | %.1fx |", c->peers[p], peer_ms, peer_ms / ms);
                 fflush(stdout);
@@ -361,6 +450,14 @@ int cmd_bench(int argc, char **argv) {
             printf("\n");
             fflush(stdout);
         }
+    }
+    if (rc == EXIT_OK && cli_has(&a, "timeline")) {
+        printf("\nTimeline: one traced run per kernel on a pool, after a warm-up run (us from the loop's "
+               "hand-out).\n\n| workload | threads | worker | rows/tokens | start latency | work | wait | call |\n"
+               "|---|---|---|---|---|---|---|---|\n");
+        for (const bench_case *c = cases; c->name; c++)
+            for (int t = 0; t < nthreads && group_selected(only, c->group) && c->alloc == ALLOC_REUSE; t++)
+                if (threads[t] > 1) print_timeline(c, &exec, threads[t]);
     }
     return rc;
 }

@@ -12,6 +12,7 @@
  * result is deterministic (computed twice, compared bit for bit). */
 #include "fuzz_common.h"
 #include "fuzz_data.h"
+#include "fuzz_rope_params.h"
 
 #include <math.h>
 
@@ -21,47 +22,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     return 0;
-}
-
-/* payload bytes as n doubles (zeros past the end) */
-static double *payload_doubles(fuzz_data *f, size_t n) {
-    double *v = calloc(n ? n : 1, sizeof *v);
-    if (!v) return NULL;
-    size_t avail = f->size / sizeof *v;
-    memcpy(v, f->data, (n < avail ? n : avail) * sizeof *v);
-    return v;
-}
-
-static void make_params(fuzz_data *f, posenc_rope_params *p, double *factors, size_t factors_cap) {
-    posenc_rope_params_default(p, (int32_t)fuzz_int_edgy(f, -2, 260));
-    if (fuzz_bool(f)) p->rotary_dim = (int32_t)fuzz_int_edgy(f, -2, 262);
-    if (fuzz_bool(f)) p->partial_rotary_factor = fuzz_double(f, 1.0);
-    if (fuzz_bool(f)) p->base = fuzz_double(f, 1e6);
-    p->scaling = (posenc_rope_scaling)fuzz_range_i64(f, -1, 7);
-    if (fuzz_bool(f)) p->factor = fuzz_double(f, 64.0);
-    if (fuzz_bool(f)) p->original_max_position = fuzz_int_edgy(f, -1, 1 << 17);
-    if (fuzz_bool(f)) p->max_position = fuzz_int_edgy(f, -1, 1 << 18);
-    if (fuzz_bool(f)) {
-        p->beta_fast = fuzz_double(f, 64.0);
-        p->beta_slow = fuzz_double(f, 64.0);
-    }
-    if (fuzz_bool(f)) {
-        p->mscale = fuzz_double(f, 4.0);
-        p->mscale_all_dim = fuzz_double(f, 4.0);
-    }
-    if (fuzz_bool(f)) p->attention_factor = fuzz_double(f, 4.0);
-    p->truncate = (int)fuzz_range_i64(f, -1, 2);
-    if (fuzz_bool(f)) {
-        p->low_freq_factor = fuzz_double(f, 8.0);
-        p->high_freq_factor = fuzz_double(f, 8.0);
-    }
-    unsigned lists = (unsigned)fuzz_range_u64(f, 0, 3);
-    size_t count = (size_t)fuzz_range_u64(f, 0, factors_cap / 2);
-    p->factors_count = count;
-    p->short_factors = lists & 1 ? factors : NULL;
-    p->long_factors = lists & 2 ? factors + factors_cap / 2 : NULL;
-    p->longrope_select = (posenc_rope_longrope_select)fuzz_range_i64(f, -1, 3);
-    p->mode = (posenc_mode)fuzz_range_i64(f, -1, 2);
 }
 
 static void check_frequencies(const posenc_rope_params *p, int64_t seq_len, int32_t pairs, fuzz_data *f,
@@ -228,11 +188,10 @@ static void check_position_ids(fuzz_data *f) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_data f = fuzz_data_make(data, size);
-    enum { FACTORS_CAP = 2 * 140 };
-    double *factors = payload_doubles(&f, FACTORS_CAP);
     posenc_rope_params p;
-    make_params(&f, &p, factors, FACTORS_CAP);
-    int64_t seq_len = fuzz_int_edgy(&f, -2, 1 << 18);
+    double *factors;
+    int64_t seq_len;
+    draw_rope_call(&f, &p, &factors, &seq_len);
 #ifdef FUZZ_ROPE_DEBUG /* cc -DFUZZ_ROPE_DEBUG ... to see what a reproducer asks for */
     fuzz_say("head_dim %d rotary %d partial %g base %g scaling %d factor %g L0 %lld max_pos %lld beta %g/%g "
              "mscale %g/%g attn %g truncate %d lf/hf %g/%g factors %zu short %d long %d select %d mode %d seq %lld\n",

@@ -76,6 +76,21 @@ def carved(target, n, sizes):
         put(target, f"random_{i:02d}_{size}b", bytes(rng.randrange(256) for _ in range(size)))
 
 
+def rope_exec():
+    """fuzz_rope_exec: random inputs, plus the issue-14.1 case spelled out draw by
+    draw (fuzz_data.h takes parameters from the tail, first draw = last byte):
+    torch-compat, linear factor 1e-37 (w_0 = 1e37), 200 tokens, so the float32
+    angle overflows from position 35 and both entry points must refuse."""
+    carved("rope_exec", 8, [0, 16, 64, 200, 600, 1200, 2400, 4000])
+    draws = [[0, 10, 0], [0], [0], [0], [2], [1, 200] + list(struct.pack("<d", 1e-37)),  # head_dim 8, linear
+             [0], [0], [0], [0], [0], [2], [0], [0], [0], [1], [2],  # ..., truncate 1, mode torch-compat
+             [0, 2, 0, 0], [200, 0], [1], [1], [0x40, 0x06, 0],  # seq_len 0, 200 tokens, 1 head, 1600 elements
+             [0], [0], [2], [2], [1], [0], [0]]  # f32, forward, half, avx512, 2 threads, no pool, positions NULL
+    stream = bytes(b for d in draws for b in d)
+    payload = bytes(range(1, 65))
+    put("rope_exec", "crash-exec-skipped-torch-angle-check", payload + stream[::-1])
+
+
 def st_file(header, data=b"", length=None):
     h = json.dumps(header).encode() if isinstance(header, dict) else header
     n = len(h) if length is None else length
@@ -257,6 +272,7 @@ def main():
     carved("analysis", 10, [0, 16, 40, 80, 160, 320, 640, 1200, 2400, 4000])
     carved("bias", 10, [0, 8, 24, 48, 96, 160, 256, 400, 600, 900])
     carved("rope", 10, [0, 16, 48, 96, 200, 600, 1200, 2300, 2400, 3000])
+    rope_exec()
     cli()
 
 

@@ -1622,6 +1622,23 @@ POSENC_API void posenc_threadpool_free(posenc_threadpool *pool);
 /* Workers in the pool, the caller's thread included (0 for NULL). */
 POSENC_API int32_t posenc_threadpool_size(const posenc_threadpool *pool);
 
+/* Where the time of one threaded call went (docs/kernels.md, "Two threads"):
+ * point posenc_exec.trace at a caller-owned struct and the call's parallel
+ * loop fills it (the last loop, for the few calls that run more than one).
+ * Times are CLOCK_MONOTONIC nanoseconds. Chunk i ran on worker i (0 = the
+ * calling thread): start_ns[i] - submit_ns is its start latency (thread start
+ * or pool wake-up), end_ns[i] - start_ns[i] its work, done_ns - end_ns[i] its
+ * wait for the slowest. Only the first POSENC_TRACE_MAX_CHUNKS chunks are
+ * recorded. Tracing costs two clock reads per chunk; results are unchanged. */
+#define POSENC_TRACE_MAX_CHUNKS 16
+typedef struct posenc_exec_trace {
+    int32_t chunks;  /* chunks the loop was cut into (= threads used) */
+    int32_t pooled;  /* 1: ran on posenc_exec.pool; 0: threads started for the call */
+    int64_t submit_ns, done_ns;
+    int64_t start_ns[POSENC_TRACE_MAX_CHUNKS], end_ns[POSENC_TRACE_MAX_CHUNKS];
+    size_t items[POSENC_TRACE_MAX_CHUNKS]; /* rows/tokens of each chunk */
+} posenc_exec_trace;
+
 /* How one call executes. Initialise with posenc_exec_default. */
 typedef struct posenc_exec {
     int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
@@ -1631,9 +1648,10 @@ typedef struct posenc_exec {
                                 or this build lacks it) */
     posenc_threadpool *pool; /* NULL: start threads per call; else run on the pool's workers
                                 (at most its size, whatever threads says) */
+    posenc_exec_trace *trace; /* NULL, or filled with the call's per-thread timeline */
 } posenc_exec;
 
-/* threads = 0, path = AUTO, pool = NULL. */
+/* threads = 0, path = AUTO, pool = NULL, trace = NULL. */
 POSENC_API void posenc_exec_default(posenc_exec *exec);
 /* "auto", "scalar", "avx2", "avx512"; "?" if unknown. */
 POSENC_API const char *posenc_kernel_path_name(posenc_kernel_path path);
@@ -1661,7 +1679,16 @@ POSENC_API posenc_status posenc_exec_resolve(const posenc_exec *exec, posenc_exe
  * are evaluated per element with sinl/cosl. The recurrence adds
  * < 64 * 2.3e-16 absolute to the double values, below half an f32 ULP for any
  * |value| > 2^-20. Explicit positions and torch-compat mode are evaluated directly
- * per element (threaded). Large f32/f64 outputs are written with streaming stores. */
+ * per element (threaded). Large f32/f64 outputs are written with streaming stores.
+ * Fresh buffers: the first write to each page of a new allocation is a page
+ * fault (~13 us per 4 KiB page on this project's VM: an 8192 x 1024 f32 table
+ * into fresh malloc memory took 88 ms, 20x the compute). The kernels' threads
+ * each write their own rows, so those faults are already spread over the
+ * threads; what removes them is (1) reusing the buffer across calls, or (2) a
+ * 2 MiB-aligned buffer advised madvise(MADV_HUGEPAGE) before the first write
+ * (one fault per 2 MiB: 4.0 ms for that table), which posenc_array_create does
+ * for arrays of 4 MiB or more. A caller that cannot do either can pre-fault
+ * its buffer in its own worker threads before timing-critical calls. */
 POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
                                                     const posenc_positions *positions,
                                                     posenc_dtype dtype, void *out,
@@ -1669,7 +1696,9 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
                                                     posenc_error *err);
 /* posenc_rope_apply_f32/_f16/_bf16 (section 4) with the data dtype as a
  * parameter (F32, F16 or BF16 bits) and explicit execution options (exec may be
- * NULL). All apply functions share one driver: tokens are split across threads
+ * NULL). All apply functions (plain, shift, exec, multi-axis) run the same
+ * checks with the same messages (views, layout, the torch-compat float32
+ * angle) and share one driver: tokens are split across threads
  * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
  * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). In

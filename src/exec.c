@@ -1,6 +1,7 @@
 /* exec.c: execution options (kernel path, threads), the CPU probe and the
  * row-splitting thread helper. No global mutable state: every call resolves
  * its own options; the environment is only read. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "kernels.h"
 #include "threadpool_internal.h"
 
@@ -10,6 +11,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void posenc_exec_default(posenc_exec *exec) {
@@ -17,6 +19,7 @@ void posenc_exec_default(posenc_exec *exec) {
     exec->threads = 0;
     exec->path = POSENC_PATH_AUTO;
     exec->pool = NULL;
+    exec->trace = NULL;
 }
 
 static const char *const path_names[] = {"auto", "scalar", "avx2", "avx512"};
@@ -142,8 +145,53 @@ static void *run_spawned(void *arg) {
     return NULL;
 }
 
+/* ---- the per-thread timeline (posenc_exec_trace) ---- */
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+typedef struct {
+    posenc_range_fn_ fn;
+    void *ctx;
+    posenc_exec_trace *trace;
+} traced_job;
+
+/* Each worker writes only its own slots; the submitter reads them after the
+ * join or the pool's completion handshake. */
+static void run_traced(void *vjob, size_t worker, size_t begin, size_t end) {
+    const traced_job *job = vjob;
+    int64_t t0 = now_ns();
+    job->fn(job->ctx, worker, begin, end);
+    int64_t t1 = now_ns();
+    if (worker < POSENC_TRACE_MAX_CHUNKS) {
+        job->trace->start_ns[worker] = t0;
+        job->trace->end_ns[worker] = t1;
+        job->trace->items[worker] = end - begin;
+    }
+}
+
+static void parallel_for_untraced(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
+                                  posenc_range_fn_ fn, void *ctx, posenc_exec_trace *trace);
+
 void posenc_parallel_for_(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
                           posenc_range_fn_ fn, void *ctx) {
+    posenc_exec_trace *trace = run ? run->exec.trace : NULL;
+    if (!trace || count == 0) {
+        parallel_for_untraced(run, threads, count, grain, fn, ctx, NULL);
+        return;
+    }
+    memset(trace, 0, sizeof *trace);
+    traced_job job = {fn, ctx, trace};
+    trace->submit_ns = now_ns();
+    parallel_for_untraced(run, threads, count, grain, run_traced, &job, trace);
+    trace->done_ns = now_ns();
+}
+
+static void parallel_for_untraced(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
+                                  posenc_range_fn_ fn, void *ctx, posenc_exec_trace *trace) {
     if (count == 0) return;
     if (grain == 0) grain = 1;
     size_t blocks = (count + grain - 1) / grain;
@@ -152,6 +200,10 @@ void posenc_parallel_for_(const posenc_exec_run_ *run, int32_t threads, size_t c
     if (pool && n > (size_t)posenc_threadpool_size(pool)) n = (size_t)posenc_threadpool_size(pool);
     if (n > blocks) n = blocks;
     if (n > POSENC_MAX_THREADS) n = POSENC_MAX_THREADS;
+    if (trace) {
+        trace->chunks = (int32_t)n;
+        trace->pooled = pool && n > 1;
+    }
     if (n == 1) {
         fn(ctx, 0, 0, count);
         return;

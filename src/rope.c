@@ -1,90 +1,12 @@
-/* rope.c: RoPE cos/sin tables, in-place application (f32/f16/bf16), inverse
- * rotation and the delta re-rotation of cached keys. */
+/* rope.c: the RoPE entry points: cos/sin tables, in-place application
+ * (f32/f16/bf16, exec), inverse rotation and the delta re-rotation of cached
+ * keys. The top layer: it validates, then calls down to the driver
+ * (rope_fast.c) and the per-token cos/sin (rope_cos_sin.c). */
 #include "rope_fast.h"
 
-#include "torch_vec.h"
+#include "f32_angle.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* 2 pi = TWO_PI_HI + TWO_PI_MID + TWO_PI_LO (to ~2^-146): HI and MID carry 40
- * bits, so n * HI and n * MID are exact in long double for |n| < 2^24. */
-#define TWO_PI_HI 0xc90fdaa221000000p-61L
-#define TWO_PI_MID 0xd18469898d000000p-102L
-#define TWO_PI_LO (-0xeba3f91f1976b7eep-144L)
-
-/* cos and sin of a long double angle, to well under half a float32 ULP:
- * Cody-Waite reduction to [-pi, pi] in long double (exact products, error
- * ~|a| 2^-64), then double cos/sin (< 1 double ULP). sinl/cosl would do the
- * same 10x slower; they remain the path for |a| >= 2^24 * 2 pi. */
-static void cos_sin_precise(long double a, double *c, double *s) {
-    /* any integer near a / 2 pi will do (r may exceed pi slightly); floor in
-     * double avoids nearbyintl's floating-point environment round trip */
-    double nd = floor((double)a * 0.15915494309189535 + 0.5);
-    long double n = (long double)nd;
-    if (fabs(nd) >= 16777216.0) {
-        *c = (double)cosl(a);
-        *s = (double)sinl(a);
-        return;
-    }
-    long double r = ((a - n * TWO_PI_HI) - n * TWO_PI_MID) - n * TWO_PI_LO;
-    double rd = (double)r;
-    *c = cos(rd);
-    *s = sin(rd);
-}
-
-/* Angle of flat element `flat` of HF's emb = cat(freqs, freqs) tensor
- * [rows x 2*pairs]: inv_freq.float() @ position.float(), one rounding. */
-static float torch_emb_angle(const long double *inv, int32_t pairs, const posenc_positions *positions,
-                             size_t flat) {
-    size_t width = 2 * (size_t)pairs;
-    float p = (float)posenc_position_at_(positions, flat / width);
-    return (float)inv[flat % width % (size_t)pairs] * p;
-}
-
-/* torch runs cos() and sin() over emb in vector blocks counted from its first
- * element, and a block's lanes share one range-reduction choice (torch_vec.h),
- * so each block that touches row `row` is rebuilt whole, lanes of the
- * neighbouring rows included. The table keeps the first half of the row. */
-void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
-                             size_t row, double scale, float *cos_out, float *sin_out) {
-    torch_cpu_capability_ cap = torch_cpu_capability_get_();
-    size_t lanes = torch_vec_lanes_(cap), width = 2 * (size_t)pairs;
-    size_t n = positions->count * width, first = row * width, last = first + (size_t)pairs;
-    for (size_t b = first - first % lanes; b < last; b += lanes) {
-        size_t count = n - b < lanes ? n - b : lanes;
-        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
-        for (size_t i = 0; i < count; i++) x[i] = torch_emb_angle(inv, pairs, positions, b + i);
-        torch_cos_sin_block_(cap, x, count, c, s);
-        for (size_t i = 0; i < count; i++)
-            if (b + i >= first && b + i < last) {
-                cos_out[b + i - first] = c[i];
-                sin_out[b + i - first] = s[i];
-            }
-    }
-    if (scale != 1.0) { /* emb.cos() * attention_scaling, the factor cast to float32 */
-        float fs = (float)scale;
-        for (int32_t k = 0; k < pairs; k++) {
-            cos_out[k] = cos_out[k] * fs;
-            sin_out[k] = sin_out[k] * fs;
-        }
-    }
-}
-
-void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos, double scale,
-                       float *cos_out, float *sin_out) {
-    if (mode == POSENC_MODE_TORCH_COMPAT) { /* one position: a table of one row */
-        double p = (double)pos;
-        posenc_positions one = {1, 0, NULL, &p};
-        rope_torch_cos_sin_row_(inv, pairs, &one, 0, scale, cos_out, sin_out);
-        return;
-    }
-    for (int32_t k = 0; k < pairs; k++) {
-        double c, s;
-        cos_sin_precise(pos * inv[k], &c, &s);
-        cos_out[k] = (float)(c * scale);
-        sin_out[k] = (float)(s * scale);
-    }
-}
 
 posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t heads, int32_t head_dim) {
     posenc_rope_view v;
@@ -121,19 +43,29 @@ posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, s
     return POSENC_OK;
 }
 
-/* torch-compat forms the angle f32(p) * f32(w) in float32 as torch does; past
- * FLT_MAX it is inf and cos/sin are NaN. Refuse that instead of returning NaN
- * (found by fuzz_rope: linear scaling with factor 7e-38 at position 1e6). */
 posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
                                      long double max_abs_position, posenc_error *err) {
     if (mode != POSENC_MODE_TORCH_COMPAT) return POSENC_OK;
     float w_max = 0.0f;
     for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf((float)inv[k]));
-    double angle = (double)(float)max_abs_position * (double)w_max;
-    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
-                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (inverse frequency %g); "
-                    "use the precise mode", angle, max_abs_position, (double)w_max);
-    return POSENC_OK;
+    return posenc_check_f32_angle_(max_abs_position, w_max, "inverse frequency", "use the precise mode", err);
+}
+
+posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                                const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
+                                posenc_error *err) {
+    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
+    FORWARD_IF_ERROR(rope_check_view_(view, plan->head_dim, x_count, err));
+    RETURN_ERROR_IF(view->tokens > 0 && !x, err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
+    FORWARD_IF_ERROR(posenc_check_signed_positions_(positions, position_rows * view->tokens, err)); /* |p| < 2^53 */
+    long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
+    if (positions) {
+        max_abs = 0.0L;
+        for (size_t i = 0; i < position_rows * view->tokens; i++)
+            max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
+    }
+    return rope_check_torch_angle_(plan->mode, plan->inv, plan->pairs, max_abs, err);
 }
 
 /* ---- tables ---------------------------------------------------------- */
@@ -216,50 +148,17 @@ typedef rope_data_kind_ data_kind; /* rope_fast.h */
 #define DATA_F16 ROPE_DATA_F16
 #define DATA_BF16 ROPE_DATA_BF16
 
-/* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
- * attention; shift = R(theta) with no magnitude. */
-void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
-    double a = unit ? 1.0 : plan->attention;
-    if (!inverse) {
-        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
-        return;
-    }
-    if (plan->mode == POSENC_MODE_TORCH_COMPAT) { /* transpose of the forward matrix / a^2 */
-        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
-        double a2 = a * a;
-        for (int32_t k = 0; k < plan->pairs; k++) {
-            c[k] = (float)((double)c[k] / a2);
-            s[k] = (float)(-(double)s[k] / a2);
-        }
-        return;
-    }
-    rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, -pos, 1.0 / a, c, s);
-}
-
-static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
-                                  const posenc_rope_view *view, const int64_t *positions, int inverse,
-                                  bool unit, data_kind kind, void *x, size_t x_count, posenc_error *err) {
-    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
+/* The one checked body behind every 1-D apply entry point (plain, shift, exec):
+ * validate everything, then hand over to the driver (rope_fast.c). */
+static posenc_status apply_checked(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                   const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                   bool unit, data_kind kind, void *x, size_t x_count, const posenc_exec *exec,
+                                   posenc_error *err) {
     rope_plan_ plan;
     FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
-    posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
-    if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
-    if (st == POSENC_OK) st = posenc_check_signed_positions_(positions, view->tokens, err); /* |p| < 2^53 */
-    if (st == POSENC_OK) {
-        long double max_abs = view->tokens ? (long double)(view->tokens - 1) : 0.0L;
-        if (positions) {
-            max_abs = 0.0L;
-            for (size_t t = 0; t < view->tokens; t++) max_abs = fmaxl(max_abs, fabsl((long double)positions[t]));
-        }
-        st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
-    }
-    if (st != POSENC_OK) {
-        rope_plan_free_(&plan);
-        return st;
-    }
+    posenc_status st = rope_check_apply_(&plan, layout, view, positions, 1, x, x_count, err);
     /* threads + SIMD kernels, same bits on every path (rope_fast.c) */
-    st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, NULL, err);
+    if (st == POSENC_OK) st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, exec, err);
     rope_plan_free_(&plan);
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
@@ -267,19 +166,19 @@ static posenc_status apply_common(const posenc_rope_params *params, int64_t seq_
 posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
                                     float *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F32, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_F32, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_apply_f16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
                                     uint16_t *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_F16, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_F16, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_apply_bf16(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse,
                                      uint16_t *x, size_t x_count, posenc_error *err) {
-    return apply_common(params, seq_len, layout, view, positions, inverse, false, DATA_BF16, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, DATA_BF16, x, x_count, NULL, err);
 }
 
 posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
@@ -287,5 +186,16 @@ posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t se
                                     size_t x_count, posenc_error *err) {
     RETURN_ERROR_IF(!deltas && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
                     "deltas must not be NULL");
-    return apply_common(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, err);
+    return apply_checked(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, NULL, err);
+}
+
+posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                     posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
+                                     posenc_error *err) {
+    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
+                    posenc_dtype_name(dtype));
+    data_kind kind = dtype == POSENC_DTYPE_F32 ? DATA_F32 : dtype == POSENC_DTYPE_F16 ? DATA_F16 : DATA_BF16;
+    return apply_checked(params, seq_len, layout, view, positions, inverse, false, kind, x, x_count, exec, err);
 }

@@ -6,77 +6,28 @@
  * rotation scheme of the sinusoid fast path: tokens are cut in blocks of
  * ROPE_BLOCK starting at the call's first token (the thread grain, so the split
  * never changes a value); a block or a run starts from the double-double (sin,
- * cos) of its first position (sincos_dd.h), every ROPE_ANCHOR tokens that double-double
+ * cos) of its first position (recurrence.h), every 64 tokens that double-double
  * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
  * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
  * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
- * rope_token_cos_sin_ per token. The cos/sin code is the same on every path;
- * the rotation kernels (scalar rope_apply.c, rope_avx2.c, rope_avx512.c) give
- * the same bits, so results do not depend on the path or the thread count. */
+ * rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
+ * on every path; the rotation kernel is picked once per call (rope_kernels.h:
+ * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
+ * bits, so results do not depend on the path or the thread count. */
 #include "kernels.h"
 #include "rope_fast.h"
-#include "sincos_dd.h"
+#include "rope_kernels.h"
+#include "recurrence.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define ROPE_BLOCK 512
-#define ROPE_ANCHOR 64
 /* Explicit positions take the recurrence when their runs of consecutive
  * positions average at least this many tokens. */
 #define ROPE_MIN_RUN 8
 
-void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k) {
-    for (int32_t k = first_pair; k < pairs; k++) { /* same operations as rope_rotate_token_f32_ */
-        float *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
-        float *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = *pa, b = *pb, c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = ac - bs;
-        *pb = bc + as;
-    }
-}
-
-void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                           const float *cos_k, const float *sin_k, bool f16) {
-    for (int32_t k = first_pair; k < pairs; k++) {
-        uint16_t *pa = layout == POSENC_LAYOUT_HALF ? v + k : v + 2 * k;
-        uint16_t *pb = layout == POSENC_LAYOUT_HALF ? v + pairs + k : v + 2 * k + 1;
-        float a = f16 ? posenc_f16_to_f32(*pa) : posenc_bf16_to_f32(*pa);
-        float b = f16 ? posenc_f16_to_f32(*pb) : posenc_bf16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = f16 ? posenc_f32_to_f16(ac - bs) : posenc_f32_to_bf16(ac - bs);
-        *pb = f16 ? posenc_f32_to_f16(bc + as) : posenc_f32_to_bf16(bc + as);
-    }
-}
-
-/* Scalar f16/bf16: widen the rotary channels, rotate in f32, round once. */
-static void rotate_token_16_scalar(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s,
-                                   float *scratch, bool f16) {
-    size_t r = 2 * (size_t)pairs;
-    for (size_t h = 0; h < heads; h++) {
-        uint16_t *v = (uint16_t *)x + h * head_stride;
-        for (size_t i = 0; i < r; i++) scratch[i] = f16 ? posenc_f16_to_f32(v[i]) : posenc_bf16_to_f32(v[i]);
-        rope_rotate_token_f32_(scratch, 1, r, pairs, layout, c, s);
-        for (size_t i = 0; i < r; i++) v[i] = f16 ? posenc_f32_to_f16(scratch[i]) : posenc_f32_to_bf16(scratch[i]);
-    }
-}
-
 /* ---- the anchored cos/sin recurrence (contiguous positions, precise mode) ---- */
-
-typedef struct {
-    posenc_kernel_path path;
-    size_t pairs;
-    double *mem;               /* owns the arrays below */
-    const double *w_hi, *w_lo; /* w_k as double-doubles */
-    posenc_dd_sincos_ rot;     /* (sin, cos)(ANCHOR * w_k) */
-    posenc_dd_sincos_ step;    /* (sin, cos)(w_k); the double recurrence uses the hi parts */
-} rope_recurrence;
-
-/* per worker and pair: anchor (double-double, 4), run_s, run_c */
-#define RECURRENCE_STATE 6
 
 /* Whether the double-double anchors cover positions up to `most` in magnitude
  * (else the per-token long double path). */
@@ -84,40 +35,15 @@ static bool recurrence_fits(const rope_plan_ *plan, long double most) {
     return posenc_sincos_dd_covers_(most, plan->inv, (size_t)plan->pairs);
 }
 
-static posenc_status recurrence_init(rope_recurrence *rec, const rope_plan_ *plan, posenc_kernel_path path,
-                                     posenc_error *err) {
-    const size_t P = (size_t)plan->pairs;
-    double *d = malloc(sizeof(double) * 10 * P);
-    RETURN_ERROR_IF(!d, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE frequencies for %zu pairs", P);
-    posenc_split_dd_(plan->inv, P, d, d + P);
-    *rec = (rope_recurrence){path, P, d, d, d + P, {d + 2 * P, d + 3 * P, d + 4 * P, d + 5 * P},
-                             {d + 6 * P, d + 7 * P, d + 8 * P, d + 9 * P}};
-    posenc_sincos_dd_(path, P, ROPE_ANCHOR, rec->w_hi, rec->w_lo, &rec->rot);
-    posenc_sincos_dd_(path, P, 1.0, rec->w_hi, rec->w_lo, &rec->step);
-    return POSENC_OK;
-}
-
 /* The token `offset` places into a run of consecutive positions starting at
- * start_position, called for offset = 0, 1, ... in order: leaves the double
- * (sin, cos) of start_position + offset in state + 4P and state + 5P. Runs
- * restart at every block boundary, so the values never depend on threads. */
-static void recurrence_token(const rope_recurrence *rec, double *state, double start_position, size_t offset) {
-    const size_t P = rec->pairs;
-    posenc_dd_sincos_ anchor = {state, state + P, state + 2 * P, state + 3 * P};
-    double *run_s = state + 4 * P, *run_c = state + 5 * P;
-    if (offset % ROPE_ANCHOR == 0) {
-        if (offset == 0) posenc_sincos_dd_(rec->path, P, start_position, rec->w_hi, rec->w_lo, &anchor);
-        else posenc_rotate_dd_(rec->path, P, &anchor, &rec->rot);
-        memcpy(run_s, anchor.s_hi, P * sizeof(double)); /* hi = the double-double rounded to double */
-        memcpy(run_c, anchor.c_hi, P * sizeof(double));
-        return;
-    }
-    const double *step_s = rec->step.s_hi, *step_c = rec->step.c_hi;
-    for (size_t k = 0; k < P; k++) {
-        double ns = run_s[k] * step_c[k] + run_c[k] * step_s[k];
-        run_c[k] = run_c[k] * step_c[k] - run_s[k] * step_s[k];
-        run_s[k] = ns;
-    }
+ * start_position, called for offset = 0, 1, ... in order: leaves its double
+ * (sin, cos) in state->run_s / run_c. Runs restart at every block boundary, so
+ * the values never depend on threads. */
+static void recurrence_token(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state, double start_position,
+                             size_t offset) {
+    if (offset == 0) posenc_recurrence_start_(rec, state, start_position);
+    else if (offset % POSENC_RECURRENCE_ANCHOR == 0) posenc_recurrence_next_anchor_(rec, state);
+    else posenc_recurrence_next_(rec, state);
 }
 
 typedef struct {
@@ -130,54 +56,46 @@ typedef struct {
     rope_data_kind_ kind;
     void *x;
     posenc_kernel_path path;
+    rope_rotate_fn_ rotate;         /* picked once per call (pick_kernel) */
+    bool dup;                       /* the kernel wants (c, c) / (-s, s) pairs: vector paths, interleaved */
     const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
                                        [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
-    rope_recurrence rec;            /* when recur */
+    posenc_recurrence_ rec;         /* when recur */
     char *scratch;                  /* per worker, worker_bytes each */
     size_t worker_bytes;
 } rope_job;
 
+/* The kernel of a path and dtype, chosen once per call. */
+static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind) {
+    static const rope_rotate_fn_ kernels[3][3] = {
+        {rope_rotate_token_f32_, rope_rotate_token_f16_, rope_rotate_token_bf16_},
+        {rope_rotate_token_f32_avx2_, rope_rotate_token_f16_avx2_, rope_rotate_token_bf16_avx2_},
+        {rope_rotate_token_f32_avx512_, rope_rotate_token_f16_avx512_, rope_rotate_token_bf16_avx512_}};
+    int p = path == POSENC_PATH_AVX512 ? 2 : path == POSENC_PATH_AVX2 ? 1 : 0;
+    return kernels[p][kind];
+}
+
 static void rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
     const posenc_rope_view *v = job->view;
     int32_t pairs = job->plan->pairs;
-    if (job->path == POSENC_PATH_SCALAR) {
-        if (job->kind == ROPE_DATA_F32)
-            rope_rotate_token_f32_(row, v->heads, v->head_stride, pairs, job->layout, c, s);
-        else
-            rotate_token_16_scalar(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup,
-                                   job->kind == ROPE_DATA_F16);
-        return;
-    }
-    if (job->layout == POSENC_LAYOUT_INTERLEAVED) /* (c, c) and (-s, +s) per pair, for whole vectors */
+    if (job->dup) /* (c, c) and (-s, +s) per pair, for whole vectors */
         for (int32_t k = 0; k < pairs; k++) {
             dup[2 * k] = dup[2 * k + 1] = c[k];
             dup[2 * pairs + 2 * k] = -s[k];
             dup[2 * pairs + 2 * k + 1] = s[k];
         }
-    if (job->path == POSENC_PATH_AVX512) {
-        if (job->kind == ROPE_DATA_BF16)
-            rope_rotate_token_bf16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else if (job->kind == ROPE_DATA_F16)
-            rope_rotate_token_f16_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else rope_rotate_token_f32_avx512_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-    } else {
-        if (job->kind == ROPE_DATA_BF16)
-            rope_rotate_token_bf16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else if (job->kind == ROPE_DATA_F16)
-            rope_rotate_token_f16_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-        else rope_rotate_token_f32_avx2_(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
-    }
+    job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
 }
 
 static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const rope_job *job = vjob;
     const int32_t pairs = job->plan->pairs;
     const size_t P = (size_t)pairs;
-    double *state = (double *)(job->scratch + worker * job->worker_bytes);
-    const double *run_s = state + 4 * P, *run_c = state + 5 * P;
-    float *c = (float *)(state + RECURRENCE_STATE * P), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
+    double *mem = (double *)(job->scratch + worker * job->worker_bytes);
+    posenc_recurrence_state_ state = posenc_recurrence_state_in_(P, mem);
+    float *c = (float *)(mem + posenc_recurrence_state_doubles_(P)), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
@@ -187,10 +105,10 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 const int64_t *ids = job->positions;
                 if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
                 double start = ids ? (double)ids[run_start] : (double)run_start;
-                recurrence_token(&job->rec, state, start, t - run_start);
+                recurrence_token(&job->rec, &state, start, t - run_start);
                 for (int32_t k = 0; k < pairs; k++) {
-                    c[k] = (float)(run_c[k] * job->scale_c);
-                    s[k] = (float)(run_s[k] * job->scale_s);
+                    c[k] = (float)(state.run_c[k] * job->scale_c);
+                    s[k] = (float)(state.run_s[k] * job->scale_s);
                 }
             } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
                 for (int32_t k = 0; k < pairs; k++) {
@@ -214,7 +132,9 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
-    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path, mrope_axis, false, 1, 1,
+    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
+                    pick_kernel(run.exec.path, kind),
+                    run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0};
     /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
@@ -233,7 +153,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     } else if (job.recur) {
         job.recur = recurrence_fits(plan, (long double)(view->tokens - 1));
     }
-    if (job.recur) FORWARD_IF_ERROR(recurrence_init(&job.rec, plan, run.exec.path, err));
+    if (job.recur) FORWARD_IF_ERROR(posenc_recurrence_init_(&job.rec, plan->inv, P, run.exec.path, err));
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -241,17 +161,17 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks && job.recur) threads = (int32_t)blocks;
-    /* per worker: recurrence state (RECURRENCE_STATE x P doubles), c, s, dup (f32 x 6P) */
-    job.worker_bytes = RECURRENCE_STATE * sizeof(double) * P + 6 * sizeof(float) * P + 64;
+    /* per worker: recurrence state, c, s, dup (f32 x 6P) */
+    job.worker_bytes = posenc_recurrence_state_doubles_(P) * sizeof(double) + 6 * sizeof(float) * P + 64;
     job.worker_bytes = (job.worker_bytes + 63) / 64 * 64;
     job.scratch = malloc(job.worker_bytes * (size_t)threads);
     if (!job.scratch) {
-        free(job.rec.mem);
+        posenc_recurrence_free_(&job.rec);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
     }
     posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
     free(job.scratch);
-    free(job.rec.mem);
+    posenc_recurrence_free_(&job.rec);
     return POSENC_OK;
 }
 
@@ -270,12 +190,12 @@ posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis
 /* ---- cos/sin tables over a range of positions ------------------------------ */
 
 typedef struct {
-    const rope_recurrence *rec;
+    const posenc_recurrence_ *rec;
     double first; /* position of row 0 */
     double scale;
     bool wide;
     void *cos_out, *sin_out;
-    double *state; /* RECURRENCE_STATE x pairs per worker */
+    double *state; /* posenc_recurrence_state_doubles_ per worker */
 } table_job;
 
 /* f32: the recurrence's doubles times scale, rounded once (the values apply uses).
@@ -283,29 +203,29 @@ typedef struct {
  * off), so the doubles stay as accurate as sinl/cosl would make them. */
 static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const table_job *job = vjob;
-    const rope_recurrence *rec = job->rec;
+    const posenc_recurrence_ *rec = job->rec;
     const size_t P = rec->pairs;
-    double *state = job->state + RECURRENCE_STATE * P * worker;
-    const double *run_s = state + 4 * P, *run_c = state + 5 * P;
-    posenc_dd_sincos_ anchor = {state, state + P, state + 2 * P, state + 3 * P};
+    posenc_recurrence_state_ state =
+        posenc_recurrence_state_in_(P, job->state + posenc_recurrence_state_doubles_(P) * worker);
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
         for (size_t t = b; t < block_end; t++) {
             if (!job->wide) {
-                recurrence_token(rec, state, job->first + (double)b, t - b);
+                recurrence_token(rec, &state, job->first + (double)b, t - b);
                 float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
                 for (size_t k = 0; k < P; k++) {
-                    c[k] = (float)(run_c[k] * job->scale);
-                    s[k] = (float)(run_s[k] * job->scale);
+                    c[k] = (float)(state.run_c[k] * job->scale);
+                    s[k] = (float)(state.run_s[k] * job->scale);
                 }
                 continue;
             }
-            if (t == b) posenc_sincos_dd_(rec->path, P, job->first + (double)b, rec->w_hi, rec->w_lo, &anchor);
-            else posenc_rotate_dd_(rec->path, P, &anchor, &rec->step);
+            if (t == b) posenc_recurrence_start_(rec, &state, job->first + (double)b);
+            else posenc_recurrence_next_dd_(rec, &state);
+            const posenc_dd_sincos_ *a = &state.anchor;
             double *c = (double *)job->cos_out + t * P, *s = (double *)job->sin_out + t * P;
             for (size_t k = 0; k < P; k++) {
-                c[k] = anchor.c_hi[k] * job->scale + anchor.c_lo[k] * job->scale;
-                s[k] = anchor.s_hi[k] * job->scale + anchor.s_lo[k] * job->scale;
+                c[k] = a->c_hi[k] * job->scale + a->c_lo[k] * job->scale;
+                s[k] = a->s_hi[k] * job->scale + a->s_lo[k] * job->scale;
             }
         }
     }
@@ -324,39 +244,19 @@ posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *p
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(NULL, &run, err));
     if (positions->count == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
-    rope_recurrence rec;
-    FORWARD_IF_ERROR(recurrence_init(&rec, plan, run.exec.path, err));
+    posenc_recurrence_ rec;
+    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, plan->inv, P, run.exec.path, err));
     size_t bytes = 2 * positions->count * P * (wide ? 8 : 4);
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (positions->count + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
-    table_job job = {&rec, (double)positions->start, scale, wide, cos_out, sin_out, malloc(sizeof(double) * RECURRENCE_STATE * P * (size_t)threads)};
+    table_job job = {&rec, (double)positions->start, scale, wide, cos_out, sin_out, malloc(sizeof(double) * posenc_recurrence_state_doubles_(P) * (size_t)threads)};
     if (!job.state) {
-        free(rec.mem);
+        posenc_recurrence_free_(&rec);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE table scratch for %zu pairs", P);
     }
     posenc_parallel_for_(&run, threads, positions->count, ROPE_BLOCK, table_worker, &job);
     free(job.state);
-    free(rec.mem);
+    posenc_recurrence_free_(&rec);
     return POSENC_OK;
-}
-
-posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
-                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
-                                     posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
-                                     posenc_error *err) {
-    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
-                    posenc_dtype_name(dtype));
-    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
-    rope_plan_ plan;
-    FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
-    posenc_status st = rope_check_view_(view, plan.head_dim, x_count, err);
-    if (st == POSENC_OK && view->tokens > 0 && !x) st = posenc_fail_(err, POSENC_ERR_NULL_POINTER, "x must not be NULL");
-    rope_data_kind_ kind = dtype == POSENC_DTYPE_F32 ? ROPE_DATA_F32 : dtype == POSENC_DTYPE_F16 ? ROPE_DATA_F16
-                                                                                                : ROPE_DATA_BF16;
-    if (st == POSENC_OK) st = rope_apply_fast_(&plan, layout, view, positions, inverse, false, kind, x, exec, err);
-    rope_plan_free_(&plan);
-    return st == POSENC_OK ? posenc_ok_(err) : st;
 }

@@ -23,12 +23,18 @@ posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_le
                                 posenc_error *err);
 void rope_plan_free_(rope_plan_ *plan);
 
-/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
- * the way `mode` prescribes. */
 /* In TORCH_COMPAT mode, refuse positions whose float32 angle p*w overflows
- * (cos/sin would be NaN); a no-op in the precise mode. */
+ * (cos/sin would be NaN; f32_angle.h); a no-op in the precise mode. */
 posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
                                      long double max_abs_position, posenc_error *err);
+/* Every check of an in-place apply, shared by all entry points (1-D and
+ * multi-axis): layout, view against x_count, x, and the torch-compat angle for
+ * positions ([position_rows][view->tokens]; NULL = 0..tokens-1). */
+posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                                const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
+                                posenc_error *err);
+/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
+ * the way `mode` prescribes (rope_cos_sin.c). */
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
 /* TORCH_COMPAT cos/sin of row `row` of HF's table for `positions` (the whole
@@ -36,11 +42,9 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
 void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
                              size_t row, double scale, float *cos_out, float *sin_out);
 
-/* The scalar reference kernel (rope_apply.c): rotate `heads` vectors of one
- * token, pair k = (k, k+R/2) (HALF) or (2k, 2k+1) (INTERLEAVED), with
- * per-pair cos/sin. x[h * head_stride + c]. */
-void rope_rotate_token_f32_(float *x, size_t heads, size_t head_stride, int32_t pairs,
-                            posenc_layout layout, const float *cos_k, const float *sin_k);
+/* cos/sin of one token (rope_cos_sin.c): forward = attention * R(theta);
+ * inverse = R(-theta) / attention; unit = R(theta) with no magnitude (shift). */
+void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s);
 
 /* posenc_rope_frequencies into long double (what the plan keeps). */
 posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,

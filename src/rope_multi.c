@@ -76,18 +76,13 @@ posenc_status posenc_mrope_pair_map(const posenc_rope_params *params, const pose
 posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const posenc_mrope_sections *sections,
                                      posenc_layout layout, const posenc_rope_view *view, const int64_t *positions,
                                      int inverse, float *x, size_t x_count, posenc_error *err) {
-    RETURN_ERROR_IF(layout != POSENC_LAYOUT_INTERLEAVED && layout != POSENC_LAYOUT_HALF, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "unknown layout %d", (int)layout);
     int32_t r = 0;
     FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
     FORWARD_IF_ERROR(check_sections(sections, r / 2, err));
-    FORWARD_IF_ERROR(rope_check_view_(view, params->head_dim, x_count, err));
-    if (view->tokens == 0) return posenc_ok_(err);
-    RETURN_IF_NULL(x, err);
-    RETURN_IF_NULL(positions, err);
+    RETURN_ERROR_IF(!positions && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
+                    "positions must not be NULL");
     double attention = 1.0;
     int32_t pairs = r / 2;
-    /* scratch: axis (as int32), inv */
     size_t n = (size_t)pairs;
     int32_t *axis = malloc(sizeof *axis * n);
     long double *inv = malloc(sizeof *inv * n);
@@ -100,16 +95,11 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
         else st = posenc_rope_frequencies(params, 0, tmp, n, &attention, err);
         free(tmp);
     }
-    if (st == POSENC_OK) {
-        long double max_abs = 0.0L;
-        for (size_t i = 0; i < (size_t)sections->axes * view->tokens; i++)
-            max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
-        st = rope_check_torch_angle_(params->mode, inv, pairs, max_abs, err);
-    }
-    if (st == POSENC_OK) {
-        rope_plan_ plan = {params->head_dim, r, pairs, params->mode, attention, inv};
+    rope_plan_ plan = {params->head_dim, r, pairs, params->mode, attention, inv};
+    /* the checks every apply shares (rope.c), positions [axes][tokens] */
+    if (st == POSENC_OK) st = rope_check_apply_(&plan, layout, view, positions, (size_t)sections->axes, x, x_count, err);
+    if (st == POSENC_OK && view->tokens > 0)
         st = rope_apply_mrope_fast_(&plan, axis, layout, view, positions, inverse, x, err);
-    }
     free(axis);
     free(inv);
     return st == POSENC_OK ? posenc_ok_(err) : st;

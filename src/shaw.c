@@ -5,15 +5,19 @@
 
 #include <string.h>
 
+/* The clip both entry points take (one check, one message). */
+static posenc_status check_clip(int32_t clip, posenc_error *err) {
+    RETURN_ERROR_IF(clip < 0, err, POSENC_ERR_INVALID_ARGUMENT, "clip k must be >= 0, got %d", clip);
+    /* 2k must fit int32: k = 2^30 gave index 2^31 = -2^31 (found by fuzz_bias) */
+    RETURN_ERROR_IF(clip >= (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be < 2^30, got %d", clip);
+    return POSENC_OK;
+}
+
 posenc_status posenc_shaw_relative_indices_i32(int32_t clip, const posenc_positions *queries,
                                                const posenc_positions *keys, int32_t *out,
                                                size_t out_count, posenc_error *err) {
     RETURN_IF_NULL(out, err);
-    RETURN_ERROR_IF(clip < 0, err, POSENC_ERR_INVALID_ARGUMENT, "clip k must be >= 0, got %d",
-                    clip);
-    /* 2k must fit int32: k = 2^30 gave index 2^31 = -2^31 (found by fuzz_bias) */
-    RETURN_ERROR_IF(clip >= (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be < 2^30, got %d",
-                    clip);
+    FORWARD_IF_ERROR(check_clip(clip, err));
     FORWARD_IF_ERROR(posenc_check_named_positions_(queries, "query", true, err));
     FORWARD_IF_ERROR(posenc_check_named_positions_(keys, "key", true, err));
     size_t need = 0;
@@ -40,11 +44,7 @@ posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t count, int32
     RETURN_IF_NULL(indices, err);
     RETURN_IF_NULL(table, err);
     RETURN_IF_NULL(out, err);
-    RETURN_ERROR_IF(clip < 0, err, POSENC_ERR_INVALID_ARGUMENT, "clip k must be >= 0, got %d",
-                    clip);
-    /* 2k must fit int32: k = 2^30 gave index 2^31 = -2^31 (found by fuzz_bias) */
-    RETURN_ERROR_IF(clip >= (1 << 30), err, POSENC_ERR_LIMIT, "clip k must be < 2^30, got %d",
-                    clip);
+    FORWARD_IF_ERROR(check_clip(clip, err));
     RETURN_ERROR_IF(depth <= 0, err, POSENC_ERR_INVALID_ARGUMENT, "depth must be > 0, got %d",
                     depth);
     RETURN_ERROR_IF(count == 0, err, POSENC_ERR_INVALID_ARGUMENT,

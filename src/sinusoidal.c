@@ -5,7 +5,7 @@
  * on aarch64). Explicit positions: angles in long double, sin/cos through
  * sinl/cosl which range-reduce exactly, then one rounding to the output dtype.
  * Contiguous position ranges use a rotation recurrence in double, re-anchored
- * from double-double values (sincos_dd.h) every SINUSOID_ANCHOR rows (see
+ * from double-double values every 64 rows (recurrence.h; see
  * fill_precise_range); its drift (< 64 * 2.3e-16 absolute) is far below half
  * an f32 ULP for any value above 2^-20.
  *
@@ -15,8 +15,9 @@
  * float32 functions, which are what torch's vectorized CPU kernels call
  * (glibc's expf differs from them by 1 ULP for 5 of 32 frequencies at d=64,
  * which becomes ~16 ULP of sin by position 50). */
+#include "f32_angle.h"
 #include "kernels.h"
-#include "sincos_dd.h"
+#include "recurrence.h"
 
 #include "torch_vec.h"
 #include <stdlib.h>
@@ -189,13 +190,11 @@ static inline void store_pair(const table_job *job, size_t row, int32_t k, doubl
 
 /* ---- precise mode, contiguous positions: blocks, anchors, rotations ---------
  * Rows are cut in blocks of SINUSOID_BLOCK starting at table row 0 (the thread
- * grain, so the split never changes a value). A block starts from the
- * double-double (sin, cos) of its first position (sincos_dd.h, ~1e-25 off);
- * every SINUSOID_ANCHOR rows that double-double is rotated by ANCHOR*w_k
- * (~1e-31 per step); rows in between come from a double rotation by w_k started
- * at the anchor rounded to double, vectorized across pairs. */
+ * grain, so the split never changes a value); each block runs the anchored
+ * recurrence of recurrence.h from its first position, and the rows between
+ * anchors come from the double rotation, vectorized across pairs by the rows
+ * kernels (kernels.h). */
 #define SINUSOID_BLOCK 1024
-#define SINUSOID_ANCHOR 64
 /* Outputs at least this large go out with streaming stores (they do not fit in
  * a cache anyway, and streaming avoids reading each line before writing it). */
 #define SINUSOID_STREAM_BYTES ((size_t)16 << 20)
@@ -207,21 +206,15 @@ void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s,
     const int32_t pairs = plan->pairs;
     const bool half = plan->layout == POSENC_LAYOUT_HALF;
     const size_t dim = 2 * (size_t)pairs;
+    if (r > 0) posenc_rotate_run_(plan->step_s, plan->step_c, run_s, run_c, (size_t)first_pair, (size_t)pairs);
     for (int32_t k = first_pair; k < pairs; k++) {
-        double s = run_s[k], c = run_c[k];
-        if (r > 0) {
-            s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
-            c = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
-            run_s[k] = s;
-            run_c[k] = c;
-        }
         size_t sc = half ? (size_t)k : 2 * (size_t)k, cc = half ? (size_t)(pairs + k) : sc + 1;
         if (plan->dtype == POSENC_DTYPE_F32) {
-            ((float *)out)[r * dim + sc] = (float)s;
-            ((float *)out)[r * dim + cc] = (float)c;
+            ((float *)out)[r * dim + sc] = (float)run_s[k];
+            ((float *)out)[r * dim + cc] = (float)run_c[k];
         } else {
-            ((double *)out)[r * dim + sc] = s;
-            ((double *)out)[r * dim + cc] = c;
+            ((double *)out)[r * dim + sc] = run_s[k];
+            ((double *)out)[r * dim + cc] = run_c[k];
         }
     }
 }
@@ -233,27 +226,16 @@ void posenc_sinusoid_rows_scalar_(const posenc_sinusoid_rows_ *plan, double *run
 
 typedef struct {
     const table_job *job;
-    posenc_kernel_path path;
-    const double *w_hi, *w_lo;            /* w_k as double-doubles */
-    posenc_dd_sincos_ rot;                /* (sin, cos)(ANCHOR * w_k), double-double */
-    posenc_sinusoid_rows_ plan;           /* steps (sin w_k, cos w_k) in double */
+    const posenc_recurrence_ *rec;
+    posenc_sinusoid_rows_ plan;           /* steps (sin w_k, cos w_k) in double: rec's */
     posenc_sinusoid_rows_fn_ rows_fn;     /* NULL: odd dims / f16 / bf16, stored per element */
-    double *scratch;                      /* per worker: anchor (4 x pairs), run_s, run_c */
+    double *scratch;                      /* per worker: posenc_recurrence_state_doubles_ */
     /* Large output not 64-byte aligned (e.g. calloc'd): rows are computed into a
      * per-worker cache-resident stage and streamed out by an alignment-aware copy. */
     char *stage;                          /* NULL: write rows directly */
     size_t stage_bytes, stage_rows;
     void (*copy)(float *dst, const float *src, size_t n);
 } precise_range_ctx;
-
-/* Rotate (run_s, run_c) by one step: the rows kernels' arithmetic, for chunked calls. */
-static void advance_run(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c) {
-    for (int32_t k = 0; k < plan->pairs; k++) {
-        double s = run_s[k] * plan->step_c[k] + run_c[k] * plan->step_s[k];
-        run_c[k] = run_c[k] * plan->step_c[k] - run_s[k] * plan->step_s[k];
-        run_s[k] = s;
-    }
-}
 
 /* Rows [r, r + rows) from the anchor values in run_s/run_c. */
 static void fill_anchor_rows(const precise_range_ctx *ctx, size_t worker, double *run_s, double *run_c,
@@ -269,41 +251,33 @@ static void fill_anchor_rows(const precise_range_ctx *ctx, size_t worker, double
         char *stage = ctx->stage + worker * ctx->stage_bytes;
         for (size_t i = 0; i < rows; i += ctx->stage_rows) {
             size_t n = rows - i < ctx->stage_rows ? rows - i : ctx->stage_rows;
-            if (i > 0) advance_run(&ctx->plan, run_s, run_c);
+            if (i > 0) posenc_rotate_run_(ctx->plan.step_s, ctx->plan.step_c, run_s, run_c, 0, (size_t)pairs);
             ctx->rows_fn(&ctx->plan, run_s, run_c, stage, n);
             ctx->copy((float *)((char *)job->out + (r + i) * row_bytes), (const float *)stage,
                       n * row_bytes / sizeof(float));
         }
         return;
     }
-    for (size_t i = 0; i < rows; i++)
-        for (int32_t k = 0; k < pairs; k++) {
-            if (i > 0) { /* same operations as posenc_sinusoid_rows_scalar_ */
-                double s = run_s[k] * ctx->plan.step_c[k] + run_c[k] * ctx->plan.step_s[k];
-                run_c[k] = run_c[k] * ctx->plan.step_c[k] - run_s[k] * ctx->plan.step_s[k];
-                run_s[k] = s;
-            }
-            store_pair(job, r + i, k, run_s[k], run_c[k]);
-        }
+    for (size_t i = 0; i < rows; i++) {
+        if (i > 0) posenc_rotate_run_(ctx->plan.step_s, ctx->plan.step_c, run_s, run_c, 0, (size_t)pairs);
+        for (int32_t k = 0; k < pairs; k++) store_pair(job, r + i, k, run_s[k], run_c[k]);
+    }
 }
 
 static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t end) {
     const precise_range_ctx *ctx = vctx;
     const table_job *job = ctx->job;
     const size_t P = (size_t)job->shape.pairs;
-    double *mem = ctx->scratch + 6 * P * worker;
-    posenc_dd_sincos_ anchor = {mem, mem + P, mem + 2 * P, mem + 3 * P};
-    double *run_s = mem + 4 * P, *run_c = mem + 5 * P;
+    posenc_recurrence_state_ state =
+        posenc_recurrence_state_in_(P, ctx->scratch + posenc_recurrence_state_doubles_(P) * worker);
     for (size_t b = begin; b < end; b += SINUSOID_BLOCK) {
         size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
         double p0 = (double)job->positions->start + (double)b; /* exact: |p| < 2^53 checked */
-        posenc_sincos_dd_(ctx->path, P, p0, ctx->w_hi, ctx->w_lo, &anchor);
-        for (size_t r = b; r < block_end; r += SINUSOID_ANCHOR) {
-            if (r != b) posenc_rotate_dd_(ctx->path, P, &anchor, &ctx->rot);
-            memcpy(run_s, anchor.s_hi, P * sizeof(double)); /* hi = the dd rounded to double */
-            memcpy(run_c, anchor.c_hi, P * sizeof(double));
-            size_t rows = block_end - r < SINUSOID_ANCHOR ? block_end - r : SINUSOID_ANCHOR;
-            fill_anchor_rows(ctx, worker, run_s, run_c, r, rows);
+        posenc_recurrence_start_(ctx->rec, &state, p0);
+        for (size_t r = b; r < block_end; r += POSENC_RECURRENCE_ANCHOR) {
+            if (r != b) posenc_recurrence_next_anchor_(ctx->rec, &state);
+            size_t rows = block_end - r < POSENC_RECURRENCE_ANCHOR ? block_end - r : POSENC_RECURRENCE_ANCHOR;
+            fill_anchor_rows(ctx, worker, state.run_s, state.run_c, r, rows);
         }
     }
     if (ctx->stage) posenc_store_fence_();
@@ -326,18 +300,16 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     const posenc_exec *exec = &run->exec;
     size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
-    /* shared: w_hi, w_lo, rot (4), step (4); per worker: anchor (4), run_s, run_c */
-    double *mem = malloc(sizeof(double) * P * (10 + 6 * (size_t)threads));
-    RETURN_ERROR_IF(!mem, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs", pairs);
-    double *w_hi = mem, *w_lo = mem + P, *step_s = mem + 6 * P, *step_c = mem + 7 * P;
-    posenc_split_dd_(w, P, w_hi, w_lo);
-    precise_range_ctx ctx = {job, exec->path, w_hi, w_lo, {mem + 2 * P, mem + 3 * P, mem + 4 * P, mem + 5 * P},
-                             {pairs, job->params->layout, job->dtype, false, step_s, step_c},
-                             NULL, mem + 10 * P, NULL, 0, 0, NULL};
-    posenc_sincos_dd_(exec->path, P, SINUSOID_ANCHOR, w_hi, w_lo, &ctx.rot);
-    /* the step: (sin, cos)(w_k); the rows use its hi parts, (sin, cos) rounded to double */
-    posenc_dd_sincos_ step = {step_s, mem + 8 * P, step_c, mem + 9 * P};
-    posenc_sincos_dd_(exec->path, P, 1.0, w_hi, w_lo, &step);
+    posenc_recurrence_ rec;
+    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, w, P, exec->path, err));
+    double *mem = malloc(sizeof(double) * posenc_recurrence_state_doubles_(P) * (size_t)threads);
+    if (!mem) {
+        posenc_recurrence_free_(&rec);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %d pairs", pairs);
+    }
+    /* the rows use the step's hi parts: (sin, cos)(w_k) rounded to double */
+    precise_range_ctx ctx = {job, &rec, {pairs, job->params->layout, job->dtype, false, rec.step.s_hi, rec.step.c_hi},
+                             NULL, mem, NULL, 0, 0, NULL};
     bool clean = job->params->dim == 2 * pairs &&
                  (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
     if (clean) {
@@ -350,7 +322,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
         size_t row_bytes = bytes / rows;
         if (big && !ctx.plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
             ctx.stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
-            if (ctx.stage_rows > SINUSOID_ANCHOR) ctx.stage_rows = SINUSOID_ANCHOR;
+            if (ctx.stage_rows > POSENC_RECURRENCE_ANCHOR) ctx.stage_rows = POSENC_RECURRENCE_ANCHOR;
             ctx.stage_bytes = (ctx.stage_rows * row_bytes + 63) / 64 * 64;
             ctx.stage = aligned_alloc(64, ctx.stage_bytes * (size_t)threads);
             ctx.copy = exec->path == POSENC_PATH_AVX512 ? posenc_stream_copy_f32_avx512_
@@ -361,6 +333,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     posenc_parallel_for_(run, threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
     free(ctx.stage);
     free(mem);
+    posenc_recurrence_free_(&rec);
     return POSENC_OK;
 }
 
@@ -460,18 +433,14 @@ static void run_direct(const table_job *job, const void *w, posenc_range_fn_ fn,
 
 /* torch-compat forms the angle f32(p) * f32(w) in float32; past FLT_MAX it is inf
  * and sin/cos are NaN. A base below 1 gives w up to e^88, so p = 65531 is enough
- * (found by fuzz_table). Refused, as rope_check_torch_angle_ does for RoPE. */
+ * (found by fuzz_table). Refused by the guard RoPE uses too (f32_angle.h). */
 static posenc_status check_torch_angle(const posenc_positions *positions, const float *w, int32_t pairs,
                                        posenc_error *err) {
     float w_max = 0.0f;
     for (int32_t k = 0; k < pairs; k++) w_max = fmaxf(w_max, fabsf(w[k]));
     long double p_max = 0.0L;
     for (size_t r = 0; r < positions->count; r++) p_max = fmaxl(p_max, fabsl(posenc_position_at_(positions, r)));
-    double angle = (double)(float)p_max * (double)w_max;
-    RETURN_ERROR_IF(!(angle <= 3.4028234663852886e38), err, POSENC_ERR_INVALID_ARGUMENT,
-                    "torch-compat angle p*w = %g overflows float32 at position %.0Lf (frequency %g); "
-                    "use the precise mode or a base above 1", angle, p_max, (double)w_max);
-    return POSENC_OK;
+    return posenc_check_f32_angle_(p_max, w_max, "frequency", "use the precise mode or a base above 1", err);
 }
 
 static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,

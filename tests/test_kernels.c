@@ -80,7 +80,7 @@ static void *table_on_at(const posenc_sinusoid_params *p, const posenc_positions
     char *mem = aligned_alloc(64, (*bytes + misalign + 63) / 64 * 64);
     void *out = mem + misalign;
     memset(out, 0xff, *bytes);
-    posenc_exec e = {threads, path, pool};
+    posenc_exec e = {threads, path, pool, NULL};
     posenc_error err = {0};
     posenc_status st = posenc_sinusoid_table_exec(p, pos, dtype, out, count, &e, &err);
     if (misalign) memmove(mem, out, *bytes);

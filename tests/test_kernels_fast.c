@@ -70,7 +70,7 @@ static void test_rope_paths(void) {
             }
             posenc_error err = {0};
             memcpy(ref, x0, count * esize);
-            posenc_exec e = {1, POSENC_PATH_SCALAR, NULL};
+            posenc_exec e = {1, POSENC_PATH_SCALAR, NULL, NULL};
             if (posenc_rope_apply_exec(&p, 0, (posenc_layout)layout, &v, pos, cases[ci].inverse, cases[ci].dtype, ref,
                                        count, &e, &err) != POSENC_OK) {
                 CHECK(0, "rope scalar run: %s", err.message);
@@ -80,7 +80,7 @@ static void test_rope_paths(void) {
                 if (!posenc_kernel_path_supported(paths[pi])) continue;
                 for (int threads = 1; threads <= 3; threads += 2) {
                     memcpy(got, x0, count * esize);
-                    posenc_exec ex = {threads, paths[pi], NULL};
+                    posenc_exec ex = {threads, paths[pi], NULL, NULL};
                     posenc_status st = posenc_rope_apply_exec(&p, 0, (posenc_layout)layout, &v, pos, cases[ci].inverse,
                                                               cases[ci].dtype, got, count, &ex, &err);
                     size_t d = first_diff(got, ref, count * esize);
@@ -120,7 +120,7 @@ static void test_rope_precision(void) {
                 pos[t] = starts[si] >= 0 ? starts[si] + t : starts[si] == -1 ? 5000 * (t / 300) + t % 300 + 7
                                                                               : 1000 * (t / 3) + t % 3;
             posenc_rope_view v = posenc_rope_view_contiguous(T, 1, D);
-            posenc_exec e = {2, paths[pi], NULL};
+            posenc_exec e = {2, paths[pi], NULL, NULL};
             posenc_error err = {0};
             posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, pos, 0, POSENC_DTYPE_F32, x, (size_t)T * D, &e, &err);
             double inv[64];
@@ -178,7 +178,7 @@ static void test_bias_paths(void) {
                 if (!posenc_kernel_path_supported(paths[pi])) continue;
                 for (int threads = 1; threads <= 3; threads += 2) {
                     memset(got, 0xff, n * sizeof *got);
-                    posenc_exec e = {threads, paths[pi], NULL};
+                    posenc_exec e = {threads, paths[pi], NULL, NULL};
                     posenc_error err = {0};
                     posenc_status st = kind < 2 ? posenc_alibi_bias_exec_f32(slopes, H, (posenc_alibi_form)kind, &q, &k,
                                                                              got, n, &e, &err)
@@ -234,7 +234,7 @@ static void test_rope_tables(void) {
             float *x = malloc(sizeof *x * T * D);
             for (size_t i = 0; i < (size_t)T * D; i++) x[i] = (i % 2 == 0) ? 1.0f : 0.0f;
             posenc_rope_view v = posenc_rope_view_contiguous(T, 1, D);
-            posenc_exec e = {threads, paths[pi], NULL};
+            posenc_exec e = {threads, paths[pi], NULL, NULL};
             posenc_status sa = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, ids, 0, POSENC_DTYPE_F32, x,
                                                       (size_t)T * D, &e, &err);
             size_t same = 0;

@@ -402,6 +402,87 @@ static void test_multi_axis(void) {
           "Qwen2-VL position ids: text 0..2, grid from 3 (last t,h,w = 4,5,6), text resumes at 7 (total %zu)", total);
 }
 
+/* Issue 14.1: every apply entry point runs the same checks. torch-compat with
+ * linear factor 1e-35 makes w_0 = 1e35, so the float32 angle p*w overflows from
+ * position ~3400: with 20,000 tokens each entry point must refuse (the exec
+ * entry point once returned success with 33,194 NaNs) and leave x untouched;
+ * with 3,000 tokens each must succeed with the same bits as posenc_rope_apply_f32. */
+static size_t count_changed(const void *a, const void *b, size_t bytes) {
+    size_t n = 0;
+    for (size_t i = 0; i < bytes; i++) n += ((const unsigned char *)a)[i] != ((const unsigned char *)b)[i];
+    return n;
+}
+
+static void test_torch_angle_every_entry(void) {
+    enum { D = 8, H = 1, T = 20000 };
+    posenc_rope_params p = params(D);
+    p.mode = POSENC_MODE_TORCH_COMPAT;
+    p.scaling = POSENC_ROPE_LINEAR;
+    p.factor = 1e-35;
+    size_t n = (size_t)T * H * D;
+    float *x0 = malloc(n * sizeof *x0), *x = malloc(n * sizeof *x), *ref = malloc(n * sizeof *ref);
+    uint16_t *h0 = malloc(n * 2), *h = malloc(n * 2);
+    int64_t *ids = malloc(sizeof *ids * T * 3);
+    for (size_t i = 0; i < n; i++) {
+        x0[i] = rnd();
+        h0[i] = posenc_f32_to_bf16(x0[i]);
+    }
+    posenc_mrope_sections sec = {POSENC_MROPE_SECTIONS, 3, {2, 1, 1, 0}};
+    const posenc_dtype dtypes[3] = {POSENC_DTYPE_F32, POSENC_DTYPE_F16, POSENC_DTYPE_BF16};
+    const size_t token_counts[2] = {T, 3000};
+    for (int ok_case = 0; ok_case < 2; ok_case++) {
+        posenc_rope_view v = posenc_rope_view_contiguous(token_counts[ok_case], H, D);
+        for (size_t t = 0; t < 3 * v.tokens; t++) ids[t] = (int64_t)(t % v.tokens); /* [3 axes][tokens] */
+        posenc_status want = ok_case ? POSENC_OK : POSENC_ERR_INVALID_ARGUMENT;
+        posenc_error err = {0};
+        memcpy(ref, x0, n * sizeof *x);
+        posenc_status st = posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, ref, n, &err);
+        CHECK(st == want && (ok_case || strstr(err.message, "overflows float32")),
+              "%zu tokens: posenc_rope_apply_f32 -> %s [%s]", v.tokens, posenc_strerror(st), err.message);
+        for (int e = 0; e < 9; e++) { /* apply_f16, _bf16, _shift, _exec x 3 dtypes, explicit ids, mrope, exec avx path */
+            bool wide = e == 2 || e == 3 || e == 6 || e == 7 || e == 8;
+            memcpy(x, x0, n * sizeof *x);
+            memcpy(h, h0, n * 2);
+            const char *name = "?";
+            posenc_exec ex;
+            posenc_exec_default(&ex);
+            ex.threads = 2;
+            switch (e) {
+            case 0: name = "posenc_rope_apply_f16"; st = posenc_rope_apply_f16(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, h, n, &err); break;
+            case 1: name = "posenc_rope_apply_bf16"; st = posenc_rope_apply_bf16(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, h, n, &err); break;
+            case 2: name = "posenc_rope_shift_f32"; st = posenc_rope_shift_f32(&p, 0, POSENC_LAYOUT_HALF, &v, ids, x, n, &err); break;
+            case 3: name = "posenc_rope_apply_exec f32"; st = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, dtypes[0], x, n, &ex, &err); break;
+            case 4: name = "posenc_rope_apply_exec f16"; st = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, dtypes[1], h, n, &ex, &err); break;
+            case 5: name = "posenc_rope_apply_exec bf16"; st = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, dtypes[2], h, n, &ex, &err); break;
+            case 6: name = "posenc_rope_apply_exec f32 ids"; st = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_HALF, &v, ids, 0, dtypes[0], x, n, NULL, &err); break;
+            case 7: name = "posenc_mrope_apply_f32"; st = posenc_mrope_apply_f32(&p, &sec, POSENC_LAYOUT_HALF, &v, ids, 0, x, n, &err); break;
+            default: name = "posenc_rope_apply_exec f32 scalar x1"; ex.path = POSENC_PATH_SCALAR; ex.threads = 1;
+                st = posenc_rope_apply_exec(&p, 0, POSENC_LAYOUT_HALF, &v, NULL, 0, dtypes[0], x, n, &ex, &err); break;
+            }
+            size_t changed = wide ? count_changed(x, x0, n * sizeof *x) : count_changed(h, h0, n * 2);
+            bool good = st == want && (ok_case ? changed > 0 : strstr(err.message, "overflows float32") && changed == 0);
+            /* the accepted case: same bits as the plain f32 apply where the computation is the same */
+            if (ok_case && (e == 3 || e == 6 || e == 8)) good = good && count_changed(x, ref, n * sizeof *x) == 0;
+            CHECK(good, "%zu tokens: %s -> %s, %zu bytes changed [%s]", v.tokens, name, posenc_strerror(st), changed,
+                  st == POSENC_OK ? "ok" : err.message);
+        }
+        /* tables over the same positions */
+        posenc_positions pos = {token_counts[ok_case], 0, NULL, NULL};
+        float *c = malloc(sizeof *c * token_counts[ok_case] * D / 2), *s = malloc(sizeof *s * token_counts[ok_case] * D / 2);
+        st = posenc_rope_table_f32(&p, 0, &pos, 1, c, s, token_counts[ok_case] * D / 2, &err);
+        CHECK(st == want, "%zu tokens: posenc_rope_table_f32 -> %s [%s]", v.tokens, posenc_strerror(st),
+              st == POSENC_OK ? "ok" : err.message);
+        free(c);
+        free(s);
+    }
+    free(x0);
+    free(x);
+    free(ref);
+    free(h0);
+    free(h);
+    free(ids);
+}
+
 #define EXPECT_ERROR(st, want_status, needle)                                                                   \
     do {                                                                                                        \
         posenc_status s_ = (st);                                                                                \
@@ -495,5 +576,6 @@ int main(void) {
     test_worked_examples();
     test_multi_axis();
     test_errors();
+    test_torch_angle_every_entry();
     return check_finish();
 }

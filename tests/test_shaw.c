@@ -63,6 +63,9 @@ int main(void) {
     expect(posenc_shaw_relative_indices_i32(2, &p5, &p5, idx, 24, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 25", "small buffer");
     expect(posenc_shaw_gather_f32(badidx, 3, K, table, 3, out, 9, &e), POSENC_ERR_OUT_OF_RANGE, &e, "index 1 must be in [0, 2k] = [0, 14], got 15", "[B14] index past 2k");
     expect(posenc_shaw_gather_f32(a, 3, -2, table, 3, out, 9, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "got -2", "gather clip -2");
+    /* one clip check (check_clip) behind both entry points: the same status and message from each */
+    expect(posenc_shaw_gather_f32(a, 3, 1 << 30, table, 3, out, 9, &e), POSENC_ERR_LIMIT, &e, "clip k must be < 2^30, got 1073741824", "gather clip 2^30");
+    expect(posenc_shaw_relative_indices_i32(1 << 30, &p5, &p5, idx, 64, &e), POSENC_ERR_LIMIT, &e, "clip k must be < 2^30, got 1073741824", "indices clip 2^30");
     expect(posenc_shaw_gather_f32(a, 3, K, table, 0, out, 9, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "depth must be > 0, got 0", "depth 0");
     expect(posenc_shaw_gather_f32(a, 3, K, table, 3, out, 8, &e), POSENC_ERR_BUFFER_TOO_SMALL, &e, "needs 9", "gather buffer");
     return check_finish();

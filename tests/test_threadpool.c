@@ -63,7 +63,7 @@ static void test_threadpool(void) {
     posenc_sinusoid_params_default(&p, 256);
     posenc_positions pos = posenc_positions_range(3, 4096);
     float *want = malloc(sizeof(float) * 4096 * 256);
-    posenc_exec one = {1, POSENC_PATH_AUTO, NULL};
+    posenc_exec one = {1, POSENC_PATH_AUTO, NULL, NULL};
     CHECK(posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, want, 4096 * 256, &one, &err) == POSENC_OK,
           "reference table, 1 thread, no pool");
     posenc_threadpool *single = NULL;
@@ -93,7 +93,7 @@ static void test_threadpool(void) {
 static void test_other_drivers(void) {
     posenc_threadpool *pool = NULL;
     CHECK(posenc_threadpool_create(2, &pool, NULL) == POSENC_OK, "pool of 2 for RoPE and ALiBi");
-    posenc_exec with = {2, POSENC_PATH_AUTO, pool}, without = {2, POSENC_PATH_AUTO, NULL};
+    posenc_exec with = {2, POSENC_PATH_AUTO, pool, NULL}, without = {2, POSENC_PATH_AUTO, NULL, NULL};
     posenc_rope_params rp;
     posenc_rope_params_default(&rp, 128);
     enum { T = 2048, H = 4, D = 128 };
@@ -123,8 +123,47 @@ static void test_other_drivers(void) {
     posenc_threadpool_free(pool);
 }
 
+/* posenc_exec.trace: one entry per chunk, consistent times, items that add up
+ * to the rows, the same bits as an untraced call (with a pool and without). */
+static void test_trace(void) {
+    posenc_threadpool *pool = NULL;
+    CHECK(posenc_threadpool_create(2, &pool, NULL) == POSENC_OK, "pool of 2 for the trace");
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 256);
+    enum { ROWS = 4096, DIM = 256 };
+    posenc_positions pos = posenc_positions_range(0, ROWS);
+    float *a = malloc(sizeof(float) * ROWS * DIM), *b = malloc(sizeof(float) * ROWS * DIM);
+    for (int pooled = 0; pooled < 2; pooled++) {
+        posenc_exec_trace trace;
+        memset(&trace, 0xff, sizeof trace);
+        posenc_exec plain = {2, POSENC_PATH_AUTO, pooled ? pool : NULL, NULL}, traced = plain;
+        traced.trace = &trace;
+        posenc_status s1 = posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, a, (size_t)ROWS * DIM, &plain, NULL);
+        posenc_status s2 = posenc_sinusoid_table_exec(&p, &pos, POSENC_DTYPE_F32, b, (size_t)ROWS * DIM, &traced, NULL);
+        size_t items = 0;
+        bool times = trace.chunks == 2 && trace.pooled == pooled;
+        for (int i = 0; times && i < trace.chunks; i++) {
+            items += trace.items[i];
+            times = trace.start_ns[i] >= trace.submit_ns && trace.end_ns[i] >= trace.start_ns[i] &&
+                    trace.done_ns >= trace.end_ns[i];
+        }
+        CHECK(s1 == POSENC_OK && s2 == POSENC_OK && times && items == ROWS &&
+                  memcmp(a, b, sizeof(float) * ROWS * DIM) == 0,
+              "trace (%s): %d chunks, %zu rows, worker 1 started %.1f us after submit, busy %.1f / %.1f us, "
+              "same bits as untraced",
+              pooled ? "pool" : "no pool", trace.chunks, items,
+              trace.chunks > 1 ? (double)(trace.start_ns[1] - trace.submit_ns) / 1e3 : -1.0,
+              (double)(trace.end_ns[0] - trace.start_ns[0]) / 1e3,
+              trace.chunks > 1 ? (double)(trace.end_ns[1] - trace.start_ns[1]) / 1e3 : -1.0);
+    }
+    free(a);
+    free(b);
+    posenc_threadpool_free(pool);
+}
+
 int main(void) {
     test_threadpool();
     test_other_drivers();
+    test_trace();
     return check_finish();
 }

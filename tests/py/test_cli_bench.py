@@ -22,6 +22,17 @@ def main():
     t.check(rc == 0 and "| memset | 1 |" in out and len(rows) == 3 and all(r.count("|") >= 9 for r in rows),
             f"small bench run: exit {rc}, memory table and {len(rows)} sinusoid rows (want 3) {err.strip()}")
     t.check("kernel path scalar" in out, "the forced path is reported in the header")
+    # issue 18: scaling columns next to the machine's own, the compute probe, the per-thread timeline
+    rc, out, err = run("bench", "--only", "rope", "--threads", "1,2", "--reps", "5", "--no-peers",
+                       "--mem-mib", "16", "--timeline")
+    rows = [line.split("|") for line in out.split("Timeline:")[0].splitlines()
+            if line.startswith("| RoPE in place q[4096x32x128] f32 interleaved | 2 |")]
+    t.check(rc == 0 and len(rows) == 1 and len(rows[0]) >= 13 and all(float(rows[0][i]) > 0 for i in (8, 9, 10)),
+            f"2-thread row has kernel, memset and memcpy scaling: {rows[0][8:11] if rows else None} {err.strip()}")
+    t.check("| memset, streaming stores | 2 |" in out and "| compute (G multiply-adds/s) | 2 |" in out,
+            "memory table has streaming memset and the pure-compute probe at 2 threads")
+    timeline = [line for line in out.splitlines() if line.startswith("|  | 2 | 1 |")]
+    t.check("Timeline:" in out and len(timeline) >= 1, f"--timeline prints worker 1 of the 2-thread run ({len(timeline)} rows)")
     t.finish()
 
 

@@ -1,0 +1,63 @@
+/* recurrence.h: the anchored (sin, cos) recurrence behind the fast sinusoid
+ * tables (sinusoidal.c) and RoPE cos/sin (rope_fast.c), written once.
+ *
+ * For consecutive positions p0, p0 + 1, ... and frequencies w_k: a run starts
+ * from the double-double (sin, cos)(p0 w_k) (sincos_dd.h, ~1e-25 off); every
+ * POSENC_RECURRENCE_ANCHOR positions that double-double anchor is rotated by
+ * ANCHOR * w_k (~1e-31 per step); positions in between come from a rotation in
+ * double by w_k started at the anchor rounded to double:
+ *   s' = s*cos(w) + c*sin(w),  c' = c*cos(w) - s*sin(w)   (no FMA: same bits everywhere)
+ * which drifts < ANCHOR * 2.3e-16 before the next anchor. Callers cut their
+ * rows in blocks (their thread grain) and start each block afresh, so values
+ * never depend on the thread count. */
+#ifndef POSENC_RECURRENCE_H
+#define POSENC_RECURRENCE_H
+
+#include "sincos_dd.h"
+
+/* Positions between double-double anchors. */
+#define POSENC_RECURRENCE_ANCHOR 64
+
+/* What every worker shares: the frequencies and the two rotations. */
+typedef struct {
+    posenc_kernel_path path;
+    size_t pairs;
+    double *mem;                     /* owns the arrays below */
+    const double *w_hi, *w_lo;       /* w_k as double-doubles */
+    posenc_dd_sincos_ anchor_step;   /* (sin, cos)(ANCHOR * w_k) */
+    posenc_dd_sincos_ step;          /* (sin, cos)(w_k); the double steps use its hi parts */
+} posenc_recurrence_;
+
+/* One worker's running values, in memory the caller provides
+ * (posenc_recurrence_state_doubles_ doubles per worker). */
+typedef struct {
+    posenc_dd_sincos_ anchor; /* the double-double (sin, cos) of the last anchor */
+    double *run_s, *run_c;    /* the double (sin, cos) of the current position */
+} posenc_recurrence_state_;
+
+/* Frequencies w[0..pairs) on a kernel path; free with posenc_recurrence_free_. */
+posenc_status posenc_recurrence_init_(posenc_recurrence_ *rec, const long double *w, size_t pairs,
+                                      posenc_kernel_path path, posenc_error *err);
+void posenc_recurrence_free_(posenc_recurrence_ *rec);
+
+size_t posenc_recurrence_state_doubles_(size_t pairs);
+posenc_recurrence_state_ posenc_recurrence_state_in_(size_t pairs, double *mem);
+
+/* Start a run at `position` (an integer, |p| < 2^53, |p w| < 2^40): anchor and
+ * run = (sin, cos)(position * w). */
+void posenc_recurrence_start_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state, double position);
+/* The next anchor, ANCHOR positions after the last one; run = anchor. */
+void posenc_recurrence_next_anchor_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
+/* The next position in double: the run rotated by one step. */
+void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
+/* The next position in double-double: the anchor rotated by one step (~1e-25
+ * per step; for f64 tables, which need more than the double run). */
+void posenc_recurrence_next_dd_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
+
+/* The double step itself, for pairs [first, end): what posenc_recurrence_next_
+ * does, for callers that step their own arrays (the sinusoid rows kernels'
+ * leftover pairs). Lives in a file built without FMA. */
+void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
+                        size_t end);
+
+#endif
