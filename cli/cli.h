@@ -49,6 +49,38 @@ bool cli_double(const cli_args *args, const char *name, double *out);
 /* Choose one of `choices` (NULL-terminated); *out = index. */
 bool cli_choice(const cli_args *args, const char *name, const char *const *choices, int *out);
 
+/* ---- choice vocabularies (cli/vocab.c): one table per vocabulary, used by
+ * every command. The getters keep *out when the flag is absent (each command
+ * keeps its own default) and print "unknown --NAME 'x' (choose a|b|...)"
+ * (the caller exits EXIT_USAGE) on a name outside the vocabulary. ---- */
+#define CLI_LAYOUT_NAMES "interleaved | half | neox (= half) | gptj (= interleaved)"
+#define CLI_FREQS_NAMES "vaswani (base^(-2k/d)) | t2t (base^(-k/(d/2-1)), fairseq)"
+#define CLI_ODD_NAMES "error | pad (zero last channel) | round_up (tatp22)"
+#define CLI_DTYPE_NAMES "f32 | f64 | f16 | bf16 (bf16-rounded values stored as f32) | bf16-bits (<u2)"
+bool cli_get_layout(const cli_args *args, const char *name, posenc_layout *out);
+bool cli_get_freqs(const cli_args *args, const char *name, posenc_freqs *out);
+bool cli_get_odd(const cli_args *args, const char *name, posenc_odd_policy *out);
+/* Canonical names of the enums ("interleaved", "half"; "vaswani", "t2t"; "error", "pad", "round_up"). */
+const char *cli_layout_name(posenc_layout layout);
+const char *cli_freqs_name(posenc_freqs freqs);
+const char *cli_odd_name(posenc_odd_policy odd);
+/* RoPE scaling names through posenc_rope_scaling_parse (HF's "default" = none). */
+bool cli_get_scaling(const cli_args *args, const char *name, posenc_rope_scaling *out);
+/* --precise / --torch-compat (both given is an error). */
+bool cli_get_mode(const cli_args *args, posenc_mode *out);
+/* An output dtype: what the library computes in, and whether bf16 values are
+ * widened to float32 for the file (numpy cannot read bfloat16). */
+typedef struct {
+    posenc_dtype compute;
+    bool widen_bf16;
+    const char *name; /* the name given ("f32" by default) */
+} cli_dtype_choice;
+void cli_dtype_default(cli_dtype_choice *out); /* f32 */
+bool cli_get_dtype(const cli_args *args, const char *name, cli_dtype_choice *out);
+/* Replace a computed bf16 table by float32 holding the same values when the
+ * choice asks for it (else leave it); EXIT_* code. */
+int cli_widen_bf16(const char *command, const cli_dtype_choice *dtype, posenc_array *table);
+
 /* Print "posenc CMD: message" (+ "hint: ..." if hint) to stderr and return code. */
 int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -84,6 +116,9 @@ int cmd_bias(int argc, char **argv);
 /* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
  * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
 int cmd_table_kind(const cli_args *args, const char *kind);
+/* The one check of which flags a table kind reads (cli/table_kinds.c): an
+ * unknown kind, a flag the kind does not read, or a missing -o is a usage error. */
+int cli_table_kind_check(const cli_args *args, const char *kind);
 int cmd_compose(int argc, char **argv);
 /* @@CLI_COMMANDS_LEARNED@@ */
 /* */
@@ -239,8 +274,8 @@ void cli_table_free(cli_table *t);
     {"len", "N", "positions (rows), default 128"},                                                 \
     {"dim", "D", "channels per position, default 64"},                                             \
     {"base", "B", "frequency base, default 10000"},                                                \
-    {"freqs", "CONV", "vaswani (default) | t2t"},                                                  \
-    {"layout", "L", "interleaved (default) | half"},                                               \
+    {"freqs", "CONV", CLI_FREQS_NAMES "; default vaswani"},                                          \
+    {"layout", "L", CLI_LAYOUT_NAMES "; default interleaved"},                                      \
     {"start", "S", "first position, default 0"},                                                  \
     {"scaling", "S", "rope: none (default) | linear | ntk | dynamic | yarn | llama3"},             \
     {"factor", "F", "rope: scaling factor, default 1 (8 for llama3, 4 for the others if unset)"},  \

@@ -6,11 +6,11 @@
 #include <string.h>
 
 static const cli_option precision_options[] = {
-    {"dtype", "T", "bf16 | f16 | f32, required"},
+    {"dtype", "T", "the dtype audited, required: " CLI_DTYPE_NAMES " (audits: bf16, f16, f32)"},
     {"max-pos", "N", "audit positions 0..N, required (1..2^31)"},
     {"dim", "D", "channels (head_dim for RoPE), default 128"},
     {"base", "B", "frequency base, default 10000 (RoPE theta)"},
-    {"freqs", "CONV", "vaswani (base^(-2k/d): sinusoid and RoPE, default) | t2t"},
+    {"freqs", "CONV", CLI_FREQS_NAMES "; default vaswani (sinusoid and RoPE)"},
     {"json", NULL, "machine-readable output (keys in docs/analysis.md)"},
     {NULL, NULL, NULL}};
 
@@ -23,8 +23,6 @@ static void precision_help(void) {
     cli_print_options(precision_options);
     printf("\nexample:\n  posenc precision --dtype bf16 --max-pos 131072 --dim 128 --base 500000\n");
 }
-
-static const char *const dtype_names[] = {"bf16", "f16", "f32", NULL};
 
 static void print_json(const posenc_precision_report *r) {
     printf("{\"dtype\":\"%s\",\"max_pos\":%lld,\"pairs\":%d,\"first_inexact_position\":%lld,\"first_inexact_rounds_to\":",
@@ -95,23 +93,25 @@ int cmd_precision(int argc, char **argv) {
         precision_help();
         return EXIT_OK;
     }
-    int dt = 0, fr = 0;
+    cli_dtype_choice dtype;
+    cli_dtype_default(&dtype);
     int64_t max_pos = 0;
     int32_t dim = 128;
-    if (!cli_choice(&a, "dtype", dtype_names, &dt) || !cli_int64(&a, "max-pos", 1, (int64_t)1 << 31, &max_pos) ||
-        !cli_int32(&a, "dim", 2, 1 << 16, &dim) || !cli_choice(&a, "freqs", (const char *const[]){"vaswani", "t2t", NULL}, &fr))
+    if (!cli_get_dtype(&a, "dtype", &dtype) || !cli_int64(&a, "max-pos", 1, (int64_t)1 << 31, &max_pos) ||
+        !cli_int32(&a, "dim", 2, 1 << 16, &dim))
         return EXIT_USAGE;
     if (!cli_has(&a, "dtype") || !cli_has(&a, "max-pos"))
         return cli_fail("precision", EXIT_USAGE, "posenc precision --dtype bf16 --max-pos 131072", "--dtype and --max-pos are required");
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, dim);
-    if (!cli_double(&a, "base", &p.base)) return EXIT_USAGE;
-    p.freqs = fr ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+    if (!cli_double(&a, "base", &p.base) || !cli_get_freqs(&a, "freqs", &p.freqs)) return EXIT_USAGE;
     p.odd = POSENC_ODD_PAD;
-    static const posenc_dtype dtypes[] = {POSENC_DTYPE_BF16, POSENC_DTYPE_F16, POSENC_DTYPE_F32};
+    if (dtype.compute == POSENC_DTYPE_F64)
+        return cli_fail("precision", EXIT_USAGE, "audit bf16, f16 or f32",
+                        "--dtype f64 has nothing to audit: float64 is the reference the audit compares against");
     posenc_precision_report r;
     posenc_error err = {0};
-    if (posenc_precision_audit(&p, dtypes[dt], max_pos, &r, &err) != POSENC_OK) {
+    if (posenc_precision_audit(&p, dtype.compute, max_pos, &r, &err) != POSENC_OK) {
         if (err.status == POSENC_ERR_LIMIT) /* the request is too large: a usage error */
             return cli_fail("precision", EXIT_USAGE, "lower --max-pos or --dim", "%s", err.message);
         return cli_fail_status("precision", &err);

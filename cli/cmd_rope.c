@@ -266,16 +266,14 @@ static int rope_apply(int argc, char **argv) {
         printf("\nexample:\n  posenc rope apply --in q.npy --start 1000 --layout neox --base 500000 -o q_rot.npy\n");
         return EXIT_OK;
     }
-    static const char *const layouts[] = {"half", "interleaved", "neox", "gptj", NULL};
-    int layout_choice = 0;
-    if (!cli_choice(&a, "layout", layouts, &layout_choice)) return EXIT_USAGE;
+    posenc_layout layout = POSENC_LAYOUT_HALF; /* HF rotate_half is the common case */
+    if (!cli_get_layout(&a, "layout", &layout)) return EXIT_USAGE;
     if (!cli_has(&a, "in")) return cli_fail("rope apply", EXIT_USAGE, "e.g. --in q.npy", "--in X.npy is required");
     if (!cli_has(&a, "o")) return cli_fail("rope apply", EXIT_USAGE, NULL, "-o Y.npy is required");
     if (cli_has(&a, "start") && cli_has(&a, "positions"))
         return cli_fail("rope apply", EXIT_USAGE, NULL, "give --start or --positions, not both");
     if (cli_has(&a, "inverse") && cli_has(&a, "shift"))
         return cli_fail("rope apply", EXIT_USAGE, NULL, "give --inverse or --shift, not both");
-    posenc_layout layout = (layout_choice == 1 || layout_choice == 3) ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
     int64_t start = 0;
     if (!cli_int64(&a, "start", INT64_MIN / 2, INT64_MAX / 2, &start)) return EXIT_USAGE;
     posenc_array x;
