@@ -136,6 +136,15 @@ void cli_json_number(double v); /* null for NaN/inf */
 void cli_json_numbers(const double *v, size_t n);
 void cli_print_fit_json(const posenc_sinusoid_fit *fit);
 void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
+/* The words of the analysis results (cli/analysis_words.c), appended to a
+ * growable buffer so nothing is cut; cli_words(b) is the text ("" if none). */
+typedef struct cli_buffer cli_buffer;
+void cli_word_preset(cli_buffer *b, const posenc_sinusoid_fit *fit, posenc_preset preset);
+void cli_word_finding(cli_buffer *b, const posenc_diff_report *r, const posenc_finding *f);
+void cli_word_diff_summary(cli_buffer *b, const posenc_diff_report *r);
+void cli_word_signal(cli_buffer *b, const posenc_signal_report *r);
+const char *cli_words(const cli_buffer *b);
+void cli_words_clear(cli_buffer *b); /* empty it for the next sentence (keeps the memory) */
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
@@ -143,11 +152,11 @@ void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
 
 /* Growable byte buffer for PNG/SVG/HTML bodies; `failed` latches on an
  * allocation failure so callers check once at the end. */
-typedef struct {
+struct cli_buffer {
     char *data;
     size_t len, cap;
     bool failed;
-} cli_buffer;
+};
 void cli_buffer_append(cli_buffer *b, const void *bytes, size_t n);
 void cli_buffer_puts(cli_buffer *b, const char *text);
 void cli_buffer_printf(cli_buffer *b, const char *fmt, ...)

@@ -135,8 +135,9 @@ int cmd_signal(int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
     if (a.help) {
         printf("usage: posenc signal TOKENS.npy INPUTS.npy [--json]\n\n"
-               "TOKENS holds the token embeddings of a sequence ([T, D]); INPUTS the model's input embeddings for\n"
-               "the same tokens. Reports whether a position signal was added, the token scale (1 or sqrt(d)),\n"
+               "TOKENS holds the token embeddings of a sequence ([T, D]) or a batch ([B, T, D]); INPUTS the model's\n"
+               "input embeddings for the same tokens (a batch: the scale is fitted within each position, across\n"
+               "the sequences). Reports whether a position signal was added, the token scale (1 or sqrt(d)),\n"
                "the signal's strength, and whether it is sinusoidal (with its fitted convention) or learned.\n\n");
         cli_print_options(signal_options);
         return EXIT_OK;
@@ -151,8 +152,11 @@ int cmd_signal(int argc, char **argv) {
     }
     posenc_signal_report r;
     posenc_error err = {0};
+    cli_buffer words = {0};
     if (posenc_detect_position_signal(&t, &x, &r, &err) != POSENC_OK) {
         rc = cli_fail_status("signal", &err);
+    } else if (cli_word_signal(&words, &r), words.failed) {
+        rc = cli_fail("signal", EXIT_RUNTIME, NULL, "out of memory");
     } else if (cli_has(&a, "json")) {
         printf("{\"present\":%s,\"token_scale\":", r.present ? "true" : "false");
         cli_json_number(r.token_scale);
@@ -162,18 +166,24 @@ int cmd_signal(int argc, char **argv) {
         cli_json_number(r.signal_row_spread);
         printf(",\"relative_residual\":");
         cli_json_number(r.relative_residual);
+        printf(",\"sequences\":%zu,\"positions\":%zu,\"sequence_spread\":", r.sequences, r.positions);
+        cli_json_number(r.sequence_spread);
         printf(",\"sinusoidal\":%s,\"fit\":", r.sinusoidal ? "true" : "false");
         cli_print_fit_json(&r.fit);
-        printf(",\"verdict\":");
-        cli_json_string(r.verdict);
+        printf(",\"verdict_code\":%d,\"verdict\":", (int)r.verdict);
+        cli_json_string(cli_words(&words));
         printf("}\n");
     } else {
         printf("position signal present: %s\ntoken scale %.6g%s\nsignal rms %.6g (relative to inputs %.3g), "
                "row spread %.3g\n", r.present ? "yes" : "no", r.token_scale, r.scale_is_sqrt_dim ? " (sqrt(d))" : "",
                r.signal_rms, r.relative_residual, r.signal_row_spread);
-        if (r.present) cli_print_fit_text("signal", &r.fit);
-        printf("\n%s\n", r.verdict);
+        if (r.sequences > 1)
+            printf("%zu sequences of %zu positions; the signal differs between them by %.3g of its rms\n", r.sequences,
+                   r.positions, r.sequence_spread);
+        if (r.present && r.verdict != POSENC_SIGNAL_PER_SEQUENCE) cli_print_fit_text("signal", &r.fit);
+        printf("\n%s\n", cli_words(&words));
     }
+    cli_buffer_free(&words);
     posenc_signal_report_free(&r);
     posenc_array_free(&t);
     posenc_array_free(&x);

@@ -2,6 +2,7 @@
  * frequencies, start position, base, angle formation) from data alone.
  * Used by `posenc analyze`, the diff diagnosis and the signal check. */
 #include "analysis_internal.h"
+#include "io_internal.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -27,6 +28,17 @@ posenc_status posenc_f64_table_from_array_(const posenc_array *a, const char *wh
     out->cols = cols;
     out->data = f.data;
     return posenc_ok_(err);
+}
+
+void posenc_read_f64_(const posenc_array *a, size_t first, size_t count, double *out) {
+    if (a->dtype == POSENC_DTYPE_F64) {
+        memcpy(out, (const double *)a->data + first, count * sizeof(double));
+    } else if (a->dtype == POSENC_DTYPE_F32) { /* the common case, without a switch per element */
+        const float *in = (const float *)a->data + first;
+        for (size_t i = 0; i < count; i++) out[i] = in[i];
+    } else {
+        for (size_t i = 0; i < count; i++) out[i] = posenc_array_get_f64_(a, first + i);
+    }
 }
 
 void posenc_f64_table_free_(posenc_f64_table_ *t) {

@@ -197,21 +197,28 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     double *z = st == POSENC_OK ? malloc(rows * cols * sizeof(double)) : NULL;
     if (st == POSENC_OK && !z) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot copy the table");
     for (size_t i = 0; z && i < rows * cols; i++) z[i] = finite_or_zero(t[i]);
-    /* uniqueness: the closest pair of distinct positions */
+    /* squared row norms, for the cosines below */
+    double *norm2 = z ? malloc(rows * sizeof(double)) : NULL;
+    if (z && !norm2) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate row norms");
+    for (size_t p = 0; norm2 && p < rows; p++) norm2[p] = dot4(z + p * cols, z + p * cols, cols);
+    /* uniqueness: the closest pair of distinct positions, and the pair most alike by direction */
     size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 2048; /* O(urows^2 cols) */
     if (urows > rows) urows = rows;
     h->uniqueness_rows = urows;
     h->closest_distance = INFINITY;
-    for (size_t i = 0; z && i < urows; i++)
+    h->max_cosine = -INFINITY;
+    for (size_t i = 0; norm2 && i < urows; i++)
         for (size_t j = i + 1; j < urows; j++) {
             double d2 = sum_sq_diff(z + i * cols, z + j * cols, cols);
             if (d2 < h->closest_distance) h->closest_distance = d2, h->closest_a = i, h->closest_b = j;
+            if (norm2[i] > 0 && norm2[j] > 0) {
+                double cosine = dot4(z + i * cols, z + j * cols, cols) / sqrt(norm2[i] * norm2[j]);
+                if (cosine > h->max_cosine) h->max_cosine = cosine, h->most_similar_a = i, h->most_similar_b = j;
+            }
         }
     h->closest_distance = sqrt(h->closest_distance);
+    if (h->max_cosine == -INFINITY) h->max_cosine = NAN;
     /* similarity vs distance */
-    double *norm2 = z ? malloc(rows * sizeof(double)) : NULL;
-    if (z && !norm2) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate row norms");
-    for (size_t p = 0; norm2 && p < rows; p++) norm2[p] = dot4(z + p * cols, z + p * cols, cols);
     for (size_t k = 0; norm2 && k < offsets; k++) {
         double sd = 0, sc = 0;
         size_t n = 0;

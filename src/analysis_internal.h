@@ -16,6 +16,10 @@ posenc_status posenc_f64_table_from_array_(const posenc_array *a, const char *wh
                                            posenc_f64_table_ *out, posenc_error *err);
 void posenc_f64_table_free_(posenc_f64_table_ *t);
 
+/* Elements [first, first + count) of a numeric array as float64, without a
+ * copy of the whole array (the analysis reads big inputs a row at a time). */
+void posenc_read_f64_(const posenc_array *a, size_t first, size_t count, double *out);
+
 /* Angle difference wrapped into (-pi, pi]. */
 double posenc_wrap_angle_(double a);
 
