@@ -87,9 +87,9 @@ posenc_status posenc_diagnose_models_(const posenc_array *a, const posenc_array 
         FORWARD_IF_ERROR(posenc_fit_rope_angles(o->input, a, &r->fit_a, err));
         FORWARD_IF_ERROR(posenc_fit_rope_angles(o->input, b, &r->fit_b, err));
     } else {
-        FORWARD_IF_ERROR(posenc_fit_table_f64_(ta->data, ta->rows, ta->cols, posenc_angle_noise_for_dtype_(a->dtype),
+        FORWARD_IF_ERROR(posenc_fit_table_f64_(ta, posenc_angle_noise_for_dtype_(a->dtype),
                                                &r->fit_a, err));
-        FORWARD_IF_ERROR(posenc_fit_table_f64_(tb->data, tb->rows, tb->cols, posenc_angle_noise_for_dtype_(b->dtype),
+        FORWARD_IF_ERROR(posenc_fit_table_f64_(tb, posenc_angle_noise_for_dtype_(b->dtype),
                                                &r->fit_b, err));
     }
     r->preset_a = posenc_fit_preset(&r->fit_a, rope);

@@ -50,9 +50,9 @@ static int ulp_bucket(double a, double b) {
     return d == 0 ? 0 : d == 1 ? 1 : d < 4 ? 2 : d < 16 ? 3 : d < 256 ? 4 : d < 65536 ? 5 : 6;
 }
 
-static bool row_is_zero(const double *t, size_t cols, size_t r) {
-    for (size_t c = 0; c < cols; c++)
-        if (t[r * cols + c] != 0) return false;
+static bool row_is_zero(const posenc_f64_table_ *t, size_t r) {
+    for (size_t c = 0; c < t->cols; c++)
+        if (posenc_table_at_(t, r * t->cols + c) != 0) return false;
     return true;
 }
 
@@ -74,7 +74,7 @@ static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b
     for (size_t i = 0; i < a->rows; i++) {
         double row_max = 0;
         for (size_t c = 0; c < a->cols; c++) {
-            double x = a->data[i * a->cols + c], y = b->data[i * b->cols + c];
+            double x = posenc_table_at_(a, i * a->cols + c), y = posenc_table_at_(b, i * b->cols + c);
             r->nonfinite_a += !isfinite(x);
             r->nonfinite_b += !isfinite(y);
             r->ulp_histogram[ulp_bucket(x, y)]++;
@@ -109,9 +109,9 @@ static double shifted_diff(const posenc_f64_table_ *a, const posenc_f64_table_ *
     for (size_t rb = 0; rb < b->rows; rb++) {
         long ra = (long)rb + k;
         if (ra < 0 || (size_t)ra >= a->rows) continue;
-        if (row_is_zero(a->data, a->cols, (size_t)ra) || row_is_zero(b->data, b->cols, rb)) continue;
+        if (row_is_zero(a, (size_t)ra) || row_is_zero(b, rb)) continue;
         for (size_t c = 0; c < a->cols; c++) {
-            double d = fabs(a->data[(size_t)ra * a->cols + c] - b->data[rb * b->cols + c]);
+            double d = fabs(posenc_table_at_(a, (size_t)ra * a->cols + c) - posenc_table_at_(b, rb * b->cols + c));
             if (!(d <= worst)) worst = d;
         }
         n++;
@@ -127,7 +127,7 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
         double worst = 0;
         for (size_t i = 0; i < a->rows; i++)
             for (size_t c = 0; c < a->cols; c++) {
-                double d = fabs(a->data[i * a->cols + c] - b->data[c * b->cols + i]);
+                double d = fabs(posenc_table_at_(a, i * a->cols + c) - posenc_table_at_(b, c * b->cols + i));
                 if (!(d <= worst)) worst = d;
             }
         posenc_finding *f = worst <= tol ? posenc_diff_add_(r, POSENC_FINDING_TRANSPOSED, worst) : NULL;
@@ -139,7 +139,7 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
         const posenc_f64_table_ *s = a->rows < b->rows ? a : b, *l = a->rows < b->rows ? b : a;
         double worst = 0;
         for (size_t i = 0; i < s->rows * s->cols; i++) {
-            double d = fabs(s->data[i] - l->data[i]);
+            double d = fabs(posenc_table_at_(s, i) - posenc_table_at_(l, i));
             if (!(d <= worst)) worst = d;
         }
         posenc_finding *f = worst <= tol ? posenc_diff_add_(r, POSENC_FINDING_PREFIX, (double)s->rows) : NULL;
@@ -168,14 +168,14 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
     long first = -1;
     double rest = 0;
     for (size_t i = 0; i < a->rows; i++) {
-        bool ia = row_is_zero(a->data, a->cols, i), ib = row_is_zero(b->data, b->cols, i);
+        bool ia = row_is_zero(a, i), ib = row_is_zero(b, i);
         if (ia != ib) {
             za += ia, zb += ib;
             if (first < 0) first = (long)i;
             continue;
         }
         for (size_t c = 0; c < a->cols; c++) {
-            double d = fabs(a->data[i * a->cols + c] - b->data[i * b->cols + c]);
+            double d = fabs(posenc_table_at_(a, i * a->cols + c) - posenc_table_at_(b, i * b->cols + c));
             if (!(d <= rest)) rest = d;
         }
     }
@@ -201,7 +201,7 @@ static void permutation_hypothesis(const posenc_f64_table_ *a, const posenc_f64_
             if (used[i]) continue;
             bool same = true;
             for (size_t t = 0; t < a->rows && same; t++)
-                same = fabs(a->data[t * cols + i] - b->data[t * cols + j]) <= r->tolerance;
+                same = fabs(posenc_table_at_(a, t * cols + i) - posenc_table_at_(b, t * cols + j)) <= r->tolerance;
             if (same) perm[j] = i, used[i] = 1, ok = true;
         }
     }
@@ -255,7 +255,6 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(a, "table A", &ta, err));
     posenc_status st = posenc_f64_table_from_array_(b, "table B", &tb, err);
     if (st != POSENC_OK) {
-        posenc_f64_table_free_(&ta);
         return st;
     }
     out->rows_a = ta.rows, out->cols_a = ta.cols, out->rows_b = tb.rows, out->cols_b = tb.cols;
@@ -264,8 +263,6 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
     if (out->shapes_equal) {
         out->channel_max_abs = calloc(ta.cols, sizeof(double));
         if (!out->channel_max_abs) {
-            posenc_f64_table_free_(&ta);
-            posenc_f64_table_free_(&tb);
             return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu channel errors", ta.cols);
         }
         size_t per = a->ndim >= 2 && a->shape[0] > 0 ? ta.rows / a->shape[0] : 1;
@@ -289,8 +286,6 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
                           "shapes do not match: A is [%zu x %zu], B is [%zu x %zu] (rows x channels), and B is "
                           "not A transposed, a prefix, or A shifted by a position offset",
                           ta.rows, ta.cols, tb.rows, tb.cols);
-    posenc_f64_table_free_(&ta);
-    posenc_f64_table_free_(&tb);
     if (st != POSENC_OK) {
         posenc_diff_report_free(out);
         return st;

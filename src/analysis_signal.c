@@ -13,7 +13,8 @@
  * fitted a sinusoid that restarts every T rows and called it "learned".)
  *
  * Memory: the inputs are read in place, a row at a time; the working set is
- * S and the per-position token mean ([T, D] float64 each), plus the fit's angles. */
+ * S ([T, D]: float32 for one float32 sequence, else float64), the per-position
+ * token mean for batches, and the fit's angles. */
 #include "analysis_diff_internal.h"
 
 #include <stdio.h>
@@ -72,11 +73,16 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
                         tokens->shape[tokens->ndim - 1], NULL, NULL};
     size_t B = in.sequences, T = in.positions, D = in.channels, n = T * D;
     r->sequences = B, r->positions = T;
-    double *s = calloc(n, sizeof(double)), *mean_t = B > 1 ? calloc(n, sizeof(double)) : NULL;
+    /* S in float32 when one float32-or-narrower sequence is given: its rounding
+     * (2^-24 relative) is inside the fit's noise floor, and it halves the memory */
+    bool narrow = B == 1 && tokens->dtype != POSENC_DTYPE_F64 && inputs->dtype != POSENC_DTYPE_F64;
+    double *s = narrow ? NULL : calloc(n, sizeof(double)), *mean_t = B > 1 ? calloc(n, sizeof(double)) : NULL;
+    float *s32 = narrow ? malloc(n * sizeof(float)) : NULL;
+#define S_AT(i) (s ? s[i] : (double)s32[i])
     in.row_t = malloc(2 * D * sizeof(double));
     in.row_x = in.row_t ? in.row_t + D : NULL;
     posenc_status st = POSENC_OK;
-    if (!s || (B > 1 && !mean_t) || !in.row_t) {
+    if ((!s && !s32) || (B > 1 && !mean_t) || !in.row_t) {
         st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the [%zu x %zu] signal", T, D);
         goto done;
     }
@@ -98,8 +104,7 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
                 }
                 tt += tv * tv, xt += xv * tv, xx += xv * xv;
                 if (fabs(xv) > xmax) xmax = fabs(xv);
-                s[t * D + c] += xv / (double)B;
-                if (mean_t) mean_t[t * D + c] += tv / (double)B;
+                if (mean_t) s[t * D + c] += xv / (double)B, mean_t[t * D + c] += tv / (double)B;
             }
         }
     /* the token scale: overall (one sequence) or within positions (several) */
@@ -118,7 +123,11 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
     } else {
         for (size_t t = 0; t < T; t++) {
             read_row(&in, 0, t);
-            for (size_t c = 0; c < D; c++) s[t * D + c] = in.row_x[c] - a * in.row_t[c];
+            for (size_t c = 0; c < D; c++) {
+                double v = in.row_x[c] - a * in.row_t[c];
+                if (s) s[t * D + c] = v;
+                else s32[t * D + c] = (float)v;
+            }
         }
     }
     free(mean_t);
@@ -129,15 +138,15 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
         for (size_t t = 0; t < T; t++) {
             read_row(&in, b, t);
             for (size_t c = 0; c < D; c++) {
-                double e = in.row_x[c] - a * in.row_t[c], d = e - s[t * D + c];
+                double e = in.row_x[c] - a * in.row_t[c], d = e - S_AT(t * D + c);
                 total += e * e, apart += d * d;
             }
         }
     double ss = 0, spread = 0;
     double *mean = in.row_t; /* reuse: mean row of S */
     memset(mean, 0, D * sizeof(double));
-    for (size_t i = 0; i < n; i++) ss += s[i] * s[i], mean[i % D] += s[i] / (double)T;
-    for (size_t i = 0; i < n; i++) spread += (s[i] - mean[i % D]) * (s[i] - mean[i % D]);
+    for (size_t i = 0; i < n; i++) ss += S_AT(i) * S_AT(i), mean[i % D] += S_AT(i) / (double)T;
+    for (size_t i = 0; i < n; i++) spread += (S_AT(i) - mean[i % D]) * (S_AT(i) - mean[i % D]);
     r->signal_rms = sqrt(ss / (double)n);
     r->relative_residual = xx > 0 ? sqrt(total / xx) : 0;
     r->signal_row_spread = ss > 0 ? sqrt(spread / ss) : 0;
@@ -151,13 +160,18 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
     } else {
         double amp = r->signal_rms * sqrt(2.0);
         double noise = 8 * 0x1p-24 * xmax / amp + posenc_angle_noise_for_dtype_(inputs->dtype);
-        st = posenc_fit_table_f64_(s, T, D, noise, &r->fit, err);
+        posenc_array s_array = {s ? POSENC_DTYPE_F64 : POSENC_DTYPE_F32, 2, {T, D}, n, s ? (void *)s : (void *)s32};
+        posenc_f64_table_ s_view;
+        st = posenc_f64_table_from_array_(&s_array, "signal", &s_view, err);
+        if (st == POSENC_OK) st = posenc_fit_table_f64_(&s_view, noise, &r->fit, err);
         r->sinusoidal = st == POSENC_OK && r->fit.found && r->fit.pair_norm_error < 1e-2;
         r->preset = r->sinusoidal ? posenc_fit_preset(&r->fit, 0) : POSENC_PRESET_NONE;
         r->verdict = r->sinusoidal ? POSENC_SIGNAL_SINUSOIDAL : POSENC_SIGNAL_LEARNED;
     }
+#undef S_AT
 done:
     free(s);
+    free(s32);
     free(mean_t);
     free(in.row_t);
     if (st != POSENC_OK) {
