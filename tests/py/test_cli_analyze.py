@@ -236,7 +236,7 @@ def main():
                 f"signal {name}: present {r['present']}, sinusoidal {r['sinusoidal']}, scale {r['token_scale']:.4g}: {r['verdict'][:80]}")
     np.save(P("inp.npy"), np.zeros((10, 64), np.float32))
     rc, _, se = run("signal", P("tok.npy"), P("inp.npy"))
-    t.check(rc == 2 and "[60 x 64]" in se and "[10 x 64]" in se, f"signal shape mismatch: {se.strip()[:100]}")
+    t.check(rc == 2 and "[60 x 64]" in se and "[10 x 64]" in se, f"[Y2] signal shape mismatch: {se.strip()[:100]}")
     # issue 13.13: a [B, T, D] batch of 8*tokens + sinusoid was called "learned-looking"
     # (the rows were flattened, so the sinusoid restarted every T rows)
     B, T, D = 4, 128, 64
@@ -259,7 +259,15 @@ def main():
     np.save(P("binp.npy"), np.zeros((2, B, T, D), np.float32))
     np.save(P("btok4.npy"), np.zeros((2, B, T, D), np.float32))
     rc, _, se = run("signal", P("btok4.npy"), P("binp.npy"))
-    t.check(rc == 2 and "[T, D] or [B, T, D], got rank 4" in se, f"signal rank 4 refused: {se.strip()[:90]}")
+    t.check(rc == 2 and "[T, D] or [B, T, D], got rank 4" in se, f"[Y1] signal rank 4 refused: {se.strip()[:90]}")
+    bad = 8 * btok + sinusoid(T, D)
+    bad[1, 3, 7] = np.nan
+    np.save(P("binp.npy"), bad.astype(np.float32))
+    rc, _, se = run("signal", P("btok.npy"), P("binp.npy"))
+    t.check(rc == 2 and "non-finite value at sequence 1, position 3, channel 7 of the input embeddings" in se,
+            f"[Y3] signal NaN named: {se.strip()[:100]}")
+    rc, _, se = run("precision", "--dtype", "f64", "--max-pos", 10)
+    t.check(rc == 2 and "--dtype f64 has nothing to audit" in se, f"[Y4] precision --dtype f64: {se.strip()[:90]}")
     # never cut mid-word (the library's 150-character preset slot cut this one): a
     # cos-first [cos|sin] t2t table from position 1000 with frequencies x 0.25
     k = np.arange(32)

@@ -78,7 +78,7 @@ def main():
                         + (f"; refused {refused}" if refused else ""))
                 rc, _, se = run(*argv("bogus"))
                 t.check(rc == 2 and f"unknown --{vocab} 'bogus' (choose {'|'.join(names[vocab])})" in se,
-                        f"{label} --{vocab} bogus: exit {rc}, '{se.strip()[:90]}'")
+                        f"[Y5] {label} --{vocab} bogus: exit {rc}, '{se.strip()[:90]}'")
 
         # the same name means the same thing everywhere: neox == half, gptj == interleaved
         for alias, canon in LAYOUT.items():
