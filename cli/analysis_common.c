@@ -69,7 +69,7 @@ void cli_print_fit_json(const posenc_sinusoid_fit *f) {
     printf("{\"found\":%s", f->found ? "true" : "false");
     if (f->found) {
         printf(",\"layout\":\"%s\",\"cos_first\":%s,\"pairs\":%d,\"extra_channels\":%d,\"amplitude\":",
-               f->layout == POSENC_LAYOUT_HALF ? "half" : "interleaved", f->cos_first ? "true" : "false", f->pairs,
+               cli_layout_name(f->layout), f->cos_first ? "true" : "false", f->pairs,
                f->extra_channels);
         cli_json_number(f->amplitude);
         printf(",\"pair_norm_error\":");
@@ -82,7 +82,7 @@ void cli_print_fit_json(const posenc_sinusoid_fit *f) {
         cli_json_number(f->scale);
         printf(",\"geometric_error\":");
         cli_json_number(f->geometric_error);
-        printf(",\"freqs\":\"%s\",\"base\":", f->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+        printf(",\"freqs\":\"%s\",\"base\":", cli_freqs_name(f->freqs));
         cli_json_number(f->base);
         printf(",\"base_is_round\":%s,\"base_vaswani\":", f->base_is_round ? "true" : "false");
         cli_json_number(f->base_vaswani);
@@ -108,7 +108,7 @@ void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *f) {
     printf("  start position %.6g%s, frequencies geometric ratio %.9g (max deviation %.2g), scale %.6g\n", f->start,
            f->start_is_integer ? "" : " (not an integer)", f->ratio, f->geometric_error, f->scale);
     printf("  base %.9g as %s%s (vaswani reading %.6g, t2t reading %.6g)\n", f->base,
-           f->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", f->base_is_round ? "" : " (not round: estimated)",
+           cli_freqs_name(f->freqs), f->base_is_round ? "" : " (not round: estimated)",
            f->base_vaswani, f->base_t2t);
     printf("  angles: %s (max error %.3g rad vs the exact model, relative %.3g, noise floor %.2g)\n",
            posenc_angle_formation_name(f->formation), f->angle_error, f->angle_relative_error, f->noise);

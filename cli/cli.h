@@ -49,6 +49,38 @@ bool cli_double(const cli_args *args, const char *name, double *out);
 /* Choose one of `choices` (NULL-terminated); *out = index. */
 bool cli_choice(const cli_args *args, const char *name, const char *const *choices, int *out);
 
+/* ---- choice vocabularies (cli/vocab.c): one table per vocabulary, used by
+ * every command. The getters keep *out when the flag is absent (each command
+ * keeps its own default) and print "unknown --NAME 'x' (choose a|b|...)"
+ * (the caller exits EXIT_USAGE) on a name outside the vocabulary. ---- */
+#define CLI_LAYOUT_NAMES "interleaved | half | neox (= half) | gptj (= interleaved)"
+#define CLI_FREQS_NAMES "vaswani (base^(-2k/d)) | t2t (base^(-k/(d/2-1)), fairseq)"
+#define CLI_ODD_NAMES "error | pad (zero last channel) | round_up (tatp22)"
+#define CLI_DTYPE_NAMES "f32 | f64 | f16 | bf16 (bf16-rounded values stored as f32) | bf16-bits (<u2)"
+bool cli_get_layout(const cli_args *args, const char *name, posenc_layout *out);
+bool cli_get_freqs(const cli_args *args, const char *name, posenc_freqs *out);
+bool cli_get_odd(const cli_args *args, const char *name, posenc_odd_policy *out);
+/* Canonical names of the enums ("interleaved", "half"; "vaswani", "t2t"; "error", "pad", "round_up"). */
+const char *cli_layout_name(posenc_layout layout);
+const char *cli_freqs_name(posenc_freqs freqs);
+const char *cli_odd_name(posenc_odd_policy odd);
+/* RoPE scaling names through posenc_rope_scaling_parse (HF's "default" = none). */
+bool cli_get_scaling(const cli_args *args, const char *name, posenc_rope_scaling *out);
+/* --precise / --torch-compat (both given is an error). */
+bool cli_get_mode(const cli_args *args, posenc_mode *out);
+/* An output dtype: what the library computes in, and whether bf16 values are
+ * widened to float32 for the file (numpy cannot read bfloat16). */
+typedef struct {
+    posenc_dtype compute;
+    bool widen_bf16;
+    const char *name; /* the name given ("f32" by default) */
+} cli_dtype_choice;
+void cli_dtype_default(cli_dtype_choice *out); /* f32 */
+bool cli_get_dtype(const cli_args *args, const char *name, cli_dtype_choice *out);
+/* Replace a computed bf16 table by float32 holding the same values when the
+ * choice asks for it (else leave it); EXIT_* code. */
+int cli_widen_bf16(const char *command, const cli_dtype_choice *dtype, posenc_array *table);
+
 /* Print "posenc CMD: message" (+ "hint: ..." if hint) to stderr and return code. */
 int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -91,6 +123,9 @@ int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *py
 /* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
  * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
 int cmd_table_kind(const cli_args *args, const char *kind);
+/* The one check of which flags a table kind reads (cli/table_kinds.c): an
+ * unknown kind, a flag the kind does not read, or a missing -o is a usage error. */
+int cli_table_kind_check(const cli_args *args, const char *kind);
 int cmd_compose(int argc, char **argv);
 /* @@CLI_COMMANDS_LEARNED@@ */
 /* */
@@ -108,6 +143,15 @@ void cli_json_number(double v); /* null for NaN/inf */
 void cli_json_numbers(const double *v, size_t n);
 void cli_print_fit_json(const posenc_sinusoid_fit *fit);
 void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
+/* The words of the analysis results (cli/analysis_words.c), appended to a
+ * growable buffer so nothing is cut; cli_words(b) is the text ("" if none). */
+typedef struct cli_buffer cli_buffer;
+void cli_word_preset(cli_buffer *b, const posenc_sinusoid_fit *fit, posenc_preset preset);
+void cli_word_finding(cli_buffer *b, const posenc_diff_report *r, const posenc_finding *f);
+void cli_word_diff_summary(cli_buffer *b, const posenc_diff_report *r);
+void cli_word_signal(cli_buffer *b, const posenc_signal_report *r);
+const char *cli_words(const cli_buffer *b);
+void cli_words_clear(cli_buffer *b); /* empty it for the next sentence (keeps the memory) */
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
@@ -115,11 +159,11 @@ void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
 
 /* Growable byte buffer for PNG/SVG/HTML bodies; `failed` latches on an
  * allocation failure so callers check once at the end. */
-typedef struct {
+struct cli_buffer {
     char *data;
     size_t len, cap;
     bool failed;
-} cli_buffer;
+};
 void cli_buffer_append(cli_buffer *b, const void *bytes, size_t n);
 void cli_buffer_puts(cli_buffer *b, const char *text);
 void cli_buffer_printf(cli_buffer *b, const char *fmt, ...)
@@ -278,8 +322,8 @@ const char *cli_rope_scaling_flag_given(const cli_args *args, const char *const 
     {"len", "N", "positions (rows), default 128"},                                                 \
     {"dim", "D", "channels per position, default 64"},                                             \
     {"base", "B", "frequency base, default 10000"},                                                \
-    {"freqs", "CONV", "vaswani (default) | t2t"},                                                  \
-    {"layout", "L", "interleaved (default) | half"},                                               \
+    {"freqs", "CONV", CLI_FREQS_NAMES "; default vaswani"},                                          \
+    {"layout", "L", CLI_LAYOUT_NAMES "; default interleaved"},                                      \
     {"start", "S", "first position, default 0"},                                                  \
     CLI_ROPE_SCALING_OPTIONS,                                                                      \
     {"seed", "N", "learned: seed of the N(0, sigma^2) initializer, default 0"},                   \

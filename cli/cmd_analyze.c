@@ -14,10 +14,10 @@ static const cli_option analyze_options[] = {
     {"len", "N", "generate the table instead: number of positions"},
     {"dim", "D", "... channels per position"},
     {"base", "B", "... frequency base, default 10000"},
-    {"freqs", "CONV", "... vaswani (default) | t2t"},
-    {"layout", "L", "... interleaved (default) | half"},
+    {"freqs", "CONV", "... " CLI_FREQS_NAMES "; default vaswani"},
+    {"layout", "L", "... " CLI_LAYOUT_NAMES "; default interleaved"},
     {"start", "S", "... first position, default 0"},
-    {"odd", "POLICY", "... odd dim: error (default) | pad | round_up"},
+    {"odd", "POLICY", "... odd dim: " CLI_ODD_NAMES "; default error"},
     {"max-offset", "K", "similarity vs distance for offsets 0..K (default min(rows-1, 128))"},
     {"json", NULL, "machine-readable output (keys in docs/analysis.md)"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB; env POSENC_MAX_BYTES)"},
@@ -34,27 +34,20 @@ static void analyze_help(void) {
            "  posenc analyze --cos cos.npy --sin sin.npy     # RoPE caches: base, start, attention scaling\n");
 }
 
-static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
-static const char *const layout_names[] = {"interleaved", "half", "neox", "gptj", NULL};
-static const char *const odd_names[] = {"error", "pad", "round_up", NULL};
-
 /* Generate the table described by the flags (float64) and its frequencies. */
 static int generate(const cli_args *a, posenc_array *out, double **freqs, size_t *nfreqs, posenc_layout *layout) {
     int32_t dim = 0;
     int64_t len = 0, start = 0;
-    int fr = 0, lay = 0, odd = 0;
     if (!cli_int32(a, "dim", 1, 1 << 20, &dim) || !cli_int64(a, "len", 1, INT64_MAX, &len) ||
-        !cli_int64(a, "start", 0, INT64_MAX, &start) || !cli_choice(a, "freqs", freqs_names, &fr) ||
-        !cli_choice(a, "layout", layout_names, &lay) || !cli_choice(a, "odd", odd_names, &odd))
+        !cli_int64(a, "start", 0, INT64_MAX, &start))
         return EXIT_USAGE;
     if (!cli_has(a, "dim") || !cli_has(a, "len"))
         return cli_fail("analyze", EXIT_USAGE, "posenc analyze --len 512 --dim 64", "give a table file, or --len and --dim");
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, dim);
-    if (!cli_double(a, "base", &p.base)) return EXIT_USAGE;
-    p.freqs = fr ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
-    p.layout = (lay == 1 || lay == 2) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
-    p.odd = (posenc_odd_policy)odd;
+    if (!cli_double(a, "base", &p.base) || !cli_get_freqs(a, "freqs", &p.freqs) ||
+        !cli_get_layout(a, "layout", &p.layout) || !cli_get_odd(a, "odd", &p.odd))
+        return EXIT_USAGE;
     posenc_error err = {0};
     int32_t pairs;
     size_t count;

@@ -111,7 +111,8 @@ static int run_alibi(int argc, char **argv) {
         !positive(&a, cmd, "len", "e.g. --len 64", &len) || !cli_double(&a, "max-bias", &max_bias) ||
         !cli_choice(&a, "form", forms, &form))
         return EXIT_USAGE;
-    posenc_mode mode = cli_has(&a, "torch-compat") ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
+    posenc_mode mode = POSENC_MODE_PRECISE;
+    if (!cli_get_mode(&a, &mode)) return EXIT_USAGE;
     if (heads > INT32_MAX) return cli_fail(cmd, EXIT_USAGE, NULL, "--heads must be <= %d, got %lld", INT32_MAX, (long long)heads);
     posenc_error err = {0};
     float *slopes = malloc(sizeof *slopes * (size_t)heads);

@@ -69,23 +69,39 @@ static void print_json(const posenc_diff_report *r) {
     cli_print_fit_json(&r->fit_a);
     printf(",\"fit_b\":");
     cli_print_fit_json(&r->fit_b);
+    cli_buffer words = {0};
     printf(",\"preset_a\":");
-    cli_json_string(r->preset_a);
+    cli_word_preset(&words, &r->fit_a, r->preset_a);
+    cli_json_string(cli_words(&words));
     printf(",\"preset_b\":");
-    cli_json_string(r->preset_b);
+    cli_words_clear(&words);
+    cli_word_preset(&words, &r->fit_b, r->preset_b);
+    cli_json_string(cli_words(&words));
     printf(",\"findings\":[");
     for (int i = 0; i < r->finding_count; i++) {
+        const posenc_finding *f = &r->findings[i];
         printf("%s{\"key\":", i ? "," : "");
-        cli_json_string(r->findings[i].key);
+        cli_json_string(f->key);
         printf(",\"value\":");
-        cli_json_number(r->findings[i].value);
-        printf(",\"text\":");
-        cli_json_string(r->findings[i].text);
+        cli_json_number(f->value);
+        printf(",\"a\":");
+        cli_json_number(f->a);
+        printf(",\"b\":");
+        cli_json_number(f->b);
+        printf(",\"evidence\":");
+        cli_json_number(f->evidence);
+        printf(",\"from_fit\":%s,\"text\":", f->from_fit ? "true" : "false");
+        cli_words_clear(&words);
+        cli_word_finding(&words, r, f);
+        cli_json_string(cli_words(&words));
         printf("}");
     }
     printf("],\"explained\":%s,\"summary\":", r->explained ? "true" : "false");
-    cli_json_string(r->summary);
+    cli_words_clear(&words);
+    cli_word_diff_summary(&words, r);
+    cli_json_string(cli_words(&words));
     printf("}\n");
+    cli_buffer_free(&words);
 }
 
 static void print_text(const char *pa, const char *pb, const posenc_diff_report *r) {
@@ -119,9 +135,17 @@ static void print_text(const char *pa, const char *pb, const posenc_diff_report 
     cli_print_fit_text("A", &r->fit_a);
     cli_print_fit_text("B", &r->fit_b);
     printf("\nDIAGNOSIS\n");
-    for (int i = 0; i < r->finding_count; i++) printf("  [%s] %s\n", r->findings[i].key, r->findings[i].text);
+    cli_buffer words = {0};
+    for (int i = 0; i < r->finding_count; i++) {
+        cli_words_clear(&words);
+        cli_word_finding(&words, r, &r->findings[i]);
+        printf("  [%s] %s\n", r->findings[i].key, cli_words(&words));
+    }
     if (!r->finding_count) printf("  (no finding)\n");
-    printf("\n%s\n", r->summary);
+    cli_words_clear(&words);
+    cli_word_diff_summary(&words, r);
+    printf("\n%s\n", cli_words(&words));
+    cli_buffer_free(&words);
 }
 
 int cmd_diff(int argc, char **argv) {

@@ -6,11 +6,11 @@
 #include <string.h>
 
 static const cli_option precision_options[] = {
-    {"dtype", "T", "bf16 | f16 | f32, required"},
+    {"dtype", "T", "the dtype audited, required: " CLI_DTYPE_NAMES " (audits: bf16, f16, f32)"},
     {"max-pos", "N", "audit positions 0..N, required (1..2^31)"},
     {"dim", "D", "channels (head_dim for RoPE), default 128"},
     {"base", "B", "frequency base, default 10000 (RoPE theta)"},
-    {"freqs", "CONV", "vaswani (base^(-2k/d): sinusoid and RoPE, default) | t2t"},
+    {"freqs", "CONV", CLI_FREQS_NAMES "; default vaswani (sinusoid and RoPE)"},
     {"json", NULL, "machine-readable output (keys in docs/analysis.md)"},
     {NULL, NULL, NULL}};
 
@@ -23,8 +23,6 @@ static void precision_help(void) {
     cli_print_options(precision_options);
     printf("\nexample:\n  posenc precision --dtype bf16 --max-pos 131072 --dim 128 --base 500000\n");
 }
-
-static const char *const dtype_names[] = {"bf16", "f16", "f32", NULL};
 
 static void print_json(const posenc_precision_report *r) {
     printf("{\"dtype\":\"%s\",\"max_pos\":%lld,\"pairs\":%d,\"first_inexact_position\":%lld,\"first_inexact_rounds_to\":",
@@ -95,23 +93,25 @@ int cmd_precision(int argc, char **argv) {
         precision_help();
         return EXIT_OK;
     }
-    int dt = 0, fr = 0;
+    cli_dtype_choice dtype;
+    cli_dtype_default(&dtype);
     int64_t max_pos = 0;
     int32_t dim = 128;
-    if (!cli_choice(&a, "dtype", dtype_names, &dt) || !cli_int64(&a, "max-pos", 1, (int64_t)1 << 31, &max_pos) ||
-        !cli_int32(&a, "dim", 2, 1 << 16, &dim) || !cli_choice(&a, "freqs", (const char *const[]){"vaswani", "t2t", NULL}, &fr))
+    if (!cli_get_dtype(&a, "dtype", &dtype) || !cli_int64(&a, "max-pos", 1, (int64_t)1 << 31, &max_pos) ||
+        !cli_int32(&a, "dim", 2, 1 << 16, &dim))
         return EXIT_USAGE;
     if (!cli_has(&a, "dtype") || !cli_has(&a, "max-pos"))
         return cli_fail("precision", EXIT_USAGE, "posenc precision --dtype bf16 --max-pos 131072", "--dtype and --max-pos are required");
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, dim);
-    if (!cli_double(&a, "base", &p.base)) return EXIT_USAGE;
-    p.freqs = fr ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
+    if (!cli_double(&a, "base", &p.base) || !cli_get_freqs(&a, "freqs", &p.freqs)) return EXIT_USAGE;
     p.odd = POSENC_ODD_PAD;
-    static const posenc_dtype dtypes[] = {POSENC_DTYPE_BF16, POSENC_DTYPE_F16, POSENC_DTYPE_F32};
+    if (dtype.compute == POSENC_DTYPE_F64)
+        return cli_fail("precision", EXIT_USAGE, "audit bf16, f16 or f32",
+                        "--dtype f64 has nothing to audit: float64 is the reference the audit compares against");
     posenc_precision_report r;
     posenc_error err = {0};
-    if (posenc_precision_audit(&p, dtypes[dt], max_pos, &r, &err) != POSENC_OK) {
+    if (posenc_precision_audit(&p, dtype.compute, max_pos, &r, &err) != POSENC_OK) {
         if (err.status == POSENC_ERR_LIMIT) /* the request is too large: a usage error */
             return cli_fail("precision", EXIT_USAGE, "lower --max-pos or --dim", "%s", err.message);
         return cli_fail_status("precision", &err);
@@ -135,8 +135,9 @@ int cmd_signal(int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
     if (a.help) {
         printf("usage: posenc signal TOKENS.npy INPUTS.npy [--json]\n\n"
-               "TOKENS holds the token embeddings of a sequence ([T, D]); INPUTS the model's input embeddings for\n"
-               "the same tokens. Reports whether a position signal was added, the token scale (1 or sqrt(d)),\n"
+               "TOKENS holds the token embeddings of a sequence ([T, D]) or a batch ([B, T, D]); INPUTS the model's\n"
+               "input embeddings for the same tokens (a batch: the scale is fitted within each position, across\n"
+               "the sequences). Reports whether a position signal was added, the token scale (1 or sqrt(d)),\n"
                "the signal's strength, and whether it is sinusoidal (with its fitted convention) or learned.\n\n");
         cli_print_options(signal_options);
         return EXIT_OK;
@@ -151,8 +152,11 @@ int cmd_signal(int argc, char **argv) {
     }
     posenc_signal_report r;
     posenc_error err = {0};
+    cli_buffer words = {0};
     if (posenc_detect_position_signal(&t, &x, &r, &err) != POSENC_OK) {
         rc = cli_fail_status("signal", &err);
+    } else if (cli_word_signal(&words, &r), words.failed) {
+        rc = cli_fail("signal", EXIT_RUNTIME, NULL, "out of memory");
     } else if (cli_has(&a, "json")) {
         printf("{\"present\":%s,\"token_scale\":", r.present ? "true" : "false");
         cli_json_number(r.token_scale);
@@ -162,18 +166,24 @@ int cmd_signal(int argc, char **argv) {
         cli_json_number(r.signal_row_spread);
         printf(",\"relative_residual\":");
         cli_json_number(r.relative_residual);
+        printf(",\"sequences\":%zu,\"positions\":%zu,\"sequence_spread\":", r.sequences, r.positions);
+        cli_json_number(r.sequence_spread);
         printf(",\"sinusoidal\":%s,\"fit\":", r.sinusoidal ? "true" : "false");
         cli_print_fit_json(&r.fit);
-        printf(",\"verdict\":");
-        cli_json_string(r.verdict);
+        printf(",\"verdict_code\":%d,\"verdict\":", (int)r.verdict);
+        cli_json_string(cli_words(&words));
         printf("}\n");
     } else {
         printf("position signal present: %s\ntoken scale %.6g%s\nsignal rms %.6g (relative to inputs %.3g), "
                "row spread %.3g\n", r.present ? "yes" : "no", r.token_scale, r.scale_is_sqrt_dim ? " (sqrt(d))" : "",
                r.signal_rms, r.relative_residual, r.signal_row_spread);
-        if (r.present) cli_print_fit_text("signal", &r.fit);
-        printf("\n%s\n", r.verdict);
+        if (r.sequences > 1)
+            printf("%zu sequences of %zu positions; the signal differs between them by %.3g of its rms\n", r.sequences,
+                   r.positions, r.sequence_spread);
+        if (r.present && r.verdict != POSENC_SIGNAL_PER_SEQUENCE) cli_print_fit_text("signal", &r.fit);
+        printf("\n%s\n", cli_words(&words));
     }
+    cli_buffer_free(&words);
     posenc_signal_report_free(&r);
     posenc_array_free(&t);
     posenc_array_free(&x);

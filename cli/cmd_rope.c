@@ -42,7 +42,6 @@ static const cli_option apply_options[] = {
     {NULL, NULL, NULL}};
 
 
-static const char *const layout_choices[] = {"half", "interleaved", "neox", "gptj", NULL};
 
 /* Frequency settings of a request; owns the longrope lists and the config. */
 typedef struct {
@@ -105,12 +104,12 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     } else if (cli_has(a, "layer-type")) {
         return cli_fail(cmd, EXIT_USAGE, NULL, "--layer-type needs --config");
     }
-    int layout = -1;
     int64_t max_pos = p->max_position;
     int32_t dim = p->head_dim;
     if (!cli_int32(a, "dim", INT32_MIN, INT32_MAX, &dim) || !cli_double(a, "base", &p->base) ||
         !cli_int64(a, "max-pos", INT64_MIN, INT64_MAX, &max_pos) ||
-        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) || !cli_choice(a, "layout", layout_choices, &layout))
+        !cli_int64(a, "seq-len", INT64_MIN, INT64_MAX, &q->seq_len) ||
+        !cli_get_layout(a, "layout", &q->layout))
         return EXIT_USAGE;
     if (!cli_has(a, "dim") && !q->have_config)
         return cli_fail(cmd, EXIT_USAGE, "e.g. --dim 128, or --config config.json", "--dim is required (or --config)");
@@ -127,7 +126,6 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     if (!q->have_config || cli_has(a, "dim")) q->attention_head_dim = dim;
     p->max_position = max_pos;
     q->seq_len_given = cli_has(a, "seq-len");
-    if (layout >= 0) q->layout = (layout == 1 || layout == 3) ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
     q->flags.params = *p;
     q->flags.given = given;
     int rc = cli_rope_scaling_parse(cmd, a, &q->flags);

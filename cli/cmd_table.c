@@ -10,12 +10,12 @@ static const cli_option table_options[] = {
     {"len", "N", "number of positions (rows), required unless --positions"},
     {"dim", "D", "channels per position, required"},
     {"base", "B", "frequency base, default 10000"},
-    {"freqs", "CONV", "vaswani (base^(-2k/d), default) | t2t (base^(-k/(d/2-1)), fairseq)"},
-    {"layout", "L", "interleaved (sin,cos pairs, default) | half (all sin, then all cos)"},
+    {"freqs", "CONV", CLI_FREQS_NAMES "; default vaswani"},
+    {"layout", "L", CLI_LAYOUT_NAMES "; default interleaved (sin,cos pairs); half = all sin, then all cos"},
     {"start", "S", "first position, default 0 (fairseq/RoBERTa: padding_idx+1)"},
     {"positions", "P.npy", "explicit positions: 1-D int64/int32, or float64/float32 for real ones"},
-    {"odd", "POLICY", "odd dim: error (default) | pad (zero last channel) | round_up (tatp22)"},
-    {"dtype", "T", "f32 (default) | f64 | f16 | bf16 (bf16-rounded values stored as f32) | bf16-bits (<u2)"},
+    {"odd", "POLICY", "odd dim: " CLI_ODD_NAMES "; default error"},
+    {"dtype", "T", CLI_DTYPE_NAMES "; default f32"},
     {"precise", NULL, "extended-precision angles, <= 1 ULP in f32 (default)"},
     {"torch-compat", NULL, "PyTorch's float32 arithmetic (matches the tutorial/fairseq bit for bit or 1 ULP)"},
     {"max-bytes", "N", "refuse outputs larger than N bytes (default 4 GiB; env POSENC_MAX_BYTES)"},
@@ -58,38 +58,22 @@ static void table_help(void) {
 }
 
 typedef struct {
-    int kind;
+    posenc_table_kind kind;
     int32_t dim;
     int64_t len, start;
-    int dtype_choice;
+    cli_dtype_choice dtype;
     posenc_sinusoid_params params;
     int64_t *ids;
     double *values;
     size_t count;
 } table_request;
 
-static const char *const kind_names[] = {"sinusoidal", "index", "normalized", "learned", "xl", "2d", "3d",
-                                         "hybrid", NULL};
-/* flags of the newer kinds that the sinusoidal/index/normalized path does not read */
-static const char *const extension_only[] = {"seed", "sigma", "padding-idx", "table", "input-ids", "pad-id",
-                                             "attention-mask", "past-length",
-                                             "past-end", "keep-prefix", "resize", "learned-dim", "clamp",
-                                             "grid", "split", NULL};
-static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
-static const char *const layout_names[] = {"interleaved", "half", "neox", "gptj", NULL};
-static const char *const odd_names[] = {"error", "pad", "round_up", NULL};
-static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "bf16-bits", NULL};
-
-static int parse_request(const cli_args *a, table_request *q) {
+static int parse_request(const cli_args *a, posenc_table_kind kind, table_request *q) {
     memset(q, 0, sizeof *q);
-    q->dim = 0;
-    q->len = 0;
-    int freqs = 0, layout = 0, odd = 0;
-    if (!cli_choice(a, "kind", kind_names, &q->kind) || !cli_int32(a, "dim", INT32_MIN, INT32_MAX, &q->dim) ||
-        !cli_int64(a, "len", INT64_MIN, INT64_MAX, &q->len) ||
-        !cli_int64(a, "start", INT64_MIN, INT64_MAX, &q->start) ||
-        !cli_choice(a, "freqs", freqs_names, &freqs) || !cli_choice(a, "layout", layout_names, &layout) ||
-        !cli_choice(a, "odd", odd_names, &odd) || !cli_choice(a, "dtype", dtype_names, &q->dtype_choice))
+    q->kind = kind;
+    cli_dtype_default(&q->dtype);
+    if (!cli_int32(a, "dim", INT32_MIN, INT32_MAX, &q->dim) || !cli_int64(a, "len", INT64_MIN, INT64_MAX, &q->len) ||
+        !cli_int64(a, "start", INT64_MIN, INT64_MAX, &q->start) || !cli_get_dtype(a, "dtype", &q->dtype))
         return EXIT_USAGE;
     if (!cli_has(a, "dim"))
         return cli_fail("table", EXIT_USAGE, "e.g. posenc table --len 50 --dim 64 -o pe.npy", "--dim is required");
@@ -103,16 +87,11 @@ static int parse_request(const cli_args *a, table_request *q) {
         if (q->start < 0)
             return cli_fail("table", EXIT_USAGE, NULL, "--start must be >= 0, got %lld", (long long)q->start);
     }
-    if (cli_has(a, "precise") && cli_has(a, "torch-compat"))
-        return cli_fail("table", EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
     posenc_sinusoid_params_default(&q->params, q->dim);
-    if (!cli_double(a, "base", &q->params.base)) return EXIT_USAGE;
-    q->params.freqs = freqs == 1 ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
-    /* neox = half-split, gptj = interleaved: the names RoPE users know */
-    q->params.layout = (layout == 1 || layout == 2) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
-    q->params.odd = (posenc_odd_policy)odd;
-    q->params.mode = cli_has(a, "torch-compat") ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
-    if (!cli_has(a, "o")) return cli_fail("table", EXIT_USAGE, NULL, "-o OUT.npy|OUT.csv is required");
+    if (!cli_double(a, "base", &q->params.base) || !cli_get_freqs(a, "freqs", &q->params.freqs) ||
+        !cli_get_layout(a, "layout", &q->params.layout) || !cli_get_odd(a, "odd", &q->params.odd) ||
+        !cli_get_mode(a, &q->params.mode))
+        return EXIT_USAGE;
     return EXIT_OK;
 }
 
@@ -124,24 +103,21 @@ int cmd_table(int argc, char **argv) {
         table_help();
         return EXIT_OK;
     }
-    int kind = 0;
-    if (!cli_choice(&a, "kind", kind_names, &kind)) return EXIT_USAGE;
-    if (kind >= 3) return cmd_table_kind(&a, kind_names[kind]);
-    for (int i = 0; extension_only[i]; i++)
-        if (cli_has(&a, extension_only[i]))
-            return cli_fail("table", EXIT_USAGE, "see posenc table --help for which kind reads it",
-                            "--%s does not apply to --kind %s", extension_only[i], kind_names[kind]);
-    if (cli_has(&a, "freq-scale") && kind != 0)
-        return cli_fail("table", EXIT_USAGE, NULL, "--freq-scale applies to --kind sinusoidal only, got --kind %s",
-                        kind_names[kind]);
+    const char *kind_name = cli_string(&a, "kind", "sinusoidal");
+    if ((rc = cli_table_kind_check(&a, kind_name)) != EXIT_OK) return rc;
+    posenc_table_kind kind = strcmp(kind_name, "sinusoidal") == 0 ? POSENC_KIND_SINUSOIDAL
+                             : strcmp(kind_name, "index") == 0    ? POSENC_KIND_INDEX
+                             : strcmp(kind_name, "normalized") == 0 ? POSENC_KIND_NORMALIZED
+                                                                     : (posenc_table_kind)-1;
+    if ((int)kind < 0) return cmd_table_kind(&a, kind_name);
     table_request q;
-    if ((rc = parse_request(&a, &q)) != EXIT_OK) return rc;
+    if ((rc = parse_request(&a, kind, &q)) != EXIT_OK) return rc;
     double freq_scale = 1.0;
     if (cli_has(&a, "freq-scale")) {
         if (!cli_double(&a, "freq-scale", &freq_scale)) return EXIT_USAGE;
         if (freq_scale <= 0)
             return cli_fail("table", EXIT_USAGE, NULL, "--freq-scale must be > 0, got %g", freq_scale);
-        if (q.params.mode != POSENC_MODE_PRECISE || q.dtype_choice != 0)
+        if (q.params.mode != POSENC_MODE_PRECISE || q.dtype.compute != POSENC_DTYPE_F32)
             return cli_fail("table", EXIT_USAGE, NULL,
                             "--freq-scale is computed in precise float32 only (no --torch-compat, --dtype f32)");
     }
@@ -152,10 +128,7 @@ int cmd_table(int argc, char **argv) {
                            : q.values ? posenc_positions_values(q.values, q.count)
                                       : posenc_positions_range(q.start, (size_t)q.len);
     posenc_error err = {0};
-    /* compute dtype -> file dtype: bf16 is shipped as float32 holding bf16 values */
-    static const posenc_dtype compute_dtype[] = {POSENC_DTYPE_F32, POSENC_DTYPE_F64, POSENC_DTYPE_F16,
-                                                 POSENC_DTYPE_BF16, POSENC_DTYPE_BF16};
-    posenc_dtype dtype = compute_dtype[q.dtype_choice];
+    posenc_dtype dtype = q.dtype.compute;
     size_t shape[2] = {pos.count, (size_t)q.dim}, count;
     if (posenc_table_count(pos.count, q.dim, &count, &err) != POSENC_OK) {
         rc = cli_fail("table", EXIT_USAGE, "lower --len/--dim", "%s", err.message);
@@ -168,29 +141,18 @@ int cmd_table(int argc, char **argv) {
     }
     posenc_status st = cli_has(&a, "freq-scale")
                            ? posenc_freq_scale_table_f32(&q.params, freq_scale, &pos, table.data, count, &err)
-                       : q.kind == 0 ? posenc_sinusoid_table(&q.params, &pos, dtype, table.data, count, &err)
-                                   : posenc_baseline_table(q.kind == 1 ? POSENC_KIND_INDEX : POSENC_KIND_NORMALIZED,
-                                                           q.dim, &pos, dtype, table.data, count, &err);
+                       : q.kind == POSENC_KIND_SINUSOIDAL
+                           ? posenc_sinusoid_table(&q.params, &pos, dtype, table.data, count, &err)
+                           : posenc_baseline_table(q.kind, q.dim, &pos, dtype, table.data, count, &err);
     if (st != POSENC_OK) {
         rc = cli_fail_status("table", &err);
     } else {
-        if (q.dtype_choice == 3) { /* bf16 values that numpy can read: widen to f32 */
-            posenc_array wide;
-            if (posenc_array_create(&wide, POSENC_DTYPE_F32, 2, shape, (size_t)-1, &err) != POSENC_OK) {
-                rc = cli_fail_status("table", &err);
-                posenc_array_free(&table);
-                goto done;
-            }
-            for (size_t i = 0; i < count; i++)
-                ((float *)wide.data)[i] = posenc_bf16_to_f32(((uint16_t *)table.data)[i]);
-            posenc_array_free(&table);
-            table = wide;
-        }
+        rc = cli_widen_bf16("table", &q.dtype, &table);
         const char *out = cli_string(&a, "o", "-");
-        rc = cli_write_array("table", out, &table);
+        if (rc == EXIT_OK) rc = cli_write_array("table", out, &table);
         if (rc == EXIT_OK && strcmp(out, "-") != 0)
             fprintf(stderr, "posenc table: wrote %s [%zu x %d] %s\n", out, pos.count, q.dim,
-                    dtype_names[q.dtype_choice]);
+                    q.dtype.name);
     }
     posenc_array_free(&table);
 done:

@@ -15,8 +15,6 @@ void cli_table_free(cli_table *t) {
 
 static const char *const kind_names[] = {"sinusoidal", "index", "normalized", "rope", "learned", NULL};
 enum { KIND_SINUSOIDAL, KIND_INDEX, KIND_NORMALIZED, KIND_ROPE, KIND_LEARNED };
-static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
-static const char *const layout_names[] = {"interleaved", "half", NULL};
 
 /* Largest table drawn from flags: 2^24 cells (128 MiB of doubles). */
 #define MAX_CELLS ((size_t)1 << 24)
@@ -59,7 +57,7 @@ static int compute(const char *command, int kind, int64_t len, const posenc_sinu
         t->has_sinusoid = true;
         t->sinusoid = *p;
         snprintf(t->about, sizeof t->about, "sinusoidal, %lld positions from %lld, dim %d, base %g, %s frequencies, %s layout",
-                 (long long)len, (long long)start, p->dim, p->base, freqs_names[p->freqs], layout_names[p->layout]);
+                 (long long)len, (long long)start, p->dim, p->base, cli_freqs_name(p->freqs), cli_layout_name(p->layout));
     } else {
         snprintf(t->about, sizeof t->about, "%s baseline: every channel holds %s, %lld positions, dim %d",
                  kind_names[kind], kind == 1 ? "the position p" : "p/(len-1)", (long long)len, p->dim);
@@ -248,11 +246,13 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
         return read_table(command, a->positional[0], cli_max_bytes(a), t);
     }
     if (cli_has(a, "config")) return table_from_config(command, a, t);
-    int kind = 0, freqs = 0, layout = 0;
+    int kind = 0;
     int64_t len = 128, start = 0;
     int32_t dim = 64;
-    if (!cli_choice(a, "kind", kind_names, &kind) || !cli_choice(a, "freqs", freqs_names, &freqs) ||
-        !cli_choice(a, "layout", layout_names, &layout) || !cli_int64(a, "len", 1, INT64_MAX, &len) ||
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 1);
+    if (!cli_choice(a, "kind", kind_names, &kind) || !cli_get_freqs(a, "freqs", &p.freqs) ||
+        !cli_get_layout(a, "layout", &p.layout) || !cli_int64(a, "len", 1, INT64_MAX, &len) ||
         !cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_int64(a, "start", 0, INT64_MAX, &start))
         return EXIT_USAGE;
     /* a flag another kind would ignore is an error, never silently dropped */
@@ -294,10 +294,7 @@ int cli_table_from_args(const char *command, const cli_args *a, cli_table *t) {
         cli_rope_scaling_free(&q);
         return rc;
     }
-    posenc_sinusoid_params p;
-    posenc_sinusoid_params_default(&p, dim);
+    p.dim = dim;
     if (!cli_double(a, "base", &p.base)) return EXIT_USAGE;
-    p.freqs = freqs ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
-    p.layout = layout ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
     return compute(command, kind, len, &p, start, t);
 }

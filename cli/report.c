@@ -50,48 +50,6 @@ static void figure(report *r, const cli_buffer *svg, const char *caption) {
     cli_buffer_puts(r->html, "</figure>\n");
 }
 
-/* ---- statistics (health) computed in the tool ---- */
-typedef struct {
-    double min, max, mean_abs, mean_var, norm_min, norm_max, max_cos;
-    size_t nonfinite, cos_rows;
-} table_stats;
-
-static void compute_stats(const cli_table *t, table_stats *s) {
-    memset(s, 0, sizeof *s);
-    s->min = s->norm_min = INFINITY;
-    s->max = s->norm_max = -INFINITY;
-    size_t finite = 0;
-    for (size_t i = 0; i < t->rows; i++) {
-        const double *row = t->values + i * t->cols;
-        double mean = 0, var = 0, sq = 0;
-        for (size_t j = 0; j < t->cols; j++) {
-            double v = row[j];
-            if (!isfinite(v)) {
-                s->nonfinite++;
-                continue;
-            }
-            s->min = fmin(s->min, v), s->max = fmax(s->max, v), s->mean_abs += fabs(v), finite++;
-            mean += v, sq += v * v;
-        }
-        mean /= (double)t->cols;
-        for (size_t j = 0; j < t->cols; j++) var += (row[j] - mean) * (row[j] - mean);
-        s->mean_var += var / (double)t->cols;
-        s->norm_min = fmin(s->norm_min, sqrt(sq)), s->norm_max = fmax(s->norm_max, sqrt(sq));
-    }
-    s->mean_abs = finite ? s->mean_abs / (double)finite : NAN;
-    s->mean_var /= (double)t->rows;
-    /* the most similar two distinct positions: near 1 means the model can hardly tell them apart by direction */
-    s->cos_rows = t->rows < 256 ? t->rows : 256;
-    s->max_cos = -INFINITY;
-    for (size_t p = 0; p < s->cos_rows; p++)
-        for (size_t q = p + 1; q < s->cos_rows; q++) {
-            const double *a = t->values + p * t->cols, *b = t->values + q * t->cols;
-            double d = 0, na = 0, nb = 0;
-            for (size_t j = 0; j < t->cols; j++) d += a[j] * b[j], na += a[j] * a[j], nb += b[j] * b[j];
-            if (na > 0 && nb > 0) s->max_cos = fmax(s->max_cos, d / sqrt(na * nb));
-        }
-}
-
 static int section_overview(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "overview", "How to read this report");
@@ -363,37 +321,40 @@ static int section_health(report *r) {
                        "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
     for (size_t i = 0; i < r->req->count; i++) {
         const cli_table *t = r->req->tables[i];
-        table_stats s;
-        compute_stats(t, &s);
         cli_buffer_puts(b, "<tr><td>");
         cli_buffer_escape(b, t->name);
         cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
-        stat_cell(b, s.min), stat_cell(b, s.max), stat_cell(b, s.mean_abs), stat_cell(b, s.mean_var);
-        stat_cell(b, s.norm_min), stat_cell(b, s.norm_max), stat_cell(b, s.max_cos);
-        /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
+        /* every statistic comes from the library's analysis (posenc analyze): one definition */
         posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
         posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
         posenc_health h;
         posenc_error err = {0};
         if (posenc_analyze_table(&view, &opt, &h, &err) == POSENC_OK) {
+            double variance = 0;
+            size_t counted = 0;
+            for (size_t p = 0; p < h.rows; p++)
+                if (isfinite(h.row_variance[p])) variance += h.row_variance[p], counted++;
+            stat_cell(b, h.min), stat_cell(b, h.max), stat_cell(b, h.mean_abs);
+            stat_cell(b, counted ? variance / (double)counted : NAN);
+            stat_cell(b, h.norm_min), stat_cell(b, h.norm_max), stat_cell(b, h.max_cosine);
             cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", h.closest_a + (size_t)t->first_position,
                               h.closest_b + (size_t)t->first_position, h.closest_distance);
             if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
-                                               h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+                                               cli_freqs_name(h.fit.freqs));
             else cli_buffer_puts(b, "<td>no</td>");
             if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
             else cli_buffer_puts(b, "<td>–</td>");
+            cli_buffer_printf(b, "<td>%zu</td></tr>\n", h.nonfinite);
             posenc_health_free(&h);
         } else {
-            cli_buffer_puts(b, "<td colspan=\"3\">");
+            cli_buffer_puts(b, "<td colspan=\"11\">");
             cli_buffer_escape(b, err.message);
-            cli_buffer_puts(b, "</td>");
+            cli_buffer_puts(b, "</td></tr>\n");
         }
-        cli_buffer_printf(b, "<td>%zu</td></tr>\n", s.nonfinite);
     }
-    cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine over the first 256 positions; variance is the population "
-                       "variance across the channels of one position, averaged over positions. Closest pair (Euclidean, first 512 "
-                       "positions) and the sinusoid fit come from the library's analysis (<code>posenc analyze</code>).</p>\n"
+    cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine and closest pair (Euclidean) over the first 512 positions; "
+                       "variance is the population variance across the channels of one position, averaged over positions. "
+                       "Every number comes from the library's analysis (<code>posenc analyze</code>).</p>\n"
                        "</section>\n");
     return EXIT_OK;
 }

@@ -13,7 +13,6 @@ static const char *const scaling_flags[] = {
     "scaling", "factor", "original-max", "beta-fast", "beta-slow", "mscale", "mscale-all-dim", "attention-factor",
     "no-truncate", "low-freq-factor", "high-freq-factor", "short-factors", "long-factors", "longrope", "rotary-dim",
     "partial", "torch-compat", "precise", NULL};
-static const char *const scaling_choices[] = {"none", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3", "default", NULL};
 static const char *const longrope_choices[] = {"by-seq-len", "short", "long", NULL};
 
 const char *cli_rope_scaling_flag_given(const cli_args *args, const char *const *except) {
@@ -52,9 +51,10 @@ static int read_factor_list(const char *cmd, const char *path, double **out, siz
 
 int cli_rope_scaling_parse(const char *cmd, const cli_args *a, cli_rope_scaling *q) {
     posenc_rope_params *p = &q->params;
-    int scaling = -1, select = -1;
+    int select = -1;
+    posenc_rope_scaling chosen = p->scaling;
     int64_t orig = p->original_max_position, rotary = p->rotary_dim;
-    if (!cli_choice(a, "scaling", scaling_choices, &scaling) || !cli_double(a, "factor", &p->factor) ||
+    if (!cli_get_scaling(a, "scaling", &chosen) || !cli_double(a, "factor", &p->factor) ||
         !cli_int64(a, "original-max", INT64_MIN, INT64_MAX, &orig) || !cli_double(a, "beta-fast", &p->beta_fast) ||
         !cli_double(a, "beta-slow", &p->beta_slow) || !cli_double(a, "mscale", &p->mscale) ||
         !cli_double(a, "mscale-all-dim", &p->mscale_all_dim) || !cli_double(a, "attention-factor", &p->attention_factor) ||
@@ -69,12 +69,9 @@ int cli_rope_scaling_parse(const char *cmd, const cli_args *a, cli_rope_scaling 
     if (cli_has(a, "rotary-dim") && cli_has(a, "partial"))
         return cli_fail(cmd, EXIT_USAGE, NULL, "give --rotary-dim or --partial, not both");
     if (cli_has(a, "partial")) rotary = 0;
-    if (cli_has(a, "precise") && cli_has(a, "torch-compat"))
-        return cli_fail(cmd, EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
     p->original_max_position = orig;
     p->rotary_dim = (int32_t)rotary;
-    if (scaling >= 0) {
-        posenc_rope_scaling chosen = scaling == 7 ? POSENC_ROPE_NONE : (posenc_rope_scaling)scaling;
+    if (cli_has(a, "scaling")) {
         if (chosen != p->scaling && p->scaling == POSENC_ROPE_LONGROPE && !cli_has(a, "short-factors")) {
             p->short_factors = p->long_factors = NULL;
             p->factors_count = 0;
@@ -83,8 +80,7 @@ int cli_rope_scaling_parse(const char *cmd, const cli_args *a, cli_rope_scaling 
     }
     if (select >= 0) p->longrope_select = (posenc_rope_longrope_select)select;
     if (cli_has(a, "no-truncate")) p->truncate = 0;
-    if (cli_has(a, "torch-compat")) p->mode = POSENC_MODE_TORCH_COMPAT;
-    if (cli_has(a, "precise")) p->mode = POSENC_MODE_PRECISE;
+    if (!cli_get_mode(a, &p->mode)) return EXIT_USAGE;
     if (p->scaling == POSENC_ROPE_NONE && cli_has(a, "factor"))
         return cli_fail(cmd, EXIT_USAGE, "add --scaling linear|ntk|dynamic|yarn|longrope|llama3",
                         "--factor %g has no effect with --scaling none", p->factor);

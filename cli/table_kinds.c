@@ -9,10 +9,40 @@
 
 #define CMD "table"
 
+/* Which flags each kind reads: the one place that says it. A flag outside its
+ * kind's list is an error naming the flag and the kind (never silently ignored). */
 static const char *const always_allowed[] = {"kind", "o", "max-bytes", NULL};
+static const char *const flags_sinusoidal[] = {"len", "dim", "base", "freqs", "layout", "start", "positions", "odd",
+                                               "dtype", "precise", "torch-compat", "freq-scale", NULL};
+static const char *const flags_baseline[] = {"len", "dim", "start", "positions", "dtype", NULL};
+static const char *const flags_xl[] = {"len", "dim", "clamp", "precise", "torch-compat", "dtype", NULL};
+static const char *const flags_grid[] = {"grid", "dim", "split", "precise", "torch-compat", "dtype", NULL};
+static const char *const flags_learned[] = {"len", "dim", "start", "positions", "input-ids", "pad-id",
+                                            "attention-mask", "past-length", "seed", "sigma", "padding-idx", "table",
+                                            "past-end", "keep-prefix", "resize", NULL};
+static const char *const flags_hybrid[] = {"len", "start", "positions", "dim", "learned-dim", "table", "seed", "sigma",
+                                           "past-end", "base", "freqs", "layout", "odd", NULL};
 
-/* Reject any flag that is neither in `allowed` nor always allowed. */
-static int reject_foreign(const cli_args *a, const char *kind, const char *const *allowed) {
+static const struct {
+    const char *kind;
+    const char *const *flags;
+} kind_flags[] = {{"sinusoidal", flags_sinusoidal}, {"index", flags_baseline}, {"normalized", flags_baseline},
+                  {"learned", flags_learned},       {"xl", flags_xl},          {"2d", flags_grid},
+                  {"3d", flags_grid},               {"hybrid", flags_hybrid}};
+#define KIND_COUNT (sizeof kind_flags / sizeof kind_flags[0])
+
+int cli_table_kind_check(const cli_args *a, const char *kind) {
+    const char *const *allowed = NULL;
+    for (size_t k = 0; k < KIND_COUNT && !allowed; k++)
+        if (strcmp(kind_flags[k].kind, kind) == 0) allowed = kind_flags[k].flags;
+    if (!allowed) {
+        char list[160] = "";
+        for (size_t k = 0; k < KIND_COUNT; k++) {
+            strncat(list, kind_flags[k].kind, sizeof list - strlen(list) - 1);
+            if (k + 1 < KIND_COUNT) strncat(list, "|", sizeof list - strlen(list) - 1);
+        }
+        return cli_fail(CMD, EXIT_USAGE, NULL, "unknown --kind '%s' (choose %s)", kind, list);
+    }
     for (int i = 0; a->options[i].name; i++) {
         if (!a->seen[i]) continue;
         const char *name = a->options[i].name;
@@ -20,8 +50,8 @@ static int reject_foreign(const cli_args *a, const char *kind, const char *const
         for (int j = 0; always_allowed[j] && !ok; j++) ok = strcmp(always_allowed[j], name) == 0;
         for (int j = 0; allowed[j] && !ok; j++) ok = strcmp(allowed[j], name) == 0;
         if (!ok)
-            return cli_fail(CMD, EXIT_USAGE, "see posenc table --help", "--%s does not apply to --kind %s",
-                            name, kind);
+            return cli_fail(CMD, EXIT_USAGE, "see posenc table --help for which kind reads it",
+                            "--%s does not apply to --kind %s", name, kind);
     }
     if (!cli_has(a, "o")) return cli_fail(CMD, EXIT_USAGE, NULL, "-o OUT.npy|OUT.csv is required");
     return EXIT_OK;
@@ -50,55 +80,29 @@ static int create_array(const cli_args *a, posenc_dtype dtype, int ndim, const s
     return cli_fail_allocation(CMD, &err, "lower the sizes, or raise --max-bytes");
 }
 
-/* ---- dtypes for xl/2d/3d: as cmd_table (bf16 shipped as f32 holding bf16 values) ---- */
-
-static const char *const dtype_names[] = {"f32", "f64", "f16", "bf16", "bf16-bits", NULL};
-static const posenc_dtype compute_dtype[] = {POSENC_DTYPE_F32, POSENC_DTYPE_F64, POSENC_DTYPE_F16,
-                                             POSENC_DTYPE_BF16, POSENC_DTYPE_BF16};
-
-static int widen_bf16(posenc_array *table) {
-    posenc_array wide;
-    posenc_error err = {0};
-    if (posenc_array_create(&wide, POSENC_DTYPE_F32, table->ndim, table->shape, (size_t)-1, &err) != POSENC_OK)
-        return cli_fail_status(CMD, &err);
-    for (size_t i = 0; i < table->count; i++)
-        ((float *)wide.data)[i] = posenc_bf16_to_f32(((uint16_t *)table->data)[i]);
-    posenc_array_free(table);
-    *table = wide;
-    return EXIT_OK;
-}
-
-static int parse_mode(const cli_args *a, posenc_mode *mode) {
-    if (cli_has(a, "precise") && cli_has(a, "torch-compat"))
-        return cli_fail(CMD, EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
-    *mode = cli_has(a, "torch-compat") ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
-    return EXIT_OK;
-}
-
 /* ---- xl ----------------------------------------------------------------- */
 
 static int table_xl(const cli_args *a) {
-    static const char *const allowed[] = {"len", "dim", "clamp", "precise", "torch-compat", "dtype", NULL};
     int rc;
-    if ((rc = reject_foreign(a, "xl", allowed)) || (rc = require(a, "len", "xl", "--len is klen = mem_len + qlen")) ||
+    if ((rc = require(a, "len", "xl", "--len is klen = mem_len + qlen")) ||
         (rc = require(a, "dim", "xl", "e.g. --dim 64")))
         return rc;
     int64_t klen = 0, clamp = -1;
     int32_t dim = 0;
-    int dtype_choice = 0;
+    cli_dtype_choice dtype;
+    cli_dtype_default(&dtype);
     posenc_mode mode = POSENC_MODE_PRECISE;
     if (!cli_int64(a, "len", 1, INT64_MAX, &klen) || !cli_int32(a, "dim", 1, INT32_MAX, &dim) ||
-        !cli_int64(a, "clamp", 0, INT64_MAX, &clamp) || !cli_choice(a, "dtype", dtype_names, &dtype_choice))
+        !cli_int64(a, "clamp", 0, INT64_MAX, &clamp) || !cli_get_dtype(a, "dtype", &dtype) || !cli_get_mode(a, &mode))
         return EXIT_USAGE;
-    if ((rc = parse_mode(a, &mode))) return rc;
     if (dim % 2) return cli_fail(CMD, EXIT_USAGE, NULL, "--dim must be even for --kind xl ([sin | cos] halves), got %d", dim);
     size_t shape[2] = {(size_t)klen, (size_t)dim};
     posenc_array out;
-    if ((rc = create_array(a, compute_dtype[dtype_choice], 2, shape, &out))) return rc;
+    if ((rc = create_array(a, dtype.compute, 2, shape, &out))) return rc;
     posenc_error err = {0};
     if (posenc_xl_relative_table(dim, (size_t)klen, clamp, mode, out.dtype, out.data, out.count, &err) != POSENC_OK)
         rc = cli_fail_status(CMD, &err);
-    if (!rc && dtype_choice == 3) rc = widen_bf16(&out);
+    if (!rc) rc = cli_widen_bf16(CMD, &dtype, &out);
     if (!rc) rc = write_result(a, &out);
     posenc_array_free(&out);
     return rc;
@@ -138,32 +142,32 @@ static int parse_grid(const char *text, int axes, size_t *shape) {
 }
 
 static int table_grid(const cli_args *a, int axes) {
-    static const char *const allowed[] = {"grid", "dim", "split", "precise", "torch-compat", "dtype", NULL};
     const char *kind = axes == 2 ? "2d" : "3d";
     int rc;
-    if ((rc = reject_foreign(a, kind, allowed)) ||
-        (rc = require(a, "grid", kind, axes == 2 ? "e.g. --grid 6x5" : "e.g. --grid 4x3x2")) ||
+    if ((rc = require(a, "grid", kind, axes == 2 ? "e.g. --grid 6x5" : "e.g. --grid 4x3x2")) ||
         (rc = require(a, "dim", kind, "--dim is the total channel count C")))
         return rc;
     static const char *const split_names[] = {"tatp22", "even", NULL};
     int32_t dim = 0;
-    int split = 0, dtype_choice = 0;
+    int split = 0;
+    cli_dtype_choice dtype;
+    cli_dtype_default(&dtype);
     posenc_mode mode = POSENC_MODE_PRECISE;
     size_t shape[4];
     if (!cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_choice(a, "split", split_names, &split) ||
-        !cli_choice(a, "dtype", dtype_names, &dtype_choice))
+        !cli_get_dtype(a, "dtype", &dtype) || !cli_get_mode(a, &mode))
         return EXIT_USAGE;
-    if ((rc = parse_mode(a, &mode)) || (rc = parse_grid(cli_string(a, "grid", ""), axes, shape))) return rc;
+    if ((rc = parse_grid(cli_string(a, "grid", ""), axes, shape))) return rc;
     posenc_error err = {0};
     int32_t per_axis;
     posenc_grid_split gs = split ? POSENC_GRID_SPLIT_EVEN : POSENC_GRID_SPLIT_TATP22;
     if (posenc_grid_axis_channels(axes, dim, gs, &per_axis, &err) != POSENC_OK) return cli_fail_status(CMD, &err);
     shape[axes] = (size_t)dim;
     posenc_array out;
-    if ((rc = create_array(a, compute_dtype[dtype_choice], axes + 1, shape, &out))) return rc;
+    if ((rc = create_array(a, dtype.compute, axes + 1, shape, &out))) return rc;
     if (posenc_grid_table(axes, shape, dim, gs, mode, out.dtype, out.data, out.count, &err) != POSENC_OK)
         rc = cli_fail_status(CMD, &err);
-    if (!rc && dtype_choice == 3) rc = widen_bf16(&out);
+    if (!rc) rc = cli_widen_bf16(CMD, &dtype, &out);
     if (!rc) rc = write_result(a, &out);
     posenc_array_free(&out);
     return rc;
@@ -346,11 +350,7 @@ static int gather_and_write(const cli_args *a, const posenc_array *table, const 
 }
 
 static int table_learned(const cli_args *a) {
-    static const char *const allowed[] = {"len", "dim", "start", "positions", "input-ids", "pad-id", "attention-mask",
-                                          "past-length", "seed", "sigma", "padding-idx", "table", "past-end",
-                                          "keep-prefix", "resize", NULL};
-    int rc = reject_foreign(a, "learned", allowed);
-    if (rc) return rc;
+    int rc;
     int64_t seed = 0, padding = POSENC_NO_PADDING, keep = 0, resize = 0;
     double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
     int32_t dim = 0;
@@ -421,29 +421,21 @@ static int table_learned(const cli_args *a) {
 }
 
 static int table_hybrid(const cli_args *a) {
-    static const char *const allowed[] = {"len", "start", "positions", "dim", "learned-dim", "table", "seed", "sigma",
-                                          "past-end", "base", "freqs", "layout", "odd", NULL};
     int rc;
-    if ((rc = reject_foreign(a, "hybrid", allowed)) || (rc = require(a, "dim", "hybrid", "--dim is the total width")))
-        return rc;
-    static const char *const freqs_names[] = {"vaswani", "t2t", NULL};
-    static const char *const layout_names[] = {"interleaved", "half", "neox", "gptj", NULL};
-    static const char *const odd_names[] = {"error", "pad", "round_up", NULL};
+    if ((rc = require(a, "dim", "hybrid", "--dim is the total width"))) return rc;
     int32_t dim = 0, learned_dim = -1;
     int64_t seed = 0;
     double sigma = POSENC_LEARNED_SIGMA_DEFAULT;
-    int past_end = 0, freqs = 0, layout = 0, odd = 0;
+    int past_end = 0;
     posenc_sinusoid_params params;
     if (!cli_int32(a, "dim", 1, INT32_MAX, &dim) || !cli_int32(a, "learned-dim", 0, INT32_MAX, &learned_dim) ||
         !cli_int64(a, "seed", 0, INT64_MAX, &seed) || !cli_double(a, "sigma", &sigma) ||
-        !cli_choice(a, "past-end", past_end_names, &past_end) || !cli_choice(a, "freqs", freqs_names, &freqs) ||
-        !cli_choice(a, "layout", layout_names, &layout) || !cli_choice(a, "odd", odd_names, &odd))
+        !cli_choice(a, "past-end", past_end_names, &past_end))
         return EXIT_USAGE;
     posenc_sinusoid_params_default(&params, dim);
-    if (!cli_double(a, "base", &params.base)) return EXIT_USAGE;
-    params.freqs = freqs ? POSENC_FREQS_T2T : POSENC_FREQS_VASWANI;
-    params.layout = (layout == 1 || layout == 2) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
-    params.odd = (posenc_odd_policy)odd;
+    if (!cli_double(a, "base", &params.base) || !cli_get_freqs(a, "freqs", &params.freqs) ||
+        !cli_get_layout(a, "layout", &params.layout) || !cli_get_odd(a, "odd", &params.odd))
+        return EXIT_USAGE;
     if (past_end == 2)
         return cli_fail(CMD, EXIT_USAGE, "resize the learned table with --kind learned --resize first",
                         "--kind hybrid takes --past-end error or clamp, got resize");

@@ -1271,6 +1271,9 @@ typedef struct posenc_health {
     size_t closest_a, closest_b; /* closest pair of distinct positions (rows) ... */
     double closest_distance;     /* ... and their Euclidean distance */
     size_t uniqueness_rows;      /* rows searched for the closest pair */
+    size_t most_similar_a, most_similar_b; /* the two distinct positions (of those rows) most alike by
+                                              direction: largest cosine similarity ... */
+    double max_cosine;           /* ... and that cosine (NaN when fewer than two non-zero rows) */
     size_t offsets;              /* entries of the two arrays below: offsets 0..offsets-1 */
     double *mean_dot;            /* [offsets] mean over p of PE(p).PE(p+k) */
     double *mean_cosine;         /* [offsets] mean cosine similarity at offset k */
@@ -1354,14 +1357,72 @@ typedef enum posenc_finding_kind {
 } posenc_finding_kind;
 
 #define POSENC_DIFF_MAX_FINDINGS 16
-#define POSENC_DIFF_TEXT 320
 
+/* How B's channels are A's channels reordered (findings made by matching
+ * channels: LAYOUT, SIN_COS_SWAPPED, PERMUTATION). */
+typedef enum posenc_permutation {
+    POSENC_PERMUTATION_NONE = 0,            /* the finding is not a channel permutation */
+    POSENC_PERMUTATION_TO_HALF = 1,         /* interleaved -> half-split (HF convert_llama_weights) */
+    POSENC_PERMUTATION_TO_INTERLEAVED = 2,  /* half-split -> interleaved (llama.cpp's Q/K permutation) */
+    POSENC_PERMUTATION_SWAP_PAIRS = 3,      /* swap within each interleaved pair */
+    POSENC_PERMUTATION_SWAP_HALVES = 4,     /* swap of the two halves ([cos|sin]) */
+    POSENC_PERMUTATION_GENERAL = 5          /* any other permutation */
+} posenc_permutation;
+
+/* One finding: codes and numbers, no words (the tool words them; docs/analysis.md
+ * lists the sentences). `from_fit` says where it comes from: 0 = an exact test on
+ * the rows/channels (it holds within the tolerance), 1 = the fitted models of A
+ * and B (report->fit_a/fit_b) differ in that parameter. Per kind:
+ *   AGREE            value = max|A-B|, evidence = the tolerance
+ *   OFFSET           value = k (B row r = A row r + k). Exact: evidence = worst
+ *                    |A[r+k] - B[r]|. Fitted: a, b = the fitted start positions
+ *   LAYOUT           exact: permutation TO_HALF (value 1) or TO_INTERLEAVED (0).
+ *                    fitted: a, b = the posenc_layout of A and B (value = b)
+ *   SIN_COS_SWAPPED  exact: permutation SWAP_PAIRS or SWAP_HALVES (value 1).
+ *                    fitted: a, b = cos_first of A and B (value = b)
+ *   FREQ_CONVENTION  a, b = the posenc_freqs of A and B (value = b)
+ *   BASE             a, b = the fitted bases (value = b); when neither base is
+ *                    round, evidence = the worst relative frequency difference
+ *   FREQ_SCALE       value = B's frequency scale / A's; a, b = the fitted scales
+ *   ANGLE_PRECISION  a, b = the posenc_angle_formation of A and B (value = b);
+ *                    evidence = the larger fitted angle error (radians)
+ *   TRANSPOSED       value = evidence = worst |A^T - B|
+ *   PREFIX           side = the shorter table (0 A, 1 B), count = its rows (= value),
+ *                    evidence = worst difference over those rows
+ *   PERMUTATION      count = heads (= value), width = channels per head,
+ *                    permutation = which one (GENERAL when none of the named)
+ *   PADDING_ROWS     value = first all-zero row. Exact: side = the table with
+ *                    them, count = how many, evidence = worst difference
+ *                    elsewhere. Fitted: a, b = zero rows of A and B
+ *   AMPLITUDE        value = B's amplitude / A's; a, b = the fitted amplitudes
+ *   APPLY_PRECISION  side = the table with the larger pair-norm error; a, b =
+ *                    the pair-norm errors of A and B (value = b) */
 typedef struct posenc_finding {
     posenc_finding_kind kind;
     const char *key;                /* stable name, e.g. "offset", "layout" (docs/analysis.md) */
-    double value;
-    char text[POSENC_DIFF_TEXT];    /* one sentence, e.g. "B = A shifted by 2 positions ..." */
+    double value;                   /* the headline number (above) */
+    double a, b;                    /* the parameter on A's and B's side, where the kind has one */
+    double evidence;                /* the measurement that supports it (above) */
+    int from_fit;                   /* 1: from the fitted models; 0: an exact row/channel test */
+    int side;                       /* 0 = A, 1 = B, for findings about one table */
+    size_t count, width;
+    posenc_permutation permutation;
 } posenc_finding;
+
+/* Which published convention a fitted model matches (`posenc diff`, `posenc signal`). */
+typedef enum posenc_preset {
+    POSENC_PRESET_NONE = 0,              /* no model fits */
+    POSENC_PRESET_ROPE = 1,              /* a RoPE rotation: the fit's layout names it (half = HF/NeoX) */
+    POSENC_PRESET_FAIRSEQ = 2,           /* t2t, [sin|cos], integer start s >= 1: padding_idx = s - 1 */
+    POSENC_PRESET_FAIRSEQ_EMBEDDING = 3, /* t2t, [sin|cos], from 0, a zeroed padding row (get_embedding) */
+    POSENC_PRESET_T2T = 4,               /* t2t, [sin|cos], from 0 (tensor2tensor / fairseq, no padding) */
+    POSENC_PRESET_TUTORIAL = 5,          /* vaswani, interleaved sin/cos (PyTorch tutorial, keras) */
+    POSENC_PRESET_VASWANI_HALF = 6,      /* vaswani, [sin|cos] (HF Marian/RoFormer, GPT-J sinusoids) */
+    POSENC_PRESET_OTHER = 7              /* another pairing/order (cos-first: diffusers flip_sin_to_cos) */
+} posenc_preset;
+
+/* The preset a fit matches (rope: the fit came from posenc_fit_rope_angles). */
+POSENC_API posenc_preset posenc_fit_preset(const posenc_sinusoid_fit *fit, int rope);
 
 #define POSENC_ULP_BUCKETS 8 /* 0, 1, 2-3, 4-15, 16-255, 256-65535, >= 65536, non-finite */
 
@@ -1391,12 +1452,12 @@ typedef struct posenc_diff_report {
     int64_t band_end[POSENC_PRECISION_BANDS];
     double band_max_abs[POSENC_PRECISION_BANDS];
     /* diagnosis */
+    int rope;                 /* 1 when compared as RoPE outputs (options->input given) */
     posenc_sinusoid_fit fit_a, fit_b;
-    char preset_a[POSENC_DIFF_TEXT], preset_b[POSENC_DIFF_TEXT]; /* "" if none */
+    posenc_preset preset_a, preset_b;
     int finding_count;
     posenc_finding findings[POSENC_DIFF_MAX_FINDINGS];
     int explained;            /* 1 if the findings account for every difference */
-    char summary[2 * POSENC_DIFF_TEXT];
 } posenc_diff_report;
 
 /* Compare two tables and diagnose the difference. Shapes may differ (prefix,
@@ -1409,20 +1470,38 @@ POSENC_API posenc_status posenc_diff_tables(const posenc_array *a, const posenc_
 POSENC_API void posenc_diff_report_free(posenc_diff_report *report);
 
 /* ---- 7f. is a position signal present? (`posenc signal`) ---- */
+typedef enum posenc_signal_verdict {
+    POSENC_SIGNAL_NONE = 0,       /* inputs = token_scale x tokens: nothing added (RoPE/ALiBi/NoPE models) */
+    POSENC_SIGNAL_CONSTANT = 1,   /* the same vector added at every position: no position dependence */
+    POSENC_SIGNAL_SINUSOIDAL = 2, /* a signal that fits the sinusoid model (fit, preset) */
+    POSENC_SIGNAL_LEARNED = 3,    /* position-dependent, no sin/cos pair structure */
+    POSENC_SIGNAL_PER_SEQUENCE = 4 /* batches only: the added term differs between the sequences
+                                     (e.g. padded positions); reported, not fitted */
+} posenc_signal_verdict;
+
 typedef struct posenc_signal_report {
+    posenc_signal_verdict verdict;
     int present;               /* 1 if the inputs differ from scale*tokens by a position-dependent term */
+    size_t sequences, positions; /* B and T of [B, T, D] inputs (B = 1 for [T, D]) */
     double token_scale;        /* least-squares a in inputs = a*tokens + S (sqrt(d) in the tutorial) */
     int scale_is_sqrt_dim;     /* a within 1% of sqrt(channels) */
     double signal_rms;         /* root mean square of S */
     double signal_row_spread;  /* rms of S minus its mean row, over rms of S (0 = constant) */
     double relative_residual;  /* rms(inputs - a*tokens) / rms(inputs) */
+    double sequence_spread;    /* B > 1: rms of S minus its mean over the sequences, over rms of S
+                                  (0 = the same S(t) in every sequence) */
     int sinusoidal;            /* S / amplitude fits the sinusoid model */
-    posenc_sinusoid_fit fit;   /* the fit on S */
-    char verdict[POSENC_DIFF_TEXT];
+    posenc_sinusoid_fit fit;   /* the fit on S (on the mean over sequences for B > 1) */
+    posenc_preset preset;      /* the convention the fit matches (POSENC_PRESET_NONE if none) */
 } posenc_signal_report;
 
-/* tokens and inputs: same shape [T, D] (or [.., T, D]); row t of inputs is the
- * model input for the token whose embedding is row t of tokens. */
+/* tokens and inputs: same shape, [T, D] (one sequence) or [B, T, D] (B
+ * sequences of the same T positions; row (b, t) of inputs is the model input
+ * for the token whose embedding is row (b, t) of tokens). With B >= 2 the token
+ * scale is estimated within each position (across sequences), so a signal that
+ * happens to correlate with the tokens does not bias it, and S(t) is the mean
+ * over sequences. Higher ranks are POSENC_ERR_INVALID_ARGUMENT. Memory: one
+ * float64 [T, D] buffer (plus the fit's), never a copy of the inputs. */
 POSENC_API posenc_status posenc_detect_position_signal(const posenc_array *tokens,
                                                        const posenc_array *inputs,
                                                        posenc_signal_report *out,

@@ -5,8 +5,6 @@
  * analysis_diagnose.c. */
 #include "analysis_diff_internal.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,17 +20,13 @@ static const char *const finding_keys[] = {
     "agree", "offset", "layout", "sin_cos_swapped", "freq_convention", "base", "freq_scale",
     "angle_precision", "transposed", "prefix", "permutation", "padding_rows", "amplitude", "apply_precision"};
 
-posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value,
-                                 const char *fmt, ...) {
+posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value) {
     if (r->finding_count >= POSENC_DIFF_MAX_FINDINGS) return NULL;
     posenc_finding *f = &r->findings[r->finding_count++];
+    memset(f, 0, sizeof *f);
     f->kind = kind;
     f->key = finding_keys[kind];
     f->value = value;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->text, sizeof f->text, fmt, ap);
-    va_end(ap);
     return f;
 }
 
@@ -56,9 +50,9 @@ static int ulp_bucket(double a, double b) {
     return d == 0 ? 0 : d == 1 ? 1 : d < 4 ? 2 : d < 16 ? 3 : d < 256 ? 4 : d < 65536 ? 5 : 6;
 }
 
-static bool row_is_zero(const double *t, size_t cols, size_t r) {
-    for (size_t c = 0; c < cols; c++)
-        if (t[r * cols + c] != 0) return false;
+static bool row_is_zero(const posenc_f64_table_ *t, size_t r) {
+    for (size_t c = 0; c < t->cols; c++)
+        if (posenc_table_at_(t, r * t->cols + c) != 0) return false;
     return true;
 }
 
@@ -80,7 +74,7 @@ static void element_stats(const posenc_f64_table_ *a, const posenc_f64_table_ *b
     for (size_t i = 0; i < a->rows; i++) {
         double row_max = 0;
         for (size_t c = 0; c < a->cols; c++) {
-            double x = a->data[i * a->cols + c], y = b->data[i * b->cols + c];
+            double x = posenc_table_at_(a, i * a->cols + c), y = posenc_table_at_(b, i * b->cols + c);
             r->nonfinite_a += !isfinite(x);
             r->nonfinite_b += !isfinite(y);
             r->ulp_histogram[ulp_bucket(x, y)]++;
@@ -115,9 +109,9 @@ static double shifted_diff(const posenc_f64_table_ *a, const posenc_f64_table_ *
     for (size_t rb = 0; rb < b->rows; rb++) {
         long ra = (long)rb + k;
         if (ra < 0 || (size_t)ra >= a->rows) continue;
-        if (row_is_zero(a->data, a->cols, (size_t)ra) || row_is_zero(b->data, b->cols, rb)) continue;
+        if (row_is_zero(a, (size_t)ra) || row_is_zero(b, rb)) continue;
         for (size_t c = 0; c < a->cols; c++) {
-            double d = fabs(a->data[(size_t)ra * a->cols + c] - b->data[rb * b->cols + c]);
+            double d = fabs(posenc_table_at_(a, (size_t)ra * a->cols + c) - posenc_table_at_(b, rb * b->cols + c));
             if (!(d <= worst)) worst = d;
         }
         n++;
@@ -133,13 +127,11 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
         double worst = 0;
         for (size_t i = 0; i < a->rows; i++)
             for (size_t c = 0; c < a->cols; c++) {
-                double d = fabs(a->data[i * a->cols + c] - b->data[c * b->cols + i]);
+                double d = fabs(posenc_table_at_(a, i * a->cols + c) - posenc_table_at_(b, c * b->cols + i));
                 if (!(d <= worst)) worst = d;
             }
-        if (worst <= tol)
-            posenc_diff_add_(r, POSENC_FINDING_TRANSPOSED, worst,
-                             "B is A transposed ([%zu x %zu] vs [%zu x %zu]; max |A^T - B| %.3g): positions and "
-                             "channels are swapped", a->rows, a->cols, b->rows, b->cols, worst);
+        posenc_finding *f = worst <= tol ? posenc_diff_add_(r, POSENC_FINDING_TRANSPOSED, worst) : NULL;
+        if (f) f->evidence = worst;
     }
     if (a->cols != b->cols) return;
     /* prefix */
@@ -147,13 +139,11 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
         const posenc_f64_table_ *s = a->rows < b->rows ? a : b, *l = a->rows < b->rows ? b : a;
         double worst = 0;
         for (size_t i = 0; i < s->rows * s->cols; i++) {
-            double d = fabs(s->data[i] - l->data[i]);
+            double d = fabs(posenc_table_at_(s, i) - posenc_table_at_(l, i));
             if (!(d <= worst)) worst = d;
         }
-        if (worst <= tol)
-            posenc_diff_add_(r, POSENC_FINDING_PREFIX, (double)s->rows,
-                             "%s (%zu rows) is a prefix of %s (%zu rows): the first %zu positions agree (max diff %.3g)",
-                             s == a ? "A" : "B", s->rows, s == a ? "B" : "A", l->rows, s->rows, worst);
+        posenc_finding *f = worst <= tol ? posenc_diff_add_(r, POSENC_FINDING_PREFIX, (double)s->rows) : NULL;
+        if (f) f->side = s == b, f->count = s->rows, f->evidence = worst;
     }
     /* position offset: B row r = A row r + k */
     size_t minrows = a->rows < b->rows ? a->rows : b->rows;
@@ -170,33 +160,27 @@ static void row_hypotheses(const posenc_f64_table_ *a, const posenc_f64_table_ *
         double d = shifted_diff(a, b, k, need);
         if (d < best) best = d, best_k = k;
     }
-    if (best <= tol) {
-        posenc_diff_add_(r, POSENC_FINDING_OFFSET, (double)best_k,
-                         "position offset by %ld: B row r equals A row r%+ld (max diff %.3g)%s", best_k, best_k, best,
-                         best_k > 0 ? "; an offset of padding_idx+1 is the fairseq/RoBERTa convention" : "");
-    }
+    posenc_finding *f = best <= tol ? posenc_diff_add_(r, POSENC_FINDING_OFFSET, (double)best_k) : NULL;
+    if (f) f->evidence = best;
     if (a->rows != b->rows) return;
     /* padding rows: rows zeroed in one table only, the rest equal */
     size_t za = 0, zb = 0;
     long first = -1;
     double rest = 0;
     for (size_t i = 0; i < a->rows; i++) {
-        bool ia = row_is_zero(a->data, a->cols, i), ib = row_is_zero(b->data, b->cols, i);
+        bool ia = row_is_zero(a, i), ib = row_is_zero(b, i);
         if (ia != ib) {
             za += ia, zb += ib;
             if (first < 0) first = (long)i;
             continue;
         }
         for (size_t c = 0; c < a->cols; c++) {
-            double d = fabs(a->data[i * a->cols + c] - b->data[i * b->cols + c]);
+            double d = fabs(posenc_table_at_(a, i * a->cols + c) - posenc_table_at_(b, i * b->cols + c));
             if (!(d <= rest)) rest = d;
         }
     }
-    if (first >= 0 && rest <= tol)
-        posenc_diff_add_(r, POSENC_FINDING_PADDING_ROWS, (double)first,
-                         "%s has %zu all-zero row(s) (first: row %ld) where %s has values; every other row agrees "
-                         "(max diff %.3g): a zeroed padding row (fairseq padding_idx=%ld; real tokens then start at "
-                         "position %ld)", za ? "A" : "B", za ? za : zb, first, za ? "B" : "A", rest, first, first + 1);
+    f = first >= 0 && rest <= tol ? posenc_diff_add_(r, POSENC_FINDING_PADDING_ROWS, (double)first) : NULL;
+    if (f) f->side = za == 0, f->count = za ? za : zb, f->evidence = rest;
 }
 
 /* Channel permutation within blocks of `width` channels (one block per head). */
@@ -217,7 +201,7 @@ static void permutation_hypothesis(const posenc_f64_table_ *a, const posenc_f64_
             if (used[i]) continue;
             bool same = true;
             for (size_t t = 0; t < a->rows && same; t++)
-                same = fabs(a->data[t * cols + i] - b->data[t * cols + j]) <= r->tolerance;
+                same = fabs(posenc_table_at_(a, t * cols + i) - posenc_table_at_(b, t * cols + j)) <= r->tolerance;
             if (same) perm[j] = i, used[i] = 1, ok = true;
         }
     }
@@ -235,23 +219,20 @@ static void permutation_hypothesis(const posenc_f64_table_ *a, const posenc_f64_
                 swap_h &= src == (l < K ? l + K : l - K);
             }
         }
-        const char *what = to_half ? "interleaved -> half-split (the RoPE Q/K weight conversion, HF convert_llama_weights)"
-                         : to_inter ? "half-split -> interleaved (llama.cpp's Q/K row permutation)"
-                         : swap_i ? "swap within each interleaved pair (sin/cos swapped)"
-                         : swap_h ? "swap of the two halves (sin/cos swapped, [cos|sin])"
-                                  : "a general channel permutation";
+        posenc_permutation what = to_half    ? POSENC_PERMUTATION_TO_HALF
+                                  : to_inter ? POSENC_PERMUTATION_TO_INTERLEAVED
+                                  : swap_i   ? POSENC_PERMUTATION_SWAP_PAIRS
+                                  : swap_h   ? POSENC_PERMUTATION_SWAP_HALVES
+                                             : POSENC_PERMUTATION_GENERAL;
+        posenc_finding *f = NULL;
         /* On an additive table these permutations are conventions of their own */
         if (!identity && !per_head && (to_half || to_inter))
-            posenc_diff_add_(r, POSENC_FINDING_LAYOUT, to_half ? 1 : 0,
-                             "layout: B is A with its channels reordered %s", to_half ? "from interleaved sin/cos to "
-                             "concatenated [sin|cos]" : "from concatenated [sin|cos] to interleaved sin/cos");
+            f = posenc_diff_add_(r, POSENC_FINDING_LAYOUT, to_half ? 1 : 0);
         else if (!identity && !per_head && (swap_i || swap_h))
-            posenc_diff_add_(r, POSENC_FINDING_SIN_COS_SWAPPED, 1,
-                             "sin/cos swapped: B is A with %s", what);
+            f = posenc_diff_add_(r, POSENC_FINDING_SIN_COS_SWAPPED, 1);
         else if (!identity)
-            posenc_diff_add_(r, POSENC_FINDING_PERMUTATION, (double)heads,
-                             "B equals A up to a per-head channel permutation (%zu head(s) of %zu channels): %s", heads,
-                             width, what);
+            f = posenc_diff_add_(r, POSENC_FINDING_PERMUTATION, (double)heads);
+        if (f) f->permutation = what, f->count = heads, f->width = width;
     }
     free(perm);
     free(used);
@@ -269,11 +250,11 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
     RETURN_ERROR_IF(!(o.tolerance >= 0) || !isfinite(o.tolerance), err, POSENC_ERR_INVALID_ARGUMENT,
                     "tolerance must be finite and >= 0, got %g", o.tolerance);
     out->tolerance = o.tolerance > 0 ? o.tolerance : 1e-5;
+    out->rope = o.input != NULL;
     posenc_f64_table_ ta, tb;
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(a, "table A", &ta, err));
     posenc_status st = posenc_f64_table_from_array_(b, "table B", &tb, err);
     if (st != POSENC_OK) {
-        posenc_f64_table_free_(&ta);
         return st;
     }
     out->rows_a = ta.rows, out->cols_a = ta.cols, out->rows_b = tb.rows, out->cols_b = tb.cols;
@@ -282,16 +263,14 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
     if (out->shapes_equal) {
         out->channel_max_abs = calloc(ta.cols, sizeof(double));
         if (!out->channel_max_abs) {
-            posenc_f64_table_free_(&ta);
-            posenc_f64_table_free_(&tb);
             return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu channel errors", ta.cols);
         }
         size_t per = a->ndim >= 2 && a->shape[0] > 0 ? ta.rows / a->shape[0] : 1;
         element_stats(&ta, &tb, per ? per : 1, out);
     }
     if (out->shapes_equal && out->max_abs <= out->tolerance && out->nonfinite_a == out->nonfinite_b) {
-        posenc_diff_add_(out, POSENC_FINDING_AGREE, out->max_abs, "A and B agree within %.3g (max |A-B| %.3g)",
-                         out->tolerance, out->max_abs);
+        posenc_finding *f = posenc_diff_add_(out, POSENC_FINDING_AGREE, out->max_abs);
+        if (f) f->evidence = out->tolerance;
     } else {
         row_hypotheses(&ta, &tb, &o, out);
         /* a [T,H,D] array is already flattened to rows of one head each, so
@@ -307,8 +286,6 @@ posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b, c
                           "shapes do not match: A is [%zu x %zu], B is [%zu x %zu] (rows x channels), and B is "
                           "not A transposed, a prefix, or A shifted by a position offset",
                           ta.rows, ta.cols, tb.rows, tb.cols);
-    posenc_f64_table_free_(&ta);
-    posenc_f64_table_free_(&tb);
     if (st != POSENC_OK) {
         posenc_diff_report_free(out);
         return st;

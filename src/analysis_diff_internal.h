@@ -4,9 +4,9 @@
 
 #include "analysis_internal.h"
 
-/* Append a finding (ignored when the list is full); returns it or NULL. */
-posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value,
-                                 const char *fmt, ...) POSENC_PRINTF(4, 5);
+/* Append a finding with its headline value (the other fields zero); returns it
+ * for the caller to fill, or NULL when the list is full. */
+posenc_finding *posenc_diff_add_(posenc_diff_report *r, posenc_finding_kind kind, double value);
 bool posenc_diff_has_(const posenc_diff_report *r, posenc_finding_kind kind);
 
 /* Fit both sides (tables, or RoPE outputs when o->input is set), name their
@@ -15,9 +15,7 @@ posenc_status posenc_diagnose_models_(const posenc_array *a, const posenc_array 
                                       const posenc_f64_table_ *ta, const posenc_f64_table_ *tb,
                                       const posenc_diff_options *o, posenc_diff_report *r,
                                       posenc_error *err);
-/* Decide `explained` and write the one-paragraph summary. */
+/* Decide `explained`. */
 void posenc_diff_summarize_(posenc_diff_report *r);
-/* Human name of a fitted model ("PyTorch tutorial ..."); "" if not found. */
-void posenc_describe_fit_(const posenc_sinusoid_fit *fit, int rope, char *out, size_t size);
 
 #endif

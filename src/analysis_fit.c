@@ -2,6 +2,7 @@
  * frequencies, start position, base, angle formation) from data alone.
  * Used by `posenc analyze`, the diff diagnosis and the signal check. */
 #include "analysis_internal.h"
+#include "io_internal.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -21,18 +22,39 @@ posenc_status posenc_f64_table_from_array_(const posenc_array *a, const char *wh
     RETURN_ERROR_IF(a->count == 0 || cols == 0, err, POSENC_ERR_INVALID_ARGUMENT,
                     "%s is empty (%zu elements, %zu channels)", what, a->count, cols);
     RETURN_IF_NULL(a->data, err);
-    posenc_array f;
-    FORWARD_IF_ERROR(posenc_array_to_f64(a, &f, err));
     out->rows = a->count / cols;
     out->cols = cols;
-    out->data = f.data;
+    out->array = a;
+    out->f64 = a->dtype == POSENC_DTYPE_F64 ? a->data : NULL;
+    out->f32 = a->dtype == POSENC_DTYPE_F32 ? a->data : NULL;
     return posenc_ok_(err);
 }
 
-void posenc_f64_table_free_(posenc_f64_table_ *t) {
-    if (!t) return;
-    free(t->data);
-    memset(t, 0, sizeof *t);
+void posenc_f64_table_of_(const double *data, size_t rows, size_t cols, posenc_array *array, posenc_f64_table_ *out) {
+    memset(array, 0, sizeof *array);
+    array->dtype = POSENC_DTYPE_F64;
+    array->ndim = 2;
+    array->shape[0] = rows, array->shape[1] = cols;
+    array->count = rows * cols;
+    array->data = (void *)(uintptr_t)data; /* read only: the view never writes */
+    *out = (posenc_f64_table_){rows, cols, array, data, NULL};
+}
+
+const double *posenc_table_row_(const posenc_f64_table_ *t, size_t r, double *scratch) {
+    if (t->f64) return t->f64 + r * t->cols;
+    posenc_read_f64_(t->array, r * t->cols, t->cols, scratch);
+    return scratch;
+}
+
+void posenc_read_f64_(const posenc_array *a, size_t first, size_t count, double *out) {
+    if (a->dtype == POSENC_DTYPE_F64) {
+        memcpy(out, (const double *)a->data + first, count * sizeof(double));
+    } else if (a->dtype == POSENC_DTYPE_F32) { /* the common case, without a switch per element */
+        const float *in = (const float *)a->data + first;
+        for (size_t i = 0; i < count; i++) out[i] = in[i];
+    } else {
+        for (size_t i = 0; i < count; i++) out[i] = posenc_array_get_f64_(a, first + i);
+    }
 }
 
 double posenc_wrap_angle_(double a) {
@@ -326,7 +348,7 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
 }
 
 /* Max relative deviation of pair norms from their mean, for one pairing. */
-static double pair_norm_spread(const double *t, size_t rows, size_t cols, size_t pairs,
+static double pair_norm_spread(const posenc_f64_table_ *t, size_t rows, size_t cols, size_t pairs,
                                posenc_layout layout, const unsigned char *valid, double *amplitude) {
     double sum = 0;
     size_t n = 0;
@@ -334,7 +356,7 @@ static double pair_norm_spread(const double *t, size_t rows, size_t cols, size_t
         if (!valid[r]) continue;
         for (size_t k = 0; k < pairs; k++) {
             size_t a = layout == POSENC_LAYOUT_HALF ? k : 2 * k, b = layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
-            sum += hypot(t[r * cols + a], t[r * cols + b]);
+            sum += hypot(posenc_table_at_(t, r * cols + a), posenc_table_at_(t, r * cols + b));
             n++;
         }
     }
@@ -343,7 +365,7 @@ static double pair_norm_spread(const double *t, size_t rows, size_t cols, size_t
         if (!valid[r]) continue;
         for (size_t k = 0; k < pairs; k++) {
             size_t a = layout == POSENC_LAYOUT_HALF ? k : 2 * k, b = layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
-            double d = fabs(hypot(t[r * cols + a], t[r * cols + b]) - amp) / amp;
+            double d = fabs(hypot(posenc_table_at_(t, r * cols + a), posenc_table_at_(t, r * cols + b)) - amp) / amp;
             if (!(d <= worst)) worst = d; /* NaN propagates as "worst" */
         }
     }
@@ -351,8 +373,9 @@ static double pair_norm_spread(const double *t, size_t rows, size_t cols, size_t
     return amp > 0 ? worst : INFINITY;
 }
 
-posenc_status posenc_fit_table_f64_(const double *t, size_t rows, size_t cols, double noise,
-                                    posenc_sinusoid_fit *fit, posenc_error *err) {
+posenc_status posenc_fit_table_f64_(const posenc_f64_table_ *t, double noise, posenc_sinusoid_fit *fit,
+                                    posenc_error *err) {
+    size_t rows = t->rows, cols = t->cols;
     memset(fit, 0, sizeof *fit);
     fit->first_zero_row = -1;
     fit->formation = POSENC_ANGLE_UNKNOWN;
@@ -362,7 +385,7 @@ posenc_status posenc_fit_table_f64_(const double *t, size_t rows, size_t cols, d
     for (size_t r = 0; r < rows; r++) {
         bool zero = true, finite = true;
         for (size_t c = 0; c < cols; c++) {
-            double v = t[r * cols + c];
+            double v = posenc_table_at_(t, r * cols + c);
             if (v != 0) zero = false;
             if (!isfinite(v)) finite = false;
         }
@@ -376,7 +399,7 @@ posenc_status posenc_fit_table_f64_(const double *t, size_t rows, size_t cols, d
     fit->extra_channels = (int32_t)(cols % 2);
     if (cols % 2) {
         for (size_t r = 0; r < rows; r++)
-            if (t[r * cols + cols - 1] != 0) { free(valid); return posenc_ok_(err); }
+            if (posenc_table_at_(t, r * cols + cols - 1) != 0) { free(valid); return posenc_ok_(err); }
     }
     double amp_i = 0, amp_h = 0;
     double spread_i = pair_norm_spread(t, rows, cols, pairs, POSENC_LAYOUT_INTERLEAVED, valid, &amp_i);
@@ -393,15 +416,15 @@ posenc_status posenc_fit_table_f64_(const double *t, size_t rows, size_t cols, d
         if (!valid[r] || !valid[r + 1]) continue;
         for (size_t k = 0; k < pairs; k++) {
             size_t a = layout == POSENC_LAYOUT_HALF ? k : 2 * k, b = layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
-            trend += posenc_wrap_angle_(atan2(t[(r + 1) * cols + a], t[(r + 1) * cols + b]) -
-                                        atan2(t[r * cols + a], t[r * cols + b]));
+            trend += posenc_wrap_angle_(atan2(posenc_table_at_(t, (r + 1) * cols + a), posenc_table_at_(t, (r + 1) * cols + b)) -
+                                        atan2(posenc_table_at_(t, r * cols + a), posenc_table_at_(t, r * cols + b)));
         }
     }
     int cos_first = trend < 0;
     for (size_t r = 0; r < rows; r++)
         for (size_t k = 0; k < pairs; k++) {
             size_t a = layout == POSENC_LAYOUT_HALF ? k : 2 * k, b = layout == POSENC_LAYOUT_HALF ? k + pairs : 2 * k + 1;
-            double u = t[r * cols + a], v = t[r * cols + b];
+            double u = posenc_table_at_(t, r * cols + a), v = posenc_table_at_(t, r * cols + b);
             theta[r * pairs + k] = cos_first ? atan2(v, u) : atan2(u, v);
         }
     posenc_status st = posenc_fit_angles_(theta, valid, rows, pairs, noise, fit, err);
@@ -424,8 +447,7 @@ posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
     posenc_f64_table_ t;
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(table, "table", &t, err));
     if (noise == 0) noise = posenc_angle_noise_for_dtype_(table->dtype);
-    posenc_status st = posenc_fit_table_f64_(t.data, t.rows, t.cols, noise, out, err);
-    posenc_f64_table_free_(&t);
+    posenc_status st = posenc_fit_table_f64_(&t, noise, out, err);
     return st;
 }
 
@@ -445,14 +467,14 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
     posenc_f64_table_ tx, ty;
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(x, "RoPE input", &tx, err));
     posenc_status st = posenc_f64_table_from_array_(y, "RoPE output", &ty, err);
-    if (st != POSENC_OK) { posenc_f64_table_free_(&tx); return st; }
+    if (st != POSENC_OK) return st;
     size_t T = x->shape[0], H = x->ndim == 3 ? x->shape[1] : 1, D = x->shape[x->ndim - 1];
     /* rotated channels: everything before the trailing run of untouched ones */
     size_t R = D;
     while (R > 0) {
         bool unchanged = true;
         for (size_t i = 0; i < T * H && unchanged; i++)
-            unchanged = tx.data[i * D + R - 1] == ty.data[i * D + R - 1];
+            unchanged = posenc_table_at_(&tx, i * D + R - 1) == posenc_table_at_(&ty, i * D + R - 1);
         if (!unchanged) break;
         R--;
     }
@@ -472,9 +494,9 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
         for (size_t i = 0; i < T * H; i++)
             for (size_t k = 0; k < K; k++) {
                 size_t a = l ? k : 2 * k, b = l ? k + K : 2 * k + 1;
-                double nx = hypot(tx.data[i * D + a], tx.data[i * D + b]);
+                double nx = hypot(posenc_table_at_(&tx, i * D + a), posenc_table_at_(&tx, i * D + b));
                 if (nx < 1e-3) continue; /* too small to measure a ratio */
-                double ratio = hypot(ty.data[i * D + a], ty.data[i * D + b]) / nx;
+                double ratio = hypot(posenc_table_at_(&ty, i * D + a), posenc_table_at_(&ty, i * D + b)) / nx;
                 sum_ratio += ratio, n++;
                 if (ratio < lo) lo = ratio;
                 if (ratio > hi) hi = ratio;
@@ -496,9 +518,11 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
             size_t a = best == POSENC_LAYOUT_HALF ? k : 2 * k, b = best == POSENC_LAYOUT_HALF ? k + K : 2 * k + 1;
             double cross = 0, dot = 0;
             for (size_t h = 0; h < H; h++) {
-                const double *xr = tx.data + (t * H + h) * D, *yr = ty.data + (t * H + h) * D;
-                cross += xr[a] * yr[b] - xr[b] * yr[a];
-                dot += xr[a] * yr[a] + xr[b] * yr[b];
+                size_t row = (t * H + h) * D;
+                double xa = posenc_table_at_(&tx, row + a), xb = posenc_table_at_(&tx, row + b);
+                double ya = posenc_table_at_(&ty, row + a), yb = posenc_table_at_(&ty, row + b);
+                cross += xa * yb - xb * ya;
+                dot += xa * ya + xb * yb;
             }
             theta[t * K + k] = atan2(cross, dot);
             if (!isfinite(theta[t * K + k])) valid[t] = 0;
@@ -516,8 +540,6 @@ posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *
 done:
     free(theta);
     free(valid);
-    posenc_f64_table_free_(&tx);
-    posenc_f64_table_free_(&ty);
     return st;
 }
 
@@ -531,7 +553,6 @@ posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_a
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(cos, "cos cache", &c, err));
     posenc_status st = posenc_f64_table_from_array_(sin, "sin cache", &s, err);
     if (st != POSENC_OK) {
-        posenc_f64_table_free_(&c);
         return st;
     }
     if (c.rows != s.rows || c.cols != s.cols) {
@@ -545,9 +566,11 @@ posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_a
     bool half = D % 2 == 0, inter = D % 2 == 0;
     for (size_t r = 0; r < c.rows && (half || inter); r++)
         for (size_t k = 0; k < D / 2; k++) {
-            const double *cr = c.data + r * D, *sr = s.data + r * D;
-            half &= cr[k] == cr[k + D / 2] && sr[k] == sr[k + D / 2];
-            inter &= cr[2 * k] == cr[2 * k + 1] && sr[2 * k] == sr[2 * k + 1];
+            size_t row = r * D;
+#define CACHE_AT(t, i) posenc_table_at_(&(t), row + (i))
+            half &= CACHE_AT(c, k) == CACHE_AT(c, k + D / 2) && CACHE_AT(s, k) == CACHE_AT(s, k + D / 2);
+            inter &= CACHE_AT(c, 2 * k) == CACHE_AT(c, 2 * k + 1) && CACHE_AT(s, 2 * k) == CACHE_AT(s, 2 * k + 1);
+#undef CACHE_AT
         }
     if (half || inter) K = D / 2, repeat = half ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
     size_t shape[2] = {c.rows, 2 * K};
@@ -559,12 +582,10 @@ posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_a
     for (size_t r = 0; r < c.rows; r++)
         for (size_t k = 0; k < K; k++) {
             size_t src = repeat == POSENC_LAYOUT_INTERLEAVED ? 2 * k : k;
-            posenc_store_real_(out->data, dt, r * 2 * K + k, s.data[r * D + src]);
-            posenc_store_real_(out->data, dt, r * 2 * K + K + k, c.data[r * D + src]);
+            posenc_store_real_(out->data, dt, r * 2 * K + k, posenc_table_at_(&s, r * D + src));
+            posenc_store_real_(out->data, dt, r * 2 * K + K + k, posenc_table_at_(&c, r * D + src));
         }
     if (out_repeat) *out_repeat = repeat;
 done:
-    posenc_f64_table_free_(&c);
-    posenc_f64_table_free_(&s);
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }

@@ -49,7 +49,7 @@ static void fft(double *re, double *im, size_t n, const double *tw_re, const dou
 /* Dominant frequency of each channel: peak of the zero-padded spectrum (4x
  * oversampled) with parabolic refinement. A peak at bin < 2*pad (less than
  * one cycle over the rows) cannot be resolved: reported as 0 / infinite wavelength. */
-static posenc_status channel_frequencies(const double *t, size_t rows, size_t cols, posenc_health *h,
+static posenc_status channel_frequencies(const posenc_f64_table_ *t, size_t rows, size_t cols, posenc_health *h,
                                          posenc_error *err) {
     size_t n = 1;
     while (n < 4 * rows && n < ((size_t)1 << 22)) n <<= 1;
@@ -64,10 +64,10 @@ static posenc_status channel_frequencies(const double *t, size_t rows, size_t co
     for (size_t c = 0; c < cols; c++) {
         double mean = 0;
         size_t m = rows < n ? rows : n;
-        for (size_t r = 0; r < m; r++) mean += isfinite(t[r * cols + c]) ? t[r * cols + c] : 0;
+        for (size_t r = 0; r < m; r++) mean += isfinite(posenc_table_at_(t, r * cols + c)) ? posenc_table_at_(t, r * cols + c) : 0;
         mean /= (double)m;
         for (size_t i = 0; i < n; i++) {
-            double v = i < m ? t[i * cols + c] : mean;
+            double v = i < m ? posenc_table_at_(t, i * cols + c) : mean;
             re[i] = isfinite(v) ? v - mean : 0;
             im[i] = 0;
         }
@@ -117,15 +117,15 @@ static double sum_sq_diff(const double *a, const double *b, size_t n) {
 
 /* max over p of ||M(delta)PE(p) - PE(p+delta)|| for one pair, M the 2x2
  * rotation that advances (sin, cos) by delta = w*offset. */
-static double linearity(const double *t, size_t rows, size_t cols, size_t a, size_t b, int cos_first,
+static double linearity(const posenc_f64_table_ *t, size_t rows, size_t cols, size_t a, size_t b, int cos_first,
                         double w, size_t offset) {
     double c = cos(w * (double)offset), s = sin(w * (double)offset), worst = 0;
     for (size_t p = 0; p + offset < rows; p++) {
-        double u = t[p * cols + a], v = t[p * cols + b];
+        double u = posenc_table_at_(t, p * cols + a), v = posenc_table_at_(t, p * cols + b);
         double sn = cos_first ? v : u, cs = cos_first ? u : v;
         double ps = sn * c + cs * s, pc = cs * c - sn * s; /* sin(x+d), cos(x+d) */
-        double ts = cos_first ? t[(p + offset) * cols + b] : t[(p + offset) * cols + a];
-        double tc = cos_first ? t[(p + offset) * cols + a] : t[(p + offset) * cols + b];
+        double ts = cos_first ? posenc_table_at_(t, (p + offset) * cols + b) : posenc_table_at_(t, (p + offset) * cols + a);
+        double tc = cos_first ? posenc_table_at_(t, (p + offset) * cols + a) : posenc_table_at_(t, (p + offset) * cols + b);
         double e = hypot(ps - ts, pc - tc);
         if (!(e <= worst)) worst = e;
     }
@@ -142,7 +142,7 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     posenc_f64_table_ tab;
     FORWARD_IF_ERROR(posenc_f64_table_from_array_(table, "table", &tab, err));
     size_t rows = tab.rows, cols = tab.cols;
-    const double *t = tab.data;
+    const posenc_f64_table_ *t = &tab;
     h->rows = rows, h->channels = cols;
     h->first_nonfinite_row = h->first_nonfinite_channel = -1;
     size_t offsets = opt.max_offset ? opt.max_offset + 1 : (rows - 1 < 128 ? rows - 1 : 128) + 1;
@@ -157,7 +157,6 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     if (!h->row_variance || !h->row_norm || !h->channel_frequency || !h->channel_wavelength ||
         !h->mean_dot || !h->mean_cosine) {
         posenc_health_free(h);
-        posenc_f64_table_free_(&tab);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate statistics for [%zu x %zu]", rows, cols);
     }
     /* value range and per-position statistics (finite values only) */
@@ -170,7 +169,7 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
         double s = 0, s2 = 0;
         size_t n = 0;
         for (size_t c = 0; c < cols; c++) {
-            double v = t[r * cols + c];
+            double v = posenc_table_at_(t, r * cols + c);
             if (!isfinite(v)) {
                 if (h->nonfinite++ == 0) h->first_nonfinite_row = (int64_t)r, h->first_nonfinite_channel = (int64_t)c;
                 continue;
@@ -192,43 +191,66 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
     h->mean_abs = nfinite ? sum_abs / (double)nfinite : NAN;
     if (!nfinite) h->min = h->max = NAN;
     posenc_status st = channel_frequencies(t, rows, cols, h, err);
-    /* uniqueness and similarity run on a copy with non-finite values zeroed, so
-     * the inner loops are plain (four partial sums: no FP reassociation flags) */
-    double *z = st == POSENC_OK ? malloc(rows * cols * sizeof(double)) : NULL;
-    if (st == POSENC_OK && !z) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot copy the table");
-    for (size_t i = 0; z && i < rows * cols; i++) z[i] = finite_or_zero(t[i]);
-    /* uniqueness: the closest pair of distinct positions */
+    /* uniqueness and similarity read rows with non-finite values zeroed, so the
+     * inner loops are plain (four partial sums: no FP reassociation flags).
+     * Memory: the first urows rows, a ring of `offsets` rows and the row norms,
+     * never a copy of the table. */
     size_t urows = opt.max_rows_pairs ? opt.max_rows_pairs : 2048; /* O(urows^2 cols) */
     if (urows > rows) urows = rows;
+    size_t ring_rows = offsets + 1;
+    double *norm2 = st == POSENC_OK ? malloc(rows * sizeof(double)) : NULL;
+    double *head = norm2 ? malloc(urows * cols * sizeof(double)) : NULL;
+    double *ring = head ? malloc(ring_rows * cols * sizeof(double)) : NULL;
+    if (st == POSENC_OK && !ring) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate row buffers for [%zu x %zu]", rows, cols);
+    for (size_t p = 0; ring && p < rows; p++) {
+        double *row = p < urows ? head + p * cols : ring;
+        posenc_read_f64_(table, p * cols, cols, row);
+        for (size_t c = 0; c < cols; c++) row[c] = finite_or_zero(row[c]);
+        norm2[p] = dot4(row, row, cols);
+    }
+    /* uniqueness: the closest pair of distinct positions, and the pair most alike by direction */
     h->uniqueness_rows = urows;
     h->closest_distance = INFINITY;
-    for (size_t i = 0; z && i < urows; i++)
+    h->max_cosine = -INFINITY;
+    for (size_t i = 0; ring && i < urows; i++)
         for (size_t j = i + 1; j < urows; j++) {
-            double d2 = sum_sq_diff(z + i * cols, z + j * cols, cols);
+            const double *ri = head + i * cols, *rj = head + j * cols;
+            double d2 = sum_sq_diff(ri, rj, cols);
             if (d2 < h->closest_distance) h->closest_distance = d2, h->closest_a = i, h->closest_b = j;
+            if (norm2[i] > 0 && norm2[j] > 0) {
+                double cosine = dot4(ri, rj, cols) / sqrt(norm2[i] * norm2[j]);
+                if (cosine > h->max_cosine) h->max_cosine = cosine, h->most_similar_a = i, h->most_similar_b = j;
+            }
         }
     h->closest_distance = sqrt(h->closest_distance);
-    /* similarity vs distance */
-    double *norm2 = z ? malloc(rows * sizeof(double)) : NULL;
-    if (z && !norm2) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate row norms");
-    for (size_t p = 0; norm2 && p < rows; p++) norm2[p] = dot4(z + p * cols, z + p * cols, cols);
-    for (size_t k = 0; norm2 && k < offsets; k++) {
-        double sd = 0, sc = 0;
-        size_t n = 0;
-        for (size_t p = 0; p + k < rows; p++) {
-            double dot = dot4(z + p * cols, z + (p + k) * cols, cols), na = norm2[p], nb = norm2[p + k];
-            sd += dot;
-            sc += (na > 0 && nb > 0) ? dot / sqrt(na * nb) : 0;
-            n++;
+    if (h->max_cosine == -INFINITY) h->max_cosine = NAN;
+    /* similarity vs distance: row q lives in ring slot q % ring_rows; rows p..p+offsets-1 are loaded */
+    double *sum_dot = ring ? calloc(2 * offsets, sizeof(double)) : NULL, *sum_cos = sum_dot ? sum_dot + offsets : NULL;
+    if (ring && !sum_dot) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu sums", offsets);
+    for (size_t q = 0; sum_dot && q < rows; q++) {
+        double *row = ring + (q % ring_rows) * cols;
+        posenc_read_f64_(table, q * cols, cols, row);
+        for (size_t c = 0; c < cols; c++) row[c] = finite_or_zero(row[c]);
+        /* pair row q with the rows k before it, k < offsets */
+        for (size_t k = 0; k < offsets && k <= q; k++) {
+            size_t p = q - k;
+            double dot = dot4(ring + (p % ring_rows) * cols, row, cols), na = norm2[p], nb = norm2[q];
+            sum_dot[k] += dot;
+            sum_cos[k] += (na > 0 && nb > 0) ? dot / sqrt(na * nb) : 0;
         }
-        h->mean_dot[k] = n ? sd / (double)n : NAN;
-        h->mean_cosine[k] = n ? sc / (double)n : NAN;
     }
+    for (size_t k = 0; sum_dot && k < offsets; k++) {
+        size_t n = rows - k;
+        h->mean_dot[k] = n ? sum_dot[k] / (double)n : NAN;
+        h->mean_cosine[k] = n ? sum_cos[k] / (double)n : NAN;
+    }
+    free(sum_dot);
     free(norm2);
-    free(z);
+    free(head);
+    free(ring);
     /* the sinusoid model, then the rotation linearity check with known or fitted frequencies */
     if (st == POSENC_OK)
-        st = posenc_fit_table_f64_(t, rows, cols, posenc_angle_noise_for_dtype_(table->dtype), &h->fit, err);
+        st = posenc_fit_table_f64_(t, posenc_angle_noise_for_dtype_(table->dtype), &h->fit, err);
     const double *w = NULL;
     size_t pairs = 0;
     posenc_layout layout = opt.layout;
@@ -259,7 +281,6 @@ posenc_status posenc_analyze_table(const posenc_array *table, const posenc_healt
             }
         }
     }
-    posenc_f64_table_free_(&tab);
     if (st != POSENC_OK) {
         posenc_health_free(h);
         return st;

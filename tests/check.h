@@ -59,30 +59,129 @@ static inline int64_t check_ulp_f32(float a, float b) {
     return d < 0 ? -d : d;
 }
 
-/* Compare got vs want (doubles) with |got-want| <= atol + rtol*|want|.
- * Prints max abs diff, where (as row, col for `cols` columns), and the tolerance. */
-static inline int check_close(const char *label, const double *got, const double *want, size_t n,
-                       size_t cols, double atol, double rtol) {
+/* "[r, c]" (or "[i, j, k]") for flat index i of an array of the given shape;
+ * "[i]" when shape is NULL or ndim < 2. */
+static inline void check_index_text(char *out, size_t size, size_t flat, const size_t *shape, int ndim) {
+    if (!shape || ndim < 2) {
+        snprintf(out, size, "[%zu]", flat);
+        return;
+    }
+    size_t idx[8] = {0}, rest = flat;
+    if (ndim > 8) ndim = 8;
+    for (int d = ndim - 1; d >= 0; d--) {
+        size_t extent = shape[d] ? shape[d] : 1;
+        idx[d] = rest % extent;
+        rest /= extent;
+    }
+    size_t n = (size_t)snprintf(out, size, "[");
+    for (int d = 0; d < ndim && n < size; d++) n += (size_t)snprintf(out + n, size - n, "%s%zu", d ? ", " : "", idx[d]);
+    if (n < size) snprintf(out + n, size - n, "]");
+}
+
+/* Element kinds for check_same. */
+typedef enum { CHECK_F32, CHECK_F64, CHECK_I32, CHECK_I64, CHECK_U16, CHECK_U8 } check_kind;
+
+static inline size_t check_kind_size_(check_kind k) {
+    return k == CHECK_F64 || k == CHECK_I64 ? 8 : k == CHECK_F32 || k == CHECK_I32 ? 4 : k == CHECK_U16 ? 2 : 1;
+}
+
+static inline void check_value_text_(char *out, size_t size, const void *base, size_t i, check_kind k) {
+    const unsigned char *p = (const unsigned char *)base + i * check_kind_size_(k);
+    float f;
+    double d;
+    int32_t i32;
+    int64_t i64;
+    uint16_t u16;
+    switch (k) {
+    case CHECK_F32: memcpy(&f, p, 4), snprintf(out, size, "%.9g", (double)f); break;
+    case CHECK_F64: memcpy(&d, p, 8), snprintf(out, size, "%.17g", d); break;
+    case CHECK_I32: memcpy(&i32, p, 4), snprintf(out, size, "%d", (int)i32); break;
+    case CHECK_I64: memcpy(&i64, p, 8), snprintf(out, size, "%lld", (long long)i64); break;
+    case CHECK_U16: memcpy(&u16, p, 2), snprintf(out, size, "0x%04x", (unsigned)u16); break;
+    case CHECK_U8: snprintf(out, size, "%u", (unsigned)*p); break;
+    }
+}
+
+/* Bit-for-bit equality of n elements (floats as bits: -0 != 0, NaN payloads
+ * count). Prints how many differ and, at the first one, where (multi-dim when
+ * shape is given), both values and the ULP distance for f32. */
+static inline int check_same(const char *label, const void *got, const void *want, size_t n, check_kind kind,
+                             const size_t *shape, int ndim) {
+    size_t es = check_kind_size_(kind), bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp((const unsigned char *)got + i * es, (const unsigned char *)want + i * es, es) != 0)
+            if (bad++ == 0) first = i;
+    if (bad == 0) {
+        check_report_(1, "%s: all %zu equal, bit for bit", label, n);
+        return 1;
+    }
+    char where[96], g[48], w[48], ulp[48] = "";
+    check_index_text(where, sizeof where, first, shape, ndim);
+    check_value_text_(g, sizeof g, got, first, kind);
+    check_value_text_(w, sizeof w, want, first, kind);
+    if (kind == CHECK_F32) {
+        float a, b;
+        memcpy(&a, (const unsigned char *)got + first * 4, 4);
+        memcpy(&b, (const unsigned char *)want + first * 4, 4);
+        snprintf(ulp, sizeof ulp, " (%lld ULP)", (long long)check_ulp_f32(a, b));
+    }
+    check_report_(0, "%s: %zu of %zu differ; first at %s: got %s, want %s%s", label, bad, n, where, g, w, ulp);
+    return 0;
+}
+
+/* Compare got vs want (doubles) with |got-want| <= atol + rtol*|want| (NaN
+ * matches only NaN). Prints the worst difference and where, the tolerance, how
+ * many elements are beyond it and, on failure, the first of them with both
+ * values (rows x `cols` columns; use check_near for other shapes). */
+static inline int check_near(const char *label, const double *got, const double *want, size_t n, const size_t *shape,
+                             int ndim, double atol, double rtol) {
     double worst = 0, worst_excess = -1;
-    size_t where = 0, bad = 0;
+    size_t where = 0, bad = 0, first = 0;
     for (size_t i = 0; i < n; i++) {
         double d = fabs(got[i] - want[i]);
         if (isnan(got[i]) != isnan(want[i])) d = INFINITY;
         if (isnan(got[i]) && isnan(want[i])) d = 0;
         double tol = atol + rtol * fabs(want[i]);
-        if (d > tol) bad++;
+        if (d > tol && bad++ == 0) first = i;
         if (d - tol > worst_excess) {
             worst_excess = d - tol;
             where = i;
         }
         if (d > worst) worst = d;
     }
-    if (cols == 0) cols = 1;
-    check_report_(bad == 0,
-                  "%-58s max|diff| %.3g at [%zu,%zu] (ours %.9g, ref %.9g); tol %.1g+%.1g*|ref|; %zu bad",
-                  label, worst, where / cols, where % cols, n ? got[where] : 0.0,
-                  n ? want[where] : 0.0, atol, rtol, bad);
+    char at[96], at_first[96];
+    check_index_text(at, sizeof at, where, shape, ndim);
+    check_index_text(at_first, sizeof at_first, first, shape, ndim);
+    if (bad == 0)
+        check_report_(1, "%-58s max|diff| %.3g at %s (ours %.9g, ref %.9g); tol %.1g+%.1g*|ref|; 0 bad", label, worst, at,
+                      n ? got[where] : 0.0, n ? want[where] : 0.0, atol, rtol);
+    else
+        check_report_(0, "%-58s max|diff| %.3g at %s; tol %.1g+%.1g*|ref|; %zu of %zu bad, first at %s: ours %.17g, "
+                      "ref %.17g (|diff| %.3g > %.3g)", label, worst, at, atol, rtol, bad, n, at_first, got[first],
+                      want[first], fabs(got[first] - want[first]), atol + rtol * fabs(want[first]));
     return bad == 0;
+}
+
+/* check_near for a [n / cols, cols] table (cols 0 = one column). */
+static inline int check_close(const char *label, const double *got, const double *want, size_t n,
+                       size_t cols, double atol, double rtol) {
+    size_t shape[2] = {cols ? n / cols : n, cols ? cols : 1};
+    return check_near(label, got, want, n, shape, 2, atol, rtol);
+}
+
+/* check_near for float32 arrays (widened exactly). */
+static inline int check_near_f32(const char *label, const float *got, const float *want, size_t n, const size_t *shape,
+                                 int ndim, double atol, double rtol) {
+    double *g = (double *)malloc((n ? n : 1) * sizeof(double)), *w = (double *)malloc((n ? n : 1) * sizeof(double));
+    if (!g || !w) {
+        free(g), free(w);
+        check_report_(0, "%s: out of memory for the comparison", label);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) g[i] = got[i], w[i] = want[i];
+    int ok = check_near(label, g, w, n, shape, ndim, atol, rtol);
+    free(g), free(w);
+    return ok;
 }
 
 /* Folder of the peer goldens; NULL (with a message) if absent. */

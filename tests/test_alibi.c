@@ -131,7 +131,7 @@ static void test_schedules(void) {
     float full[12], slice[4];
     posenc_alibi_slopes_f32(12, 8.0, 0, 12, POSENC_MODE_PRECISE, full, 12, NULL);
     posenc_alibi_slopes_f32(4, 8.0, 8, 12, POSENC_MODE_PRECISE, slice, 4, NULL);
-    CHECK(memcmp(full + 8, slice, sizeof slice) == 0, "slice heads [8,12) of 12 == full schedule [8:12] (bit-identical)");
+    check_same("slice heads [8,12) of 12 == full schedule [8:12]", slice, full + 8, 4, CHECK_F32, NULL, 0);
 }
 
 static void test_bloom_goldens(const char *dir) {
@@ -220,16 +220,19 @@ static void test_forms(void) {
     check_close("causal m(j-i), m=0.5, i=3, keys 0..3", row, want, 4, 4, 0, 0);
     for (int j = 0; j < 4; j++) row[j] = sym[3 * 6 + j];
     check_close("symmetric -m|i-j|, m=0.5, i=3, keys 0..3", row, want, 4, 4, 0, 0);
-    int sym_ok = 1, causal_ok = 1;
+    /* what each form must be, element by element */
+    float want_causal[108], want_sym[108];
     for (int h = 0; h < 3; h++)
         for (int i = 0; i < 6; i++)
             for (int j = 0; j < 6; j++) {
-                float c = causal[(h * 6 + i) * 6 + j], s = sym[(h * 6 + i) * 6 + j];
-                if (c != slopes[h] * (float)(j - i)) causal_ok = 0;
-                if (s != -slopes[h] * (float)abs(i - j) || (j <= i && s != c) || (j > i && s != -c)) sym_ok = 0;
+                size_t at = (size_t)(h * 6 + i) * 6 + (size_t)j;
+                want_causal[at] = slopes[h] * (float)(j - i);
+                want_sym[at] = -slopes[h] * (float)abs(i - j); /* == causal for j <= i, -causal above */
             }
-    CHECK(causal_ok, "causal form == m*(j-i) everywhere (positive above the diagonal, unmasked)");
-    CHECK(sym_ok, "symmetric == causal for j<=i and == -causal for j>i");
+    size_t form_shape[3] = {3, 6, 6};
+    check_same("causal form == m*(j-i) (positive above the diagonal, unmasked)", causal, want_causal, 108, CHECK_F32,
+               form_shape, 3);
+    check_same("symmetric form == -m|i-j| (= causal for j<=i, -causal for j>i)", sym, want_sym, 108, CHECK_F32, form_shape, 3);
 
     /* softmax equivalence of m*j (original/BLOOM), m*(j-L+1) (MPT), m*(j-i) under causal masking */
     double worst = 0;
@@ -249,16 +252,16 @@ static void test_forms(void) {
     posenc_positions qd = posenc_positions_range(10, 3), kd = posenc_positions_range(0, 13);
     float dense[3 * 3 * 13], r[13];
     posenc_alibi_bias_f32(slopes, 3, POSENC_ALIBI_CAUSAL, &qd, &kd, dense, sizeof dense / 4, NULL);
-    int rows_ok = 1, decode_ok = 1;
+    float rows[3 * 3 * 13], want_decode[3 * 3 * 13];
     for (int h = 0; h < 3; h++)
         for (int a = 0; a < 3; a++) {
             posenc_alibi_bias_row_f32(slopes[h], POSENC_ALIBI_CAUSAL, 10.0 + a, &kd, r, 13, NULL);
-            if (memcmp(r, dense + (h * 3 + a) * 13, sizeof r) != 0) rows_ok = 0;
-            for (int b = 0; b < 13; b++)
-                if (dense[(h * 3 + a) * 13 + b] != slopes[h] * (float)(b - 10 - a)) decode_ok = 0;
+            memcpy(rows + (h * 3 + a) * 13, r, sizeof r);
+            for (int b = 0; b < 13; b++) want_decode[(h * 3 + a) * 13 + b] = slopes[h] * (float)(b - 10 - a);
         }
-    CHECK(rows_ok, "posenc_alibi_bias_row_f32 rows are bit-identical to the dense tensor");
-    CHECK(decode_ok, "cached decoding: queries 10..12 vs keys 0..12 give m*(j-i)");
+    size_t dense_shape[3] = {3, 3, 13};
+    check_same("posenc_alibi_bias_row_f32 rows == the dense tensor", rows, dense, 117, CHECK_F32, dense_shape, 3);
+    check_same("cached decoding: queries 10..12 vs keys 0..12 give m*(j-i)", dense, want_decode, 117, CHECK_F32, dense_shape, 3);
 
     /* shift invariance: all positions + 1000 leave the bias unchanged */
     for (int form = 0; form < 2; form++) {
@@ -266,8 +269,9 @@ static void test_forms(void) {
         float shifted[108], base[108];
         posenc_alibi_bias_f32(slopes, 3, (posenc_alibi_form)form, &q, &k, base, 108, NULL);
         posenc_alibi_bias_f32(slopes, 3, (posenc_alibi_form)form, &qs, &ks, shifted, 108, NULL);
-        CHECK(memcmp(base, shifted, sizeof base) == 0, "%s bias: positions +1000 give a bit-identical tensor",
-              form ? "symmetric" : "causal");
+        size_t bias_shape[3] = {3, 6, 6};
+        check_same(form ? "symmetric bias: positions +1000 give the same tensor" : "causal bias: positions +1000 give the same tensor",
+                   shifted, base, 108, CHECK_F32, bias_shape, 3);
     }
     /* large distances: exact product for |j-i| < 2^40 */
     int64_t far[2] = {0, ((int64_t)1 << 40) - 1};

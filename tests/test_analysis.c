@@ -195,6 +195,79 @@ static void test_fits(void) {
     posenc_signal_report_free(NULL);
 }
 
+/* A tutorial table [rows x dim] from position start, float32. */
+static posenc_array tutorial_table(size_t rows, int32_t dim, int64_t start) {
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, dim);
+    size_t shape[2] = {rows, (size_t)dim};
+    posenc_array t;
+    posenc_array_create(&t, POSENC_DTYPE_F32, 2, shape, 0, NULL);
+    posenc_positions pos = posenc_positions_range(start, rows);
+    posenc_sinusoid_table_f32(&p, &pos, t.data, t.count, NULL);
+    return t;
+}
+
+/* The most-similar pair of posenc_analyze_table against a brute-force search. */
+static void test_max_cosine(void) {
+    posenc_array t = tutorial_table(60, 16, 0);
+    const float *v = t.data;
+    double best = -2;
+    size_t ba = 0, bb = 0;
+    for (size_t i = 0; i < 60; i++)
+        for (size_t j = i + 1; j < 60; j++) {
+            double d = 0, ni = 0, nj = 0;
+            for (size_t c = 0; c < 16; c++) d += (double)v[i * 16 + c] * v[j * 16 + c], ni += (double)v[i * 16 + c] * v[i * 16 + c],
+                                            nj += (double)v[j * 16 + c] * v[j * 16 + c];
+            if (d / sqrt(ni * nj) > best) best = d / sqrt(ni * nj), ba = i, bb = j;
+        }
+    posenc_health h;
+    posenc_error err = {0};
+    CHECK_STATUS(posenc_analyze_table(&t, NULL, &h, &err), POSENC_OK);
+    CHECK(fabs(h.max_cosine - best) < 1e-12 && h.most_similar_a == ba && h.most_similar_b == bb,
+          "max cosine %.15g at rows (%zu, %zu) == brute force %.15g at (%zu, %zu) (tol 1e-12: summation order)",
+          h.max_cosine, h.most_similar_a, h.most_similar_b, best, ba, bb);
+    posenc_health_free(&h);
+    posenc_array_free(&t);
+}
+
+/* Findings are codes and numbers: a table shifted by 2 rows and one from a
+ * fitted start; presets are codes. */
+static void test_structured_findings(void) {
+    posenc_array a = tutorial_table(40, 16, 0), b = tutorial_table(40, 16, 2);
+    posenc_diff_report r;
+    posenc_error err = {0};
+    CHECK_STATUS(posenc_diff_tables(&a, &b, NULL, &r, &err), POSENC_OK);
+    const posenc_finding *f = r.finding_count ? &r.findings[0] : NULL;
+    CHECK(f && f->kind == POSENC_FINDING_OFFSET && f->value == 2 && !f->from_fit && f->evidence <= r.tolerance &&
+              strcmp(f->key, "offset") == 0,
+          "tutorial vs tutorial from 2: first finding %s value %g from_fit %d evidence %.3g (tol %.3g)",
+          f ? f->key : "none", f ? f->value : 0, f ? f->from_fit : -1, f ? f->evidence : 0, r.tolerance);
+    CHECK(r.preset_a == POSENC_PRESET_TUTORIAL && r.preset_b == POSENC_PRESET_TUTORIAL && r.explained && !r.rope,
+          "presets A %d, B %d (tutorial = %d), explained %d", (int)r.preset_a, (int)r.preset_b, POSENC_PRESET_TUTORIAL,
+          r.explained);
+    posenc_diff_report_free(&r);
+    posenc_array_free(&b);
+    /* half layout: the channel test finds the permutation and says which */
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 16);
+    p.layout = POSENC_LAYOUT_HALF;
+    b = tutorial_table(40, 16, 0);
+    posenc_positions pos = posenc_positions_range(0, 40);
+    posenc_sinusoid_table_f32(&p, &pos, b.data, b.count, NULL);
+    CHECK_STATUS(posenc_diff_tables(&a, &b, NULL, &r, &err), POSENC_OK);
+    f = r.finding_count ? &r.findings[0] : NULL;
+    CHECK(f && f->kind == POSENC_FINDING_LAYOUT && f->permutation == POSENC_PERMUTATION_TO_HALF && !f->from_fit,
+          "interleaved vs half: %s, permutation %d (to half = %d)", f ? f->key : "none", f ? (int)f->permutation : -1,
+          POSENC_PERMUTATION_TO_HALF);
+    CHECK(posenc_fit_preset(&r.fit_b, 0) == POSENC_PRESET_VASWANI_HALF && posenc_fit_preset(&r.fit_b, 1) == POSENC_PRESET_ROPE &&
+              posenc_fit_preset(NULL, 0) == POSENC_PRESET_NONE,
+          "posenc_fit_preset: half vaswani table %d, as RoPE %d, NULL %d", (int)posenc_fit_preset(&r.fit_b, 0),
+          (int)posenc_fit_preset(&r.fit_b, 1), (int)posenc_fit_preset(NULL, 0));
+    posenc_diff_report_free(&r);
+    posenc_array_free(&a);
+    posenc_array_free(&b);
+}
+
 static void test_arguments(void) {
     posenc_array empty = {0};
     size_t shape[2] = {0, 8};
@@ -216,6 +289,8 @@ int main(void) {
     test_precision_bruteforce();
     test_safetensors();
     test_fits();
+    test_max_cosine();
+    test_structured_findings();
     test_arguments();
     return check_finish();
 }

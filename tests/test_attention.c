@@ -82,8 +82,11 @@ static void test_paths(void) {
         c.causal = form == 0;
         c.logit_bias = bias;
         run_attention(&c, q, k, v, o2, w2);
-        CHECK(memcmp(o1, o2, sizeof o1) == 0 && memcmp(w1, w2, sizeof w1) == 0,
-              "ALIBI %s path == NONE + posenc_alibi_bias_f32 as logit_bias (bit-identical)", form ? "symmetric" : "causal");
+        check_same(form ? "ALIBI symmetric path == NONE + posenc_alibi_bias_f32 as logit_bias: outputs"
+                        : "ALIBI causal path == NONE + posenc_alibi_bias_f32 as logit_bias: outputs",
+                   o1, o2, sizeof o1 / sizeof o1[0], CHECK_F32, NULL, 0);
+        check_same(form ? "ALIBI symmetric path: attention weights" : "ALIBI causal path: attention weights", w1, w2,
+                   sizeof w1 / sizeof w1[0], CHECK_F32, NULL, 0);
     }
     float table[32 * H];
     for (int b = 0; b < 32; b++)
@@ -98,8 +101,9 @@ static void test_paths(void) {
     c.scale = 1.0;
     c.logit_bias = bias;
     run_attention(&c, q, k, v, o2, w2);
-    CHECK(memcmp(o1, o2, sizeof o1) == 0 && memcmp(w1, w2, sizeof w1) == 0,
-          "T5 path == NONE + posenc_t5_bias_f32 as logit_bias (bit-identical)");
+    check_same("T5 path == NONE + posenc_t5_bias_f32 as logit_bias: outputs", o1, o2, sizeof o1 / sizeof o1[0], CHECK_F32,
+               NULL, 0);
+    check_same("T5 path: attention weights", w1, w2, sizeof w1 / sizeof w1[0], CHECK_F32, NULL, 0);
 
     /* Shaw against a direct double loop of tensor2tensor's formula */
     enum { K = 3 };

@@ -10,7 +10,8 @@ static void test_init(void) {
     posenc_error err = {0};
     posenc_learned_init_f32(42, 0.02, POSENC_NO_PADDING, ROWS, DIM, a, n, &err);
     posenc_learned_init_f32(42, 0.02, POSENC_NO_PADDING, ROWS, DIM, b, n, &err);
-    CHECK(memcmp(a, b, n * 4) == 0, "same seed 42 -> same %zu table bytes", n * 4);
+    size_t shape_ab[2] = {ROWS, DIM};
+    check_same("same seed 42 -> same table", a, b, n, CHECK_F32, shape_ab, 2);
     posenc_learned_init_f32(43, 0.02, POSENC_NO_PADDING, ROWS, DIM, b, n, &err);
     size_t same = 0;
     for (size_t i = 0; i < n; i++) same += a[i] == b[i];
@@ -18,7 +19,8 @@ static void test_init(void) {
     /* counter-based: a [3 x 7] table is the first 21 values of any larger one */
     float small[21];
     posenc_learned_init_f32(42, 0.02, POSENC_NO_PADDING, 3, 7, small, 21, &err);
-    CHECK(memcmp(small, a, sizeof small) == 0, "[3x7] table == first 21 values of the [1000x1000] one (counter-based)");
+    check_same("[3x7] table == first 21 values of the [1000x1000] one (counter-based)", small, a,
+               sizeof small / sizeof small[0], CHECK_F32, NULL, 0);
     /* moments of 10^6 N(0, 0.02^2) draws. Standard errors: mean sigma/sqrt(N) = 2e-5,
      * std sigma/sqrt(2N) = 1.41e-5, P(|z|<1) sqrt(p(1-p)/N) = 4.7e-4. Tolerance 5 standard
      * errors each: a correct generator fails with probability < 1e-6 (and never for this seed). */
@@ -57,10 +59,11 @@ static void test_gather_backward(void) {
     posenc_learned_init_f32(1, 1.0, POSENC_NO_PADDING, ROWS, DIM, table, ROWS * DIM, &err);
     int64_t pos[N] = {0, 3, 3, 15, 7, 1, 1, 3, 2};
     posenc_learned_gather_f32(table, ROWS, DIM, pos, N, POSENC_PAST_END_ERROR, out, N * DIM, &err);
-    int same = 1;
+    float direct[N * DIM];
     for (int i = 0; i < N; i++)
-        for (int c = 0; c < DIM; c++) same &= memcmp(&out[i * DIM + c], &table[pos[i] * DIM + c], 4) == 0;
-    CHECK(same, "gather == direct loop out[i][c] = table[pos[i]][c], bit for bit");
+        for (int c = 0; c < DIM; c++) direct[i * DIM + c] = table[pos[i] * DIM + c];
+    size_t gather_shape[2] = {N, DIM};
+    check_same("gather == direct loop out[i][c] = table[pos[i]][c]", out, direct, N * DIM, CHECK_F32, gather_shape, 2);
 
     int64_t past[3] = {2, 16, 40};
     for (int i = 0; i < N * DIM; i++) out[i] = -7.0f;
@@ -82,7 +85,8 @@ static void test_gather_backward(void) {
     posenc_learned_backward_f32(grad_out, pos, N, DIM, POSENC_PAST_END_ERROR, POSENC_NO_PADDING, grad, ROWS, &err);
     for (int i = 0; i < N; i++)
         for (int c = 0; c < DIM; c++) want[pos[i] * DIM + c] += grad_out[i * DIM + c];
-    CHECK(memcmp(grad, want, sizeof grad) == 0, "backward == direct loop grad[pos[i]] += g[i] (float32, same order), bit for bit");
+    check_same("backward == direct loop grad[pos[i]] += g[i] (float32, same order)", grad, want,
+               sizeof grad / sizeof grad[0], CHECK_F32, NULL, 0);
     double row3 = (double)grad_out[1 * DIM] + grad_out[2 * DIM] + grad_out[7 * DIM];
     CHECK(fabs(grad[3 * DIM] - row3) < 1e-6, "row 3 (used 3 times) holds the sum %.7f of its 3 gradients (%.7f)",
           grad[3 * DIM], row3);
@@ -107,12 +111,14 @@ static void test_roberta_positions(void) {
     /* conventions §3: left padding [[5,6,7,1,1],[1,1,5,6,7]] -> [[2,3,4,1,1],[1,1,2,3,4]] */
     int64_t ids2[10] = {5, 6, 7, 1, 1, 1, 1, 5, 6, 7}, out2[10], want2[10] = {2, 3, 4, 1, 1, 1, 1, 2, 3, 4};
     posenc_positions_from_input_ids(ids2, NULL, 2, 5, 1, 0, out2, 10, &err);
-    CHECK(memcmp(out2, want2, sizeof out2) == 0, "fairseq make_positions, right and left padding (conventions §3)");
+    check_same("fairseq make_positions, right and left padding (conventions §3)", out2, want2,
+               sizeof out2 / sizeof out2[0], CHECK_I64, NULL, 0);
     /* explicit mask wins over ids; past_length shifts real tokens only */
     uint8_t mask[6] = {1, 1, 1, 1, 0, 0};
     int64_t ids3[6] = {1, 1, 9, 9, 9, 9}, want3[6] = {12, 13, 14, 15, 1, 1};
     posenc_positions_from_input_ids(ids3, mask, 1, 6, 1, 10, out, 6, &err);
-    CHECK(memcmp(out, want3, sizeof out) == 0, "mask given + past_length 10 -> [12,13,14,15,1,1]");
+    check_same("mask given + past_length 10 -> [12,13,14,15,1,1]", out, want3, sizeof out / sizeof out[0], CHECK_I64,
+               NULL, 0);
     CHECK(posenc_positions_from_input_ids(ids, NULL, 1, 6, -1, 0, out, 6, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "got -1"),
           "[L8] pad_id -1 rejected: \"%s\"", err.message);
@@ -127,7 +133,8 @@ static void test_resize(void) {
     posenc_learned_init_f32(5, 0.02, POSENC_NO_PADDING, ROWS, DIM, table, ROWS * DIM, &err);
     CHECK(posenc_learned_resize_f32(table, ROWS, DIM, KEEP, out, NEW, NEW * DIM, &err) == POSENC_OK,
           "resize 10 -> 24 rows keeping 2 (%s)", err.message[0] ? err.message : "ok");
-    CHECK(memcmp(out, table, KEEP * DIM * 4) == 0, "prefix rows 0,1 (RoBERTa pad+1 specials) copied bit for bit");
+    size_t keep_shape[2] = {KEEP, DIM};
+    check_same("prefix rows 0,1 (RoBERTa pad+1 specials) copied", out, table, KEEP * DIM, CHECK_F32, keep_shape, 2);
     CHECK(memcmp(out + KEEP * DIM, table + KEEP * DIM, DIM * 4) == 0 &&
               memcmp(out + (NEW - 1) * DIM, table + (ROWS - 1) * DIM, DIM * 4) == 0,
           "body endpoints kept exactly: new row 2 == old row 2, new row 23 == old row 9");

@@ -12,47 +12,50 @@ int main(void) {
     posenc_positions p5 = posenc_positions_range(0, 5);
     posenc_shaw_relative_indices_i32(2, &p5, &p5, idx, 64, NULL);
     int32_t want_sq[25] = {2, 3, 4, 4, 4, 1, 2, 3, 4, 4, 0, 1, 2, 3, 4, 0, 0, 1, 2, 3, 0, 0, 0, 1, 2};
-    CHECK(memcmp(idx, want_sq, sizeof want_sq) == 0, "k=2, L=5: conventions 8.2 matrix (first row %d %d %d %d %d)",
-          idx[0], idx[1], idx[2], idx[3], idx[4]);
+    size_t sq_shape[2] = {5, 5};
+    check_same("k=2, L=5: conventions 8.2 matrix", idx, want_sq, 25, CHECK_I32, sq_shape, 2);
     /* t2t unequal lengths: queries are the last Lq key positions */
     posenc_positions q2 = posenc_positions_range(3, 2);
     posenc_shaw_relative_indices_i32(2, &q2, &p5, idx, 64, NULL);
     int32_t want_un[10] = {0, 0, 1, 2, 3, 0, 0, 0, 1, 2};
-    CHECK(memcmp(idx, want_un, sizeof want_un) == 0, "k=2, Lq=2, Lk=5 (queries 3,4): [[0 0 1 2 3] [0 0 0 1 2]]");
+    size_t un_shape[2] = {2, 5};
+    check_same("k=2, Lq=2, Lk=5 (queries 3,4): [[0 0 1 2 3] [0 0 0 1 2]]", idx, want_un, 10, CHECK_I32, un_shape, 2);
     /* t2t decoding cache: one query at Lk-1 -> clip([-Lk+1 .. 0]) + k */
     posenc_positions qd = posenc_positions_range(4, 1);
     posenc_shaw_relative_indices_i32(3, &qd, &p5, idx, 64, NULL);
     int32_t want_dec[5] = {0, 0, 1, 2, 3};
-    CHECK(memcmp(idx, want_dec, sizeof want_dec) == 0, "decoding (k=3, query 4, keys 0..4): [0 0 1 2 3]");
+    check_same("decoding (k=3, query 4, keys 0..4): [0 0 1 2 3]", idx, want_dec, 5, CHECK_I32, NULL, 0);
     /* clip 0: everything maps to row 0 */
     posenc_shaw_relative_indices_i32(0, &p5, &p5, idx, 64, NULL);
-    int zero = 1;
-    for (int i = 0; i < 25; i++) zero &= idx[i] == 0;
-    CHECK(zero, "clip 0 maps every pair to index 0");
+    static const int32_t zeros[25];
+    check_same("clip 0 maps every pair to index 0", idx, zeros, 25, CHECK_I32, sq_shape, 2);
     /* generic property and shift invariance on a larger grid */
     enum { L = 40, K = 7 };
     static int32_t a[L * L], s[L * L];
     posenc_positions pl = posenc_positions_range(0, L), ps = posenc_positions_range(1000, L);
     posenc_shaw_relative_indices_i32(K, &pl, &pl, a, L * L, NULL);
     posenc_shaw_relative_indices_i32(K, &ps, &ps, s, L * L, NULL);
-    int ok = 1;
+    static int32_t want[L * L];
     for (int i = 0; i < L; i++)
         for (int j = 0; j < L; j++) {
             int d = j - i < -K ? -K : j - i > K ? K : j - i;
-            ok &= a[i * L + j] == d + K;
+            want[i * L + j] = d + K;
         }
-    CHECK(ok, "L=40, k=7: idx = clip(j-i, -7, 7) + 7 everywhere");
-    CHECK(memcmp(a, s, sizeof a) == 0, "positions +1000 give an identical index matrix");
+    size_t l_shape[2] = {L, L};
+    check_same("L=40, k=7: idx = clip(j-i, -7, 7) + 7", a, want, L * L, CHECK_I32, l_shape, 2);
+    check_same("positions +1000 give an identical index matrix", s, a, L * L, CHECK_I32, l_shape, 2);
 
     /* gather against a direct loop: table[r][c] = 10 r + c */
     float table[(2 * K + 1) * 3], out[L * L * 3];
     for (int r = 0; r < 2 * K + 1; r++)
         for (int c = 0; c < 3; c++) table[r * 3 + c] = (float)(10 * r + c);
     posenc_shaw_gather_f32(a, L * L, K, table, 3, out, L * L * 3, NULL);
-    ok = 1;
+    static float direct[L * L * 3];
     for (int t = 0; t < L * L; t++)
-        for (int c = 0; c < 3; c++) ok &= out[t * 3 + c] == table[a[t] * 3 + c];
-    CHECK(ok, "gather of a [15, 3] table by the [40, 40] indices == direct loop");
+        for (int c = 0; c < 3; c++) direct[t * 3 + c] = table[a[t] * 3 + c];
+    size_t gather_shape[3] = {L, L, 3};
+    check_same("gather of a [15, 3] table by the [40, 40] indices == direct loop", out, direct, L * L * 3, CHECK_F32,
+               gather_shape, 3);
 
     posenc_error e;
     int32_t badidx[3] = {0, 15, 1};

@@ -236,7 +236,49 @@ def main():
                 f"signal {name}: present {r['present']}, sinusoidal {r['sinusoidal']}, scale {r['token_scale']:.4g}: {r['verdict'][:80]}")
     np.save(P("inp.npy"), np.zeros((10, 64), np.float32))
     rc, _, se = run("signal", P("tok.npy"), P("inp.npy"))
-    t.check(rc == 2 and "[60 x 64]" in se and "[10 x 64]" in se, f"signal shape mismatch: {se.strip()[:100]}")
+    t.check(rc == 2 and "[60 x 64]" in se and "[10 x 64]" in se, f"[Y2] signal shape mismatch: {se.strip()[:100]}")
+    # issue 13.13: a [B, T, D] batch of 8*tokens + sinusoid was called "learned-looking"
+    # (the rows were flattened, so the sinusoid restarted every T rows)
+    B, T, D = 4, 128, 64
+    btok = rng.standard_normal((B, T, D)).astype(np.float32)
+    np.save(P("btok.npy"), btok)
+    np.save(P("binp.npy"), (8 * btok + sinusoid(T, D)).astype(np.float32))
+    rc, r, se = jrun("signal", P("btok.npy"), P("binp.npy"))
+    t.check(rc == 0 and r["verdict_code"] == 2 and r["sinusoidal"] and r["token_scale"] == 8 and r["sequences"] == B
+            and r["positions"] == T and r["fit"]["base"] == 10000 and r["fit"]["start"] == 0,
+            f"signal [4,128,64] = 8*tokens + tutorial PE: sinusoidal, scale {r.get('token_scale')}, "
+            f"{r.get('sequences')} x {r.get('positions')}: {r.get('verdict', se)[:70]}")
+    t.check(r["verdict"].endswith("(4 sequences of 128 positions)") and "PyTorch tutorial" in r["verdict"],
+            f"the verdict is whole: ...{r['verdict'][-90:]}")
+    # each sequence with its own positions (e.g. left padding): said, not fitted
+    shifted = np.stack([8 * btok[b] + sinusoid(T + 3 * b, D)[3 * b:] for b in range(B)]).astype(np.float32)
+    np.save(P("binp.npy"), shifted)
+    rc, r, se = jrun("signal", P("btok.npy"), P("binp.npy"))
+    t.check(rc == 0 and r["verdict_code"] == 4 and r["sequence_spread"] > 0.05 and "differs between the 4 sequences" in r["verdict"],
+            f"signal, positions shifted per sequence: per-sequence verdict (spread {r.get('sequence_spread', 0):.3g})")
+    np.save(P("binp.npy"), np.zeros((2, B, T, D), np.float32))
+    np.save(P("btok4.npy"), np.zeros((2, B, T, D), np.float32))
+    rc, _, se = run("signal", P("btok4.npy"), P("binp.npy"))
+    t.check(rc == 2 and "[T, D] or [B, T, D], got rank 4" in se, f"[Y1] signal rank 4 refused: {se.strip()[:90]}")
+    bad = 8 * btok + sinusoid(T, D)
+    bad[1, 3, 7] = np.nan
+    np.save(P("binp.npy"), bad.astype(np.float32))
+    rc, _, se = run("signal", P("btok.npy"), P("binp.npy"))
+    t.check(rc == 2 and "non-finite value at sequence 1, position 3, channel 7 of the input embeddings" in se,
+            f"[Y3] signal NaN named: {se.strip()[:100]}")
+    rc, _, se = run("precision", "--dtype", "f64", "--max-pos", 10)
+    t.check(rc == 2 and "--dtype f64 has nothing to audit" in se, f"[Y4] precision --dtype f64: {se.strip()[:90]}")
+    # never cut mid-word (the library's 150-character preset slot cut this one): a
+    # cos-first [cos|sin] t2t table from position 1000 with frequencies x 0.25
+    k = np.arange(32)
+    w = 0.25 * 10000.0 ** (-k / 31)
+    ang = (1000 + np.arange(60))[:, None] * w
+    pe = np.concatenate([np.cos(ang), np.sin(ang)], axis=1)
+    np.save(P("inp.npy"), (tok * np.float32(8) + pe).astype(np.float32))
+    rc, r, se = jrun("signal", P("tok.npy"), P("inp.npy"))
+    v = r.get("verdict", se)
+    t.check(rc == 0 and r["sinusoidal"] and "frequencies x 0.25; tokens scaled by 8 = sqrt(d), as in the tutorial" in v
+            and len(v) > 200, f"long verdict whole ({len(v)} chars): {v}")
     t.finish()
 
 
