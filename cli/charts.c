@@ -25,12 +25,8 @@ int cli_draw_heatmap(const char *command, const cli_table *t, const cli_heatmap_
     int n = snprintf(subtitle, sizeof subtitle, "%s", t->about);
     if ((r.row_block > 1 || r.col_block > 1) && n > 0 && (size_t)n < sizeof subtitle)
         snprintf(subtitle + n, sizeof subtitle - (size_t)n, "; each cell = mean of %zu x %zu", r.row_block, r.col_block);
-    if (svg) {
-        cli_axes_text text = {title, subtitle, "channel", "position", 0, (double)t->first_position};
-        rc = cli_heatmap_svg(command, &r, style, &text, out);
-    } else {
-        rc = cli_heatmap_png(command, &r, style, title, out);
-    }
+    cli_axes_text text = {title, subtitle, "channel", "position", 0, (double)t->first_position};
+    rc = svg ? cli_heatmap_svg(command, &r, style, &text, out) : cli_heatmap_png_figure(command, &r, style, &text, out);
     cli_reduced_free(&r);
     return rc;
 }

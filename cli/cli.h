@@ -171,6 +171,14 @@ void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, dou
  * tEXt chunks record the title, the value range and any reduction. */
 int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                     const char *title, cli_buffer *png);
+/* The cells (and colorbar strip when style->colorbar) as packed RGB rows (malloc'd). */
+int cli_heatmap_cells_rgb(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                          unsigned char **rgb, int *width, int *height);
+/* Encode RGB rows as a heat-map PNG with tEXt chunks (title, range, reduction and,
+ * when layout_note is not NULL, a "Layout" chunk saying where the cells are). */
+int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
+                       const unsigned char *rgb, int width, int height, int cell_pixels, const char *layout_note,
+                       cli_buffer *png);
 
 /* ---- SVG charts (cli/render_svg.c) ---- */
 typedef struct {
@@ -208,6 +216,11 @@ typedef struct {
 /* Heat map with axes and a colorbar: the cells are an embedded PNG. */
 int cli_heatmap_svg(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                     const cli_axes_text *text, cli_buffer *out);
+/* Heat map PNG a person can read alone: title, subtitle, axes with tick labels
+ * and names, and a colorbar with numbers (text drawn with cairo); the cells keep
+ * their exact colormap pixels. The "Layout" tEXt chunk says where they are. */
+int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                           const cli_axes_text *text, cli_buffer *png);
 /* 3-D surface z = grid[row][col] as a projected, painter-sorted mesh. */
 int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
                     const cli_axes_text *text, cli_buffer *out);
