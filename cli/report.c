@@ -334,9 +334,28 @@ static int section_precision(report *r) {
     return rc;
 }
 
-static void stat_cell(cli_buffer *b, double v) {
-    if (isfinite(v)) cli_buffer_printf(b, "<td>%.6g</td>", v);
-    else cli_buffer_puts(b, "<td>–</td>");
+/* A statistic as the table prints it: 6 significant digits, and exactly 0 for a
+ * value below the rounding of its computation (|v| <= 1e-12 x the scale of the
+ * numbers it came from), so a zero variance prints 0, not 3.07e-31. */
+static void stat_cell(cli_buffer *b, double v, double scale) {
+    if (!isfinite(v)) cli_buffer_puts(b, "<td>–</td>");
+    else if (fabs(v) <= 1e-12 * scale) cli_buffer_puts(b, "<td>0</td>");
+    else cli_buffer_printf(b, "<td>%.6g</td>", v);
+}
+
+/* What the library's analysis says about one table (the health table's last rows). */
+typedef struct {
+    bool ok;
+    posenc_health h;
+    char error[sizeof(((posenc_error *)0)->message)];
+} table_health;
+
+static void analyze_for_report(const cli_table *t, table_health *out) {
+    posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
+    posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
+    posenc_error err = {0};
+    out->ok = posenc_analyze_table(&view, &opt, &out->h, &err) == POSENC_OK;
+    snprintf(out->error, sizeof out->error, "%s", out->ok ? "" : err.message);
 }
 
 static int section_health(report *r) {
@@ -347,7 +366,7 @@ static int section_health(report *r) {
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
             "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
             "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
-            "that point the same way. The last column is the first article's key property: for a sinusoidal "
+            "that point the same way. The row PE(p+k) = M(k) PE(p) is the first article's key property: for a sinusoidal "
             "table, moving k positions is a fixed rotation M(k) of every pair, whatever p is (residual ~1e-14, rounding).");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
@@ -357,40 +376,68 @@ static int section_health(report *r) {
     if (rc == EXIT_OK) figure(r, &svg, NULL);
     cli_buffer_free(&svg);
     if (rc != EXIT_OK) return rc;
-    cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
-                       "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
-                       "<th>most similar two positions (cosine)</th><th>closest two positions (distance)</th>"
-                       "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
-    for (size_t i = 0; i < r->req->count; i++) {
-        const cli_table *t = r->req->tables[i];
-        table_stats s;
-        compute_stats(t, &s);
-        cli_buffer_puts(b, "<tr><td>");
-        cli_buffer_escape(b, t->name);
-        cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
-        stat_cell(b, s.min), stat_cell(b, s.max), stat_cell(b, s.mean_abs), stat_cell(b, s.mean_var);
-        stat_cell(b, s.norm_min), stat_cell(b, s.norm_max), stat_cell(b, s.max_cos);
-        /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
-        posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
-        posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
-        posenc_health h;
-        posenc_error err = {0};
-        if (posenc_analyze_table(&view, &opt, &h, &err) == POSENC_OK) {
-            cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", h.closest_a + (size_t)t->first_position,
-                              h.closest_b + (size_t)t->first_position, h.closest_distance);
-            if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
-                                               h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
-            else cli_buffer_puts(b, "<td>no</td>");
-            if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
-            else cli_buffer_puts(b, "<td>–</td>");
-            posenc_health_free(&h);
-        } else {
-            cli_buffer_puts(b, "<td colspan=\"3\">");
-            cli_buffer_escape(b, err.message);
+    /* one column per table and one row per measure, so the table stays as wide as
+     * the page for any number of encodings (no sideways scrolling) */
+    size_t n = r->req->count;
+    table_stats *stats = calloc(n, sizeof *stats);
+    table_health *health = calloc(n, sizeof *health);
+    if (!stats || !health) {
+        free(stats), free(health);
+        return cli_fail(r->command, EXIT_RUNTIME, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) compute_stats(r->req->tables[i], &stats[i]), analyze_for_report(r->req->tables[i], &health[i]);
+    cli_buffer_puts(b, "<table class=\"stats\"><tr><th>measure</th>");
+    for (size_t i = 0; i < n; i++) {
+        cli_buffer_puts(b, "<th>");
+        cli_buffer_escape(b, r->req->tables[i]->name);
+        cli_buffer_puts(b, "</th>");
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>shape</td>");
+    for (size_t i = 0; i < n; i++) cli_buffer_printf(b, "<td>%zu x %zu</td>", r->req->tables[i]->rows, r->req->tables[i]->cols);
+    static const char *const names[] = {"min", "max", "mean |v|", "mean variance", "smallest norm", "largest norm",
+                                        "most similar two positions (cosine)"};
+    for (size_t m = 0; m < sizeof names / sizeof *names; m++) {
+        cli_buffer_printf(b, "</tr>\n<tr><td>%s</td>", names[m]);
+        for (size_t i = 0; i < n; i++) {
+            const table_stats *st = &stats[i];
+            double amp = fmax(fabs(st->min), fabs(st->max)); /* the scale of the values */
+            const double value[] = {st->min, st->max, st->mean_abs, st->mean_var, st->norm_min, st->norm_max, st->max_cos};
+            const double scale[] = {amp, amp, amp, amp * amp, st->norm_max, st->norm_max, 1};
+            stat_cell(b, value[m], scale[m]);
+        }
+    }
+    /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
+    cli_buffer_puts(b, "</tr>\n<tr><td>closest two positions (distance)</td>");
+    for (size_t i = 0; i < n; i++) {
+        const table_health *th = &health[i];
+        size_t first = (size_t)r->req->tables[i]->first_position;
+        if (th->ok) cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", th->h.closest_a + first, th->h.closest_b + first,
+                                      th->h.closest_distance);
+        else cli_buffer_puts(b, "<td>–</td>");
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>sinusoid model found</td>");
+    for (size_t i = 0; i < n; i++) {
+        const table_health *th = &health[i];
+        if (th->ok && th->h.fit.found)
+            cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", th->h.fit.pairs, th->h.fit.base,
+                              th->h.fit.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani");
+        else if (th->ok) cli_buffer_puts(b, "<td>no</td>");
+        else {
+            cli_buffer_puts(b, "<td>");
+            cli_buffer_escape(b, th->error);
             cli_buffer_puts(b, "</td>");
         }
-        cli_buffer_printf(b, "<td>%zu</td></tr>\n", s.nonfinite);
     }
+    cli_buffer_puts(b, "</tr>\n<tr><td>PE(p+k) = M(k) PE(p): worst residual</td>");
+    for (size_t i = 0; i < n; i++) {
+        if (health[i].ok && health[i].h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", health[i].h.linearity_worst);
+        else cli_buffer_puts(b, "<td>–</td>");
+        if (health[i].ok) posenc_health_free(&health[i].h);
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>NaN/inf cells</td>");
+    for (size_t i = 0; i < n; i++) cli_buffer_printf(b, "<td>%zu</td>", stats[i].nonfinite);
+    cli_buffer_puts(b, "</tr>\n");
+    free(stats), free(health);
     cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine over the first 256 positions; variance is the population "
                        "variance across the channels of one position, averaged over positions. Closest pair (Euclidean, first 512 "
                        "positions) and the sinusoid fit come from the library's analysis (<code>posenc analyze</code>).</p>\n"

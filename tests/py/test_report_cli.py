@@ -47,6 +47,21 @@ def main():
     t.check(v.shape == (128, 64) and err < 5e-9 and sin["cmap"] == "rdbu" and sin["lo"] == -sin["hi"],
             f"embedded sinusoidal values = sin/cos formula (max diff {err:.1e}, tolerance 5e-9: %.9g), rdbu centred on 0")
     t.check(data["tables"][3]["cmap"] == "viridis", "non-negative index baseline is drawn with viridis")
+    # Health table: one column per table (no sideways scrolling), zero variance printed as 0.
+    health = re.search(r'<section id="health">(.*?)</section>', html, re.S).group(1)
+    head = re.search(r"<table class=\"stats\"><tr>(.*?)</tr>", health, re.S).group(1)
+    cols = re.findall(r"<th>(.*?)</th>", head)
+    mv = re.search(r"<tr><td>mean variance</td>(.*?)</tr>", health, re.S)
+    mv = re.findall(r"<td>(.*?)</td>", mv.group(1)) if mv else []
+    t.check(cols == ["measure", "sinusoidal", "rope", "learned", "index", "normalized"] and "overflow-x" not in html,
+            f"health table: a column per table ({cols}), no overflow-x scroller")
+    t.check(len(mv) == 5 and mv[3] == "0" and mv[4] == "0" and not re.search(r"\de-[23]\d<", health),
+            f"values below rounding print as 0: mean variance row {mv} (no e-2x, e-3x numbers in the table)")
+    # Coinciding lines (rope's norm and variance equal the sinusoid's) are dashed and said.
+    norm_svg = [x for x in re.findall(r"<svg.*?</svg>", health, re.S) if "Length (L2 norm)" in x]
+    dashed = re.findall(r'<path class="series" data-name="rope"[^>]*stroke-dasharray', norm_svg[0]) if norm_svg else []
+    t.check(dashed and "rope (overlaps sinusoidal)" in norm_svg[0],
+            "norm chart: rope lies on sinusoidal, so it is dashed and the legend says 'rope (overlaps sinusoidal)'")
     t.check(html.count("<svg") >= 12 and html.count("data:image/png;base64,") >= 8 and "<tr><td>bf16</td><td>257 (becomes 256)" in html,
             f"{html.count('<svg')} SVG charts, {html.count('data:image/png;base64,')} PNGs, the bf16 precision row")
 
