@@ -241,6 +241,10 @@ typedef struct {
     double rope_base, rope_factor;
     posenc_rope_scaling rope_scaling;
     int64_t rope_original_max;
+    /* --config: the model's (scaled) frequencies at its longest context, for the
+     * long-range chart; NULL when the config gives no context length */
+    double *rope_long_frequencies; /* pairs entries, owned */
+    int64_t rope_long_context;     /* max_position_embeddings, else factor x L0 */
     bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
     posenc_sinusoid_params sinusoid;
 } cli_table;
@@ -298,6 +302,9 @@ int cli_draw_bias_profile(const char *command, const cli_bias_request *q, cli_bu
 /* Frequency multiplier of every RoPE pair under linear/NTK/YaRN/Llama-3 scaling,
  * against the pair's wavelength, with the kept/blended/interpolated bands of `scaling`
  * and the trained and extended context lengths marked. */
+/* A --config table's RoPE over its whole context (0 .. rope_long_context, sampled):
+ * cos(p w) of three pairs around the trained context, scaled and unscaled. */
+int cli_draw_rope_long(const char *command, const cli_table *t, cli_buffer *out);
 int cli_draw_rope_bands(const char *command, int32_t head_dim, double base, posenc_rope_scaling scaling,
                         double factor, int64_t original_max, cli_buffer *out);
 /* Precision audit (posenc_precision_audit) for f32, f16 and bf16: worst angle

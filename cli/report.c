@@ -133,9 +133,14 @@ static int section_overview(report *r) {
 static int section_heatmaps(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "heatmaps", "Heat maps: position x channel");
-    look(b, "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
-            "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner of the sinusoidal "
-            "table to see the fastest waves; grey cells would be NaN or inf.");
+    /* the words name only what this page shows: the baselines are in the default comparison only */
+    look(b, r->req->default_comparison
+                ? "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
+                  "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner of the "
+                  "sinusoidal table to see the fastest waves; grey cells would be NaN or inf."
+                : "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
+                  "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner to see the "
+                  "fastest waves; grey cells would be NaN or inf.");
     cli_buffer_puts(b, "<div class=\"tool heatmap-tool\" data-table=\"0\"></div>\n<h3>Static pictures (PNG with "
                        "colorbar, as <code>posenc plot heatmap</code> writes them)</h3>\n<div class=\"grid\">\n");
     for (size_t i = 0; i < r->req->count; i++) {
@@ -165,9 +170,12 @@ static int section_heatmaps(report *r) {
 
 static int section_compare(report *r) {
     open_section(r, "compare", "Compare positions across channels");
-    look(r->html, "pick positions (type them, or use the + buttons). In the sinusoidal table, nearby positions agree "
-                  "on the slow right-hand channels and differ on the fast left-hand ones; that difference is how "
-                  "attention can tell them apart. In the baselines every channel carries the same number.");
+    look(r->html, r->req->default_comparison
+                      ? "pick positions (type them, or use the + buttons). In the sinusoidal table, nearby positions agree "
+                        "on the slow right-hand channels and differ on the fast left-hand ones; that difference is how "
+                        "attention can tell them apart. In the baselines every channel carries the same number."
+                      : "pick positions (type them, or use the + buttons). Nearby positions agree on the slow channels "
+                        "and differ on the fast ones; that difference is how attention can tell them apart.");
     cli_buffer_puts(r->html, "<div class=\"tool compare-tool\" data-positions=\"0, 10\"></div>\n");
     const cli_table *t = r->req->tables[0];
     size_t rows[3], count = 0;
@@ -185,8 +193,11 @@ static int section_compare(report *r) {
 
 static int section_surface(report *r) {
     open_section(r, "surface", "The table as a 3-D surface");
-    look(r->html, "turn the surface by dragging. The sinusoidal surface is a ripple whose wavelength stretches from "
-                  "left to right; a baseline is a tilted plane (index: steep, normalized: from 0 to 1).");
+    look(r->html, r->req->default_comparison
+                      ? "turn the surface by dragging. The sinusoidal surface is a ripple whose wavelength stretches from "
+                        "left to right; a baseline is a tilted plane (index: steep, normalized: from 0 to 1)."
+                      : "turn the surface by dragging. Ripples along the channels are the pairs' waves, fast to slow; a "
+                        "tilted plane would be a plain position counter.");
     cli_buffer_puts(r->html, "<div class=\"tool surface-tool\" data-table=\"0\"></div>\n");
     const cli_table *t = r->req->tables[0];
     cli_buffer svg = {0};
@@ -254,6 +265,14 @@ static int section_rope(report *r) {
         rc = cli_draw_rope_bands(r->command, model->rope_head_dim, model->rope_base, model->rope_scaling,
                                  model->rope_factor, model->rope_original_max, &svg);
         if (rc == EXIT_OK) figure(r, &svg, "This table's own RoPE settings, with the other schemes at the same factor.");
+        if (rc == EXIT_OK && model->rope_long_frequencies) {
+            cli_buffer_free(&svg);
+            rc = cli_draw_rope_long(r->command, model, &svg);
+            if (rc == EXIT_OK)
+                figure(r, &svg, "The model's RoPE from position 16 to the longest context it claims, sampled: a "
+                                "pair's model line turning slower than its unscaled line is the scaling at work; pairs "
+                                "the scheme keeps lie on their unscaled line.");
+        }
     } else {
         rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
         if (rc == EXIT_OK)
@@ -361,6 +380,12 @@ static void analyze_for_report(const cli_table *t, table_health *out) {
 static int section_health(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "health", "Health check: variance and norm per position");
+    if (!r->req->default_comparison)
+        look(b, "a sinusoidal or RoPE row always has the same length, because each sin² + cos² = 1, so no position is "
+                "louder than another. In the table, watch for NaN/inf and for a cosine near 1: two positions that point "
+                "the same way. The row PE(p+k) = M(k) PE(p) checks that moving k positions is a fixed rotation of every "
+                "pair, whatever p is (residual ~1e-14, rounding).");
+    else
     look(b, "the second article's check. A sinusoidal row always has the same length, √(dim/2), because each "
             "sin² + cos² = 1, so no position is louder than another; its variance across channels rises over the "
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "

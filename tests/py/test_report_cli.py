@@ -88,6 +88,18 @@ def main():
     t.check(rc == 0 and data and data["tables"][0]["name"] == "rope (llama)" and data["tables"][0]["cols"] == 128
             and "This table's own RoPE settings" in html and "trained 8192" in html,
             f"report --config (Llama 3.1): rope table 64 x 128 and its llama3 bands (exit {rc})")
+    html4 = open(out4, encoding="utf-8").read() if rc == 0 else ""
+    rope = re.search(r'<section id="rope">(.*?)</section>', html4, re.S)
+    long_svg = [x for x in re.findall(r"<svg.*?</svg>", rope.group(1), re.S) if "up to its longest context" in x] if rope else []
+    xt = re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', long_svg[0]) if long_svg else []
+    marks = re.findall(r'<g class="mark">.*?<text[^>]*>([^<]*)</text>', long_svg[0], re.S) if long_svg else []
+    t.check(long_svg and "100000" in xt and {"trained context", "longest context", "one full turn"} <= set(marks)
+            and "model (x0.125)" in long_svg[0] and "overlaps" in long_svg[0],
+            f"report --config: the model's RoPE up to its longest context (x ticks {xt[:9]}, marks {marks}); an "
+            "interpolated pair turns 8x slower (x0.125), a kept pair overlaps its unscaled line")
+    words = " ".join(re.findall(r'<p class="look">(.*?)</p>', html4, re.S))
+    strays = [w for w in ("sinusoidal table", "baseline", "index", "normalized", "ALiBi", "T5") if w in words]
+    t.check(html4 and not strays, f"report --config: its 'what to look at' texts name nothing the page lacks ({strays})")
     rc, _, se = run("report", "--config", cfg, "--dim", 64, "-o", os.path.join(d, "x.html"))
     t.check(rc == 2 and "cannot be combined with --config" in se, f"--config with --dim: exit {rc}")
     os.remove(cfg)
