@@ -104,6 +104,19 @@ void cli_print_fit_text(const char *label, const posenc_sinusoid_fit *fit);
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
+/* ---- progress on a terminal (cli/progress.c) ---- */
+/* A progress line with the time left, on stderr only when stderr is a terminal
+ * (nothing otherwise). Units are any measure of work (weights allowed); step with
+ * the units done before the next piece starts, at the start of a stdout line. */
+typedef struct {
+    const char *command;
+    double total, start;
+    bool enabled, drawn;
+} cli_progress;
+void cli_progress_begin(cli_progress *p, const char *command, double total_units);
+void cli_progress_step(cli_progress *p, double done_units, const char *label);
+void cli_progress_end(cli_progress *p); /* erase the line */
+
 /* ---- rendering (render family: cli/render_*.c, charts.c, report*.c) ----- */
 
 /* Growable byte buffer for PNG/SVG/HTML bodies; `failed` latches on an

@@ -302,11 +302,20 @@ int cmd_bench(int argc, char **argv) {
     }
     memset(dst, 1, mem_bytes);
     memset(src, 2, mem_bytes);
+    /* progress line on a terminal (cli/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
+    cli_progress progress;
+    double units = nthreads, done = 0;
+    for (const bench_case *c = cases; c->name; c++)
+        for (int t = 0; group_selected(only, c->group) && t < nthreads; t++)
+            for (int p = -1; p < 3 && (p < 0 || (peers && c->peers[p])); p++)
+                units += p < 0 ? 1 : (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) ? 0 : 4;
+    cli_progress_begin(&progress, "bench", units);
     double memset_gbs[8], memcpy_gbs[8];
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
     printf("| memory (%d MiB, pre-faulted) | threads | GB/s |\n|---|---|---|\n", mem_mib);
     for (int t = 0; t < nthreads; t++) {
+        cli_progress_step(&progress, done++, "memory bandwidth");
         memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps);
         memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps);
         printf("| memset | %d | %.1f |\n| memcpy (bytes copied) | %d | %.1f |\n", threads[t], memset_gbs[t],
@@ -324,6 +333,9 @@ int cmd_bench(int argc, char **argv) {
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
         if (!group_selected(only, c->group)) continue;
         for (int t = 0; t < nthreads; t++) {
+            char step_label[160];
+            snprintf(step_label, sizeof step_label, "%s, %d thread(s)", c->name, threads[t]);
+            cli_progress_step(&progress, done++, step_label);
             exec.threads = threads[t];
             exec.pool = NULL;
             double best = 0, no_pool_best = 0, no_pool_ms = 0, ms = -1;
@@ -350,6 +362,7 @@ int cmd_bench(int argc, char **argv) {
                 if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
                 char why[256] = "";
                 double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
+                done += 4;
                 if (shown++) printf("\n| | | | | | | |");
                 if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);
                 else printf(" %s | %.2f | %.1fx |", c->peers[p], peer_ms, peer_ms / ms);
@@ -360,5 +373,6 @@ int cmd_bench(int argc, char **argv) {
             fflush(stdout);
         }
     }
+    cli_progress_end(&progress);
     return rc;
 }

@@ -556,15 +556,20 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
     cli_buffer body = {0};
     bool written[sizeof sections / sizeof *sections] = {false};
     r.html = &body;
+    cli_progress progress; /* big tables take a while: say where it is, on a terminal */
+    cli_progress_begin(&progress, command, (double)(sizeof sections / sizeof *sections - 1));
     for (int i = 0; sections[i].id; i++) {
         size_t before = body.len;
+        cli_progress_step(&progress, i, sections[i].title);
         int rc = sections[i].write(&r);
         if (rc != EXIT_OK) {
+            cli_progress_end(&progress);
             cli_buffer_free(&body);
             return rc;
         }
         written[i] = body.len > before;
     }
+    cli_progress_end(&progress);
     r.html = b;
     cli_buffer_puts(b, "</p>\n<nav>");
     for (int i = 0; sections[i].id; i++)
