@@ -54,6 +54,8 @@ def main():
         env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"],
                    PKG_CONFIG_PATH=os.path.join(prefix, "lib/pkgconfig"), HOME=os.path.join(work, "home"))
         env.pop("POSENC_MAX_BYTES", None)
+        found = shutil.which("posenc", path=env["PATH"])
+        t.check(found == os.path.join(prefix, "bin/posenc"), f"`posenc` on PATH is the one just installed ({found})")
         os.makedirs(env["HOME"])
         ran = skipped = 0
         for lang, body, why, before in blocks(text):

@@ -56,6 +56,11 @@ def decode_png(path, rows=None):
     for y in range(h if rows is None else min(rows, h)):
         f = raw[y * (stride + 1)]
         line = np.frombuffer(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)], dtype=np.uint8).astype(np.int32)
+        if f in (0, 1, 2):  # None, Sub, Up: whole-row numpy (Sub = running sum per channel)
+            cur = line if f == 0 else (line + prev) & 255 if f == 2 else np.cumsum(line.reshape(w, 3), axis=0).reshape(-1) & 255
+            out[y] = cur
+            prev = cur
+            continue
         cur = np.zeros(stride, dtype=np.int32)
         for x in range(stride):
             a = cur[x - 3] if x >= 3 else 0
