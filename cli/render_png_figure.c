@@ -112,6 +112,24 @@ int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_
     unsigned char *cells = NULL;
     int rc = cli_heatmap_cells_rgb(command, r, &cells_style, &cells, &map_w, &map_h);
     if (rc != EXIT_OK) return rc;
+    /* a long, narrow table (2000 positions x 64 channels) would be a sliver with
+     * colliding tick labels: widen (or heighten) the cells by whole pixels instead */
+    int sx = map_w / (int)r->cols, sy = map_h / (int)r->rows;
+    int kx = map_w < 240 ? (320 + map_w - 1) / map_w : 1, ky = map_h < 120 ? (160 + map_h - 1) / map_h : 1;
+    if (kx > 1 || ky > 1) {
+        unsigned char *wide = malloc((size_t)map_w * (size_t)kx * (size_t)map_h * (size_t)ky * 3);
+        if (!wide) {
+            free(cells);
+            return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+        }
+        for (int y = 0; y < map_h * ky; y++)
+            for (int x = 0; x < map_w * kx; x++)
+                memcpy(wide + ((size_t)y * (size_t)(map_w * kx) + (size_t)x) * 3,
+                       cells + ((size_t)(y / ky) * (size_t)map_w + (size_t)(x / kx)) * 3, 3);
+        free(cells);
+        cells = wide;
+        map_w *= kx, map_h *= ky, sx *= kx, sy *= ky;
+    }
     double lo, hi;
     cli_heatmap_range(style, r, &lo, &hi);
 
@@ -201,10 +219,10 @@ int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_
         }
 
     char layout[200]; /* where the cells are, for readers (and tests) that look up cell colours */
-    snprintf(layout, sizeof layout, "cells x=%d y=%d w=%d h=%d s=%d; colorbar x=%d w=%d", left, top, map_w, map_h,
-             map_w / (int)r->cols,
+    snprintf(layout, sizeof layout, "cells x=%d y=%d w=%d h=%d sx=%d sy=%d; colorbar x=%d w=%d", left, top, map_w,
+             map_h, sx, sy,
              style->colorbar ? bar_x : 0, style->colorbar ? BAR_W : 0);
-    rc = cli_heatmap_encode(command, r, style, text->title, rgb, width, height, map_w / (int)r->cols, layout, png);
+    rc = cli_heatmap_encode(command, r, style, text->title, rgb, width, height, sx, layout, png);
     free(rgb);
     return rc;
 }

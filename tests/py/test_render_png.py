@@ -85,14 +85,14 @@ def px(img, y, x):
 
 def layout(text):
     """Where the cells and the colorbar are, from the PNG's "Layout" tEXt chunk."""
-    m = re.match(r"cells x=(\d+) y=(\d+) w=(\d+) h=(\d+) s=(\d+); colorbar x=(\d+) w=(\d+)", text.get("Layout", ""))
+    m = re.match(r"cells x=(\d+) y=(\d+) w=(\d+) h=(\d+) sx=(\d+) sy=(\d+); colorbar x=(\d+) w=(\d+)", text.get("Layout", ""))
     assert m, f"no Layout chunk: {text}"
-    return dict(zip(("x", "y", "w", "h", "s", "bar_x", "bar_w"), map(int, m.groups())))
+    return dict(zip(("x", "y", "w", "h", "sx", "sy", "bar_x", "bar_w"), map(int, m.groups())))
 
 
 def cell(img, lay, r, c):
-    """Colour at the centre of cell (r, c) (cells are square, s px a side)."""
-    return px(img, lay["y"] + r * lay["s"] + lay["s"] // 2, lay["x"] + c * lay["s"] + lay["s"] // 2)
+    """Colour at the centre of cell (r, c): cells are sx x sy px."""
+    return px(img, lay["y"] + r * lay["sy"] + lay["sy"] // 2, lay["x"] + c * lay["sx"] + lay["sx"] // 2)
 
 
 def ink(img, y0, y1, x0, x1, below=110):
@@ -115,8 +115,8 @@ def main():
     rc, _, se = run("plot", "heatmap", src, "-o", out)
     img, text = decode_png(out)
     lay = layout(text)
-    s = lay["s"]  # a tiny table is drawn about 320 px across: 320 // 6 = 53 px per cell
-    t.check(rc == 0 and s == 53 and lay["w"] == 6 * s and lay["h"] == 4 * s and lay["bar_w"] > 0,
+    s = lay["sx"]  # a tiny table is drawn about 320 px across: 320 // 6 = 53 px per cell
+    t.check(rc == 0 and s == 53 and lay["sy"] == s and lay["w"] == 6 * s and lay["h"] == 4 * s and lay["bar_w"] > 0,
             f"4x6 table -> cells {lay['w']}x{lay['h']} px at ({lay['x']},{lay['y']}), {s} px per cell, colorbar at x={lay['bar_x']}")
     worst = 0
     for (r, c) in [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (1, 1), (1, 2), (1, 3), (3, 0)]:
@@ -170,8 +170,8 @@ def main():
     rc, _, se = run("plot", "heatmap", src, "--max-cells", 512, "-o", out)
     img, text = decode_png(out, rows=200)  # the cells checked are in row 10 (below a ~60 px title)
     lay = layout(text)
-    t.check(rc == 0 and lay["h"] == 500 and "averages of 6 x 1 blocks" in se and "mean of 6 x 1" in text["Description"],
-            f"3000 rows -> 500 block means of 6 rows, stated: {se.strip()}")
+    t.check(rc == 0 and lay["h"] == 500 and lay["w"] >= 320 and "averages of 6 x 1 blocks" in se and "mean of 6 x 1" in text["Description"],
+            f"3000 rows -> 500 block means of 6 rows, stated: {se.strip()}; 3 columns widened to {lay['w']} px ({lay['sx']} px each)")
     t.check(cell(img, lay, 10, 0) == rgb(RDBU[5]) and cell(img, lay, 10, 1) == rgb(RDBU[-1])
             and cell(img, lay, 10, 2) == rgb(RDBU[0]),
             "block means are drawn: column of +-2.5 zig-zag averages to 0 (white), +1 blue, -1 red")
