@@ -25,12 +25,8 @@ int cli_draw_heatmap(const char *command, const cli_table *t, const cli_heatmap_
     int n = snprintf(subtitle, sizeof subtitle, "%s", t->about);
     if ((r.row_block > 1 || r.col_block > 1) && n > 0 && (size_t)n < sizeof subtitle)
         snprintf(subtitle + n, sizeof subtitle - (size_t)n, "; each cell = mean of %zu x %zu", r.row_block, r.col_block);
-    if (svg) {
-        cli_axes_text text = {title, subtitle, "channel", "position", 0, (double)t->first_position};
-        rc = cli_heatmap_svg(command, &r, style, &text, out);
-    } else {
-        rc = cli_heatmap_png(command, &r, style, title, out);
-    }
+    cli_axes_text text = {title, subtitle, "channel", "position", 0, (double)t->first_position};
+    rc = svg ? cli_heatmap_svg(command, &r, style, &text, out) : cli_heatmap_png_figure(command, &r, style, &text, out);
     cli_reduced_free(&r);
     return rc;
 }
@@ -76,21 +72,34 @@ int cli_parse_rows(const char *command, const char *list, const cli_table *t, si
 
 int cli_draw_curves(const char *command, const cli_table *t, const size_t *rows, size_t count, cli_buffer *out) {
     if (count > 10) return cli_fail(command, EXIT_USAGE, NULL, "at most 10 positions per chart, got %zu", count);
-    double *x = malloc(sizeof(double) * t->cols);
-    if (!x) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
-    for (size_t j = 0; j < t->cols; j++) x[j] = (double)j;
-    cli_series series[10];
-    char names[10][40];
-    for (size_t s = 0; s < count; s++) {
-        snprintf(names[s], sizeof names[s], "position %lld", (long long)(t->first_position + (int64_t)rows[s]));
-        series[s] = (cli_series){names[s], x, t->values + rows[s] * t->cols, t->cols};
+    /* Interleaved sin/cos: neighbouring channels alternate between sin and cos, so one
+     * line through all channels is a solid zigzag band at any real dim; draw the sin
+     * (even) and cos (odd) channels as two smooth lines per position instead. */
+    bool split = t->frequencies && t->layout == POSENC_LAYOUT_INTERLEAVED && t->cols % 2 == 0 && t->cols >= 4;
+    size_t per_line = split ? t->cols / 2 : t->cols, lines = split ? 2 : 1;
+    double *buf = malloc(sizeof(double) * per_line * (lines + lines * count));
+    if (!buf) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    cli_series series[20];
+    char names[20][56];
+    for (size_t l = 0; l < lines; l++) {
+        double *x = buf + l * per_line;
+        for (size_t j = 0; j < per_line; j++) x[j] = (double)(split ? 2 * j + l : j);
+        for (size_t s = 0; s < count; s++) {
+            size_t k = s * lines + l; /* legend order: p0 sin, p0 cos, p10 sin, ... */
+            double *y = buf + lines * per_line + k * per_line;
+            const double *row = t->values + rows[s] * t->cols;
+            for (size_t j = 0; j < per_line; j++) y[j] = split ? row[2 * j + l] : row[j];
+            snprintf(names[k], sizeof names[k], "position %lld%s", (long long)(t->first_position + (int64_t)rows[s]),
+                     !split ? "" : l == 0 ? ", sin (even ch.)" : ", cos (odd ch.)");
+            series[k] = (cli_series){names[k], x, y, per_line};
+        }
     }
     char title[160];
     snprintf(title, sizeof title, "%s: values across channels", t->name);
     cli_chart ch = {.title = title, .subtitle = t->about, .xlabel = "channel", .ylabel = "value",
-                    .series = series, .series_count = count};
+                    .series = series, .series_count = count * lines};
     int rc = cli_chart_svg(command, &ch, out);
-    free(x);
+    free(buf);
     return rc;
 }
 

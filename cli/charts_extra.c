@@ -267,3 +267,58 @@ int cli_draw_precision(const char *command, const posenc_sinusoid_params *params
     for (int d = 0; d < 3; d++) posenc_precision_report_free(&reports[d]);
     return rc;
 }
+
+int cli_draw_rope_long(const char *command, const cli_table *t, cli_buffer *out) {
+    if (!t->rope_long_frequencies || t->rope_long_context < 2 || t->pairs == 0)
+        return cli_fail(command, EXIT_USAGE, NULL, "'%s' has no long-context frequencies to draw", t->name);
+    /* three pairs whose unscaled wavelength is nearest L0/4, L0 and 4 L0: below,
+     * at and beyond the trained context, where scaling schemes differ most */
+    double l0 = t->rope_original_max > 0 ? (double)t->rope_original_max : (double)t->rope_long_context / 4;
+    double rotary = 2.0 * (double)t->pairs;
+    size_t chosen[3], count = 0;
+    const double targets[3] = {l0 / 4, l0, 4 * l0};
+    for (size_t i = 0; i < 3; i++) {
+        size_t best = 0;
+        double best_gap = INFINITY;
+        for (size_t k = 0; k < t->pairs; k++) {
+            double wavelength = 6.283185307179586 * pow(t->rope_base, 2.0 * (double)k / rotary);
+            double gap = fabs(log(wavelength / targets[i]));
+            if (gap < best_gap) best_gap = gap, best = k;
+        }
+        if (count == 0 || chosen[count - 1] != best) chosen[count++] = best;
+    }
+    /* turns made by position p, p w / 2 pi, on log-log axes: every pair is a line of
+     * slope 1, and a scaled pair lies below its unscaled line by its scale factor */
+    enum { SAMPLES = 400 };
+    double first = 16, last = (double)t->rope_long_context;
+    if (last <= first) first = 1;
+    double *buf = malloc(sizeof(double) * SAMPLES * (1 + 2 * count));
+    if (!buf) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    double *x = buf;
+    for (size_t i = 0; i < SAMPLES; i++) x[i] = first * pow(last / first, (double)i / (SAMPLES - 1));
+    cli_series series[6];
+    char names[6][48];
+    for (size_t c = 0; c < count; c++) {
+        size_t k = chosen[c];
+        double scaled = t->rope_long_frequencies[k], plain = pow(t->rope_base, -2.0 * (double)k / rotary);
+        double *yp = buf + SAMPLES * (1 + 2 * c), *ys = yp + SAMPLES;
+        for (size_t i = 0; i < SAMPLES; i++) yp[i] = x[i] * plain / 6.283185307179586, ys[i] = x[i] * scaled / 6.283185307179586;
+        snprintf(names[2 * c], sizeof names[2 * c], "pair %zu unscaled", k);
+        snprintf(names[2 * c + 1], sizeof names[2 * c + 1], "pair %zu model (x%.3g)", k, scaled / plain);
+        series[2 * c] = (cli_series){names[2 * c], x, yp, SAMPLES};
+        series[2 * c + 1] = (cli_series){names[2 * c + 1], x, ys, SAMPLES};
+    }
+    cli_mark xmarks[2] = {{l0, "trained context"}, {last, "longest context"}};
+    cli_mark ymarks[1] = {{1, "one full turn"}};
+    char title[160];
+    snprintf(title, sizeof title, "%s: turns of each pair up to its longest context", t->name);
+    cli_chart ch = {.title = title,
+                    .subtitle = "p w / 2 pi for pairs below, at and beyond the trained context; model = the config's scaled frequencies",
+                    .xlabel = "position p (log scale)", .ylabel = "turns p w / 2 pi (log scale)",
+                    .series = series, .series_count = 2 * count, .xmarks = t->rope_original_max > 0 ? xmarks : xmarks + 1,
+                    .xmark_count = t->rope_original_max > 0 ? 2 : 1, .ymarks = ymarks, .ymark_count = 1,
+                    .log_x = true, .log_y = true, .width = 900, .height = 460};
+    int rc = cli_chart_svg(command, &ch, out);
+    free(buf);
+    return rc;
+}

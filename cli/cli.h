@@ -155,6 +155,19 @@ void cli_words_clear(cli_buffer *b); /* empty it for the next sentence (keeps th
 /* @@CLI_COMMANDS_ANALYSIS@@ */
 /* */
 /* */
+/* ---- progress on a terminal (cli/progress.c) ---- */
+/* A progress line with the time left, on stderr only when stderr is a terminal
+ * (nothing otherwise). Units are any measure of work (weights allowed); step with
+ * the units done before the next piece starts, at the start of a stdout line. */
+typedef struct {
+    const char *command;
+    double total, start;
+    bool enabled, drawn;
+} cli_progress;
+void cli_progress_begin(cli_progress *p, const char *command, double total_units);
+void cli_progress_step(cli_progress *p, double done_units, const char *label);
+void cli_progress_end(cli_progress *p); /* erase the line */
+
 /* ---- rendering (render family: cli/render_*.c, charts.c, report*.c) ----- */
 
 /* Growable byte buffer for PNG/SVG/HTML bodies; `failed` latches on an
@@ -222,6 +235,14 @@ void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, dou
  * tEXt chunks record the title, the value range and any reduction. */
 int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                     const char *title, cli_buffer *png);
+/* The cells (and colorbar strip when style->colorbar) as packed RGB rows (malloc'd). */
+int cli_heatmap_cells_rgb(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                          unsigned char **rgb, int *width, int *height);
+/* Encode RGB rows as a heat-map PNG with tEXt chunks (title, range, reduction and,
+ * when layout_note is not NULL, a "Layout" chunk saying where the cells are). */
+int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
+                       const unsigned char *rgb, int width, int height, int cell_pixels, const char *layout_note,
+                       cli_buffer *png);
 
 /* ---- SVG charts (cli/render_svg.c) ---- */
 typedef struct {
@@ -259,6 +280,11 @@ typedef struct {
 /* Heat map with axes and a colorbar: the cells are an embedded PNG. */
 int cli_heatmap_svg(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                     const cli_axes_text *text, cli_buffer *out);
+/* Heat map PNG a person can read alone: title, subtitle, axes with tick labels
+ * and names, and a colorbar with numbers (text drawn with cairo); the cells keep
+ * their exact colormap pixels. The "Layout" tEXt chunk says where they are. */
+int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                           const cli_axes_text *text, cli_buffer *png);
 /* 3-D surface z = grid[row][col] as a projected, painter-sorted mesh. */
 int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
                     const cli_axes_text *text, cli_buffer *out);
@@ -279,6 +305,10 @@ typedef struct {
     double rope_base, rope_factor;
     posenc_rope_scaling rope_scaling;
     int64_t rope_original_max;
+    /* --config: the model's (scaled) frequencies at its longest context, for the
+     * long-range chart; NULL when the config gives no context length */
+    double *rope_long_frequencies; /* pairs entries, owned */
+    int64_t rope_long_context;     /* max_position_embeddings, else factor x L0 */
     bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
     posenc_sinusoid_params sinusoid;
 } cli_table;
@@ -366,6 +396,9 @@ int cli_draw_bias_profile(const char *command, const cli_bias_request *q, cli_bu
 /* Frequency multiplier of every RoPE pair under linear/NTK/YaRN/Llama-3 scaling,
  * against the pair's wavelength, with the kept/blended/interpolated bands of `scaling`
  * and the trained and extended context lengths marked. */
+/* A --config table's RoPE over its whole context (0 .. rope_long_context, sampled):
+ * cos(p w) of three pairs around the trained context, scaled and unscaled. */
+int cli_draw_rope_long(const char *command, const cli_table *t, cli_buffer *out);
 int cli_draw_rope_bands(const char *command, int32_t head_dim, double base, posenc_rope_scaling scaling,
                         double factor, int64_t original_max, cli_buffer *out);
 /* Precision audit (posenc_precision_audit) for f32, f16 and bf16: worst angle

@@ -379,6 +379,14 @@ int cmd_bench(int argc, char **argv) {
     }
     memset(dst, 1, mem_bytes);
     memset(src, 2, mem_bytes);
+    /* progress line on a terminal (cli/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
+    cli_progress progress;
+    double units = nthreads, done = 0;
+    for (const bench_case *c = cases; c->name; c++)
+        for (int t = 0; group_selected(only, c->group) && t < nthreads; t++)
+            for (int p = -1; p < 3 && (p < 0 || (peers && c->peers[p])); p++)
+                units += p < 0 ? 1 : (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) ? 0 : 4;
+    cli_progress_begin(&progress, "bench", units);
     double memset_gbs[8], memcpy_gbs[8], stream_gbs[8], compute_g[8];
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
@@ -388,6 +396,7 @@ int cmd_bench(int argc, char **argv) {
            threads[0], nthreads > 1 ? threads[nthreads - 1] / threads[0] : 1);
     printf("| memory (%d MiB, pre-faulted) | threads | GB/s | scaling |\n|---|---|---|---|\n", mem_mib);
     for (int t = 0; t < nthreads; t++) {
+        cli_progress_step(&progress, done++, "memory bandwidth");
         memset_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_MEMSET);
         memcpy_gbs[t] = bandwidth(dst, src, mem_bytes, threads[t], reps, BW_MEMCPY);
         stream_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_STREAM);
@@ -413,6 +422,9 @@ int cmd_bench(int argc, char **argv) {
         if (!group_selected(only, c->group)) continue;
         double first_ms = 0;
         for (int t = 0; t < nthreads; t++) {
+            char step_label[160];
+            snprintf(step_label, sizeof step_label, "%s, %d thread(s)", c->name, threads[t]);
+            cli_progress_step(&progress, done++, step_label);
             exec.threads = threads[t];
             exec.pool = NULL;
             double best = 0, no_pool_best = 0, no_pool_ms = 0, ms = -1;
@@ -441,6 +453,7 @@ int cmd_bench(int argc, char **argv) {
                 if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
                 char why[256] = "";
                 double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
+                done += 4;
                 if (shown++) printf("\n| | | | | | | | | | |");
                 if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);
                 else printf(" %s | %.2f | %.1fx |", c->peers[p], peer_ms, peer_ms / ms);
@@ -459,5 +472,6 @@ int cmd_bench(int argc, char **argv) {
             for (int t = 0; t < nthreads && group_selected(only, c->group) && c->alloc == ALLOC_REUSE; t++)
                 if (threads[t] > 1) print_timeline(c, &exec, threads[t]);
     }
+    cli_progress_end(&progress);
     return rc;
 }

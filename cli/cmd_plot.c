@@ -113,7 +113,7 @@ static int draw(const char *chart_name, int chart, const cli_args *a, const cli_
         snprintf(title, sizeof title, "%s: %s", t->name,
                  strstr(t->name, "t5") ? "bucket of each (query, key)" : "attention bias added to the score");
         cli_axes_text text = {title, t->about, "key position j", "query position i", 0, 0};
-        rc = svg ? cli_heatmap_svg("plot", &r, &style, &text, out) : cli_heatmap_png("plot", &r, &style, title, out);
+        rc = svg ? cli_heatmap_svg("plot", &r, &style, &text, out) : cli_heatmap_png_figure("plot", &r, &style, &text, out);
         cli_reduced_free(&r);
         return rc;
     }

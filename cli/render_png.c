@@ -139,11 +139,12 @@ static bool encode_png(const unsigned char *rgb, int width, int height, png_text
     return !out->failed;
 }
 
-int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
-                    cli_buffer *png) {
+int cli_heatmap_cells_rgb(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
+                          unsigned char **rgb_out, int *width_out, int *height_out) {
+    *rgb_out = NULL;
     size_t longest = r->rows > r->cols ? r->rows : r->cols;
     int s = style->cell_pixels > 0 ? style->cell_pixels : (int)(longest >= 640 ? 1 : 640 / longest);
-    if (s > 16) s = 16;
+    if (s > 16 && style->cell_pixels <= 16) s = 16; /* larger only when asked (figures of tiny tables) */
     if ((size_t)s * longest > 8192)
         return cli_fail(command, EXIT_USAGE, "lower --cell-pixels", "picture would be %zu pixels wide or tall",
                         (size_t)s * longest);
@@ -172,23 +173,48 @@ int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap
         cli_colormap_rgb(style->colormap, height > 1 ? 1.0 - (double)y / (height - 1) : 0.5, c);
         for (int x = map_w + bar_gap; x < width; x++) memcpy(rgb + ((size_t)y * (size_t)width + (size_t)x) * 3, c, 3);
     }
+    *rgb_out = rgb;
+    *width_out = width;
+    *height_out = height;
+    return EXIT_OK;
+}
+
+int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
+                       const unsigned char *rgb, int width, int height, int cell_pixels, const char *layout_note,
+                       cli_buffer *png) {
+    double lo, hi;
+    cli_heatmap_range(style, r, &lo, &hi);
     char range[160], layout[256];
     snprintf(range, sizeof range, "colormap %s from %.9g to %.9g%s", cli_colormap_names[style->colormap], lo, hi,
              style->colorbar ? "; colorbar on the right, top = max" : "");
     snprintf(layout, sizeof layout,
              "rows = positions (top = first), columns = channels; %d px per cell; each cell is the mean of %zu x %zu "
              "table cells; %zu non-finite cell(s) in grey",
-             s, r->row_block, r->col_block, r->nonfinite);
-    png_text texts[4] = {{0}};
-    char k0[] = "Title", k1[] = "Description", k2[] = "Comment", k3[] = "Software";
+             cell_pixels, r->row_block, r->col_block, r->nonfinite);
+    png_text texts[5] = {{0}};
+    char k0[] = "Title", k1[] = "Description", k2[] = "Comment", k3[] = "Software", k4[] = "Layout";
     char software[] = "posenc " POSENC_VERSION_STRING;
     texts[0].key = k0, texts[0].text = (char *)(title ? title : "posenc heat map");
     texts[1].key = k1, texts[1].text = layout;
     texts[2].key = k2, texts[2].text = range;
     texts[3].key = k3, texts[3].text = software;
-    for (int i = 0; i < 4; i++) texts[i].compression = PNG_TEXT_COMPRESSION_NONE;
-    bool ok = encode_png(rgb, width, height, texts, 4, png);
-    free(rgb);
-    if (!ok) return cli_fail(command, EXIT_RUNTIME, NULL, "PNG encoding failed (out of memory?)");
+    texts[4].key = k4, texts[4].text = (char *)layout_note;
+    int count = layout_note ? 5 : 4;
+    for (int i = 0; i < count; i++) texts[i].compression = PNG_TEXT_COMPRESSION_NONE;
+    if (!encode_png(rgb, width, height, texts, count, png))
+        return cli_fail(command, EXIT_RUNTIME, NULL, "PNG encoding failed (out of memory?)");
     return EXIT_OK;
+}
+
+int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
+                    cli_buffer *png) {
+    unsigned char *rgb;
+    int width, height;
+    int rc = cli_heatmap_cells_rgb(command, r, style, &rgb, &width, &height);
+    if (rc != EXIT_OK) return rc;
+    size_t longest = r->rows > r->cols ? r->rows : r->cols;
+    int s = style->cell_pixels > 0 ? style->cell_pixels : (int)(longest >= 640 ? 1 : 640 / longest);
+    rc = cli_heatmap_encode(command, r, style, title, rgb, width, height, s > 16 ? 16 : s, NULL, png);
+    free(rgb);
+    return rc;
 }

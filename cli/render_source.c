@@ -10,6 +10,7 @@
 void cli_table_free(cli_table *t) {
     free(t->values);
     free(t->frequencies);
+    free(t->rope_long_frequencies);
     memset(t, 0, sizeof *t);
 }
 
@@ -223,6 +224,21 @@ static int table_from_config(const char *command, const cli_args *a, cli_table *
                  "RoPE of %s: head_dim %d, theta %g, scaling %s factor %g (L0 %lld), %lld positions from %lld, cos|sin",
                  base ? base + 1 : path, cfg.rope.head_dim, cfg.rope.base, posenc_rope_scaling_name(cfg.rope.scaling),
                  cfg.rope.factor, (long long)cfg.rope.original_max_position, (long long)len, (long long)start);
+        /* the frequencies at the longest context the model claims (dynamic schemes
+         * depend on it), so the report can show where the scaling acts */
+        int64_t longest = cfg.rope.max_position;
+        if (longest <= 0 && cfg.rope.original_max_position > 0 && cfg.rope.factor >= 1 &&
+            cfg.rope.factor * (double)cfg.rope.original_max_position < 9e15)
+            longest = (int64_t)(cfg.rope.factor * (double)cfg.rope.original_max_position);
+        if (longest > 1 && t->pairs > 0) {
+            t->rope_long_frequencies = malloc(sizeof(double) * t->pairs);
+            posenc_error ferr = {0};
+            if (t->rope_long_frequencies &&
+                posenc_rope_frequencies(&cfg.rope, longest, t->rope_long_frequencies, t->pairs, NULL, &ferr) == POSENC_OK)
+                t->rope_long_context = longest;
+            else
+                free(t->rope_long_frequencies), t->rope_long_frequencies = NULL;
+        }
         if (cfg.warnings)
             fprintf(stderr, "posenc %s: %s: the config has warnings (see posenc rope explain --config %s)\n", command, path,
                     path);

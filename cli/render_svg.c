@@ -116,6 +116,24 @@ static void draw_axis_labels(cli_buffer *b, double x0, double x1, double y0, dou
 
 static bool usable(double v, bool log) { return isfinite(v) && (!log || v > 0); }
 
+/* Series s lies on an earlier series (same x, every y within 1.5 px on the plot):
+ * return that one's index so s is drawn dashed on top of it and the legend says
+ * so, else SIZE_MAX. Two lines in one place would otherwise show only the last. */
+static size_t overlapped_series(const cli_chart *ch, const axis_map *ay, size_t s) {
+    const cli_series *a = &ch->series[s];
+    for (size_t j = 0; j < s; j++) {
+        const cli_series *o = &ch->series[j];
+        if (o->count != a->count || a->count == 0) continue;
+        bool same = true;
+        for (size_t i = 0; i < a->count && same; i++) {
+            bool ua = usable(a->y[i], ch->log_y), uo = usable(o->y[i], ch->log_y);
+            same = a->x[i] == o->x[i] && ua == uo && (!ua || fabs(to_px(ay, a->y[i]) - to_px(ay, o->y[i])) < 1.5);
+        }
+        if (same) return j;
+    }
+    return SIZE_MAX;
+}
+
 int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
     int width = ch->width ? ch->width : 760, height = ch->height ? ch->height : 420;
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -145,12 +163,20 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
     double pad = (yhi - ylo) * 0.05;
     ylo -= pad, yhi += pad;
     bool legend = ch->series_count > 1; /* one series: the title names it */
+    double y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
+    axis_map ay = {ylo, yhi, y1, y0, ch->log_y};
+    size_t *under = malloc(sizeof *under * (ch->series_count ? ch->series_count : 1));
+    if (!under) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory while drawing");
     size_t longest = 0;
-    for (size_t s = 0; s < ch->series_count; s++)
-        if (ch->series[s].name && strlen(ch->series[s].name) > longest) longest = strlen(ch->series[s].name);
-    double legend_w = 52 + 6.8 * (double)(longest < 12 ? 12 : longest > 34 ? 34 : longest);
-    double x0 = 72, x1 = width - (legend ? legend_w : 24), y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
-    axis_map ax = {xlo, xhi, x0, x1, ch->log_x}, ay = {ylo, yhi, y1, y0, ch->log_y};
+    for (size_t s = 0; s < ch->series_count; s++) {
+        under[s] = overlapped_series(ch, &ay, s);
+        size_t n = ch->series[s].name ? strlen(ch->series[s].name) : 0;
+        if (under[s] != SIZE_MAX && ch->series[under[s]].name) n += 12 + strlen(ch->series[under[s]].name);
+        if (n > longest) longest = n;
+    }
+    double legend_w = 52 + 6.8 * (double)(longest < 12 ? 12 : longest > 40 ? 40 : longest);
+    double x0 = 72, x1 = width - (legend ? legend_w : 24);
+    axis_map ax = {xlo, xhi, x0, x1, ch->log_x};
 
     cli_buffer_printf(b,
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"posenc-chart\" width=\"%d\" height=\"%d\" "
@@ -202,7 +228,8 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
         const char *color = palette[s % 10];
         cli_buffer_puts(b, "<path class=\"series\" data-name=\"");
         cli_buffer_escape(b, se->name ? se->name : "");
-        cli_buffer_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" stroke-linejoin=\"round\" d=\"", color);
+        cli_buffer_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" stroke-linejoin=\"round\"%s d=\"", color,
+                          under[s] != SIZE_MAX ? "2.2" : "1.8", under[s] != SIZE_MAX ? " stroke-dasharray=\"7 6\"" : "");
         bool pen = false;
         for (size_t i = 0; i < se->count; i += (i + stride < se->count || i + 1 == se->count) ? stride : se->count - 1 - i) {
             if (!usable(se->x[i], ch->log_x) || !usable(se->y[i], ch->log_y)) {
@@ -223,14 +250,21 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
         cli_buffer_puts(b, "<g class=\"legend\">\n");
         for (size_t s = 0; s < ch->series_count && s < 24; s++) {
             double y = y0 + 10 + 18.0 * (double)s;
-            cli_buffer_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>"
+            cli_buffer_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>"
                                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">",
-                              x1 + 12, y, x1 + 34, y, palette[s % 10], x1 + 40, y + 4);
+                              x1 + 12, y, x1 + 34, y, palette[s % 10],
+                              under[s] != SIZE_MAX ? " stroke-dasharray=\"5 3\"" : "", x1 + 40, y + 4);
             cli_buffer_escape(b, ch->series[s].name ? ch->series[s].name : "");
+            if (under[s] != SIZE_MAX) {
+                cli_buffer_puts(b, " (overlaps ");
+                cli_buffer_escape(b, ch->series[under[s]].name ? ch->series[under[s]].name : "");
+                cli_buffer_puts(b, ")");
+            }
             cli_buffer_puts(b, "</text>\n");
         }
         cli_buffer_puts(b, "</g>\n");
     }
+    free(under);
     draw_axis_labels(b, x0, x1, y0, y1, ch->xlabel, ch->ylabel);
     cli_buffer_puts(b, "</svg>\n");
     return b->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory while drawing") : EXIT_OK;

@@ -91,9 +91,14 @@ static int section_overview(report *r) {
 static int section_heatmaps(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "heatmaps", "Heat maps: position x channel");
-    look(b, "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
-            "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner of the sinusoidal "
-            "table to see the fastest waves; grey cells would be NaN or inf.");
+    /* the words name only what this page shows: the baselines are in the default comparison only */
+    look(b, r->req->default_comparison
+                ? "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
+                  "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner of the "
+                  "sinusoidal table to see the fastest waves; grey cells would be NaN or inf."
+                : "rows are positions (top = first), columns are channels. With RdBu, white is exactly 0, red negative, "
+                  "blue positive; viridis runs dark (low) to yellow (high). Zoom into the top-left corner to see the "
+                  "fastest waves; grey cells would be NaN or inf.");
     cli_buffer_puts(b, "<div class=\"tool heatmap-tool\" data-table=\"0\"></div>\n<h3>Static pictures (PNG with "
                        "colorbar, as <code>posenc plot heatmap</code> writes them)</h3>\n<div class=\"grid\">\n");
     for (size_t i = 0; i < r->req->count; i++) {
@@ -123,9 +128,12 @@ static int section_heatmaps(report *r) {
 
 static int section_compare(report *r) {
     open_section(r, "compare", "Compare positions across channels");
-    look(r->html, "pick positions (type them, or use the + buttons). In the sinusoidal table, nearby positions agree "
-                  "on the slow right-hand channels and differ on the fast left-hand ones; that difference is how "
-                  "attention can tell them apart. In the baselines every channel carries the same number.");
+    look(r->html, r->req->default_comparison
+                      ? "pick positions (type them, or use the + buttons). In the sinusoidal table, nearby positions agree "
+                        "on the slow right-hand channels and differ on the fast left-hand ones; that difference is how "
+                        "attention can tell them apart. In the baselines every channel carries the same number."
+                      : "pick positions (type them, or use the + buttons). Nearby positions agree on the slow channels "
+                        "and differ on the fast ones; that difference is how attention can tell them apart.");
     cli_buffer_puts(r->html, "<div class=\"tool compare-tool\" data-positions=\"0, 10\"></div>\n");
     const cli_table *t = r->req->tables[0];
     size_t rows[3], count = 0;
@@ -143,8 +151,11 @@ static int section_compare(report *r) {
 
 static int section_surface(report *r) {
     open_section(r, "surface", "The table as a 3-D surface");
-    look(r->html, "turn the surface by dragging. The sinusoidal surface is a ripple whose wavelength stretches from "
-                  "left to right; a baseline is a tilted plane (index: steep, normalized: from 0 to 1).");
+    look(r->html, r->req->default_comparison
+                      ? "turn the surface by dragging. The sinusoidal surface is a ripple whose wavelength stretches from "
+                        "left to right; a baseline is a tilted plane (index: steep, normalized: from 0 to 1)."
+                      : "turn the surface by dragging. Ripples along the channels are the pairs' waves, fast to slow; a "
+                        "tilted plane would be a plain position counter.");
     cli_buffer_puts(r->html, "<div class=\"tool surface-tool\" data-table=\"0\"></div>\n");
     const cli_table *t = r->req->tables[0];
     cli_buffer svg = {0};
@@ -212,6 +223,14 @@ static int section_rope(report *r) {
         rc = cli_draw_rope_bands(r->command, model->rope_head_dim, model->rope_base, model->rope_scaling,
                                  model->rope_factor, model->rope_original_max, &svg);
         if (rc == EXIT_OK) figure(r, &svg, "This table's own RoPE settings, with the other schemes at the same factor.");
+        if (rc == EXIT_OK && model->rope_long_frequencies) {
+            cli_buffer_free(&svg);
+            rc = cli_draw_rope_long(r->command, model, &svg);
+            if (rc == EXIT_OK)
+                figure(r, &svg, "The model's RoPE from position 16 to the longest context it claims, sampled: a "
+                                "pair's model line turning slower than its unscaled line is the scaling at work; pairs "
+                                "the scheme keeps lie on their unscaled line.");
+        }
     } else {
         rc = cli_draw_rope_bands(r->command, 128, 500000, POSENC_ROPE_LLAMA3, 8, 8192, &svg);
         if (rc == EXIT_OK)
@@ -292,20 +311,45 @@ static int section_precision(report *r) {
     return rc;
 }
 
-static void stat_cell(cli_buffer *b, double v) {
-    if (isfinite(v)) cli_buffer_printf(b, "<td>%.6g</td>", v);
-    else cli_buffer_puts(b, "<td>–</td>");
+/* A statistic as the table prints it: 6 significant digits, and exactly 0 for a
+ * value below the rounding of its computation (|v| <= 1e-12 x the scale of the
+ * numbers it came from), so a zero variance prints 0, not 3.07e-31. */
+static void stat_cell(cli_buffer *b, double v, double scale) {
+    if (!isfinite(v)) cli_buffer_puts(b, "<td>–</td>");
+    else if (fabs(v) <= 1e-12 * scale) cli_buffer_puts(b, "<td>0</td>");
+    else cli_buffer_printf(b, "<td>%.6g</td>", v);
+}
+
+/* What the library's analysis says about one table (the health table's last rows). */
+typedef struct {
+    bool ok;
+    posenc_health h;
+    char error[sizeof(((posenc_error *)0)->message)];
+} table_health;
+
+static void analyze_for_report(const cli_table *t, table_health *out) {
+    posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
+    posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
+    posenc_error err = {0};
+    out->ok = posenc_analyze_table(&view, &opt, &out->h, &err) == POSENC_OK;
+    snprintf(out->error, sizeof out->error, "%s", out->ok ? "" : err.message);
 }
 
 static int section_health(report *r) {
     cli_buffer *b = r->html;
     open_section(r, "health", "Health check: variance and norm per position");
+    if (!r->req->default_comparison)
+        look(b, "a sinusoidal or RoPE row always has the same length, because each sin² + cos² = 1, so no position is "
+                "louder than another. In the table, watch for NaN/inf and for a cosine near 1: two positions that point "
+                "the same way. The row PE(p+k) = M(k) PE(p) checks that moving k positions is a fixed rotation of every "
+                "pair, whatever p is (residual ~1e-14, rounding).");
+    else
     look(b, "the second article's check. A sinusoidal row always has the same length, √(dim/2), because each "
             "sin² + cos² = 1, so no position is louder than another; its variance across channels rises over the "
             "first positions (the slow channels all start near sin 0 = 0, cos 0 = 1) and then levels off. The index "
             "baseline's norm grows with the position; both baselines have zero variance across channels, i.e. every "
             "channel says the same thing. In the table, watch for NaN/inf and for a cosine near 1: two positions "
-            "that point the same way. The last column is the first article's key property: for a sinusoidal "
+            "that point the same way. The row PE(p+k) = M(k) PE(p) is the first article's key property: for a sinusoidal "
             "table, moving k positions is a fixed rotation M(k) of every pair, whatever p is (residual ~1e-14, rounding).");
     cli_buffer svg = {0};
     int rc = cli_draw_row_stat(r->command, r->req->tables, r->req->count, false, &svg);
@@ -315,43 +359,76 @@ static int section_health(report *r) {
     if (rc == EXIT_OK) figure(r, &svg, NULL);
     cli_buffer_free(&svg);
     if (rc != EXIT_OK) return rc;
-    cli_buffer_puts(b, "<table class=\"stats\"><tr><th>table</th><th>shape</th><th>min</th><th>max</th><th>mean |v|</th>"
-                       "<th>mean variance</th><th>smallest norm</th><th>largest norm</th>"
-                       "<th>most similar two positions (cosine)</th><th>closest two positions (distance)</th>"
-                       "<th>sinusoid model found</th><th>PE(p+k) = M(k) PE(p): worst residual</th><th>NaN/inf</th></tr>\n");
-    for (size_t i = 0; i < r->req->count; i++) {
-        const cli_table *t = r->req->tables[i];
-        cli_buffer_puts(b, "<tr><td>");
-        cli_buffer_escape(b, t->name);
-        cli_buffer_printf(b, "</td><td>%zu x %zu</td>", t->rows, t->cols);
-        /* every statistic comes from the library's analysis (posenc analyze): one definition */
-        posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
-        posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
-        posenc_health h;
-        posenc_error err = {0};
-        if (posenc_analyze_table(&view, &opt, &h, &err) == POSENC_OK) {
-            double variance = 0;
+    /* one column per table and one row per measure, so the table stays as wide as
+     * the page for any number of encodings (no sideways scrolling) */
+    size_t n = r->req->count;
+    table_health *health = calloc(n, sizeof *health);
+    if (!health) return cli_fail(r->command, EXIT_RUNTIME, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) analyze_for_report(r->req->tables[i], &health[i]);
+    cli_buffer_puts(b, "<table class=\"stats\"><tr><th>measure</th>");
+    for (size_t i = 0; i < n; i++) {
+        cli_buffer_puts(b, "<th>");
+        cli_buffer_escape(b, r->req->tables[i]->name);
+        cli_buffer_puts(b, "</th>");
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>shape</td>");
+    for (size_t i = 0; i < n; i++) cli_buffer_printf(b, "<td>%zu x %zu</td>", r->req->tables[i]->rows, r->req->tables[i]->cols);
+    static const char *const names[] = {"min", "max", "mean |v|", "mean variance", "smallest norm", "largest norm",
+                                        "most similar two positions (cosine)"};
+    for (size_t m = 0; m < sizeof names / sizeof *names; m++) {
+        cli_buffer_printf(b, "</tr>\n<tr><td>%s</td>", names[m]);
+        for (size_t i = 0; i < n; i++) {
+            if (!health[i].ok) {
+                cli_buffer_puts(b, "<td>–</td>");
+                continue;
+            }
+            /* every number from the library's analysis (posenc analyze): one definition */
+            const posenc_health *h = &health[i].h;
+            double variance = 0, amp = fmax(fabs(h->min), fabs(h->max)); /* amp: the scale of the values */
             size_t counted = 0;
-            for (size_t p = 0; p < h.rows; p++)
-                if (isfinite(h.row_variance[p])) variance += h.row_variance[p], counted++;
-            stat_cell(b, h.min), stat_cell(b, h.max), stat_cell(b, h.mean_abs);
-            stat_cell(b, counted ? variance / (double)counted : NAN);
-            stat_cell(b, h.norm_min), stat_cell(b, h.norm_max), stat_cell(b, h.max_cosine);
-            cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", h.closest_a + (size_t)t->first_position,
-                              h.closest_b + (size_t)t->first_position, h.closest_distance);
-            if (h.fit.found) cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", h.fit.pairs, h.fit.base,
-                                               cli_freqs_name(h.fit.freqs));
-            else cli_buffer_puts(b, "<td>no</td>");
-            if (h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", h.linearity_worst);
-            else cli_buffer_puts(b, "<td>–</td>");
-            cli_buffer_printf(b, "<td>%zu</td></tr>\n", h.nonfinite);
-            posenc_health_free(&h);
-        } else {
-            cli_buffer_puts(b, "<td colspan=\"11\">");
-            cli_buffer_escape(b, err.message);
-            cli_buffer_puts(b, "</td></tr>\n");
+            for (size_t p = 0; p < h->rows; p++)
+                if (isfinite(h->row_variance[p])) variance += h->row_variance[p], counted++;
+            const double value[] = {h->min, h->max, h->mean_abs, counted ? variance / (double)counted : NAN,
+                                    h->norm_min, h->norm_max, h->max_cosine};
+            const double scale[] = {amp, amp, amp, amp * amp, h->norm_max, h->norm_max, 1};
+            stat_cell(b, value[m], scale[m]);
         }
     }
+    /* the library's analysis (posenc analyze): closest pair and the fitted sinusoid model */
+    cli_buffer_puts(b, "</tr>\n<tr><td>closest two positions (distance)</td>");
+    for (size_t i = 0; i < n; i++) {
+        const table_health *th = &health[i];
+        size_t first = (size_t)r->req->tables[i]->first_position;
+        if (th->ok) cli_buffer_printf(b, "<td>%zu and %zu: %.4g</td>", th->h.closest_a + first, th->h.closest_b + first,
+                                      th->h.closest_distance);
+        else cli_buffer_puts(b, "<td>–</td>");
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>sinusoid model found</td>");
+    for (size_t i = 0; i < n; i++) {
+        const table_health *th = &health[i];
+        if (th->ok && th->h.fit.found)
+            cli_buffer_printf(b, "<td>yes: %d pairs, base %.6g (%s)</td>", th->h.fit.pairs, th->h.fit.base,
+                              cli_freqs_name(th->h.fit.freqs));
+        else if (th->ok) cli_buffer_puts(b, "<td>no</td>");
+        else {
+            cli_buffer_puts(b, "<td>");
+            cli_buffer_escape(b, th->error);
+            cli_buffer_puts(b, "</td>");
+        }
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>PE(p+k) = M(k) PE(p): worst residual</td>");
+    for (size_t i = 0; i < n; i++) {
+        if (health[i].ok && health[i].h.linearity_available) cli_buffer_printf(b, "<td>%.2g</td>", health[i].h.linearity_worst);
+        else cli_buffer_puts(b, "<td>–</td>");
+    }
+    cli_buffer_puts(b, "</tr>\n<tr><td>NaN/inf cells</td>");
+    for (size_t i = 0; i < n; i++) {
+        if (health[i].ok) cli_buffer_printf(b, "<td>%zu</td>", health[i].h.nonfinite);
+        else cli_buffer_puts(b, "<td>–</td>");
+        if (health[i].ok) posenc_health_free(&health[i].h);
+    }
+    cli_buffer_puts(b, "</tr>\n");
+    free(health);
     cli_buffer_puts(b, "</table>\n<p class=\"note\">Cosine and closest pair (Euclidean) over the first 512 positions; "
                        "variance is the population variance across the channels of one position, averaged over positions. "
                        "Every number comes from the library's analysis (<code>posenc analyze</code>).</p>\n"
@@ -445,15 +522,20 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
     cli_buffer body = {0};
     bool written[sizeof sections / sizeof *sections] = {false};
     r.html = &body;
+    cli_progress progress; /* big tables take a while: say where it is, on a terminal */
+    cli_progress_begin(&progress, command, (double)(sizeof sections / sizeof *sections - 1));
     for (int i = 0; sections[i].id; i++) {
         size_t before = body.len;
+        cli_progress_step(&progress, i, sections[i].title);
         int rc = sections[i].write(&r);
         if (rc != EXIT_OK) {
+            cli_progress_end(&progress);
             cli_buffer_free(&body);
             return rc;
         }
         written[i] = body.len > before;
     }
+    cli_progress_end(&progress);
     r.html = b;
     cli_buffer_puts(b, "</p>\n<nav>");
     for (int i = 0; sections[i].id; i++)

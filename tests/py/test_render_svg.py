@@ -57,13 +57,15 @@ def main():
         titles = [x.text for x in roots.get(name, ET.Element("x")).iter(NS + "text") if x.get("class") == "title"]
         t.check(ok and titles, f"plot {name}: exit {rc}, xmllint --noout clean, title '{titles[0] if titles else None}'")
 
-    # curves: axes, 3 series with 64 points, legend names, tick labels, values read back.
+    # curves: axes, per position a sin line (even channels) and a cos line (odd channels) of
+    # 32 points each (one line through interleaved channels would be a zigzag band),
+    # legend names, tick labels, values read back.
     r = roots["curves"]
     series = [p for p in r.iter(NS + "path") if p.get("class") == "series"]
     legend = [x.text for g in r.iter(NS + "g") if g.get("class") == "legend" for x in g.iter(NS + "text")]
-    t.check(len(series) == 3 and all(len(path_points(p.get("d"))) == 64 for p in series)
-            and legend == ["position 3", "position 10", "position 50"],
-            f"curves: 3 series of 64 points, legend {legend}")
+    want_legend = [f"position {p}, {f}" for p in (3, 10, 50) for f in ("sin (even ch.)", "cos (odd ch.)")]
+    t.check(len(series) == 6 and all(len(path_points(p.get("d"))) == 32 for p in series) and legend == want_legend,
+            f"curves: 6 series (sin, cos x 3 positions) of 32 points, legend {legend}")
     xt, yt = ticks(r, "x"), ticks(r, "y")
     t.check([v for v, _ in xt] == [0, 10, 20, 30, 40, 50, 60] and [v for v, _ in yt] == [-1, -0.5, 0, 0.5, 1],
             f"curves tick labels: x {[v for v, _ in xt]}, y {[v for v, _ in yt]}")
@@ -74,8 +76,9 @@ def main():
     pe = np.zeros((64, 64))
     pe[:, 0::2], pe[:, 1::2] = np.sin(p * w), np.cos(p * w)
     worst_v = worst_c = 0
-    for k, pos in enumerate([3, 10, 50]):
-        for ch, (x, y) in enumerate(path_points(series[k].get("d"))):
+    for k, (pos, parity) in enumerate((p, f) for p in (3, 10, 50) for f in (0, 1)):
+        for j, (x, y) in enumerate(path_points(series[k].get("d"))):
+            ch = 2 * j + parity
             worst_v = max(worst_v, abs(v0 + (y - p0) / (p1 - p0) * (v1 - v0) - pe[pos, ch]))
             worst_c = max(worst_c, abs(u0 + (x - q0) / (q1 - q0) * (u1 - u0) - ch))
     # points and ticks are printed to 0.01 px; the y axis has ~144 px per unit, the x axis ~8 px per

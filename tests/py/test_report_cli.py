@@ -47,6 +47,21 @@ def main():
     t.check(v.shape == (128, 64) and err < 5e-9 and sin["cmap"] == "rdbu" and sin["lo"] == -sin["hi"],
             f"embedded sinusoidal values = sin/cos formula (max diff {err:.1e}, tolerance 5e-9: %.9g), rdbu centred on 0")
     t.check(data["tables"][3]["cmap"] == "viridis", "non-negative index baseline is drawn with viridis")
+    # Health table: one column per table (no sideways scrolling), zero variance printed as 0.
+    health = re.search(r'<section id="health">(.*?)</section>', html, re.S).group(1)
+    head = re.search(r"<table class=\"stats\"><tr>(.*?)</tr>", health, re.S).group(1)
+    cols = re.findall(r"<th>(.*?)</th>", head)
+    mv = re.search(r"<tr><td>mean variance</td>(.*?)</tr>", health, re.S)
+    mv = re.findall(r"<td>(.*?)</td>", mv.group(1)) if mv else []
+    t.check(cols == ["measure", "sinusoidal", "rope", "learned", "index", "normalized"] and "overflow-x" not in html,
+            f"health table: a column per table ({cols}), no overflow-x scroller")
+    t.check(len(mv) == 5 and mv[3] == "0" and mv[4] == "0" and not re.search(r"\de-[23]\d<", health),
+            f"values below rounding print as 0: mean variance row {mv} (no e-2x, e-3x numbers in the table)")
+    # Coinciding lines (rope's norm and variance equal the sinusoid's) are dashed and said.
+    norm_svg = [x for x in re.findall(r"<svg.*?</svg>", health, re.S) if "Length (L2 norm)" in x]
+    dashed = re.findall(r'<path class="series" data-name="rope"[^>]*stroke-dasharray', norm_svg[0]) if norm_svg else []
+    t.check(dashed and "rope (overlaps sinusoidal)" in norm_svg[0],
+            "norm chart: rope lies on sinusoidal, so it is dashed and the legend says 'rope (overlaps sinusoidal)'")
     t.check(html.count("<svg") >= 12 and html.count("data:image/png;base64,") >= 8 and "<tr><td>bf16</td><td>257 (becomes 256)" in html,
             f"{html.count('<svg')} SVG charts, {html.count('data:image/png;base64,')} PNGs, the bf16 precision row")
 
@@ -73,6 +88,18 @@ def main():
     t.check(rc == 0 and data and data["tables"][0]["name"] == "rope (llama)" and data["tables"][0]["cols"] == 128
             and "This table's own RoPE settings" in html and "trained 8192" in html,
             f"report --config (Llama 3.1): rope table 64 x 128 and its llama3 bands (exit {rc})")
+    html4 = open(out4, encoding="utf-8").read() if rc == 0 else ""
+    rope = re.search(r'<section id="rope">(.*?)</section>', html4, re.S)
+    long_svg = [x for x in re.findall(r"<svg.*?</svg>", rope.group(1), re.S) if "up to its longest context" in x] if rope else []
+    xt = re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', long_svg[0]) if long_svg else []
+    marks = re.findall(r'<g class="mark">.*?<text[^>]*>([^<]*)</text>', long_svg[0], re.S) if long_svg else []
+    t.check(long_svg and "100000" in xt and {"trained context", "longest context", "one full turn"} <= set(marks)
+            and "model (x0.125)" in long_svg[0] and "overlaps" in long_svg[0],
+            f"report --config: the model's RoPE up to its longest context (x ticks {xt[:9]}, marks {marks}); an "
+            "interpolated pair turns 8x slower (x0.125), a kept pair overlaps its unscaled line")
+    words = " ".join(re.findall(r'<p class="look">(.*?)</p>', html4, re.S))
+    strays = [w for w in ("sinusoidal table", "baseline", "index", "normalized", "ALiBi", "T5") if w in words]
+    t.check(html4 and not strays, f"report --config: its 'what to look at' texts name nothing the page lacks ({strays})")
     rc, _, se = run("report", "--config", cfg, "--dim", 64, "-o", os.path.join(d, "x.html"))
     t.check(rc == 2 and "cannot be combined with --config" in se, f"--config with --dim: exit {rc}")
     os.remove(cfg)

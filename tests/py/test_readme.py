@@ -1,0 +1,103 @@
+"""Every example in README.md runs as written, top to bottom, in a fresh folder.
+
+The README's fenced blocks are read in order. ```sh blocks run line by line (each line with
+bash, from one temporary folder that holds a copy of tests/fixtures/readme/, as a clone's
+root would), with the built posenc installed into a temporary prefix whose bin/ is first on
+PATH and whose lib/pkgconfig is PKG_CONFIG_PATH, as the README's install section says. Each
+command must exit 0, and each `-o FILE` must exist afterwards. The ```c block is saved as
+demo.c (the README says so), built by the README's own command and must print what the
+README says. Blocks marked `<!-- readme-test: skip (why) -->` (they install packages,
+build the clone, or are CMake fragments) are listed with the reason; the scripts they name
+must exist and be executable. The temporary folder is removed at the end."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from common import BIN, Checks
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+BUILD = os.environ.get("POSENC_BUILD_DIR", os.path.join(ROOT, "build"))
+CMAKE = os.environ.get("POSENC_CMAKE", "cmake")
+README = os.environ.get("POSENC_README", os.path.join(ROOT, "README.md"))
+
+
+def blocks(text):
+    """Yield (language, body, skip reason or None, text before the block) in order."""
+    pattern = re.compile(r"(?:<!-- readme-test: skip \((?P<why>[^)]*)\) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)```", re.S)
+    last = 0
+    for m in pattern.finditer(text):
+        yield m.group("lang"), m.group("body"), m.group("why"), text[last:m.start()]
+        last = m.end()
+
+
+def commands(body):
+    for line in body.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield line
+
+
+def main():
+    t = Checks()
+    text = open(README).read()
+    work = tempfile.mkdtemp(prefix="posenc-readme-")
+    try:
+        prefix = os.path.join(work, ".prefix")
+        p = subprocess.run([CMAKE, "--install", BUILD, "--prefix", prefix], capture_output=True, text=True)
+        if not t.check(p.returncode == 0 and os.path.exists(os.path.join(prefix, "bin/posenc")),
+                       "posenc installed into a temporary prefix (the README's install step)"):
+            print(p.stdout + p.stderr)
+        cwd = os.path.join(work, "clone")
+        shutil.copytree(os.path.join(ROOT, "tests/fixtures/readme"), os.path.join(cwd, "tests/fixtures/readme"))
+        env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"],
+                   PKG_CONFIG_PATH=os.path.join(prefix, "lib/pkgconfig"), HOME=os.path.join(work, "home"))
+        env.pop("POSENC_MAX_BYTES", None)
+        found = shutil.which("posenc", path=env["PATH"])
+        t.check(found == os.path.join(prefix, "bin/posenc"), f"`posenc` on PATH is the one just installed ({found})")
+        os.makedirs(env["HOME"])
+        ran = skipped = 0
+        for lang, body, why, before in blocks(text):
+            if why is not None:
+                skipped += 1
+                scripts = re.findall(r"^(scripts/\w+)", body, re.M)
+                ok = all(os.access(os.path.join(ROOT, s), os.X_OK) for s in scripts)
+                t.check(ok, f"not run: {body.strip().splitlines()[0][:60]}... ({why})"
+                        + (f"; {', '.join(scripts)} exist and are executable" if scripts else ""))
+                continue
+            if lang == "c":
+                t.check("Save this as `demo.c`" in before.strip().splitlines()[-1],
+                        "the C example is introduced as demo.c; saved there")
+                with open(os.path.join(cwd, "demo.c"), "w") as f:
+                    f.write(body)
+                want_c = re.search(r"/\* sin\(1\) = ([0-9.]+) \*/", body)
+                continue
+            if lang != "sh":
+                t.check(False, f"a ```{lang} block with no readme-test marker: run it or mark it")
+                continue
+            for line in commands(body):
+                p = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, env=env,
+                                   capture_output=True, text=True, timeout=300)
+                ran += 1
+                shown = re.split(r"\s#\s", line)[0].strip()  # the command without its comment
+                outputs = [o for o in re.findall(r"(?:^|\s)-o\s+(\S+)", shown) if o != "-"]
+                missing = [o for o in outputs if not os.path.exists(os.path.join(cwd, o))]
+                if not t.check(p.returncode == 0 and not missing,
+                               f"exit {p.returncode}: {shown[:110]}"
+                               + (f" (missing output {missing})" if missing else "")):
+                    print("    stderr: " + p.stderr.strip()[-600:].replace("\n", "\n    "))
+                said = re.search(r"#\s*(pe\[1\]\[0\] = [0-9.]+)", line)
+                if line.startswith("./demo"):
+                    t.check(said and p.stdout.strip() == said.group(1) and want_c
+                            and said.group(1).endswith(want_c.group(1)),
+                            f"./demo prints '{p.stdout.strip()}', as the README says ('{said.group(1) if said else '?'}')")
+        t.check(ran >= 25 and skipped <= 3, f"{ran} README commands ran, {skipped} blocks not run (each with its reason)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    t.check(not os.path.exists(work), "temporary folder removed")
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()
