@@ -80,6 +80,9 @@ int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_ex
 int cmd_bias(int argc, char **argv);
 /* posenc lab (cli/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
+/* posenc lab run|plan|merge|plot|claims (cli/cmd_lab_run.c, cmd_lab_plot.c); -1 for another word */
+int cmd_lab_experiments(int argc, char **argv);
+int cmd_lab_plot(int argc, char **argv);
 int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *python, const char *script);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
