@@ -31,7 +31,7 @@ static void base_spec(lab_run_spec *s, const char *experiment, int quick) {
         s->config.heads = 4;
         s->config.d_ff = 256;
         s->config.context = 64;
-        s->train.steps = 300;
+        s->train.steps = 600;
         s->train.lr = 2e-3;
         s->eval_tokens = 8192;
     } else {
@@ -104,6 +104,9 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
                 s.eval_tokens = 256;
             }
             label_scheme(&s, tiny ? (i ? LAB_POS_ALIBI : LAB_POS_SINUSOIDAL) : schemes[i]);
+            /* Vaswani et al.'s token x sqrt(d): with init sigma 0.02 the unit-amplitude
+               sinusoid otherwise drowns the tokens and the model barely learns in 600 steps */
+            s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
             set_lengths(&s, tiny ? 2 : 5, five);
             s.sliding = 1;
             failed |= plan_add(&p, &s);
@@ -162,6 +165,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
             for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
                 base_spec(&s, name, 1);
                 label_scheme(&s, kinds[k]);
+                s.config.token_scale_sqrt_d = kinds[k] == LAB_POS_SINUSOIDAL;
                 s.task = t;
                 s.task_max_n = quick ? 6 : 10;
                 s.config.vocab = LAB_TASK_VOCAB;
