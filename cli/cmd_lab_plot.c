@@ -112,28 +112,26 @@ static const cli_option plot_options[] = {
     {"metric", "M", "bpb (default) | bpb_sliding | accuracy | curve (training bits per byte vs step)"},
     {NULL, NULL, NULL}};
 
-int cmd_lab_plot(int argc, char **argv) {
-    cli_args a;
-    int rc = cli_parse(&a, "lab plot", plot_options, argc, argv, 1);
-    if (rc != EXIT_OK) return rc;
-    if (a.help || a.positional_count < 1 || !cli_has(&a, "o")) {
-        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg [--experiment NAME] [--metric M]\n\n");
-        cli_print_options(plot_options);
-        return a.help ? EXIT_OK : EXIT_USAGE;
-    }
+int cli_lab_plot_svg(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
     posenc_error err = {0};
     void *data = NULL;
     size_t size = 0;
-    if (posenc_file_read_all(a.positional[0], 0, &data, &size, &err) != POSENC_OK) return cli_fail_status("lab plot", &err);
-    const char *metric = cli_string(&a, "metric", "bpb"), *only = cli_string(&a, "experiment", NULL);
+    if (posenc_file_read_all(path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
     bool curve = strcmp(metric, "curve") == 0;
     if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy")) {
         free(data);
-        return cli_fail("lab plot", EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
+        return cli_fail(command, EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
     }
     series *all = calloc(MAX_SERIES, sizeof *all);
     int count = 0, lines = 0;
-    char *text = data, *save = NULL;
+    char *text = malloc(size + 1), *save = NULL; /* the file's bytes are not NUL-terminated */
+    if (text) memcpy(text, data, size), text[size] = '\0';
+    free(data);
+    data = text;
+    if (!text) {
+        free(all);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
+    }
     for (char *line = strtok_r(text, "\n", &save); line && all; line = strtok_r(NULL, "\n", &save)) {
         cJSON *run = cJSON_Parse(line);
         const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
@@ -141,7 +139,7 @@ int cmd_lab_plot(int argc, char **argv) {
             cJSON_Delete(run);
             free(data);
             free(all);
-            return cli_fail("lab plot", EXIT_RUNTIME, NULL, "%s line %d is not a lab result", a.positional[0], lines + 1);
+            return cli_fail(command, EXIT_RUNTIME, NULL, "%s line %d is not a lab result", path, lines + 1);
         }
         lines++;
         if (only && strcmp(only, exp->valuestring) != 0) {
@@ -151,37 +149,52 @@ int cmd_lab_plot(int argc, char **argv) {
         const cJSON *e;
         if (curve) {
             series *s = find_series(all, &count, label->valuestring);
-            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "curve")) if (s)
-                add_point(s, cJSON_GetObjectItem(e, "step")->valuedouble, cJSON_GetObjectItem(e, "bpb")->valuedouble);
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "curve")) {
+                const cJSON *x = cJSON_GetObjectItem(e, "step"), *y = cJSON_GetObjectItem(e, "bpb");
+                if (s && cJSON_IsNumber(x) && cJSON_IsNumber(y)) add_point(s, x->valuedouble, y->valuedouble);
+            }
         } else {
             cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
-                const cJSON *y = cJSON_GetObjectItem(e, metric);
-                const char *variant = cJSON_GetObjectItem(e, "variant")->valuestring;
-                const char *phase = cJSON_GetObjectItem(e, "phase")->valuestring;
-                if (!cJSON_IsNumber(y)) continue;
+                const cJSON *y = cJSON_GetObjectItem(e, metric), *v = cJSON_GetObjectItem(e, "variant"),
+                            *ph = cJSON_GetObjectItem(e, "phase"), *len = cJSON_GetObjectItem(e, "length");
+                if (!cJSON_IsNumber(y) || !cJSON_IsString(v) || !cJSON_IsString(ph) || !cJSON_IsNumber(len)) continue;
+                const char *variant = v->valuestring, *phase = ph->valuestring;
                 char name[96];
                 snprintf(name, sizeof name, "%s%s%s%s", label->valuestring, strcmp(variant, "plain") ? " " : "",
                          strcmp(variant, "plain") ? variant : "", strcmp(phase, "trained") ? " +ft" : "");
                 series *s = find_series(all, &count, name);
-                if (s) add_point(s, cJSON_GetObjectItem(e, "length")->valuedouble, y->valuedouble);
+                if (s) add_point(s, len->valuedouble, y->valuedouble);
             }
         }
         cJSON_Delete(run);
     }
     free(data);
-    if (!all) return cli_fail("lab plot", EXIT_RUNTIME, NULL, "out of memory");
+    if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
     if (count == 0) {
         free(all);
-        return cli_fail("lab plot", EXIT_USAGE, NULL, "no runs with metric %s in %s", metric, a.positional[0]);
+        return cli_fail(command, EXIT_USAGE, NULL, "no runs with metric %s in %s", metric, path);
     }
     for (int s = 0; s < count; s++) sort_points(&all[s]);
-    cli_buffer b = {0};
     char title[160];
     snprintf(title, sizeof title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "", only ? ": " : "", metric);
-    draw(&b, all, count, title, curve ? "training step" : "evaluation length (log scale)",
+    draw(out, all, count, title, curve ? "training step" : "evaluation length (log scale)",
          strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte", !curve);
-    rc = cli_buffer_write("lab plot", cli_string(&a, "o", ""), &b);
-    cli_buffer_free(&b);
     free(all);
+    return out->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory drawing %s", path) : EXIT_OK;
+}
+
+int cmd_lab_plot(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab plot", plot_options, argc, argv, 1);
+    if (rc != EXIT_OK) return rc;
+    if (a.help || a.positional_count < 1 || !cli_has(&a, "o")) {
+        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg [--experiment NAME] [--metric M]\n\n");
+        cli_print_options(plot_options);
+        return a.help ? EXIT_OK : EXIT_USAGE;
+    }
+    cli_buffer b = {0};
+    rc = cli_lab_plot_svg("lab plot", a.positional[0], cli_string(&a, "experiment", NULL), cli_string(&a, "metric", "bpb"), &b);
+    if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", cli_string(&a, "o", ""), &b);
+    cli_buffer_free(&b);
     return rc;
 }

@@ -87,6 +87,14 @@ def main():
     measured = [l for l in rows if "3 seeds" in l]
     check(len(measured) >= 2, "claims measured over 3 seeds: %d" % len(measured))
     print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
+    # posenc report --lab: the "Measured here" section with the plot and the claims table
+    html = os.path.join(tmp, "report.html")
+    p = run("report", "--lab", out, "-o", html)
+    page = open(html).read() if p.returncode == 0 else ""
+    sec = page.split('<section id="lab">')[-1] if '<section id="lab">' in page else ""
+    check("<svg" in sec and sec.count("<tr>") >= 10 and ("supported" in sec or "contradicted" in sec),
+          "report --lab has the section, a picture and the claims rows (%d): %s" % (sec.count("<tr>"), p.stderr.strip()[-200:]))
+    print("report --lab: section with an inline SVG and %d table rows" % sec.count("<tr>"))
     # plan + merge
     p = run("lab", "plan", "extrapolate", "--quick")
     plan = p.stdout.splitlines()
