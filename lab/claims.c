@@ -107,6 +107,7 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
 }
 
 #define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio}
+#define QV(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0}
 
 posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err) {
     static const claim claims[] = {
@@ -124,6 +125,10 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
          Q("extrapolate", "sinusoidal", "bpb", 16, 0), 1, NULL},
         {"ALiBi paper section 5 (sliding window)", "ALiBi holds under sliding-window evaluation too (8L within 5% of L)",
          Q("extrapolate", "alibi", "bpb_sliding", 8, 1), Q("extrapolate", "alibi", "bpb_sliding", 1, 1), 1.05, NULL},
+        {"Chen et al. 2023 (PI)", "position interpolation beats no scaling at 4L without fine-tuning", QV("linear", 4),
+         QV("none", 4), 1, NULL},
+        {"Peng et al. 2023 (YaRN)", "YaRN beats PI at 2L without fine-tuning", QV("yarn", 2), QV("linear", 2), 1, NULL},
+        {"Peng et al. 2023 (YaRN)", "NTK-aware scaling beats PI at 2L without fine-tuning", QV("ntk", 2), QV("linear", 2), 1, NULL},
         {"000 section 4.2", "fixed sinusoids suit extrapolation better than learned tables (at 4L)",
          Q("extrapolate", "sinusoidal", "bpb", 4, 0), Q("extrapolate", "learned", "bpb", 4, 0), 1, NULL},
         {"000 section 4.2", "learned tables do slightly better in distribution (at L)",
