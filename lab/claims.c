@@ -60,8 +60,10 @@ typedef struct {
 } claim;
 
 static void describe(const quantity *q, char *out, size_t size) {
-    if (q->ratio_to_L) snprintf(out, size, "%s %s(%gL)/%s(L)", q->label, q->metric, q->multiple, q->metric);
-    else snprintf(out, size, "%s %s(%gL)", q->label, q->metric, q->multiple);
+    const char *variant = strcmp(q->variant, "plain") ? q->variant : "";
+    if (q->ratio_to_L)
+        snprintf(out, size, "%s%s%s %s(%gL)/%s(L)", q->label, *variant ? " " : "", variant, q->metric, q->multiple, q->metric);
+    else snprintf(out, size, "%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, q->metric, q->multiple);
 }
 
 static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
