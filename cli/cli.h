@@ -116,6 +116,9 @@ int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_ex
 int cmd_bias(int argc, char **argv);
 /* posenc lab (cli/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
+/* posenc lab run|plan|merge|plot|claims (cli/cmd_lab_run.c, cmd_lab_plot.c); -1 for another word */
+int cmd_lab_experiments(int argc, char **argv);
+int cmd_lab_plot(int argc, char **argv);
 int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *python, const char *script);
 /* @@CLI_COMMANDS_BIAS@@ */
 /* */
@@ -414,9 +417,14 @@ typedef struct {
     int colormap;                   /* -1: rdbu for signed tables, viridis for non-negative */
     const char *command_line;       /* shown in the footer */
     bool default_comparison;        /* run with no flags: explain the comparison */
+    const char *lab_results;        /* --lab RESULTS.jsonl: "Measured here" section, or NULL */
 } cli_report_request;
 /* Build the whole self-contained page (pictures, tables, data, script) into *html. */
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html);
+/* SVG of lab results (JSON lines at path): metric vs length or training curves. */
+int cli_lab_plot_svg(const char *command, const char *path, const char *experiment, const char *metric, cli_buffer *out);
+/* posenc report --lab RESULTS: the "Measured here" <section> (cli/report_lab.c). */
+int cli_lab_report_section(const char *command, const char *results_path, cli_buffer *html);
 
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -440,11 +440,14 @@ int cmd_lab(int argc, char **argv) {
         printf("usage: posenc lab train|eval|bench [options]   (posenc lab SUBCOMMAND --help)\n\n"
                "  train  train the byte-level decoder with a position scheme, write a checkpoint\n"
                "  eval   loss / bits per byte at any length, with any RoPE scaling\n"
-               "  bench  time a training step against PyTorch on the CPU\n");
+               "  bench  time a training step against PyTorch on the CPU\n"
+               "  run / plan / merge / plot / claims   the experiments (docs/lab.md, Experiments)\n");
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[0], "train") == 0) return lab_train_cmd(argc - 1, argv + 1);
     if (strcmp(argv[0], "eval") == 0) return lab_eval_cmd(argc - 1, argv + 1);
     if (strcmp(argv[0], "bench") == 0) return lab_bench_cmd(argc - 1, argv + 1);
-    return cli_fail("lab", EXIT_USAGE, "posenc lab --help", "unknown subcommand '%s' (train, eval, bench)", argv[0]);
+    int experiments_rc = cmd_lab_experiments(argc, argv); /* run plan merge plot claims (cmd_lab_run.c) */
+    if (experiments_rc >= 0) return experiments_rc;
+    return cli_fail("lab", EXIT_USAGE, "posenc lab --help", "unknown subcommand '%s' (train, eval, bench, run, plan, merge, plot, claims)", argv[0]);
 }

@@ -13,6 +13,7 @@ static const cli_option report_options[] = {
     {"cmap", "MAP", "colormap for every heat map: rdbu | viridis (default: rdbu if a table has negative values)"},
     {"max-bytes", "N", "refuse input tables larger than N bytes (default 4 GiB)"},
     {"o", "OUT", "output file, default report.html"},
+    {"lab", "RESULTS", "add the \"Measured here\" section from posenc lab results (JSON lines)"},
     {NULL, NULL, NULL}};
 
 static void report_help(void) {
@@ -73,7 +74,7 @@ int cmd_report(int argc, char **argv) {
         strcat(strcat(command_line, " "), argv[i]);
     cli_buffer html = {0};
     if (rc == EXIT_OK) {
-        cli_report_request req = {list, count, cmap, command_line, !any_flag};
+        cli_report_request req = {list, count, cmap, command_line, !any_flag, cli_string(&a, "lab", NULL)};
         rc = cli_report_html("report", &req, &html);
     }
     if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);

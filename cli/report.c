@@ -479,6 +479,11 @@ static int write_data(report *r) {
     return EXIT_OK;
 }
 
+/* posenc report --lab RESULTS (the section itself is cli/report_lab.c) */
+static int section_lab(report *r) {
+    return r->req->lab_results ? cli_lab_report_section(r->command, r->req->lab_results, r->html) : EXIT_OK;
+}
+
 typedef struct {
     const char *id, *title;
     int (*write)(report *r);
@@ -496,6 +501,7 @@ static const section sections[] = {
     {"bias", "ALiBi & T5", section_bias},
     {"health", "Health", section_health},
     {"precision", "Precision", section_precision},
+    {"lab", "Measured here", section_lab},
     {NULL, NULL, NULL}};
 
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html) {

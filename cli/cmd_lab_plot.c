@@ -1,0 +1,200 @@
+/* cmd_lab_plot.c: `posenc lab plot`: metric vs evaluation length (log x, one
+ * line per configuration, min-max band over seeds) or training curves, as SVG. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SERIES 48
+#define MAX_POINTS 64
+
+typedef struct {
+    char name[96];
+    double x[MAX_POINTS], lo[MAX_POINTS], hi[MAX_POINTS], sum[MAX_POINTS];
+    int n[MAX_POINTS], count;
+} series;
+
+static void add_point(series *s, double x, double y) {
+    int i = 0;
+    while (i < s->count && s->x[i] != x) i++;
+    if (i == s->count) {
+        if (s->count == MAX_POINTS) return;
+        s->count++;
+        s->x[i] = x, s->lo[i] = y, s->hi[i] = y, s->sum[i] = 0, s->n[i] = 0;
+    }
+    if (y < s->lo[i]) s->lo[i] = y;
+    if (y > s->hi[i]) s->hi[i] = y;
+    s->sum[i] += y;
+    s->n[i]++;
+}
+
+static series *find_series(series *all, int *count, const char *name) {
+    for (int i = 0; i < *count; i++)
+        if (strcmp(all[i].name, name) == 0) return &all[i];
+    if (*count == MAX_SERIES) return NULL;
+    series *s = &all[(*count)++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return s;
+}
+
+static void sort_points(series *s) {
+    for (int i = 1; i < s->count; i++)
+        for (int j = i; j > 0 && s->x[j - 1] > s->x[j]; j--) {
+            double t;
+            int k;
+#define SWAP(a) (t = a[j], a[j] = a[j - 1], a[j - 1] = t)
+            SWAP(s->x), SWAP(s->lo), SWAP(s->hi), SWAP(s->sum);
+#undef SWAP
+            k = s->n[j], s->n[j] = s->n[j - 1], s->n[j - 1] = k;
+        }
+}
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+static void draw(cli_buffer *b, series *all, int count, const char *title, const char *xlabel, const char *ylabel, bool log_x) {
+    const double W = 760, H = 440, L = 70, R = 190, T = 40, B = 50;
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int s = 0; s < count; s++)
+        for (int i = 0; i < all[s].count; i++) {
+            double x = log_x ? log2(all[s].x[i]) : all[s].x[i];
+            x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, all[s].lo[i]), y1 = fmax(y1, all[s].hi[i]);
+        }
+    if (!(x1 > x0)) x1 = x0 + 1;
+    if (!(y1 > y0)) y1 = y0 + 1;
+    double pad = 0.05 * (y1 - y0);
+    y0 -= pad, y1 += pad;
+#define PX(v) (L + ((log_x ? log2(v) : (v)) - x0) / (x1 - x0) * (W - L - R))
+#define PY(v) (H - B - ((v) - y0) / (y1 - y0) * (H - T - B))
+    cli_buffer_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
+    cli_buffer_printf(b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" font-size=\"15\">", L);
+    cli_buffer_escape(b, title);
+    cli_buffer_printf(b, "</text>\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#444\"/>\n", L, T, W - L - R, H - T - B);
+    for (int k = 0; k <= 5; k++) {
+        double v = y0 + (y1 - y0) * k / 5;
+        cli_buffer_printf(b, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n",
+                          L, W - R, PY(v), PY(v), L - 6, PY(v) + 4, v);
+    }
+    if (count > 0)
+        for (int i = 0; i < all[0].count; i++)
+            cli_buffer_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", PX(all[0].x[i]), H - B + 16, all[0].x[i]);
+    cli_buffer_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", L + (W - L - R) / 2, H - 12);
+    cli_buffer_escape(b, xlabel);
+    cli_buffer_printf(b, "</text>\n<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\">", T + (H - T - B) / 2);
+    cli_buffer_escape(b, ylabel);
+    cli_buffer_puts(b, "</text>\n");
+    for (int s = 0; s < count; s++) {
+        const series *e = &all[s];
+        const char *color = palette[s % 10];
+        cli_buffer_printf(b, "<polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", color);
+        for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->hi[i]));
+        for (int i = e->count - 1; i >= 0; i--) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->lo[i]));
+        cli_buffer_printf(b, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
+        for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->sum[i] / e->n[i]));
+        cli_buffer_printf(b, "\"/>\n<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/><text x=\"%.0f\" y=\"%.0f\">",
+                          W - R + 12, W - R + 32, T + 10 + 18.0 * s, T + 10 + 18.0 * s, color, W - R + 38, T + 14 + 18.0 * s);
+        cli_buffer_escape(b, e->name);
+        cli_buffer_puts(b, "</text>\n");
+    }
+#undef PX
+#undef PY
+    cli_buffer_puts(b, "</svg>\n");
+}
+
+static const cli_option plot_options[] = {
+    {"o", "FILE", "SVG to write (required)"},
+    {"experiment", "NAME", "only runs of this experiment"},
+    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | curve (training bits per byte vs step)"},
+    {NULL, NULL, NULL}};
+
+int cli_lab_plot_svg(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+    posenc_error err = {0};
+    void *data = NULL;
+    size_t size = 0;
+    if (posenc_file_read_all(path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    bool curve = strcmp(metric, "curve") == 0;
+    if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy")) {
+        free(data);
+        return cli_fail(command, EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
+    }
+    series *all = calloc(MAX_SERIES, sizeof *all);
+    int count = 0, lines = 0;
+    char *text = malloc(size + 1), *save = NULL; /* the file's bytes are not NUL-terminated */
+    if (text) memcpy(text, data, size), text[size] = '\0';
+    free(data);
+    data = text;
+    if (!text) {
+        free(all);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
+    }
+    for (char *line = strtok_r(text, "\n", &save); line && all; line = strtok_r(NULL, "\n", &save)) {
+        cJSON *run = cJSON_Parse(line);
+        const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
+        if (!cJSON_IsString(label) || !cJSON_IsString(exp)) {
+            cJSON_Delete(run);
+            free(data);
+            free(all);
+            return cli_fail(command, EXIT_RUNTIME, NULL, "%s line %d is not a lab result", path, lines + 1);
+        }
+        lines++;
+        if (only && strcmp(only, exp->valuestring) != 0) {
+            cJSON_Delete(run);
+            continue;
+        }
+        const cJSON *e;
+        if (curve) {
+            series *s = find_series(all, &count, label->valuestring);
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "curve")) {
+                const cJSON *x = cJSON_GetObjectItem(e, "step"), *y = cJSON_GetObjectItem(e, "bpb");
+                if (s && cJSON_IsNumber(x) && cJSON_IsNumber(y)) add_point(s, x->valuedouble, y->valuedouble);
+            }
+        } else {
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
+                const cJSON *y = cJSON_GetObjectItem(e, metric), *v = cJSON_GetObjectItem(e, "variant"),
+                            *ph = cJSON_GetObjectItem(e, "phase"), *len = cJSON_GetObjectItem(e, "length");
+                if (!cJSON_IsNumber(y) || !cJSON_IsString(v) || !cJSON_IsString(ph) || !cJSON_IsNumber(len)) continue;
+                const char *variant = v->valuestring, *phase = ph->valuestring;
+                char name[96];
+                snprintf(name, sizeof name, "%s%s%s%s", label->valuestring, strcmp(variant, "plain") ? " " : "",
+                         strcmp(variant, "plain") ? variant : "", strcmp(phase, "trained") ? " +ft" : "");
+                series *s = find_series(all, &count, name);
+                if (s) add_point(s, len->valuedouble, y->valuedouble);
+            }
+        }
+        cJSON_Delete(run);
+    }
+    free(data);
+    if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    if (count == 0) {
+        free(all);
+        return cli_fail(command, EXIT_USAGE, NULL, "no runs with metric %s in %s", metric, path);
+    }
+    for (int s = 0; s < count; s++) sort_points(&all[s]);
+    char title[160];
+    snprintf(title, sizeof title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "", only ? ": " : "", metric);
+    draw(out, all, count, title, curve ? "training step" : "evaluation length (log scale)",
+         strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte", !curve);
+    free(all);
+    return out->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory drawing %s", path) : EXIT_OK;
+}
+
+int cmd_lab_plot(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab plot", plot_options, argc, argv, 1);
+    if (rc != EXIT_OK) return rc;
+    if (a.help || a.positional_count < 1 || !cli_has(&a, "o")) {
+        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg [--experiment NAME] [--metric M]\n\n");
+        cli_print_options(plot_options);
+        return a.help ? EXIT_OK : EXIT_USAGE;
+    }
+    cli_buffer b = {0};
+    rc = cli_lab_plot_svg("lab plot", a.positional[0], cli_string(&a, "experiment", NULL), cli_string(&a, "metric", "bpb"), &b);
+    if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", cli_string(&a, "o", ""), &b);
+    cli_buffer_free(&b);
+    return rc;
+}

@@ -1,0 +1,162 @@
+/* claims.c: the articles' claims against measured runs. A claim compares two
+ * quantities per seed; supported when the claimed direction holds for every
+ * seed, contradicted when the opposite holds for every seed, else (or with no
+ * data) inconclusive. The spread is the min..max over seeds. */
+#include "experiments.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Metric of run (label, seed) at length multiple k of its training length. */
+static double metric_at(const cJSON *run, const char *metric, double multiple, const char *variant) {
+    double L = cJSON_GetObjectItem(run, "train_length")->valuedouble;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
+        const cJSON *v = cJSON_GetObjectItem(e, metric), *len = cJSON_GetObjectItem(e, "length");
+        const cJSON *var = cJSON_GetObjectItem(e, "variant"), *phase = cJSON_GetObjectItem(e, "phase");
+        if (cJSON_IsNumber(v) && cJSON_IsNumber(len) && fabs(len->valuedouble - multiple * L) < 0.5 &&
+            cJSON_IsString(var) && strcmp(var->valuestring, variant) == 0 && cJSON_IsString(phase) &&
+            strcmp(phase->valuestring, "trained") == 0)
+            return v->valuedouble;
+    }
+    return NAN;
+}
+
+typedef struct {
+    const char *experiment, *label, *metric, *variant;
+    double multiple;
+    int ratio_to_L; /* 1: value / value at L */
+} quantity;
+
+static double quantity_of(const cJSON *run, const quantity *q) {
+    double v = metric_at(run, q->metric, q->multiple, q->variant);
+    return q->ratio_to_L ? v / metric_at(run, q->metric, 1, q->variant) : v;
+}
+
+static const cJSON *find_run(const cJSON *runs, const char *experiment, const char *label, double seed) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs) {
+        const cJSON *e = cJSON_GetObjectItem(r, "experiment"), *l = cJSON_GetObjectItem(r, "label"),
+                    *s = cJSON_GetObjectItem(r, "seed");
+        /* the end-to-end test's "tiny" runs answer the extrapolate claims */
+        bool same_experiment = cJSON_IsString(e) && (strcmp(e->valuestring, experiment) == 0 ||
+                                                     (strcmp(experiment, "extrapolate") == 0 && strcmp(e->valuestring, "tiny") == 0));
+        if (same_experiment && cJSON_IsString(l) && cJSON_IsNumber(s) &&
+            strcmp(l->valuestring, label) == 0 && s->valuedouble == seed)
+            return r;
+    }
+    return NULL;
+}
+
+typedef struct {
+    const char *source, *claim;
+    quantity a, b; /* claim: a < b * factor (lower is better for bpb) */
+    double factor;
+    const char *evidence_unit;
+} claim;
+
+static void describe(const quantity *q, char *out, size_t size) {
+    const char *variant = strcmp(q->variant, "plain") ? q->variant : "";
+    if (q->ratio_to_L)
+        snprintf(out, size, "%s%s%s %s(%gL)/%s(L)", q->label, *variant ? " " : "", variant, q->metric, q->multiple, q->metric);
+    else snprintf(out, size, "%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, q->metric, q->multiple);
+}
+
+static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
+    const cJSON *runs = runs_c;
+    int seeds = 0, holds = 0, fails = 0;
+    double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
+    for (int seed = 1; seed <= 100; seed++) {
+        const cJSON *ra = find_run(runs, c->a.experiment, c->a.label, seed);
+        const cJSON *rb = find_run(runs, c->b.experiment, c->b.label, seed);
+        if (!ra || !rb) continue;
+        double a = quantity_of(ra, &c->a), b = quantity_of(rb, &c->b);
+        if (!isfinite(a) || !isfinite(b)) continue;
+        seeds++;
+        lo_a = fmin(lo_a, a), hi_a = fmax(hi_a, a), lo_b = fmin(lo_b, b), hi_b = fmax(hi_b, b);
+        if (a < b * c->factor) holds++;
+        else fails++;
+    }
+    const char *verdict = seeds == 0 ? "inconclusive (not measured)"
+                          : holds == seeds ? "supported"
+                          : fails == seeds ? "contradicted"
+                                           : "inconclusive (seeds disagree)";
+    char line[1024];
+    int n;
+    if (seeds == 0)
+        n = snprintf(line, sizeof line, "| %s | %s | no runs of %s:%s and %s:%s at these lengths | %s |\n", c->source, c->claim,
+                     c->a.experiment, c->a.label, c->b.experiment, c->b.label, verdict);
+    else {
+        char qa[128], qb[128];
+        describe(&c->a, qa, sizeof qa);
+        describe(&c->b, qb, sizeof qb);
+        n = snprintf(line, sizeof line, "| %s | %s | %s = %.3f..%.3f; %s = %.3f..%.3f; claim holds if the first < %.2f x the second; %d seed%s | %s |\n",
+                     c->source, c->claim, qa, lo_a, hi_a, qb, lo_b, hi_b, c->factor, seeds, seeds == 1 ? "" : "s", verdict);
+    }
+    if (n < 0) return;
+    if (*len + (size_t)n + 1 > *cap) {
+        size_t want = (*len + (size_t)n + 1) * 2;
+        char *grown = realloc(*buf, want);
+        if (!grown) return;
+        *buf = grown, *cap = want;
+    }
+    memcpy(*buf + *len, line, (size_t)n + 1);
+    *len += (size_t)n;
+}
+
+#define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio}
+#define QV(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0}
+
+posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err) {
+    static const claim claims[] = {
+        {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi stays flat past L (bpb at 8L within 5% of L)",
+         Q("extrapolate", "alibi", "bpb", 8, 1), Q("extrapolate", "alibi", "bpb", 1, 1), 1.05, NULL},
+        {"ALiBi paper Table 2", "sinusoidal degrades past L (bpb at 2L more than 5% above L)",
+         Q("extrapolate", "sinusoidal", "bpb", 1, 1), Q("extrapolate", "sinusoidal", "bpb", 2, 1), 1 / 1.05, NULL},
+        {"ALiBi paper Table 2", "rotary degrades more slowly than sinusoidal (at 4L)",
+         Q("extrapolate", "rope", "bpb", 4, 1), Q("extrapolate", "sinusoidal", "bpb", 4, 1), 1, NULL},
+        {"ALiBi paper Table 2", "T5 bias extrapolates better than rotary (at 4L)", Q("extrapolate", "t5", "bpb", 4, 1),
+         Q("extrapolate", "rope", "bpb", 4, 1), 1, NULL},
+        {"ALiBi paper Table 2", "ALiBi beats sinusoidal past L (at 2L)", Q("extrapolate", "alibi", "bpb", 2, 0),
+         Q("extrapolate", "sinusoidal", "bpb", 2, 0), 1, NULL},
+        {"ALiBi paper Table 2", "ALiBi beats sinusoidal at 16L", Q("extrapolate", "alibi", "bpb", 16, 0),
+         Q("extrapolate", "sinusoidal", "bpb", 16, 0), 1, NULL},
+        {"ALiBi paper section 5 (sliding window)", "ALiBi holds under sliding-window evaluation too (8L within 5% of L)",
+         Q("extrapolate", "alibi", "bpb_sliding", 8, 1), Q("extrapolate", "alibi", "bpb_sliding", 1, 1), 1.05, NULL},
+        {"Chen et al. 2023 (PI)", "position interpolation beats no scaling at 4L without fine-tuning", QV("linear", 4),
+         QV("none", 4), 1, NULL},
+        {"Peng et al. 2023 (YaRN)", "YaRN beats PI at 2L without fine-tuning", QV("yarn", 2), QV("linear", 2), 1, NULL},
+        {"Peng et al. 2023 (YaRN)", "NTK-aware scaling beats PI at 2L without fine-tuning", QV("ntk", 2), QV("linear", 2), 1, NULL},
+        {"000 section 4.2", "fixed sinusoids suit extrapolation better than learned tables (at 4L)",
+         Q("extrapolate", "sinusoidal", "bpb", 4, 0), Q("extrapolate", "learned", "bpb", 4, 0), 1, NULL},
+        {"000 section 4.2", "learned tables do slightly better in distribution (at L)",
+         Q("extrapolate", "learned", "bpb", 1, 0), Q("extrapolate", "sinusoidal", "bpb", 1, 0), 1, NULL},
+        {"Kazemnejad et al. 2023", "NoPE extrapolates better than sinusoidal (at 4L)", Q("extrapolate", "none", "bpb", 4, 0),
+         Q("extrapolate", "sinusoidal", "bpb", 4, 0), 1, NULL},
+        {"004 section 8.2", "sparse encoding keeps > 90% of the performance (bpb within 10% of sinusoidal at L)",
+         Q("article-claims", "sparse", "bpb", 1, 0), Q("article-claims", "sinusoidal", "bpb", 1, 0), 1.10, NULL},
+        {"000 section 2", "the index baseline is worse than sinusoidal (at L)", Q("article-claims", "sinusoidal", "bpb", 1, 0),
+         Q("article-claims", "index", "bpb", 1, 0), 1, NULL},
+        {"000 section 2", "the normalized baseline is worse than sinusoidal past L (at 2L)",
+         Q("article-claims", "sinusoidal", "bpb", 2, 0), Q("article-claims", "normalized", "bpb", 2, 0), 1, NULL},
+        {"004 section 5.1", "hybrid (learned + fixed) is no worse than sinusoidal at L",
+         Q("article-claims", "hybrid", "bpb", 1, 0), Q("article-claims", "sinusoidal", "bpb", 1, 0), 1.01, NULL},
+        {"004 section 8.1", "the GRU encoding beats plain sinusoidal at L", Q("article-claims", "gru", "bpb", 1, 0),
+         Q("article-claims", "sinusoidal", "bpb", 1, 0), 1, NULL},
+        {"000 section 5.2", "init sigma 0.02 trains better than sigma 1", Q("integration", "learned-sigma0.02", "bpb", 1, 0),
+         Q("integration", "learned-sigma1", "bpb", 1, 0), 1, NULL},
+        {"004 section 3", "concat beats add for a small (character-level) model", Q("integration", "concat-proj-d64", "bpb", 1, 0),
+         Q("integration", "add-d64", "bpb", 1, 0), 1, NULL},
+    };
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
+    len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte; min..max over seeds) | verdict at this scale |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) row((cJSON *)runs, &claims[i], &buf, &len, &cap);
+    *out = buf;
+    return POSENC_OK;
+}

@@ -1,0 +1,369 @@
+/* experiments.c: the experiment plans (one shared grid, docs/lab.md
+ * "Experiments") and one run: train, evaluate per length, one JSON object. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "experiments.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
+                                            "length-generalization", "tiny", NULL};
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The shared grid: every scheme gets the same model, steps and learning rate. */
+static void base_spec(lab_run_spec *s, const char *experiment, int quick) {
+    memset(s, 0, sizeof *s);
+    snprintf(s->experiment, sizeof s->experiment, "%s", experiment);
+    lab_config_default(&s->config);
+    lab_train_options_default(&s->train);
+    if (quick) {
+        s->config.layers = 2;
+        s->config.d_model = 64;
+        s->config.heads = 4;
+        s->config.d_ff = 256;
+        s->config.context = 64;
+        s->train.steps = 600;
+        s->train.lr = 2e-3;
+        s->eval_tokens = 8192;
+    } else {
+        s->train.steps = 1500;
+        s->eval_tokens = 65536;
+    }
+    s->train.batch = 16;
+    s->task = -1;
+    s->variant_count = 1;
+    snprintf(s->variants[0].label, sizeof s->variants[0].label, "plain");
+    s->variants[0].scaling = POSENC_ROPE_NONE;
+}
+
+static void set_lengths(lab_run_spec *s, int count, const int32_t *multiples) {
+    s->length_count = count;
+    for (int i = 0; i < count; i++) s->lengths[i] = s->config.context * multiples[i];
+}
+
+typedef struct {
+    lab_run_spec *runs;
+    size_t count, cap;
+    int seeds;
+} plan_builder;
+
+/* Add the spec once per seed (ids experiment:label:sN). */
+static int plan_add(plan_builder *p, const lab_run_spec *s) {
+    for (int seed = 1; seed <= p->seeds; seed++) {
+        if (p->count == p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 32;
+            lab_run_spec *grown = realloc(p->runs, cap * sizeof *grown);
+            if (!grown) return -1;
+            p->runs = grown;
+            p->cap = cap;
+        }
+        lab_run_spec *r = &p->runs[p->count++];
+        *r = *s;
+        r->config.seed = (uint64_t)seed;
+        snprintf(r->id, sizeof r->id, "%s:%s:s%d", r->experiment, r->label, seed);
+    }
+    return 0;
+}
+
+static void label_scheme(lab_run_spec *s, lab_scheme scheme) {
+    s->config.scheme = scheme;
+    if (scheme == LAB_POS_LEARNED || scheme == LAB_POS_HYBRID) s->config.learned_past_end = POSENC_PAST_END_CLAMP;
+    if (scheme == LAB_POS_HALF_CONCAT) s->config.tied = 0;
+    snprintf(s->label, sizeof s->label, "%s", lab_scheme_name(scheme));
+}
+
+posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_run_spec **out, size_t *count,
+                                  posenc_error *err) {
+    plan_builder p = {NULL, 0, 0, seeds > 0 ? seeds : (quick ? 1 : 3)};
+    lab_run_spec s;
+    int failed = 0;
+    static const int32_t five[] = {1, 2, 4, 8, 16}, four[] = {1, 2, 4, 8}, three[] = {1, 2, 4};
+    if (!name) return lab_exp_fail(err, POSENC_ERR_NULL_POINTER, "experiment name is NULL");
+    if (strcmp(name, "extrapolate") == 0 || strcmp(name, "tiny") == 0) {
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        int tiny = strcmp(name, "tiny") == 0;
+        for (size_t i = 0; i < (tiny ? 2 : sizeof schemes / sizeof *schemes); i++) {
+            base_spec(&s, name, quick || tiny);
+            if (tiny) { /* the end-to-end test's size: seconds */
+                s.config.layers = 1;
+                s.config.d_model = 32;
+                s.config.heads = 2;
+                s.config.d_ff = 64;
+                s.config.context = 16;
+                s.train.steps = 20;
+                s.eval_tokens = 256;
+            }
+            label_scheme(&s, tiny ? (i ? LAB_POS_ALIBI : LAB_POS_SINUSOIDAL) : schemes[i]);
+            /* Vaswani et al.'s token x sqrt(d): with init sigma 0.02 the unit-amplitude
+               sinusoid otherwise drowns the tokens and the model barely learns in 600 steps */
+            s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+            set_lengths(&s, tiny ? 2 : 5, five);
+            s.sliding = 1;
+            failed |= plan_add(&p, &s);
+        }
+    } else if (strcmp(name, "context-extension") == 0) {
+        static const posenc_rope_scaling kinds[] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_NTK,
+                                                    POSENC_ROPE_DYNAMIC, POSENC_ROPE_YARN, POSENC_ROPE_LLAMA3};
+        base_spec(&s, name, quick);
+        label_scheme(&s, LAB_POS_ROPE);
+        set_lengths(&s, 4, four);
+        s.variant_count = 6;
+        for (int v = 0; v < 6; v++) {
+            s.variants[v].scaling = kinds[v];
+            snprintf(s.variants[v].label, sizeof s.variants[v].label, "%s", posenc_rope_scaling_name(kinds[v]));
+        }
+        s.finetune_steps = s.train.steps / 20; /* 5%: Chen et al.'s short fine-tune, scaled */
+        failed |= plan_add(&p, &s);
+    } else if (strcmp(name, "integration") == 0) {
+        static const int32_t dims[] = {64, 128};
+        for (int d = 0; d < 2; d++) {
+            static const lab_scheme kinds[] = {LAB_POS_SINUSOIDAL, LAB_POS_SINUSOIDAL, LAB_POS_CONCAT, LAB_POS_HALF_CONCAT};
+            static const char *const labels[] = {"add", "add-sqrt-d", "concat-proj", "half-concat"};
+            for (int k = 0; k < 4; k++) {
+                base_spec(&s, name, quick);
+                label_scheme(&s, kinds[k]);
+                s.config.d_model = dims[d] * (quick ? 1 : 2);
+                s.config.d_ff = 4 * s.config.d_model;
+                s.config.token_scale_sqrt_d = k == 1;
+                snprintf(s.label, sizeof s.label, "%s-d%d", labels[k], s.config.d_model);
+                set_lengths(&s, 2, three);
+                failed |= plan_add(&p, &s);
+            }
+        }
+        static const double sigmas[] = {0.002, 0.02, 0.2, 1.0};
+        for (int k = 0; k < 4; k++) {
+            base_spec(&s, name, quick);
+            label_scheme(&s, LAB_POS_LEARNED);
+            s.config.learned_sigma = sigmas[k];
+            snprintf(s.label, sizeof s.label, "learned-sigma%g", sigmas[k]);
+            set_lengths(&s, 1, three);
+            failed |= plan_add(&p, &s);
+        }
+    } else if (strcmp(name, "article-claims") == 0) {
+        static const lab_scheme kinds[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_HYBRID, LAB_POS_FREQ_SCALE,
+                                           LAB_POS_GRU,        LAB_POS_SPARSE,  LAB_POS_INDEX,  LAB_POS_NORMALIZED};
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            base_spec(&s, name, quick);
+            label_scheme(&s, kinds[k]);
+            set_lengths(&s, 3, three);
+            failed |= plan_add(&p, &s);
+        }
+    } else if (strcmp(name, "length-generalization") == 0) {
+        static const lab_scheme kinds[] = {LAB_POS_NONE, LAB_POS_T5, LAB_POS_ALIBI, LAB_POS_ROPE, LAB_POS_SINUSOIDAL};
+        if (seeds <= 0) p.seeds = 3;
+        for (int t = 0; t < LAB_TASK_COUNT_; t++)
+            for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+                base_spec(&s, name, 1);
+                label_scheme(&s, kinds[k]);
+                s.config.token_scale_sqrt_d = kinds[k] == LAB_POS_SINUSOIDAL;
+                s.task = t;
+                s.task_max_n = quick ? 6 : 10;
+                s.config.vocab = LAB_TASK_VOCAB;
+                s.config.context = lab_task_length((lab_task)t, s.task_max_n) - 1;
+                s.train.steps = quick ? 1500 : 5000; /* 300 steps left every scheme below 2% on copy */
+                s.length_count = 4;
+                for (int i = 0; i < 4; i++) s.lengths[i] = s.task_max_n * (i + 1) / 2; /* n/2, n, 1.5n, 2n */
+                if (t == LAB_TASK_RECALL && s.lengths[3] > 26) s.lengths[3] = 26;
+                snprintf(s.label, sizeof s.label, "%s-%s", lab_task_name((lab_task)t), lab_scheme_name(kinds[k]));
+                failed |= plan_add(&p, &s);
+            }
+    } else {
+        return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
+                            "unknown experiment '%s' (extrapolate context-extension integration article-claims "
+                            "length-generalization tiny)",
+                            name);
+    }
+    if (failed) {
+        free(p.runs);
+        return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory planning %s", name);
+    }
+    *out = p.runs;
+    *count = p.count;
+    return POSENC_OK;
+}
+
+posenc_status lab_eval_sliding(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
+                               int32_t stride, int64_t max_tokens, double *loss_out, posenc_error *err) {
+    int32_t T = eval->seq_len;
+    if (T < 1 || stride < 1 || stride > T || size < (size_t)T + 1)
+        return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "sliding evaluation: length %d, stride %d, %zu bytes", T,
+                            stride, size);
+    int32_t *tokens = malloc(sizeof(int32_t) * 2 * (size_t)T);
+    if (!tokens) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for a window of %d", T);
+    int32_t *targets = tokens + T;
+    double total = 0;
+    int64_t scored = 0;
+    posenc_status st = POSENC_OK;
+    for (size_t start = 0; start + (size_t)T + 1 <= size && scored < max_tokens && st == POSENC_OK;
+         start += (size_t)stride) {
+        for (int32_t t = 0; t < T; t++) {
+            tokens[t] = bytes[start + (size_t)t];
+            targets[t] = t >= T - stride ? bytes[start + (size_t)t + 1] : -1;
+        }
+        double loss = 0;
+        st = lab_forward(model, tokens, targets, NULL, 1, T, eval, 0, NULL, &loss, err);
+        total += loss * stride;
+        scored += stride;
+    }
+    free(tokens);
+    if (st == POSENC_OK) *loss_out = total / (double)scored;
+    return st;
+}
+
+typedef struct {
+    const lab_run_progress *progress;
+    int64_t steps;
+    cJSON *curve, *norms;
+    int64_t every;
+} run_ctx;
+
+static int on_train_step(void *ctx_, const lab_step_report *r) {
+    run_ctx *c = ctx_;
+    if (r->step % c->every == 0 || r->step == c->steps) {
+        cJSON *point = cJSON_CreateObject();
+        cJSON_AddNumberToObject(point, "step", (double)r->step);
+        cJSON_AddNumberToObject(point, "bpb", r->loss / log(2.0));
+        cJSON_AddItemToArray(c->curve, point);
+        cJSON *g = cJSON_CreateObject();
+        cJSON_AddNumberToObject(g, "step", (double)r->step);
+        cJSON_AddNumberToObject(g, "total", r->grad_norm);
+        for (int k = 0; k < LAB_GROUPS; k++) cJSON_AddNumberToObject(g, lab_group_name(k), r->group_norms[k]);
+        cJSON_AddItemToArray(c->norms, g);
+    }
+    if (c->progress && c->progress->on_step) c->progress->on_step(c->progress->ctx, r->step, c->steps, r->loss);
+    return c->progress && c->progress->stop && *c->progress->stop;
+}
+
+/* Text metrics of one variant at one length: non-overlapping and sliding bits per byte. */
+static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, int v, int32_t len,
+                               cJSON *row, posenc_error *err) {
+    lab_eval_options ev;
+    lab_eval_options_default(&ev);
+    ev.seq_len = len;
+    ev.batch = 1;
+    ev.rope_scaling = s->variants[v].scaling;
+    ev.rope_factor = len > s->config.context ? (double)len / s->config.context : 1.0;
+    int64_t windows = s->eval_tokens / len;
+    ev.max_windows = (int32_t)(windows < 1 ? 1 : windows);
+    double loss = 0;
+    posenc_status st = lab_eval_bytes(m, &ev, corpus->valid, corpus->valid_size, &loss, err);
+    if (st != POSENC_OK) return st;
+    cJSON_AddNumberToObject(row, "bpb", loss / log(2.0));
+    if (s->sliding) {
+        int32_t stride = len / 4 > 0 ? len / 4 : 1;
+        st = lab_eval_sliding(m, &ev, corpus->valid, corpus->valid_size, stride, s->eval_tokens, &loss, err);
+        if (st != POSENC_OK) return st;
+        cJSON_AddNumberToObject(row, "bpb_sliding", loss / log(2.0));
+    }
+    return POSENC_OK;
+}
+
+static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const char *phase,
+                              cJSON *evals, posenc_error *err) {
+    posenc_status st = POSENC_OK;
+    for (int v = 0; v < s->variant_count && st == POSENC_OK; v++)
+        for (int i = 0; i < s->length_count && st == POSENC_OK; i++) {
+            cJSON *row = cJSON_CreateObject();
+            cJSON_AddItemToArray(evals, row);
+            cJSON_AddStringToObject(row, "phase", phase);
+            cJSON_AddStringToObject(row, "variant", s->variants[v].label);
+            cJSON_AddNumberToObject(row, "length", s->lengths[i]);
+            if (s->task >= 0) {
+                lab_eval_options ev;
+                lab_eval_options_default(&ev);
+                double acc = 0;
+                st = lab_task_accuracy(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, err);
+                cJSON_AddNumberToObject(row, "accuracy", acc);
+            } else {
+                st = eval_text(m, s, corpus, v, s->lengths[i], row, err);
+            }
+        }
+    return st;
+}
+
+/* Fine-tune at 2 x context: a new model with the longer context, the trained
+ * tensors copied by name (RoPE has no table whose shape depends on the context). */
+static posenc_status finetune(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
+                              run_ctx *ctx, lab_model **out, posenc_error *err) {
+    lab_config cfg = s->config;
+    cfg.context = 2 * s->config.context;
+    posenc_status st = lab_model_create(&cfg, threads, out, err);
+    if (st != POSENC_OK) return st;
+    for (size_t i = 0; i < lab_tensor_count(m); i++) {
+        float *src = NULL, *dst = NULL, *g = NULL;
+        const lab_tensor_info *a = lab_tensor(m, i, &src, &g);
+        const lab_tensor_info *b = lab_tensor(*out, i, &dst, &g);
+        if (!a || !b || strcmp(a->name, b->name) != 0 || a->count != b->count)
+            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "fine-tune: tensor %zu differs between contexts", i);
+        memcpy(dst, src, a->count * sizeof *dst);
+    }
+    lab_train_options opt = s->train;
+    opt.steps = s->finetune_steps;
+    opt.warmup = 0;
+    opt.lr = s->train.lr * s->train.min_lr_ratio;
+    lab_byte_source src = {corpus->train, corpus->train_size};
+    ctx->steps = opt.steps;
+    return lab_train(*out, &opt, lab_byte_batch, &src, on_train_step, ctx, err);
+}
+
+posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
+                              const lab_run_progress *progress, char **json_out, posenc_error *err) {
+    double started = now_seconds();
+    lab_model *m = NULL, *tuned = NULL;
+    posenc_status st = lab_model_create(&s->config, threads, &m, err);
+    if (st != POSENC_OK) return st;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "id", s->id);
+    cJSON_AddStringToObject(root, "experiment", s->experiment);
+    cJSON_AddStringToObject(root, "label", s->label);
+    cJSON_AddStringToObject(root, "scheme", lab_scheme_name(s->config.scheme));
+    cJSON_AddNumberToObject(root, "seed", (double)s->config.seed);
+    cJSON_AddStringToObject(root, "posenc_version", posenc_version());
+    char text[1024];
+    lab_config_format(&s->config, text, sizeof text);
+    cJSON_AddStringToObject(root, "config", text);
+    cJSON_AddNumberToObject(root, "params", (double)lab_model_param_count(m));
+    cJSON_AddNumberToObject(root, "train_length", s->config.context);
+    cJSON_AddNumberToObject(root, "steps", (double)s->train.steps);
+    cJSON_AddNumberToObject(root, "batch", s->train.batch);
+    cJSON_AddNumberToObject(root, "lr", s->train.lr);
+    cJSON_AddStringToObject(root, "data", s->task >= 0 ? lab_task_name((lab_task)s->task) : "text");
+    if (s->task < 0) cJSON_AddNumberToObject(root, "corpus_bytes", (double)corpus->size);
+    run_ctx ctx = {progress, s->train.steps, cJSON_AddArrayToObject(root, "curve"),
+                   cJSON_AddArrayToObject(root, "grad_norms"), s->train.steps / 50 > 0 ? s->train.steps / 50 : 1};
+    lab_byte_source text_src = {corpus ? corpus->train : NULL, corpus ? corpus->train_size : 0};
+    lab_task_source task_src = {(lab_task)(s->task < 0 ? 0 : s->task), s->task_max_n};
+    st = s->task >= 0 ? lab_train(m, &s->train, lab_task_batch, &task_src, on_train_step, &ctx, err)
+                      : lab_train(m, &s->train, lab_byte_batch, &text_src, on_train_step, &ctx, err);
+    if (st == POSENC_OK && progress && progress->stop && *progress->stop)
+        st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
+    double trained = now_seconds();
+    cJSON *evals = cJSON_AddArrayToObject(root, "evals");
+    if (st == POSENC_OK) st = evaluate(m, s, corpus, "trained", evals, err);
+    if (st == POSENC_OK && s->finetune_steps > 0 && s->task < 0) {
+        st = finetune(m, s, corpus, threads, &ctx, &tuned, err);
+        if (st == POSENC_OK) st = evaluate(tuned, s, corpus, "finetuned", evals, err);
+    }
+    if (st == POSENC_OK && progress && progress->stop && *progress->stop)
+        st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
+    cJSON_AddNumberToObject(root, "train_seconds", trained - started);
+    cJSON_AddNumberToObject(root, "wall_seconds", now_seconds() - started);
+    if (st == POSENC_OK) {
+        *json_out = cJSON_PrintUnformatted(root);
+        if (!*json_out) st = lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory writing run %s", s->id);
+    }
+    cJSON_Delete(root);
+    lab_model_free(m);
+    lab_model_free(tuned);
+    return st;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""End to end: `posenc lab run tiny` (train 2 schemes x 3 seeds, evaluate at 2
+lengths, non-overlapping and sliding), then plot (SVG parsed as XML), claims
+(rows and verdicts), --resume, plan, merge and bad input. Prints evidence and
+"N passed, N failed"."""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+POSENC = os.environ.get("POSENC_BIN", "build/posenc")
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what)
+
+
+def run(*args, ok=True):
+    p = subprocess.run([POSENC, *args], capture_output=True, text=True)
+    if ok and p.returncode != 0:
+        print(p.stdout, p.stderr)
+    return p
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    # 200 KB of generated English-like text (the test must not depend on the default corpus)
+    rng = random.Random(1)
+    words = "the a of to and in is it that was for on with as his he they at be this from have or by one had".split()
+    text_path = os.path.join(tmp, "text.txt")
+    with open(text_path, "w") as f:
+        while f.tell() < 200_000:
+            f.write(" ".join(rng.choice(words) for _ in range(rng.randint(4, 14))).capitalize() + ".\n")
+    out = os.path.join(tmp, "r.jsonl")
+    p = run("lab", "run", "tiny", "--text", text_path, "-o", out)
+    check(p.returncode == 0, "lab run tiny: %s" % p.stderr)
+    runs = [json.loads(line) for line in open(out)]
+    print("runs:", [r["id"] for r in runs])
+    check(len(runs) == 6, "6 runs (2 schemes x 3 seeds), got %d" % len(runs))
+    for r in runs:
+        for key in ("id", "experiment", "scheme", "seed", "posenc_version", "config", "wall_seconds", "curve", "grad_norms", "evals"):
+            check(key in r, "%s has %s" % (r.get("id"), key))
+        lengths = sorted(e["length"] for e in r["evals"])
+        check(lengths == [16, 32], "%s evaluated at 16 and 32, got %s" % (r["id"], lengths))
+        for e in r["evals"]:
+            check(0 < e["bpb"] < 9 and 0 < e["bpb_sliding"] < 9, "%s bpb in (0, 9): %s" % (r["id"], e))
+        check(r["curve"][-1]["bpb"] < r["curve"][0]["bpb"], "%s training lowered the loss %.3f -> %.3f" % (r["id"], r["curve"][0]["bpb"], r["curve"][-1]["bpb"]))
+        check(set(r["grad_norms"][0]) >= {"total", "tok", "pos", "attn", "mlp", "norm", "head"}, "gradient-norm groups")
+    print("first run at L:", runs[0]["evals"][0])
+    # same seed, same result (determinism across the whole pipeline)
+    out2 = os.path.join(tmp, "again.jsonl")
+    run("lab", "run", "tiny", "--text", text_path, "--only", "tiny:alibi:s2", "-o", out2)
+    again = json.loads(open(out2).read())
+    first = [r for r in runs if r["id"] == "tiny:alibi:s2"][0]
+    check(again["evals"] == first["evals"], "rerun of tiny:alibi:s2 gives the same metrics")
+    # --resume: nothing left to do, file unchanged; without --resume an existing file is refused
+    before = open(out).read()
+    p = run("lab", "run", "tiny", "--text", text_path, "-o", out, "--resume")
+    check(p.returncode == 0 and open(out).read() == before, "--resume with every run finished changes nothing")
+    p = run("lab", "run", "tiny", "--text", text_path, "-o", out, ok=False)
+    check(p.returncode == 2 and "already exists" in p.stderr, "existing output without --resume refused: %s" % p.stderr.strip())
+    # plot: well-formed SVG with one line per scheme
+    for metric in ("bpb", "bpb_sliding", "curve"):
+        svg = os.path.join(tmp, metric + ".svg")
+        p = run("lab", "plot", out, "-o", svg, "--metric", metric)
+        check(p.returncode == 0, "plot %s: %s" % (metric, p.stderr))
+        root = ET.parse(svg).getroot()
+        lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+        bands = root.findall("{http://www.w3.org/2000/svg}polygon")
+        check(len(lines) == 2 and len(bands) == 2, "plot %s: 2 lines and 2 bands, got %d, %d" % (metric, len(lines), len(bands)))
+    print("plots: well-formed SVG, 2 lines + 2 min-max bands each")
+    # claims: a markdown table, every row with a verdict; the 2L claims are measured
+    p = run("lab", "claims", out)
+    rows = [l for l in p.stdout.splitlines() if l.startswith("| ") and not l.startswith("| source")]
+    check(len(rows) >= 10, "claims rows: %d" % len(rows))
+    verdicts = [l.rstrip(" |").rsplit("| ", 1)[1] for l in rows]
+    check(all(v.split()[0] in ("supported", "contradicted", "inconclusive") for v in verdicts), "verdict words: %s" % verdicts)
+    measured = [l for l in rows if "3 seeds" in l]
+    check(len(measured) >= 2, "claims measured over 3 seeds: %d" % len(measured))
+    print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
+    # posenc report --lab: the "Measured here" section with the plot and the claims table
+    html = os.path.join(tmp, "report.html")
+    p = run("report", "--lab", out, "-o", html)
+    page = open(html).read() if p.returncode == 0 else ""
+    sec = page.split('<section id="lab">')[-1] if '<section id="lab">' in page else ""
+    check("<svg" in sec and sec.count("<tr>") >= 10 and ("supported" in sec or "contradicted" in sec),
+          "report --lab has the section, a picture and the claims rows (%d): %s" % (sec.count("<tr>"), p.stderr.strip()[-200:]))
+    print("report --lab: section with an inline SVG and %d table rows" % sec.count("<tr>"))
+    # plan + merge
+    p = run("lab", "plan", "extrapolate", "--quick")
+    plan = p.stdout.splitlines()
+    check(len(plan) == 6 and all("--only" in l and "lab run extrapolate --quick" in l for l in plan), "plan: %s" % plan[:2])
+    merged = os.path.join(tmp, "merged.jsonl")
+    p = run("lab", "merge", "-o", merged, out, out2)
+    check(p.returncode == 0 and len(open(merged).read().splitlines()) == 6, "merge drops the duplicate id: %s" % p.stderr.strip())
+    # bad input
+    bad = os.path.join(tmp, "bad.jsonl")
+    open(bad, "w").write("not json\n")
+    p = run("lab", "claims", bad, ok=False)
+    check(p.returncode != 0 and "bad.jsonl line 1" in p.stderr, "malformed results named: %s" % p.stderr.strip())
+    p = run("lab", "run", "nosuch", "-o", os.path.join(tmp, "x.jsonl"), ok=False)
+    check(p.returncode == 2 and "unknown experiment 'nosuch'" in p.stderr and not os.path.exists(os.path.join(tmp, "x.jsonl")), "unknown experiment: %s" % p.stderr.strip())
+    p = run("lab", "run", "tiny", "--only", "tiny:nope:s1", "--text", text_path, "-o", os.path.join(tmp, "y.jsonl"), ok=False)
+    check(p.returncode == 2 and not os.path.exists(os.path.join(tmp, "y.jsonl")), "unknown --only id refused, no file left")
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
