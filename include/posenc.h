@@ -1496,7 +1496,8 @@ typedef struct posenc_signal_report {
 } posenc_signal_report;
 
 /* tokens and inputs: same shape, [T, D] (one sequence) or [B, T, D] (B
- * sequences of the same T positions; row (b, t) of inputs is the model input
+ * sequences of the same T positions; a [1, T, D] batch of one matches a [T, D]
+ * partner; row (b, t) of inputs is the model input
  * for the token whose embedding is row (b, t) of tokens). With B >= 2 the token
  * scale is estimated within each position (across sequences), so a signal that
  * happens to correlate with the tokens does not bias it, and S(t) is the mean

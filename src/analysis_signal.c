@@ -39,13 +39,20 @@ static void read_row(const signal_inputs *in, size_t b, size_t t) {
     posenc_read_f64_(in->inputs, first, in->channels, in->row_x);
 }
 
+/* A batch of one sequence [1, T, D] is the same data as [T, D]: the leading 1 is
+ * dropped before shapes are compared (a compose output with tokens [T, D]). */
+static int squeezed_first_dim(const posenc_array *a) {
+    return a->ndim == 3 && a->shape[0] == 1 ? 1 : 0;
+}
+
 static posenc_status check_shapes(const posenc_array *tokens, const posenc_array *inputs, posenc_error *err) {
     RETURN_IF_NULL(tokens, err);
     RETURN_IF_NULL(inputs, err);
     RETURN_IF_NULL(tokens->data, err);
     RETURN_IF_NULL(inputs->data, err);
-    bool same = tokens->ndim == inputs->ndim;
-    for (int i = 0; same && i < tokens->ndim; i++) same = tokens->shape[i] == inputs->shape[i];
+    int st = squeezed_first_dim(tokens), si = squeezed_first_dim(inputs);
+    bool same = tokens->ndim - st == inputs->ndim - si;
+    for (int i = 0; same && i < tokens->ndim - st; i++) same = tokens->shape[i + st] == inputs->shape[i + si];
     if (!same) {
         char a[96] = "", b[96] = "";
         for (int i = 0, n = 0; i < tokens->ndim && i < POSENC_MAX_DIMS; i++)
@@ -69,7 +76,8 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
     memset(r, 0, sizeof *r);
     r->fit.first_zero_row = -1;
     FORWARD_IF_ERROR(check_shapes(tokens, inputs, err));
-    signal_inputs in = {tokens, inputs, tokens->ndim == 3 ? tokens->shape[0] : 1, tokens->shape[tokens->ndim - 2],
+    signal_inputs in = {tokens, inputs, tokens->ndim == 3 && inputs->ndim == 3 ? tokens->shape[0] : 1,
+                        tokens->shape[tokens->ndim - 2],
                         tokens->shape[tokens->ndim - 1], NULL, NULL};
     size_t B = in.sequences, T = in.positions, D = in.channels, n = T * D;
     r->sequences = B, r->positions = T;
