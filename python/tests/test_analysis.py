@@ -2,6 +2,7 @@
 to what the CLI (`--json`) reports from the same library, plus the worked cases of
 docs/analysis.md (offset, layout, torch-compat angle precision)."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -23,19 +24,32 @@ def test_diff_findings_are_objects_equal_to_the_cli(tmp):
     np.save(tmp / "b.npy", b)
     report = posenc.diff(a, b, tolerance=1e-5)
     want = _cli_json("diff", tmp / "a.npy", tmp / "b.npy", "--tol", "1e-5")
-    print("findings:", [(f.kind, f.value) for f in report.findings], "| summary:", report.summary)
-    assert [(f.kind, f.value, f.text) for f in report.findings] == \
-        [(f["key"], f["value"], f["text"]) for f in want["findings"]]
+    print("findings:", report.findings)
+    print("CLI words:", [f["text"] for f in want["findings"]], "| summary:", want["summary"])
+
+    def same(x, y):  # the CLI writes NaN/inf as null
+        return (y is None and not math.isfinite(x)) or x == y
+    assert [f.kind for f in report.findings] == [f["key"] for f in want["findings"]]
+    for got, cli in zip(report.findings, want["findings"]):
+        assert all(same(getattr(got, k), cli[k]) for k in ("value", "a", "b", "evidence")), (got, cli)
+        assert got.from_fit == cli["from_fit"]
     assert report.kinds == ["layout", "offset"] and report.finding("offset").value == 2
-    assert report.explained == want["explained"] and report.summary == want["summary"]
+    # both differences at once: no exact row/channel test holds, the fitted models tell them
+    layout, offset = report.finding("layout"), report.finding("offset")
+    assert layout.from_fit and (layout.a, layout.b) == (0, 1)  # posenc_layout: interleaved vs half
+    assert offset.from_fit and (offset.a, offset.b) == (0, 2) and offset.permutation == "none"
+    assert report.explained == want["explained"] and not report.rope
+    assert report.preset_a == "tutorial" and report.preset_b == "vaswani_half", (report.preset_a, report.preset_b)
+    assert want["preset_a"].startswith("the PyTorch tutorial")  # the CLI words the same preset
     assert report.max_abs == want["max_abs"] and report.divergence_onset == want["divergence_onset"]
     assert isinstance(report.findings[0], posenc.Finding)
+    assert not hasattr(report, "summary") and not hasattr(report.findings[0], "text")
 
 
 def test_diff_against_a_framework_table_names_the_precision():
     """The PyTorch tutorial's table vs the exact one: only float32 angle rounding."""
     report = posenc.diff(posenc.sinusoid_table(50, 64), golden("tutorial_pe_d64_len50_float32"))
-    print([(f.kind, f.text) for f in report.findings])
+    print(report.findings)
     assert report.shapes_equal and report.max_abs < 7.7e-6
 
 
@@ -47,8 +61,10 @@ def test_diff_rope_outputs_with_input_and_torch_tensors():
     pt.apply_rope_(a, offset=0, layout="gptj")
     pt.apply_rope_(b, offset=0, layout="neox")
     report = posenc.diff(a, b, input=x, tolerance=1e-5)
-    print([(f.kind, f.text) for f in report.findings])
-    assert report.finding("layout") is not None
+    print(report.findings, report.preset_a, report.preset_b)
+    assert report.rope and report.finding("layout") is not None
+    assert report.preset_a == report.preset_b == "rope"
+    assert report.fit_a.layout == "interleaved" and report.fit_b.layout == "half"  # gptj vs neox
 
 
 def test_analyze_matches_the_cli(tmp):

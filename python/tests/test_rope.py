@@ -248,9 +248,16 @@ def test_errors_leave_numpy_untouched():
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
     y_before = y.copy()
     pos = np.tile(np.arange(1, 6), (3, 1))  # non-zero angles: a written row would show
-    pos[2, 4] = 2 ** 62
-    with pytest.raises(posenc.InvalidArgumentError, match="overflows"):
+    pos[2, 4] = 2 ** 40  # below the |p| < 2^53 rule; p * 1e30 overflows float32
+    with pytest.raises(posenc.InvalidArgumentError, match="overflows") as info:
         posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
+    print("torch-compat angle:", info.value)
+    assert np.array_equal(y, y_before)
+    # the positions rule |p| < 2^53 (every apply entry point), also all-or-nothing
+    pos[2, 4] = 2 ** 53
+    with pytest.raises(posenc.InvalidArgumentError, match=r"2\^53") as info:
+        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd")
+    print("positions rule:", info.value)
     assert np.array_equal(y, y_before)
 
 
