@@ -60,9 +60,9 @@ def raw_c_call(params, x_address, x_count, tokens, heads, dim, positions):
     c_params = params.to_c()
     view = _lib.RopeView(tokens, heads, heads * dim, dim)
     err = _lib.Error()
-    fn = _lib.lib.posenc_rope_apply_f32
+    fn = _lib.lib.posenc_rope_apply_exec  # what the binding calls (dtype f32, exec NULL)
     args = (ctypes.byref(c_params), int(positions.max()) + 1, 1, ctypes.byref(view), positions.ctypes.data, 0,
-            x_address, x_count, ctypes.byref(err))
+            0, x_address, x_count, None, ctypes.byref(err))
 
     def call():
         if fn(*args) != 0:
@@ -99,15 +99,14 @@ def main():
     # The library's own per-call work (plan, frequencies, cos/sin) makes the tiny C call cost
     # ~80-130 us here, so its noise hides the binding's few microseconds: also time the
     # binding with the C function stubbed out (its Python-side work alone).
-    from posenc import rope as rope_module
-    real = rope_module._per_dtype()[0]
-    rope_module._PER_DTYPE[0] = lambda *args: 0
+    real = _lib.lib.posenc_rope_apply_exec
+    _lib.lib.posenc_rope_apply_exec = lambda *args: 0  # the binding looks it up per call
     try:
         s_np = best_seconds(lambda: posenc.apply_rope_(tiny_np, params=p64), a.repeat, inner)
         s_t = best_seconds(lambda: pt.apply_rope_(tiny_t, params=p64), a.repeat, inner)
         s_t_ids = best_seconds(lambda: pt.apply_rope_(tiny_t, positions=pos1, params=p64), a.repeat, inner)
     finally:
-        rope_module._PER_DTYPE[0] = real
+        _lib.lib.posenc_rope_apply_exec = real
     t_ctypes = best_seconds(lambda: _lib.lib.posenc_version(), a.repeat, inner)
     print("\n1. per-call time, tiny call (1 token x 1 head x 64), microseconds (min of %d x %d calls)"
           % (a.repeat, inner))
@@ -168,7 +167,7 @@ def main():
     t_hf_full = best_seconds(hf_full, a.repeat)
     print("\n2. RoPE on q[%d, %d, %d] float32, neox, positions 0..%d, milliseconds (min of %d; the first four "
           "interleaved)" % (S, H, D, S - 1, a.repeat))
-    print("   raw C call posenc_rope_apply_f32 (in place)  %8.3f ms" % (t_big_c * 1e3))
+    print("   raw C call posenc_rope_apply_exec (in place)  %8.3f ms" % (t_big_c * 1e3))
     print("   posenc.torch.apply_rope_ (in place)          %8.3f ms   %.2fx the C call" % (t_big * 1e3, t_big / t_big_c))
     print("   posenc.torch.apply_rope_ with a ThreadPool   %8.3f ms   %.2fx the C call" % (t_big_pool * 1e3, t_big_pool / t_big_c))
     print("   posenc.torch.apply_rope_ threads=1           %8.3f ms   (torch eager runs on %d thread(s))"

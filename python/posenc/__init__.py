@@ -10,16 +10,17 @@ Every function raises a posenc.Error subclass carrying the library's message,
 before anything is written. See docs/python.md.
 """
 from ._errors import (BufferTooSmallError, Error, FormatError, InvalidArgumentError, LimitError,
-                      NullPointerError, OutOfMemoryError, OutOfRangeError, PosencIOError, SizeOverflowError,
-                      UnsupportedError)
+                      NonFiniteError, NullPointerError, OutOfMemoryError, OutOfRangeError, PosencIOError,
+                      SizeOverflowError, UnsupportedError)
 from ._lib import LIBRARY_PATH, version
-from .analysis import (DiffReport, Explanation, Finding, Health, PrecisionReport, SinusoidFit, analyze,
-                       diff, explain, fit_sinusoid, precision, report)
+from .analysis import (DiffReport, Explanation, Finding, Health, LayerExplanation, PairExplanation,
+                       PrecisionReport, SinusoidFit, analyze, check_finite, diff, explain, fit_sinusoid,
+                       precision, report)
 from .bias import (alibi_bias, alibi_key_positions_from_mask, alibi_slopes, shaw_gather, shaw_indices,
                    t5_bias, t5_bucket, t5_buckets)
 from .learned import (learned_backward, learned_gather, learned_init, learned_resize,
                       positions_from_input_ids)
-from .rope import (ModelConfig, RopeFrequencies, RopeParams, ThreadPool, apply_rope_, load_config,
+from .rope import (LayerType, ModelConfig, RopeFrequencies, RopeParams, ThreadPool, apply_rope_, load_config,
                    rope_cos_sin, rope_frequencies)
 from .tables import (baseline_table, bf16_to_f32, freq_scale_table, grid_positions, grid_table,
                      hybrid_table, sinusoid_frequencies, sinusoid_table, xl_relative_table)
@@ -29,14 +30,15 @@ __version__ = "0.2.0"
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "BufferTooSmallError", "SizeOverflowError",
     "LimitError", "PosencIOError", "FormatError", "UnsupportedError", "OutOfRangeError", "NullPointerError",
+    "NonFiniteError",
     "LIBRARY_PATH", "version",
     "sinusoid_table", "sinusoid_frequencies", "baseline_table", "xl_relative_table", "grid_table",
     "grid_positions", "hybrid_table", "freq_scale_table", "bf16_to_f32",
-    "RopeParams", "ModelConfig", "RopeFrequencies", "ThreadPool", "load_config", "rope_frequencies",
+    "RopeParams", "ModelConfig", "LayerType", "RopeFrequencies", "ThreadPool", "load_config", "rope_frequencies",
     "rope_cos_sin", "apply_rope_",
     "alibi_slopes", "alibi_bias", "alibi_key_positions_from_mask", "t5_buckets", "t5_bucket", "t5_bias",
     "shaw_indices", "shaw_gather",
     "learned_init", "learned_gather", "learned_backward", "positions_from_input_ids", "learned_resize",
-    "analyze", "fit_sinusoid", "diff", "precision", "explain", "report", "Health", "SinusoidFit", "Finding",
-    "DiffReport", "PrecisionReport", "Explanation",
+    "check_finite", "analyze", "fit_sinusoid", "diff", "precision", "explain", "report", "Health", "SinusoidFit", "Finding",
+    "DiffReport", "PrecisionReport", "Explanation", "LayerExplanation", "PairExplanation",
 ]

@@ -78,9 +78,15 @@ class NullPointerError(Error, ValueError):
     status = 10
 
 
+class NonFiniteError(Error, ArithmeticError):
+    """POSENC_ERR_NONFINITE (11): a result would be NaN or infinite (e.g. a rotation that
+    overflows float16), or an input holds NaN/inf; the message names the first bad cell."""
+    status = 11
+
+
 BY_STATUS: Dict[int, Type[Error]] = {cls.status: cls for cls in (
     InvalidArgumentError, OutOfMemoryError, BufferTooSmallError, SizeOverflowError, LimitError,
-    PosencIOError, FormatError, UnsupportedError, OutOfRangeError, NullPointerError)}
+    PosencIOError, FormatError, UnsupportedError, OutOfRangeError, NullPointerError, NonFiniteError)}
 
 
 def error_for(status: int, message: str) -> Error:

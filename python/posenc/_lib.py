@@ -28,11 +28,12 @@ from typing import List, Optional
 ERROR_MESSAGE_SIZE = 256
 MAX_DIMS = 8
 DIFF_MAX_FINDINGS = 16
-DIFF_TEXT = 320
 ULP_BUCKETS = 8
 PRECISION_BANDS = 6
 HEALTH_OFFSETS = 4
 MROPE_MAX_AXES = 4
+CONFIG_MAX_LAYER_TYPES = 4
+TRACE_MAX_CHUNKS = 16
 NO_PADDING = -1
 
 DTYPE = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7}
@@ -58,7 +59,15 @@ ANGLE_FORMATION_NAME = {0: "exact", 1: "float32", 2: "float16", 3: "bfloat16", 4
 CONFIG_WARNINGS = {
     1 << 0: "no_theta", 1 << 1: "no_original", 1 << 2: "factor_mismatch",
     1 << 3: "odd_passthrough", 1 << 4: "freq_tensor", 1 << 5: "no_max_position",
+    1 << 6: "unknown_family", 1 << 7: "duplicate_key",
 }
+FINDING_KIND_NAME = {0: "agree", 1: "offset", 2: "layout", 3: "sin_cos_swapped", 4: "freq_convention",
+                     5: "base", 6: "freq_scale", 7: "angle_precision", 8: "transposed", 9: "prefix",
+                     10: "permutation", 11: "padding_rows", 12: "amplitude", 13: "apply_precision"}
+PERMUTATION_NAME = {0: "none", 1: "to_half", 2: "to_interleaved", 3: "swap_pairs", 4: "swap_halves",
+                    5: "general"}
+PRESET_NAME = {0: "none", 1: "rope", 2: "fairseq", 3: "fairseq_embedding", 4: "t2t", 5: "tutorial",
+               6: "vaswani_half", 7: "other"}
 
 # ---- structs ---------------------------------------------------------------
 
@@ -102,15 +111,33 @@ class T5Params(Structure):
     _fields_ = [("num_buckets", c_int32), ("max_distance", c_int32), ("bidirectional", c_int32)]
 
 
+class ExecTrace(Structure):
+    _fields_ = [("chunks", c_int32), ("pooled", c_int32), ("submit_ns", c_int64), ("done_ns", c_int64),
+                ("start_ns", c_int64 * TRACE_MAX_CHUNKS), ("end_ns", c_int64 * TRACE_MAX_CHUNKS),
+                ("items", c_size_t * TRACE_MAX_CHUNKS)]
+
+
 class Exec(Structure):
-    _fields_ = [("threads", c_int32), ("path", c_int), ("pool", c_void_p)]
+    _fields_ = [("threads", c_int32), ("path", c_int), ("pool", c_void_p), ("trace", POINTER(ExecTrace))]
+
+
+class ConfigLayerType(Structure):
+    _fields_ = [("name", c_char * 32), ("layers", c_int32), ("sliding_window", c_int64),
+                ("rope", RopeParams)]
 
 
 class ModelConfig(Structure):
-    _fields_ = [("format", c_int), ("architecture", c_char * 64), ("scaling_name", c_char * 32),
-                ("num_attention_heads", c_int32), ("hidden_size", c_int32),
+    _fields_ = [("format", c_int), ("architecture", c_char * 64), ("family", c_char * 32),
+                ("scaling_name", c_char * 32), ("num_attention_heads", c_int32),
+                ("hidden_size", c_int32), ("num_hidden_layers", c_int32),
                 ("max_position_embeddings", c_int64), ("layout", c_int), ("layout_known", c_int),
-                ("softmax_scale_factor", c_double), ("warnings", c_uint), ("rope", RopeParams),
+                ("attention_head_dim", c_int32), ("rotary_offset", c_int32),
+                ("softmax_head_dim", c_int32), ("softmax_scale_factor", c_double),
+                ("mrope_sections", c_int32 * 4), ("warnings", c_uint), ("rope_given", c_uint),
+                ("duplicate_key", c_char * 64), ("keys_used", c_char * 256),
+                ("defaults_used", c_char * 256), ("rope", RopeParams),
+                ("layer_type_count", c_int32),
+                ("layer_types", ConfigLayerType * CONFIG_MAX_LAYER_TYPES),
                 ("factor_storage", POINTER(c_double))]
 
 
@@ -140,6 +167,7 @@ class Health(Structure):
                 ("variance_max", c_double), ("channel_frequency", POINTER(c_double)),
                 ("channel_wavelength", POINTER(c_double)), ("closest_a", c_size_t),
                 ("closest_b", c_size_t), ("closest_distance", c_double), ("uniqueness_rows", c_size_t),
+                ("most_similar_a", c_size_t), ("most_similar_b", c_size_t), ("max_cosine", c_double),
                 ("offsets", c_size_t), ("mean_dot", POINTER(c_double)),
                 ("mean_cosine", POINTER(c_double)), ("fit", SinusoidFit),
                 ("linearity_available", c_int), ("linearity_offsets", c_size_t * HEALTH_OFFSETS),
@@ -164,7 +192,9 @@ class PrecisionReport(Structure):
 
 
 class Finding(Structure):
-    _fields_ = [("kind", c_int), ("key", c_char_p), ("value", c_double), ("text", c_char * DIFF_TEXT)]
+    _fields_ = [("kind", c_int), ("key", c_char_p), ("value", c_double), ("a", c_double), ("b", c_double),
+                ("evidence", c_double), ("from_fit", c_int), ("side", c_int), ("count", c_size_t),
+                ("width", c_size_t), ("permutation", c_int)]
 
 
 class DiffOptions(Structure):
@@ -182,18 +212,18 @@ class DiffReport(Structure):
                 ("first_beyond_channel", c_int64), ("divergence_onset", c_int64),
                 ("tolerance", c_double), ("channel_max_abs", POINTER(c_double)),
                 ("band_count", c_int), ("band_end", c_int64 * PRECISION_BANDS),
-                ("band_max_abs", c_double * PRECISION_BANDS), ("fit_a", SinusoidFit),
-                ("fit_b", SinusoidFit), ("preset_a", c_char * DIFF_TEXT),
-                ("preset_b", c_char * DIFF_TEXT), ("finding_count", c_int),
-                ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int),
-                ("summary", c_char * (2 * DIFF_TEXT))]
+                ("band_max_abs", c_double * PRECISION_BANDS), ("rope", c_int),
+                ("fit_a", SinusoidFit), ("fit_b", SinusoidFit), ("preset_a", c_int),
+                ("preset_b", c_int), ("finding_count", c_int),
+                ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int)]
 
 
 # Structs checked against the header by tests/test_abi.py: ctypes class -> C type name.
 STRUCTS = {
     Error: "posenc_error", Positions: "posenc_positions", SinusoidParams: "posenc_sinusoid_params",
     Array: "posenc_array", RopeParams: "posenc_rope_params", RopeView: "posenc_rope_view",
-    T5Params: "posenc_t5_params", Exec: "posenc_exec", ModelConfig: "posenc_model_config",
+    T5Params: "posenc_t5_params", ExecTrace: "posenc_exec_trace", Exec: "posenc_exec",
+    ConfigLayerType: "posenc_config_layer_type", ModelConfig: "posenc_model_config",
     SinusoidFit: "posenc_sinusoid_fit", HealthOptions: "posenc_health_options",
     Health: "posenc_health", PrecisionBand: "posenc_precision_band",
     PrecisionReport: "posenc_precision_report", Finding: "posenc_finding",
@@ -246,6 +276,7 @@ _SIGNATURES = {
     "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_free": (None, [P(ModelConfig)]),
+    "posenc_rope_resolve": (_st, [P(RopeParams), c_uint, P(c_uint), _E]),
     # biases
     "posenc_alibi_slopes_f64": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
                                       _E]),
@@ -283,6 +314,8 @@ _SIGNATURES = {
     "posenc_precision_report_free": (None, [P(PrecisionReport)]),
     "posenc_diff_tables": (_st, [P(Array), P(Array), P(DiffOptions), P(DiffReport), _E]),
     "posenc_diff_report_free": (None, [P(DiffReport)]),
+    "posenc_fit_preset": (c_int, [P(SinusoidFit), c_int]),
+    "posenc_array_check_finite": (_st, [P(Array), c_char_p, _E]),
     "posenc_angle_formation_name": (c_char_p, [c_int]),
     # kernels
     "posenc_threadpool_create": (_st, [c_int32, P(c_void_p), _E]),
@@ -356,7 +389,7 @@ def ptr(array) -> Optional[int]:
 
 
 __all__ = ["lib", "LIBRARY_PATH", "version", "ptr", "Error", "Positions", "SinusoidParams", "Array",
-           "RopeParams", "RopeView", "T5Params", "Exec", "ModelConfig", "SinusoidFit",
+           "RopeParams", "RopeView", "T5Params", "ExecTrace", "Exec", "ConfigLayerType", "ModelConfig", "SinusoidFit",
            "HealthOptions", "Health", "PrecisionBand", "PrecisionReport", "Finding", "DiffOptions",
            "DiffReport", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
            "c_size_t", "c_void_p"]

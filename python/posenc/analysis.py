@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _lib
-from ._common import call, choose, doubles, dtype_name, text, to_array
+from ._common import call, choose, doubles, dtype_name, to_array
 from ._errors import Error, InvalidArgumentError, PosencIOError, UnsupportedError
 from .rope import ConfigLike, ModelConfig, load_config, rope_frequencies
 from .tables import sinusoid_params
@@ -85,6 +85,8 @@ class Health:
     closest_pair: Tuple[int, int]                       # rows of the two closest positions
     closest_distance: float
     uniqueness_rows: int
+    most_similar_pair: Tuple[int, int]                  # rows most alike by direction (largest cosine)
+    max_cosine: float                                   # that cosine (NaN if < 2 non-zero rows)
     mean_dot: np.ndarray = field(repr=False)            # [offsets] mean PE(p).PE(p+k)
     mean_cosine: np.ndarray = field(repr=False)         # [offsets]
     fit: SinusoidFit
@@ -125,7 +127,9 @@ def analyze(table: Any, *, frequencies: Optional[Sequence[float]] = None, layout
                       channel_frequency=doubles(h.channel_frequency, h.channels),
                       channel_wavelength=doubles(h.channel_wavelength, h.channels),
                       closest_pair=(h.closest_a, h.closest_b), closest_distance=h.closest_distance,
-                      uniqueness_rows=h.uniqueness_rows, mean_dot=doubles(h.mean_dot, h.offsets),
+                      uniqueness_rows=h.uniqueness_rows,
+                      most_similar_pair=(h.most_similar_a, h.most_similar_b), max_cosine=h.max_cosine,
+                      mean_dot=doubles(h.mean_dot, h.offsets),
                       mean_cosine=doubles(h.mean_cosine, h.offsets), fit=_fit(h.fit),
                       linearity_available=bool(h.linearity_available),
                       linearity_offsets=tuple(o for o in used if o),
@@ -147,15 +151,50 @@ def fit_sinusoid(table: Any, *, noise: float = 0.0) -> SinusoidFit:
         _lib.lib.posenc_sinusoid_fit_free(ctypes.byref(f))
 
 
+def check_finite(array: Any, what: str = "array") -> None:
+    """Raise NonFiniteError naming the first NaN/inf cell ("q: cell [3, 17] is inf (overflows
+    f16)"), as posenc_array_check_finite does; integer arrays always pass."""
+    arr, keep = to_array(array, what)
+    call(_lib.lib.posenc_array_check_finite, ctypes.byref(arr), what.encode())
+    del keep
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One diagnosis of diff: kind (stable key, e.g. "offset", "layout", "base",
-    "freq_scale", "angle_precision", "apply_precision", "agree"), its value (e.g. the offset,
-    B's base, the scale B/A) and one sentence."""
+    """One diagnosis of diff (posenc_finding): codes and numbers, no words. The library does
+    not word findings; `posenc diff` does (cli/analysis_words.c, sentences listed in
+    docs/analysis.md). What each field holds per kind is in posenc.h section 7e:
+
+    kind        stable key: "agree", "offset", "layout", "sin_cos_swapped", "freq_convention",
+                "base", "freq_scale", "angle_precision", "transposed", "prefix", "permutation",
+                "padding_rows", "amplitude", "apply_precision"
+    value       the headline number (the offset k, B's base, the scale B/A, ...)
+    a, b        the parameter on A's and B's side, where the kind has one (fitted bases,
+                posenc_layout / posenc_freqs / posenc_angle_formation codes, start positions)
+    evidence    the measurement that supports it (worst difference, tolerance, angle error)
+    from_fit    True: from the fitted models (report.fit_a/fit_b); False: an exact row/channel test
+    side        "A" or "B": the table a one-sided finding is about (prefix, padding rows, ...)
+    count, width  rows of a prefix / zero rows / heads; channels per head (permutation)
+    permutation "none", "to_half", "to_interleaved", "swap_pairs", "swap_halves", "general"
+    """
     kind: str
     code: int
     value: float
-    text: str
+    a: float
+    b: float
+    evidence: float
+    from_fit: bool
+    side: str
+    count: int
+    width: int
+    permutation: str
+
+
+def _finding(f: "_lib.Finding") -> Finding:
+    return Finding(kind=f.key.decode() if f.key else _lib.FINDING_KIND_NAME.get(f.kind, str(f.kind)),
+                   code=int(f.kind), value=f.value, a=f.a, b=f.b, evidence=f.evidence,
+                   from_fit=bool(f.from_fit), side="B" if f.side else "A", count=int(f.count),
+                   width=int(f.width), permutation=_lib.PERMUTATION_NAME.get(f.permutation, str(f.permutation)))
 
 
 @dataclass(frozen=True)
@@ -166,7 +205,7 @@ class DiffReport:
     shape_b: Tuple[int, int]
     findings: List[Finding]
     explained: bool                     # the findings account for every difference
-    summary: str
+    rope: bool                          # compared as RoPE outputs (input= given)
     compared: int
     max_abs: Optional[float]
     mean_abs: Optional[float]
@@ -182,8 +221,10 @@ class DiffReport:
     bands: List[Tuple[int, float]] = field(default_factory=list)  # (position band end, worst |a-b|)
     fit_a: Optional[SinusoidFit] = field(default=None, repr=False)
     fit_b: Optional[SinusoidFit] = field(default=None, repr=False)
-    preset_a: str = ""
-    preset_b: str = ""
+    # the published convention each fit matches (posenc_preset): "none", "rope", "fairseq",
+    # "fairseq_embedding", "t2t", "tutorial", "vaswani_half", "other"
+    preset_a: str = "none"
+    preset_b: str = "none"
 
     def finding(self, kind: str) -> Optional[Finding]:
         """The finding of that kind, or None."""
@@ -214,15 +255,11 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, input: Any = None, heads: in
     r = _lib.DiffReport()
     call(_lib.lib.posenc_diff_tables, ctypes.byref(aa), ctypes.byref(bb), ctypes.byref(opts), ctypes.byref(r))
     try:
-        findings = []
-        for i in range(r.finding_count):
-            f = r.findings[i]
-            findings.append(Finding(kind=f.key.decode() if f.key else str(f.kind), code=f.kind, value=f.value,
-                                    text=text(f.text)))
+        findings = [_finding(r.findings[i]) for i in range(max(0, min(r.finding_count, _lib.DIFF_MAX_FINDINGS)))]
         eq = bool(r.shapes_equal)
         return DiffReport(
             shapes_equal=eq, shape_a=(r.rows_a, r.cols_a), shape_b=(r.rows_b, r.cols_b), findings=findings,
-            explained=bool(r.explained), summary=text(r.summary), compared=r.compared,
+            explained=bool(r.explained), rope=bool(r.rope), compared=r.compared,
             max_abs=r.max_abs if eq else None, mean_abs=r.mean_abs if eq else None,
             max_rel=r.max_rel if eq else None, mean_rel=r.mean_rel if eq else None,
             max_abs_at=(r.max_abs_row, r.max_abs_channel) if eq and r.max_abs_row >= 0 else None,
@@ -232,7 +269,8 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, input: Any = None, heads: in
             divergence_onset=r.divergence_onset if r.divergence_onset >= 0 else None, tolerance=r.tolerance,
             channel_max_abs=doubles(r.channel_max_abs, r.cols_a) if eq else None,
             bands=[(int(r.band_end[i]), float(r.band_max_abs[i])) for i in range(r.band_count)],
-            fit_a=_fit(r.fit_a), fit_b=_fit(r.fit_b), preset_a=text(r.preset_a), preset_b=text(r.preset_b))
+            fit_a=_fit(r.fit_a), fit_b=_fit(r.fit_b), preset_a=_lib.PRESET_NAME.get(r.preset_a, str(r.preset_a)),
+            preset_b=_lib.PRESET_NAME.get(r.preset_b, str(r.preset_b)))
     finally:
         _lib.lib.posenc_diff_report_free(ctypes.byref(r))
         del ka, kb, ki
@@ -303,18 +341,41 @@ class PairExplanation:
 
 
 @dataclass(frozen=True)
+class LayerExplanation:
+    """The RoPE of one kind of attention layer (Gemma-2/3: "full_attention" with the model's
+    theta and scaling, "sliding_attention" with rope_local_base_freq, unscaled)."""
+    name: str
+    layers: int                 # layers of this kind (0 = unknown)
+    sliding_window: int         # attention window, 0 = whole context
+    base: float
+    scaling: str
+    factor: float
+    rotary_dim: int
+    attention_factor: float
+    pairs: List[PairExplanation]
+
+
+@dataclass(frozen=True)
 class Explanation:
     """A model's RoPE in numbers (posenc.explain). The wording of `posenc rope explain` lives
-    in the CLI, not the library; str(explanation) gives a short summary built from these fields."""
+    in the CLI, not the library; str(explanation) gives a short summary built from these fields.
+    For models with several kinds of layers, the top-level numbers are those of the main (full
+    attention) RoPE, which is also layer_types[0]."""
     config: ModelConfig
-    head_dim: int
-    rotary_dim: int
+    head_dim: int               # channels the RoPE sees (MLA: qk_rope_head_dim)
+    rotary_dim: int             # R, rotated channels (the rest pass through)
+    first_rotated_channel: int  # offset of the rotated channels in the runtime's head (MLA: last ones)
+    attention_head_dim: int     # channels of one q/k head as the runtime holds it
+    layout: str                 # "half" (neox, rotate_half) or "interleaved" (gptj)
     base: float
     scaling: str
     factor: float
     seq_len: int
     attention_factor: float
+    softmax_head_dim: int       # d of the 1/sqrt(d) softmax scale
+    softmax_scale_factor: float  # extra multiplier on it (DeepSeek), else 1
     pairs: List[PairExplanation]
+    layer_types: List[LayerExplanation]
     warnings: Tuple[str, ...]
 
     def __str__(self) -> str:
@@ -326,6 +387,11 @@ class Explanation:
                  "wavelengths %.3g .. %.3g positions; %d of %d pairs scaled; attention factor %.6g"
                  % (self.pairs[0].wavelength if self.pairs else 0, self.pairs[-1].wavelength if self.pairs else 0,
                     len(long_), len(self.pairs), self.attention_factor)]
+        for t in self.layer_types:
+            lines.append("layer kind %s: %d layers, %s: base %g, scaling %s%s, attention factor %.6g"
+                         % (t.name, t.layers, "window %d" % t.sliding_window if t.sliding_window else
+                            "whole context", t.base, t.scaling,
+                            (" x%g" % t.factor) if t.scaling != "none" else "", t.attention_factor))
         if self.warnings:
             lines.append("warnings: " + ", ".join(self.warnings))
         return "\n".join(lines)
@@ -336,14 +402,32 @@ def explain(config: ConfigLike, *, seq_len: int = 0) -> Explanation:
     frequency, wavelength and scale versus the unscaled RoPE, the attention factor, warnings."""
     mc = load_config(config)
     p = mc.rope
+    attention, pairs = _explain_pairs(p, seq_len)
+    layer_types = []
+    for t in mc.layer_types:
+        t_attention, t_pairs = _explain_pairs(t.rope, seq_len)
+        layer_types.append(LayerExplanation(name=t.name, layers=t.layers, sliding_window=t.sliding_window,
+                                            base=float(t.rope.base or 10000.0), scaling=t.rope.scaling,
+                                            factor=float(t.rope.factor or 1.0), rotary_dim=t.rope.check(),
+                                            attention_factor=t_attention, pairs=t_pairs))
+    return Explanation(config=mc, head_dim=p.head_dim, rotary_dim=p.check(),
+                       first_rotated_channel=mc.rotary_offset,
+                       attention_head_dim=mc.attention_head_dim or p.head_dim, layout=mc.layout,
+                       base=float(p.base or 10000.0), scaling=p.scaling, factor=float(p.factor or 1.0),
+                       seq_len=int(seq_len), attention_factor=attention,
+                       softmax_head_dim=mc.softmax_head_dim or p.head_dim,
+                       softmax_scale_factor=mc.softmax_scale_factor, pairs=pairs,
+                       layer_types=layer_types, warnings=mc.warnings)
+
+
+def _explain_pairs(p: Any, seq_len: int) -> Tuple[float, List[PairExplanation]]:
+    """Attention factor and per-pair frequency/wavelength/scale against the unscaled RoPE."""
     f = rope_frequencies(p, seq_len=seq_len)
     plain = rope_frequencies(p.replace(scaling="none", attention_factor=0.0), seq_len=seq_len)
     pairs = [PairExplanation(k, float(w), 2 * math.pi / float(w) if w > 0 else math.inf,
                              float(w / w0) if w0 else math.nan)
              for k, (w, w0) in enumerate(zip(f.inv_freq, plain.inv_freq))]
-    return Explanation(config=mc, head_dim=p.head_dim, rotary_dim=p.check(), base=float(p.base or 10000.0),
-                       scaling=p.scaling, factor=float(p.factor or 1.0), seq_len=int(seq_len),
-                       attention_factor=f.attention_factor, pairs=pairs, warnings=mc.warnings)
+    return float(f.attention_factor), pairs
 
 
 def cli_binary() -> str:
@@ -391,5 +475,5 @@ def report(path: str, table: Any = None, *, config: Optional[str] = None, **flag
     return os.fspath(path)
 
 
-__all__ = ["analyze", "fit_sinusoid", "diff", "precision", "explain", "report", "Health", "SinusoidFit",
-           "Finding", "DiffReport", "PrecisionReport", "PrecisionBand", "Explanation", "PairExplanation"]
+__all__ = ["check_finite", "analyze", "fit_sinusoid", "diff", "precision", "explain", "report", "Health", "SinusoidFit",
+           "Finding", "DiffReport", "PrecisionReport", "PrecisionBand", "Explanation", "PairExplanation", "LayerExplanation"]

@@ -19,7 +19,7 @@ from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Un
 import numpy as np
 
 from . import _lib
-from ._common import PositionsLike, call, choose, make_positions, raise_status
+from ._common import PositionsLike, call, choose, make_positions, raise_status, text
 from ._errors import InvalidArgumentError, UnsupportedError
 
 ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
@@ -142,19 +142,42 @@ class RopeParams:
 
 
 @dataclass(frozen=True)
+class LayerType:
+    """One kind of attention layer and its RoPE (posenc_config_layer_type), e.g. Gemma-3's
+    "full_attention" (rope_theta 1e6, the model's scaling) and "sliding_attention"
+    (rope_local_base_freq 1e4, unscaled)."""
+
+    name: str                        # "full_attention", "sliding_attention"
+    layers: int                      # layers of this type (0 = unknown)
+    sliding_window: int              # attention window of these layers, 0 = whole context
+    rope: RopeParams = field(repr=False)
+
+
+@dataclass(frozen=True)
 class ModelConfig:
-    """What posenc read from a model config (posenc_model_config)."""
+    """What posenc read from a model config (posenc_model_config, field for field)."""
 
     format: str                      # "hf_json" or "gguf"
     architecture: str                # model_type / general.architecture ("" if absent)
+    family: str                      # the family-table entry used ("" = generic reading)
     scaling_name: str                # the scaling type as written ("" if none)
     num_attention_heads: int         # 0 if absent
     hidden_size: int                 # 0 if absent
+    num_hidden_layers: int           # 0 if absent
     max_position_embeddings: int     # 0 if absent
-    layout: str                      # "half" or "interleaved": what this architecture's runtime uses
+    layout: str                      # "half" (neox) or "interleaved" (gptj): the runtime's pairing
     layout_known: bool               # False: architecture not in the built-in list (half assumed)
-    softmax_scale_factor: float      # extra multiplier on 1/sqrt(d_qk) (DeepSeek), else 1
+    attention_head_dim: int          # channels of one q/k head as the runtime holds it (MLA: 192)
+    rotary_offset: int               # first rotated channel of that head (MLA: the last ones rotate)
+    softmax_head_dim: int            # d of the 1/sqrt(d) softmax scale
+    softmax_scale_factor: float      # extra multiplier on 1/sqrt(softmax_head_dim) (DeepSeek), else 1
+    mrope_sections: Tuple[int, ...]  # Qwen2-VL M-RoPE pairs per axis, () = none
     warnings: Tuple[str, ...]        # "no_theta", "no_original", "factor_mismatch", ...
+    rope_given: int                  # POSENC_ROPE_GIVEN_* bits of `rope` (for posenc_rope_resolve)
+    duplicate_key: str               # warning "duplicate_key": the (first) key given twice
+    keys_used: str                   # warning "unknown_family": the keys read, comma-separated
+    defaults_used: str               # absent keys filled from the family's defaults ("" = none)
+    layer_types: Tuple[LayerType, ...]  # () = one kind of layer; else [0] is the same as `rope`
     rope: RopeParams = field(repr=False)
 
 
@@ -170,9 +193,10 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
         if not isinstance(config, Mapping):
             raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
                                        "got %s" % type(config).__name__, 1)
-        text = json.dumps(config, default=str).encode()
-        status = _lib.lib.posenc_config_parse_hf_json(text, len(text), ctypes.byref(c), ctypes.byref(err))
+        document = json.dumps(config, default=str).encode()
+        status = _lib.lib.posenc_config_parse_hf_json(document, len(document), ctypes.byref(c), ctypes.byref(err))
     if status != 0:
+        _lib.lib.posenc_config_free(ctypes.byref(c))  # idempotent; the readers free on failure too
         raise_status(status, err)
     try:
         layout = _lib.LAYOUT_NAME[c.layout]
@@ -180,14 +204,29 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
         if mode is not None:
             rope = rope.replace(mode=mode)
         warnings = tuple(name for bit, name in sorted(_lib.CONFIG_WARNINGS.items()) if c.warnings & bit)
+        layer_types = []
+        for i in range(max(0, min(int(c.layer_type_count), _lib.CONFIG_MAX_LAYER_TYPES))):
+            entry = c.layer_types[i]
+            entry_rope = RopeParams._from_c(entry.rope, layout)  # copies the factor lists
+            if mode is not None:
+                entry_rope = entry_rope.replace(mode=mode)
+            layer_types.append(LayerType(name=text(entry.name), layers=int(entry.layers),
+                                         sliding_window=int(entry.sliding_window), rope=entry_rope))
         return ModelConfig(format="gguf" if c.format == 1 else "hf_json",
-                           architecture=c.architecture.decode(errors="replace"),
-                           scaling_name=c.scaling_name.decode(errors="replace"),
+                           architecture=text(c.architecture), family=text(c.family),
+                           scaling_name=text(c.scaling_name),
                            num_attention_heads=c.num_attention_heads, hidden_size=c.hidden_size,
+                           num_hidden_layers=c.num_hidden_layers,
                            max_position_embeddings=c.max_position_embeddings, layout=layout,
-                           layout_known=bool(c.layout_known),
-                           softmax_scale_factor=c.softmax_scale_factor, warnings=warnings, rope=rope)
-    finally:
+                           layout_known=bool(c.layout_known), attention_head_dim=c.attention_head_dim,
+                           rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
+                           softmax_scale_factor=c.softmax_scale_factor,
+                           mrope_sections=tuple(int(v) for v in c.mrope_sections if v),
+                           warnings=warnings, rope_given=int(c.rope_given),
+                           duplicate_key=text(c.duplicate_key), keys_used=text(c.keys_used),
+                           defaults_used=text(c.defaults_used), layer_types=tuple(layer_types),
+                           rope=rope)
+    finally:  # the config owns its factor lists (GGUF ones too): always release it
         _lib.lib.posenc_config_free(ctypes.byref(c))
 
 
@@ -429,27 +468,26 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
             _check_view(view, c_params.head_dim, count, t.name)
     err = _lib.Error()
     lib = _lib.lib
-    # posenc_rope_apply_exec (0.2.0) skips the torch-compat angle-overflow check that the
-    # per-dtype entry points make (it returns NaN instead of an error), so the exec variant is
-    # used only when threads/pool are asked for, after a checked probe (below).
-    per_dtype = _per_dtype()
-    if pos.size and (exec_ is not None or any(len(calls) > 1 for _, calls in plans)):
+    # Every call goes to posenc_rope_apply_exec: the per-dtype entry points are thin wrappers
+    # of the same checked body (views, layout, positions |p| < 2^53, the torch-compat float32
+    # angle), and exec_ = None passes NULL (the library's defaults).
+    exec_ref = None if exec_ is None else ctypes.byref(exec_)
+    if pos.size and any(len(calls) > 1 for _, calls in plans):
         # Calls share params and the views are checked above; they differ only in their
         # positions, so a 2-token probe with the extreme positions fails exactly when a later
         # call would (after an earlier one wrote). One call per target needs no probe.
         probe = np.zeros(2 * c_params.head_dim, np.float32)
         probe_pos = np.array([pos.min(), pos.max()], np.int64)
         view = _lib.RopeView(2, 1, c_params.head_dim, c_params.head_dim)
-        status = lib.posenc_rope_apply_f32(ctypes.byref(c_params), seq_len, layout_c, ctypes.byref(view),
-                                           probe_pos.ctypes.data, 1 if inverse else 0, probe.ctypes.data,
-                                           probe.size, ctypes.byref(err))
+        status = lib.posenc_rope_apply_exec(ctypes.byref(c_params), seq_len, layout_c, ctypes.byref(view),
+                                            probe_pos.ctypes.data, 1 if inverse else 0, 0, probe.ctypes.data,
+                                            probe.size, None, ctypes.byref(err))
         if status != 0:
             raise_status(status, err)
     pos_flat = pos if shared or pos.ndim == 1 else pos.reshape(-1)
     inv = 1 if inverse else 0
     params_ref = ctypes.byref(c_params)
     for t, (kind, calls) in zip(targets, plans):
-        fn = per_dtype[t.dtype_code]
         for address, view, count, b in calls:
             if view.tokens == 0:
                 continue
@@ -461,27 +499,10 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
                 else:
                     ids = pos if shared else pos[b]
                 ids_address = ids.ctypes.data
-            if exec_ is None:
-                status = fn(params_ref, seq_len, layout_c, ctypes.byref(view), ids_address, inv, address,
-                            count, ctypes.byref(err))
-            else:
-                status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view),
-                                                    ids_address, inv, t.dtype_code, address, count,
-                                                    ctypes.byref(exec_), ctypes.byref(err))
+            status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view), ids_address,
+                                                inv, t.dtype_code, address, count, exec_ref, ctypes.byref(err))
             if status != 0:
                 raise_status(status, err)
-
-
-_PER_DTYPE: dict = {}
-
-
-def _per_dtype() -> dict:
-    """posenc_rope_apply_f32/_f16/_bf16 by posenc_dtype code (looked up once)."""
-    if not _PER_DTYPE:
-        lib = _lib.lib
-        _PER_DTYPE.update({0: lib.posenc_rope_apply_f32, 2: lib.posenc_rope_apply_f16,
-                           3: lib.posenc_rope_apply_bf16})
-    return _PER_DTYPE
 
 
 def _check_view(view: "_lib.RopeView", head_dim: int, count: int, name: str) -> None:
@@ -565,5 +586,5 @@ def apply_rope_(q: np.ndarray, k: Optional[np.ndarray] = None, *, positions: Any
     apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, make_exec(threads, pool))
 
 
-__all__ = ["RopeParams", "ModelConfig", "load_config", "resolve_params", "RopeFrequencies",
+__all__ = ["RopeParams", "ModelConfig", "LayerType", "load_config", "resolve_params", "RopeFrequencies",
            "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool"]

@@ -43,7 +43,8 @@ def test_every_declared_function_exists():
 
 def test_status_codes_map_to_classes():
     for status, name in [(1, "InvalidArgumentError"), (3, "BufferTooSmallError"), (6, "PosencIOError"),
-                         (7, "FormatError"), (8, "UnsupportedError"), (9, "OutOfRangeError")]:
+                         (7, "FormatError"), (8, "UnsupportedError"), (9, "OutOfRangeError"),
+                         (10, "NullPointerError"), (11, "NonFiniteError")]:
         cls = getattr(posenc, name)
         assert cls.status == status and issubclass(cls, posenc.Error)
         generic = _lib.lib.posenc_strerror(status).decode()

@@ -248,9 +248,16 @@ def test_errors_leave_numpy_untouched():
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
     y_before = y.copy()
     pos = np.tile(np.arange(1, 6), (3, 1))  # non-zero angles: a written row would show
-    pos[2, 4] = 2 ** 62
-    with pytest.raises(posenc.InvalidArgumentError, match="overflows"):
+    pos[2, 4] = 2 ** 40  # below the |p| < 2^53 rule; p * 1e30 overflows float32
+    with pytest.raises(posenc.InvalidArgumentError, match="overflows") as info:
         posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
+    print("torch-compat angle:", info.value)
+    assert np.array_equal(y, y_before)
+    # the positions rule |p| < 2^53 (every apply entry point), also all-or-nothing
+    pos[2, 4] = 2 ** 53
+    with pytest.raises(posenc.InvalidArgumentError, match=r"2\^53") as info:
+        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd")
+    print("positions rule:", info.value)
     assert np.array_equal(y, y_before)
 
 
@@ -297,3 +304,50 @@ def test_deepseek_apply_golden(case):
     err = np.max(np.abs(x.astype(np.float64) - want))
     print("deepseek %s: max abs %.3g (tol 1e-5)" % (case, err))
     assert err <= 1e-5
+
+
+def test_layout_names_neox_is_half_gptj_is_interleaved():
+    """The one vocabulary: "neox" = "half" (pairs (k, k+R/2)), "gptj" = "interleaved"
+    (pairs (2k, 2k+1)), for rotations and additive tables alike; results say half/interleaved."""
+    x = _sample((6, 2, 64), "f32")
+    rotated = {}
+    for name in ("neox", "half", "gptj", "interleaved"):
+        y = x.copy()
+        posenc.apply_rope_(y, layout=name)
+        rotated[name] = y
+    assert np.array_equal(rotated["neox"], rotated["half"])
+    assert np.array_equal(rotated["gptj"], rotated["interleaved"])
+    assert not np.array_equal(rotated["neox"], rotated["gptj"])
+    # half: channel 0 pairs with channel 32; interleaved: with channel 1 (position 1, pair 0 turns 1 rad)
+    c, s = np.cos(np.float32(1)), np.sin(np.float32(1))
+    assert abs(rotated["half"][1, 0, 0] - (x[1, 0, 0] * c - x[1, 0, 32] * s)) < 1e-6
+    assert abs(rotated["gptj"][1, 0, 0] - (x[1, 0, 0] * c - x[1, 0, 1] * s)) < 1e-6
+    assert np.array_equal(posenc.sinusoid_table(8, 16, layout="neox"), posenc.sinusoid_table(8, 16, layout="half"))
+    assert np.array_equal(posenc.sinusoid_table(8, 16, layout="gptj"),
+                          posenc.sinusoid_table(8, 16, layout="interleaved"))
+    assert posenc.load_config({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64}).layout \
+        == "interleaved"
+    assert posenc.load_config({"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 8}).layout \
+        == "half"
+    print("neox == half, gptj == interleaved: bit-identical rotations and tables")
+
+
+def test_model_config_fields_and_free(tmp):
+    """ModelConfig mirrors posenc_model_config (M-RoPE sections, family, head dims, the
+    unknown-family warning with the keys read); a malformed document raises FormatError."""
+    cfg = posenc.load_config({"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
+                              "num_hidden_layers": 28, "max_position_embeddings": 32768,
+                              "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}})
+    print(cfg)
+    assert cfg.family != "" and cfg.num_hidden_layers == 28 and cfg.mrope_sections == (16, 24, 24)
+    assert cfg.attention_head_dim == 128 and cfg.rotary_offset == 0 and cfg.softmax_head_dim == 128
+    assert cfg.layer_types == () and isinstance(cfg.defaults_used, str)
+    odd = posenc.load_config({"model_type": "mystery_lm", "hidden_size": 256, "num_attention_heads": 4})
+    assert "unknown_family" in odd.warnings and "hidden_size" in odd.keys_used
+    with pytest.raises(posenc.FormatError):
+        posenc.load_config(str(_write(tmp / "bad.json", "{")))
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
