@@ -54,8 +54,10 @@ def main():
             t.check(p.returncode == 0 and "\r" not in p.stderr and "\x1b" not in p.stderr and "elapsed" not in p.stderr
                     and "%" not in p.stderr,
                     f"{name}, stderr a pipe: no progress at all (stderr: {p.stderr.strip()[:80]!r})")
-        # a long enough run shows a real ETA (not only 'estimating'): bench with 3 RoPE rows ~ >0.5 s
-        rc, out, term = run_with_tty_stderr(bench[:-2] + ["--mem-mib", "256"], d)
+        # a long enough run shows a real ETA (not only 'estimating', which lasts 0.5 s): 40 reps of
+        # 256 MiB bandwidth and 6 RoPE rows take ~2.5 s after the line starts on an idle machine
+        # (5 reps took < 0.5 s there, so the ETA never showed and the check failed when idle)
+        rc, out, term = run_with_tty_stderr(bench[:-4] + ["--reps", "40", "--mem-mib", "256"], d)
         t.check(rc == 0 and re.search(r"ETA \d+:\d\d", term), "bench (256 MiB buffers): an 'ETA m:ss' appears once the rate is known"
                 + (f" ({re.search(r'ETA [0-9:]+', term).group(0)})" if re.search(r"ETA [0-9:]+", term) else ""))
     finally:
