@@ -6,6 +6,7 @@ lengths, non-overlapping and sliding), then plot (SVG parsed as XML), claims
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,14 @@ def run(*args, ok=True):
 
 
 def main():
-    tmp = tempfile.mkdtemp()
+    tmp = tempfile.mkdtemp(prefix="posenc-lab-experiments-")
+    try:
+        return run_all(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_all(tmp):
     # 200 KB of generated English-like text (the test must not depend on the default corpus)
     rng = random.Random(1)
     words = "the a of to and in is it that was for on with as his he they at be this from have or by one had".split()

@@ -65,3 +65,12 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.fixture
 def tmp(tmp_path):
     return tmp_path
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Leave nothing behind: CTest passes --basetemp (a folder of its own per test in the
+    build tree); remove it with everything tmp_path made there."""
+    import shutil
+    base = session.config.option.basetemp
+    if base:
+        shutil.rmtree(base, ignore_errors=True)
