@@ -6,9 +6,9 @@
  * float32 torch (pow, not the tutorial's exp); TORCH_COMPAT repeats those
  * float32 steps with SLEEF's powf/sinf/cosf, the functions torch's vectorized
  * CPU kernels call (see torch_math.h). */
-#include "internal.h"
+#include "../common/internal.h"
 
-#include "torch_math.h"
+#include "../common/torch_math.h"
 #include <stdlib.h>
 
 /* inv_k = 1 / powf(10000, f32(2k) / c) in float32, k < c/2 (tatp22, XL). */

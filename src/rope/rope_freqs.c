@@ -8,7 +8,7 @@
  * a scalar powf tail, torch_vec.h), so that the frequencies equal HF's bits. */
 #include "rope_internal.h"
 
-#include "torch_vec.h"
+#include "../common/torch_vec.h"
 #include <stdlib.h>
 #include <string.h>
 

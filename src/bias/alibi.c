@@ -3,9 +3,9 @@
  * The generators are deliberately small scalar loops: they are the reference
  * that SIMD versions (kernels family) are checked against. */
 #include "bias_internal.h"
-#include "kernels.h"
+#include "../common/kernels.h"
 
-#include "torch_math.h"
+#include "../common/torch_math.h"
 
 /* Largest power of two <= n (n >= 1). */
 static int32_t floor_power_of_two(int32_t n) {

@@ -10,7 +10,7 @@
  * copy from cache, written with streaming stores on the AVX2/AVX-512 paths.
  * Rows (h, a) are split across threads; any split gives the same bytes. */
 #include "bias_internal.h"
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #ifndef POSENC_ANALYSIS_INTERNAL_H
 #define POSENC_ANALYSIS_INTERNAL_H
 
-#include "internal.h"
+#include "../common/internal.h"
 
 /* A numeric array viewed as [rows][cols] (cols = last axis) and read as
  * float64 in place: no copy, so the analysis of a big table needs little more

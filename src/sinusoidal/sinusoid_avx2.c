@@ -1,7 +1,7 @@
 /* sinusoid_avx2.c: AVX2 build of posenc_sinusoid_rows_scalar_ (4 pairs per
  * vector). Compiled with -mavx2 -mfma -ffp-contract=off: the rotation uses
  * separate multiplies and adds, exactly as the scalar code, so the bits match. */
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>

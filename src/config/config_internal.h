@@ -2,7 +2,7 @@
 #ifndef POSENC_CONFIG_INTERNAL_H
 #define POSENC_CONFIG_INTERNAL_H
 
-#include "internal.h"
+#include "../common/internal.h"
 
 /* Family flags */
 enum {

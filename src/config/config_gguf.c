@@ -8,7 +8,7 @@
  * allocated from a size found in the file. */
 #define _POSIX_C_SOURCE 200809L /* fseeko, fileno, strnlen */
 #include "config_internal.h"
-#include "io_internal.h"
+#include "../io/io_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

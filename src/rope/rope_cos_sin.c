@@ -5,8 +5,8 @@
  * the table entry points (rope.c); calls nothing of the RoPE files. */
 #include "rope_internal.h"
 
-#include "torch_math.h"
-#include "torch_vec.h"
+#include "../common/torch_math.h"
+#include "../common/torch_vec.h"
 #include <string.h>
 
 /* 2 pi = TWO_PI_HI + TWO_PI_MID + TWO_PI_LO (to ~2^-146): HI and MID carry 40

@@ -14,10 +14,10 @@
  * on every path; the rotation kernel is picked once per call (rope_kernels.h:
  * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
  * bits, so results do not depend on the path or the thread count. */
-#include "kernels.h"
+#include "../common/kernels.h"
 #include "rope_fast.h"
 #include "rope_kernels.h"
-#include "recurrence.h"
+#include "../common/recurrence.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* compose.c: token embedding + position encoding, the two ways the source
  * articles combine them ("add", and "concat" followed by a linear projection),
  * and the first article's §5.2 check that a position signal was added at all. */
-#include "internal.h"
+#include "../common/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,11 +15,11 @@
  * float32 functions, which are what torch's vectorized CPU kernels call
  * (glibc's expf differs from them by 1 ULP for 5 of 32 frequencies at d=64,
  * which becomes ~16 ULP of sin by position 50). */
-#include "f32_angle.h"
-#include "kernels.h"
-#include "recurrence.h"
+#include "../common/f32_angle.h"
+#include "../common/kernels.h"
+#include "../common/recurrence.h"
 
-#include "torch_vec.h"
+#include "../common/torch_vec.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* sinusoid_avx512.c: AVX-512 build of posenc_sinusoid_rows_scalar_ (8 pairs per
  * vector). Compiled with -mavx512f/bw/dq/vl -ffp-contract=off: the rotation uses
  * separate multiplies and adds, exactly as the scalar code, so the bits match. */
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>

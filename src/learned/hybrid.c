@@ -1,7 +1,7 @@
 /* hybrid.c: the two variants the third source article names in §5.1: a hybrid
  * table (learned low channels, fixed sinusoid high channels) and a sinusoid
  * whose angle rates carry a learnable scalar scale, with its gradient. */
-#include "internal.h"
+#include "../common/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

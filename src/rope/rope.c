@@ -4,7 +4,7 @@
  * (rope_fast.c) and the per-token cos/sin (rope_cos_sin.c). */
 #include "rope_fast.h"
 
-#include "f32_angle.h"
+#include "../common/f32_angle.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * RoBERTa positions from token ids, and resizing by linear interpolation.
  * The recipe of the initializer is spelled out in posenc.h so that anyone can
  * rebuild a table from its seed without this library. */
-#include "internal.h"
+#include "../common/internal.h"
 
 #include <string.h>
 

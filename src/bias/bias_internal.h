@@ -3,7 +3,7 @@
 #ifndef POSENC_BIAS_INTERNAL_H
 #define POSENC_BIAS_INTERNAL_H
 
-#include "internal.h"
+#include "../common/internal.h"
 
 /* posenc_check_positions_ with the list named in the message ("query", "key"):
  * an empty list reads "query length must be > 0, got 0". */

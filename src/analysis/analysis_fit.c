@@ -2,7 +2,7 @@
  * frequencies, start position, base, angle formation) from data alone.
  * Used by `posenc analyze`, the diff diagnosis and the signal check. */
 #include "analysis_internal.h"
-#include "io_internal.h"
+#include "../io/io_internal.h"
 
 #include <float.h>
 #include <stdlib.h>

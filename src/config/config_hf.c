@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "config_internal.h"
 
-#include "json_internal.h"
+#include "../common/json_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

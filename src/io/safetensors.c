@@ -2,10 +2,10 @@
  * Layout: u64 little-endian header length N | N bytes of JSON | data buffer.
  * Every number in the header is checked against the bytes actually present;
  * the JSON is parsed by cJSON from a NUL-terminated copy (never in place). */
-#include "internal.h"
+#include "../common/internal.h"
 
 #include "io_internal.h"
-#include "json_internal.h"
+#include "../common/json_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

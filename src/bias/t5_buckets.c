@@ -13,7 +13,7 @@
  * (1000 buckets, 100000, unidirectional) r = -19975 gives 847 where HF gives
  * 848 (tests/test_t5.c). */
 #include "bias_internal.h"
-#include "kernels.h"
+#include "../common/kernels.h"
 
 #include <stdlib.h>
 

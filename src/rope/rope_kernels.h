@@ -7,7 +7,7 @@
 #ifndef POSENC_ROPE_KERNELS_H
 #define POSENC_ROPE_KERNELS_H
 
-#include "internal.h"
+#include "../common/internal.h"
 
 /* Rotate all `heads` vectors of one token in place: x[h * head_stride + c],
  * pair k = (k, k + pairs) (HALF) or (2k, 2k + 1) (INTERLEAVED), with per-pair

@@ -2,7 +2,7 @@
  * Parsers never trust sizes in a file: every length is checked against the
  * bytes actually present and against a caller-given allocation ceiling. */
 #define _GNU_SOURCE /* O_TMPFILE, madvise, MADV_HUGEPAGE */
-#include "internal.h"
+#include "../common/internal.h"
 #include "io_internal.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 #ifndef POSENC_ROPE_INTERNAL_H
 #define POSENC_ROPE_INTERNAL_H
 
-#include "internal.h"
+#include "../common/internal.h"
 
 /* Largest head_dim accepted (keeps every per-pair scratch buffer small). */
 #define POSENC_ROPE_MAX_HEAD_DIM (1 << 16)
