@@ -12,7 +12,7 @@ The library is found in this order (first hit wins):
   3. the path recorded at install time in _paths.py (pip install ./python
      records the build tree's library, e.g. build/libposenc.so);
   4. build*/libposenc.so of the source checkout this file lives in;
-  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.2).
+  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.3).
 """
 from __future__ import annotations
 
@@ -28,11 +28,11 @@ from typing import List, Optional
 ERROR_MESSAGE_SIZE = 256
 MAX_DIMS = 8
 DIFF_MAX_FINDINGS = 16
-DIFF_TEXT = 320
 ULP_BUCKETS = 8
 PRECISION_BANDS = 6
 HEALTH_OFFSETS = 4
 MROPE_MAX_AXES = 4
+CONFIG_MAX_LAYER_TYPES = 4
 NO_PADDING = -1
 
 DTYPE = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3, "i32": 4, "i64": 5, "u8": 6, "u16": 7}
@@ -103,14 +103,25 @@ class T5Params(Structure):
 
 
 class Exec(Structure):
-    _fields_ = [("threads", c_int32), ("path", c_int), ("pool", c_void_p)]
+    _fields_ = [("threads", c_int32), ("path", c_int), ("pool", c_void_p), ("trace", c_void_p)]
+
+
+class ConfigLayerType(Structure):
+    _fields_ = [("name", c_char * 32), ("layers", c_int32), ("sliding_window", c_int64),
+                ("rope", RopeParams)]
 
 
 class ModelConfig(Structure):
-    _fields_ = [("format", c_int), ("architecture", c_char * 64), ("scaling_name", c_char * 32),
-                ("num_attention_heads", c_int32), ("hidden_size", c_int32),
+    _fields_ = [("format", c_int), ("architecture", c_char * 64), ("family", c_char * 32),
+                ("scaling_name", c_char * 32), ("num_attention_heads", c_int32),
+                ("hidden_size", c_int32), ("num_hidden_layers", c_int32),
                 ("max_position_embeddings", c_int64), ("layout", c_int), ("layout_known", c_int),
-                ("softmax_scale_factor", c_double), ("warnings", c_uint), ("rope", RopeParams),
+                ("attention_head_dim", c_int32), ("rotary_offset", c_int32),
+                ("softmax_head_dim", c_int32), ("softmax_scale_factor", c_double),
+                ("mrope_sections", c_int32 * 4), ("warnings", c_uint), ("rope_given", c_uint),
+                ("duplicate_key", c_char * 64), ("keys_used", c_char * 256),
+                ("defaults_used", c_char * 256), ("rope", RopeParams),
+                ("layer_type_count", c_int32), ("layer_types", ConfigLayerType * CONFIG_MAX_LAYER_TYPES),
                 ("factor_storage", POINTER(c_double))]
 
 
@@ -140,6 +151,7 @@ class Health(Structure):
                 ("variance_max", c_double), ("channel_frequency", POINTER(c_double)),
                 ("channel_wavelength", POINTER(c_double)), ("closest_a", c_size_t),
                 ("closest_b", c_size_t), ("closest_distance", c_double), ("uniqueness_rows", c_size_t),
+                ("most_similar_a", c_size_t), ("most_similar_b", c_size_t), ("max_cosine", c_double),
                 ("offsets", c_size_t), ("mean_dot", POINTER(c_double)),
                 ("mean_cosine", POINTER(c_double)), ("fit", SinusoidFit),
                 ("linearity_available", c_int), ("linearity_offsets", c_size_t * HEALTH_OFFSETS),
@@ -164,7 +176,9 @@ class PrecisionReport(Structure):
 
 
 class Finding(Structure):
-    _fields_ = [("kind", c_int), ("key", c_char_p), ("value", c_double), ("text", c_char * DIFF_TEXT)]
+    _fields_ = [("kind", c_int), ("key", c_char_p), ("value", c_double), ("a", c_double), ("b", c_double),
+                ("evidence", c_double), ("from_fit", c_int), ("side", c_int), ("count", c_size_t),
+                ("width", c_size_t), ("permutation", c_int)]
 
 
 class DiffOptions(Structure):
@@ -182,11 +196,9 @@ class DiffReport(Structure):
                 ("first_beyond_channel", c_int64), ("divergence_onset", c_int64),
                 ("tolerance", c_double), ("channel_max_abs", POINTER(c_double)),
                 ("band_count", c_int), ("band_end", c_int64 * PRECISION_BANDS),
-                ("band_max_abs", c_double * PRECISION_BANDS), ("fit_a", SinusoidFit),
-                ("fit_b", SinusoidFit), ("preset_a", c_char * DIFF_TEXT),
-                ("preset_b", c_char * DIFF_TEXT), ("finding_count", c_int),
-                ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int),
-                ("summary", c_char * (2 * DIFF_TEXT))]
+                ("band_max_abs", c_double * PRECISION_BANDS), ("rope", c_int), ("fit_a", SinusoidFit),
+                ("fit_b", SinusoidFit), ("preset_a", c_int), ("preset_b", c_int),
+                ("finding_count", c_int), ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int)]
 
 
 # Structs checked against the header by tests/test_abi.py: ctypes class -> C type name.
@@ -194,6 +206,7 @@ STRUCTS = {
     Error: "posenc_error", Positions: "posenc_positions", SinusoidParams: "posenc_sinusoid_params",
     Array: "posenc_array", RopeParams: "posenc_rope_params", RopeView: "posenc_rope_view",
     T5Params: "posenc_t5_params", Exec: "posenc_exec", ModelConfig: "posenc_model_config",
+    ConfigLayerType: "posenc_config_layer_type",
     SinusoidFit: "posenc_sinusoid_fit", HealthOptions: "posenc_health_options",
     Health: "posenc_health", PrecisionBand: "posenc_precision_band",
     PrecisionReport: "posenc_precision_report", Finding: "posenc_finding",
@@ -245,19 +258,19 @@ _SIGNATURES = {
     # config
     "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
-    "posenc_config_free": (None, [P(ModelConfig)]),
+    "posenc_model_config_free": (None, [P(ModelConfig)]),
     # biases
     "posenc_alibi_slopes_f64": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
                                       _E]),
     "posenc_alibi_slopes_f32": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
                                       _E]),
-    "posenc_alibi_bias_exec_f32": (_st, [c_void_p, c_int32, c_int, P(Positions), P(Positions),
+    "posenc_alibi_bias_f32_exec": (_st, [c_void_p, c_int32, c_int, P(Positions), P(Positions),
                                          c_void_p, c_size_t, P(Exec), _E]),
     "posenc_alibi_key_positions_from_mask": (_st, [c_void_p, c_size_t, c_void_p, c_size_t, _E]),
     "posenc_t5_check": (_st, [P(T5Params), _E]),
     "posenc_t5_bucket_matrix_i64": (_st, [P(T5Params), P(Positions), P(Positions), c_void_p,
                                           c_size_t, _E]),
-    "posenc_t5_bias_exec_f32": (_st, [P(T5Params), c_void_p, c_int32, P(Positions), P(Positions),
+    "posenc_t5_bias_f32_exec": (_st, [P(T5Params), c_void_p, c_int32, P(Positions), P(Positions),
                                       c_void_p, c_size_t, P(Exec), _E]),
     "posenc_shaw_relative_indices_i32": (_st, [c_int32, P(Positions), P(Positions), c_void_p,
                                                c_size_t, _E]),
@@ -275,9 +288,9 @@ _SIGNATURES = {
     "posenc_learned_resize_f32": (_st, [c_void_p, c_size_t, c_int32, c_size_t, c_void_p, c_size_t,
                                         c_size_t, _E]),
     # analysis
-    "posenc_analyze_table": (_st, [P(Array), P(HealthOptions), P(Health), _E]),
+    "posenc_health_analyze": (_st, [P(Array), P(HealthOptions), P(Health), _E]),
     "posenc_health_free": (None, [P(Health)]),
-    "posenc_fit_sinusoid_table": (_st, [P(Array), c_double, P(SinusoidFit), _E]),
+    "posenc_sinusoid_fit_table": (_st, [P(Array), c_double, P(SinusoidFit), _E]),
     "posenc_sinusoid_fit_free": (None, [P(SinusoidFit)]),
     "posenc_precision_audit": (_st, [P(SinusoidParams), c_int, c_int64, P(PrecisionReport), _E]),
     "posenc_precision_report_free": (None, [P(PrecisionReport)]),
@@ -311,7 +324,7 @@ def _candidates() -> List[str]:
     system = ctypes.util.find_library("posenc")
     if system:
         found.append(system)
-    found.append("libposenc.so.0.2")
+    found.append("libposenc.so.0.3")
     return found
 
 
@@ -346,7 +359,7 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
 
 
 def version() -> str:
-    """Version of the loaded libposenc ("0.2.0")."""
+    """Version of the loaded libposenc ("0.3.0")."""
     return lib.posenc_version().decode()
 
 

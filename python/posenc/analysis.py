@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _lib
-from ._common import call, choose, doubles, dtype_name, text, to_array
+from ._common import call, choose, doubles, dtype_name, to_array
 from ._errors import Error, InvalidArgumentError, PosencIOError, UnsupportedError
 from .rope import ConfigLike, ModelConfig, load_config, rope_frequencies
 from .tables import sinusoid_params
@@ -110,7 +110,7 @@ def analyze(table: Any, *, frequencies: Optional[Sequence[float]] = None, layout
     opts.layout = choose(_lib.LAYOUT, layout, "layout")
     opts.cos_first = 1 if cos_first else 0
     h = _lib.Health()
-    call(_lib.lib.posenc_analyze_table, ctypes.byref(arr), ctypes.byref(opts), ctypes.byref(h))
+    call(_lib.lib.posenc_health_analyze, ctypes.byref(arr), ctypes.byref(opts), ctypes.byref(h))
     try:
         used = tuple(int(h.linearity_offsets[i]) for i in range(_lib.HEALTH_OFFSETS))
         residual = doubles(h.linearity_residual, h.linearity_pairs * _lib.HEALTH_OFFSETS)
@@ -140,7 +140,7 @@ def fit_sinusoid(table: Any, *, noise: float = 0.0) -> SinusoidFit:
     """Fit the additive sinusoid model (layout, pair order, base, convention, start, precision)."""
     arr, keep = to_array(table, "table")
     f = _lib.SinusoidFit()
-    call(_lib.lib.posenc_fit_sinusoid_table, ctypes.byref(arr), float(noise), ctypes.byref(f))
+    call(_lib.lib.posenc_sinusoid_fit_table, ctypes.byref(arr), float(noise), ctypes.byref(f))
     try:
         return _fit(f)
     finally:
@@ -151,11 +151,15 @@ def fit_sinusoid(table: Any, *, noise: float = 0.0) -> SinusoidFit:
 class Finding:
     """One diagnosis of diff: kind (stable key, e.g. "offset", "layout", "base",
     "freq_scale", "angle_precision", "apply_precision", "agree"), its value (e.g. the offset,
-    B's base, the scale B/A) and one sentence."""
+    B's base, the scale B/A), the parameter on A's and B's side (a, b; NaN where the kind has
+    none) and the measurement that supports it. Numbers only: `posenc diff` words them."""
     kind: str
     code: int
     value: float
-    text: str
+    a: float
+    b: float
+    evidence: float
+    from_fit: bool                      # from the fitted models, not an exact row/channel test
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,6 @@ class DiffReport:
     shape_b: Tuple[int, int]
     findings: List[Finding]
     explained: bool                     # the findings account for every difference
-    summary: str
     compared: int
     max_abs: Optional[float]
     mean_abs: Optional[float]
@@ -182,8 +185,9 @@ class DiffReport:
     bands: List[Tuple[int, float]] = field(default_factory=list)  # (position band end, worst |a-b|)
     fit_a: Optional[SinusoidFit] = field(default=None, repr=False)
     fit_b: Optional[SinusoidFit] = field(default=None, repr=False)
-    preset_a: str = ""
-    preset_b: str = ""
+    preset_a: str = "none"              # the convention each fit matches (_PRESETS)
+    preset_b: str = "none"
+    rope: bool = False                  # compared as RoPE outputs (input given)
 
     def finding(self, kind: str) -> Optional[Finding]:
         """The finding of that kind, or None."""
@@ -192,6 +196,14 @@ class DiffReport:
     @property
     def kinds(self) -> List[str]:
         return [f.kind for f in self.findings]
+
+
+# posenc_preset, in enum order
+_PRESETS = ("none", "rope", "fairseq", "fairseq_embedding", "t2t", "tutorial", "vaswani_half", "other")
+
+
+def _preset(code: int) -> str:
+    return _PRESETS[code] if 0 <= code < len(_PRESETS) else str(code)
 
 
 _ULP_NAMES = ("0", "1", "2-3", "4-15", "16-255", "256-65535", ">=65536", "nonfinite")
@@ -218,11 +230,11 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, input: Any = None, heads: in
         for i in range(r.finding_count):
             f = r.findings[i]
             findings.append(Finding(kind=f.key.decode() if f.key else str(f.kind), code=f.kind, value=f.value,
-                                    text=text(f.text)))
+                                    a=f.a, b=f.b, evidence=f.evidence, from_fit=bool(f.from_fit)))
         eq = bool(r.shapes_equal)
         return DiffReport(
             shapes_equal=eq, shape_a=(r.rows_a, r.cols_a), shape_b=(r.rows_b, r.cols_b), findings=findings,
-            explained=bool(r.explained), summary=text(r.summary), compared=r.compared,
+            explained=bool(r.explained), compared=r.compared,
             max_abs=r.max_abs if eq else None, mean_abs=r.mean_abs if eq else None,
             max_rel=r.max_rel if eq else None, mean_rel=r.mean_rel if eq else None,
             max_abs_at=(r.max_abs_row, r.max_abs_channel) if eq and r.max_abs_row >= 0 else None,
@@ -232,7 +244,8 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, input: Any = None, heads: in
             divergence_onset=r.divergence_onset if r.divergence_onset >= 0 else None, tolerance=r.tolerance,
             channel_max_abs=doubles(r.channel_max_abs, r.cols_a) if eq else None,
             bands=[(int(r.band_end[i]), float(r.band_max_abs[i])) for i in range(r.band_count)],
-            fit_a=_fit(r.fit_a), fit_b=_fit(r.fit_b), preset_a=text(r.preset_a), preset_b=text(r.preset_b))
+            fit_a=_fit(r.fit_a), fit_b=_fit(r.fit_b), preset_a=_preset(r.preset_a),
+            preset_b=_preset(r.preset_b), rope=bool(r.rope))
     finally:
         _lib.lib.posenc_diff_report_free(ctypes.byref(r))
         del ka, kb, ki

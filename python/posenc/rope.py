@@ -188,7 +188,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
                            layout_known=bool(c.layout_known),
                            softmax_scale_factor=c.softmax_scale_factor, warnings=warnings, rope=rope)
     finally:
-        _lib.lib.posenc_config_free(ctypes.byref(c))
+        _lib.lib.posenc_model_config_free(ctypes.byref(c))
 
 
 def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
@@ -429,9 +429,9 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
             _check_view(view, c_params.head_dim, count, t.name)
     err = _lib.Error()
     lib = _lib.lib
-    # posenc_rope_apply_exec (0.2.0) skips the torch-compat angle-overflow check that the
-    # per-dtype entry points make (it returns NaN instead of an error), so the exec variant is
-    # used only when threads/pool are asked for, after a checked probe (below).
+    # The exec variant is used only when threads/pool are asked for (0.2.0's exec skipped the
+    # torch-compat angle-overflow check; since 0.3.0 every apply runs one checked body), and
+    # several calls are preceded by a checked probe (below) so none writes before one fails.
     per_dtype = _per_dtype()
     if pos.size and (exec_ is not None or any(len(calls) > 1 for _, calls in plans)):
         # Calls share params and the views are checked above; they differ only in their

@@ -23,11 +23,11 @@ def test_diff_findings_are_objects_equal_to_the_cli(tmp):
     np.save(tmp / "b.npy", b)
     report = posenc.diff(a, b, tolerance=1e-5)
     want = _cli_json("diff", tmp / "a.npy", tmp / "b.npy", "--tol", "1e-5")
-    print("findings:", [(f.kind, f.value) for f in report.findings], "| summary:", report.summary)
-    assert [(f.kind, f.value, f.text) for f in report.findings] == \
-        [(f["key"], f["value"], f["text"]) for f in want["findings"]]
+    print("findings:", [(f.kind, f.value) for f in report.findings], "| presets:", report.preset_a, report.preset_b)
+    assert [(f.kind, f.value) for f in report.findings] == [(f["key"], f["value"]) for f in want["findings"]]
     assert report.kinds == ["layout", "offset"] and report.finding("offset").value == 2
-    assert report.explained == want["explained"] and report.summary == want["summary"]
+    assert report.explained == want["explained"]
+    assert report.preset_a == "tutorial" and report.preset_b == "vaswani_half"
     assert report.max_abs == want["max_abs"] and report.divergence_onset == want["divergence_onset"]
     assert isinstance(report.findings[0], posenc.Finding)
 
@@ -35,7 +35,7 @@ def test_diff_findings_are_objects_equal_to_the_cli(tmp):
 def test_diff_against_a_framework_table_names_the_precision():
     """The PyTorch tutorial's table vs the exact one: only float32 angle rounding."""
     report = posenc.diff(posenc.sinusoid_table(50, 64), golden("tutorial_pe_d64_len50_float32"))
-    print([(f.kind, f.text) for f in report.findings])
+    print([(f.kind, f.value, f.a, f.b) for f in report.findings])
     assert report.shapes_equal and report.max_abs < 7.7e-6
 
 
@@ -47,7 +47,7 @@ def test_diff_rope_outputs_with_input_and_torch_tensors():
     pt.apply_rope_(a, offset=0, layout="gptj")
     pt.apply_rope_(b, offset=0, layout="neox")
     report = posenc.diff(a, b, input=x, tolerance=1e-5)
-    print([(f.kind, f.text) for f in report.findings])
+    print([(f.kind, f.value, f.a, f.b) for f in report.findings])
     assert report.finding("layout") is not None
 
 

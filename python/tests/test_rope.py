@@ -248,7 +248,7 @@ def test_errors_leave_numpy_untouched():
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
     y_before = y.copy()
     pos = np.tile(np.arange(1, 6), (3, 1))  # non-zero angles: a written row would show
-    pos[2, 4] = 2 ** 62
+    pos[2, 4] = 2 ** 52  # exact in a double (positions need |p| < 2^53), p*w overflows float32
     with pytest.raises(posenc.InvalidArgumentError, match="overflows"):
         posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
     assert np.array_equal(y, y_before)

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-posenc_preset posenc_fit_preset(const posenc_sinusoid_fit *f, int rope) {
+posenc_preset posenc_sinusoid_fit_preset(const posenc_sinusoid_fit *f, int rope) {
     if (!f || !f->found) return POSENC_PRESET_NONE;
     if (rope) return POSENC_PRESET_ROPE;
     /* a fitted start can be any double (fuzz_analysis: -4e32); name a padding
@@ -84,16 +84,16 @@ posenc_status posenc_diagnose_models_(const posenc_array *a, const posenc_array 
                                       posenc_diff_report *r, posenc_error *err) {
     int rope = o->input != NULL;
     if (rope) {
-        FORWARD_IF_ERROR(posenc_fit_rope_angles(o->input, a, &r->fit_a, err));
-        FORWARD_IF_ERROR(posenc_fit_rope_angles(o->input, b, &r->fit_b, err));
+        FORWARD_IF_ERROR(posenc_sinusoid_fit_rope_angles(o->input, a, &r->fit_a, err));
+        FORWARD_IF_ERROR(posenc_sinusoid_fit_rope_angles(o->input, b, &r->fit_b, err));
     } else {
         FORWARD_IF_ERROR(posenc_fit_table_f64_(ta, posenc_angle_noise_for_dtype_(a->dtype),
                                                &r->fit_a, err));
         FORWARD_IF_ERROR(posenc_fit_table_f64_(tb, posenc_angle_noise_for_dtype_(b->dtype),
                                                &r->fit_b, err));
     }
-    r->preset_a = posenc_fit_preset(&r->fit_a, rope);
-    r->preset_b = posenc_fit_preset(&r->fit_b, rope);
+    r->preset_a = posenc_sinusoid_fit_preset(&r->fit_a, rope);
+    r->preset_b = posenc_sinusoid_fit_preset(&r->fit_b, rope);
     if (r->fit_a.found && r->fit_b.found && !posenc_diff_has_(r, POSENC_FINDING_AGREE)) compare_fits(r, rope);
     return posenc_ok_(err);
 }

@@ -437,7 +437,7 @@ posenc_status posenc_fit_table_f64_(const posenc_f64_table_ *t, double noise, po
     return st;
 }
 
-posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
+posenc_status posenc_sinusoid_fit_table(const posenc_array *table, double noise,
                                         posenc_sinusoid_fit *out, posenc_error *err) {
     RETURN_IF_NULL(out, err);
     memset(out, 0, sizeof *out);
@@ -451,8 +451,8 @@ posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
     return st;
 }
 
-posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *y,
-                                     posenc_sinusoid_fit *out, posenc_error *err) {
+posenc_status posenc_sinusoid_fit_rope_angles(const posenc_array *x, const posenc_array *y,
+                                              posenc_sinusoid_fit *out, posenc_error *err) {
     RETURN_IF_NULL(x, err);
     RETURN_IF_NULL(y, err);
     RETURN_IF_NULL(out, err);

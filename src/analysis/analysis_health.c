@@ -132,8 +132,8 @@ static double linearity(const posenc_f64_table_ *t, size_t rows, size_t cols, si
     return worst;
 }
 
-posenc_status posenc_analyze_table(const posenc_array *table, const posenc_health_options *options,
-                                   posenc_health *h, posenc_error *err) {
+posenc_status posenc_health_analyze(const posenc_array *table, const posenc_health_options *options,
+                                    posenc_health *h, posenc_error *err) {
     RETURN_IF_NULL(h, err);
     memset(h, 0, sizeof *h);
     h->fit.first_zero_row = -1;

@@ -48,7 +48,7 @@ posenc_status posenc_fit_angles_(const double *theta, const unsigned char *valid
                                  size_t pairs, double noise, posenc_sinusoid_fit *fit,
                                  posenc_error *err);
 
-/* Fit the additive model to a table; see posenc_fit_sinusoid_table. */
+/* Fit the additive model to a table; see posenc_sinusoid_fit_table. */
 posenc_status posenc_fit_table_f64_(const posenc_f64_table_ *t, double noise, posenc_sinusoid_fit *fit,
                                     posenc_error *err);
 

@@ -63,8 +63,8 @@ static posenc_status check_shapes(const posenc_array *tokens, const posenc_array
     return POSENC_OK;
 }
 
-posenc_status posenc_detect_position_signal(const posenc_array *tokens, const posenc_array *inputs,
-                                            posenc_signal_report *r, posenc_error *err) {
+posenc_status posenc_signal_detect(const posenc_array *tokens, const posenc_array *inputs,
+                                   posenc_signal_report *r, posenc_error *err) {
     RETURN_IF_NULL(r, err);
     memset(r, 0, sizeof *r);
     r->fit.first_zero_row = -1;
@@ -165,7 +165,7 @@ posenc_status posenc_detect_position_signal(const posenc_array *tokens, const po
         st = posenc_f64_table_from_array_(&s_array, "signal", &s_view, err);
         if (st == POSENC_OK) st = posenc_fit_table_f64_(&s_view, noise, &r->fit, err);
         r->sinusoidal = st == POSENC_OK && r->fit.found && r->fit.pair_norm_error < 1e-2;
-        r->preset = r->sinusoidal ? posenc_fit_preset(&r->fit, 0) : POSENC_PRESET_NONE;
+        r->preset = r->sinusoidal ? posenc_sinusoid_fit_preset(&r->fit, 0) : POSENC_PRESET_NONE;
         r->verdict = r->sinusoidal ? POSENC_SIGNAL_SINUSOIDAL : POSENC_SIGNAL_LEARNED;
     }
 #undef S_AT

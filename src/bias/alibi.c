@@ -153,7 +153,7 @@ posenc_status posenc_alibi_bias_f32(const float *slopes, int32_t heads, posenc_a
     return alibi_bias(slopes, heads, form, queries, keys, out, out_count, NULL, err);
 }
 
-posenc_status posenc_alibi_bias_exec_f32(const float *slopes, int32_t heads, posenc_alibi_form form,
+posenc_status posenc_alibi_bias_f32_exec(const float *slopes, int32_t heads, posenc_alibi_form form,
                                          const posenc_positions *queries,
                                          const posenc_positions *keys, float *out, size_t out_count,
                                          const posenc_exec *exec, posenc_error *err) {

@@ -171,7 +171,7 @@ posenc_status posenc_t5_bias_f32(const posenc_t5_params *params, const float *ta
     return t5_bias(params, table, heads, queries, keys, out, out_count, NULL, err);
 }
 
-posenc_status posenc_t5_bias_exec_f32(const posenc_t5_params *params, const float *table,
+posenc_status posenc_t5_bias_f32_exec(const posenc_t5_params *params, const float *table,
                                       int32_t heads, const posenc_positions *queries,
                                       const posenc_positions *keys, float *out, size_t out_count,
                                       const posenc_exec *exec, posenc_error *err) {

@@ -46,7 +46,7 @@ static inline bool posenc_mul_size_(size_t a, size_t b, size_t *out) {
 /* Checked multiplication that fills err on overflow, naming what was multiplied. */
 posenc_status posenc_checked_count_(size_t a, size_t b, const char *what, size_t *out,
                                     posenc_error *err);
-/* Check a positions struct; on success *out_count = positions->count. */
+/* Check a positions struct: not NULL, and every position exact and >= 0 (the rule below). */
 posenc_status posenc_check_positions_(const posenc_positions *positions, posenc_error *err);
 /* The one rule for positions (docs/errors.md P11): a position is exact in a
  * double, |p| < 2^53; absolute tables also need p >= 0 (posenc_check_positions_),

@@ -112,7 +112,7 @@ posenc_status config_finish_(posenc_model_config *out, const char *source, posen
     return posenc_ok_(err);
 }
 
-void posenc_config_free(posenc_model_config *config) {
+void posenc_model_config_free(posenc_model_config *config) {
     if (!config) return;
     free(config->factor_storage);
     config->factor_storage = NULL;

@@ -603,7 +603,7 @@ static posenc_status parse_reader(reader *r, posenc_model_config *out, posenc_er
     if (st == POSENC_OK) st = apply_after(f, out, err);
     for (int t = 0; t < T_KINDS; t++) free(f->values[t]);
     free(f);
-    if (st != POSENC_OK) posenc_config_free(out);
+    if (st != POSENC_OK) posenc_model_config_free(out);
     return st;
 }
 

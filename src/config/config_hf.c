@@ -553,6 +553,6 @@ posenc_status posenc_config_parse_hf_json(const char *text, size_t size, posenc_
     }
     posenc_status st = parse_model(root, out, err);
     cJSON_Delete(root);
-    if (st != POSENC_OK) posenc_config_free(out);
+    if (st != POSENC_OK) posenc_model_config_free(out);
     return st;
 }

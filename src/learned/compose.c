@@ -119,9 +119,9 @@ static int compare_id_pos(const void *pa, const void *pb) {
     return a->pos < b->pos ? -1 : (a->pos > b->pos);
 }
 
-posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count, size_t seq,
-                                               int32_t dim, const int64_t *ids, double atol,
-                                               posenc_first_last_report *report, posenc_error *err) {
+posenc_status posenc_compose_check_signal_f32(const float *batch, size_t batch_count, size_t seq,
+                                              int32_t dim, const int64_t *ids, double atol,
+                                              posenc_first_last_report *report, posenc_error *err) {
     RETURN_IF_NULL(batch, err);
     RETURN_IF_NULL(report, err);
     RETURN_ERROR_IF(batch_count == 0 || seq < 2, err, POSENC_ERR_INVALID_ARGUMENT,
