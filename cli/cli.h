@@ -110,9 +110,6 @@ size_t cli_max_bytes(const cli_args *args);
 int cmd_table(int argc, char **argv);
 int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain */
 int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
-/* @@CLI_COMMANDS_ROPE@@ */
-/* */
-/* */
 int cmd_bias(int argc, char **argv);
 /* posenc lab (cli/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
@@ -120,9 +117,6 @@ int cmd_lab(int argc, char **argv);
 int cmd_lab_experiments(int argc, char **argv);
 int cmd_lab_plot(int argc, char **argv);
 int cmd_lab_bench(const char *threads_list, int reps, bool torch, const char *python, const char *script);
-/* @@CLI_COMMANDS_BIAS@@ */
-/* */
-/* */
 /* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
  * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
 int cmd_table_kind(const cli_args *args, const char *kind);
@@ -130,9 +124,6 @@ int cmd_table_kind(const cli_args *args, const char *kind);
  * unknown kind, a flag the kind does not read, or a missing -o is a usage error. */
 int cli_table_kind_check(const cli_args *args, const char *kind);
 int cmd_compose(int argc, char **argv);
-/* @@CLI_COMMANDS_LEARNED@@ */
-/* */
-/* */
 /* analysis commands (cli/analysis_common.c, cmd_analyze.c, cmd_diff.c, cmd_precision.c) */
 int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
@@ -155,9 +146,6 @@ void cli_word_diff_summary(cli_buffer *b, const posenc_diff_report *r);
 void cli_word_signal(cli_buffer *b, const posenc_signal_report *r);
 const char *cli_words(const cli_buffer *b);
 void cli_words_clear(cli_buffer *b); /* empty it for the next sentence (keeps the memory) */
-/* @@CLI_COMMANDS_ANALYSIS@@ */
-/* */
-/* */
 /* ---- progress on a terminal (cli/progress.c) ---- */
 /* A progress line with the time left, on stderr only when stderr is a terminal
  * (nothing otherwise). Units are any measure of work (weights allowed); step with
@@ -428,15 +416,6 @@ int cli_lab_report_section(const char *command, const char *results_path, cli_bu
 
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-/* @@CLI_COMMANDS_RENDER@@ */
-/* */
-/* */
 int cmd_bench(int argc, char **argv);
-/* @@CLI_COMMANDS_KERNELS@@ */
-/* */
-/* */
-/* @@CLI_COMMANDS_FUZZ@@ */
-/* */
-/* */
 
 #endif

@@ -213,7 +213,7 @@ int cmd_analyze(int argc, char **argv) {
     opt.frequencies = freqs;
     posenc_health h;
     posenc_error err = {0};
-    if (posenc_analyze_table(&table, &opt, &h, &err) != POSENC_OK) {
+    if (posenc_health_analyze(&table, &opt, &h, &err) != POSENC_OK) {
         rc = cli_fail_status("analyze", &err);
     } else {
         if (cli_has(&a, "json")) print_json(&h);

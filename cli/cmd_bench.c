@@ -82,15 +82,13 @@ static posenc_status run_bias(const bench_case *c, void *buf, const posenc_exec 
     if (c->variant == 0) {
         posenc_status st = posenc_alibi_slopes_f32(32, 8.0, 0, 0, POSENC_MODE_PRECISE, slopes, 32, err);
         if (st != POSENC_OK) return st;
-        return posenc_alibi_bias_exec_f32(slopes, 32, POSENC_ALIBI_CAUSAL, &pos, &pos, buf, n, exec, err);
+        return posenc_alibi_bias_f32_exec(slopes, 32, POSENC_ALIBI_CAUSAL, &pos, &pos, buf, n, exec, err);
     }
     for (int i = 0; i < 32 * 32; i++) table[i] = (float)(i % 97) * 0.01f - 0.5f;
     posenc_t5_params p;
     posenc_t5_params_default(&p);
-    return posenc_t5_bias_exec_f32(&p, table, 32, &pos, &pos, buf, n, exec, err);
+    return posenc_t5_bias_f32_exec(&p, table, 32, &pos, &pos, buf, n, exec, err);
 }
-
-/* @@BENCH_CASES@@ (RoPE and bias kernels are added above) */
 
 static const bench_case cases[] = {
     {"sinusoid", "sinusoid 8192x1024 f32 (buffer reused)", (size_t)32 << 20, MEM_WRITE, ALLOC_REUSE,

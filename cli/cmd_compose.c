@@ -98,7 +98,7 @@ static int read_ids(const cli_args *a, int64_t **ids, size_t *batch, size_t *seq
 static int print_check(const float *x, size_t batch, size_t seq, int32_t dim, const int64_t *ids, double atol) {
     posenc_first_last_report r;
     posenc_error err = {0};
-    if (posenc_check_position_signal_f32(x, batch, seq, dim, ids, atol, &r, &err) != POSENC_OK)
+    if (posenc_compose_check_signal_f32(x, batch, seq, dim, ids, atol, &r, &err) != POSENC_OK)
         return cli_fail_status(CMD, &err);
     printf("{\"position_signal\": %s, \"sequences\": %zu, \"first_last_identical\": %zu, "
            "\"first_last_min_diff\": %.9g, \"same_id_pairs\": %zu, \"same_id_identical\": %zu}\n",

@@ -153,7 +153,7 @@ int cmd_signal(int argc, char **argv) {
     posenc_signal_report r;
     posenc_error err = {0};
     cli_buffer words = {0};
-    if (posenc_detect_position_signal(&t, &x, &r, &err) != POSENC_OK) {
+    if (posenc_signal_detect(&t, &x, &r, &err) != POSENC_OK) {
         rc = cli_fail_status("signal", &err);
     } else if (cli_word_signal(&words, &r), words.failed) {
         rc = cli_fail("signal", EXIT_RUNTIME, NULL, "out of memory");

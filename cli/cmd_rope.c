@@ -59,7 +59,7 @@ typedef struct {
 
 static void request_free(rope_request *q) {
     cli_rope_scaling_free(&q->flags);
-    if (q->have_config) posenc_config_free(&q->config);
+    if (q->have_config) posenc_model_config_free(&q->config);
 }
 
 /* Parse every frequency flag into q: the config (if any) first, then the

@@ -78,7 +78,7 @@ int cmd_rope_explain(int argc, char **argv) {
     if (!w || posenc_rope_frequencies(p, seq_len, w, (size_t)pairs, &att, &err) != POSENC_OK ||
         posenc_rope_frequencies(&plain, 0, w0, (size_t)pairs, NULL, &err) != POSENC_OK) {
         free(w);
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
         return cli_fail_status("rope explain", &err);
     }
     printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
@@ -174,6 +174,6 @@ int cmd_rope_explain(int argc, char **argv) {
         printf("warning %d: max position embeddings is missing\n", ++warnings);
     if (!warnings) printf("no warnings\n");
     free(w);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     return EXIT_OK;
 }

@@ -17,37 +17,16 @@ typedef struct {
 static const command commands[] = {
     {"table", cmd_table, "write an additive position table (sinusoidal, baselines, ...)"},
     {"rope", cmd_rope, "RoPE: frequencies (every scaling scheme), apply to q/k, explain a model config"},
-    /* @@CLI_DISPATCH_ROPE@@ */
-    /* */
-    /* */
     {"bias", cmd_bias, "write an attention bias or relative index matrix (alibi, t5, shaw)"},
-    /* @@CLI_DISPATCH_BIAS@@ */
-    /* */
-    /* */
     {"compose", cmd_compose, "token embeddings + positions (add / concat), and the position-signal check"},
-    /* @@CLI_DISPATCH_LEARNED@@ */
-    /* */
-    /* */
     {"analyze", cmd_analyze, "health of a table: range, norms, frequencies, uniqueness, linearity"},
     {"diff", cmd_diff, "compare two tables and diagnose why they differ"},
     {"precision", cmd_precision, "what bf16/f16/f32 does to positions, angles and logits"},
     {"signal", cmd_signal, "was a position signal added to token embeddings? how?"},
-    /* @@CLI_DISPATCH_ANALYSIS@@ */
-    /* */
-    /* */
     {"plot", cmd_plot, "draw one picture: heat map (PNG/SVG), curves, surface, spectrum, ..."},
     {"report", cmd_report, "write one offline HTML report with every picture (run with no flags)"},
-    /* @@CLI_DISPATCH_RENDER@@ */
-    /* */
-    /* */
     {"bench", cmd_bench, "time kernels vs memory bandwidth and NumPy/PyTorch peers"},
     {"lab", cmd_lab, "train a small Transformer with any position scheme; eval at any length"},
-    /* @@CLI_DISPATCH_KERNELS@@ */
-    /* */
-    /* */
-    /* @@CLI_DISPATCH_FUZZ@@ */
-    /* */
-    /* */
     {NULL, NULL, NULL}};
 
 static void usage(FILE *to) {

@@ -243,7 +243,7 @@ static int table_from_config(const char *command, const cli_args *a, cli_table *
             fprintf(stderr, "posenc %s: %s: the config has warnings (see posenc rope explain --config %s)\n", command, path,
                     path);
     }
-    posenc_config_free(&cfg);
+    posenc_model_config_free(&cfg);
     return rc;
 }
 

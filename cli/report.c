@@ -331,7 +331,7 @@ static void analyze_for_report(const cli_table *t, table_health *out) {
     posenc_array view = {POSENC_DTYPE_F64, 2, {t->rows, t->cols}, t->rows * t->cols, t->values};
     posenc_health_options opt = {.max_rows_pairs = 512, .max_offset = 1};
     posenc_error err = {0};
-    out->ok = posenc_analyze_table(&view, &opt, &out->h, &err) == POSENC_OK;
+    out->ok = posenc_health_analyze(&view, &opt, &out->h, &err) == POSENC_OK;
     snprintf(out->error, sizeof out->error, "%s", out->ok ? "" : err.message);
 }
 

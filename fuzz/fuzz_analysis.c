@@ -1,8 +1,8 @@
 /* fuzz_analysis.c: the family-7 analyses on arrays built from the fuzz input
  * (any dtype, rank 1-3, small shapes, payload bytes as data, so NaN, inf,
- * subnormals and huge values all occur): posenc_analyze_table (with and
- * without known frequencies), posenc_fit_sinusoid_table, posenc_fit_rope_angles,
- * posenc_diff_tables, posenc_detect_position_signal, posenc_precision_audit
+ * subnormals and huge values all occur): posenc_health_analyze (with and
+ * without known frequencies), posenc_sinusoid_fit_table, posenc_sinusoid_fit_rope_angles,
+ * posenc_diff_tables, posenc_signal_detect, posenc_precision_audit
  * and posenc_round_to_dtype. Often the first array is a real sinusoid table
  * (so the fitters get past their first checks) with payload noise added.
  * Promises checked: a result or a status, never a crash, leak, UB or hang;
@@ -75,8 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     posenc_health h1, h2;
     memset(&h1, 0xA5, sizeof h1);
     memset(&h2, 0xA5, sizeof h2);
-    posenc_status s1 = posenc_analyze_table(&a, with_opt ? &opt : NULL, &h1, &err);
-    posenc_status s2 = posenc_analyze_table(&a, with_opt ? &opt : NULL, &h2, NULL);
+    posenc_status s1 = posenc_health_analyze(&a, with_opt ? &opt : NULL, &h1, &err);
+    posenc_status s2 = posenc_health_analyze(&a, with_opt ? &opt : NULL, &h2, NULL);
     FUZZ_REQUIRE(s1 == s2, "analyze status %d then %d", (int)s1, (int)s2);
     if (s1 == POSENC_OK) {
         FUZZ_REQUIRE(h1.rows == h2.rows && h1.channels == h2.channels && h1.nonfinite == h2.nonfinite &&
@@ -92,11 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* fits */
     posenc_sinusoid_fit fit;
     memset(&fit, 0xA5, sizeof fit);
-    posenc_status s = posenc_fit_sinusoid_table(&a, fuzz_double(&f, 0.01), &fit, &err);
+    posenc_status s = posenc_sinusoid_fit_table(&a, fuzz_double(&f, 0.01), &fit, &err);
     if (s != POSENC_OK) fuzz_require_error(s, &err);
     posenc_sinusoid_fit_free(&fit);
     memset(&fit, 0xA5, sizeof fit);
-    s = posenc_fit_rope_angles(&a, &b, &fit, &err);
+    s = posenc_sinusoid_fit_rope_angles(&a, &b, &fit, &err);
     if (s != POSENC_OK) fuzz_require_error(s, &err);
     posenc_sinusoid_fit_free(&fit);
     /* diff and signal detection */
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     posenc_diff_report_free(&dr);
     posenc_signal_report sr;
     memset(&sr, 0xA5, sizeof sr);
-    s = posenc_detect_position_signal(&b, &a, &sr, &err);
+    s = posenc_signal_detect(&b, &a, &sr, &err);
     if (s != POSENC_OK) fuzz_require_error(s, &err);
     posenc_signal_report_free(&sr);
     /* precision audit: small, bounded cost */

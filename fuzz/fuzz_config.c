@@ -5,7 +5,7 @@
  * Promises checked: never a crash, out-of-bounds read, leak or hang, and
  * nothing allocated from a size the file claims (a GGUF claiming 2^60 keys or
  * a 2^60-byte string is refused up front; libFuzzer's malloc limit would
- * report it otherwise); a failed import leaves a config posenc_config_free
+ * report it otherwise); a failed import leaves a config posenc_model_config_free
  * accepts; an import that succeeds yields parameters posenc_rope_check accepts,
  * and its frequencies are a result or a status; parsing is deterministic.
  * Also: the rotated channels lie inside the head (rotary_offset + head_dim <=
@@ -77,9 +77,9 @@ static void parse_twice(const uint8_t *data, size_t size, int gguf) {
     } else {
         fuzz_require_error(s1, &err);
     }
-    posenc_config_free(&a);
-    posenc_config_free(&b);
-    posenc_config_free(&a); /* freeing twice is fine */
+    posenc_model_config_free(&a);
+    posenc_model_config_free(&b);
+    posenc_model_config_free(&a); /* freeing twice is fine */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -22,6 +22,30 @@
  * Units: positions are token indices (integers unless stated), angles are
  * radians, frequencies are radians per position, wavelengths are positions.
  * Tables are row-major: [positions][channels] unless stated.
+ *
+ * Names: posenc_<family>_<what>[_<dtype>][_exec].
+ *   <family> is the thing made or acted on (sinusoid, rope, alibi, t5, shaw,
+ *     learned, grid, compose, array, npy, health, signal, diff, precision,
+ *     sinusoid_fit, model_config, threadpool, exec, ...); <what> is the
+ *     product or the verb (table, bias, apply, read, analyze, detect, check).
+ *   _<dtype> (_f32, _f64, _i32, ...) names the element type of the caller's
+ *     buffers when the dtype is not a parameter.
+ *   _exec marks the variant of a function that takes a posenc_exec (threads,
+ *     kernel path, pool); it comes last: posenc_alibi_bias_f32 and
+ *     posenc_alibi_bias_f32_exec compute the same bits.
+ *   A result struct posenc_<type> that the library fills with allocations is
+ *     released by posenc_<type>_free (free accepts NULL and zeroed structs);
+ *     parameter structs are filled by posenc_<family>_params_default or
+ *     _options_default.
+ *   The dtype helpers of family 1 are named by what they convert
+ *   (posenc_f32_to_f16, posenc_round_to_bf16).
+ *
+ * Stable and experimental (before 1.0): a declaration on a line after
+ * POSENC_EXPERIMENTAL, and the structs only it uses, may change or go in any
+ * 0.x release (the soname carries major.minor, so such a change is a new
+ * soname); everything else is the stable API, changed only with a deprecation
+ * first. Define POSENC_WARN_EXPERIMENTAL before including this header to get a
+ * compiler warning at each use of an experimental function.
  */
 #ifndef POSENC_H
 #define POSENC_H
@@ -42,10 +66,17 @@ extern "C" {
 #define POSENC_API
 #endif
 
+/* Tags an experimental function (see the top of this file). */
+#if defined(POSENC_WARN_EXPERIMENTAL) && defined(__GNUC__)
+#define POSENC_EXPERIMENTAL __attribute__((deprecated("experimental posenc API: may change in any 0.x release")))
+#else
+#define POSENC_EXPERIMENTAL
+#endif
+
 #define POSENC_VERSION_MAJOR 0
-#define POSENC_VERSION_MINOR 2
+#define POSENC_VERSION_MINOR 3
 #define POSENC_VERSION_PATCH 0
-#define POSENC_VERSION_STRING "0.2.0"
+#define POSENC_VERSION_STRING "0.3.0"
 
 /* Version of the library actually linked (compare with POSENC_VERSION_STRING). */
 POSENC_API const char *posenc_version(void);
@@ -305,9 +336,11 @@ POSENC_API posenc_status posenc_csv_write(const char *path, const posenc_array *
  * it. Files larger than max_bytes (0 = default) give POSENC_ERR_LIMIT; anything
  * but a regular file gives POSENC_ERR_IO "is not a regular file" (checked with
  * fstat after an O_NONBLOCK open, so a FIFO never blocks). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_file_read_all(const char *path, size_t max_bytes, void **out_bytes,
                                               size_t *out_size, posenc_error *err);
 /* Write `count` buffers to path atomically (temporary file, fsync, rename). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_file_write_atomic(const char *path, const void *const *parts,
                                                   const size_t *part_sizes, size_t count,
                                                   posenc_error *err);
@@ -344,9 +377,11 @@ typedef struct posenc_temp_files {
 } posenc_temp_files;
 /* Register caller-owned storage (zeroed here) once, before any write and before
  * starting threads; NULL unregisters. The storage must outlive every write. */
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_temp_files_register(posenc_temp_files *files);
 /* Remove every temporary file recorded in files. Async-signal-safe (only
  * unlink(2)): call it from a SIGINT/SIGTERM/SIGHUP handler, then re-raise. */
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_temp_files_remove(posenc_temp_files *files);
 
 /* ========================================================================
@@ -580,11 +615,13 @@ typedef struct posenc_mrope_sections {
 } posenc_mrope_sections;
 
 /* The axis (0..axes-1) and inverse frequency of each of the R/2 pairs. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_mrope_pair_map(const posenc_rope_params *params,
                                                const posenc_mrope_sections *sections,
                                                int32_t *axis_of_pair, double *inv_freq,
                                                size_t out_count, posenc_error *err);
 /* Rotate x in place; positions is [sections->axes][view->tokens] row-major. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params,
                                                 const posenc_mrope_sections *sections,
                                                 posenc_layout layout, const posenc_rope_view *view,
@@ -605,12 +642,11 @@ typedef struct posenc_mrope_segment {
  * at s gets (s+ti, s+hi, s+wi) in t-major, then h, then w order; the next
  * segment starts at 1 + the largest id so far. *out_total = tokens (may be
  * NULL); out_count >= 3 * total (query with out == NULL, out_count 0). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_mrope_position_ids(const posenc_mrope_segment *segments,
                                                    size_t segment_count, int64_t *out,
                                                    size_t out_count, size_t *out_total,
                                                    posenc_error *err);
-
-/* @@ROPE@@ */
 
 /* ========================================================================
  * 5. Relative encodings and attention biases
@@ -886,8 +922,6 @@ POSENC_API posenc_status posenc_attention_reference_f32(const posenc_attention_c
                                                         size_t weights_count,
                                                         posenc_error *err);
 
-/* @@BIAS@@ */
-
 /* ========================================================================
  * 6. Learned tables, multi-dimensional tables, composition, reference attention
  * ======================================================================== */
@@ -964,6 +998,7 @@ POSENC_API posenc_status posenc_learned_gather_f32(const float *table, size_t ro
  * padding_idx receives no gradient (nn.Embedding semantics; POSENC_NO_PADDING: none). Policy as gather
  * (CLAMP sends past-the-end gradients to row rows-1, matching a clamped forward).
  * Every position is checked before anything is added. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_learned_backward_f32(const float *grad_out, const int64_t *positions,
                                                      size_t count, int32_t dim,
                                                      posenc_past_end policy, int64_t padding_idx,
@@ -1006,6 +1041,7 @@ POSENC_API posenc_status posenc_learned_resize_f32(const float *table, size_t ro
  * [learned_rows][learned_dim]. 0 <= learned_dim <= params->dim; positions must
  * be integer (range or ids); past-the-end positions of the learned part follow
  * `policy` (ERROR or CLAMP). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_hybrid_table_f32(const float *learned, size_t learned_rows,
                                                  int32_t learned_dim,
                                                  const posenc_sinusoid_params *params,
@@ -1016,6 +1052,7 @@ POSENC_API posenc_status posenc_hybrid_table_f32(const float *learned, size_t le
 /* Learnable frequency scale s (the article's adaptive_position_encoding: angle
  * rates w_k multiplied by a trainable scalar): the sinusoid table of params at
  * angles p * (s * w_k), i.e. the table at real positions s*p. s finite, > 0. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_freq_scale_table_f32(const posenc_sinusoid_params *params,
                                                      double scale,
                                                      const posenc_positions *positions,
@@ -1025,6 +1062,7 @@ POSENC_API posenc_status posenc_freq_scale_table_f32(const posenc_sinusoid_param
  * same layout as the table):
  *   dL/ds = sum_r sum_k p_r w_k ( g[r][sin_k] cos(s p_r w_k) - g[r][cos_k] sin(s p_r w_k) )
  * accumulated in long double; *out_grad receives it. Precise mode only. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_freq_scale_gradient(const posenc_sinusoid_params *params,
                                                     double scale,
                                                     const posenc_positions *positions,
@@ -1132,12 +1170,12 @@ typedef struct posenc_first_last_report {
     size_t same_id_identical;     /* ... of which did not differ */
     int position_signal;          /* 1: every compared pair differs; 0: some pair is identical */
 } posenc_first_last_report;
-POSENC_API posenc_status posenc_check_position_signal_f32(const float *batch, size_t batch_count,
-                                                          size_t seq, int32_t dim,
-                                                          const int64_t *ids, double atol,
-                                                          posenc_first_last_report *report,
-                                                          posenc_error *err);
-/* @@LEARNED@@ */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, size_t batch_count,
+                                                         size_t seq, int32_t dim,
+                                                         const int64_t *ids, double atol,
+                                                         posenc_first_last_report *report,
+                                                         posenc_error *err);
 
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
@@ -1185,10 +1223,11 @@ typedef enum posenc_angle_formation {
 } posenc_angle_formation;
 
 /* Short name: "exact", "float32", "float16", "bfloat16", "unknown". */
+POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_angle_formation_name(posenc_angle_formation formation);
 
 /* What a table (or a set of rotation angles) looks like, estimated from the
- * data alone. Filled by posenc_fit_sinusoid_table / posenc_fit_rope_angles;
+ * data alone. Filled by posenc_sinusoid_fit_table / posenc_sinusoid_fit_rope_angles;
  * release with posenc_sinusoid_fit_free. All frequencies in radians/position. */
 typedef struct posenc_sinusoid_fit {
     int found;                 /* 1: every non-zero row is K (sin, cos) pairs of one amplitude */
@@ -1222,15 +1261,18 @@ typedef struct posenc_sinusoid_fit {
  * when no pairing gives unit-norm pairs within 1e-2. noise: angle noise floor
  * in radians, 0 = derived from table->dtype (f32 2^-22, f64 1e-12, f16 2^-9,
  * bf16 2^-6). */
-POSENC_API posenc_status posenc_fit_sinusoid_table(const posenc_array *table, double noise,
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_sinusoid_fit_table(const posenc_array *table, double noise,
                                                    posenc_sinusoid_fit *out, posenc_error *err);
 /* Recover RoPE rotation angles from an input x and its rotated output y
  * ([T, D] or [T, H, D], same shape): detects the rotated channel count
  * (trailing unchanged channels are pass-through), the layout (the pairing that
  * preserves pair norms), the amplitude (attention scaling), and fits the angles
- * per position like posenc_fit_sinusoid_table. */
-POSENC_API posenc_status posenc_fit_rope_angles(const posenc_array *x, const posenc_array *y,
-                                                posenc_sinusoid_fit *out, posenc_error *err);
+ * per position like posenc_sinusoid_fit_table. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_sinusoid_fit_rope_angles(const posenc_array *x, const posenc_array *y,
+                                                         posenc_sinusoid_fit *out, posenc_error *err);
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
 
 /* RoPE cos/sin caches ([T, D] each, as HF LlamaRotaryEmbedding returns them)
@@ -1240,6 +1282,7 @@ POSENC_API void posenc_sinusoid_fit_free(posenc_sinusoid_fit *fit);
  * POSENC_LAYOUT_HALF), on both channels of a pair ([c0 c0 c1 c1 ..], GPT-J /
  * lucidrains: POSENC_LAYOUT_INTERLEAVED), or not at all (K = D, *out_repeat =
  * -1). Attention scaling folded into the caches shows up as the fit's amplitude. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope_cache_to_table(const posenc_array *cos, const posenc_array *sin,
                                                     posenc_array *out, int *out_repeat,
                                                     posenc_error *err);
@@ -1290,9 +1333,11 @@ typedef struct posenc_health {
 /* Compute every statistic above. options may be NULL (defaults). Empty
  * tables (0 rows or 0 channels) give POSENC_ERR_INVALID_ARGUMENT naming the
  * shape. Release with posenc_health_free. */
-POSENC_API posenc_status posenc_analyze_table(const posenc_array *table,
-                                              const posenc_health_options *options,
-                                              posenc_health *out, posenc_error *err);
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_health_analyze(const posenc_array *table,
+                                               const posenc_health_options *options,
+                                               posenc_health *out, posenc_error *err);
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_health_free(posenc_health *health);
 
 /* ---- 7d. precision audit (`posenc precision`) ---- */
@@ -1330,9 +1375,11 @@ typedef struct posenc_precision_report {
  * positions 0..max_pos (1 <= max_pos <= 2^31). dtype must be F32, F16 or BF16.
  * Cost: O(max_pos * pairs); more than 2^32 angle evaluations give POSENC_ERR_LIMIT.
  * Release with posenc_precision_report_free. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_precision_audit(const posenc_sinusoid_params *params,
                                                 posenc_dtype dtype, int64_t max_pos,
                                                 posenc_precision_report *out, posenc_error *err);
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_precision_report_free(posenc_precision_report *report);
 /* Round a double to the nearest value of dtype (F64, F32, F16, BF16), ties to
  * even, overflow to inf (f16 above 65504 + half a step), subnormals kept. */
@@ -1421,8 +1468,9 @@ typedef enum posenc_preset {
     POSENC_PRESET_OTHER = 7              /* another pairing/order (cos-first: diffusers flip_sin_to_cos) */
 } posenc_preset;
 
-/* The preset a fit matches (rope: the fit came from posenc_fit_rope_angles). */
-POSENC_API posenc_preset posenc_fit_preset(const posenc_sinusoid_fit *fit, int rope);
+/* The preset a fit matches (rope: the fit came from posenc_sinusoid_fit_rope_angles). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_preset posenc_sinusoid_fit_preset(const posenc_sinusoid_fit *fit, int rope);
 
 #define POSENC_ULP_BUCKETS 8 /* 0, 1, 2-3, 4-15, 16-255, 256-65535, >= 65536, non-finite */
 
@@ -1464,9 +1512,11 @@ typedef struct posenc_diff_report {
  * transposed and offset are tested); when they differ and no relation explains
  * it the result is POSENC_ERR_INVALID_ARGUMENT whose message names both shapes.
  * options may be NULL. Release with posenc_diff_report_free. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_diff_tables(const posenc_array *a, const posenc_array *b,
                                             const posenc_diff_options *options,
                                             posenc_diff_report *out, posenc_error *err);
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_diff_report_free(posenc_diff_report *report);
 
 /* ---- 7f. is a position signal present? (`posenc signal`) ---- */
@@ -1503,12 +1553,13 @@ typedef struct posenc_signal_report {
  * happens to correlate with the tokens does not bias it, and S(t) is the mean
  * over sequences. Higher ranks are POSENC_ERR_INVALID_ARGUMENT. Memory: one
  * float64 [T, D] buffer (plus the fit's), never a copy of the inputs. */
-POSENC_API posenc_status posenc_detect_position_signal(const posenc_array *tokens,
-                                                       const posenc_array *inputs,
-                                                       posenc_signal_report *out,
-                                                       posenc_error *err);
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_signal_detect(const posenc_array *tokens,
+                                              const posenc_array *inputs,
+                                              posenc_signal_report *out,
+                                              posenc_error *err);
+POSENC_EXPERIMENTAL
 POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
-/* @@ANALYSIS@@ */
 
 /* ========================================================================
  * 8. Model configuration import (HF config.json, GGUF header)
@@ -1583,6 +1634,7 @@ enum {
  * given (or CONTEXT_RATIO), original falls back to max_position; LINEAR, NTK,
  * DYNAMIC need a factor; NONE forces factor 1. *warnings (may be NULL) gets
  * POSENC_CONFIG_WARN_* bits ORed in. Then posenc_rope_check. */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope_resolve(posenc_rope_params *params, unsigned given, unsigned *warnings,
                                              posenc_error *err);
 
@@ -1632,22 +1684,24 @@ typedef struct posenc_model_config {
 } posenc_model_config;
 
 /* Parse config.json text (size bytes, need not be NUL-terminated). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_config_parse_hf_json(const char *text, size_t size,
                                                      posenc_model_config *out, posenc_error *err);
 /* Parse a GGUF image held in memory (size may cover only the header when the
  * file has no rope tensors: a truncated tensor section is fine, a truncated
  * key/value is not; a rope tensor outside the image is an error). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_config_parse_gguf(const void *bytes, size_t size,
                                                   posenc_model_config *out, posenc_error *err);
 /* Read a file: GGUF if it starts with "GGUF" (the header and the rope tensors
  * only, from disk, piece by piece), else config.json (at most max_bytes, 0 =
  * 64 MiB). */
+POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_config_read(const char *path, size_t max_bytes,
                                             posenc_model_config *out, posenc_error *err);
 /* Release what a parse/read allocated; NULL and zeroed structs are fine. */
-POSENC_API void posenc_config_free(posenc_model_config *config);
-
-/* @@CONFIG@@ */
+POSENC_EXPERIMENTAL
+POSENC_API void posenc_model_config_free(posenc_model_config *config);
 
 /* ========================================================================
  * 9. Kernels, threads and dispatch
@@ -1799,18 +1853,17 @@ POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params
  * k - q only: one vector of Lq + Lk - 1 values per head is computed with the
  * reference formula and rows are copied out of it (threads over rows, streaming
  * stores on AVX2/AVX-512), bit-identical to the element-by-element definition. */
-POSENC_API posenc_status posenc_alibi_bias_exec_f32(const float *slopes, int32_t heads,
+POSENC_API posenc_status posenc_alibi_bias_f32_exec(const float *slopes, int32_t heads,
                                                     posenc_alibi_form form,
                                                     const posenc_positions *queries,
                                                     const posenc_positions *keys, float *out,
                                                     size_t out_count, const posenc_exec *exec,
                                                     posenc_error *err);
-POSENC_API posenc_status posenc_t5_bias_exec_f32(const posenc_t5_params *params, const float *table,
+POSENC_API posenc_status posenc_t5_bias_f32_exec(const posenc_t5_params *params, const float *table,
                                                  int32_t heads, const posenc_positions *queries,
                                                  const posenc_positions *keys, float *out,
                                                  size_t out_count, const posenc_exec *exec,
                                                  posenc_error *err);
-/* @@KERNELS@@ */
 
 #ifdef __cplusplus
 }

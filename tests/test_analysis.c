@@ -179,7 +179,7 @@ static void test_fits(void) {
         posenc_sinusoid_table_f32(&p, &pos, t.data, t.count, NULL);
         posenc_sinusoid_fit f;
         posenc_error err = {0};
-        CHECK_STATUS(posenc_fit_sinusoid_table(&t, 0, &f, &err), POSENC_OK);
+        CHECK_STATUS(posenc_sinusoid_fit_table(&t, 0, &f, &err), POSENC_OK);
         CHECK(f.found && f.freqs == cases[i].freqs && f.layout == cases[i].layout && f.base == cases[i].base &&
                   f.start == (double)cases[i].start && f.formation == POSENC_ANGLE_EXACT && f.extra_channels == cases[i].dim % 2,
               "fit d=%d %s/%s base %g start %lld: got %s/%s base %g start %g, angles %s (err %.2g)", cases[i].dim,
@@ -207,7 +207,7 @@ static posenc_array tutorial_table(size_t rows, int32_t dim, int64_t start) {
     return t;
 }
 
-/* The most-similar pair of posenc_analyze_table against a brute-force search. */
+/* The most-similar pair of posenc_health_analyze against a brute-force search. */
 static void test_max_cosine(void) {
     posenc_array t = tutorial_table(60, 16, 0);
     const float *v = t.data;
@@ -222,7 +222,7 @@ static void test_max_cosine(void) {
         }
     posenc_health h;
     posenc_error err = {0};
-    CHECK_STATUS(posenc_analyze_table(&t, NULL, &h, &err), POSENC_OK);
+    CHECK_STATUS(posenc_health_analyze(&t, NULL, &h, &err), POSENC_OK);
     CHECK(fabs(h.max_cosine - best) < 1e-12 && h.most_similar_a == ba && h.most_similar_b == bb,
           "max cosine %.15g at rows (%zu, %zu) == brute force %.15g at (%zu, %zu) (tol 1e-12: summation order)",
           h.max_cosine, h.most_similar_a, h.most_similar_b, best, ba, bb);
@@ -259,10 +259,10 @@ static void test_structured_findings(void) {
     CHECK(f && f->kind == POSENC_FINDING_LAYOUT && f->permutation == POSENC_PERMUTATION_TO_HALF && !f->from_fit,
           "interleaved vs half: %s, permutation %d (to half = %d)", f ? f->key : "none", f ? (int)f->permutation : -1,
           POSENC_PERMUTATION_TO_HALF);
-    CHECK(posenc_fit_preset(&r.fit_b, 0) == POSENC_PRESET_VASWANI_HALF && posenc_fit_preset(&r.fit_b, 1) == POSENC_PRESET_ROPE &&
-              posenc_fit_preset(NULL, 0) == POSENC_PRESET_NONE,
-          "posenc_fit_preset: half vaswani table %d, as RoPE %d, NULL %d", (int)posenc_fit_preset(&r.fit_b, 0),
-          (int)posenc_fit_preset(&r.fit_b, 1), (int)posenc_fit_preset(NULL, 0));
+    CHECK(posenc_sinusoid_fit_preset(&r.fit_b, 0) == POSENC_PRESET_VASWANI_HALF && posenc_sinusoid_fit_preset(&r.fit_b, 1) == POSENC_PRESET_ROPE &&
+              posenc_sinusoid_fit_preset(NULL, 0) == POSENC_PRESET_NONE,
+          "posenc_sinusoid_fit_preset: half vaswani table %d, as RoPE %d, NULL %d", (int)posenc_sinusoid_fit_preset(&r.fit_b, 0),
+          (int)posenc_sinusoid_fit_preset(&r.fit_b, 1), (int)posenc_sinusoid_fit_preset(NULL, 0));
     posenc_diff_report_free(&r);
     posenc_array_free(&a);
     posenc_array_free(&b);
@@ -274,13 +274,13 @@ static void test_arguments(void) {
     posenc_array_create(&empty, POSENC_DTYPE_F32, 2, shape, 0, NULL);
     posenc_health h;
     posenc_error err = {0};
-    CHECK_STATUS(posenc_analyze_table(&empty, NULL, &h, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(posenc_health_analyze(&empty, NULL, &h, &err), POSENC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "empty") != NULL, "empty table: %s", err.message);
     posenc_diff_report r;
     posenc_diff_options o = {.tolerance = NAN};
     CHECK_STATUS(posenc_diff_tables(&empty, &empty, &o, &r, &err), POSENC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "nan") != NULL, "NaN tolerance named: %s", err.message);
-    CHECK_STATUS(posenc_analyze_table(NULL, NULL, &h, NULL), POSENC_ERR_NULL_POINTER);
+    CHECK_STATUS(posenc_health_analyze(NULL, NULL, &h, NULL), POSENC_ERR_NULL_POINTER);
     posenc_array_free(&empty);
 }
 

@@ -107,7 +107,7 @@ static void test_gguf_tensors(void) {
           "Phi-3 GGUF: rope_factors_short/long read from the data section: inv_47 short %.9e (rel err %.1e), long "
           "%.9e at seq 5000 (rel err %.1e), factor %g, magnitude %.9f (%s)", short47, fabs(short47 / want_s - 1),
           long47, fabs(long47 / want_l - 1), c.rope.factor, att, err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     static const struct {
         uint32_t type;
         uint64_t count, offset;
@@ -125,7 +125,7 @@ static void test_gguf_tensors(void) {
         st = posenc_config_parse_gguf(b->buf, bad[i].cut ? b->n - bad[i].cut : b->n, &c, &e2);
         CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, bad[i].needle) && strstr(e2.message, "rope_factors_"),
               "bad rope tensor refused, naming it: %s", e2.message);
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     /* Llama 3.1: rope_freqs.weight = per-pair divisors, magnitude 1 at every length */
     header(b, 1, 4);
@@ -142,7 +142,7 @@ static void test_gguf_tensors(void) {
     CHECK(st == POSENC_OK && fabs(w63 / want63 - 1) < 1e-15 && att == 1.0 && (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR),
           "Llama 3.1 GGUF: rope_freqs.weight applied, inv_63 = %.9e (base^(-126/128)/8, rel err %.1e), magnitude %g at "
           "seq 200000 (%s)", w63, fabs(w63 / want63 - 1), att, err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     free(b);
 }
 
@@ -172,7 +172,7 @@ static void test_gguf_arch_rules(void) {
           "DeepSeek-V2-Lite GGUF: magnitude %.15g (HF and llama.cpp: 1), softmax 1/sqrt(%d) x %.9f, rotated channels "
           "%d..%d of %d (the last 64) (%s)", att, c.softmax_head_dim, c.softmax_scale_factor, c.rotary_offset,
           c.rotary_offset + 63, c.attention_head_dim, err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     /* Ministral 3: mistral3 stores mscale_all_dim itself as the multiplier */
     header(b, 0, 8);
     kv_str(b, "general.architecture", "mistral3");
@@ -188,7 +188,7 @@ static void test_gguf_arch_rules(void) {
     CHECK(st == POSENC_OK && fabs(att - 1.0) < 1e-15 && c.softmax_scale_factor == 1.0,
           "Ministral-3 GGUF: magnitude %.15g, softmax factor %g (HF: 1 and 1) (%s)", att, c.softmax_scale_factor,
           err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     /* Gemma 3: freq_base_swa for the sliding layers, every 6th layer global */
     header(b, 0, 8);
     kv_str(b, "general.architecture", "gemma3");
@@ -207,7 +207,7 @@ static void test_gguf_arch_rules(void) {
           "Gemma-3-27B GGUF: %d global layers (base 1e6, linear x8), %d sliding (freq_base_swa 1e4, unscaled, window "
           "%lld) (%s)", c.layer_types[0].layers, c.layer_types[1].layers, (long long)c.layer_types[1].sliding_window,
           err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     /* a key twice: refused, as ggml does */
     header(b, 0, 3);
     kv_str(b, "general.architecture", "llama");
@@ -216,7 +216,7 @@ static void test_gguf_arch_rules(void) {
     st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
     CHECK(st == POSENC_ERR_FORMAT && strstr(err.message, "llama.rope.freq_base") && strstr(err.message, "twice"),
           "GGUF with a duplicate key refused: %s", err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     header(b, 0, 3);
     kv_str(b, "general.architecture", "qwen2");
     kv_u32(b, "qwen2.attention.key_length", 128);
@@ -224,7 +224,7 @@ static void test_gguf_arch_rules(void) {
     st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
     CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(err.message, "qwen2.rope.scaling.type") && strstr(err.message, "wobbly"),
           "unknown GGUF scaling type refused naming the key: %s", err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     free(b);
 }
 
@@ -238,13 +238,13 @@ static void test_json_rules(void) {
               strcmp(c.duplicate_key, "rope_theta") == 0,
           "config.json duplicate key: the last wins (base %g, as Python's json), warning names '%s'", c.rope.base,
           c.duplicate_key);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     const char *unknown = "{\"model_type\":\"mystery_lm\",\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
     st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &err);
     CHECK(st == POSENC_OK && (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(c.keys_used, "rope_theta") &&
               strstr(c.keys_used, "hidden_size"),
           "unknown model_type: generic reading, warning with the keys used: %s", c.keys_used);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     static const struct {
         const char *text, *needle;
     } bad[] = {
@@ -264,13 +264,13 @@ static void test_json_rules(void) {
         posenc_error e2 = {0};
         st = posenc_config_parse_hf_json(bad[i].text, strlen(bad[i].text), &c, &e2);
         CHECK(st != POSENC_OK && strstr(e2.message, bad[i].needle), "bad config.json refused: %s", e2.message);
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     /* Gemma: head_dim x heads != hidden_size is legal */
     const char *gemma = "{\"model_type\":\"gemma\",\"hidden_size\":3072,\"num_attention_heads\":16,\"head_dim\":256}";
     st = posenc_config_parse_hf_json(gemma, strlen(gemma), &c, &err);
     CHECK(st == POSENC_OK && c.rope.head_dim == 256, "Gemma-7B: head_dim 256 x 16 heads != hidden 3072 accepted");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 }
 
 /* The flags' derivation is the config's: posenc_rope_resolve. */

@@ -476,41 +476,41 @@ static void config_rows(void) {
                              : json[i][3][0] == 'U' ? POSENC_ERR_UNSUPPORTED : POSENC_ERR_INVALID_ARGUMENT;
         posenc_status st = posenc_config_parse_hf_json(json[i][1], strlen(json[i][1]), &c, &e);
         expect(json[i][0], st, &e, want, json[i][2]);
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     unsigned char buf[256];
     expect("G1", posenc_config_parse_gguf("GGUX\3\0\0\0", 8, &c, &e), &e, POSENC_ERR_FORMAT,
            "not a GGUF file (magic is not 'GGUF')");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     size_t n = gguf_image(buf, 7, 0, "", 0);
     expect("G2", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_UNSUPPORTED,
            "GGUF version 7 is not supported (2 and 3 are)");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     n = gguf_image(buf, 3, (uint64_t)1 << 60, "", 0);
     expect("G3", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
            "GGUF claims 1152921504606846976 key/value pairs: more than the file can hold");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     /* key "a.b", type string, length 2^60 */
     unsigned char body[64] = {3, 0, 0, 0, 0, 0, 0, 0, 'a', '.', 'b', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10};
     n = gguf_image(buf, 3, 1, body, 32);
     expect("G4", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "claims 1152921504606846976 bytes");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     body[11] = 99; /* unknown value type */
     n = gguf_image(buf, 3, 1, body, 32);
     expect("G5", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF key 'a.b' has unknown value type 99");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     unsigned char arch[64] = {20, 0, 0, 0, 0, 0, 0, 0, 'g', 'e', 'n', 'e', 'r', 'a', 'l', '.', 'a', 'r', 'c', 'h', 'i',
                               't', 'e', 'c', 't', 'u', 'r', 'e', 4, 0, 0, 0, 1, 0, 0, 0};
     n = gguf_image(buf, 3, 1, arch, 40);
     expect("G6", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT,
            "GGUF general.architecture must be a string, has type 4");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     n = gguf_image(buf, 3, 0, "", 0);
     expect("G7", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     n = gguf_image(buf, 3, 1, arch, 30);
     expect("G8", posenc_config_parse_gguf(buf, n, &c, &e), &e, POSENC_ERR_FORMAT, "GGUF truncated");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 }
 
 /* issue 13: non-finite results (V), one rule for positions (R13), hybrid (L17) with no learned channel */

@@ -180,9 +180,9 @@ static void test_bias_paths(void) {
                     memset(got, 0xff, n * sizeof *got);
                     posenc_exec e = {threads, paths[pi], NULL, NULL};
                     posenc_error err = {0};
-                    posenc_status st = kind < 2 ? posenc_alibi_bias_exec_f32(slopes, H, (posenc_alibi_form)kind, &q, &k,
+                    posenc_status st = kind < 2 ? posenc_alibi_bias_f32_exec(slopes, H, (posenc_alibi_form)kind, &q, &k,
                                                                              got, n, &e, &err)
-                                                : posenc_t5_bias_exec_f32(&tp, table, H, &q, &k, got, n, &e, &err);
+                                                : posenc_t5_bias_f32_exec(&tp, table, H, &q, &k, got, n, &e, &err);
                     size_t d = first_diff(got, want, n * sizeof *got);
                     CHECK(st == POSENC_OK && d == n * sizeof *got,
                           "%s [%d x %zu x %zu] q0=%lld k0=%lld: %s x %d == definition bit for bit (first diff byte %zu)",

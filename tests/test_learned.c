@@ -284,24 +284,24 @@ static void test_compose(void) {
     /* §5.2 check. Batch of 2 sequences; first and last token ids equal (3 ... 3) */
     posenc_first_last_report rep;
     posenc_compose_add_f32(tokens, V, D, ids, N, scale, pe, out, N * D, &err);
-    posenc_check_position_signal_f32(out, 1, N, D, ids, 0.0, &rep, &err);
+    posenc_compose_check_signal_f32(out, 1, N, D, ids, 0.0, &rep, &err);
     CHECK(rep.position_signal == 1 && rep.first_last_identical == 0 && rep.same_id_pairs == 2 && rep.same_id_identical == 0,
           "with PE: signal present (first/last min diff %.3g, %zu same-id pairs, %zu identical)", rep.first_last_min_diff,
           rep.same_id_pairs, rep.same_id_identical);
     float zero_pe[N * D] = {0};
     posenc_compose_add_f32(tokens, V, D, ids, N, scale, zero_pe, out, N * D, &err);
-    posenc_check_position_signal_f32(out, 1, N, D, ids, 0.0, &rep, &err);
+    posenc_compose_check_signal_f32(out, 1, N, D, ids, 0.0, &rep, &err);
     CHECK(rep.position_signal == 0 && rep.first_last_identical == 1 && rep.same_id_identical == 2,
           "PE forgotten: signal absent (first/last diff %.3g, %zu of %zu same-id pairs identical)", rep.first_last_min_diff,
           rep.same_id_identical, rep.same_id_pairs);
     /* first/last tokens differ, so only the same-id test can see the missing PE */
     int64_t ids2[N] = {2, 1, 4, 1, 3};
     posenc_compose_add_f32(tokens, V, D, ids2, N, scale, zero_pe, out, N * D, &err);
-    posenc_check_position_signal_f32(out, 1, N, D, ids2, 0.0, &rep, &err);
+    posenc_compose_check_signal_f32(out, 1, N, D, ids2, 0.0, &rep, &err);
     CHECK(rep.position_signal == 0 && rep.first_last_identical == 0 && rep.same_id_identical == 1,
           "PE forgotten, first/last tokens differ: first/last says 'differs' (%.3g) but same-id pair (1,1) is identical",
           rep.first_last_min_diff);
-    CHECK(posenc_check_position_signal_f32(out, 1, 1, D, NULL, 0.0, &rep, &err) == POSENC_ERR_INVALID_ARGUMENT &&
+    CHECK(posenc_compose_check_signal_f32(out, 1, 1, D, NULL, 0.0, &rep, &err) == POSENC_ERR_INVALID_ARGUMENT &&
               strstr(err.message, "1 x 1"),
           "[L16] seq 1 rejected: \"%s\"", err.message);
 }

@@ -40,7 +40,7 @@ static void test_models(void) {
               fabs(k29 - 2.166570764e-03) < 1e-11 && att == 1.0,
           "  llama3 f8 L0 8192, head 128, half split; inv_29 = %.9e (conventions 2.166570764e-03)", k29);
     CHECK(c.warnings == POSENC_CONFIG_WARN_FACTOR_MISMATCH, "  warns factor 8 x 8192 != 131072 (warnings 0x%x)", c.warnings);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     c = parse_json("{\"model_type\":\"mistral\",\"hidden_size\":4096,\"num_attention_heads\":32,\"head_dim\":128,"
                    "\"max_position_embeddings\":32768,\"rope_theta\":1000000.0,\"rope_scaling\":null}",
@@ -48,7 +48,7 @@ static void test_models(void) {
     CHECK(c.rope.scaling == POSENC_ROPE_NONE && c.rope.base == 1e6 && c.rope.head_dim == 128 && c.warnings == 0 &&
               fabs(inv_at(&c.rope, 1, &att) - pow(1e6, -2.0 / 128)) < 1e-17,
           "  theta 1e6, no scaling, no warnings (0x%x)", c.warnings);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     c = parse_json("{\"model_type\":\"qwen2\",\"hidden_size\":3584,\"num_attention_heads\":28,"
                    "\"max_position_embeddings\":32768,\"rope_theta\":1000000.0,"
@@ -58,7 +58,7 @@ static void test_models(void) {
     CHECK(c.rope.scaling == POSENC_ROPE_YARN && c.rope.head_dim == 128 && c.rope.original_max_position == 32768 &&
               c.rope.factor == 4 && fabs(att - 1.138629436111989) < 1e-15 && c.rope.truncate == 1,
           "  yarn f4 L0 32768 head 128, attention %.15f (0.1 ln 4 + 1)", att);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     char phi[8192];
     int n = snprintf(phi, sizeof phi,
@@ -76,7 +76,7 @@ static void test_models(void) {
               fabs(att - sqrt(1 + log(32.0) / log(4096.0))) < 1e-15 &&
               fabs(short_inv - pow(1e4, -94.0 / 96) / 1.47) < 1e-18,
           "  longrope 48 pairs, factor 131072/4096 = %g, attention %.9f, short inv_47 %.6e", c.rope.factor, att, short_inv);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     c = parse_json("{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"num_attention_heads\":128,"
                    "\"qk_rope_head_dim\":64,\"qk_nope_head_dim\":128,\"max_position_embeddings\":163840,"
@@ -106,7 +106,7 @@ static void test_models(void) {
                              "(float32 peer angles, README)", worst);
         free(want);
     }
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     c = parse_json("{\"model_type\":\"gpt_neox\",\"hidden_size\":6144,\"num_attention_heads\":64,\"rotary_pct\":0.25,"
                    "\"rotary_emb_base\":10000,\"max_position_embeddings\":2048}",
@@ -115,28 +115,28 @@ static void test_models(void) {
     posenc_rope_check(&c.rope, &r, NULL);
     CHECK(c.rope.head_dim == 96 && r == 24 && c.rope.base == 10000 && !(c.warnings & POSENC_CONFIG_WARN_NO_THETA),
           "  head 96, rotary 24 (int(96 x 0.25)), base from rotary_emb_base (warnings 0x%x)", c.warnings);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 
     c = parse_json("{\"hidden_size\":4160,\"num_attention_heads\":64,\"rotary_dim\":64}", POSENC_OK,
                    "odd head 65 with rotary 64, no theta");
     CHECK((c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH) && (c.warnings & POSENC_CONFIG_WARN_NO_THETA) &&
               (c.warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION),
           "  warns: odd pass-through, missing theta, missing max positions (0x%x)", c.warnings);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     c = parse_json("{\"model_type\":\"qwen2_vl\",\"text_config\":{\"hidden_size\":1536,\"num_attention_heads\":12,"
                    "\"rope_theta\":1000000,\"max_position_embeddings\":32768,"
                    "\"rope_scaling\":{\"type\":\"mrope\",\"mrope_section\":[16,24,24]}}}",
                    POSENC_OK, "Qwen2-VL (text_config, mrope)");
     CHECK(c.rope.head_dim == 128 && c.rope.base == 1e6 && c.rope.scaling == POSENC_ROPE_NONE,
           "  text_config read: head 128, theta 1e6, mrope = no rescaling");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     c = parse_json("{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_parameters\":{\"full_attention\":"
                    "{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":20000},\"sliding_attention\":"
                    "{\"rope_type\":\"default\",\"rope_theta\":10000}}}",
                    POSENC_OK, "rope_parameters per layer type (HF 2025)");
     CHECK(c.rope.scaling == POSENC_ROPE_LINEAR && c.rope.factor == 2 && c.rope.base == 20000,
           "  full_attention dict used: linear f2, theta 20000");
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
 }
 
 static void test_bad_json(void) {
@@ -179,7 +179,7 @@ static void test_bad_json(void) {
         posenc_status st = posenc_config_parse_hf_json(cases[i].text, strlen(cases[i].text), &c, &err);
         CHECK(st == cases[i].want && strstr(err.message, cases[i].needle),
               "bad config.json rejected [%s]: %s", posenc_strerror(st), err.message);
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     /* deep nesting and a huge factor list */
     size_t depth = 5000;
@@ -297,7 +297,7 @@ static void test_gguf(void) {
               (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR) && strcmp(c.architecture, "llama") == 0,
           "Llama GGUF header: theta 5e5, head 128, ctx 131072, NORMAL (interleaved), rope_freqs tensor applied (%s)",
           err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     /* every truncation inside the key/value section fails cleanly; past it, parsing succeeds */
     size_t data_end = b->n, bad = 0, tensors_start = 0;
     for (size_t i = 0; i + 17 < b->n; i++)
@@ -311,7 +311,7 @@ static void test_gguf(void) {
         posenc_status want = cut < tensors_start ? POSENC_ERR_FORMAT : cut < infos_stop ? POSENC_OK
                              : cut < data_end ? POSENC_ERR_FORMAT : POSENC_OK;
         if (st != want) bad++;
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     CHECK(bad == 0, "all %zu truncations: FORMAT inside the key/values (< %zu), OK inside the tensor infos (< %zu), "
           "FORMAT before the rope_freqs data ends (%zu wrong)", b->n, tensors_start, infos_stop, bad);
@@ -324,7 +324,7 @@ static void test_gguf(void) {
     CHECK(st == POSENC_OK && c.format == POSENC_CONFIG_GGUF && c.rope.base == 500000 && c.rope.factors_count == 64 &&
               c.rope.long_factors[63] == 8.0,
           "posenc_config_read on a .gguf file: rope_freqs.weight read from disk (%s)", err.message);
-    posenc_config_free(&c);
+    posenc_model_config_free(&c);
     remove(path);
 
     header(b, 3, 0, 7);
@@ -425,7 +425,7 @@ static void test_gguf(void) {
     remove(jpath);
     st = posenc_config_read("does-not-exist.json", 0, &c, &err);
     CHECK(st == POSENC_ERR_IO && strstr(err.message, "does-not-exist.json"), "missing file: %s", err.message);
-    posenc_config_free(NULL);
+    posenc_model_config_free(NULL);
     free(b);
 }
 
@@ -444,7 +444,7 @@ static void *parse_many(void *arg) {
         const char *text = i % 2 ? broken : good;
         posenc_status st = posenc_config_parse_hf_json(text, strlen(text), &c, &err);
         if (i % 2 ? st != POSENC_ERR_FORMAT : (st != POSENC_OK || c.rope.head_dim != 128 || c.rope.base != 500000)) (*bad)++;
-        posenc_config_free(&c);
+        posenc_model_config_free(&c);
     }
     return NULL;
 }

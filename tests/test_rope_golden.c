@@ -26,7 +26,7 @@
 #define D 64
 
 static const char *dir;
-/* torch's bits for sin/cos need its AVX2 blocks (src/torch_vec.h); without
+/* torch's bits for sin/cos need its AVX2 blocks (src/common/torch_vec.h); without
  * AVX2 the scalar SLEEF path may differ by 1 ULP in cos/sin (2 after a rotation) */
 static int64_t trig_ulp;
 static float input_x[T * H * D];

@@ -1,5 +1,5 @@
 /* test_sincos_dd.c: the double-double sin/cos behind the sinusoid and RoPE
- * anchors (src/sincos_dd.h, an internal interface: this test includes it).
+ * anchors (src/common/sincos_dd.h, an internal interface: this test includes it).
  * - accuracy against references that are exact enough to judge it:
  *   long double sinl/cosl at angles p*w that are exact in long double (w with
  *   24 significant bits), tolerance 1e-19 (sinl's own error is ~5e-20), and,

@@ -73,13 +73,15 @@ static void test_properties(void) {
     }
     CHECK(lo >= -1.0 && hi <= 1.0, "values in [-1, 1]: min %.17g max %.17g", lo, hi);
     CHECK(sqrt(closest) > 0.5, "consecutive rows distinct: smallest distance %.3f (> 0.5)", sqrt(closest));
-    /* recurrence rows (r % 32 != 0) agree with direct evaluation via explicit ids */
+    /* recurrence rows (between the anchors every POSENC_RECURRENCE_ANCHOR = 64 rows,
+     * src/common/recurrence.h) agree with direct evaluation via explicit ids */
     int64_t ids[5] = {1, 31, 33, 1000, 2047};
     posenc_positions explicit_pos = posenc_positions_ids(ids, 5);
     double *direct = table_as_f64(&p, &explicit_pos, POSENC_DTYPE_F64);
     double from_range[5 * 128];
     for (int i = 0; i < 5; i++) memcpy(from_range + i * 128, t + ids[i] * 128, 128 * sizeof(double));
-    /* recurrence drift bound: 31 steps x ~4e-16 per step, plus anchors 1e-15 */
+    /* recurrence drift bound: row 2047 is 63 steps past its anchor, < 64 x 2.3e-16
+     * (recurrence.h), plus anchors 1e-15: 1.6e-14 < 2e-14 */
     check_close("range (recurrence) rows == explicit-position rows", from_range, direct, 5 * 128, 128, 2e-14, 0);
     free(direct);
     free(t);

@@ -113,8 +113,8 @@ static void test_other_drivers(void) {
     posenc_alibi_slopes_f32(HEADS, 8.0, 0, HEADS, POSENC_MODE_PRECISE, slopes, HEADS, NULL);
     posenc_positions q = posenc_positions_range(0, L), k = posenc_positions_range(0, L);
     float *x = malloc(sizeof(float) * HEADS * L * L), *y = malloc(sizeof(float) * HEADS * L * L);
-    s1 = posenc_alibi_bias_exec_f32(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, x, (size_t)HEADS * L * L, &with, NULL);
-    s2 = posenc_alibi_bias_exec_f32(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, y, (size_t)HEADS * L * L, &without,
+    s1 = posenc_alibi_bias_f32_exec(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, x, (size_t)HEADS * L * L, &with, NULL);
+    s2 = posenc_alibi_bias_f32_exec(slopes, HEADS, POSENC_ALIBI_CAUSAL, &q, &k, y, (size_t)HEADS * L * L, &without,
                                     NULL);
     CHECK(s1 == POSENC_OK && s2 == POSENC_OK && memcmp(x, y, sizeof(float) * HEADS * L * L) == 0,
           "ALiBi [4 x 512 x 512] on the pool == without, bit for bit");

@@ -12,7 +12,7 @@ The library is found in this order (first hit wins):
   3. the path recorded at install time in _paths.py (pip install ./python
      records the build tree's library, e.g. build/libposenc.so);
   4. build*/libposenc.so of the source checkout this file lives in;
-  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.2).
+  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.3).
 """
 from __future__ import annotations
 
@@ -275,20 +275,20 @@ _SIGNATURES = {
     # config
     "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
-    "posenc_config_free": (None, [P(ModelConfig)]),
+    "posenc_model_config_free": (None, [P(ModelConfig)]),
     "posenc_rope_resolve": (_st, [P(RopeParams), c_uint, P(c_uint), _E]),
     # biases
     "posenc_alibi_slopes_f64": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
                                       _E]),
     "posenc_alibi_slopes_f32": (_st, [c_int32, c_double, c_int32, c_int32, c_int, c_void_p, c_size_t,
                                       _E]),
-    "posenc_alibi_bias_exec_f32": (_st, [c_void_p, c_int32, c_int, P(Positions), P(Positions),
+    "posenc_alibi_bias_f32_exec": (_st, [c_void_p, c_int32, c_int, P(Positions), P(Positions),
                                          c_void_p, c_size_t, P(Exec), _E]),
     "posenc_alibi_key_positions_from_mask": (_st, [c_void_p, c_size_t, c_void_p, c_size_t, _E]),
     "posenc_t5_check": (_st, [P(T5Params), _E]),
     "posenc_t5_bucket_matrix_i64": (_st, [P(T5Params), P(Positions), P(Positions), c_void_p,
                                           c_size_t, _E]),
-    "posenc_t5_bias_exec_f32": (_st, [P(T5Params), c_void_p, c_int32, P(Positions), P(Positions),
+    "posenc_t5_bias_f32_exec": (_st, [P(T5Params), c_void_p, c_int32, P(Positions), P(Positions),
                                       c_void_p, c_size_t, P(Exec), _E]),
     "posenc_shaw_relative_indices_i32": (_st, [c_int32, P(Positions), P(Positions), c_void_p,
                                                c_size_t, _E]),
@@ -306,15 +306,15 @@ _SIGNATURES = {
     "posenc_learned_resize_f32": (_st, [c_void_p, c_size_t, c_int32, c_size_t, c_void_p, c_size_t,
                                         c_size_t, _E]),
     # analysis
-    "posenc_analyze_table": (_st, [P(Array), P(HealthOptions), P(Health), _E]),
+    "posenc_health_analyze": (_st, [P(Array), P(HealthOptions), P(Health), _E]),
     "posenc_health_free": (None, [P(Health)]),
-    "posenc_fit_sinusoid_table": (_st, [P(Array), c_double, P(SinusoidFit), _E]),
+    "posenc_sinusoid_fit_table": (_st, [P(Array), c_double, P(SinusoidFit), _E]),
     "posenc_sinusoid_fit_free": (None, [P(SinusoidFit)]),
     "posenc_precision_audit": (_st, [P(SinusoidParams), c_int, c_int64, P(PrecisionReport), _E]),
     "posenc_precision_report_free": (None, [P(PrecisionReport)]),
     "posenc_diff_tables": (_st, [P(Array), P(Array), P(DiffOptions), P(DiffReport), _E]),
     "posenc_diff_report_free": (None, [P(DiffReport)]),
-    "posenc_fit_preset": (c_int, [P(SinusoidFit), c_int]),
+    "posenc_sinusoid_fit_preset": (c_int, [P(SinusoidFit), c_int]),
     "posenc_array_check_finite": (_st, [P(Array), c_char_p, _E]),
     "posenc_angle_formation_name": (c_char_p, [c_int]),
     # kernels
@@ -344,7 +344,7 @@ def _candidates() -> List[str]:
     system = ctypes.util.find_library("posenc")
     if system:
         found.append(system)
-    found.append("libposenc.so.0.2")
+    found.append("libposenc.so.0.3")
     return found
 
 
@@ -379,7 +379,7 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
 
 
 def version() -> str:
-    """Version of the loaded libposenc ("0.2.0")."""
+    """Version of the loaded libposenc ("0.3.0")."""
     return lib.posenc_version().decode()
 
 

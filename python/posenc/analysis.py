@@ -112,7 +112,7 @@ def analyze(table: Any, *, frequencies: Optional[Sequence[float]] = None, layout
     opts.layout = choose(_lib.LAYOUT, layout, "layout")
     opts.cos_first = 1 if cos_first else 0
     h = _lib.Health()
-    call(_lib.lib.posenc_analyze_table, ctypes.byref(arr), ctypes.byref(opts), ctypes.byref(h))
+    call(_lib.lib.posenc_health_analyze, ctypes.byref(arr), ctypes.byref(opts), ctypes.byref(h))
     try:
         used = tuple(int(h.linearity_offsets[i]) for i in range(_lib.HEALTH_OFFSETS))
         residual = doubles(h.linearity_residual, h.linearity_pairs * _lib.HEALTH_OFFSETS)
@@ -144,7 +144,7 @@ def fit_sinusoid(table: Any, *, noise: float = 0.0) -> SinusoidFit:
     """Fit the additive sinusoid model (layout, pair order, base, convention, start, precision)."""
     arr, keep = to_array(table, "table")
     f = _lib.SinusoidFit()
-    call(_lib.lib.posenc_fit_sinusoid_table, ctypes.byref(arr), float(noise), ctypes.byref(f))
+    call(_lib.lib.posenc_sinusoid_fit_table, ctypes.byref(arr), float(noise), ctypes.byref(f))
     try:
         return _fit(f)
     finally:

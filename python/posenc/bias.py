@@ -40,7 +40,7 @@ def alibi_bias(slopes: np.ndarray, query_len: Optional[int] = None, key_len: Opt
     k, kk = make_positions(keys, (key_len if key_len is not None else query_len) if keys is None else None,
                            key_start)
     out = np.empty((s.size, int(q.count), int(k.count)), np.float32)
-    call(_lib.lib.posenc_alibi_bias_exec_f32, s.ctypes.data, s.size, choose(_lib.ALIBI_FORM, form, "form"),
+    call(_lib.lib.posenc_alibi_bias_f32_exec, s.ctypes.data, s.size, choose(_lib.ALIBI_FORM, form, "form"),
          ctypes.byref(q), ctypes.byref(k), out.ctypes.data, out.size, None)
     return out
 
@@ -104,7 +104,7 @@ def t5_bias(table: np.ndarray, query_len: Optional[int] = None, key_len: Optiona
     k, kk = make_positions(keys, (key_len if key_len is not None else query_len) if keys is None else None,
                            key_start)
     out = np.empty((t.shape[1], int(q.count), int(k.count)), np.float32)
-    call(_lib.lib.posenc_t5_bias_exec_f32, ctypes.byref(p), t.ctypes.data, t.shape[1], ctypes.byref(q),
+    call(_lib.lib.posenc_t5_bias_f32_exec, ctypes.byref(p), t.ctypes.data, t.shape[1], ctypes.byref(q),
          ctypes.byref(k), out.ctypes.data, out.size, None)
     return out
 

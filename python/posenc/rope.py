@@ -196,7 +196,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
         document = json.dumps(config, default=str).encode()
         status = _lib.lib.posenc_config_parse_hf_json(document, len(document), ctypes.byref(c), ctypes.byref(err))
     if status != 0:
-        _lib.lib.posenc_config_free(ctypes.byref(c))  # idempotent; the readers free on failure too
+        _lib.lib.posenc_model_config_free(ctypes.byref(c))  # idempotent; the readers free on failure too
         raise_status(status, err)
     try:
         layout = _lib.LAYOUT_NAME[c.layout]
@@ -227,7 +227,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
                            defaults_used=text(c.defaults_used), layer_types=tuple(layer_types),
                            rope=rope)
     finally:  # the config owns its factor lists (GGUF ones too): always release it
-        _lib.lib.posenc_config_free(ctypes.byref(c))
+        _lib.lib.posenc_model_config_free(ctypes.byref(c))
 
 
 def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,

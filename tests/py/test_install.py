@@ -30,7 +30,7 @@ WANT = "0.841471 0.540302"  # sin(1), cos(1)
 
 CONSUMER_CMAKE = """cmake_minimum_required(VERSION 3.16)
 project(consumer C)
-find_package(posenc 0.2 REQUIRED)
+find_package(posenc 0.3 REQUIRED)
 add_executable(shared_demo main.c)
 target_link_libraries(shared_demo PRIVATE posenc::posenc)
 add_executable(static_demo main.c)
@@ -58,7 +58,7 @@ def main():
         rc, out = sh(["objdump", "-p", os.path.join(prefix, "lib/libposenc.so")])
         soname = [line.split()[-1] for line in out.splitlines() if "SONAME" in line]
         needed = [line.split()[-1] for line in out.splitlines() if "NEEDED" in line]
-        t.check(soname == ["libposenc.so.0.2"] and os.path.islink(os.path.join(prefix, "lib/libposenc.so.0.2")),
+        t.check(soname == ["libposenc.so.0.3"] and os.path.islink(os.path.join(prefix, "lib/libposenc.so.0.3")),
                 f"soname {soname} (major.minor: the ABI may change in any 0.x minor release), symlink in place; NEEDED {needed}")
         rc, out = sh([os.path.join(prefix, "bin/posenc"), "table", "--len", "2", "--dim", "4", "-o", "-"])
         t.check(rc == 0 and out.count("\n") >= 2, f"the installed tool runs: posenc table ... -o - -> exit {rc}")
@@ -91,7 +91,7 @@ def main():
         rc, out = sh([CMAKE, "-S", consumer, "-B", os.path.join(consumer, "build"), f"-DCMAKE_PREFIX_PATH={prefix}"])
         if rc == 0:
             rc, out = sh([CMAKE, "--build", os.path.join(consumer, "build")])
-        t.check(rc == 0, "find_package(posenc 0.2) consumer configures and builds both targets"
+        t.check(rc == 0, "find_package(posenc 0.3) consumer configures and builds both targets"
                 + ("" if rc == 0 else "\n" + out[-2000:]))
         for exe in ("shared_demo", "static_demo"):
             path = os.path.join(consumer, "build", exe)

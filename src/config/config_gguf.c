@@ -1,0 +1,650 @@
+/* config_gguf.c: RoPE settings from a GGUF header (v2/v3, little-endian) and
+ * posenc_config_read (GGUF or config.json by magic).
+ *
+ * Only the key/value section (and the tensor names, to spot a rope_freqs
+ * tensor) is read: from memory, or from disk piece by piece with seeks over
+ * values we do not need, so a 40 GB model costs a few reads. Every length is
+ * checked against the bytes that remain before it is used; nothing is
+ * allocated from a size found in the file. */
+#define _POSIX_C_SOURCE 200809L /* fseeko, fileno, strnlen */
+#include "config_internal.h"
+#include "../io/io_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define GGUF_MAX_KV ((uint64_t)1 << 20)
+#define GGUF_MAX_TENSORS ((uint64_t)1 << 24)
+#define GGUF_MAX_KEY 65535u
+#define GGUF_MAX_KEPT_STRING 256u
+
+enum { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STRING, T_ARRAY, T_U64, T_I64, T_F64, T_COUNT };
+static const uint8_t type_size[T_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+
+typedef struct {
+    const uint8_t *mem; /* memory image, or NULL for a file */
+    FILE *file;
+    uint64_t size;      /* bytes available */
+    uint64_t pos;
+} reader;
+
+static posenc_status rd(reader *r, void *dst, uint64_t n, const char *what, posenc_error *err) {
+    RETURN_ERROR_IF(n > r->size - r->pos, err, POSENC_ERR_FORMAT,
+                    "GGUF truncated: %s needs %llu bytes at offset %llu, the file has %llu", what,
+                    (unsigned long long)n, (unsigned long long)r->pos, (unsigned long long)r->size);
+    if (r->mem) memcpy(dst, r->mem + r->pos, (size_t)n);
+    else RETURN_ERROR_IF(fread(dst, 1, (size_t)n, r->file) != n, err, POSENC_ERR_IO, "GGUF read failed at offset %llu",
+                         (unsigned long long)r->pos);
+    r->pos += n;
+    return POSENC_OK;
+}
+
+static posenc_status skip(reader *r, uint64_t n, const char *what, posenc_error *err) {
+    RETURN_ERROR_IF(n > r->size - r->pos, err, POSENC_ERR_FORMAT,
+                    "GGUF truncated or hostile: %s claims %llu bytes at offset %llu, only %llu remain", what,
+                    (unsigned long long)n, (unsigned long long)r->pos, (unsigned long long)(r->size - r->pos));
+    if (!r->mem) RETURN_ERROR_IF(fseeko(r->file, (off_t)(r->pos + n), SEEK_SET) != 0, err, POSENC_ERR_IO,
+                                 "GGUF seek failed at offset %llu", (unsigned long long)r->pos);
+    r->pos += n;
+    return POSENC_OK;
+}
+
+static posenc_status rd_u32(reader *r, uint32_t *v, const char *what, posenc_error *err) {
+    uint8_t b[4];
+    FORWARD_IF_ERROR(rd(r, b, 4, what, err));
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    return POSENC_OK;
+}
+
+static posenc_status rd_u64(reader *r, uint64_t *v, const char *what, posenc_error *err) {
+    uint32_t lo, hi;
+    FORWARD_IF_ERROR(rd_u32(r, &lo, what, err));
+    FORWARD_IF_ERROR(rd_u32(r, &hi, what, err));
+    *v = (uint64_t)hi << 32 | lo;
+    return POSENC_OK;
+}
+
+/* Keys we use, by the part after "<arch>." (docs/rope.md says what each means). */
+enum { K_FREQ_BASE, K_FREQ_BASE_SWA, K_DIM_COUNT, K_DIM_SECTIONS, K_SCALING_TYPE, K_FACTOR, K_SCALE_LINEAR,
+       K_ORIG_CTX, K_ATTN_FACTOR, K_BETA_FAST, K_BETA_SLOW, K_LOG_MUL, K_EXT_FACTOR, K_YARN_ATTN_FACTOR, K_CTX,
+       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_KNOWN };
+static const char *const known_suffix[K_KNOWN] = {
+    "rope.freq_base", "rope.freq_base_swa", "rope.dimension_count", "rope.dimension_sections", "rope.scaling.type",
+    "rope.scaling.factor", "rope.scale_linear", "rope.scaling.original_context_length", "rope.scaling.attn_factor",
+    "rope.scaling.yarn_beta_fast", "rope.scaling.yarn_beta_slow", "rope.scaling.yarn_log_multiplier",
+    "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "context_length", "attention.key_length",
+    "attention.key_length_mla", "attention.head_count", "embedding_length", "block_count",
+    "attention.sliding_window"};
+
+#define GGUF_MAX_ROPE_TENSOR 65536u /* elements of a rope_freqs / rope_factors tensor */
+enum { T_FREQS, T_LONG, T_SHORT, T_KINDS };
+static const char *const rope_tensor_name[T_KINDS] = {"rope_freqs.weight", "rope_factors_long.weight",
+                                                      "rope_factors_short.weight"};
+
+typedef struct {
+    bool present;
+    char prefix[64];
+    double number;
+    char text[GGUF_MAX_KEPT_STRING];
+    int32_t ints[4]; /* K_DIM_SECTIONS */
+} kv_value;
+
+typedef struct {
+    bool found;
+    uint32_t type;
+    uint64_t elements, offset;
+} rope_tensor;
+
+typedef struct {
+    kv_value v[K_KNOWN];
+    bool has_arch;
+    uint64_t alignment;
+    bool data_known;    /* every tensor info was read, so data_start is right */
+    uint64_t data_start;
+    rope_tensor tensors[T_KINDS];
+    double *values[T_KINDS]; /* read tensor data (owned until moved into the config) */
+} gguf_found;
+
+/* Keys seen, as two independent 64-bit hashes (a false duplicate needs a
+ * 128-bit collision); grows by doubling, so memory follows the key count. */
+typedef struct {
+    uint64_t *slots; /* pairs; (0,0) = empty */
+    size_t capacity, used;
+} key_set;
+
+static void hash_key(const char *key, uint64_t *a, uint64_t *b) {
+    uint64_t h1 = 1469598103934665603ull, h2 = 0x9e3779b97f4a7c15ull;
+    for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
+        h1 = (h1 ^ *c) * 1099511628211ull;
+        h2 = (h2 + *c + 1) * 0xff51afd7ed558ccdull;
+        h2 ^= h2 >> 29;
+    }
+    *a = h1 | 1; /* never (0,0) */
+    *b = h2;
+}
+
+/* true if key was already in the set */
+static posenc_status key_set_add(key_set *s, const char *key, bool *seen, posenc_error *err) {
+    if (2 * (s->used + 1) > s->capacity) {
+        size_t cap = s->capacity ? s->capacity * 2 : 64;
+        uint64_t *slots = calloc(cap * 2, sizeof *slots);
+        RETURN_ERROR_IF(!slots, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the GGUF key set (%zu keys)", s->used);
+        for (size_t i = 0; i < s->capacity; i++) {
+            if (!s->slots[2 * i]) continue;
+            size_t j = (size_t)s->slots[2 * i] & (cap - 1);
+            while (slots[2 * j]) j = (j + 1) & (cap - 1);
+            slots[2 * j] = s->slots[2 * i];
+            slots[2 * j + 1] = s->slots[2 * i + 1];
+        }
+        free(s->slots);
+        s->slots = slots;
+        s->capacity = cap;
+    }
+    uint64_t a, b;
+    hash_key(key, &a, &b);
+    size_t j = (size_t)a & (s->capacity - 1);
+    while (s->slots[2 * j]) {
+        if (s->slots[2 * j] == a && s->slots[2 * j + 1] == b) {
+            *seen = true;
+            return POSENC_OK;
+        }
+        j = (j + 1) & (s->capacity - 1);
+    }
+    s->slots[2 * j] = a;
+    s->slots[2 * j + 1] = b;
+    s->used++;
+    *seen = false;
+    return POSENC_OK;
+}
+
+static double scalar_value(uint32_t type, const uint8_t *b) {
+    uint64_t u = 0;
+    for (int i = type_size[type] - 1; i >= 0; i--) u = u << 8 | b[i];
+    switch (type) {
+    case T_U8: case T_U16: case T_U32: case T_U64: case T_BOOL: return (double)u;
+    case T_I8: return (double)(int8_t)u;
+    case T_I16: return (double)(int16_t)u;
+    case T_I32: return (double)(int32_t)(uint32_t)u;
+    case T_I64: return (double)(int64_t)u;
+    case T_F32: { uint32_t w = (uint32_t)u; float f; memcpy(&f, &w, 4); return f; }
+    default: { double d; memcpy(&d, &u, 8); return d; }
+    }
+}
+
+/* Read (kept = true) or skip one value of `type`. */
+static posenc_status value(reader *r, uint32_t type, const char *key, kv_value *kept, posenc_error *err) {
+    RETURN_ERROR_IF(type >= T_COUNT, err, POSENC_ERR_FORMAT, "GGUF key '%.64s' has unknown value type %u", key, type);
+    if (type == T_STRING) {
+        uint64_t len;
+        FORWARD_IF_ERROR(rd_u64(r, &len, "a string length", err));
+        if (kept && len < GGUF_MAX_KEPT_STRING) {
+            FORWARD_IF_ERROR(rd(r, kept->text, len, "a string", err));
+            kept->text[len] = '\0';
+            kept->present = true;
+            return POSENC_OK;
+        }
+        RETURN_ERROR_IF(kept, err, POSENC_ERR_FORMAT, "GGUF key '%.64s' holds a %llu-byte string (limit %u)", key,
+                        (unsigned long long)len, GGUF_MAX_KEPT_STRING - 1);
+        return skip(r, len, "a string", err);
+    }
+    if (type == T_ARRAY) {
+        uint32_t elem;
+        uint64_t count;
+        FORWARD_IF_ERROR(rd_u32(r, &elem, "an array type", err));
+        FORWARD_IF_ERROR(rd_u64(r, &count, "an array length", err));
+        RETURN_ERROR_IF(elem >= T_COUNT, err, POSENC_ERR_FORMAT, "GGUF key '%.64s': unknown array element type %u", key, elem);
+        RETURN_ERROR_IF(elem == T_ARRAY, err, POSENC_ERR_FORMAT, "GGUF key '%.64s': nested arrays are not allowed", key);
+        if (kept) { /* rope.dimension_sections: up to 4 integers */
+            RETURN_ERROR_IF((elem != T_I32 && elem != T_U32) || count > 4, err, POSENC_ERR_FORMAT,
+                            "GGUF key '%.64s' must be an array of at most 4 int32, has %llu of type %u", key,
+                            (unsigned long long)count, elem);
+            for (uint64_t i = 0; i < count; i++) {
+                uint8_t b[4];
+                FORWARD_IF_ERROR(rd(r, b, 4, "an array element", err));
+                double v = scalar_value(elem, b);
+                RETURN_ERROR_IF(v < 0 || v > (double)(1 << 20), err, POSENC_ERR_FORMAT,
+                                "GGUF key '%.64s'[%llu] is %.0f, not a pair count in [0, 2^20]", key,
+                                (unsigned long long)i, v);
+                kept->ints[i] = (int32_t)v;
+            }
+            kept->present = true;
+            return POSENC_OK;
+        }
+        if (elem == T_STRING) {
+            RETURN_ERROR_IF(count > (r->size - r->pos) / 8, err, POSENC_ERR_FORMAT,
+                            "GGUF key '%.64s' claims %llu strings, more than the file can hold", key,
+                            (unsigned long long)count);
+            for (uint64_t i = 0; i < count; i++) FORWARD_IF_ERROR(value(r, T_STRING, key, NULL, err));
+            return POSENC_OK;
+        }
+        RETURN_ERROR_IF(count > (r->size - r->pos) / type_size[elem], err, POSENC_ERR_FORMAT,
+                        "GGUF key '%.64s' claims %llu array elements, more than the file can hold", key,
+                        (unsigned long long)count);
+        return skip(r, count * type_size[elem], "an array", err);
+    }
+    uint8_t b[8];
+    FORWARD_IF_ERROR(rd(r, b, type_size[type], "a value", err));
+    if (kept) {
+        kept->number = scalar_value(type, b);
+        kept->present = true;
+    }
+    return POSENC_OK;
+}
+
+static posenc_status read_string_key(reader *r, char *key, posenc_error *err) {
+    uint64_t len;
+    FORWARD_IF_ERROR(rd_u64(r, &len, "a key length", err));
+    RETURN_ERROR_IF(len > GGUF_MAX_KEY, err, POSENC_ERR_FORMAT, "GGUF key of %llu bytes at offset %llu (limit %u)",
+                    (unsigned long long)len, (unsigned long long)r->pos, GGUF_MAX_KEY);
+    FORWARD_IF_ERROR(rd(r, key, len, "a key", err));
+    key[len] = '\0';
+    RETURN_ERROR_IF(strlen(key) != len, err, POSENC_ERR_FORMAT, "GGUF key with a NUL byte at offset %llu",
+                    (unsigned long long)r->pos);
+    return POSENC_OK;
+}
+
+static posenc_status read_at(reader *r, uint64_t offset, void *dst, uint64_t n, const char *what,
+                             posenc_error *err) {
+    RETURN_ERROR_IF(offset > r->size || n > r->size - offset, err, POSENC_ERR_FORMAT,
+                    "GGUF %s lies outside the file (bytes %llu..%llu, the file has %llu)", what,
+                    (unsigned long long)offset, (unsigned long long)(offset + n), (unsigned long long)r->size);
+    if (!r->mem) RETURN_ERROR_IF(fseeko(r->file, (off_t)offset, SEEK_SET) != 0, err, POSENC_ERR_IO,
+                                 "GGUF seek failed at offset %llu", (unsigned long long)offset);
+    r->pos = offset;
+    return rd(r, dst, n, what, err);
+}
+
+/* One tensor info; a rope tensor is remembered. false in *ok = truncated (ends the scan). */
+static posenc_status tensor_info(reader *r, char *key, gguf_found *f, bool *ok, posenc_error *err) {
+    posenc_error quiet = {0};
+    uint32_t n_dims, type;
+    uint64_t ne[8], offset, elements = 1;
+    *ok = false;
+    if (read_string_key(r, key, &quiet) != POSENC_OK || rd_u32(r, &n_dims, "dims", &quiet) != POSENC_OK) return POSENC_OK;
+    int kind = -1;
+    for (int t = 0; t < T_KINDS; t++)
+        if (strcmp(key, rope_tensor_name[t]) == 0) kind = t;
+    RETURN_ERROR_IF(n_dims > 4 || (kind >= 0 && n_dims == 0), err, POSENC_ERR_FORMAT,
+                    "GGUF tensor '%.64s' has %u dimensions (1..4)", key, n_dims);
+    for (uint32_t d = 0; d < n_dims; d++) {
+        if (rd_u64(r, &ne[d], "a tensor shape", &quiet) != POSENC_OK) return POSENC_OK;
+        if (kind >= 0) {
+            RETURN_ERROR_IF(ne[d] == 0 || ne[d] > GGUF_MAX_ROPE_TENSOR || elements * ne[d] > GGUF_MAX_ROPE_TENSOR, err,
+                            POSENC_ERR_FORMAT, "GGUF tensor '%s' has a shape dimension %llu (at most %u elements "
+                            "in all)", key, (unsigned long long)ne[d], GGUF_MAX_ROPE_TENSOR);
+            elements *= ne[d];
+        }
+    }
+    if (rd_u32(r, &type, "a tensor type", &quiet) != POSENC_OK || rd_u64(r, &offset, "a tensor offset", &quiet) != POSENC_OK)
+        return POSENC_OK;
+    if (kind >= 0) {
+        rope_tensor *t = &f->tensors[kind];
+        RETURN_ERROR_IF(t->found, err, POSENC_ERR_FORMAT, "GGUF has tensor '%s' twice", key);
+        RETURN_ERROR_IF(type != 0, err, POSENC_ERR_FORMAT,
+                        "GGUF tensor '%s' has ggml type %u; rope tensors must be F32 (type 0)", key, type);
+        *t = (rope_tensor){true, type, elements, offset};
+    }
+    *ok = true;
+    return POSENC_OK;
+}
+
+static posenc_status scan(reader *r, posenc_model_config *out, gguf_found *f, posenc_error *err) {
+    char magic[4];
+    FORWARD_IF_ERROR(rd(r, magic, 4, "the magic", err));
+    RETURN_ERROR_IF(memcmp(magic, "GGUF", 4) != 0, err, POSENC_ERR_FORMAT, "not a GGUF file (magic is not 'GGUF')");
+    uint32_t version;
+    uint64_t n_tensors, n_kv;
+    FORWARD_IF_ERROR(rd_u32(r, &version, "the version", err));
+    RETURN_ERROR_IF(version != 2 && version != 3, err, POSENC_ERR_UNSUPPORTED,
+                    "GGUF version %u is not supported (2 and 3 are)", version);
+    FORWARD_IF_ERROR(rd_u64(r, &n_tensors, "the tensor count", err));
+    FORWARD_IF_ERROR(rd_u64(r, &n_kv, "the key/value count", err));
+    RETURN_ERROR_IF(n_kv > GGUF_MAX_KV || n_kv > (r->size - r->pos) / 13, err, POSENC_ERR_FORMAT,
+                    "GGUF claims %llu key/value pairs: more than the file can hold (or the limit %llu)",
+                    (unsigned long long)n_kv, (unsigned long long)GGUF_MAX_KV);
+    RETURN_ERROR_IF(n_tensors > GGUF_MAX_TENSORS, err, POSENC_ERR_FORMAT, "GGUF claims %llu tensors (limit %llu)",
+                    (unsigned long long)n_tensors, (unsigned long long)GGUF_MAX_TENSORS);
+    char *key = malloc(GGUF_MAX_KEY + 1);
+    RETURN_ERROR_IF(!key, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a key buffer");
+    key_set seen_keys = {0};
+    f->alignment = 32; /* GGUF_DEFAULT_ALIGNMENT */
+    posenc_status st = POSENC_OK;
+    for (uint64_t i = 0; st == POSENC_OK && i < n_kv; i++) {
+        uint32_t type;
+        bool seen = false;
+        st = read_string_key(r, key, err);
+        if (st == POSENC_OK) st = key_set_add(&seen_keys, key, &seen, err);
+        if (st == POSENC_OK && seen)
+            st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF has the key '%.64s' twice (ggml refuses such files)", key);
+        if (st == POSENC_OK) st = rd_u32(r, &type, "a value type", err);
+        if (st != POSENC_OK) break;
+        kv_value *kept = NULL, arch = {0}, align = {0};
+        if (strcmp(key, "general.architecture") == 0) {
+            if (type != T_STRING) {
+                st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF general.architecture must be a string, has type %u", type);
+                break;
+            }
+            kept = &arch;
+        } else if (strcmp(key, "general.alignment") == 0) {
+            if (type != T_U32) {
+                st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF general.alignment must be a uint32, has type %u", type);
+                break;
+            }
+            kept = &align;
+        } else {
+            const char *dot = strchr(key, '.');
+            for (int k = 0; dot && k < K_KNOWN; k++)
+                if (strcmp(dot + 1, known_suffix[k]) == 0 && (size_t)(dot - key) < sizeof f->v[k].prefix) {
+                    kept = &f->v[k];
+                    config_copy_name_(kept->prefix, sizeof kept->prefix, key, (size_t)(dot - key));
+                    bool want_string = k == K_SCALING_TYPE, want_array = k == K_DIM_SECTIONS;
+                    if ((type == T_STRING) != want_string || (type == T_ARRAY) != want_array) {
+                        st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF key '%.64s' has the wrong type %u", key, type);
+                        kept = NULL;
+                    }
+                    break;
+                }
+        }
+        if (st == POSENC_OK) st = value(r, type, key, kept, err);
+        if (st == POSENC_OK && kept == &arch) {
+            if (!config_copy_name_(out->architecture, sizeof out->architecture, arch.text, strlen(arch.text)))
+                st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF general.architecture is too long");
+            f->has_arch = true;
+        }
+        if (st == POSENC_OK && kept == &align) {
+            uint64_t a = (uint64_t)align.number;
+            if (a == 0 || (a & (a - 1)) != 0)
+                st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF general.alignment %llu is not a power of two",
+                                  (unsigned long long)a);
+            f->alignment = a;
+        }
+    }
+    free(seen_keys.slots);
+    /* tensor infos: only the rope tensors matter; a short read ends the scan
+     * (a header-only image), and then the data section is unknown */
+    uint64_t i = 0;
+    for (bool ok = true; st == POSENC_OK && ok && i < n_tensors; i += ok)
+        st = tensor_info(r, key, f, &ok, err);
+    free(key);
+    if (st == POSENC_OK && i == n_tensors) {
+        uint64_t pad = (f->alignment - r->pos % f->alignment) % f->alignment;
+        f->data_known = pad <= UINT64_MAX - r->pos;
+        f->data_start = r->pos + pad;
+    }
+    for (int t = 0; st == POSENC_OK && t < T_KINDS; t++) {
+        rope_tensor *rt = &f->tensors[t];
+        if (!rt->found) continue;
+        RETURN_ERROR_IF(!f->data_known, err, POSENC_ERR_FORMAT,
+                        "GGUF tensor '%s': the tensor list is truncated, so its data cannot be located",
+                        rope_tensor_name[t]);
+        RETURN_ERROR_IF(rt->offset % f->alignment != 0, err, POSENC_ERR_FORMAT,
+                        "GGUF tensor '%s' has offset %llu, not a multiple of the alignment %llu", rope_tensor_name[t],
+                        (unsigned long long)rt->offset, (unsigned long long)f->alignment);
+        RETURN_ERROR_IF(rt->offset > UINT64_MAX - f->data_start, err, POSENC_ERR_FORMAT,
+                        "GGUF tensor '%s' has offset %llu, outside the file", rope_tensor_name[t],
+                        (unsigned long long)rt->offset);
+        float *data = malloc(sizeof(float) * rt->elements);
+        f->values[t] = malloc(sizeof(double) * rt->elements);
+        if (!data || !f->values[t]) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a rope tensor");
+        char what[64];
+        snprintf(what, sizeof what, "tensor '%s'", rope_tensor_name[t]);
+        if (st == POSENC_OK)
+            st = read_at(r, f->data_start + rt->offset, data, rt->elements * sizeof(float), what, err);
+        for (uint64_t e = 0; st == POSENC_OK && e < rt->elements; e++) {
+            uint8_t *b = (uint8_t *)(data + e);
+            double v = scalar_value(T_F32, b); /* the file is little-endian */
+            if (!(isfinite(v) && v > 0))
+                st = posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF tensor '%s'[%llu] is %g; factors must be finite and > 0",
+                                  rope_tensor_name[t], (unsigned long long)e, v);
+            f->values[t][e] = v;
+        }
+        free(data);
+    }
+    return st;
+}
+
+static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc_error *err) {
+    RETURN_ERROR_IF(!f->has_arch, err, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
+    const kv_value *v = f->v;
+    const gguf_arch *arch = config_gguf_arch_find_(out->architecture);
+    if (arch) {
+        out->layout = arch->layout;
+        out->layout_known = 1;
+        config_copy_name_(out->family, sizeof out->family, arch->name, strlen(arch->name));
+    } else {
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+    }
+    unsigned flags = arch ? arch->flags : 0;
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
+    for (int k = 0; k < K_KNOWN; k++)
+        if (HAS(k)) config_note_(out->keys_used, sizeof out->keys_used, known_suffix[k]);
+    if (arch) out->keys_used[0] = '\0';
+    posenc_rope_params *p = &out->rope;
+    if (HAS(K_FREQ_BASE)) p->base = v[K_FREQ_BASE].number;
+    else out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    const double dim_max = (double)(1 << 30);
+    for (int k = K_FREQ_BASE; k < K_KNOWN; k++)
+        if (HAS(k) && k != K_SCALING_TYPE && k != K_DIM_SECTIONS &&
+            (!isfinite(v[k].number) || v[k].number < 0 || (k >= K_CTX && v[k].number > dim_max * 8192)))
+            return posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF %s.%s has an out-of-range value %g", out->architecture,
+                                known_suffix[k], v[k].number);
+    out->max_position_embeddings = HAS(K_CTX) ? (int64_t)v[K_CTX].number : 0;
+    out->num_attention_heads = HAS(K_HEAD_COUNT) && v[K_HEAD_COUNT].number <= dim_max ? (int32_t)v[K_HEAD_COUNT].number : 0;
+    out->hidden_size = HAS(K_EMBED) && v[K_EMBED].number <= dim_max ? (int32_t)v[K_EMBED].number : 0;
+    out->num_hidden_layers = HAS(K_BLOCKS) && v[K_BLOCKS].number <= dim_max ? (int32_t)v[K_BLOCKS].number : 0;
+    if (HAS(K_KEY_LENGTH) && v[K_KEY_LENGTH].number <= dim_max) p->head_dim = (int32_t)v[K_KEY_LENGTH].number;
+    else if (out->num_attention_heads > 0 && out->hidden_size > 0) p->head_dim = out->hidden_size / out->num_attention_heads;
+    out->attention_head_dim = p->head_dim;
+    if (HAS(K_DIM_COUNT) && v[K_DIM_COUNT].number <= dim_max) {
+        p->rotary_dim = (int32_t)v[K_DIM_COUNT].number;
+        if (p->head_dim == 0) p->head_dim = out->attention_head_dim = p->rotary_dim;
+        RETURN_ERROR_IF(p->rotary_dim > p->head_dim, err, POSENC_ERR_FORMAT,
+                        "GGUF %s.rope.dimension_count %d is larger than the head (%s.attention.key_length %d)",
+                        out->architecture, p->rotary_dim, out->architecture, p->head_dim);
+    }
+    RETURN_ERROR_IF(p->head_dim == 0, err, POSENC_ERR_FORMAT,
+                    "GGUF has no %s.attention.key_length, rope.dimension_count or embedding_length/head_count",
+                    out->architecture);
+    if ((flags & GGUF_ARCH_DEEPSEEK2) && p->rotary_dim > 0 && p->rotary_dim < p->head_dim) {
+        /* MLA: the head is [nope | rope] (576 = kv_lora_rank 512 + 64 when absorbed): rotated channels last */
+        out->rotary_offset = p->head_dim - p->rotary_dim;
+        p->head_dim = p->rotary_dim;
+        p->rotary_dim = 0;
+        out->softmax_head_dim = HAS(K_KEY_LENGTH_MLA) ? (int32_t)v[K_KEY_LENGTH_MLA].number : out->attention_head_dim;
+    }
+    if (HAS(K_DIM_SECTIONS))
+        for (int i = 0; i < 4; i++) out->mrope_sections[i] = v[K_DIM_SECTIONS].ints[i];
+    p->max_position = out->max_position_embeddings;
+    const char *type = HAS(K_SCALING_TYPE) ? v[K_SCALING_TYPE].text : HAS(K_SCALE_LINEAR) ? "linear" : "none";
+    config_copy_name_(out->scaling_name, sizeof out->scaling_name, type, strnlen(type, sizeof out->scaling_name - 1));
+    if (strcmp(type, "none") == 0) p->scaling = POSENC_ROPE_NONE;
+    else if (strcmp(type, "linear") == 0) p->scaling = POSENC_ROPE_LINEAR;
+    else if (strcmp(type, "yarn") == 0) p->scaling = POSENC_ROPE_YARN;
+    else if (strcmp(type, "longrope") == 0) p->scaling = POSENC_ROPE_LONGROPE;
+    else
+        return posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
+                            "GGUF %s.rope.scaling.type is '%.32s', an unknown RoPE scaling type (known: none, linear, "
+                            "yarn, longrope)", out->architecture, type);
+    unsigned given = 0;
+    if (HAS(K_FACTOR)) p->factor = v[K_FACTOR].number, given |= POSENC_ROPE_GIVEN_FACTOR;
+    else if (HAS(K_SCALE_LINEAR)) p->factor = v[K_SCALE_LINEAR].number, given |= POSENC_ROPE_GIVEN_FACTOR;
+    if (p->scaling != POSENC_ROPE_NONE && HAS(K_FACTOR) && v[K_FACTOR].number == 0) given &= ~POSENC_ROPE_GIVEN_FACTOR;
+    if (HAS(K_ORIG_CTX) && v[K_ORIG_CTX].number > 0)
+        p->original_max_position = (int64_t)v[K_ORIG_CTX].number, given |= POSENC_ROPE_GIVEN_ORIGINAL;
+    bool freqs = f->tensors[T_FREQS].found, lists = f->tensors[T_LONG].found || f->tensors[T_SHORT].found;
+    RETURN_ERROR_IF(lists && !(f->tensors[T_LONG].found && f->tensors[T_SHORT].found), err, POSENC_ERR_FORMAT,
+                    "GGUF has %s but not %s", f->tensors[T_LONG].found ? "rope_factors_long.weight" : "rope_factors_short.weight",
+                    f->tensors[T_LONG].found ? "rope_factors_short.weight" : "rope_factors_long.weight");
+    RETURN_ERROR_IF(freqs && lists, err, POSENC_ERR_FORMAT,
+                    "GGUF has both rope_freqs.weight and rope_factors_long/short.weight");
+    RETURN_ERROR_IF(lists && p->scaling != POSENC_ROPE_NONE && p->scaling != POSENC_ROPE_LONGROPE, err,
+                    POSENC_ERR_UNSUPPORTED, "GGUF has rope_factors_long/short.weight with %s.rope.scaling.type '%s'",
+                    out->architecture, type);
+    RETURN_ERROR_IF(freqs && p->scaling != POSENC_ROPE_NONE, err, POSENC_ERR_UNSUPPORTED,
+                    "GGUF has rope_freqs.weight together with %s.rope.scaling.type '%s'; posenc applies the per-pair "
+                    "divisors only to unscaled RoPE", out->architecture, type);
+    int32_t r = 0;
+    if (p->scaling == POSENC_ROPE_LONGROPE && !lists)
+        return posenc_fail_(err, POSENC_ERR_FORMAT,
+                            "GGUF %s.rope.scaling.type is 'longrope' but the rope_factors_long/short.weight tensors "
+                            "are missing", out->architecture);
+    if (freqs || lists) {
+        posenc_rope_params probe = *p;
+        probe.scaling = POSENC_ROPE_NONE;
+        FORWARD_IF_ERROR(posenc_rope_check(&probe, &r, err));
+        int kinds[2] = {freqs ? T_FREQS : T_SHORT, freqs ? T_FREQS : T_LONG};
+        for (int i = 0; i < 2; i++)
+            RETURN_ERROR_IF(f->tensors[kinds[i]].elements != (uint64_t)(r / 2), err, POSENC_ERR_FORMAT,
+                            "GGUF tensor '%s' has %llu entries; rotary dim %d needs %d (one per pair)",
+                            rope_tensor_name[kinds[i]], (unsigned long long)f->tensors[kinds[i]].elements, r, r / 2);
+        out->factor_storage = malloc(sizeof(double) * (size_t)r);
+        RETURN_ERROR_IF(!out->factor_storage, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate rope factors");
+        memcpy(out->factor_storage, f->values[kinds[0]], sizeof(double) * (size_t)(r / 2));
+        memcpy(out->factor_storage + r / 2, f->values[kinds[1]], sizeof(double) * (size_t)(r / 2));
+        p->short_factors = out->factor_storage;
+        p->long_factors = out->factor_storage + r / 2;
+        p->factors_count = (size_t)(r / 2);
+        p->scaling = POSENC_ROPE_LONGROPE;
+        if (freqs) { /* llama.cpp's Llama 3.1: theta_k / rope_freqs[k] at every length, magnitude 1 */
+            out->warnings |= POSENC_CONFIG_WARN_FREQ_TENSOR;
+            p->factor = 1.0;
+            p->attention_factor = 1.0;
+            p->longrope_select = POSENC_LONGROPE_SHORT;
+            p->original_max_position = out->max_position_embeddings > 0 ? out->max_position_embeddings : 1;
+            given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
+        } else { /* Phi-3: factor = context / original, magnitude = rope.scaling.attn_factor if written */
+            config_copy_name_(out->scaling_name, sizeof out->scaling_name, "(rope_factors tensors)", 22);
+            if (HAS(K_ATTN_FACTOR) && v[K_ATTN_FACTOR].number > 0) p->attention_factor = v[K_ATTN_FACTOR].number;
+            if (given & POSENC_ROPE_GIVEN_ORIGINAL) given |= POSENC_ROPE_GIVEN_CONTEXT_RATIO;
+        }
+    }
+    if (p->scaling == POSENC_ROPE_YARN) {
+        if (HAS(K_BETA_FAST) && v[K_BETA_FAST].number != 0) p->beta_fast = v[K_BETA_FAST].number;
+        if (HAS(K_BETA_SLOW) && v[K_BETA_SLOW].number != 0) p->beta_slow = v[K_BETA_SLOW].number;
+        RETURN_ERROR_IF(HAS(K_EXT_FACTOR) && v[K_EXT_FACTOR].number != 1.0, err, POSENC_ERR_UNSUPPORTED,
+                        "GGUF %s.rope.scaling.yarn_ext_factor is %g; posenc's YaRN is the full ramp (1)",
+                        out->architecture, v[K_EXT_FACTOR].number);
+        if (HAS(K_LOG_MUL) && v[K_LOG_MUL].number > 0) {
+            /* the converter writes 0.1 * mscale_all_dim; mistral3 writes mscale_all_dim itself */
+            p->mscale_all_dim = (flags & GGUF_ARCH_RAW_LOG_MUL) ? v[K_LOG_MUL].number : v[K_LOG_MUL].number / 0.1;
+            /* llama.cpp assumes mscale 1, except deepseek2 (mscale = mscale_all_dim); Ministral 3 has both 1 */
+            p->mscale = (flags & (GGUF_ARCH_DEEPSEEK2 | GGUF_ARCH_RAW_LOG_MUL)) ? p->mscale_all_dim : 1.0;
+        }
+    }
+    out->rope_given = given;
+#undef HAS
+    return POSENC_OK;
+}
+
+/* After resolving: the YaRN magnitude keys (they scale the derived value), layer kinds, softmax. */
+static posenc_status apply_after(const gguf_found *f, posenc_model_config *out, posenc_error *err) {
+    const kv_value *v = f->v;
+    const gguf_arch *arch = config_gguf_arch_find_(out->architecture);
+    unsigned flags = arch ? arch->flags : 0;
+    posenc_rope_params *p = &out->rope;
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
+    if (p->scaling == POSENC_ROPE_YARN && (HAS(K_YARN_ATTN_FACTOR) || HAS(K_ATTN_FACTOR))) {
+        double derived = 1.0;
+        int32_t r = 0;
+        FORWARD_IF_ERROR(posenc_rope_check(p, &r, err));
+        double *inv = malloc(sizeof *inv * (size_t)(r / 2 > 0 ? r / 2 : 1));
+        RETURN_ERROR_IF(!inv, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequencies", r / 2);
+        posenc_status st = posenc_rope_frequencies(p, 0, inv, (size_t)(r / 2), &derived, err);
+        free(inv);
+        FORWARD_IF_ERROR(st);
+        /* ggml multiplies its attn_factor by (1 + 0.1 ln factor) itself */
+        if (HAS(K_YARN_ATTN_FACTOR) && v[K_YARN_ATTN_FACTOR].number > 0)
+            derived = v[K_YARN_ATTN_FACTOR].number * (1.0 + 0.1 * log(p->factor));
+        if (HAS(K_ATTN_FACTOR) && v[K_ATTN_FACTOR].number > 0) derived *= v[K_ATTN_FACTOR].number;
+        p->attention_factor = derived;
+    }
+    if ((flags & GGUF_ARCH_DEEPSEEK2) && p->scaling == POSENC_ROPE_YARN && p->mscale_all_dim > 0) {
+        double m = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
+        out->softmax_scale_factor = m * m;
+    }
+    if (flags & (GGUF_ARCH_GEMMA2 | GGUF_ARCH_GEMMA3)) {
+        /* llama.cpp: layer i is full attention iff (i + 1) % pattern == 0 */
+        int32_t pattern = (flags & GGUF_ARCH_GEMMA3) ? 6 : 2, layers = out->num_hidden_layers;
+        int32_t local = layers - layers / pattern;
+        out->layer_type_count = 2;
+        posenc_config_layer_type *g = &out->layer_types[0], *l = &out->layer_types[1];
+        snprintf(g->name, sizeof g->name, "full_attention");
+        snprintf(l->name, sizeof l->name, "sliding_attention");
+        g->layers = layers - local;
+        l->layers = local;
+        g->rope = *p;
+        l->rope = *p;
+        l->sliding_window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : 0;
+        if (flags & GGUF_ARCH_GEMMA3) {
+            l->rope.scaling = POSENC_ROPE_NONE;
+            l->rope.factor = 1.0;
+            l->rope.attention_factor = 0;
+            l->rope.short_factors = l->rope.long_factors = NULL;
+            l->rope.factors_count = 0;
+            l->rope.base = HAS(K_FREQ_BASE_SWA) ? v[K_FREQ_BASE_SWA].number : 10000.0;
+            FORWARD_IF_ERROR(posenc_rope_check(&l->rope, NULL, err));
+        }
+    }
+#undef HAS
+    return POSENC_OK;
+}
+
+static posenc_status parse_reader(reader *r, posenc_model_config *out, posenc_error *err) {
+    config_init_(out, POSENC_CONFIG_GGUF);
+    gguf_found *f = calloc(1, sizeof *f);
+    RETURN_ERROR_IF(!f, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the GGUF scan state");
+    posenc_status st = scan(r, out, f, err);
+    if (st == POSENC_OK) st = apply_found(f, out, err);
+    if (st == POSENC_OK) st = config_finish_(out, "GGUF", err);
+    if (st == POSENC_OK) st = apply_after(f, out, err);
+    for (int t = 0; t < T_KINDS; t++) free(f->values[t]);
+    free(f);
+    if (st != POSENC_OK) posenc_model_config_free(out);
+    return st;
+}
+
+posenc_status posenc_config_parse_gguf(const void *bytes, size_t size, posenc_model_config *out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    config_init_(out, POSENC_CONFIG_GGUF);
+    RETURN_IF_NULL(bytes, err);
+    reader r = {bytes, NULL, size, 0};
+    return parse_reader(&r, out, err);
+}
+
+posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_model_config *out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    config_init_(out, POSENC_CONFIG_HF_JSON);
+    RETURN_IF_NULL(path, err);
+    FILE *file;
+    unsigned long long file_size;
+    /* refuses a FIFO or device without blocking on it */
+    FORWARD_IF_ERROR(posenc_open_regular_(path, &file, &file_size, err));
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, file);
+    size_t path_len = strlen(path);
+    bool named_gguf = path_len >= 5 && strcmp(path + path_len - 5, ".gguf") == 0;
+    if (file_size == 0 || (named_gguf && (got < 4 || memcmp(magic, "GGUF", 4) != 0))) {
+        fclose(file);
+        return posenc_fail_(err, POSENC_ERR_FORMAT, file_size == 0 ? "%s is empty: neither a GGUF file nor a config.json"
+                                                                   : "%s is not a GGUF file (it does not start with 'GGUF')",
+                            path);
+    }
+    if (got == 4 && memcmp(magic, "GGUF", 4) == 0) {
+        rewind(file);
+        reader r = {NULL, file, (uint64_t)file_size, 0};
+        posenc_status st = parse_reader(&r, out, err);
+        fclose(file);
+        return st;
+    }
+    fclose(file);
+    void *bytes = NULL;
+    size_t size = 0;
+    FORWARD_IF_ERROR(posenc_file_read_all(path, max_bytes ? max_bytes : (size_t)64 << 20, &bytes, &size, err));
+    posenc_status st = posenc_config_parse_hf_json(bytes, size, out, err);
+    free(bytes);
+    return st;
+}

@@ -1,0 +1,558 @@
+/* config_hf.c: RoPE settings from a Hugging Face config.json (cJSON), read
+ * the way transformers' config classes read it (config_family.c has the
+ * per-family defaults and rules).
+ *
+ * Every key is type-checked: a present key of the wrong JSON type is an
+ * error naming the key (a silently ignored "rope_theta": "1e6" would give
+ * wrong frequencies), JSON null counts as absent (HF writes "rope_scaling":
+ * null). A key written twice in an object: the last one wins, as in Python's
+ * json module, with a warning. cJSON itself refuses nesting deeper than
+ * CJSON_NESTING_LIMIT. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include "config_internal.h"
+
+#include "../common/json_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HF_MAX_FACTORS 65536
+
+typedef struct {
+    posenc_model_config *out;
+    const config_family *family;
+    posenc_error *err;
+} hf_reader;
+
+/* The last member named key (Python's json keeps the last duplicate). */
+static const cJSON *item(const cJSON *obj, const char *key) {
+    const cJSON *found = NULL, *c;
+    if (!cJSON_IsObject(obj)) return NULL;
+    cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
+    return found && !cJSON_IsNull(found) ? found : NULL;
+}
+
+static int compare_names(const void *a, const void *b) {
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* Note the first key written twice in obj (sorted, so n log n for hostile objects). */
+static posenc_status note_duplicates(const cJSON *obj, const char *where, hf_reader *h) {
+    if (!cJSON_IsObject(obj) || h->out->duplicate_key[0]) return POSENC_OK;
+    size_t n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, obj) n++;
+    if (n < 2) return POSENC_OK;
+    const cJSON **names = malloc(sizeof *names * n);
+    RETURN_ERROR_IF(!names, h->err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu key pointers", n);
+    size_t i = 0;
+    cJSON_ArrayForEach(c, obj) names[i++] = c;
+    qsort(names, n, sizeof *names, compare_names);
+    for (i = 1; i < n; i++)
+        if (strcmp(names[i - 1]->string, names[i]->string) == 0) {
+            snprintf(h->out->duplicate_key, sizeof h->out->duplicate_key, "%s%.40s", where, names[i]->string);
+            h->out->warnings |= POSENC_CONFIG_WARN_DUPLICATE_KEY;
+            break;
+        }
+    free(names);
+    return POSENC_OK;
+}
+
+/* The first of several spellings present (HF attribute maps); *used names it. */
+static const cJSON *first_of(const cJSON *obj, const char *const *names, const char **used) {
+    for (int i = 0; names[i]; i++) {
+        const cJSON *v = item(obj, names[i]);
+        if (v) {
+            if (used) *used = names[i];
+            return v;
+        }
+    }
+    return NULL;
+}
+
+static posenc_status as_number(const cJSON *v, const char *where, const char *key, double *out, posenc_error *err) {
+    RETURN_ERROR_IF(!cJSON_IsNumber(v) || !isfinite(v->valuedouble), err, POSENC_ERR_FORMAT,
+                    "config.json: %s'%s' must be a finite number", where, key);
+    *out = v->valuedouble;
+    return POSENC_OK;
+}
+
+static posenc_status as_count(const cJSON *v, const char *where, const char *key, int64_t max, int64_t *out,
+                              posenc_error *err) {
+    double d = 0;
+    FORWARD_IF_ERROR(as_number(v, where, key, &d, err));
+    RETURN_ERROR_IF(d != floor(d) || d < 0 || d > (double)max, err, POSENC_ERR_FORMAT,
+                    "config.json: %s'%s' must be an integer in [0, %lld], got %g", where, key, (long long)max, d);
+    *out = (int64_t)d;
+    return POSENC_OK;
+}
+
+/* A number under any of names; *present says whether one was there. */
+static posenc_status number_of(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
+                               double *out, bool *present) {
+    const char *used = NULL;
+    const cJSON *v = first_of(obj, names, &used);
+    *present = v != NULL;
+    if (!v) return POSENC_OK;
+    config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
+    return as_number(v, where, used, out, h->err);
+}
+
+static posenc_status count_of(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
+                              int64_t max, int64_t *out, bool *present) {
+    const char *used = NULL;
+    const cJSON *v = first_of(obj, names, &used);
+    *present = v != NULL;
+    if (!v) return POSENC_OK;
+    config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
+    return as_count(v, where, used, max, out, h->err);
+}
+
+static void note_default(hf_reader *h, const char *key, double value) {
+    char text[64];
+    snprintf(text, sizeof text, "%s=%.10g", key, value);
+    config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
+}
+
+static posenc_status scaling_of(const cJSON *rope, posenc_model_config *out, posenc_rope_params *p, bool main,
+                                posenc_error *err) {
+    const cJSON *t = item(rope, "rope_type");
+    const char *key = "rope_type";
+    if (!t) {
+        t = item(rope, "type");
+        key = "type";
+    }
+    if (!t) return POSENC_OK; /* no type: HF treats it as default */
+    RETURN_ERROR_IF(!cJSON_IsString(t), err, POSENC_ERR_FORMAT, "config.json: rope '%s' must be a string", key);
+    const char *name = t->valuestring;
+    if (main)
+        RETURN_ERROR_IF(!config_copy_name_(out->scaling_name, sizeof out->scaling_name, name, strlen(name)), err,
+                        POSENC_ERR_FORMAT, "config.json: rope %s is too long (%zu characters)", key, strlen(name));
+    if (strcmp(name, "su") == 0) name = "longrope";   /* Phi-3's old name */
+    if (strcmp(name, "mrope") == 0) name = "default"; /* Qwen2-VL: sections, no rescaling */
+    posenc_error inner = {0};
+    if (strcmp(name, "ntk") == 0 || posenc_rope_scaling_parse(name, &p->scaling, &inner) != POSENC_OK)
+        return posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: rope '%s' is '%.32s', an unknown RoPE scaling type (known: default, linear, "
+                            "dynamic, yarn, longrope, llama3; su, mrope)", key, name);
+    return POSENC_OK;
+}
+
+static posenc_status factor_list(const cJSON *rope, const char *key, double **dst, size_t *count,
+                                 posenc_error *err) {
+    const cJSON *a = item(rope, key);
+    *dst = NULL;
+    *count = 0;
+    if (!a) return POSENC_OK;
+    RETURN_ERROR_IF(!cJSON_IsArray(a), err, POSENC_ERR_FORMAT, "config.json: rope '%s' must be an array of numbers", key);
+    int n = cJSON_GetArraySize(a);
+    RETURN_ERROR_IF(n > HF_MAX_FACTORS, err, POSENC_ERR_LIMIT, "config.json: rope '%s' has %d entries (limit %d)", key,
+                    n, HF_MAX_FACTORS);
+    double *v = malloc(sizeof *v * (size_t)(n > 0 ? n : 1));
+    RETURN_ERROR_IF(!v, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d factors", n);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            free(v);
+            return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: rope '%s'[%d] must be a finite number", key, i);
+        }
+        v[i++] = e->valuedouble;
+    }
+    *dst = v;
+    *count = (size_t)n;
+    return POSENC_OK;
+}
+
+static posenc_status longrope_lists(const cJSON *rope, posenc_model_config *out, posenc_rope_params *p,
+                                    posenc_error *err) {
+    RETURN_ERROR_IF(out->factor_storage, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: longrope lists in more than one layer type are not supported");
+    double *s = NULL, *l = NULL;
+    size_t ns = 0, nl = 0;
+    FORWARD_IF_ERROR(factor_list(rope, "short_factor", &s, &ns, err));
+    posenc_status st = factor_list(rope, "long_factor", &l, &nl, err);
+    if (st == POSENC_OK && (!s || !l))
+        st = posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: longrope needs both short_factor and long_factor");
+    if (st == POSENC_OK && ns != nl)
+        st = posenc_fail_(err, POSENC_ERR_FORMAT,
+                          "config.json: short_factor has %zu entries but long_factor has %zu", ns, nl);
+    if (st == POSENC_OK) {
+        out->factor_storage = malloc(sizeof(double) * (ns + nl > 0 ? ns + nl : 1));
+        if (!out->factor_storage) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate factors");
+    }
+    if (st == POSENC_OK) {
+        if (ns) memcpy(out->factor_storage, s, ns * sizeof(double));
+        if (nl) memcpy(out->factor_storage + ns, l, nl * sizeof(double));
+        p->short_factors = out->factor_storage;
+        p->long_factors = out->factor_storage + ns;
+        p->factors_count = ns;
+    }
+    free(s);
+    free(l);
+    return st;
+}
+
+/* The scaling knobs of one rope dict into p; *given gets POSENC_ROPE_GIVEN_*. */
+static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope_params *p, unsigned *given,
+                                    bool main) {
+    posenc_model_config *out = h->out;
+    posenc_error *err = h->err;
+    FORWARD_IF_ERROR(note_duplicates(rope, "rope.", h));
+    FORWARD_IF_ERROR(scaling_of(rope, out, p, main, err));
+    static const char *const factor_k[] = {"factor", NULL}, *const bf_k[] = {"beta_fast", NULL},
+                             *const bs_k[] = {"beta_slow", NULL}, *const ms_k[] = {"mscale", NULL},
+                             *const msa_k[] = {"mscale_all_dim", NULL}, *const af_k[] = {"attention_factor", NULL},
+                             *const lf_k[] = {"low_freq_factor", NULL}, *const hf_k[] = {"high_freq_factor", NULL},
+                             *const orig_k[] = {"original_max_position_embeddings", NULL};
+    bool has = false;
+    double v = 0;
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", factor_k, &p->factor, &has));
+    if (has) *given |= POSENC_ROPE_GIVEN_FACTOR;
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", bf_k, &v, &has));
+    if (has && v != 0) p->beta_fast = v; /* HF: `or 32` */
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", bs_k, &v, &has));
+    if (has && v != 0) p->beta_slow = v;
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", ms_k, &p->mscale, &has));
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", msa_k, &p->mscale_all_dim, &has));
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", af_k, &p->attention_factor, &has));
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", lf_k, &p->low_freq_factor, &has));
+    FORWARD_IF_ERROR(number_of(h, rope, "rope ", hf_k, &p->high_freq_factor, &has));
+    int64_t orig = 0;
+    FORWARD_IF_ERROR(count_of(h, rope, "rope ", orig_k, (int64_t)1 << 53, &orig, &has));
+    if (has) {
+        p->original_max_position = orig;
+        *given |= POSENC_ROPE_GIVEN_ORIGINAL;
+    }
+    const cJSON *tr = item(rope, "truncate");
+    if (tr) {
+        RETURN_ERROR_IF(!cJSON_IsBool(tr), err, POSENC_ERR_FORMAT, "config.json: rope 'truncate' must be true or false");
+        p->truncate = cJSON_IsTrue(tr);
+    }
+    if (p->scaling == POSENC_ROPE_LONGROPE) FORWARD_IF_ERROR(longrope_lists(rope, out, p, err));
+    if (main && (h->family && (h->family->flags & FAMILY_MROPE))) {
+        const cJSON *sec = item(rope, "mrope_section");
+        if (sec) {
+            RETURN_ERROR_IF(!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) > 4, err, POSENC_ERR_FORMAT,
+                            "config.json: rope 'mrope_section' must be an array of at most 4 integers");
+            int i = 0;
+            const cJSON *e;
+            cJSON_ArrayForEach(e, sec) {
+                int64_t s = 0;
+                FORWARD_IF_ERROR(as_count(e, "rope ", "mrope_section", 1 << 20, &s, err));
+                out->mrope_sections[i++] = (int32_t)s;
+            }
+        }
+    }
+    if (h->family && (h->family->flags & FAMILY_PHIMOE_MSCALE) && p->scaling == POSENC_ROPE_LONGROPE) {
+        static const char *const sm_k[] = {"short_mscale", NULL}, *const lm_k[] = {"long_mscale", NULL};
+        double sm = 0, lm = 0;
+        bool hs = false, hl = false;
+        FORWARD_IF_ERROR(number_of(h, rope, "rope ", sm_k, &sm, &hs));
+        FORWARD_IF_ERROR(number_of(h, rope, "rope ", lm_k, &lm, &hl));
+        RETURN_ERROR_IF(hs && hl && sm != lm, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: rope 'short_mscale' %g and 'long_mscale' %g differ; posenc holds one magnitude",
+                        sm, lm);
+        if (hs || hl) p->attention_factor = hl ? lm : sm; /* PhiMoE multiplies cos/sin by it */
+    }
+    return POSENC_OK;
+}
+
+/* rope_parameters (late-2025 HF) or rope_scaling; per-layer-type dicts allowed. */
+static posenc_status rope_dicts(const cJSON *cfg, const cJSON **main, const cJSON **local, posenc_error *err) {
+    *main = *local = NULL;
+    const cJSON *d = item(cfg, "rope_parameters");
+    const char *name = "rope_parameters";
+    if (!d) {
+        d = item(cfg, "rope_scaling");
+        name = "rope_scaling";
+    }
+    if (!d) return POSENC_OK;
+    RETURN_ERROR_IF(!cJSON_IsObject(d), err, POSENC_ERR_FORMAT, "config.json: '%s' must be an object or null", name);
+    const cJSON *full = item(d, "full_attention"), *sliding = item(d, "sliding_attention");
+    if (cJSON_IsObject(full) || cJSON_IsObject(sliding)) {
+        *main = cJSON_IsObject(full) ? full : NULL;
+        *local = cJSON_IsObject(sliding) ? sliding : NULL;
+        return POSENC_OK;
+    }
+    *main = d;
+    return POSENC_OK;
+}
+
+static const char *const hidden_k[] = {"hidden_size", "n_embd", "d_model", NULL};
+static const char *const heads_k[] = {"num_attention_heads", "n_head", "num_heads", "n_heads", NULL};
+static const char *const layers_k[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers", NULL};
+static const char *const maxpos_k[] = {"max_position_embeddings", "n_positions", "seq_length", "max_sequence_length",
+                                       "max_seq_len", NULL};
+static const char *const theta_k[] = {"rope_theta", "rotary_emb_base", "rope_embedding_base", NULL};
+static const char *const partial_k[] = {"partial_rotary_factor", "rotary_pct", NULL};
+static const char *const headdim_k[] = {"head_dim", NULL};
+static const char *const kvch_k[] = {"kv_channels", NULL};
+static const char *const rotary_k[] = {"rotary_dim", NULL};
+static const char *const ratio_k[] = {"rope_ratio", NULL};
+static const char *const qkrope_k[] = {"qk_rope_head_dim", NULL};
+static const char *const qknope_k[] = {"qk_nope_head_dim", NULL};
+static const char *const top_orig_k[] = {"original_max_position_embeddings", NULL};
+static const char *const local_theta_k[] = {"rope_local_base_freq", NULL};
+static const char *const window_k[] = {"sliding_window", NULL};
+static const char *const pattern_k[] = {"sliding_window_pattern", "_sliding_window_pattern", NULL};
+
+/* Which model family: model_type of the object read, of the root, or the first architectures entry. */
+static posenc_status find_family(const cJSON *root, const cJSON *cfg, hf_reader *h) {
+    posenc_model_config *out = h->out;
+    const cJSON *mt = item(cfg, "model_type");
+    if (!mt) mt = item(root, "model_type");
+    if (mt) {
+        RETURN_ERROR_IF(!cJSON_IsString(mt), h->err, POSENC_ERR_FORMAT, "config.json: 'model_type' must be a string");
+        RETURN_ERROR_IF(!config_copy_name_(out->architecture, sizeof out->architecture, mt->valuestring,
+                                           strlen(mt->valuestring)),
+                        h->err, POSENC_ERR_FORMAT, "config.json: model_type is too long (%zu characters)",
+                        strlen(mt->valuestring));
+        h->family = config_family_find_(out->architecture);
+        if (h->family) return POSENC_OK;
+    }
+    const cJSON *arch = item(cfg, "architectures");
+    if (!arch) arch = item(root, "architectures");
+    if (arch) {
+        RETURN_ERROR_IF(!cJSON_IsArray(arch), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'architectures' must be an array of strings");
+        const cJSON *first = cJSON_GetArrayItem(arch, 0);
+        if (cJSON_IsString(first)) {
+            h->family = config_family_from_class_(first->valuestring);
+            if (!out->architecture[0])
+                config_copy_name_(out->architecture, sizeof out->architecture, first->valuestring,
+                                  strnlen(first->valuestring, sizeof out->architecture - 1));
+        }
+    }
+    return POSENC_OK;
+}
+
+/* Gemma-2/3: the layer kinds, from layer_types or the sliding_window_pattern. */
+static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *local_dict, int64_t layers) {
+    posenc_model_config *out = h->out;
+    const config_family *f = h->family;
+    int64_t window = f->sliding_window, pattern = f->sliding_pattern, local_count = 0, full_count = 0;
+    bool has = false;
+    FORWARD_IF_ERROR(count_of(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
+    FORWARD_IF_ERROR(count_of(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
+    const cJSON *types = item(cfg, "layer_types");
+    if (types) {
+        RETURN_ERROR_IF(!cJSON_IsArray(types), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'layer_types' must be an array of strings");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, types) {
+            RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT,
+                            "config.json: 'layer_types' must be an array of strings");
+            if (strcmp(e->valuestring, "sliding_attention") == 0) local_count++;
+            else full_count++;
+        }
+    } else if (layers > 0 && pattern > 0) { /* HF: layer i slides iff (i + 1) % pattern != 0 */
+        full_count = layers / pattern;
+        local_count = layers - full_count;
+    }
+    out->layer_type_count = 2;
+    posenc_config_layer_type *g = &out->layer_types[0], *l = &out->layer_types[1];
+    snprintf(g->name, sizeof g->name, "full_attention");
+    snprintf(l->name, sizeof l->name, "sliding_attention");
+    g->layers = (int32_t)full_count;
+    l->layers = (int32_t)local_count;
+    l->sliding_window = window;
+    l->rope = out->rope; /* Gemma-2: the same RoPE in both kinds */
+    if (f->flags & FAMILY_GEMMA3_LAYERS) {
+        posenc_rope_params *p = &l->rope;
+        p->scaling = POSENC_ROPE_NONE;
+        p->factor = 1.0;
+        p->short_factors = p->long_factors = NULL;
+        p->factors_count = 0;
+        p->attention_factor = 0;
+        bool has_local = false;
+        if (local_dict) {
+            static const char *const rt_k[] = {"rope_theta", NULL};
+            unsigned given = 0;
+            FORWARD_IF_ERROR(read_rope_dict(h, local_dict, p, &given, false));
+            FORWARD_IF_ERROR(number_of(h, local_dict, "rope sliding_attention ", rt_k, &p->base, &has_local));
+            posenc_error inner = {0};
+            if (posenc_rope_resolve(p, given, NULL, &inner) != POSENC_OK)
+                return posenc_fail_(h->err, inner.status, "config.json: sliding_attention rope: %s", inner.message);
+        }
+        if (!has_local) FORWARD_IF_ERROR(number_of(h, cfg, "", local_theta_k, &p->base, &has_local));
+        if (!has_local) {
+            p->base = f->local_theta;
+            note_default(h, "rope_local_base_freq", f->local_theta);
+        }
+    }
+    return POSENC_OK;
+}
+
+static posenc_status parse_model(const cJSON *root, posenc_model_config *out, posenc_error *err) {
+    RETURN_ERROR_IF(!cJSON_IsObject(root), err, POSENC_ERR_FORMAT, "config.json: the document must be a JSON object");
+    hf_reader h = {out, NULL, err};
+    const cJSON *cfg = root;
+    const cJSON *text = item(root, "text_config");
+    if (!item(root, "rope_theta") && !item(root, "hidden_size") && cJSON_IsObject(text)) cfg = text;
+    FORWARD_IF_ERROR(note_duplicates(root, "", &h));
+    if (cfg != root) FORWARD_IF_ERROR(note_duplicates(cfg, "text_config.", &h));
+    FORWARD_IF_ERROR(find_family(root, cfg, &h));
+    const config_family *f = h.family;
+    if (f) {
+        config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
+        out->layout = f->layout;
+        out->layout_known = 1;
+    } else {
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+    }
+    if (f && (f->flags & FAMILY_ALIBI_KEY)) {
+        const cJSON *alibi = item(cfg, "alibi");
+        RETURN_ERROR_IF(cJSON_IsTrue(alibi), err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'alibi' is true: this model uses ALiBi biases, not RoPE (see posenc bias)");
+    }
+    const cJSON *rope = NULL, *local_rope = NULL;
+    FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
+    posenc_rope_params *p = &out->rope;
+    const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;
+    int64_t hidden = 0, heads = 0, layers = 0, max_pos = 0, head_dim = 0, rotary_dim = 0, top_orig = 0;
+    bool has_hidden, has_heads, has_layers, has_max, has_head_dim, has_rotary, has_top_orig, has_theta, has_partial;
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", heads_k, dim_max, &heads, &has_heads));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", layers_k, dim_max, &layers, &has_layers));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", headdim_k, dim_max, &head_dim, &has_head_dim));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", rotary_k, dim_max, &rotary_dim, &has_rotary));
+    FORWARD_IF_ERROR(count_of(&h, cfg, "", top_orig_k, pos_max, &top_orig, &has_top_orig));
+    if (f && !has_hidden && f->hidden) note_default(&h, "hidden_size", hidden = f->hidden);
+    if (f && !has_heads && f->heads) note_default(&h, "num_attention_heads", heads = f->heads);
+    if (f && !has_layers && f->layers) layers = f->layers;
+    if (f && !has_max && f->max_position) note_default(&h, "max_position_embeddings", (double)(max_pos = f->max_position));
+    if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM)) {
+        head_dim = f->head_dim;
+        has_head_dim = true;
+        note_default(&h, "head_dim", (double)head_dim);
+    }
+    /* theta: top level, else the rope dict; both given must agree */
+    double top_theta = 0, dict_theta = 0;
+    bool has_dict_theta = false;
+    static const char *const rt_k[] = {"rope_theta", NULL};
+    FORWARD_IF_ERROR(number_of(&h, cfg, "", theta_k, &top_theta, &has_theta));
+    if (rope) FORWARD_IF_ERROR(number_of(&h, rope, "rope ", rt_k, &dict_theta, &has_dict_theta));
+    RETURN_ERROR_IF(has_theta && has_dict_theta && top_theta != dict_theta, err, POSENC_ERR_FORMAT,
+                    "config.json: 'rope_theta' %.17g contradicts the rope dict's 'rope_theta' %.17g", top_theta,
+                    dict_theta);
+    if (has_theta) p->base = top_theta;
+    else if (has_dict_theta) p->base = dict_theta, has_theta = true;
+    else if (f && !(f->flags & FAMILY_FIXED_BASE)) note_default(&h, "rope_theta", p->base = f->theta);
+    else if (!f) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    if (f && (f->flags & FAMILY_FIXED_BASE)) {
+        RETURN_ERROR_IF(has_theta && p->base != 10000.0, err, POSENC_ERR_FORMAT,
+                        "config.json: '%s' hard-codes RoPE base 10000 but the config says rope_theta %g",
+                        f->model_type, p->base);
+        p->base = 10000.0;
+    }
+    FORWARD_IF_ERROR(number_of(&h, cfg, "", partial_k, &p->partial_rotary_factor, &has_partial));
+    if (!has_partial && rope) {
+        static const char *const pk[] = {"partial_rotary_factor", NULL};
+        FORWARD_IF_ERROR(number_of(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
+    }
+    if (!has_partial && f && f->partial > 0) {
+        p->partial_rotary_factor = f->partial;
+        note_default(&h, "partial_rotary_factor", f->partial);
+    }
+    out->hidden_size = (int32_t)hidden;
+    out->num_attention_heads = (int32_t)heads;
+    out->num_hidden_layers = (int32_t)layers;
+    out->max_position_embeddings = max_pos;
+    if (f && (f->flags & FAMILY_CHATGLM)) { /* head = kv_channels; RotaryEmbedding(kv_channels // 2) */
+        int64_t kv = 0;
+        bool has_kv = false;
+        FORWARD_IF_ERROR(count_of(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
+        if (has_kv) head_dim = kv, has_head_dim = true;
+        double ratio = 1.0;
+        bool has_ratio = false;
+        FORWARD_IF_ERROR(number_of(&h, cfg, "", ratio_k, &ratio, &has_ratio));
+        RETURN_ERROR_IF(!(ratio > 0), err, POSENC_ERR_FORMAT, "config.json: 'rope_ratio' must be > 0, got %g", ratio);
+        p->base *= ratio;
+    }
+    if (!has_head_dim) {
+        RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
+                        "config.json: no head_dim, and hidden_size/num_attention_heads are missing or 0 "
+                        "(hidden_size %lld, num_attention_heads %lld)", (long long)hidden, (long long)heads);
+        head_dim = hidden / heads; /* HF: integer division */
+    }
+    RETURN_ERROR_IF(head_dim < 2, err, POSENC_ERR_FORMAT, "config.json: head_dim must be >= 2, got %lld",
+                    (long long)head_dim);
+    p->head_dim = (int32_t)head_dim;
+    out->attention_head_dim = (int32_t)head_dim;
+    if (f && (f->flags & FAMILY_CHATGLM)) p->rotary_dim = (int32_t)(head_dim / 2);
+    if (has_rotary) {
+        RETURN_ERROR_IF(has_partial && (int64_t)((double)head_dim * p->partial_rotary_factor) != rotary_dim, err,
+                        POSENC_ERR_FORMAT,
+                        "config.json: 'rotary_dim' %lld contradicts 'partial_rotary_factor' %g (head %lld -> %lld)",
+                        (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim,
+                        (long long)((double)head_dim * p->partial_rotary_factor));
+        p->rotary_dim = (int32_t)rotary_dim;
+    }
+    if (f && (f->flags & FAMILY_MLA)) { /* q/k head = [nope | rope]: the rotated channels are the last */
+        int64_t rope_dim = 64, nope_dim = 128;
+        bool has_r = false, has_n = false;
+        FORWARD_IF_ERROR(count_of(&h, cfg, "", qkrope_k, dim_max, &rope_dim, &has_r));
+        FORWARD_IF_ERROR(count_of(&h, cfg, "", qknope_k, dim_max, &nope_dim, &has_n));
+        if (!has_r) note_default(&h, "qk_rope_head_dim", (double)rope_dim);
+        if (!has_n) note_default(&h, "qk_nope_head_dim", (double)nope_dim);
+        RETURN_ERROR_IF(rope_dim < 2, err, POSENC_ERR_FORMAT, "config.json: 'qk_rope_head_dim' must be >= 2, got %lld",
+                        (long long)rope_dim);
+        p->head_dim = (int32_t)rope_dim;
+        p->rotary_dim = 0;
+        p->partial_rotary_factor = 1.0;
+        out->attention_head_dim = (int32_t)(nope_dim + rope_dim);
+        out->rotary_offset = (int32_t)nope_dim;
+        out->softmax_head_dim = out->attention_head_dim;
+    }
+    p->max_position = max_pos;
+    unsigned given = 0;
+    if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
+    if (p->scaling == POSENC_ROPE_LONGROPE && has_top_orig) { /* Phi-3: factor := max / original */
+        RETURN_ERROR_IF((given & POSENC_ROPE_GIVEN_ORIGINAL) && p->original_max_position != top_orig, err,
+                        POSENC_ERR_FORMAT,
+                        "config.json: 'original_max_position_embeddings' %lld contradicts the rope dict's %lld",
+                        (long long)top_orig, (long long)p->original_max_position);
+        p->original_max_position = top_orig;
+        given |= POSENC_ROPE_GIVEN_ORIGINAL | POSENC_ROPE_GIVEN_CONTEXT_RATIO;
+    } else if (has_top_orig && !(given & POSENC_ROPE_GIVEN_ORIGINAL) &&
+               (p->scaling == POSENC_ROPE_YARN || p->scaling == POSENC_ROPE_LLAMA3)) {
+        p->original_max_position = top_orig;
+        given |= POSENC_ROPE_GIVEN_ORIGINAL;
+    }
+    out->rope_given = given;
+    if (!(out->warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)) out->keys_used[0] = '\0';
+    if (f && (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS))) {
+        posenc_error inner = {0};
+        if (posenc_rope_resolve(p, given, NULL, &inner) != POSENC_OK) /* the local copy starts from it */
+            return posenc_fail_(err, inner.status, "config.json: %s", inner.message);
+        FORWARD_IF_ERROR(layer_kinds(&h, cfg, local_rope, layers));
+    }
+    FORWARD_IF_ERROR(config_finish_(out, "config.json", err));
+    if (f && (f->flags & FAMILY_MLA) && p->scaling == POSENC_ROPE_YARN && p->mscale_all_dim > 0.0) {
+        double m = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
+        out->softmax_scale_factor = m * m; /* DeepSeek-V2/V3: softmax_scale = qk_head_dim^-0.5 * mscale^2 */
+    }
+    return POSENC_OK;
+}
+
+posenc_status posenc_config_parse_hf_json(const char *text, size_t size, posenc_model_config *out,
+                                          posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    config_init_(out, POSENC_CONFIG_HF_JSON);
+    RETURN_IF_NULL(text, err);
+    const char *end = NULL;
+    cJSON *root = posenc_json_parse_(text, size, &end);
+    if (!root) {
+        size_t at = end && end >= text && end <= text + size ? (size_t)(end - text) : 0;
+        return posenc_fail_(err, POSENC_ERR_FORMAT,
+                            "config.json: not valid JSON (error near byte %zu of %zu; truncated, or nested deeper "
+                            "than %d levels?)", at, size, CJSON_NESTING_LIMIT);
+    }
+    posenc_status st = parse_model(root, out, err);
+    cJSON_Delete(root);
+    if (st != POSENC_OK) posenc_model_config_free(out);
+    return st;
+}

@@ -1,0 +1,111 @@
+/* rope_cos_sin.c: RoPE cos/sin of one token, the way a mode prescribes
+ * (rope_internal.h): precise (long double angle, Cody-Waite reduction) or
+ * torch-compat (float32 angle, torch's SLEEF blocks). Called by the driver
+ * (rope_fast.c) for positions the anchored recurrence does not serve, and by
+ * the table entry points (rope.c); calls nothing of the RoPE files. */
+#include "rope_internal.h"
+
+#include "../common/torch_math.h"
+#include "../common/torch_vec.h"
+#include <string.h>
+
+/* 2 pi = TWO_PI_HI + TWO_PI_MID + TWO_PI_LO (to ~2^-146): HI and MID carry 40
+ * bits, so n * HI and n * MID are exact in long double for |n| < 2^24. */
+#define TWO_PI_HI 0xc90fdaa221000000p-61L
+#define TWO_PI_MID 0xd18469898d000000p-102L
+#define TWO_PI_LO (-0xeba3f91f1976b7eep-144L)
+
+/* cos and sin of a long double angle, to well under half a float32 ULP:
+ * Cody-Waite reduction to [-pi, pi] in long double (exact products, error
+ * ~|a| 2^-64), then double cos/sin (< 1 double ULP). sinl/cosl would do the
+ * same 10x slower; they remain the path for |a| >= 2^24 * 2 pi. */
+static void cos_sin_precise(long double a, double *c, double *s) {
+    /* any integer near a / 2 pi will do (r may exceed pi slightly); floor in
+     * double avoids nearbyintl's floating-point environment round trip */
+    double nd = floor((double)a * 0.15915494309189535 + 0.5);
+    long double n = (long double)nd;
+    if (fabs(nd) >= 16777216.0) {
+        *c = (double)cosl(a);
+        *s = (double)sinl(a);
+        return;
+    }
+    long double r = ((a - n * TWO_PI_HI) - n * TWO_PI_MID) - n * TWO_PI_LO;
+    double rd = (double)r;
+    *c = cos(rd);
+    *s = sin(rd);
+}
+
+/* Angle of flat element `flat` of HF's emb = cat(freqs, freqs) tensor
+ * [rows x 2*pairs]: inv_freq.float() @ position.float(), one rounding. */
+static float torch_emb_angle(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t flat) {
+    size_t width = 2 * (size_t)pairs;
+    float p = (float)posenc_position_at_(positions, flat / width);
+    return (float)inv[flat % width % (size_t)pairs] * p;
+}
+
+/* torch runs cos() and sin() over emb in vector blocks counted from its first
+ * element, and a block's lanes share one range-reduction choice (torch_vec.h),
+ * so each block that touches row `row` is rebuilt whole, lanes of the
+ * neighbouring rows included. The table keeps the first half of the row. */
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t row, double scale, float *cos_out, float *sin_out) {
+    torch_cpu_capability_ cap = torch_cpu_capability_get_();
+    size_t lanes = torch_vec_lanes_(cap), width = 2 * (size_t)pairs;
+    size_t n = positions->count * width, first = row * width, last = first + (size_t)pairs;
+    for (size_t b = first - first % lanes; b < last; b += lanes) {
+        size_t count = n - b < lanes ? n - b : lanes;
+        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++) x[i] = torch_emb_angle(inv, pairs, positions, b + i);
+        torch_cos_sin_block_(cap, x, count, c, s);
+        for (size_t i = 0; i < count; i++)
+            if (b + i >= first && b + i < last) {
+                cos_out[b + i - first] = c[i];
+                sin_out[b + i - first] = s[i];
+            }
+    }
+    if (scale != 1.0) { /* emb.cos() * attention_scaling, the factor cast to float32 */
+        float fs = (float)scale;
+        for (int32_t k = 0; k < pairs; k++) {
+            cos_out[k] = cos_out[k] * fs;
+            sin_out[k] = sin_out[k] * fs;
+        }
+    }
+}
+
+void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos, double scale,
+                       float *cos_out, float *sin_out) {
+    if (mode == POSENC_MODE_TORCH_COMPAT) { /* one position: a table of one row */
+        double p = (double)pos;
+        posenc_positions one = {1, 0, NULL, &p};
+        rope_torch_cos_sin_row_(inv, pairs, &one, 0, scale, cos_out, sin_out);
+        return;
+    }
+    for (int32_t k = 0; k < pairs; k++) {
+        double c, s;
+        cos_sin_precise(pos * inv[k], &c, &s);
+        cos_out[k] = (float)(c * scale);
+        sin_out[k] = (float)(s * scale);
+    }
+}
+
+/* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
+ * attention; shift = R(theta) with no magnitude. */
+void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
+    double a = unit ? 1.0 : plan->attention;
+    if (!inverse) {
+        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
+        return;
+    }
+    if (plan->mode == POSENC_MODE_TORCH_COMPAT) { /* transpose of the forward matrix / a^2 */
+        rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);
+        double a2 = a * a;
+        for (int32_t k = 0; k < plan->pairs; k++) {
+            c[k] = (float)((double)c[k] / a2);
+            s[k] = (float)(-(double)s[k] / a2);
+        }
+        return;
+    }
+    rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, -pos, 1.0 / a, c, s);
+}
+

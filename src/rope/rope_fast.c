@@ -1,0 +1,262 @@
+/* rope_fast.c: the threaded, vectorized driver behind every in-place RoPE
+ * apply (rope.c validates, then calls rope_apply_fast_).
+ *
+ * cos/sin per (token, pair) are computed once per token and reused across its
+ * heads. For runs of consecutive positions in precise mode they come from the
+ * rotation scheme of the sinusoid fast path: tokens are cut in blocks of
+ * ROPE_BLOCK starting at the call's first token (the thread grain, so the split
+ * never changes a value); a block or a run starts from the double-double (sin,
+ * cos) of its first position (recurrence.h), every 64 tokens that double-double
+ * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
+ * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
+ * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
+ * rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
+ * on every path; the rotation kernel is picked once per call (rope_kernels.h:
+ * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
+ * bits, so results do not depend on the path or the thread count. */
+#include "../common/kernels.h"
+#include "rope_fast.h"
+#include "rope_kernels.h"
+#include "../common/recurrence.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ROPE_BLOCK 512
+/* Explicit positions take the recurrence when their runs of consecutive
+ * positions average at least this many tokens. */
+#define ROPE_MIN_RUN 8
+
+/* ---- the anchored cos/sin recurrence (contiguous positions, precise mode) ---- */
+
+/* Whether the double-double anchors cover positions up to `most` in magnitude
+ * (else the per-token long double path). */
+static bool recurrence_fits(const rope_plan_ *plan, long double most) {
+    return posenc_sincos_dd_covers_(most, plan->inv, (size_t)plan->pairs);
+}
+
+/* The token `offset` places into a run of consecutive positions starting at
+ * start_position, called for offset = 0, 1, ... in order: leaves its double
+ * (sin, cos) in state->run_s / run_c. Runs restart at every block boundary, so
+ * the values never depend on threads. */
+static void recurrence_token(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state, double start_position,
+                             size_t offset) {
+    if (offset == 0) posenc_recurrence_start_(rec, state, start_position);
+    else if (offset % POSENC_RECURRENCE_ANCHOR == 0) posenc_recurrence_next_anchor_(rec, state);
+    else posenc_recurrence_next_(rec, state);
+}
+
+typedef struct {
+    const rope_plan_ *plan;
+    posenc_layout layout;
+    const posenc_rope_view *view;
+    const int64_t *positions;
+    int inverse;
+    bool unit;
+    rope_data_kind_ kind;
+    void *x;
+    posenc_kernel_path path;
+    rope_rotate_fn_ rotate;         /* picked once per call (pick_kernel) */
+    bool dup;                       /* the kernel wants (c, c) / (-s, s) pairs: vector paths, interleaved */
+    const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
+                                       [axes][tokens] (NULL: 1-D) */
+    bool recur;                     /* contiguous positions in precise mode */
+    double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
+    posenc_recurrence_ rec;         /* when recur */
+    char *scratch;                  /* per worker, worker_bytes each */
+    size_t worker_bytes;
+} rope_job;
+
+/* The kernel of a path and dtype, chosen once per call. */
+static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind) {
+    static const rope_rotate_fn_ kernels[3][3] = {
+        {rope_rotate_token_f32_, rope_rotate_token_f16_, rope_rotate_token_bf16_},
+        {rope_rotate_token_f32_avx2_, rope_rotate_token_f16_avx2_, rope_rotate_token_bf16_avx2_},
+        {rope_rotate_token_f32_avx512_, rope_rotate_token_f16_avx512_, rope_rotate_token_bf16_avx512_}};
+    int p = path == POSENC_PATH_AVX512 ? 2 : path == POSENC_PATH_AVX2 ? 1 : 0;
+    return kernels[p][kind];
+}
+
+static void rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
+    const posenc_rope_view *v = job->view;
+    int32_t pairs = job->plan->pairs;
+    if (job->dup) /* (c, c) and (-s, +s) per pair, for whole vectors */
+        for (int32_t k = 0; k < pairs; k++) {
+            dup[2 * k] = dup[2 * k + 1] = c[k];
+            dup[2 * pairs + 2 * k] = -s[k];
+            dup[2 * pairs + 2 * k + 1] = s[k];
+        }
+    job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+}
+
+static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
+    const rope_job *job = vjob;
+    const int32_t pairs = job->plan->pairs;
+    const size_t P = (size_t)pairs;
+    double *mem = (double *)(job->scratch + worker * job->worker_bytes);
+    posenc_recurrence_state_ state = posenc_recurrence_state_in_(P, mem);
+    float *c = (float *)(mem + posenc_recurrence_state_doubles_(P)), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
+    size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
+    for (size_t b = begin; b < end; b += ROPE_BLOCK) {
+        size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
+        size_t run_start = b; /* recur: the token where the current run of consecutive positions began */
+        for (size_t t = b; t < block_end; t++) {
+            if (job->recur) {
+                const int64_t *ids = job->positions;
+                if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
+                double start = ids ? (double)ids[run_start] : (double)run_start;
+                recurrence_token(&job->rec, &state, start, t - run_start);
+                for (int32_t k = 0; k < pairs; k++) {
+                    c[k] = (float)(state.run_c[k] * job->scale_c);
+                    s[k] = (float)(state.run_s[k] * job->scale_s);
+                }
+            } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
+                for (int32_t k = 0; k < pairs; k++) {
+                    long double pos = (long double)job->positions[(size_t)job->mrope_axis[k] * job->view->tokens + t];
+                    rope_cos_sin_f32_(job->plan->mode, job->plan->inv + k, 1, job->inverse ? -pos : pos,
+                                      job->scale_c, c + k, s + k);
+                }
+            } else {
+                long double pos = job->positions ? (long double)job->positions[t] : (long double)t;
+                rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
+            }
+            rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
+        }
+    }
+}
+
+static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis, posenc_layout layout,
+                                const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
+                                rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
+    if (view->tokens == 0) return POSENC_OK;
+    const size_t P = (size_t)plan->pairs;
+    rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
+                    pick_kernel(run.exec.path, kind),
+                    run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
+                    {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
+                    NULL, 0};
+    /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
+     * contiguous id list; several: packed or batched sequences) when runs average
+     * >= ROPE_MIN_RUN tokens; a run start costs about what a per-token evaluation
+     * does. The choice depends on the positions only, never on path or threads. */
+    job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
+    if (job.recur && positions) {
+        long double most = 0;
+        for (size_t t = 0; t < view->tokens; t++) most = fmaxl(most, fabsl((long double)positions[t]));
+        size_t runs = 1;
+        if (recurrence_fits(plan, most))
+            for (size_t t = 1; t < view->tokens; t++) runs += positions[t] != positions[t - 1] + 1;
+        else runs = view->tokens + 1; /* not covered: per token */
+        job.recur = runs == 1 || view->tokens >= ROPE_MIN_RUN * runs;
+    } else if (job.recur) {
+        job.recur = recurrence_fits(plan, (long double)(view->tokens - 1));
+    }
+    if (job.recur) FORWARD_IF_ERROR(posenc_recurrence_init_(&job.rec, plan->inv, P, run.exec.path, err));
+    double a = unit ? 1.0 : plan->attention;
+    job.scale_c = inverse ? 1.0 / a : a;
+    job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
+    size_t bytes = view->tokens * view->heads * 2 * P * (kind == ROPE_DATA_F32 ? 4 : 2);
+    int32_t threads = posenc_threads_for_bytes_(&run, bytes);
+    size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
+    if ((size_t)threads > blocks && job.recur) threads = (int32_t)blocks;
+    /* per worker: recurrence state, c, s, dup (f32 x 6P) */
+    job.worker_bytes = posenc_recurrence_state_doubles_(P) * sizeof(double) + 6 * sizeof(float) * P + 64;
+    job.worker_bytes = (job.worker_bytes + 63) / 64 * 64;
+    job.scratch = malloc(job.worker_bytes * (size_t)threads);
+    if (!job.scratch) {
+        posenc_recurrence_free_(&job.rec);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
+    }
+    posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
+    free(job.scratch);
+    posenc_recurrence_free_(&job.rec);
+    return POSENC_OK;
+}
+
+posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                               const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
+                               void *x, const posenc_exec *exec, posenc_error *err) {
+    return apply_fast(plan, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
+}
+
+posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
+                                     posenc_error *err) {
+    return apply_fast(plan, axis, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL, err);
+}
+
+/* ---- cos/sin tables over a range of positions ------------------------------ */
+
+typedef struct {
+    const posenc_recurrence_ *rec;
+    double first; /* position of row 0 */
+    double scale;
+    bool wide;
+    void *cos_out, *sin_out;
+    double *state; /* posenc_recurrence_state_doubles_ per worker */
+} table_job;
+
+/* f32: the recurrence's doubles times scale, rounded once (the values apply uses).
+ * f64: a double-double rotation by w_k per row from each block start (~1e-25
+ * off), so the doubles stay as accurate as sinl/cosl would make them. */
+static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
+    const table_job *job = vjob;
+    const posenc_recurrence_ *rec = job->rec;
+    const size_t P = rec->pairs;
+    posenc_recurrence_state_ state =
+        posenc_recurrence_state_in_(P, job->state + posenc_recurrence_state_doubles_(P) * worker);
+    for (size_t b = begin; b < end; b += ROPE_BLOCK) {
+        size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
+        for (size_t t = b; t < block_end; t++) {
+            if (!job->wide) {
+                recurrence_token(rec, &state, job->first + (double)b, t - b);
+                float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
+                for (size_t k = 0; k < P; k++) {
+                    c[k] = (float)(state.run_c[k] * job->scale);
+                    s[k] = (float)(state.run_s[k] * job->scale);
+                }
+                continue;
+            }
+            if (t == b) posenc_recurrence_start_(rec, &state, job->first + (double)b);
+            else posenc_recurrence_next_dd_(rec, &state);
+            const posenc_dd_sincos_ *a = &state.anchor;
+            double *c = (double *)job->cos_out + t * P, *s = (double *)job->sin_out + t * P;
+            for (size_t k = 0; k < P; k++) {
+                c[k] = a->c_hi[k] * job->scale + a->c_lo[k] * job->scale;
+                s[k] = a->s_hi[k] * job->scale + a->s_lo[k] * job->scale;
+            }
+        }
+    }
+}
+
+bool rope_table_fast_applies_(const rope_plan_ *plan, const posenc_positions *positions) {
+    long double first = (long double)positions->start;
+    long double last = first + (long double)(positions->count ? positions->count - 1 : 0);
+    return plan->mode == POSENC_MODE_PRECISE && !positions->ids && !positions->values &&
+           recurrence_fits(plan, fmaxl(fabsl(first), fabsl(last)));
+}
+
+posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *positions, double scale, bool wide,
+                               void *cos_out, void *sin_out, posenc_error *err) {
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(NULL, &run, err));
+    if (positions->count == 0) return POSENC_OK;
+    const size_t P = (size_t)plan->pairs;
+    posenc_recurrence_ rec;
+    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, plan->inv, P, run.exec.path, err));
+    size_t bytes = 2 * positions->count * P * (wide ? 8 : 4);
+    int32_t threads = posenc_threads_for_bytes_(&run, bytes);
+    size_t blocks = (positions->count + ROPE_BLOCK - 1) / ROPE_BLOCK;
+    if ((size_t)threads > blocks) threads = (int32_t)blocks;
+    table_job job = {&rec, (double)positions->start, scale, wide, cos_out, sin_out, malloc(sizeof(double) * posenc_recurrence_state_doubles_(P) * (size_t)threads)};
+    if (!job.state) {
+        posenc_recurrence_free_(&rec);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE table scratch for %zu pairs", P);
+    }
+    posenc_parallel_for_(&run, threads, positions->count, ROPE_BLOCK, table_worker, &job);
+    free(job.state);
+    posenc_recurrence_free_(&rec);
+    return POSENC_OK;
+}

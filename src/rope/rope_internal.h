@@ -1,0 +1,57 @@
+/* rope_internal.h: pieces shared by the RoPE source files. Not installed. */
+#ifndef POSENC_ROPE_INTERNAL_H
+#define POSENC_ROPE_INTERNAL_H
+
+#include "../common/internal.h"
+
+/* Largest head_dim accepted (keeps every per-pair scratch buffer small). */
+#define POSENC_ROPE_MAX_HEAD_DIM (1 << 16)
+
+/* Validated geometry + frequencies of one RoPE configuration. */
+typedef struct {
+    int32_t head_dim;
+    int32_t rotary_dim; /* R */
+    int32_t pairs;      /* R / 2 */
+    posenc_mode mode;
+    double attention;   /* cos/sin magnitude */
+    long double *inv;   /* [pairs]; PRECISE: long double formula values; TORCH_COMPAT:
+                           HF's float32 values */
+} rope_plan_;
+
+/* Check params and compute frequencies into a malloc'd plan (free with rope_plan_free_). */
+posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_len, rope_plan_ *plan,
+                                posenc_error *err);
+void rope_plan_free_(rope_plan_ *plan);
+
+/* In TORCH_COMPAT mode, refuse positions whose float32 angle p*w overflows
+ * (cos/sin would be NaN; f32_angle.h); a no-op in the precise mode. */
+posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
+                                     long double max_abs_position, posenc_error *err);
+/* Every check of an in-place apply, shared by all entry points (1-D and
+ * multi-axis): layout, view against x_count, x, and the torch-compat angle for
+ * positions ([position_rows][view->tokens]; NULL = 0..tokens-1). */
+posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
+                                const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
+                                posenc_error *err);
+/* cos/sin of pos * inv[k] for k < pairs, each times `scale`, rounded to f32,
+ * the way `mode` prescribes (rope_cos_sin.c). */
+void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
+                       double scale, float *cos_out, float *sin_out);
+/* TORCH_COMPAT cos/sin of row `row` of HF's table for `positions` (the whole
+ * list matters: torch's vector blocks span rows, see rope.c). */
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+                             size_t row, double scale, float *cos_out, float *sin_out);
+
+/* cos/sin of one token (rope_cos_sin.c): forward = attention * R(theta);
+ * inverse = R(-theta) / attention; unit = R(theta) with no magnitude (shift). */
+void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s);
+
+/* posenc_rope_frequencies into long double (what the plan keeps). */
+posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
+                                   size_t out_count, double *attention_factor, posenc_error *err);
+
+/* Check a view against a head_dim and a buffer size. */
+posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, size_t x_count,
+                               posenc_error *err);
+
+#endif

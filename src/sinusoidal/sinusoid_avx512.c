@@ -1,0 +1,126 @@
+/* sinusoid_avx512.c: AVX-512 build of posenc_sinusoid_rows_scalar_ (8 pairs per
+ * vector). Compiled with -mavx512f/bw/dq/vl -ffp-contract=off: the rotation uses
+ * separate multiplies and adds, exactly as the scalar code, so the bits match. */
+#include "../common/kernels.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline void rotate8(const posenc_sinusoid_rows_ *plan, int32_t k, __m512d *s, __m512d *c) {
+    __m512d ss = _mm512_loadu_pd(plan->step_s + k), sc = _mm512_loadu_pd(plan->step_c + k);
+    __m512d ns = _mm512_add_pd(_mm512_mul_pd(*s, sc), _mm512_mul_pd(*c, ss));
+    __m512d nc = _mm512_sub_pd(_mm512_mul_pd(*c, sc), _mm512_mul_pd(*s, ss));
+    *s = ns;
+    *c = nc;
+}
+
+static inline void store_ps512(float *p, __m512 v, bool stream) {
+    if (stream) _mm512_stream_ps(p, v);
+    else _mm512_storeu_ps(p, v);
+}
+static inline void store_ps256(float *p, __m256 v, bool stream) {
+    if (stream) _mm256_stream_ps(p, v);
+    else _mm256_storeu_ps(p, v);
+}
+static inline void store_pd512(double *p, __m512d v, bool stream) {
+    if (stream) _mm512_stream_pd(p, v);
+    else _mm512_storeu_pd(p, v);
+}
+
+/* Large f32 tables (streaming stores, pairs % 32 == 0): 32 pairs at a time down
+ * all rows of the chunk, so (sin, cos) stay in registers; each row then gets
+ * 128 contiguous bytes per store group (full lines for the non-temporal stores). */
+static void rows_f32_columns(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, float *out,
+                             size_t rows) {
+    const size_t P = (size_t)plan->pairs, dim = 2 * P;
+    const bool half = plan->layout == POSENC_LAYOUT_HALF;
+    const __m512i interleave_ps = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    for (size_t k = 0; k < P; k += 32) {
+        __m512d sv[4], cv[4];
+        for (int j = 0; j < 4; j++) {
+            sv[j] = _mm512_loadu_pd(run_s + k + 8 * (size_t)j);
+            cv[j] = _mm512_loadu_pd(run_c + k + 8 * (size_t)j);
+        }
+        for (size_t r = 0; r < rows; r++) {
+            float *row = out + r * dim;
+            __m256 fs[4], fc[4];
+            for (int j = 0; j < 4; j++) {
+                if (r > 0) rotate8(plan, (int32_t)(k + 8 * (size_t)j), &sv[j], &cv[j]);
+                fs[j] = _mm512_cvtpd_ps(sv[j]);
+                fc[j] = _mm512_cvtpd_ps(cv[j]);
+            }
+            if (half) {
+                for (int j = 0; j < 2; j++) {
+                    _mm512_stream_ps(row + k + 16 * (size_t)j,
+                                     _mm512_insertf32x8(_mm512_castps256_ps512(fs[2 * j]), fs[2 * j + 1], 1));
+                    _mm512_stream_ps(row + P + k + 16 * (size_t)j,
+                                     _mm512_insertf32x8(_mm512_castps256_ps512(fc[2 * j]), fc[2 * j + 1], 1));
+                }
+            } else {
+                for (int j = 0; j < 4; j++)
+                    _mm512_stream_ps(row + 2 * k + 16 * (size_t)j,
+                                     _mm512_permutexvar_ps(interleave_ps,
+                                                           _mm512_insertf32x8(_mm512_castps256_ps512(fs[j]), fc[j], 1)));
+            }
+        }
+        for (int j = 0; j < 4; j++) {
+            _mm512_storeu_pd(run_s + k + 8 * (size_t)j, sv[j]);
+            _mm512_storeu_pd(run_c + k + 8 * (size_t)j, cv[j]);
+        }
+    }
+    _mm_sfence();
+}
+
+void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s,
+                                  double *run_c, void *out, size_t rows) {
+    if (plan->stream && plan->dtype == POSENC_DTYPE_F32 && plan->pairs % 32 == 0) {
+        rows_f32_columns(plan, run_s, run_c, out, rows);
+        return;
+    }
+    const int32_t pairs = plan->pairs, vec_pairs = pairs & ~7;
+    const bool half = plan->layout == POSENC_LAYOUT_HALF, stream = plan->stream;
+    const size_t dim = 2 * (size_t)pairs;
+    const __m512i interleave_ps = _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    const __m512i lo_pd = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    const __m512i hi_pd = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    for (size_t r = 0; r < rows; r++) {
+        for (int32_t k = 0; k < vec_pairs; k += 8) {
+            __m512d s = _mm512_loadu_pd(run_s + k), c = _mm512_loadu_pd(run_c + k);
+            if (r > 0) {
+                rotate8(plan, k, &s, &c);
+                _mm512_storeu_pd(run_s + k, s);
+                _mm512_storeu_pd(run_c + k, c);
+            }
+            if (plan->dtype == POSENC_DTYPE_F32) {
+                float *row = (float *)out + r * dim;
+                __m256 fs = _mm512_cvtpd_ps(s), fc = _mm512_cvtpd_ps(c);
+                if (half) {
+                    store_ps256(row + k, fs, stream);
+                    store_ps256(row + pairs + k, fc, stream);
+                } else {
+                    __m512 both = _mm512_insertf32x8(_mm512_castps256_ps512(fs), fc, 1);
+                    store_ps512(row + 2 * k, _mm512_permutexvar_ps(interleave_ps, both), stream);
+                }
+            } else {
+                double *row = (double *)out + r * dim;
+                if (half) {
+                    store_pd512(row + k, s, stream);
+                    store_pd512(row + pairs + k, c, stream);
+                } else {
+                    store_pd512(row + 2 * k, _mm512_permutex2var_pd(s, lo_pd, c), stream);
+                    store_pd512(row + 2 * k + 8, _mm512_permutex2var_pd(s, hi_pd, c), stream);
+                }
+            }
+        }
+        /* leftover pairs in the scalar file: GCC would fuse them into FMA here */
+        if (vec_pairs < pairs) posenc_sinusoid_row_tail_(plan, run_s, run_c, out, r, vec_pairs);
+    }
+    if (stream) _mm_sfence();
+}
+#else
+/* Built without the ISA flags (not x86-64): never selected, see posenc_kernel_path_supported. */
+void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, void *out,
+        size_t rows) {
+    posenc_sinusoid_rows_scalar_(plan, run_s, run_c, out, rows);
+}
+#endif
