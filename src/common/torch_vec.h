@@ -76,4 +76,18 @@ void torch_cos_sin_block_f64_(torch_cpu_capability_ cap, const double *x, size_t
 /* Max vector width in floats, for callers' block buffers. */
 #define TORCH_VEC_MAX_LANES 16
 
+
+/* The vector blocks, one per ISA (torch_vec_avx2.c, torch_vec_avx512.c, from
+ * torch_vec_body.h); called only after the capability check. */
+void torch_exp_f32_avx2_(const float *x, float *out, size_t n);
+size_t torch_pow_base_f32_avx2_(float base, const float *x, float *out, size_t n);
+void torch_cos_sin_block_avx2_(const float *x, size_t count, float *c, float *s);
+void torch_exp_block_f64_avx2_(const double *x, size_t count, double *out);
+void torch_cos_sin_block_f64_avx2_(const double *x, size_t count, double *c, double *s);
+void torch_exp_f32_avx512_(const float *x, float *out, size_t n);
+size_t torch_pow_base_f32_avx512_(float base, const float *x, float *out, size_t n);
+void torch_cos_sin_block_avx512_(const float *x, size_t count, float *c, float *s);
+void torch_exp_block_f64_avx512_(const double *x, size_t count, double *out);
+void torch_cos_sin_block_f64_avx512_(const double *x, size_t count, double *c, double *s);
+
 #endif
