@@ -6,48 +6,9 @@
  * flags the same derivations as the config path. */
 #include "check.h"
 
-typedef struct {
-    unsigned char buf[1 << 16];
-    size_t n;
-} gguf_buf;
-static void put(gguf_buf *b, const void *p, size_t n) {
-    memcpy(b->buf + b->n, p, n);
-    b->n += n;
-}
-static void u32(gguf_buf *b, uint32_t v) {
-    for (int i = 0; i < 4; i++) b->buf[b->n++] = (unsigned char)(v >> (8 * i));
-}
-static void u64(gguf_buf *b, uint64_t v) {
-    for (int i = 0; i < 8; i++) b->buf[b->n++] = (unsigned char)(v >> (8 * i));
-}
-static void str(gguf_buf *b, const char *s) {
-    u64(b, strlen(s));
-    put(b, s, strlen(s));
-}
-static void kv_str(gguf_buf *b, const char *k, const char *v) {
-    str(b, k);
-    u32(b, 8);
-    str(b, v);
-}
-static void kv_u32(gguf_buf *b, const char *k, uint32_t v) {
-    str(b, k);
-    u32(b, 4);
-    u32(b, v);
-}
-static void kv_f32(gguf_buf *b, const char *k, float v) {
-    uint32_t w;
-    memcpy(&w, &v, 4);
-    str(b, k);
-    u32(b, 6);
-    u32(b, w);
-}
-static void header(gguf_buf *b, uint64_t tensors, uint64_t kvs) {
-    b->n = 0;
-    put(b, "GGUF", 4);
-    u32(b, 3);
-    u64(b, tensors);
-    u64(b, kvs);
-}
+#include "gguf_writer.h"
+
+static void header(gguf_buf *b, uint64_t tensors, uint64_t kvs) { gguf_header(b, 3, tensors, kvs); }
 static void tensor(gguf_buf *b, const char *name, uint64_t count, uint32_t type, uint64_t offset) {
     str(b, name);
     u32(b, 1);
