@@ -99,3 +99,18 @@ def import_torch():
         print("SKIP: torch not installed (Debian: python3-torch, see scripts/deps)")
         sys.exit(77)
     return torch
+
+
+def torch_peer_label(torch):
+    """Pin torch to 1 thread (posenc reproduces torch.set_num_threads(1): with more,
+    torch's own chunking changes its bits), print and return (label, pick): the label names the
+    version and the kernel build torch picked (DEFAULT, AVX2, AVX512)."""
+    torch.set_num_threads(1)
+    pick = "?"
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage" in line:
+            value = line.split(":", 1)[1].strip().lower()
+            pick = {"no avx": "default"}.get(value, value)
+    label = f"torch {torch.__version__} {pick.upper()}"
+    print(f"{label} (ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}), 1 thread")
+    return label, pick

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from common import Checks, import_torch, run, tmpdir, torch_capabilities
+from common import Checks, import_torch, run, tmpdir, torch_capabilities, torch_peer_label
 
 torch = import_torch()
 HELPER = os.environ.get("POSENC_TORCH_ROPE_TABLE",
@@ -234,22 +234,11 @@ def check_apply(t, label, scheme, dims, folder, lanes):
                                      f"(|x_k|+|x_k+R/2|) (bound 4)")
 
 
-def torch_pick():
-    for line in torch.__config__.show().splitlines():
-        if "CPU capability usage" in line:
-            value = line.split(":", 1)[1].strip().lower()
-            return {"no avx": "default"}.get(value, value)
-    return "?"
-
-
 def main():
-    torch.set_num_threads(1)
     child = len(sys.argv) > 1 and sys.argv[1] == "--child"
     t = Checks()
     folder = tmpdir()
-    pick = torch_pick()
-    label = f"torch {torch.__version__} {pick.upper()}"
-    print(f"{label} (ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}), 1 thread")
+    label, pick = torch_peer_label(torch)
     # rotary_dim/2 = 1..16 (every residue mod 16), then larger dims, odd and even pair counts
     sample = list(range(2, 33, 2)) + [48, 64, 80, 96, 100, 128, 160, 200, 256, 512]
     if child:

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from common import Checks, import_torch, run, tmpdir, torch_capabilities
+from common import Checks, import_torch, run, tmpdir, torch_capabilities, torch_peer_label
 
 torch = import_torch()
 
@@ -108,23 +108,11 @@ def sweep(t, label, form, length, dims, folder, f64=False):
                             + (f" (max {worst} ULP; dims {bad[:12]})" if different else ""))
 
 
-def torch_pick():
-    text = torch.__config__.show()
-    for line in text.splitlines():
-        if "CPU capability usage" in line:
-            value = line.split(":", 1)[1].strip().lower()
-            return {"no avx": "default"}.get(value, value)
-    return "?"
-
-
 def main():
-    torch.set_num_threads(1)
     child = len(sys.argv) > 1 and sys.argv[1] == "--child"
     t = Checks()
     folder = tmpdir()
-    pick = torch_pick()
-    label = f"torch {torch.__version__} {pick.upper()}"
-    print(f"{label} (ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}), 1 thread")
+    label, pick = torch_peer_label(torch)
     small = list(range(2, 35, 2)) + [100, 200, 1024]
     if child:
         for form in FORMS:
