@@ -45,14 +45,21 @@ static void usage(FILE *to) {
  * and the slots hold at most the instant between link and rename. */
 static posenc_temp_files temp_files;
 
+#if !defined(POSENC_CLI_IN_PROCESS)
 static void remove_temp_files_and_die(int sig) {
     posenc_temp_files_remove(&temp_files); /* unlink(2) only: async-signal-safe */
     signal(sig, SIG_DFL);
     raise(sig); /* die of the same signal, so the parent sees why */
 }
 
+#endif
+
 static void install_signal_handlers(void) {
     posenc_temp_files_register(&temp_files);
+#if defined(POSENC_CLI_IN_PROCESS)
+    /* in-process (fuzz_cli): the harness owns the signals; libFuzzer's -timeout
+     * watchdog is a SIGALRM timer that these handlers would turn into a death */
+#else
     static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
                                 SIGXCPU, SIGVTALRM, SIGPROF};
     struct sigaction sa;
@@ -70,6 +77,7 @@ static void install_signal_handlers(void) {
      * stdout likewise becomes EPIPE, reported with exit 1. */
     signal(SIGXFSZ, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+#endif
 }
 
 /* Every command's stdout is checked here, once, at the end: a write error
