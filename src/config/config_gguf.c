@@ -454,7 +454,10 @@ static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc
         out->rotary_offset = p->head_dim - p->rotary_dim;
         p->head_dim = p->rotary_dim;
         p->rotary_dim = 0;
-        out->softmax_head_dim = HAS(K_KEY_LENGTH_MLA) ? (int32_t)v[K_KEY_LENGTH_MLA].number : out->attention_head_dim;
+        /* bounded like every other length (a larger uint32 would not fit the int: found by fuzz_config) */
+        out->softmax_head_dim = HAS(K_KEY_LENGTH_MLA) && v[K_KEY_LENGTH_MLA].number <= dim_max
+                                    ? (int32_t)v[K_KEY_LENGTH_MLA].number
+                                    : out->attention_head_dim;
     }
     if (HAS(K_DIM_SECTIONS))
         for (int i = 0; i < 4; i++) out->mrope_sections[i] = v[K_DIM_SECTIONS].ints[i];
