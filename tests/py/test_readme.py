@@ -1,8 +1,8 @@
 """Every example in README.md runs as written, top to bottom, in a fresh folder.
 
 The README's fenced blocks are read in order. ```sh blocks run line by line (each line with
-bash, from one temporary folder that holds a copy of tests/fixtures/readme/, as a clone's
-root would), with the built posenc installed into a temporary prefix whose bin/ is first on
+bash, from one empty temporary folder, as a newcomer would: each input must be written by an
+earlier line), with the built posenc installed into a temporary prefix whose bin/ is first on
 PATH and whose lib/pkgconfig is PKG_CONFIG_PATH, as the README's install section says. Each
 command must exit 0, and each `-o FILE` must exist afterwards. The ```c block is saved as
 demo.c (the README says so), built by the README's own command and must print what the
@@ -49,8 +49,8 @@ def main():
         if not t.check(p.returncode == 0 and os.path.exists(os.path.join(prefix, "bin/posenc")),
                        "posenc installed into a temporary prefix (the README's install step)"):
             print(p.stdout + p.stderr)
-        cwd = os.path.join(work, "clone")
-        shutil.copytree(os.path.join(ROOT, "tests/fixtures/readme"), os.path.join(cwd, "tests/fixtures/readme"))
+        cwd = os.path.join(work, "empty")
+        os.makedirs(cwd)  # an empty folder: every input must be written by an earlier README line
         env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"],
                    PKG_CONFIG_PATH=os.path.join(prefix, "lib/pkgconfig"), HOME=os.path.join(work, "home"))
         env.pop("POSENC_MAX_BYTES", None)
