@@ -5,6 +5,8 @@
 #include "cli.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,17 +147,31 @@ static void *alloc_huge(size_t bytes) {
 
 /* Median ms of one case; -1 with err filled on failure. A reused buffer is
  * pre-faulted and filled with 0x3c bytes (f32 ~0.0115, bf16 ~0.0115: in-place
- * kernels see ordinary finite data). */
-static double time_case(const bench_case *c, const posenc_exec *exec, int reps, double *best,
-                        posenc_error *err) {
-    double t[64];
-    void *reused = NULL;
+ * kernels see ordinary finite data).
+ *
+ * ceiling_gbs (reused buffers only, else left alone): the machine's rate for
+ * the same traffic, measured between the kernel's repetitions on `threads`
+ * threads: memset of the same buffer for a writer, memcpy of the same bytes
+ * (read + write, counted like the in-place kernel) for an in-place kernel.
+ * Interleaving matters here: this VM's bandwidth swings 2x within minutes
+ * (memset on 1 thread 19-40 GB/s in one afternoon), so a ceiling taken a
+ * minute earlier can flatter or sink a kernel by that much. */
+enum { BW_MEMSET, BW_MEMCPY, BW_STREAM, BW_COMPUTE };
+static double bandwidth_pass_ms(char *dst, const char *src, size_t bytes, int threads, int kind);
+
+static double time_case(const bench_case *c, const posenc_exec *exec, int reps, int threads, double *best,
+                        double *ceiling_gbs, posenc_error *err) {
+    double t[64], base[64];
+    void *reused = NULL, *copy_to = NULL;
+    bool paired = ceiling_gbs && c->alloc == ALLOC_REUSE;
     if (c->alloc == ALLOC_REUSE) {
-        if (!(reused = alloc_huge(c->bytes))) {
+        if (!(reused = alloc_huge(c->bytes)) || (paired && c->memory == MEM_READ_WRITE && !(copy_to = alloc_huge(c->bytes)))) {
+            free(reused);
             snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
             return -1;
         }
         memset(reused, 0x3c, c->bytes);
+        if (copy_to) memset(copy_to, 0, c->bytes);
     }
     for (int i = -1; i < reps; i++) { /* i == -1: warm-up */
         double t0 = now_ms();
@@ -163,18 +179,29 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         if (c->alloc == ALLOC_FRESH) buf = malloc(c->bytes);
         if (c->alloc == ALLOC_HUGE) buf = alloc_huge(c->bytes);
         if (!buf) {
+            free(copy_to);
             snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
             return -1;
         }
         posenc_status st = c->run(c, buf, exec, err);
+        double ms = now_ms() - t0;
         if (buf != reused) free(buf);
         if (st != POSENC_OK) {
             free(reused);
+            free(copy_to);
             return -1;
         }
-        if (i >= 0) t[i] = now_ms() - t0;
+        double b = 0;
+        if (paired) { /* memcpy into the other buffer leaves the kernel's input as it was */
+            b = copy_to ? bandwidth_pass_ms(copy_to, reused, c->bytes, threads, BW_MEMCPY)
+                        : bandwidth_pass_ms(reused, NULL, c->bytes, threads, BW_MEMSET);
+            if (b < 0) paired = false; /* a thread did not start: no ceiling rather than a wrong one */
+        }
+        if (i >= 0) t[i] = ms, base[i] = b;
     }
     free(reused);
+    free(copy_to);
+    if (paired) *ceiling_gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (median_of(base, reps) * 1e6);
     double median = median_of(t, reps); /* sorts t */
     *best = t[0];
     return median;
@@ -182,7 +209,6 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
 
 /* ---- memory bandwidth (the ceiling every kernel is compared with) ------ */
 
-enum { BW_MEMSET, BW_MEMCPY, BW_STREAM, BW_COMPUTE };
 
 /* memset with non-temporal stores (what the kernels use for big outputs);
  * plain memset where SSE2 is missing. */
@@ -218,16 +244,47 @@ typedef struct {
     const char *src;
     size_t bytes;
     int kind;
+    _Atomic int *go;
+    double t0, t1; /* this thread's own start and end, ms */
 } bw_task;
 
 static void *bw_worker(void *arg) {
     bw_task *p = arg;
     static const int fill = 0x5a;
+    while (!atomic_load(p->go)) sched_yield(); /* thread start-up is not part of the time */
+    p->t0 = now_ms();
     if (p->kind == BW_MEMCPY) memcpy(p->dst, p->src, p->bytes);
     else if (p->kind == BW_STREAM) stream_set(p->dst, p->bytes, fill);
     else if (p->kind == BW_COMPUTE) compute_chains(p->dst, p->bytes);
     else memset(p->dst, fill + (int)(p->bytes & 7), p->bytes);
+    p->t1 = now_ms();
     return NULL;
+}
+
+/* ms of one pass of `kind` over `bytes` split across `threads` threads: from
+ * the first thread's start to the last one's end, after a barrier, so starting
+ * the threads is not counted (the kernels run on a pool that is already up).
+ * BW_COMPUTE: `bytes` iterations per thread. -1 if a thread cannot start. */
+static double bandwidth_pass_ms(char *dst, const char *src, size_t bytes, int threads, int kind) {
+    bw_task parts[16];
+    pthread_t ids[16];
+    _Atomic int go = 0;
+    size_t chunk = kind == BW_COMPUTE ? bytes : bytes / (size_t)threads;
+    for (int k = 0; k < threads; k++) {
+        size_t at = kind == BW_COMPUTE ? 64 * (size_t)k : chunk * (size_t)k;
+        parts[k] = (bw_task){dst + at, src ? src + at : NULL, chunk, kind, &go, 0, 0};
+    }
+    int started = 1;
+    while (started < threads && pthread_create(&ids[started], NULL, bw_worker, &parts[started]) == 0) started++;
+    atomic_store(&go, 1);
+    bw_worker(&parts[0]);
+    double first = parts[0].t0, last = parts[0].t1;
+    for (int k = 1; k < started; k++) {
+        pthread_join(ids[k], NULL);
+        if (parts[k].t0 < first) first = parts[k].t0;
+        if (parts[k].t1 > last) last = parts[k].t1;
+    }
+    return started < threads ? -1 : last - first;
 }
 
 /* GB/s (bytes set or copied per second, as peer-baselines.md counts them); for
@@ -236,19 +293,9 @@ static void *bw_worker(void *arg) {
 static double bandwidth(char *dst, const char *src, size_t bytes, int threads, int reps, int kind) {
     double t[64];
     for (int i = -1; i < reps; i++) {
-        bw_task parts[16];
-        pthread_t ids[16];
-        size_t chunk = kind == BW_COMPUTE ? bytes : bytes / (size_t)threads;
-        double t0 = now_ms();
-        for (int k = 0; k < threads; k++) {
-            size_t at = kind == BW_COMPUTE ? 64 * (size_t)k : chunk * (size_t)k;
-            parts[k] = (bw_task){dst + at, src ? src + at : NULL, chunk, kind};
-            if (k > 0 && pthread_create(&ids[k], NULL, bw_worker, &parts[k]) != 0) bw_worker(&parts[k]), ids[k] = 0;
-        }
-        bw_worker(&parts[0]);
-        for (int k = 1; k < threads; k++)
-            if (ids[k]) pthread_join(ids[k], NULL);
-        if (i >= 0) t[i] = now_ms() - t0;
+        double ms = bandwidth_pass_ms(dst, src, bytes, threads, kind);
+        if (ms < 0) return -1;
+        if (i >= 0) t[i] = ms;
     }
     double amount = kind == BW_COMPUTE ? 8.0 * (double)bytes * threads : (double)bytes;
     return amount / (median_of(t, reps) * 1e6);
@@ -408,12 +455,14 @@ int cmd_bench(int argc, char **argv) {
     free(src);
     free(dst);
     printf("\nGB/s (from the median) counts bytes written (tables, biases) or 2 x bytes (in-place RoPE: read + write).\n"
-           "x memset = GB/s / memset GB/s; x memcpy = GB/s / (2 x memcpy GB/s) (memcpy reads and writes).\n\n"
+           "ceiling = the machine's rate for the same traffic, measured between this row's own repetitions on as\n"
+           "many threads: memset of the same buffer (writers), memcpy of the same bytes counted as read + write\n"
+           "(in place); \"(table)\": the memory table's memset (fresh buffers). x ceiling = GB/s / ceiling.\n\n"
            "posenc runs on a posenc_threadpool made once per thread count (as an inference loop would);\n"
            "\"no pool\" is the same call starting its threads per call (posenc_exec.pool = NULL).\n\n"
            "scaling = ms at the first thread count / ms at this one; memset and memcpy scaling are the\n"
            "machine's own in this run (the table above), the ceiling for writers and in-place kernels.\n\n"
-           "| workload | threads | posenc ms median (min) | no pool ms | GB/s | x memset | x memcpy | scaling | memset scaling | memcpy scaling | peer | peer ms | posenc speedup |\n"
+           "| workload | threads | posenc ms median (min) | no pool ms | GB/s | ceiling GB/s | x ceiling | scaling | memset scaling | memcpy scaling | peer | peer ms | posenc speedup |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rc = EXIT_OK;
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
@@ -430,10 +479,11 @@ int cmd_bench(int argc, char **argv) {
                 rc = cli_fail_status("bench", &err);
                 break;
             }
-            ms = time_case(c, &exec, reps, &best, &err);
+            double ceiling = -1;
+            ms = time_case(c, &exec, reps, threads[t], &best, &ceiling, &err);
             posenc_threadpool_free(exec.pool);
             exec.pool = NULL;
-            if (ms >= 0 && threads[t] > 1) no_pool_ms = time_case(c, &exec, reps, &no_pool_best, &err);
+            if (ms >= 0 && threads[t] > 1) no_pool_ms = time_case(c, &exec, reps, threads[t], &no_pool_best, NULL, &err);
             if (ms < 0 || no_pool_ms < 0) {
                 rc = cli_fail("bench", EXIT_RUNTIME, NULL, "%s: %s", c->name, err.message);
                 break;
@@ -442,8 +492,11 @@ int cmd_bench(int argc, char **argv) {
             char no_pool[32] = "=";
             if (threads[t] > 1) snprintf(no_pool, sizeof no_pool, "%.2f", no_pool_ms);
             if (t == 0) first_ms = ms;
-            printf("| %s | %d | %.2f (%.2f) | %s | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f |", c->name, threads[t], ms,
-                   best, no_pool, gbs, gbs / memset_gbs[t], gbs / (2 * memcpy_gbs[t]), first_ms / ms,
+            /* fresh buffers (page faults are the point) have no interleaved ceiling: the table's memset */
+            bool table_ceiling = ceiling < 0;
+            if (table_ceiling) ceiling = c->memory == MEM_READ_WRITE ? 2 * memcpy_gbs[t] : memset_gbs[t];
+            printf("| %s | %d | %.2f (%.2f) | %s | %.1f | %.1f%s | %.2f | %.2f | %.2f | %.2f |", c->name, threads[t], ms,
+                   best, no_pool, gbs, ceiling, table_ceiling ? " (table)" : "", gbs / ceiling, first_ms / ms,
                    memset_gbs[t] / memset_gbs[0], memcpy_gbs[t] / memcpy_gbs[0]);
             int shown = 0;
             for (int p = 0; peers && p < 3 && c->peers[p]; p++) {

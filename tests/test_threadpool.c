@@ -5,8 +5,11 @@
  * Short on purpose: scripts/test runs it under ThreadSanitizer. */
 #define _GNU_SOURCE /* unsetenv */
 #include "check.h"
+#include "../src/common/kernels.h" /* posenc_parallel_for_: the claiming of pieces */
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -161,9 +164,51 @@ static void test_trace(void) {
     posenc_threadpool_free(pool);
 }
 
+/* Pieces are claimed, not assigned: a worker held up on its first piece (as
+ * by a late wake-up or a busy vCPU) leaves the rest to the other, every row is
+ * still done exactly once, and every piece starts on a multiple of the grain. */
+typedef struct {
+    _Atomic int hits[1000];
+    _Atomic int misaligned, slow_started, other_rows;
+} claim_probe;
+
+static void probe_piece(void *vctx, size_t worker, size_t begin, size_t end) {
+    claim_probe *p = vctx;
+    if (begin % 10 != 0) atomic_fetch_add(&p->misaligned, 1);
+    if (worker == 0 && atomic_exchange(&p->slow_started, 1) == 0) {
+        /* held up until the other worker has done half the rows (a started
+         * thread can take ms to run on a loaded host), at most 5 s */
+        struct timespec nap = {0, 1000 * 1000};
+        for (int i = 0; i < 5000 && atomic_load(&p->other_rows) < 500; i++) nanosleep(&nap, NULL);
+    }
+    for (size_t i = begin; i < end; i++) atomic_fetch_add(&p->hits[i], 1);
+    if (worker != 0) atomic_fetch_add(&p->other_rows, (int)(end - begin));
+}
+
+static void test_claimed_pieces(void) {
+    posenc_threadpool *pool = NULL;
+    CHECK(posenc_threadpool_create(2, &pool, NULL) == POSENC_OK, "pool of 2 for the claiming test");
+    for (int pooled = 0; pooled < 2; pooled++) {
+        static claim_probe probe; /* 4 KB: kept off the stack */
+        memset(&probe, 0, sizeof probe);
+        posenc_exec_trace trace;
+        posenc_exec_run_ run = {{2, POSENC_PATH_SCALAR, pooled ? pool : NULL, &trace}, true};
+        posenc_parallel_for_(&run, 2, 1000, 10, probe_piece, &probe);
+        int once = 0;
+        for (int i = 0; i < 1000; i++) once += atomic_load(&probe.hits[i]) == 1;
+        CHECK(once == 1000 && atomic_load(&probe.misaligned) == 0 && trace.chunks == 2 &&
+                  trace.items[0] + trace.items[1] == 1000 && trace.items[1] > trace.items[0],
+              "claimed pieces (%s): %d of 1000 rows done once, pieces on the grain, worker 0 (held up on its first "
+              "piece, if it got one) did %zu rows, worker 1 %zu",
+              pooled ? "pool" : "no pool", once, trace.items[0], trace.items[1]);
+    }
+    posenc_threadpool_free(pool);
+}
+
 int main(void) {
     test_threadpool();
     test_other_drivers();
     test_trace();
+    test_claimed_pieces();
     return check_finish();
 }

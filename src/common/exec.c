@@ -6,6 +6,7 @@
 #include "threadpool_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #endif
@@ -41,18 +42,34 @@ posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out
                         "kernel path must be auto, scalar, avx2 or avx512, got '%s'", name);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* F16C (f16 RoPE) is asked through cpuid because clang 14's
+ * __builtin_cpu_supports does not know "f16c" (and GCC 12's answers 0 on an
+ * F16C CPU). CPUID traps to the hypervisor in a VM: ~11 us per call here, a
+ * third of a small table's time when every call asked (perf, 8 x 1024 table).
+ * So the answer is cached: the library's one static, a fact of the CPU that
+ * every thread computes identically, so a racing first write stores the same
+ * value (an atomic, so the race is defined). */
+static bool cpu_has_f16c(void) {
+    static _Atomic int known = -1; /* -1: not asked yet; else 0 or 1 */
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        unsigned eax, ebx, ecx = 0, edx;
+        v = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v == 1;
+}
+#endif
+
 int posenc_kernel_path_supported(posenc_kernel_path path) {
     switch (path) {
     case POSENC_PATH_AUTO:
     case POSENC_PATH_SCALAR: return 1;
 #if defined(__x86_64__) && defined(__GNUC__)
     case POSENC_PATH_AVX2: {
-        /* F16C (f16 RoPE) is on every AVX2 CPU; asked through cpuid because
-         * clang 14's __builtin_cpu_supports does not know "f16c" */
-        unsigned eax, ebx, ecx = 0, edx;
-        bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     }
     case POSENC_PATH_AVX512:
         __builtin_cpu_init();
@@ -133,19 +150,16 @@ int32_t posenc_threads_for_bytes_(const posenc_exec_run_ *run, size_t bytes) {
     return (size_t)threads > most ? (int32_t)most : threads;
 }
 
-typedef struct {
-    posenc_range_fn_ fn;
-    void *ctx;
-    posenc_chunk_ part;
-} spawned_chunk;
+/* ---- the parallel loop ---------------------------------------------------- */
 
-static void *run_spawned(void *arg) {
-    spawned_chunk *c = arg;
-    c->fn(c->ctx, c->part.worker, c->part.begin, c->part.end);
-    return NULL;
-}
-
-/* ---- the per-thread timeline (posenc_exec_trace) ---- */
+/* Pieces per thread: workers claim pieces from a shared counter instead of
+ * owning a fixed 1/n of the rows, so a worker that starts late (a pool
+ * wake-up costs ~40-90 us on this VM) or runs slower (its vCPU shared with the
+ * host) takes fewer pieces instead of making the others wait. Measured on the
+ * 2-vCPU machine (docs/kernels.md, "Two threads"): with halves, T5 bias
+ * workers ran 15.3 and 8.8 ms and the faster waited 6.5 ms. 8 keeps a
+ * piece's tail wait under 1/8 of a share while a piece stays many rows. */
+#define PIECES_PER_THREAD 8
 
 static int64_t now_ns(void) {
     struct timespec t;
@@ -153,46 +167,60 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* One loop's pieces: piece i is rows [blocks * i / pieces, blocks * (i + 1) / pieces)
+ * x grain, clipped to count. Boundaries fall on whole blocks of `grain`, so a
+ * kernel whose rows depend only on their block gives the same bytes for any
+ * claiming order, thread count or timing. */
 typedef struct {
     posenc_range_fn_ fn;
     void *ctx;
-    posenc_exec_trace *trace;
-} traced_job;
+    size_t count, grain, blocks, pieces;
+    _Atomic size_t next;
+    posenc_exec_trace *trace; /* NULL, or each worker's first claim, last piece's end, rows */
+} claimed_loop;
 
-/* Each worker writes only its own slots; the submitter reads them after the
- * join or the pool's completion handshake. */
-static void run_traced(void *vjob, size_t worker, size_t begin, size_t end) {
-    const traced_job *job = vjob;
-    int64_t t0 = now_ns();
-    job->fn(job->ctx, worker, begin, end);
-    int64_t t1 = now_ns();
-    if (worker < POSENC_TRACE_MAX_CHUNKS) {
-        job->trace->start_ns[worker] = t0;
-        job->trace->end_ns[worker] = t1;
-        job->trace->items[worker] = end - begin;
+static void run_claimed(void *vloop, size_t worker, size_t begin, size_t end) {
+    (void)begin;
+    (void)end;
+    claimed_loop *loop = vloop;
+    int64_t t0 = loop->trace ? now_ns() : 0;
+    size_t rows = 0;
+    for (;;) {
+        size_t i = atomic_fetch_add_explicit(&loop->next, 1, memory_order_relaxed);
+        if (i >= loop->pieces) break;
+        size_t b = loop->blocks * i / loop->pieces * loop->grain;
+        size_t e = loop->blocks * (i + 1) / loop->pieces * loop->grain;
+        if (e > loop->count) e = loop->count;
+        loop->fn(loop->ctx, worker, b, e);
+        rows += e - b;
+    }
+    /* each worker writes only its own slots; the submitter reads them after the join */
+    if (loop->trace && worker < POSENC_TRACE_MAX_CHUNKS) {
+        loop->trace->start_ns[worker] = t0;
+        loop->trace->end_ns[worker] = now_ns();
+        loop->trace->items[worker] = rows;
     }
 }
 
-static void parallel_for_untraced(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
-                                  posenc_range_fn_ fn, void *ctx, posenc_exec_trace *trace);
+typedef struct {
+    claimed_loop *loop;
+    size_t worker;
+} spawned_worker;
+
+static void *run_spawned(void *arg) {
+    const spawned_worker *w = arg;
+    run_claimed(w->loop, w->worker, 0, 0);
+    return NULL;
+}
 
 void posenc_parallel_for_(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
                           posenc_range_fn_ fn, void *ctx) {
-    posenc_exec_trace *trace = run ? run->exec.trace : NULL;
-    if (!trace || count == 0) {
-        parallel_for_untraced(run, threads, count, grain, fn, ctx, NULL);
-        return;
-    }
-    memset(trace, 0, sizeof *trace);
-    traced_job job = {fn, ctx, trace};
-    trace->submit_ns = now_ns();
-    parallel_for_untraced(run, threads, count, grain, run_traced, &job, trace);
-    trace->done_ns = now_ns();
-}
-
-static void parallel_for_untraced(const posenc_exec_run_ *run, int32_t threads, size_t count, size_t grain,
-                                  posenc_range_fn_ fn, void *ctx, posenc_exec_trace *trace) {
     if (count == 0) return;
+    posenc_exec_trace *trace = run ? run->exec.trace : NULL;
+    if (trace) {
+        memset(trace, 0, sizeof *trace);
+        trace->submit_ns = now_ns();
+    }
     if (grain == 0) grain = 1;
     size_t blocks = (count + grain - 1) / grain;
     size_t n = threads < 1 ? 1 : (size_t)threads;
@@ -200,32 +228,31 @@ static void parallel_for_untraced(const posenc_exec_run_ *run, int32_t threads, 
     if (pool && n > (size_t)posenc_threadpool_size(pool)) n = (size_t)posenc_threadpool_size(pool);
     if (n > blocks) n = blocks;
     if (n > POSENC_MAX_THREADS) n = POSENC_MAX_THREADS;
+    size_t pieces = n == 1 ? 1 : n * PIECES_PER_THREAD < blocks ? n * PIECES_PER_THREAD : blocks;
+    claimed_loop loop = {fn, ctx, count, grain, blocks, pieces, 0, trace};
     if (trace) {
         trace->chunks = (int32_t)n;
         trace->pooled = pool && n > 1;
     }
     if (n == 1) {
-        fn(ctx, 0, 0, count);
-        return;
+        run_claimed(&loop, 0, 0, count);
+    } else if (pool) {
+        posenc_chunk_ parts[POSENC_MAX_THREADS];
+        for (size_t t = 0; t < n; t++) parts[t] = (posenc_chunk_){t, 0, count};
+        posenc_threadpool_run_(pool, parts, n, run_claimed, &loop);
+    } else {
+        spawned_worker parts[POSENC_MAX_THREADS];
+        pthread_t ids[POSENC_MAX_THREADS];
+        bool started[POSENC_MAX_THREADS] = {false};
+        for (size_t t = 0; t < n; t++) parts[t] = (spawned_worker){&loop, t};
+        for (size_t t = 1; t < n; t++) started[t] = pthread_create(&ids[t], NULL, run_spawned, &parts[t]) == 0;
+        run_spawned(&parts[0]);
+        /* a thread that did not start leaves its pieces to the others: same results */
+        for (size_t t = 1; t < n; t++)
+            if (started[t]) pthread_join(ids[t], NULL);
+        if (trace)
+            for (size_t t = 1; t < n && t < POSENC_TRACE_MAX_CHUNKS; t++)
+                if (!started[t]) trace->start_ns[t] = trace->end_ns[t] = trace->submit_ns;
     }
-    posenc_chunk_ parts[POSENC_MAX_THREADS] = {{0}};
-    for (size_t t = 0; t < n; t++) {
-        size_t b0 = blocks * t / n, b1 = blocks * (t + 1) / n;
-        parts[t] = (posenc_chunk_){t, b0 * grain, b1 * grain < count ? b1 * grain : count};
-    }
-    if (pool) {
-        posenc_threadpool_run_(pool, parts, n, fn, ctx);
-        return;
-    }
-    spawned_chunk chunks[POSENC_MAX_THREADS] = {{0}};
-    pthread_t ids[POSENC_MAX_THREADS];
-    bool started[POSENC_MAX_THREADS];
-    for (size_t t = 0; t < n; t++) chunks[t] = (spawned_chunk){fn, ctx, parts[t]};
-    for (size_t t = 1; t < n; t++)
-        started[t] = pthread_create(&ids[t], NULL, run_spawned, &chunks[t]) == 0;
-    run_spawned(&chunks[0]);
-    for (size_t t = 1; t < n; t++) {
-        if (started[t]) pthread_join(ids[t], NULL);
-        else run_spawned(&chunks[t]); /* degrade to fewer threads, same results */
-    }
+    if (trace) trace->done_ns = now_ns();
 }

@@ -12,12 +12,15 @@
 typedef void (*posenc_range_fn_)(void *ctx, size_t worker, size_t begin, size_t end);
 struct posenc_exec_run_;
 
-/* Run fn over [0, count) split into at most `threads` contiguous chunks whose
- * boundaries are multiples of `grain` items (so chunking never changes what a
- * block computes). Chunk 0 runs on the calling thread, the others on
- * run->exec.pool's workers if set (at most its size), else on threads started
- * for this call; if one cannot be started its chunk also runs on the caller.
- * Results never depend on threads. */
+/* Run fn over [0, count) on at most `threads` workers: the range is cut into
+ * up to 8 pieces per worker whose boundaries are multiples of `grain` items
+ * (so the cut never changes what a block computes), and each worker claims the
+ * next unclaimed piece until none is left, so a worker that starts late or
+ * runs slower takes fewer. fn may be called several times per worker, never
+ * concurrently for one worker. Worker 0 is the calling thread, the others
+ * run->exec.pool's workers if set (at most its size), else threads started for
+ * this call; one that cannot be started leaves its pieces to the others.
+ * Results never depend on threads or timing. */
 void posenc_parallel_for_(const struct posenc_exec_run_ *run, int32_t threads, size_t count,
                           size_t grain, posenc_range_fn_ fn, void *ctx);
 
