@@ -4,6 +4,9 @@
 #include "check.h"
 
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h> /* mallopt */
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,8 +50,43 @@ static void temp_files_and_inputs(void) {
     posenc_array_free(&a);
 }
 
+/* posenc_array_create zeroes big arrays on several threads (src/io/io.c): every
+ * byte is zero, also when the allocator hands back the memory of a freed array
+ * that was filled with 0xff, for sizes on and off the 2 MiB pieces, and with
+ * POSENC_THREADS forcing 2 workers. glibc serves these sizes with fresh (zero)
+ * mmap pages, which would hide a missed piece, so the test raises the mmap
+ * threshold: round 1 then gets round 0's dirty heap memory back (printed). */
+static void big_arrays_are_zero(void) {
+    const size_t sizes[] = {((size_t)16 << 20) + 4, ((size_t)30 << 20) + 64};
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 << 20); /* the largest glibc accepts on 64-bit */
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+    setenv("POSENC_THREADS", "2", 1);
+    for (int i = 0; i < 2; i++) {
+        void *previous = NULL;
+        for (int round = 0; round < 2; round++) {
+            posenc_array a;
+            size_t shape[1] = {sizes[i] / 4};
+            posenc_status st = posenc_array_create(&a, POSENC_DTYPE_F32, 1, shape, 0, NULL);
+            size_t nonzero = 0, first = 0;
+            for (size_t b = 0; st == POSENC_OK && b < sizes[i]; b++)
+                if (((unsigned char *)a.data)[b] && !nonzero++) first = b;
+            CHECK(st == POSENC_OK && nonzero == 0,
+                  "array of %zu bytes (round %d%s) is zero: %zu nonzero bytes, first at %zu", sizes[i], round,
+                  round == 0 ? "" : a.data == previous ? ", the dirty memory of round 0" : ", new memory", nonzero,
+                  first);
+            previous = a.data;
+            if (st == POSENC_OK) memset(a.data, 0xff, sizes[i]); /* dirty, for the next round's reuse */
+            posenc_array_free(&a);
+        }
+    }
+    unsetenv("POSENC_THREADS");
+}
+
 int main(void) {
     temp_files_and_inputs();
+    big_arrays_are_zero();
     posenc_error err = {0};
     posenc_array a, b;
     size_t shape[2] = {3, 5};
