@@ -414,6 +414,10 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
             raise InvalidArgumentError("offset must be an int or one per batch row [%d], got shape %s"
                                        % (b_n, off.shape), 1)
         return off[:, None] + np.arange(s_n, dtype=np.int64)[None, :], False
+    if (type(positions) is np.ndarray and positions.dtype == np.int64 and positions.ndim == 1
+            and positions.shape[0] == s_n and positions.flags.c_contiguous
+            and type(offset) is int and offset == 0):  # the common case: no conversions
+        return positions, True
     if type(positions).__module__.startswith("torch"):
         positions = positions.detach().cpu().numpy()
     pos = np.asarray(positions)
