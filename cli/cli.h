@@ -284,7 +284,7 @@ typedef struct {
     const char *color;             /* "#rrggbb" */
     const double *x, *mid, *lo, *hi; /* count points each, x ascending */
     size_t count;
-    bool dashed;                   /* tells apart series that share a colour */
+    int dash;                      /* 0 solid, 1 dashed, 2 dotted: tells apart series that share a colour */
 } cli_band_series;
 typedef struct {
     const char *title, *xlabel, *ylabel;

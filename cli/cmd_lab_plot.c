@@ -95,7 +95,8 @@ static void draw(cli_buffer *b, series *all, int count, const char *title, const
         cli_buffer_printf(b, "<polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", color);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->hi[i]));
         for (int i = e->count - 1; i >= 0; i--) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->lo[i]));
-        const char *dash = (s / 10) % 2 ? " stroke-dasharray=\"7 4\"" : ""; /* series 10-19 share colours with 0-9 */
+        /* series 10-19 and 20-29 share colours with 0-9: dashed, then dotted */
+        const char *dash = (s / 10) % 3 == 1 ? " stroke-dasharray=\"7 4\"" : (s / 10) % 3 == 2 ? " stroke-dasharray=\"2 3\"" : "";
         cli_buffer_printf(b, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", color, dash);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->sum[i] / e->n[i]));
         cli_buffer_printf(b, "\"/>\n<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"%s/><text x=\"%.0f\" y=\"%.0f\">",
@@ -202,7 +203,9 @@ static int load_plot(const char *command, const char *path, const char *only, co
     out->curve = curve;
     snprintf(out->title, sizeof out->title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "",
              only ? ": " : "", metric);
-    out->xlabel = curve ? "training step" : "evaluation length (log scale)";
+    out->xlabel = curve ? "training step"
+                : strcmp(metric, "accuracy") == 0 ? "task size n, input symbols (log scale)"
+                                                  : "evaluation length (log scale)";
     out->ylabel = strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte";
     return EXIT_OK;
 }
@@ -232,7 +235,7 @@ int cli_lab_plot_png(const char *command, const char *path, const char *only, co
         const series *e = &p.all[s];
         double *m = mean + (size_t)s * MAX_POINTS;
         for (int i = 0; i < e->count; i++) m[i] = e->sum[i] / e->n[i];
-        list[s] = (cli_band_series){e->name, palette[s % 10], e->x, m, e->lo, e->hi, (size_t)e->count, (s / 10) % 2 == 1};
+        list[s] = (cli_band_series){e->name, palette[s % 10], e->x, m, e->lo, e->hi, (size_t)e->count, (s / 10) % 3};
     }
     cli_band_chart chart = {p.title, p.xlabel, p.ylabel, list, (size_t)p.count, !p.curve, 0, 0};
     rc = cli_band_chart_png(command, &chart, out);

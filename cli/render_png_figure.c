@@ -239,6 +239,11 @@ static void set_hex(cairo_t *cr, const char *hex, double alpha) {
     cairo_set_source_rgba(cr, r / 255.0, g / 255.0, b / 255.0, alpha);
 }
 
+static void set_dash(cairo_t *cr, int style) {
+    static const double dashed[] = {7, 4}, dotted[] = {2, 3};
+    cairo_set_dash(cr, style == 1 ? dashed : dotted, style == 1 || style == 2 ? 2 : 0, 0);
+}
+
 typedef struct {
     bool log_x;
     double x0, x1, y0, y1;     /* data range (x in log2 units when log_x) */
@@ -398,12 +403,11 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (size_t s = 0; s < c->series_count; s++) {
         const cli_band_series *e = &c->series[s];
-        const double dash[] = {7, 4};
         set_hex(cr, e->color, 1);
-        cairo_set_dash(cr, dash, e->dashed ? 2 : 0, 0);
+        set_dash(cr, e->dash);
         for (size_t i = 0; i < e->count; i++) cairo_line_to(cr, frame_px(&f, e->x[i]), frame_py(&f, e->mid[i]));
         cairo_stroke(cr);
-        cairo_set_dash(cr, dash, 0, 0);
+        set_dash(cr, 0);
         if (e->count <= 32)
             for (size_t i = 0; i < e->count; i++) {
                 cairo_arc(cr, frame_px(&f, e->x[i]), frame_py(&f, e->mid[i]), 3, 0, 4 * HALF_PI);
@@ -420,13 +424,12 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
     cairo_set_line_width(cr, 4);
     for (size_t s = 0; s < c->series_count; s++) {
         double ly = f.top + 10 + LEGEND_ROW * (double)s;
-        const double dash[] = {7, 3};
         set_hex(cr, c->series[s].color, 1);
-        cairo_set_dash(cr, dash, c->series[s].dashed ? 2 : 0, 0);
+        set_dash(cr, c->series[s].dash);
         cairo_move_to(cr, lx, ly);
         cairo_line_to(cr, lx + SWATCH, ly);
         cairo_stroke(cr);
-        cairo_set_dash(cr, dash, 0, 0);
+        set_dash(cr, 0);
         cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
         text_at(cr, c->series[s].name, lx + SWATCH + 6, ly, 0, 0.35, TEXT_PX);
     }
