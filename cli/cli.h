@@ -276,6 +276,27 @@ int cli_heatmap_svg(const char *command, const cli_reduced *r, const cli_heatmap
  * their exact colormap pixels. The "Layout" tEXt chunk says where they are. */
 int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                            const cli_axes_text *text, cli_buffer *png);
+/* Line chart with a shaded band per series (posenc lab plot: mean line, min-max
+ * band over seeds), drawn with cairo: title, frame, grid, tick labels (log x at
+ * the data's x values, or a nice linear step), axis names and a legend. */
+typedef struct {
+    const char *name;
+    const char *color;             /* "#rrggbb" */
+    const double *x, *mid, *lo, *hi; /* count points each, x ascending */
+    size_t count;
+    int dash;                      /* 0 solid, 1 dashed, 2 dotted: tells apart series that share a colour */
+} cli_band_series;
+typedef struct {
+    const char *title, *xlabel, *ylabel;
+    const cli_band_series *series;
+    size_t series_count;
+    bool log_x;                    /* log2 axis; x must be > 0 */
+    int width, height;             /* 0 = 900 x 520 */
+} cli_band_chart;
+int cli_band_chart_png(const char *command, const cli_band_chart *chart, cli_buffer *png);
+/* Encode packed RGB rows as a PNG with Title, Description and Software tEXt chunks. */
+int cli_png_encode_rgb(const char *command, const unsigned char *rgb, int width, int height, const char *title,
+                       const char *description, cli_buffer *png);
 /* 3-D surface z = grid[row][col] as a projected, painter-sorted mesh. */
 int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
                     const cli_axes_text *text, cli_buffer *out);
@@ -405,14 +426,28 @@ typedef struct {
     int colormap;                   /* -1: rdbu for signed tables, viridis for non-negative */
     const char *command_line;       /* shown in the footer */
     bool default_comparison;        /* run with no flags: explain the comparison */
-    const char *lab_results;        /* --lab RESULTS.jsonl: "Measured here" section, or NULL */
+    const char *const *lab_results; /* lab result files for the "Measured here" section (may be 0) */
+    size_t lab_count;
+    bool lab_found;                 /* found at the default place: files with no runs are skipped */
 } cli_report_request;
 /* Build the whole self-contained page (pictures, tables, data, script) into *html. */
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html);
 /* SVG of lab results (JSON lines at path): metric vs length or training curves. */
 int cli_lab_plot_svg(const char *command, const char *path, const char *experiment, const char *metric, cli_buffer *out);
-/* posenc report --lab RESULTS: the "Measured here" <section> (cli/report_lab.c). */
-int cli_lab_report_section(const char *command, const char *results_path, cli_buffer *html);
+/* The same picture as a PNG (cli_band_chart_png). */
+int cli_lab_plot_png(const char *command, const char *path, const char *experiment, const char *metric, cli_buffer *out);
+/* posenc report [--lab RESULTS]: the "Measured here" <section> (cli/report_lab.c)
+ * from lab result files; found: they came from the default place, so a file with
+ * no runs is skipped with a note instead of failing. */
+int cli_lab_report_section(const char *command, const char *const *paths, size_t count, bool found, cli_buffer *html);
+/* The default place of lab results: the files `posenc lab run NAME` writes without
+ * -o, lab-NAME.jsonl in the current folder, for each experiment NAME in order.
+ * Writes the names of those that exist into names[0..max) and returns how many. */
+#define CLI_LAB_MAX_RESULTS 8
+size_t cli_lab_default_results(char names[][64], size_t max);
+/* JSON lines -> cJSON array of runs (NULL on error, message printed, naming the
+ * file and line); missing_ok skips files that do not exist (cli/cmd_lab_run.c). */
+struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok);
 
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -1,5 +1,6 @@
 /* cmd_lab_plot.c: `posenc lab plot`: metric vs evaluation length (log x, one
- * line per configuration, min-max band over seeds) or training curves, as SVG. */
+ * line per configuration, min-max band over seeds) or training curves, as SVG
+ * or PNG (chosen by the output's extension, like `posenc plot`). */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
@@ -94,10 +95,12 @@ static void draw(cli_buffer *b, series *all, int count, const char *title, const
         cli_buffer_printf(b, "<polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", color);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->hi[i]));
         for (int i = e->count - 1; i >= 0; i--) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->lo[i]));
-        cli_buffer_printf(b, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
+        /* series 10-19 and 20-29 share colours with 0-9: dashed, then dotted */
+        const char *dash = (s / 10) % 3 == 1 ? " stroke-dasharray=\"7 4\"" : (s / 10) % 3 == 2 ? " stroke-dasharray=\"2 3\"" : "";
+        cli_buffer_printf(b, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", color, dash);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->sum[i] / e->n[i]));
-        cli_buffer_printf(b, "\"/>\n<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/><text x=\"%.0f\" y=\"%.0f\">",
-                          W - R + 12, W - R + 32, T + 10 + 18.0 * s, T + 10 + 18.0 * s, color, W - R + 38, T + 14 + 18.0 * s);
+        cli_buffer_printf(b, "\"/>\n<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"%s/><text x=\"%.0f\" y=\"%.0f\">",
+                          W - R + 12, W - R + 32, T + 10 + 18.0 * s, T + 10 + 18.0 * s, color, dash, W - R + 38, T + 14 + 18.0 * s);
         cli_buffer_escape(b, e->name);
         cli_buffer_puts(b, "</text>\n");
     }
@@ -107,32 +110,47 @@ static void draw(cli_buffer *b, series *all, int count, const char *title, const
 }
 
 static const cli_option plot_options[] = {
-    {"o", "FILE", "SVG to write (required)"},
+    {"o", "FILE", "picture to write: FILE.svg or FILE.png (required)"},
     {"experiment", "NAME", "only runs of this experiment"},
     {"metric", "M", "bpb (default) | bpb_sliding | accuracy | curve (training bits per byte vs step)"},
     {NULL, NULL, NULL}};
 
-int cli_lab_plot_svg(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+/* What one picture shows: the series (mean, min, max per x) and its words. */
+typedef struct {
+    series *all;
+    int count;
+    bool curve;
+    char title[160];
+    const char *xlabel, *ylabel;
+} lab_plot;
+
+static void lab_plot_free(lab_plot *p) {
+    free(p->all);
+    p->all = NULL;
+}
+
+/* Read the result lines at path into *out (EXIT_* code, message printed). */
+static int load_plot(const char *command, const char *path, const char *only, const char *metric, lab_plot *out) {
+    memset(out, 0, sizeof *out);
     posenc_error err = {0};
     void *data = NULL;
     size_t size = 0;
-    if (posenc_file_read_all(path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
     bool curve = strcmp(metric, "curve") == 0;
-    if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy")) {
-        free(data);
+    if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy"))
         return cli_fail(command, EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
-    }
+    if (posenc_file_read_all(path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
     series *all = calloc(MAX_SERIES, sizeof *all);
     int count = 0, lines = 0;
     char *text = malloc(size + 1), *save = NULL; /* the file's bytes are not NUL-terminated */
     if (text) memcpy(text, data, size), text[size] = '\0';
     free(data);
     data = text;
-    if (!text) {
+    if (!text || !all) {
+        free(text);
         free(all);
         return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
     }
-    for (char *line = strtok_r(text, "\n", &save); line && all; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         cJSON *run = cJSON_Parse(line);
         const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
         if (!cJSON_IsString(label) || !cJSON_IsString(exp)) {
@@ -158,6 +176,7 @@ int cli_lab_plot_svg(const char *command, const char *path, const char *only, co
                 const cJSON *y = cJSON_GetObjectItem(e, metric), *v = cJSON_GetObjectItem(e, "variant"),
                             *ph = cJSON_GetObjectItem(e, "phase"), *len = cJSON_GetObjectItem(e, "length");
                 if (!cJSON_IsNumber(y) || !cJSON_IsString(v) || !cJSON_IsString(ph) || !cJSON_IsNumber(len)) continue;
+                if (!(len->valuedouble > 0)) continue; /* a log axis */
                 const char *variant = v->valuestring, *phase = ph->valuestring;
                 char name[96];
                 snprintf(name, sizeof name, "%s%s%s%s", label->valuestring, strcmp(variant, "plain") ? " " : "",
@@ -169,18 +188,61 @@ int cli_lab_plot_svg(const char *command, const char *path, const char *only, co
         cJSON_Delete(run);
     }
     free(data);
-    if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    /* a curve series with no points (a run without a curve) draws nothing */
+    int kept = 0;
+    for (int s = 0; s < count; s++)
+        if (all[s].count > 0) all[kept++] = all[s];
+    count = kept;
     if (count == 0) {
         free(all);
         return cli_fail(command, EXIT_USAGE, NULL, "no runs with metric %s in %s", metric, path);
     }
     for (int s = 0; s < count; s++) sort_points(&all[s]);
-    char title[160];
-    snprintf(title, sizeof title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "", only ? ": " : "", metric);
-    draw(out, all, count, title, curve ? "training step" : "evaluation length (log scale)",
-         strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte", !curve);
-    free(all);
+    out->all = all;
+    out->count = count;
+    out->curve = curve;
+    snprintf(out->title, sizeof out->title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "",
+             only ? ": " : "", metric);
+    out->xlabel = curve ? "training step"
+                : strcmp(metric, "accuracy") == 0 ? "task size n, input symbols (log scale)"
+                                                  : "evaluation length (log scale)";
+    out->ylabel = strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte";
+    return EXIT_OK;
+}
+
+int cli_lab_plot_svg(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+    lab_plot p;
+    int rc = load_plot(command, path, only, metric, &p);
+    if (rc != EXIT_OK) return rc;
+    draw(out, p.all, p.count, p.title, p.xlabel, p.ylabel, !p.curve);
+    lab_plot_free(&p);
     return out->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory drawing %s", path) : EXIT_OK;
+}
+
+int cli_lab_plot_png(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+    lab_plot p;
+    int rc = load_plot(command, path, only, metric, &p);
+    if (rc != EXIT_OK) return rc;
+    double *mean = malloc(sizeof *mean * MAX_POINTS * (size_t)p.count);
+    cli_band_series *list = calloc((size_t)p.count, sizeof *list);
+    if (!mean || !list) {
+        free(mean);
+        free(list);
+        lab_plot_free(&p);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory drawing %s", path);
+    }
+    for (int s = 0; s < p.count; s++) {
+        const series *e = &p.all[s];
+        double *m = mean + (size_t)s * MAX_POINTS;
+        for (int i = 0; i < e->count; i++) m[i] = e->sum[i] / e->n[i];
+        list[s] = (cli_band_series){e->name, palette[s % 10], e->x, m, e->lo, e->hi, (size_t)e->count, (s / 10) % 3};
+    }
+    cli_band_chart chart = {p.title, p.xlabel, p.ylabel, list, (size_t)p.count, !p.curve, 0, 0};
+    rc = cli_band_chart_png(command, &chart, out);
+    free(mean);
+    free(list);
+    lab_plot_free(&p);
+    return rc;
 }
 
 int cmd_lab_plot(int argc, char **argv) {
@@ -188,13 +250,21 @@ int cmd_lab_plot(int argc, char **argv) {
     int rc = cli_parse(&a, "lab plot", plot_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1 || !cli_has(&a, "o")) {
-        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg [--experiment NAME] [--metric M]\n\n");
+        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg|OUT.png [--experiment NAME] [--metric M]\n\n");
         cli_print_options(plot_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
+    const char *out = cli_string(&a, "o", "");
+    bool svg = cli_path_ends_with(out, ".svg"), png = cli_path_ends_with(out, ".png");
+    if (!svg && !png)
+        return cli_fail("lab plot", EXIT_USAGE, "name the output OUT.svg or OUT.png", "cannot tell the picture format of '%s'",
+                        out);
     cli_buffer b = {0};
-    rc = cli_lab_plot_svg("lab plot", a.positional[0], cli_string(&a, "experiment", NULL), cli_string(&a, "metric", "bpb"), &b);
-    if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", cli_string(&a, "o", ""), &b);
+    const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
+    rc = svg ? cli_lab_plot_svg("lab plot", a.positional[0], only, metric, &b)
+             : cli_lab_plot_png("lab plot", a.positional[0], only, metric, &b);
+    if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", out, &b);
+    if (rc == EXIT_OK) fprintf(stderr, "posenc lab plot: wrote %s (%s)\n", out, metric);
     cli_buffer_free(&b);
     return rc;
 }

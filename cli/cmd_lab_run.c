@@ -29,7 +29,7 @@ static double seconds_now(void) {
 }
 
 /* Read JSON-lines files into one array (NULL on error, message printed). */
-static cJSON *read_results(const char *command, const char *const *paths, int count, bool missing_ok) {
+struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok) {
     cJSON *all = cJSON_CreateArray();
     for (int f = 0; f < count; f++) {
         posenc_error err = {0};
@@ -133,7 +133,7 @@ static int lab_run(int argc, char **argv) {
         return cli_fail("lab run", EXIT_USAGE, "add --resume to continue it, or choose another -o", "%s already exists", out);
     }
     const char *only = cli_string(&a, "only", NULL);
-    cJSON *finished = read_results("lab run", &out, 1, true);
+    cJSON *finished = cli_lab_read_results("lab run", &out, 1, true);
     if (!finished) {
         free(runs);
         return EXIT_RUNTIME;
@@ -246,7 +246,7 @@ static int lab_merge(int argc, char **argv) {
         printf("usage: posenc lab merge -o OUT.jsonl FILE.jsonl...\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
-    cJSON *runs = read_results("lab merge", a.positional, a.positional_count, false);
+    cJSON *runs = cli_lab_read_results("lab merge", a.positional, a.positional_count, false);
     if (!runs) return EXIT_RUNTIME;
     cli_buffer b = {0};
     cJSON *kept = cJSON_CreateArray(), *r;
@@ -279,7 +279,7 @@ static int lab_claims(int argc, char **argv) {
         printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
-    cJSON *runs = read_results("lab claims", a.positional, a.positional_count, false);
+    cJSON *runs = cli_lab_read_results("lab claims", a.positional, a.positional_count, false);
     if (!runs) return EXIT_RUNTIME;
     posenc_error err = {0};
     char *table = NULL;

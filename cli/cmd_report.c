@@ -13,7 +13,9 @@ static const cli_option report_options[] = {
     {"cmap", "MAP", "colormap for every heat map: rdbu | viridis (default: rdbu if a table has negative values)"},
     {"max-bytes", "N", "refuse input tables larger than N bytes (default 4 GiB)"},
     {"o", "OUT", "output file, default report.html"},
-    {"lab", "RESULTS", "add the \"Measured here\" section from posenc lab results (JSON lines)"},
+    {"lab", "RESULTS", "the \"Measured here\" section from these posenc lab results (JSON lines); default: the "
+                       "lab-NAME.jsonl files `posenc lab run NAME` wrote here, when there are any"},
+    {"no-lab", NULL, "leave the \"Measured here\" section out"},
     {NULL, NULL, NULL}};
 
 static void report_help(void) {
@@ -22,13 +24,16 @@ static void report_help(void) {
            "and hover, a 3-D surface you can turn, a tool to compare positions, similarity,\n"
            "wavelength and health charts, and a statistics table. With no flags it compares five\n"
            "encodings at 128 positions x 64 channels (sinusoidal, RoPE, learned, and the index and\n"
-           "normalized baselines) and adds RoPE scaling bands and ALiBi and T5 attention biases.\n\n");
+           "normalized baselines) and adds RoPE scaling bands and ALiBi and T5 attention biases.\n"
+           "When this folder holds lab results at their default place (lab-NAME.jsonl, written by\n"
+           "`posenc lab run NAME`), the comparison also gets a \"Measured here\" section from them.\n\n");
     cli_print_options(report_options);
     printf("\nexamples:\n"
            "  posenc report                                  # the comparison; prints the file to open\n"
            "  posenc report --len 512 --dim 128 -o pe.html    # one sinusoidal table (plus nothing else)\n"
            "  posenc report my_table.npy -o mine.html         # any [positions x channels] table\n"
-           "  posenc report --config llama/config.json        # a model's RoPE and its scaling bands\n");
+           "  posenc report --config llama/config.json        # a model's RoPE and its scaling bands\n"
+           "  posenc report --lab lab-extrapolate.jsonl       # the comparison plus what the lab measured\n");
 }
 
 /* The default comparison: the same size for every kind, so pictures line up. */
@@ -50,6 +55,8 @@ int cmd_report(int argc, char **argv) {
     const char *out = cli_string(&a, "o", "report.html");
     if (!cli_path_ends_with(out, ".html") && !cli_path_ends_with(out, ".htm"))
         return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
+    if (cli_has(&a, "lab") && cli_has(&a, "no-lab"))
+        return cli_fail("report", EXIT_USAGE, NULL, "--lab and --no-lab contradict each other");
     bool any_flag = a.positional_count > 0;
     const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
                            "scaling", "factor", "original-max", "seed", "sigma", "config"};
@@ -72,9 +79,21 @@ int cmd_report(int argc, char **argv) {
     char command_line[512] = "posenc report";
     for (int i = 0; i < argc && strlen(command_line) + strlen(argv[i]) + 2 < sizeof command_line; i++)
         strcat(strcat(command_line, " "), argv[i]);
+    /* lab results: --lab FILE, else (the default comparison only) the files lab run writes by default */
+    char found[CLI_LAB_MAX_RESULTS][64];
+    const char *lab[CLI_LAB_MAX_RESULTS];
+    size_t lab_count = 0;
+    bool lab_found = false;
+    if (cli_has(&a, "lab")) {
+        lab[lab_count++] = cli_string(&a, "lab", "");
+    } else if (!any_flag && !cli_has(&a, "no-lab")) {
+        lab_count = cli_lab_default_results(found, CLI_LAB_MAX_RESULTS);
+        for (size_t i = 0; i < lab_count; i++) lab[i] = found[i];
+        lab_found = lab_count > 0;
+    }
     cli_buffer html = {0};
     if (rc == EXIT_OK) {
-        cli_report_request req = {list, count, cmap, command_line, !any_flag, cli_string(&a, "lab", NULL)};
+        cli_report_request req = {list, count, cmap, command_line, !any_flag, lab, lab_count, lab_found};
         rc = cli_report_html("report", &req, &html);
     }
     if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);

@@ -206,6 +206,20 @@ int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heat
     return EXIT_OK;
 }
 
+int cli_png_encode_rgb(const char *command, const unsigned char *rgb, int width, int height, const char *title,
+                       const char *description, cli_buffer *png) {
+    png_text texts[3] = {{0}};
+    char k0[] = "Title", k1[] = "Description", k2[] = "Software";
+    char software[] = "posenc " POSENC_VERSION_STRING;
+    texts[0].key = k0, texts[0].text = (char *)(title ? title : "posenc chart");
+    texts[1].key = k1, texts[1].text = (char *)(description ? description : "");
+    texts[2].key = k2, texts[2].text = software;
+    for (int i = 0; i < 3; i++) texts[i].compression = PNG_TEXT_COMPRESSION_NONE;
+    if (!encode_png(rgb, width, height, texts, 3, png))
+        return cli_fail(command, EXIT_RUNTIME, NULL, "PNG encoding failed (out of memory?)");
+    return EXIT_OK;
+}
+
 int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style, const char *title,
                     cli_buffer *png) {
     unsigned char *rgb;

@@ -1,5 +1,6 @@
-/* render_png_figure.c: a heat map as a PNG a person can read on its own: title,
- * axes with tick labels, axis names and a colorbar with numbers. Text and lines
+/* render_png_figure.c: pictures as PNGs a person can read on their own: a heat
+ * map with title, axes with tick labels, axis names and a colorbar with numbers;
+ * and (at the end) a line chart with min-max bands and a legend. Text and lines
  * are drawn with cairo (fonts through fontconfig); the cells are the exact
  * colormap pixels of cli_heatmap_cells_rgb, copied in unscaled, so the picture
  * still says the exact colour of every cell. The pixels are then encoded with
@@ -223,6 +224,231 @@ int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_
              map_h, sx, sy,
              style->colorbar ? bar_x : 0, style->colorbar ? BAR_W : 0);
     rc = cli_heatmap_encode(command, r, style, text->title, rgb, width, height, sx, layout, png);
+    free(rgb);
+    return rc;
+}
+
+/* ---- line chart with min-max bands (posenc lab plot -o X.png) ---- */
+
+static void set_hex(cairo_t *cr, const char *hex, double alpha) {
+    unsigned r = 0x44, g = 0x44, b = 0x44;
+    if (hex && hex[0] == '#' && strlen(hex) == 7) {
+        unsigned long v = strtoul(hex + 1, NULL, 16);
+        r = (unsigned)(v >> 16) & 255, g = (unsigned)(v >> 8) & 255, b = (unsigned)v & 255;
+    }
+    cairo_set_source_rgba(cr, r / 255.0, g / 255.0, b / 255.0, alpha);
+}
+
+static void set_dash(cairo_t *cr, int style) {
+    static const double dashed[] = {7, 4}, dotted[] = {2, 3};
+    cairo_set_dash(cr, style == 1 ? dashed : dotted, style == 1 || style == 2 ? 2 : 0, 0);
+}
+
+typedef struct {
+    bool log_x;
+    double x0, x1, y0, y1;     /* data range (x in log2 units when log_x) */
+    double left, top, w, h;    /* plot area in pixels */
+} band_frame;
+
+static double frame_px(const band_frame *f, double x) {
+    double u = f->log_x ? log2(x) : x;
+    return f->left + (u - f->x0) / (f->x1 - f->x0) * f->w;
+}
+static double frame_py(const band_frame *f, double y) { return f->top + f->h - (y - f->y0) / (f->y1 - f->y0) * f->h; }
+
+/* x ticks: on a log axis the distinct x values of the data (lengths 64, 128, ...)
+ * when there are few, else the powers of two in range; on a linear axis a nice step. */
+static void draw_band_x_ticks(cairo_t *cr, const cli_band_chart *c, const band_frame *f) {
+    double ticks[64];
+    size_t n = 0;
+    if (c->log_x) {
+        for (size_t s = 0; s < c->series_count; s++)
+            for (size_t i = 0; i < c->series[s].count; i++) {
+                double x = c->series[s].x[i];
+                size_t k = 0;
+                while (k < n && ticks[k] != x) k++;
+                if (k == n && n < sizeof ticks / sizeof *ticks) ticks[n++] = x;
+            }
+        if (n > 12) {
+            n = 0;
+            for (double e = ceil(f->x0); e <= f->x1 + 1e-9 && n < sizeof ticks / sizeof *ticks; e++) ticks[n++] = exp2(e);
+        }
+    } else {
+        double step = nice_step(f->x1 - f->x0, 8);
+        for (double v = ceil(f->x0 / step - 1e-9) * step; v <= f->x1 + step * 1e-9 && n < sizeof ticks / sizeof *ticks;
+             v += step)
+            ticks[n++] = v;
+    }
+    char label[32];
+    double bottom = f->top + f->h;
+    for (size_t i = 0; i < n; i++) {
+        double p = frame_px(f, ticks[i]);
+        cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
+        cairo_move_to(cr, p, f->top);
+        cairo_line_to(cr, p, bottom);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
+        cairo_move_to(cr, p, bottom);
+        cairo_line_to(cr, p, bottom + TICK_LEN);
+        cairo_stroke(cr);
+        snprintf(label, sizeof label, "%g", ticks[i]);
+        text_at(cr, label, p, bottom + TICK_LEN + 2, 0.5, 0.9, TEXT_PX);
+    }
+}
+
+static void draw_band_y_ticks(cairo_t *cr, const band_frame *f) {
+    double step = nice_step(f->y1 - f->y0, 6);
+    char label[32];
+    for (double v = ceil(f->y0 / step - 1e-9) * step; v <= f->y1 + step * 1e-9; v += step) {
+        double p = frame_py(f, v);
+        cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
+        cairo_move_to(cr, f->left, p);
+        cairo_line_to(cr, f->left + f->w, p);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
+        cairo_move_to(cr, f->left, p);
+        cairo_line_to(cr, f->left - TICK_LEN, p);
+        cairo_stroke(cr);
+        value_label(label, sizeof label, v, step);
+        text_at(cr, label, f->left - TICK_LEN - 3, p, 1, 0.35, TEXT_PX);
+    }
+}
+
+int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer *png) {
+    enum { LEGEND_ROW = 20, SWATCH = 24 };
+    band_frame f = {c->log_x, INFINITY, -INFINITY, INFINITY, -INFINITY, 0, 0, 0, 0};
+    for (size_t s = 0; s < c->series_count; s++)
+        for (size_t i = 0; i < c->series[s].count; i++) {
+            const cli_band_series *e = &c->series[s];
+            if (c->log_x && !(e->x[i] > 0))
+                return cli_fail(command, EXIT_USAGE, NULL, "x value %g of '%s' cannot go on a log axis", e->x[i], e->name);
+            double x = c->log_x ? log2(e->x[i]) : e->x[i];
+            f.x0 = fmin(f.x0, x), f.x1 = fmax(f.x1, x);
+            f.y0 = fmin(f.y0, fmin(e->lo[i], e->mid[i])), f.y1 = fmax(f.y1, fmax(e->hi[i], e->mid[i]));
+        }
+    if (!isfinite(f.x0) || !isfinite(f.y0) || !isfinite(f.x1) || !isfinite(f.y1))
+        return cli_fail(command, EXIT_USAGE, NULL, "nothing finite to draw");
+    if (!(f.x1 > f.x0)) f.x0 -= 0.5, f.x1 += 0.5;
+    if (!(f.y1 > f.y0)) f.y0 -= 0.5, f.y1 += 0.5;
+    double pad = 0.05 * (f.y1 - f.y0);
+    f.y0 -= pad, f.y1 += pad;
+    if (c->log_x) pad = 0.03 * (f.x1 - f.x0), f.x0 -= pad, f.x1 += pad;
+
+    /* measure the text so the margins fit it */
+    cairo_surface_t *probe = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(probe);
+    cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, TEXT_PX);
+    double legend_w = 0, ytick_w = text_width(cr, "-0.0000");
+    for (size_t s = 0; s < c->series_count; s++) legend_w = fmax(legend_w, text_width(cr, c->series[s].name));
+    cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, TITLE_PX);
+    double title_w = c->title ? text_width(cr, c->title) : 0;
+    cairo_destroy(cr);
+    cairo_surface_destroy(probe);
+
+    int width = c->width > 0 ? c->width : 900, height = c->height > 0 ? c->height : 520;
+    int left = (int)ceil(10 + TEXT_PX + 8 + ytick_w + TICK_LEN);
+    int top = 10 + (c->title ? TITLE_PX + 14 : 4);
+    int bottom = TICK_LEN + 2 + TEXT_PX + 10 + TEXT_PX + 12;
+    int right = (int)ceil(16 + SWATCH + 6 + fmin(legend_w, 320) + 12);
+    int need_h = top + 10 + LEGEND_ROW * (int)c->series_count + bottom;
+    if (height < need_h) height = need_h;
+    if (width < (int)ceil(title_w) + 20) width = (int)ceil(title_w) + 20;
+    if (width - left - right < 200) width = left + right + 200;
+    f.left = left, f.top = top, f.w = width - left - right, f.h = height - top - bottom;
+
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    unsigned char *rgb = malloc((size_t)width * (size_t)height * 3);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS || !rgb) {
+        cairo_surface_destroy(surface);
+        free(rgb);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory for a %d x %d picture", width, height);
+    }
+    cr = cairo_create(surface);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_line_width(cr, 1);
+    cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    draw_band_y_ticks(cr, &f);
+    draw_band_x_ticks(cr, c, &f);
+    cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
+    if (c->title) {
+        cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+        text_at(cr, c->title, 10, 10, 0, 0.8, TITLE_PX);
+        cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    }
+    if (c->xlabel) text_at(cr, c->xlabel, f.left + f.w / 2, height - 10, 0.5, 0, TEXT_PX);
+    if (c->ylabel) {
+        cairo_save(cr);
+        cairo_translate(cr, 10 + TEXT_PX * 0.8, f.top + f.h / 2);
+        cairo_rotate(cr, -HALF_PI);
+        text_at(cr, c->ylabel, 0, 0, 0.5, 0, TEXT_PX);
+        cairo_restore(cr);
+    }
+    /* bands first (translucent), then the lines and points on top, clipped to the plot */
+    cairo_save(cr);
+    cairo_rectangle(cr, f.left, f.top, f.w, f.h);
+    cairo_clip(cr);
+    for (size_t s = 0; s < c->series_count; s++) {
+        const cli_band_series *e = &c->series[s];
+        if (e->count == 0) continue;
+        for (size_t i = 0; i < e->count; i++) cairo_line_to(cr, frame_px(&f, e->x[i]), frame_py(&f, e->hi[i]));
+        for (size_t i = e->count; i-- > 0;) cairo_line_to(cr, frame_px(&f, e->x[i]), frame_py(&f, e->lo[i]));
+        cairo_close_path(cr);
+        set_hex(cr, e->color, 0.18);
+        cairo_fill(cr);
+    }
+    cairo_set_line_width(cr, 2);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (size_t s = 0; s < c->series_count; s++) {
+        const cli_band_series *e = &c->series[s];
+        set_hex(cr, e->color, 1);
+        set_dash(cr, e->dash);
+        for (size_t i = 0; i < e->count; i++) cairo_line_to(cr, frame_px(&f, e->x[i]), frame_py(&f, e->mid[i]));
+        cairo_stroke(cr);
+        set_dash(cr, 0);
+        if (e->count <= 32)
+            for (size_t i = 0; i < e->count; i++) {
+                cairo_arc(cr, frame_px(&f, e->x[i]), frame_py(&f, e->mid[i]), 3, 0, 4 * HALF_PI);
+                cairo_fill(cr);
+            }
+    }
+    cairo_restore(cr);
+    cairo_set_line_width(cr, 1);
+    cairo_set_source_rgb(cr, 0.27, 0.27, 0.27);
+    cairo_rectangle(cr, f.left + 0.5, f.top + 0.5, f.w - 1, f.h - 1);
+    cairo_stroke(cr);
+    /* legend: a thick swatch of each line's colour and its name */
+    double lx = f.left + f.w + 16;
+    cairo_set_line_width(cr, 4);
+    for (size_t s = 0; s < c->series_count; s++) {
+        double ly = f.top + 10 + LEGEND_ROW * (double)s;
+        set_hex(cr, c->series[s].color, 1);
+        set_dash(cr, c->series[s].dash);
+        cairo_move_to(cr, lx, ly);
+        cairo_line_to(cr, lx + SWATCH, ly);
+        cairo_stroke(cr);
+        set_dash(cr, 0);
+        cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
+        text_at(cr, c->series[s].name, lx + SWATCH + 6, ly, 0, 0.35, TEXT_PX);
+    }
+    cairo_destroy(cr);
+    cairo_to_rgb(surface, rgb, width, height);
+    cairo_surface_destroy(surface);
+    cairo_debug_reset_static_data(); /* as in cli_heatmap_png_figure: nothing cached stays allocated */
+    FcFini();
+
+    /* where things are, for readers (and tests) that look pixels up */
+    cli_buffer desc = {0};
+    cli_buffer_printf(&desc, "plot x=%d y=%d w=%d h=%d; x %s; legend x=%d y=%d row=%d swatch=%d; series:", left, top,
+                      (int)f.w, (int)f.h, c->log_x ? "log2" : "linear", (int)lx, top + 10, LEGEND_ROW, SWATCH);
+    for (size_t s = 0; s < c->series_count; s++)
+        cli_buffer_printf(&desc, "%s %s=%s", s ? ";" : "", c->series[s].name, c->series[s].color ? c->series[s].color : "");
+    cli_buffer_append(&desc, "", 1);
+    int rc = desc.failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory")
+                         : cli_png_encode_rgb(command, rgb, width, height, c->title, desc.data, png);
+    cli_buffer_free(&desc);
     free(rgb);
     return rc;
 }

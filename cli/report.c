@@ -479,9 +479,11 @@ static int write_data(report *r) {
     return EXIT_OK;
 }
 
-/* posenc report --lab RESULTS (the section itself is cli/report_lab.c) */
+/* posenc report [--lab RESULTS] (the section itself is cli/report_lab.c) */
 static int section_lab(report *r) {
-    return r->req->lab_results ? cli_lab_report_section(r->command, r->req->lab_results, r->html) : EXIT_OK;
+    return r->req->lab_count ? cli_lab_report_section(r->command, r->req->lab_results, r->req->lab_count,
+                                                      r->req->lab_found, r->html)
+                             : EXIT_OK;
 }
 
 typedef struct {

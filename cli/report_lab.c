@@ -1,13 +1,27 @@
-/* report_lab.c: the report's "Measured here" section (posenc report --lab
- * RESULTS): bits per byte vs evaluation length and the claims table, from the
- * lab's result lines (docs/lab-experiments.md). */
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
+/* report_lab.c: the report's "Measured here" section: from the lab's result
+ * lines (docs/lab-experiments.md), a picture per result file (bits per byte, or
+ * task accuracy, vs evaluation length), the claims table over every run, and a
+ * trained learned position table next to the sinusoid of the same shape.
+ * `posenc report --lab FILE` reads FILE; plain `posenc report` reads the files
+ * `posenc lab run NAME` writes by default (lab-NAME.jsonl here) when there are any. */
+#define _POSIX_C_SOURCE 200809L /* access */
 #include "cli.h"
 #include "experiments.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+size_t cli_lab_default_results(char names[][64], size_t max) {
+    size_t n = 0;
+    for (size_t i = 0; lab_experiment_names[i] && n < max; i++) {
+        snprintf(names[n], 64, "lab-%s.jsonl", lab_experiment_names[i]);
+        if (access(names[n], F_OK) == 0) n++;
+    }
+    return n;
+}
 
 /* Markdown table rows -> HTML table (cells escaped). */
 static void markdown_table_html(cli_buffer *b, const char *md) {
@@ -38,51 +52,170 @@ static void markdown_table_html(cli_buffer *b, const char *md) {
     cli_buffer_puts(b, "</table>\n");
 }
 
-int cli_lab_report_section(const char *command, const char *results_path, cli_buffer *html) {
-    void *data = NULL;
-    size_t size = 0;
-    posenc_error err = {0};
-    if (posenc_file_read_all(results_path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
-    char *text = malloc(size + 1), *save = NULL; /* the file's bytes are not NUL-terminated */
-    if (!text) {
-        free(data);
-        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", results_path);
+/* The metric a file's picture shows: bits per byte for text runs, else task accuracy. */
+static const char *picture_metric(const cJSON *runs) {
+    bool accuracy = false;
+    const cJSON *run, *e;
+    cJSON_ArrayForEach(run, runs) cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
+        if (cJSON_IsNumber(cJSON_GetObjectItem(e, "bpb"))) return "bpb";
+        accuracy |= cJSON_IsNumber(cJSON_GetObjectItem(e, "accuracy"));
     }
-    memcpy(text, data, size);
-    text[size] = '\0';
-    free(data);
-    data = text;
-    cJSON *runs = cJSON_CreateArray();
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        cJSON *run = cJSON_Parse(line);
-        if (!cJSON_IsString(cJSON_GetObjectItem(run, "id"))) {
-            cJSON_Delete(run);
-            cJSON_Delete(runs);
-            free(data);
-            return cli_fail(command, EXIT_RUNTIME, NULL, "%s is not a lab result file (JSON lines with an id)", results_path);
+    return accuracy ? "accuracy" : NULL;
+}
+
+static void inline_svg(cli_buffer *html, const cli_buffer *svg) {
+    const char *start = svg->data ? strstr(svg->data, "<svg") : NULL; /* inline, no XML prologue */
+    if (start) cli_buffer_append(html, start, svg->len - (size_t)(start - svg->data));
+}
+
+/* The first run (in file order) with a trained learned table: scheme "learned" first, then any. */
+static const cJSON *learned_run(const cJSON *runs) {
+    const cJSON *run, *any = NULL;
+    cJSON_ArrayForEach(run, runs) {
+        const cJSON *t = cJSON_GetObjectItem(run, "position_table"), *scheme = cJSON_GetObjectItem(run, "scheme");
+        if (!cJSON_IsObject(t)) continue;
+        if (cJSON_IsString(scheme) && strcmp(scheme->valuestring, "learned") == 0) return run;
+        if (!any) any = run;
+    }
+    return any;
+}
+
+/* The trained table as a cli_table (EXIT_* code; a malformed table is an error naming the run). */
+static int table_from_run(const char *command, const char *path, const cJSON *run, cli_table *t) {
+    memset(t, 0, sizeof *t);
+    const cJSON *pt = cJSON_GetObjectItem(run, "position_table"), *id = cJSON_GetObjectItem(run, "id");
+    const cJSON *shape = cJSON_GetObjectItem(pt, "shape"), *values = cJSON_GetObjectItem(pt, "values");
+    const cJSON *r = cJSON_GetArrayItem(shape, 0), *c = cJSON_GetArrayItem(shape, 1);
+    double rows = cJSON_IsNumber(r) ? r->valuedouble : 0, cols = cJSON_IsNumber(c) ? c->valuedouble : 0;
+    if (!(rows >= 1 && cols >= 1 && rows * cols <= (double)LAB_RESULT_TABLE_MAX && rows == (size_t)rows &&
+          cols == (size_t)cols) || cJSON_GetArraySize(shape) != 2 || !cJSON_IsArray(values) ||
+        (double)cJSON_GetArraySize(values) != rows * cols)
+        return cli_fail(command, EXIT_RUNTIME, NULL, "%s: run %s has a malformed position_table (shape and values disagree)",
+                        path, cJSON_IsString(id) ? id->valuestring : "?");
+    t->rows = (size_t)rows, t->cols = (size_t)cols;
+    t->values = malloc(sizeof *t->values * t->rows * t->cols);
+    if (!t->values) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    size_t k = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, values) t->values[k++] = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    snprintf(t->name, sizeof t->name, "learned, trained (%s)", cJSON_IsString(id) ? id->valuestring : "?");
+    return EXIT_OK;
+}
+
+/* Two heat maps side by side: the learned table as trained, and the sinusoid of the same shape. */
+static int learned_next_to_sinusoid(const char *command, const cJSON *run, const char *path, cli_buffer *html) {
+    cli_table learned, sinusoid;
+    int rc = table_from_run(command, path, run, &learned);
+    if (rc != EXIT_OK) return rc;
+    rc = cli_table_make(command, "sinusoidal", (int64_t)learned.rows, (int32_t)learned.cols, &sinusoid);
+    if (rc != EXIT_OK) {
+        cli_table_free(&learned);
+        return rc;
+    }
+    const cJSON *id = cJSON_GetObjectItem(run, "id"), *steps = cJSON_GetObjectItem(run, "steps");
+    cli_buffer_puts(html, "<h3>A trained learned table next to the sinusoid</h3>\n<p>");
+    char words[400];
+    snprintf(words, sizeof words,
+             "Left: the position table (wpe, %zu positions x %zu channels) that run %s learned in %.0f steps from a "
+             "random start; right: the sinusoid of the same shape (Vaswani et al.). Rows are positions (top = first), "
+             "columns channels; RdBu, white = 0, each with its own range.",
+             learned.rows, learned.cols, cJSON_IsString(id) ? id->valuestring : "?",
+             cJSON_IsNumber(steps) ? steps->valuedouble : 0.0);
+    cli_buffer_escape(html, words);
+    cli_buffer_puts(html, "</p>\n<div class=\"grid\">\n");
+    const cli_table *pair[2] = {&learned, &sinusoid};
+    for (int i = 0; i < 2 && rc == EXIT_OK; i++) {
+        cli_heatmap_style style = {.colormap = CLI_CMAP_RDBU, .colorbar = true};
+        cli_buffer svg = {0};
+        rc = cli_draw_heatmap(command, pair[i], &style, true, 512, &svg);
+        if (rc == EXIT_OK) {
+            cli_buffer_puts(html, "<figure class=\"lab-table\">");
+            inline_svg(html, &svg);
+            cli_buffer_puts(html, "<figcaption>");
+            cli_buffer_escape(html, i == 0 ? pair[i]->name : "sinusoidal (fixed)");
+            cli_buffer_puts(html, "</figcaption></figure>\n");
         }
-        cJSON_AddItemToArray(runs, run);
+        cli_buffer_free(&svg);
     }
-    free(data);
-    cli_buffer_puts(html, "<section id=\"lab\">\n<h2>Measured here: trained short, tested long</h2>\n<p>");
-    cli_buffer_escape(html, "Small byte-level Transformers trained by posenc lab with each position scheme at one length and "
-                            "evaluated at longer ones (docs/lab-experiments.md). Results: ");
-    cli_buffer_escape(html, results_path);
-    cli_buffer_puts(html, "</p>\n<figure>");
-    cli_buffer svg = {0};
-    int rc = cli_lab_plot_svg(command, results_path, NULL, "bpb", &svg);
-    if (rc == EXIT_OK) {
-        const char *start = svg.data ? strstr(svg.data, "<svg") : NULL; /* inline, no XML prologue */
-        if (start) cli_buffer_append(html, start, svg.len - (size_t)(start - svg.data));
+    cli_buffer_puts(html, "</div>\n");
+    cli_table_free(&learned);
+    cli_table_free(&sinusoid);
+    return rc;
+}
+
+int cli_lab_report_section(const char *command, const char *const *paths, size_t count, bool found, cli_buffer *html) {
+    cJSON *all = cJSON_CreateArray();
+    const char *used[CLI_LAB_MAX_RESULTS];
+    cJSON *per_file[CLI_LAB_MAX_RESULTS] = {NULL};
+    size_t files = 0;
+    const cJSON *learned = NULL;
+    const char *learned_path = NULL;
+    int rc = all ? EXIT_OK : cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    for (size_t i = 0; i < count && i < CLI_LAB_MAX_RESULTS && rc == EXIT_OK; i++) {
+        cJSON *runs = cli_lab_read_results(command, &paths[i], 1, false);
+        if (!runs) {
+            rc = EXIT_RUNTIME; /* the reader named the file and line */
+            break;
+        }
+        if (cJSON_GetArraySize(runs) == 0) {
+            cJSON_Delete(runs);
+            if (found) {
+                fprintf(stderr, "posenc %s: %s holds no lab runs: skipped\n", command, paths[i]);
+                continue;
+            }
+            rc = cli_fail(command, EXIT_USAGE, "posenc lab run NAME -o FILE writes one", "%s holds no lab runs", paths[i]);
+            break;
+        }
+        used[files] = paths[i];
+        per_file[files++] = runs;
     }
-    cli_buffer_free(&svg);
-    cli_buffer_puts(html, "<figcaption>Validation bits per byte vs evaluation length (log x); band: min-max over seeds."
-                          "</figcaption></figure>\n<h3>The articles' claims</h3>\n");
-    char *table = NULL;
-    if (rc == EXIT_OK && lab_claims_markdown(runs, &table, &err) != POSENC_OK) rc = cli_fail_status(command, &err);
-    if (table) markdown_table_html(html, table);
-    free(table);
-    cJSON_Delete(runs);
-    cli_buffer_puts(html, "</section>\n");
+    if (rc == EXIT_OK && files > 0) {
+        cli_buffer_puts(html, "<section id=\"lab\">\n<h2>Measured here: trained short, tested long</h2>\n<p>");
+        cli_buffer_escape(html, "Small byte-level Transformers trained by posenc lab with each position scheme at one length "
+                                "and evaluated at longer ones (docs/lab-experiments.md). ");
+        cli_buffer_escape(html, found ? "Results found here (the files posenc lab run writes by default): "
+                                      : "Results: ");
+        for (size_t f = 0; f < files; f++) {
+            cli_buffer_printf(html, "%s<code>", f ? ", " : "");
+            cli_buffer_escape(html, used[f]);
+            cli_buffer_printf(html, "</code> (%d run%s)", cJSON_GetArraySize(per_file[f]),
+                              cJSON_GetArraySize(per_file[f]) == 1 ? "" : "s");
+        }
+        cli_buffer_puts(html, ".</p>\n");
+    }
+    for (size_t f = 0; f < files && rc == EXIT_OK; f++) {
+        const char *metric = picture_metric(per_file[f]);
+        fprintf(stderr, "posenc %s: Measured here: %s (%d runs)\n", command, used[f], cJSON_GetArraySize(per_file[f]));
+        if (metric) {
+            cli_buffer svg = {0};
+            rc = cli_lab_plot_svg(command, used[f], NULL, metric, &svg);
+            if (rc == EXIT_OK) {
+                cli_buffer_puts(html, "<figure>");
+                inline_svg(html, &svg);
+                cli_buffer_puts(html, "<figcaption>");
+                cli_buffer_escape(html, used[f]);
+                cli_buffer_puts(html, strcmp(metric, "bpb") == 0
+                                          ? ": validation bits per byte vs evaluation length (log x); band: min-max over seeds."
+                                          : ": exact-match accuracy vs task size (log x); band: min-max over seeds.");
+                cli_buffer_puts(html, "</figcaption></figure>\n");
+            }
+            cli_buffer_free(&svg);
+        }
+        if (!learned) learned = learned_run(per_file[f]), learned_path = used[f];
+        /* move the runs into the one array the claims read (pointers stay valid) */
+        while (cJSON_GetArraySize(per_file[f]) > 0) cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(per_file[f], 0));
+    }
+    if (rc == EXIT_OK && files > 0) {
+        posenc_error err = {0};
+        char *table = NULL;
+        cli_buffer_puts(html, "<h3>The articles' claims</h3>\n");
+        if (lab_claims_markdown(all, &table, &err) != POSENC_OK) rc = cli_fail_status(command, &err);
+        if (table) markdown_table_html(html, table);
+        free(table);
+        if (rc == EXIT_OK && learned) rc = learned_next_to_sinusoid(command, learned, learned_path, html);
+        cli_buffer_puts(html, "</section>\n");
+    }
+    for (size_t f = 0; f < files; f++) cJSON_Delete(per_file[f]);
+    cJSON_Delete(all);
     return rc;
 }

@@ -263,6 +263,79 @@ def cli():
                                                          b"p.npy"]) + b"\0\0" + pos)
 
 
+def lab_tensors(c):
+    """The tensor list of lab/model.c build_table for the schemes the seeds use."""
+    V, C, F, L, H = c["vocab"], c["d_model"], c["d_ff"], c["layers"], c["heads"]
+    t = [("wte", [V, C])]
+    if c["scheme"] == "learned":
+        t.append(("wpe", [c["context"], C]))
+    if c["scheme"] == "t5":
+        t.append(("t5_bias", [c["t5_buckets"], H]))
+    t += [("blocks.ln_1.weight", [L, C]), ("blocks.ln_1.bias", [L, C]),
+          ("blocks.attn.qkv.weight", [L, 3 * C, C]), ("blocks.attn.qkv.bias", [L, 3 * C]),
+          ("blocks.attn.proj.weight", [L, C, C]), ("blocks.attn.proj.bias", [L, C]),
+          ("blocks.ln_2.weight", [L, C]), ("blocks.ln_2.bias", [L, C]),
+          ("blocks.mlp.fc.weight", [L, F, C]), ("blocks.mlp.fc.bias", [L, F]),
+          ("blocks.mlp.proj.weight", [L, C, F]), ("blocks.mlp.proj.bias", [L, C])]
+    if c["scheme"] == "shaw":
+        hd = C // H
+        t += [("blocks.attn.shaw_k", [L, 2 * c["shaw_clip"] + 1, hd]),
+              ("blocks.attn.shaw_v", [L, 2 * c["shaw_clip"] + 1, hd])]
+    t += [("ln_f.weight", [C]), ("ln_f.bias", [C])]
+    return t
+
+
+def lab_ckpt(c, step="3", meta=None, poison=None, text_c=None, shapes=None):
+    """A posenc-lab checkpoint as lab/checkpoint.c writes it: the parameters, then
+    adam.m.* and adam.v.*, all F32; __metadata__ with the config text and step.
+    poison = (prefix, name, value) overwrites the first element of one tensor;
+    text_c: the config written in the metadata when it is not c's; shapes: names
+    whose header shape is replaced (the data stays c's)."""
+    text = " ".join(f"{k}={v}" for k, v in (text_c or c).items())
+    header = {"__metadata__": meta if meta is not None else
+              {"format": "posenc-lab", "posenc_version": "0.3.0", "config": text, "step": step}}
+    rng = np.random.default_rng(7)
+    data = b""
+    for prefix in ["", "adam.m.", "adam.v."]:
+        for name, shape in lab_tensors(c):
+            v = rng.standard_normal(int(np.prod(shape))).astype(np.float32) * 0.02
+            if prefix == "adam.v.":
+                v = v * v
+            if poison and poison[0] == prefix and poison[1] == name:
+                v[0] = poison[2]
+            header[prefix + name] = {"dtype": "F32", "shape": (shapes or {}).get(prefix + name, shape), "data_offsets": [len(data), len(data) + 4 * v.size]}
+            data += v.tobytes()
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + data
+
+
+def lab_checkpoint():
+    small = {"vocab": 4, "layers": 1, "d_model": 2, "heads": 1, "d_ff": 2, "context": 3, "scheme": "none"}
+    put("lab_checkpoint", "valid_none", lab_ckpt(small))
+    put("lab_checkpoint", "valid_learned", lab_ckpt(dict(small, scheme="learned")))
+    put("lab_checkpoint", "valid_t5", lab_ckpt(dict(small, scheme="t5", t5_buckets=4, t5_max_distance=8)))
+    put("lab_checkpoint", "valid_shaw", lab_ckpt(dict(small, scheme="shaw", shaw_clip=1)))
+    put("lab_checkpoint", "valid_rope_2l", lab_ckpt(dict(small, scheme="rope", layers=2, d_model=4, heads=2)))
+    put("lab_checkpoint", "bad_nan_param", lab_ckpt(small, poison=("", "wte", float("nan"))))
+    put("lab_checkpoint", "bad_inf_moment", lab_ckpt(small, poison=("adam.m.", "ln_f.bias", float("inf"))))
+    put("lab_checkpoint", "bad_negative_second_moment", lab_ckpt(small, poison=("adam.v.", "wte", -1.0)))
+    put("lab_checkpoint", "bad_step_negative", lab_ckpt(small, step="-1"))
+    put("lab_checkpoint", "bad_step_huge", lab_ckpt(small, step="99999999999999999999999"))
+    put("lab_checkpoint", "bad_no_metadata", lab_ckpt(small, meta={}))
+    put("lab_checkpoint", "bad_format", lab_ckpt(small, meta={"format": "pt", "config": "", "step": "0"}))
+    put("lab_checkpoint", "bad_field_float", lab_ckpt(small, text_c=dict(small, vocab="1e300")))
+    put("lab_checkpoint", "bad_field_nan", lab_ckpt(small, text_c=dict(small, d_model="nan")))
+    put("lab_checkpoint", "bad_field_fraction", lab_ckpt(small, text_c=dict(small, layers="1.5")))
+    put("lab_checkpoint", "bad_field_unknown", lab_ckpt(small, text_c=dict(small, colour=3)))
+    put("lab_checkpoint", "bad_tied_2", lab_ckpt(small, text_c=dict(small, tied=2)))
+    # the config claims a model far larger than the bytes present (must be refused before allocating it)
+    put("lab_checkpoint", "bad_claims_huge_model",
+        lab_ckpt(small, text_c=dict(small, layers=64, d_model=8192, d_ff=65536, vocab=65536, context=65536)))
+    put("lab_checkpoint", "bad_truncated", lab_ckpt(small)[:-100])
+    put("lab_checkpoint", "bad_wrong_shape", lab_ckpt(small, shapes={"wte": [2, 4]}))
+
+
 def main():
     npy()
     safetensors()
@@ -274,6 +347,7 @@ def main():
     carved("rope", 10, [0, 16, 48, 96, 200, 600, 1200, 2300, 2400, 3000])
     rope_exec()
     cli()
+    lab_checkpoint()
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
 #include "lab_internal.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,32 +80,64 @@ posenc_status lab_checkpoint_save(const lab_model *m, const char *path, posenc_e
     return st;
 }
 
-/* Metadata of a checkpoint image: config text and step. */
+/* Metadata of a checkpoint image: config text and step; *data_bytes = bytes after the header. */
 static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_t size, lab_config *cfg, int64_t *step,
-                                   posenc_error *err) {
+                                   size_t *data_bytes, posenc_error *err) {
     if (size < 8) return lab_fail(err, POSENC_ERR_FORMAT, "%s: %zu bytes is too short for a safetensors file", path, size);
     uint64_t n = 0;
     for (int i = 0; i < 8; i++) n |= (uint64_t)bytes[i] << (8 * i);
     if (n > size - 8) return lab_fail(err, POSENC_ERR_FORMAT, "%s: header length %" PRIu64 " runs past the end of the file (%zu bytes): truncated?", path, n, size);
+    *data_bytes = size - 8 - (size_t)n;
     cJSON *root = cJSON_ParseWithLength((const char *)bytes + 8, (size_t)n);
-    if (!root) return lab_fail(err, POSENC_ERR_FORMAT, "%s: the safetensors header is not valid JSON", path);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return lab_fail(err, POSENC_ERR_FORMAT, "%s: the safetensors header is not a JSON object", path);
+    }
     posenc_status st = POSENC_OK;
     cJSON *meta = cJSON_GetObjectItemCaseSensitive(root, "__metadata__");
-    cJSON *format = meta ? cJSON_GetObjectItemCaseSensitive(meta, "format") : NULL;
-    cJSON *config = meta ? cJSON_GetObjectItemCaseSensitive(meta, "config") : NULL;
-    cJSON *stp = meta ? cJSON_GetObjectItemCaseSensitive(meta, "step") : NULL;
-    if (!cJSON_IsString(format) || strcmp(format->valuestring, "posenc-lab") != 0 || !cJSON_IsString(config) ||
-        !cJSON_IsString(stp)) {
-        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: not a posenc lab checkpoint (metadata format/config/step missing)", path);
+    cJSON *format = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "format") : NULL;
+    cJSON *config = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "config") : NULL;
+    cJSON *stp = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "step") : NULL;
+    if (!cJSON_IsObject(meta)) {
+        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: not a posenc lab checkpoint (no __metadata__ object)", path);
+    } else if (!cJSON_IsString(format) || strcmp(format->valuestring, "posenc-lab") != 0) {
+        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: not a posenc lab checkpoint (__metadata__.format is not \"posenc-lab\")", path);
+    } else if (!cJSON_IsString(config)) {
+        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.config is missing or not a string", path);
+    } else if (!cJSON_IsString(stp)) {
+        st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.step is missing or not a string", path);
     } else {
         st = lab_config_parse_text(config->valuestring, cfg, err);
+        if (st && err) {
+            char msg[POSENC_ERROR_MESSAGE_SIZE];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.config: %s", path, msg);
+            st = POSENC_ERR_FORMAT;
+        } else if (st) {
+            st = POSENC_ERR_FORMAT;
+        }
         char *end = NULL;
+        errno = 0;
         long long s = strtoll(stp->valuestring, &end, 10);
-        if (!st && (!end || *end || s < 0)) st = lab_fail(err, POSENC_ERR_FORMAT, "%s: bad step '%s'", path, stp->valuestring);
+        if (!st && (end == stp->valuestring || *end || errno == ERANGE || s < 0))
+            st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.step '%.40s' is not an integer >= 0", path, stp->valuestring);
         *step = s;
     }
     cJSON_Delete(root);
     return st;
+}
+
+/* The config's tensors (parameters and both moments, float32) must fit in the
+ * bytes the file holds: checked before a model of that size is allocated. */
+static posenc_status check_size(const char *path, const lab_config *cfg, size_t data_bytes, posenc_error *err) {
+    size_t n = lab_config_param_count(cfg);
+    if (n == SIZE_MAX) return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    if (n > data_bytes / (3 * sizeof(float)))
+        return lab_fail(err, POSENC_ERR_FORMAT,
+                        "%s: __metadata__.config describes %zu parameters (%zu bytes with the AdamW moments) but the "
+                        "file holds %zu bytes of tensor data: truncated or not this model's checkpoint",
+                        path, n, n <= SIZE_MAX / 12 ? n * 12 : SIZE_MAX, data_bytes);
+    return POSENC_OK;
 }
 
 /* First differing config field, for the mismatch message. */
@@ -121,10 +155,17 @@ static void config_difference(const lab_config *a, const lab_config *b, char *ou
     snprintf(out, size, "configs differ");
 }
 
+static void shape_text(int ndim, const size_t *shape, char *out, size_t size) {
+    size_t n = (size_t)snprintf(out, size, "[");
+    for (int d = 0; d < ndim && n < size; d++) n += (size_t)snprintf(out + n, size - n, "%s%zu", d ? ", " : "", shape[d]);
+    if (n < size) snprintf(out + n, size - n, "]");
+}
+
 static posenc_status load_image(lab_model *m, const char *path, const uint8_t *bytes, size_t size, posenc_error *err) {
     lab_config cfg;
     int64_t step = 0;
-    posenc_status st = read_metadata(path, bytes, size, &cfg, &step, err);
+    size_t data_bytes = 0;
+    posenc_status st = read_metadata(path, bytes, size, &cfg, &step, &data_bytes, err);
     if (st) return st;
     char a[2048], b[2048];
     lab_config_format(&cfg, a, sizeof a);
@@ -156,12 +197,22 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
             }
             int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
             for (int d = 0; same && d < info->ndim; d++) same = arr.shape[d] == info->shape[d];
-            if (!same)
-                st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' has dtype %s and %d dims (first %zu), expected F32 with %d dims (first %zu)",
-                              path, name, posenc_dtype_name(arr.dtype), arr.ndim, arr.ndim ? arr.shape[0] : 0, info->ndim,
-                              info->shape[0]);
+            if (!same) {
+                char got[160], want[160];
+                shape_text(arr.ndim, arr.shape, got, sizeof got);
+                shape_text(info->ndim, info->shape, want, sizeof want);
+                st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' is %s %s, expected F32 %s", path, name,
+                              posenc_dtype_name(arr.dtype), got, want);
+            }
             else
                 memcpy(staged + (size_t)p * n + m->order[i]->offset, arr.data, info->count * sizeof(float));
+            /* a NaN or inf weight, or a negative second moment (its square root is the step's divisor),
+             * would only surface as a NaN loss steps later */
+            const float *v = staged + (size_t)p * n + m->order[i]->offset;
+            for (size_t k = 0; !st && k < info->count; k++)
+                if (!isfinite(v[k]) || (p == 2 && v[k] < 0))
+                    st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' element %zu is %g (%s)", path, name, k,
+                                  (double)v[k], p == 2 ? "second moments must be finite and >= 0" : "values must be finite");
             posenc_array_free(&arr);
         }
     if (!st) {
@@ -175,6 +226,7 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
 }
 
 posenc_status lab_checkpoint_load_into(lab_model *m, const char *path, posenc_error *err) {
+    if (!m || !path) return lab_fail(err, POSENC_ERR_NULL_POINTER, "model or path is NULL");
     void *bytes = NULL;
     size_t size = 0;
     posenc_status st = posenc_file_read_all(path, 0, &bytes, &size, err);
@@ -184,23 +236,37 @@ posenc_status lab_checkpoint_load_into(lab_model *m, const char *path, posenc_er
     return st;
 }
 
+posenc_status lab_checkpoint_load_memory(const void *bytes, size_t size, const char *name, int32_t threads,
+                                         lab_model **out, posenc_error *err) {
+    if (!out) return lab_fail(err, POSENC_ERR_NULL_POINTER, "out is NULL");
+    *out = NULL;
+    if (!bytes && size) return lab_fail(err, POSENC_ERR_NULL_POINTER, "checkpoint bytes are NULL");
+    if (!name) name = "checkpoint";
+    lab_config cfg;
+    int64_t step = 0;
+    size_t data_bytes = 0;
+    lab_model *m = NULL;
+    posenc_status st;
+    if ((st = read_metadata(name, bytes ? bytes : (const void *)"", size, &cfg, &step, &data_bytes, err)) == POSENC_OK &&
+        (st = check_size(name, &cfg, data_bytes, err)) == POSENC_OK &&
+        (st = lab_model_create(&cfg, threads, &m, err)) == POSENC_OK &&
+        (st = load_image(m, name, bytes, size, err)) != POSENC_OK) {
+        lab_model_free(m);
+        m = NULL;
+    }
+    *out = m;
+    return st;
+}
+
 posenc_status lab_checkpoint_load(const char *path, int32_t threads, lab_model **out, posenc_error *err) {
     if (!out) return lab_fail(err, POSENC_ERR_NULL_POINTER, "out is NULL");
     *out = NULL;
+    if (!path) return lab_fail(err, POSENC_ERR_NULL_POINTER, "checkpoint path is NULL");
     void *bytes = NULL;
     size_t size = 0;
     posenc_status st = posenc_file_read_all(path, 0, &bytes, &size, err);
     if (st) return st;
-    lab_config cfg;
-    int64_t step = 0;
-    lab_model *m = NULL;
-    if ((st = read_metadata(path, bytes, size, &cfg, &step, err)) == POSENC_OK &&
-        (st = lab_model_create(&cfg, threads, &m, err)) == POSENC_OK &&
-        (st = load_image(m, path, bytes, size, err)) != POSENC_OK) {
-        lab_model_free(m);
-        m = NULL;
-    }
+    st = lab_checkpoint_load_memory(bytes, size, path, threads, out, err);
     free(bytes);
-    *out = m;
     return st;
 }

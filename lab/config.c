@@ -2,7 +2,9 @@
 /* config.c: lab configuration: defaults, validation, text form, scheme names. */
 #include "lab_internal.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +107,10 @@ posenc_status lab_config_check(const lab_config *c, posenc_error *err) {
     if (c->d_ff < 1 || c->d_ff > 65536) return lab_fail(err, bad, "d_ff must be in 1..65536, got %d", c->d_ff);
     if (c->context < 1 || c->context > 65536)
         return lab_fail(err, bad, "context must be in 1..65536, got %d", c->context);
+    if ((c->tied != 0 && c->tied != 1) || (c->causal != 0 && c->causal != 1) ||
+        (c->token_scale_sqrt_d != 0 && c->token_scale_sqrt_d != 1))
+        return lab_fail(err, bad, "tied, causal and token_scale_sqrt_d must be 0 or 1, got %d, %d, %d", c->tied, c->causal,
+                        c->token_scale_sqrt_d);
     if (!(c->init_sigma >= 0 && isfinite(c->init_sigma)))
         return lab_fail(err, bad, "init_sigma must be finite and >= 0, got %g", c->init_sigma);
     if (!lab_scheme_name(c->scheme)) return lab_fail(err, bad, "unknown scheme value %d", (int)c->scheme);
@@ -192,37 +198,65 @@ size_t lab_config_format(const lab_config *c, char *out, size_t size) {
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* An integer config field: the whole value is a decimal integer in [lo, hi]
+ * (a checkpoint's text is data: "1e300", "nan" or "3.5" must not reach a cast). */
+static posenc_status int_field(const char *k, const char *v, int64_t lo, int64_t hi, int64_t *out, posenc_error *err) {
+    char *end = NULL;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end != '\0' || errno == ERANGE || x < lo || x > hi)
+        return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%.40s' is not an integer in %lld..%lld", k, v,
+                        (long long)lo, (long long)hi);
+    *out = x;
+    return POSENC_OK;
+}
+
 posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_error *err) {
     lab_config_default(c);
     char buf[2048];
-    if (strlen(text) >= sizeof buf) return lab_fail(err, POSENC_ERR_FORMAT, "config text too long");
+    if (strlen(text) >= sizeof buf) return lab_fail(err, POSENC_ERR_FORMAT, "config text too long (%zu bytes)", strlen(text));
     strcpy(buf, text);
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
-        if (!eq) return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s' has no '='", tok);
+        if (!eq) return lab_fail(err, POSENC_ERR_FORMAT, "config field '%.60s' has no '='", tok);
         *eq = 0;
         const char *k = tok, *v = eq + 1;
         char *end = NULL;
         double d = strtod(v, &end);
         int numeric = end && *end == 0 && end != v;
-#define INT_FIELD(name) else if (strcmp(k, #name) == 0 && numeric) c->name = (int32_t)d;
-#define DBL_FIELD(name) else if (strcmp(k, #name) == 0 && numeric) c->name = d;
+        int64_t i = 0;
+        posenc_status st = POSENC_OK;
+        /* int32 fields: range only (lab_config_check says what each may be) */
+#define INT_FIELD(name) else if (strcmp(k, #name) == 0) { \
+            if ((st = int_field(k, v, INT32_MIN, INT32_MAX, &i, err)) == POSENC_OK) c->name = (int32_t)i; }
+#define DBL_FIELD(name) else if (strcmp(k, #name) == 0) { \
+            if (numeric) c->name = d; \
+            else st = lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%.40s' is not a number", k, v); }
         if (strcmp(k, "scheme") == 0) {
-            posenc_status st = lab_scheme_parse(v, &c->scheme, err);
-            if (st) return st;
-        } else if (strcmp(k, "seed") == 0) c->seed = strtoull(v, NULL, 10);
-        else if (strcmp(k, "random_positions") == 0 && numeric) c->random_positions = (int64_t)d;
-        else if (strcmp(k, "learned_past_end") == 0 && numeric) c->learned_past_end = (posenc_past_end)(int)d;
-        else if (strcmp(k, "rope_layout") == 0 && numeric) c->rope_layout = (posenc_layout)(int)d;
+            st = lab_scheme_parse(v, &c->scheme, err);
+        } else if (strcmp(k, "seed") == 0) {
+            errno = 0;
+            unsigned long long seed = strtoull(v, &end, 10);
+            if (end == v || *end || errno == ERANGE || v[0] == '-')
+                st = lab_fail(err, POSENC_ERR_FORMAT, "config field 'seed=%.40s' is not an unsigned 64-bit integer", v);
+            c->seed = seed;
+        } else if (strcmp(k, "random_positions") == 0) {
+            if ((st = int_field(k, v, INT64_MIN, INT64_MAX, &i, err)) == POSENC_OK) c->random_positions = i;
+        } else if (strcmp(k, "learned_past_end") == 0) {
+            if ((st = int_field(k, v, INT32_MIN, INT32_MAX, &i, err)) == POSENC_OK) c->learned_past_end = (posenc_past_end)(int)i;
+        } else if (strcmp(k, "rope_layout") == 0) {
+            if ((st = int_field(k, v, INT32_MIN, INT32_MAX, &i, err)) == POSENC_OK) c->rope_layout = (posenc_layout)(int)i;
+        }
         INT_FIELD(vocab) INT_FIELD(layers) INT_FIELD(d_model) INT_FIELD(heads) INT_FIELD(d_ff)
         INT_FIELD(context) INT_FIELD(tied) INT_FIELD(causal) INT_FIELD(token_scale_sqrt_d)
         INT_FIELD(rope_rotary_dim) INT_FIELD(t5_buckets) INT_FIELD(t5_max_distance) INT_FIELD(pe_dim)
         INT_FIELD(hybrid_learned_dim) INT_FIELD(shaw_clip)
         DBL_FIELD(init_sigma) DBL_FIELD(learned_sigma) DBL_FIELD(rope_base) DBL_FIELD(alibi_max_bias)
         DBL_FIELD(sparse_keep)
-        else return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%s' is unknown or not a number", k, v);
+        else st = lab_fail(err, POSENC_ERR_FORMAT, "config field '%.40s' is unknown", k);
 #undef INT_FIELD
 #undef DBL_FIELD
+        if (st) return st;
     }
     return lab_config_check(c, err);
 }

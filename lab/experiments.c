@@ -92,7 +92,8 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
         static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
                                              LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
         int tiny = strcmp(name, "tiny") == 0;
-        for (size_t i = 0; i < (tiny ? 2 : sizeof schemes / sizeof *schemes); i++) {
+        static const lab_scheme tiny_schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_ALIBI, LAB_POS_LEARNED};
+        for (size_t i = 0; i < (tiny ? 3 : sizeof schemes / sizeof *schemes); i++) {
             base_spec(&s, name, quick || tiny);
             if (tiny) { /* the end-to-end test's size: seconds */
                 s.config.layers = 1;
@@ -103,7 +104,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
                 s.train.steps = 20;
                 s.eval_tokens = 256;
             }
-            label_scheme(&s, tiny ? (i ? LAB_POS_ALIBI : LAB_POS_SINUSOIDAL) : schemes[i]);
+            label_scheme(&s, tiny ? tiny_schemes[i] : schemes[i]);
             /* Vaswani et al.'s token x sqrt(d): with init sigma 0.02 the unit-amplitude
                sinusoid otherwise drowns the tokens and the model barely learns in 600 steps */
             s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
@@ -316,6 +317,33 @@ static posenc_status finetune(lab_model *m, const lab_run_spec *s, const lab_cor
     return lab_train(*out, &opt, lab_byte_batch, &src, on_train_step, ctx, err);
 }
 
+/* A learned position table (learned, hybrid: tensor "wpe") as trained, before any
+ * fine-tune, so the report can show it next to the sinusoid without the checkpoint.
+ * Values with 6 significant digits; tables over LAB_RESULT_TABLE_MAX values are left out. */
+static posenc_status add_position_table(cJSON *root, lab_model *m, posenc_error *err) {
+    for (size_t i = 0; i < lab_tensor_count(m); i++) {
+        float *p = NULL, *g = NULL;
+        const lab_tensor_info *t = lab_tensor(m, i, &p, &g);
+        if (!t || strcmp(t->name, "wpe") != 0 || t->ndim != 2) continue;
+        if (t->count > LAB_RESULT_TABLE_MAX) return POSENC_OK;
+        size_t cap = t->count * 16 + 128, len = 0;
+        char *text = malloc(cap);
+        if (!text) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory writing the position table");
+        len += (size_t)snprintf(text, cap, "{\"tensor\":\"wpe\",\"shape\":[%zu,%zu],\"values\":[", t->shape[0], t->shape[1]);
+        for (size_t k = 0; k < t->count; k++)
+            len += (size_t)snprintf(text + len, cap - len, k ? ",%.6g" : "%.6g", isfinite(p[k]) ? (double)p[k] : 0.0);
+        snprintf(text + len, cap - len, "]}");
+        cJSON *raw = cJSON_CreateRaw(text);
+        free(text);
+        if (!raw || !cJSON_AddItemToObject(root, "position_table", raw)) {
+            cJSON_Delete(raw);
+            return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory writing the position table");
+        }
+        return POSENC_OK;
+    }
+    return POSENC_OK;
+}
+
 posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err) {
     double started = now_seconds();
@@ -356,6 +384,7 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     }
     if (st == POSENC_OK && progress && progress->stop && *progress->stop)
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
+    if (st == POSENC_OK) st = add_position_table(root, m, err);
     cJSON_AddNumberToObject(root, "train_seconds", trained - started);
     cJSON_AddNumberToObject(root, "wall_seconds", now_seconds() - started);
     if (st == POSENC_OK) {

@@ -101,7 +101,11 @@ typedef struct lab_run_progress {
     void *ctx;
     volatile sig_atomic_t *stop; /* set (by a signal handler) to stop; the run then fails with POSENC_ERR_LIMIT */
 } lab_run_progress;
-/* Train and evaluate one run; *json_out (malloc) = one JSON object, no newline. */
+/* Train and evaluate one run; *json_out (malloc) = one JSON object, no newline.
+ * A run with a learned position table (learned, hybrid) also carries it as trained:
+ * "position_table": {"tensor": "wpe", "shape": [rows, cols], "values": [...]}
+ * (6 significant digits; left out above LAB_RESULT_TABLE_MAX values). */
+#define LAB_RESULT_TABLE_MAX ((size_t)1 << 18)
 posenc_status lab_run_execute(const lab_run_spec *spec, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err);
 

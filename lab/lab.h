@@ -221,11 +221,17 @@ posenc_status lab_eval_bytes(lab_model *model, const lab_eval_options *options, 
 /* ---- checkpoints (safetensors; names in docs/lab.md) ----
  * save: parameters, AdamW moments, metadata (config, step, posenc version),
  * written atomically. load_into: the file's config must equal the model's.
- * load: create a model from the file's config. */
+ * load: create a model from the file's config. load_memory: the same from the
+ * file's bytes (name is what messages call it). Every header field, the config
+ * text, each tensor's dtype and shape, and every value (finite; second moments
+ * >= 0) is checked, and the config's size is checked against the bytes present
+ * before anything of that size is allocated. */
 posenc_status lab_checkpoint_save(const lab_model *model, const char *path, posenc_error *err);
 posenc_status lab_checkpoint_load_into(lab_model *model, const char *path, posenc_error *err);
 posenc_status lab_checkpoint_load(const char *path, int32_t threads, lab_model **out,
                                   posenc_error *err);
+posenc_status lab_checkpoint_load_memory(const void *bytes, size_t size, const char *name, int32_t threads,
+                                         lab_model **out, posenc_error *err);
 
 /* ---- benchmark helpers ---- */
 /* FLOPs of one training step (forward + backward, matmuls and attention). */

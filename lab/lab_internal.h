@@ -170,6 +170,8 @@ posenc_status lab_fail(posenc_error *err, posenc_status status, const char *fmt,
 #endif
     ;
 posenc_status lab_config_parse_text(const char *text, lab_config *out, posenc_error *err);
+/* Parameters a model of this (checked) config has, without allocating them (SIZE_MAX: out of memory). */
+size_t lab_config_param_count(const lab_config *config);
 /* Random positions of sequence b at step: sorted distinct values in [0, range). */
 void lab_random_positions(uint64_t seed, int64_t step, int32_t b, int64_t range, int32_t T, int64_t *out);
 

@@ -80,6 +80,16 @@ static void build_table(lab_model *m) {
     if (!c->tied) add_tensor(m, T_LM_HEAD, "lm_head.weight", "head", 1, 2, V, C, 0);
 }
 
+size_t lab_config_param_count(const lab_config *config) {
+    lab_model *m = calloc(1, sizeof *m);
+    if (!m) return SIZE_MAX;
+    m->cfg = *config;
+    build_table(m);
+    size_t n = m->param_count;
+    free(m);
+    return n;
+}
+
 /* FNV-1a of a tensor name: the per-tensor seed depends on the name only, so
  * adding a tensor (or a scheme) never changes another tensor's initial values. */
 static uint64_t name_hash(const char *name) {

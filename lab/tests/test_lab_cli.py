@@ -96,7 +96,7 @@ def main():
         with open(trunc, "wb") as f:
             f.write(open(ck, "rb").read()[:-500])
         rc, out = run(["lab", "eval", "--checkpoint", trunc, "--text", text])
-        check(rc == 1 and "trunc.safetensors" in out and "outside" in out, "truncated checkpoint refused: " + out.strip().splitlines()[-1])
+        check(rc == 1 and "trunc.safetensors" in out and "truncated" in out, "truncated checkpoint refused: " + out.strip().splitlines()[-1])
         leftovers = [n for n in os.listdir(d) if n.startswith(".") or ".tmp" in n]
         check(not leftovers, "no temporary files left behind (%s)" % leftovers)
     failed = results.count(False)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""End to end: `posenc lab run tiny` (train 2 schemes x 3 seeds, evaluate at 2
-lengths, non-overlapping and sliding), then plot (SVG parsed as XML), claims
-(rows and verdicts), --resume, plan, merge and bad input. Prints evidence and
-"N passed, N failed"."""
+"""End to end: `posenc lab run tiny` (train 3 schemes x 3 seeds, evaluate at 2
+lengths, non-overlapping and sliding), then plot (SVG parsed as XML; PNG decoded
+with zlib: size, colours, one legend colour per scheme), claims (rows and
+verdicts), the report's "Measured here" section (--lab, found at the default
+place, absent, empty, malformed), --resume, plan, merge and bad input. Prints
+evidence and "N passed, N failed"."""
 import json
 import os
 import random
@@ -12,7 +14,11 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-POSENC = os.environ.get("POSENC_BIN", "build/posenc")
+# the PNG decoder of the render tests (zlib + struct, independent of libpng)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "py"))
+from test_render_png import decode_png  # noqa: E402
+
+POSENC = os.path.abspath(os.environ.get("POSENC_BIN", "build/posenc"))
 passed = failed = 0
 
 
@@ -25,11 +31,101 @@ def check(cond, what):
         print("FAIL", what)
 
 
-def run(*args, ok=True):
-    p = subprocess.run([POSENC, *args], capture_output=True, text=True)
+def run(*args, ok=True, cwd=None):
+    p = subprocess.run([POSENC, *args], capture_output=True, text=True, cwd=cwd)
     if ok and p.returncode != 0:
         print(p.stdout, p.stderr)
     return p
+
+
+def check_png_plots(tmp, out):
+    """posenc lab plot -o X.png: a PNG a person can read, one legend colour per scheme."""
+    for metric in ("bpb", "curve"):
+        png = os.path.join(tmp, "plot-%s.png" % metric)
+        p = run("lab", "plot", out, "-o", png, "--metric", metric)
+        check(p.returncode == 0 and os.path.exists(png), "plot %s -o .png: %s" % (metric, p.stderr.strip()))
+        if p.returncode != 0:
+            continue
+        check(open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "PNG signature")
+        img, text = decode_png(png)
+        h, w = img.shape[:2]
+        check(600 <= w <= 4000 and 300 <= h <= 3000, "plot %s PNG is %d x %d" % (metric, w, h))
+        colours = {tuple(c) for c in img.reshape(-1, 3)[::7]}
+        check(len(colours) >= 20, "plot %s PNG is not blank: %d distinct colours" % (metric, len(colours)))
+        check(metric in text.get("Title", ""), "PNG title: %s" % text.get("Title"))
+        # the Description chunk says where the legend is and which colour each series has
+        desc = text.get("Description", "")
+        legend = dict(kv.split("=") for kv in desc.split("legend ")[1].split(";")[0].split())
+        series = [kv.strip().rsplit("=", 1) for kv in desc.split("series:")[1].split(";")]
+        names = [n for n, _ in series]
+        check(sorted(names) == ["alibi", "learned", "sinusoidal"], "one series per scheme: %s" % names)
+        want = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for _, c in series]
+        check(len(set(want)) == len(want), "distinct series colours %s" % want)
+        lx, ly, row, sw = (int(legend[k]) for k in ("x", "y", "row", "swatch"))
+        for k, (name, colour) in enumerate(zip(names, want)):
+            got = tuple(int(v) for v in img[ly + k * row, lx + sw // 2])
+            check(got == colour, "legend swatch of %s is %s, drawn %s" % (name, colour, got))
+            plot = dict(kv.split("=") for kv in desc.split("plot ")[1].split(";")[0].split())
+            px, py, pw, ph = (int(plot[k]) for k in ("x", "y", "w", "h"))
+            inside = (img[py:py + ph, px:px + pw] == colour).all(axis=2).sum()
+            check(inside >= 5, "%s's line is drawn in the plot area (%d pixels of its colour)" % (name, inside))
+        print("plot %s PNG: %d x %d, %d colours, legend %s" % (metric, w, h, len(colours), list(zip(names, want))))
+    # an unknown extension is refused and nothing is written; no temporary files are left
+    p = run("lab", "plot", out, "-o", os.path.join(tmp, "plot.jpg"), ok=False)
+    check(p.returncode == 2 and "plot.jpg" in p.stderr and not os.path.exists(os.path.join(tmp, "plot.jpg")),
+          "plot -o x.jpg refused: %s" % p.stderr.strip())
+    left = [f for f in os.listdir(tmp) if ".tmp" in f]
+    check(not left, "no temporary files left: %s" % left)
+
+
+def lab_section(page):
+    return page.split('<section id="lab">')[1].split("</section>")[0] if '<section id="lab">' in page else ""
+
+
+def check_report(tmp, out):
+    """The "Measured here" section: with --lab, found at the default place, and not."""
+    html = os.path.join(tmp, "report.html")
+    p = run("report", "--lab", out, "-o", html)
+    sec = lab_section(open(html).read()) if p.returncode == 0 else ""
+    check("<svg" in sec and sec.count("<tr>") >= 10 and ("supported" in sec or "contradicted" in sec),
+          "report --lab has the section, a picture and the claims rows (%d): %s" % (sec.count("<tr>"), p.stderr.strip()[-200:]))
+    check("A trained learned table next to the sinusoid" in sec and "tiny:learned:s1" in sec and
+          sec.count("data:image/png;base64,") >= 2 and "sinusoidal (fixed)" in sec,
+          "report --lab shows the trained learned table (tiny:learned:s1) next to the sinusoid")
+    print("report --lab: section with an inline SVG, %d table rows, learned vs sinusoid heat maps" % sec.count("<tr>"))
+    # plain `posenc report` in a folder holding lab-NAME.jsonl (what `lab run NAME` writes by default)
+    here = os.path.join(tmp, "here")
+    os.makedirs(here)
+    p = run("report", "-o", "plain.html", cwd=here)
+    check(p.returncode == 0 and '<section id="lab">' not in open(os.path.join(here, "plain.html")).read(),
+          "no lab results here: no Measured-here section")
+    shutil.copy(out, os.path.join(here, "lab-tiny.jsonl"))
+    p = run("report", "-o", "found.html", cwd=here)
+    sec = lab_section(open(os.path.join(here, "found.html")).read()) if p.returncode == 0 else ""
+    check("<svg" in sec and "lab-tiny.jsonl" in sec and "lab-tiny.jsonl" in p.stderr and "learned" in sec,
+          "plain report includes lab-tiny.jsonl and says so: %s" % p.stderr.strip()[-300:])
+    p = run("report", "--no-lab", "-o", "nolab.html", cwd=here)
+    check(p.returncode == 0 and '<section id="lab">' not in open(os.path.join(here, "nolab.html")).read(),
+          "--no-lab leaves it out")
+    p = run("report", "--len", "64", "--dim", "16", "-o", "one.html", cwd=here)
+    check(p.returncode == 0 and '<section id="lab">' not in open(os.path.join(here, "one.html")).read(),
+          "a report of one chosen table does not pull in lab results")
+    # an empty results file at the default place is skipped (said on stderr); named with --lab it is an error
+    open(os.path.join(here, "lab-extrapolate.jsonl"), "w").close()
+    p = run("report", "-o", "empty.html", cwd=here)
+    sec = lab_section(open(os.path.join(here, "empty.html")).read()) if p.returncode == 0 else ""
+    check("lab-extrapolate.jsonl holds no lab runs: skipped" in p.stderr and "lab-tiny.jsonl" in sec and
+          "lab-extrapolate.jsonl" not in sec, "empty default file skipped with a note: %s" % p.stderr.strip()[-200:])
+    p = run("report", "--lab", "lab-extrapolate.jsonl", "-o", "empty2.html", cwd=here, ok=False)
+    check(p.returncode == 2 and "lab-extrapolate.jsonl holds no lab runs" in p.stderr and
+          not os.path.exists(os.path.join(here, "empty2.html")), "--lab EMPTY is an error: %s" % p.stderr.strip())
+    # a malformed one is an error naming the file and line, and no report is written
+    with open(os.path.join(here, "lab-extrapolate.jsonl"), "w") as f:
+        f.write(open(out).readline() + "{not json\n")
+    p = run("report", "-o", "bad.html", cwd=here, ok=False)
+    check(p.returncode == 1 and "lab-extrapolate.jsonl line 2" in p.stderr and
+          not os.path.exists(os.path.join(here, "bad.html")), "malformed default file: %s" % p.stderr.strip())
+    print("report: section found at lab-NAME.jsonl, absent without, --no-lab, empty skipped, malformed named")
 
 
 def main():
@@ -53,7 +149,7 @@ def run_all(tmp):
     check(p.returncode == 0, "lab run tiny: %s" % p.stderr)
     runs = [json.loads(line) for line in open(out)]
     print("runs:", [r["id"] for r in runs])
-    check(len(runs) == 6, "6 runs (2 schemes x 3 seeds), got %d" % len(runs))
+    check(len(runs) == 9, "9 runs (3 schemes x 3 seeds), got %d" % len(runs))
     for r in runs:
         for key in ("id", "experiment", "scheme", "seed", "posenc_version", "config", "wall_seconds", "curve", "grad_norms", "evals"):
             check(key in r, "%s has %s" % (r.get("id"), key))
@@ -84,8 +180,16 @@ def run_all(tmp):
         root = ET.parse(svg).getroot()
         lines = root.findall("{http://www.w3.org/2000/svg}polyline")
         bands = root.findall("{http://www.w3.org/2000/svg}polygon")
-        check(len(lines) == 2 and len(bands) == 2, "plot %s: 2 lines and 2 bands, got %d, %d" % (metric, len(lines), len(bands)))
-    print("plots: well-formed SVG, 2 lines + 2 min-max bands each")
+        check(len(lines) == 3 and len(bands) == 3, "plot %s: 3 lines and 3 bands, got %d, %d" % (metric, len(lines), len(bands)))
+    print("plots: well-formed SVG, 3 lines + 3 min-max bands each")
+    check_png_plots(tmp, out)
+    for r in runs:  # a learned table travels with its run, as trained
+        t = r.get("position_table")
+        if r["scheme"] == "learned":
+            check(t and t["tensor"] == "wpe" and t["shape"] == [16, 32] and len(t["values"]) == 16 * 32 and
+                  any(abs(v) > 1e-6 for v in t["values"]), "%s carries its trained wpe [16, 32]" % r["id"])
+        else:
+            check(t is None, "%s (no learned table) carries none" % r["id"])
     # claims: a markdown table, every row with a verdict; the 2L claims are measured
     p = run("lab", "claims", out)
     rows = [l for l in p.stdout.splitlines() if l.startswith("| ") and not l.startswith("| source")]
@@ -95,21 +199,14 @@ def run_all(tmp):
     measured = [l for l in rows if "3 seeds" in l]
     check(len(measured) >= 2, "claims measured over 3 seeds: %d" % len(measured))
     print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
-    # posenc report --lab: the "Measured here" section with the plot and the claims table
-    html = os.path.join(tmp, "report.html")
-    p = run("report", "--lab", out, "-o", html)
-    page = open(html).read() if p.returncode == 0 else ""
-    sec = page.split('<section id="lab">')[-1] if '<section id="lab">' in page else ""
-    check("<svg" in sec and sec.count("<tr>") >= 10 and ("supported" in sec or "contradicted" in sec),
-          "report --lab has the section, a picture and the claims rows (%d): %s" % (sec.count("<tr>"), p.stderr.strip()[-200:]))
-    print("report --lab: section with an inline SVG and %d table rows" % sec.count("<tr>"))
+    check_report(tmp, out)
     # plan + merge
     p = run("lab", "plan", "extrapolate", "--quick")
     plan = p.stdout.splitlines()
     check(len(plan) == 6 and all("--only" in l and "lab run extrapolate --quick" in l for l in plan), "plan: %s" % plan[:2])
     merged = os.path.join(tmp, "merged.jsonl")
     p = run("lab", "merge", "-o", merged, out, out2)
-    check(p.returncode == 0 and len(open(merged).read().splitlines()) == 6, "merge drops the duplicate id: %s" % p.stderr.strip())
+    check(p.returncode == 0 and len(open(merged).read().splitlines()) == 9, "merge drops the duplicate id: %s" % p.stderr.strip())
     # bad input
     bad = os.path.join(tmp, "bad.jsonl")
     open(bad, "w").write("not json\n")
