@@ -118,7 +118,6 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
         int tiny = strcmp(name, "tiny-extension") == 0;
         base_spec(&s, name, quick || tiny);
         label_scheme(&s, LAB_POS_ROPE);
-        set_lengths(&s, tiny ? 2 : 4, four);
         if (tiny) { /* the end-to-end test's size: seconds */
             s.config.layers = 1;
             s.config.d_model = 32;
@@ -127,15 +126,16 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
             s.config.context = 16;
             s.train.steps = 100;
             s.eval_tokens = 256;
-            set_lengths(&s, 2, four);
         }
+        set_lengths(&s, tiny ? 2 : 4, four);
         s.variant_count = tiny ? 3 : 6;
         for (int v = 0; v < s.variant_count; v++) {
             s.variants[v].scaling = tiny ? tiny_kinds[v] : kinds[v];
             snprintf(s.variants[v].label, sizeof s.variants[v].label, "%s", posenc_rope_scaling_name(s.variants[v].scaling));
         }
-        /* 5%: Chen et al.'s short fine-tune (1000 of ~1T-token pretraining steps), scaled up;
-           each variant is fine-tuned WITH its scaling at 2L (finetune()) */
+        /* 5% of the training steps: Chen et al.'s short fine-tune (1000 steps, a far smaller share of
+           pretraining), scaled up so the miniature moves; each variant is fine-tuned WITH its
+           scaling at 2L (finetune()) */
         s.finetune_steps = s.train.steps / 20;
         failed |= plan_add(&p, &s);
     } else if (strcmp(name, "integration") == 0) {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # PI fine-tune length/lr ablation through the CLI (lab train --init ... --rope-scaling linear)
 set -e
-P=/tmp/labft_run/posenc
-cd /tmp/labft_abl
+P=${POSENC:-$PWD/build/posenc}   # run from the repository root after building
+mkdir -p ${WORK:-/tmp/posenc-ce-ablation}; cd ${WORK:-/tmp/posenc-ce-ablation}
 ls /usr/share/games/fortunes/ | grep -v '\.dat$' | grep -v '\.u8$' | sort | while read f; do [ -f /usr/share/games/fortunes/$f ] && cat /usr/share/games/fortunes/$f; done > all.txt
 n=$(stat -c %s all.txt); t=$((n*9/10))
 head -c $t all.txt > train.txt; tail -c +$((t+1)) all.txt > valid.txt
