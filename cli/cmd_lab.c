@@ -48,6 +48,15 @@ static const cli_option model_options[] = {
     {"hybrid-learned-dim", "N", "hybrid: learned channels (default d-model/2)"},
     {"sparse-keep", "X", "sparse: probability a channel is kept, default 0.1"},
     {"random-positions", "N", "train on sorted random subsets of [0, N) (Ruoss et al. 2023)"},
+    {"init", "CKPT", "start from this checkpoint's weights and configuration (a fine-tune); the flags given change the configuration (e.g. --context 256 --rope-scaling linear --rope-factor 2); AdamW state and step start at 0"},
+    {"rope-scaling", "S", "rope: train with this scaling: none (default) | linear | ntk | dynamic | yarn | llama3; in the forward and backward, saved in the checkpoint, used by lab eval by default (dynamic at a fixed training length = NTK at the base the dynamic formula gives for that length)"},
+    {"rope-factor", "F", "scaling factor s (default 1)"},
+    {"rope-original-max", "L0", "the context the scaling extends (original_max_position; dynamic: max_position); default: --init's original context, else --context"},
+    {"rope-beta-fast", "X", "yarn: ramp rotations, default 32"},
+    {"rope-beta-slow", "X", "yarn: default 1"},
+    {"rope-attention-factor", "X", "yarn: cos/sin magnitude (default 0 = 0.1 ln s + 1)"},
+    {"rope-low-freq-factor", "X", "llama3: default 1"},
+    {"rope-high-freq-factor", "X", "llama3: default 4"},
     {NULL, NULL, NULL}};
 
 static const cli_option eval_options[] = {
@@ -57,9 +66,9 @@ static const cli_option eval_options[] = {
     {"offset", "P", "first position (default 0)"},
     {"batch", "B", "windows per forward pass, default 4"},
     {"max-windows", "N", "evaluate at most N non-overlapping windows"},
-    {"rope-scaling", "S", "none | linear | ntk | dynamic | yarn | llama3 | longrope (at evaluation)"},
+    {"rope-scaling", "S", "none | linear | ntk | dynamic | yarn | llama3 | longrope (default: the checkpoint's own, as trained; none = off)"},
     {"longrope-factors", "F.npy", "longrope: rotary_dim/2 per-pair factors (1-D .npy)"},
-    {"rope-factor", "F", "scaling factor, default 1"},
+    {"rope-factor", "F", "scaling factor (default: the checkpoint's, 1 when trained without scaling)"},
     {"past-end", "P", "learned tables past their end: refuse | clamp (default: as trained)"},
     {"threads", "N", "worker threads"},
     {"json", NULL, "print one JSON object"},
@@ -105,6 +114,46 @@ static int on_step(void *ctx_, const lab_step_report *r) {
     return 0;
 }
 
+/* The model configuration from the flags, on top of *cfg (defaults, or --init's). */
+static int train_config(const cli_args *ap, lab_config *cfg_out) {
+    const cli_args a = *ap;
+    lab_config cfg = *cfg_out;
+    posenc_error err = {0};
+    if (cli_has(&a, "scheme") && lab_scheme_parse(cli_string(&a, "scheme", ""), &cfg.scheme, &err) != POSENC_OK)
+        return cli_fail_status("lab train", &err);
+    int64_t seed = (int64_t)cfg.seed, random_positions = cfg.random_positions;
+    int32_t rope_layout_i = cfg.rope_layout == POSENC_LAYOUT_INTERLEAVED ? 1 : 0;
+    bool ok = cli_int32(&a, "layers", 0, 1 << 30, &cfg.layers) && cli_int32(&a, "d-model", -(1 << 30), 1 << 30, &cfg.d_model) &&
+              cli_int32(&a, "heads", -(1 << 30), 1 << 30, &cfg.heads) && cli_int32(&a, "context", -(1 << 30), 1 << 30, &cfg.context) &&
+              cli_int32(&a, "vocab", 0, 1 << 30, &cfg.vocab) && cli_int64(&a, "seed", 0, INT64_MAX, &seed) &&
+              cli_double(&a, "learned-sigma", &cfg.learned_sigma) && parse_past_end(&a, &cfg.learned_past_end) &&
+              cli_int32(&a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(&a, "rope-base", &cfg.rope_base) &&
+              cli_double(&a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(&a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
+              cli_int32(&a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(&a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
+              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(&a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
+              cli_double(&a, "sparse-keep", &cfg.sparse_keep) && cli_int64(&a, "random-positions", 0, INT64_MAX, &random_positions) &&
+              cli_get_scaling(&a, "rope-scaling", &cfg.rope_scaling) && cli_double(&a, "rope-factor", &cfg.rope_factor) &&
+              cli_int32(&a, "rope-original-max", 1, 65536, &cfg.rope_original_context) &&
+              cli_double(&a, "rope-beta-fast", &cfg.rope_beta_fast) && cli_double(&a, "rope-beta-slow", &cfg.rope_beta_slow) &&
+              cli_double(&a, "rope-attention-factor", &cfg.rope_attention_factor) &&
+              cli_double(&a, "rope-low-freq-factor", &cfg.rope_low_freq_factor) &&
+              cli_double(&a, "rope-high-freq-factor", &cfg.rope_high_freq_factor);
+    static const char *const layouts[] = {"half", "interleaved", NULL};
+    if (!ok || !cli_choice(&a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
+    if (cli_has(&a, "d-model")) cfg.d_ff = 4 * cfg.d_model;
+    if (!cli_int32(&a, "d-ff", -(1 << 30), 1 << 30, &cfg.d_ff)) return EXIT_USAGE;
+    if (cli_has(&a, "rope-factor") && cfg.rope_scaling == POSENC_ROPE_NONE)
+        return cli_fail("lab train", EXIT_USAGE, "add --rope-scaling linear|ntk|dynamic|yarn|llama3",
+                        "--rope-factor %g has no effect with --rope-scaling none", cfg.rope_factor);
+    cfg.rope_layout = rope_layout_i == 1 ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
+    cfg.seed = (uint64_t)seed;
+    cfg.random_positions = random_positions;
+    if (cli_has(&a, "token-scale")) cfg.token_scale_sqrt_d = 1;
+    if (cli_has(&a, "untied") || cfg.scheme == LAB_POS_HALF_CONCAT) cfg.tied = 0;
+    *cfg_out = cfg;
+    return EXIT_OK;
+}
+
 static int lab_train_cmd(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "lab train", model_options, argc, argv, 0);
@@ -119,29 +168,22 @@ static int lab_train_cmd(int argc, char **argv) {
     lab_config cfg;
     lab_config_default(&cfg);
     posenc_error err = {0};
-    if (cli_has(&a, "scheme") && lab_scheme_parse(cli_string(&a, "scheme", ""), &cfg.scheme, &err) != POSENC_OK)
-        return cli_fail_status("lab train", &err);
-    int64_t seed = 1, random_positions = 0;
-    int32_t threads = 0, rope_layout_i = 0;
-    bool ok = cli_int32(&a, "layers", 0, 1 << 30, &cfg.layers) && cli_int32(&a, "d-model", -(1 << 30), 1 << 30, &cfg.d_model) &&
-              cli_int32(&a, "heads", -(1 << 30), 1 << 30, &cfg.heads) && cli_int32(&a, "context", -(1 << 30), 1 << 30, &cfg.context) &&
-              cli_int32(&a, "vocab", 0, 1 << 30, &cfg.vocab) && cli_int64(&a, "seed", 0, INT64_MAX, &seed) &&
-              cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads) &&
-              cli_double(&a, "learned-sigma", &cfg.learned_sigma) && parse_past_end(&a, &cfg.learned_past_end) &&
-              cli_int32(&a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(&a, "rope-base", &cfg.rope_base) &&
-              cli_double(&a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(&a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
-              cli_int32(&a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(&a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
-              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(&a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
-              cli_double(&a, "sparse-keep", &cfg.sparse_keep) && cli_int64(&a, "random-positions", 0, INT64_MAX, &random_positions);
-    static const char *const layouts[] = {"half", "interleaved", NULL};
-    if (!ok || !cli_choice(&a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
-    cfg.d_ff = 4 * cfg.d_model;
-    if (!cli_int32(&a, "d-ff", -(1 << 30), 1 << 30, &cfg.d_ff)) return EXIT_USAGE;
-    cfg.rope_layout = rope_layout_i == 1 ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
-    cfg.seed = (uint64_t)seed;
-    cfg.random_positions = random_positions;
-    cfg.token_scale_sqrt_d = cli_has(&a, "token-scale");
-    cfg.tied = cli_has(&a, "untied") || cfg.scheme == LAB_POS_HALF_CONCAT ? 0 : 1;
+    lab_model *init = NULL;
+    int32_t threads = 0;
+    if (!cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads)) return EXIT_USAGE;
+    if (cli_has(&a, "init")) {
+        if (cli_has(&a, "resume"))
+            return cli_fail("lab train", EXIT_USAGE, NULL, "--init starts a new run from a checkpoint's weights; --resume continues one: give one");
+        if (lab_checkpoint_load(cli_string(&a, "init", ""), threads, &init, &err) != POSENC_OK)
+            return cli_fail_status("lab train", &err);
+        cfg = *lab_model_config(init);
+        if (cfg.scheme == LAB_POS_ROPE && cfg.rope_original_context == 0) cfg.rope_original_context = cfg.context;
+    }
+    int rc_cfg = train_config(&a, &cfg);
+    if (rc_cfg != EXIT_OK) {
+        lab_model_free(init);
+        return rc_cfg;
+    }
     lab_train_options opt;
     lab_train_options_default(&opt);
     opt.steps = 200;
@@ -150,22 +192,33 @@ static int lab_train_cmd(int argc, char **argv) {
         !cli_double(&a, "lr", &opt.lr) || !cli_int64(&a, "warmup", 0, INT64_MAX, &opt.warmup) ||
         !cli_double(&a, "weight-decay", &opt.weight_decay) || !cli_double(&a, "clip", &opt.clip) ||
         !cli_int64(&a, "checkpoint-every", 0, INT64_MAX, &opt.checkpoint_every) ||
-        !cli_int64(&a, "log-every", 1, INT64_MAX, &log_every))
+        !cli_int64(&a, "log-every", 1, INT64_MAX, &log_every)) {
+        lab_model_free(init);
         return EXIT_USAGE;
+    }
     opt.checkpoint_path = cli_has(&a, "o") ? cli_string(&a, "o", "") : NULL;
-    if (lab_train_options_check(&opt, &err) != POSENC_OK || lab_config_check(&cfg, &err) != POSENC_OK)
-        return cli_fail_status("lab train", &err);
     uint8_t *text = NULL;
     size_t size = 0;
-    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) return rc;
     lab_model *m = NULL;
-    posenc_status st = lab_model_create(&cfg, threads, &m, &err);
+    posenc_status st = POSENC_OK;
+    if (lab_train_options_check(&opt, &err) != POSENC_OK || lab_config_check(&cfg, &err) != POSENC_OK) {
+        lab_model_free(init);
+        return cli_fail_status("lab train", &err);
+    }
+    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) {
+        lab_model_free(init);
+        return rc;
+    }
+    st = lab_model_create(&cfg, threads, &m, &err);
     if (!st && cli_has(&a, "resume")) st = lab_checkpoint_load_into(m, cli_string(&a, "resume", ""), &err);
+    if (!st && init) st = lab_model_copy_weights(m, init, &err);
+    lab_model_free(init);
     if (st) {
         free(text);
         lab_model_free(m);
         return cli_fail_status("lab train", &err);
     }
+    if (cli_has(&a, "init")) printf("posenc lab train: weights from %s\n", cli_string(&a, "init", ""));
     char cfg_text[2048];
     lab_config_format(&cfg, cfg_text, sizeof cfg_text);
     printf("posenc lab train: %zu parameters, %zu activation bytes per step, %lld steps from step %lld\nconfig: %s\n",
@@ -252,15 +305,25 @@ static int lab_eval_cmd(int argc, char **argv) {
     posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);
     free(text);
     free(factors);
-    int32_t len = ev.seq_len ? ev.seq_len : lab_model_config(m)->context;
+    const lab_config *mc = lab_model_config(m);
+    int32_t len = ev.seq_len ? ev.seq_len : mc->context;
+    char rope_json[160] = "", rope_text[160] = "";
+    posenc_rope_params rp;
+    if (!st && mc->scheme == LAB_POS_ROPE && lab_rope_params(mc, &ev, &rp, NULL) == POSENC_OK) {
+        const char *how = ev.rope_scaling == LAB_ROPE_AS_TRAINED ? "as trained" : "--rope-scaling";
+        double f = rp.scaling == POSENC_ROPE_NONE ? 1.0 : rp.factor;
+        snprintf(rope_json, sizeof rope_json, ", \"rope_scaling\": \"%s\", \"rope_factor\": %.9g",
+                 posenc_rope_scaling_name(rp.scaling), f);
+        snprintf(rope_text, sizeof rope_text, "  (rope scaling %s factor %g, %s)", posenc_rope_scaling_name(rp.scaling), f, how);
+    }
     lab_model_free(m);
     if (st) return cli_fail_status("lab eval", &err);
     if (cli_has(&a, "json"))
-        printf("{\"len\": %d, \"offset\": %lld, \"loss\": %.9g, \"bpb\": %.9g}\n", len, (long long)ev.position_offset, loss,
-               loss / log(2.0));
+        printf("{\"len\": %d, \"offset\": %lld, \"loss\": %.9g, \"bpb\": %.9g%s}\n", len, (long long)ev.position_offset, loss,
+               loss / log(2.0), rope_json);
     else
-        printf("len %d  offset %lld  loss %.4f nats/byte  %.4f bits/byte\n", len, (long long)ev.position_offset, loss,
-               loss / log(2.0));
+        printf("len %d  offset %lld  loss %.4f nats/byte  %.4f bits/byte%s\n", len, (long long)ev.position_offset, loss,
+               loss / log(2.0), rope_text);
     return EXIT_OK;
 }
 

@@ -111,7 +111,7 @@ static int lab_run(int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
         printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...]]\n\n"
-               "Experiments: extrapolate context-extension integration article-claims length-generalization tiny\n"
+               "Experiments: extrapolate context-extension integration article-claims length-generalization tiny tiny-extension\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
@@ -143,7 +143,7 @@ static int lab_run(int argc, char **argv) {
     for (size_t i = 0; i < count; i++) {
         bool skip = (only && strcmp(runs[i].id, only) != 0) || has_id(finished, runs[i].id);
         if (only && strcmp(runs[i].id, only) == 0) found = true;
-        if (!skip) needs_text |= runs[i].task < 0, total += runs[i].train.steps + runs[i].finetune_steps;
+        if (!skip) needs_text |= runs[i].task < 0, total += lab_run_total_steps(&runs[i]);
     }
     if (!found) {
         free(runs);
@@ -189,7 +189,7 @@ static int lab_run(int argc, char **argv) {
         if (fwrite(json, 1, len + 1, file) != len + 1 || fflush(file) != 0)
             rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "cannot write %s", out);
         free(json);
-        prog.done_before += runs[i].train.steps + runs[i].finetune_steps;
+        prog.done_before += lab_run_total_steps(&runs[i]);
         written++;
         if (prog.tty) fprintf(stderr, "\r%*s\r", 100, "");
         fprintf(stderr, "posenc lab run: [%zu/%zu] %s done (%.0f s elapsed)\n", i + 1, count, runs[i].id,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* Metric of run (label, seed) at length multiple k of its training length. */
-static double metric_at(const cJSON *run, const char *metric, double multiple, const char *variant) {
+static double metric_at(const cJSON *run, const char *metric, double multiple, const char *variant, const char *want_phase) {
     double L = cJSON_GetObjectItem(run, "train_length")->valuedouble;
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
@@ -20,7 +20,7 @@ static double metric_at(const cJSON *run, const char *metric, double multiple, c
         const cJSON *var = cJSON_GetObjectItem(e, "variant"), *phase = cJSON_GetObjectItem(e, "phase");
         if (cJSON_IsNumber(v) && cJSON_IsNumber(len) && fabs(len->valuedouble - multiple * L) < 0.5 &&
             cJSON_IsString(var) && strcmp(var->valuestring, variant) == 0 && cJSON_IsString(phase) &&
-            strcmp(phase->valuestring, "trained") == 0)
+            strcmp(phase->valuestring, want_phase ? want_phase : "trained") == 0)
             return v->valuedouble;
     }
     return NAN;
@@ -30,11 +30,12 @@ typedef struct {
     const char *experiment, *label, *metric, *variant;
     double multiple;
     int ratio_to_L; /* 1: value / value at L */
+    const char *phase; /* NULL = "trained"; "finetuned" = after the variant's fine-tune */
 } quantity;
 
 static double quantity_of(const cJSON *run, const quantity *q) {
-    double v = metric_at(run, q->metric, q->multiple, q->variant);
-    return q->ratio_to_L ? v / metric_at(run, q->metric, 1, q->variant) : v;
+    double v = metric_at(run, q->metric, q->multiple, q->variant, q->phase);
+    return q->ratio_to_L ? v / metric_at(run, q->metric, 1, q->variant, q->phase) : v;
 }
 
 static const cJSON *find_run(const cJSON *runs, const char *experiment, const char *label, double seed) {
@@ -43,8 +44,10 @@ static const cJSON *find_run(const cJSON *runs, const char *experiment, const ch
         const cJSON *e = cJSON_GetObjectItem(r, "experiment"), *l = cJSON_GetObjectItem(r, "label"),
                     *s = cJSON_GetObjectItem(r, "seed");
         /* the end-to-end test's "tiny" runs answer the extrapolate claims */
-        bool same_experiment = cJSON_IsString(e) && (strcmp(e->valuestring, experiment) == 0 ||
-                                                     (strcmp(experiment, "extrapolate") == 0 && strcmp(e->valuestring, "tiny") == 0));
+        bool same_experiment =
+            cJSON_IsString(e) && (strcmp(e->valuestring, experiment) == 0 ||
+                                  (strcmp(experiment, "extrapolate") == 0 && strcmp(e->valuestring, "tiny") == 0) ||
+                                  (strcmp(experiment, "context-extension") == 0 && strcmp(e->valuestring, "tiny-extension") == 0));
         if (same_experiment && cJSON_IsString(l) && cJSON_IsNumber(s) &&
             strcmp(l->valuestring, label) == 0 && s->valuedouble == seed)
             return r;
@@ -61,9 +64,11 @@ typedef struct {
 
 static void describe(const quantity *q, char *out, size_t size) {
     const char *variant = strcmp(q->variant, "plain") ? q->variant : "";
+    const char *ft = q->phase && strcmp(q->phase, "finetuned") == 0 ? " +ft" : "";
     if (q->ratio_to_L)
-        snprintf(out, size, "%s%s%s %s(%gL)/%s(L)", q->label, *variant ? " " : "", variant, q->metric, q->multiple, q->metric);
-    else snprintf(out, size, "%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, q->metric, q->multiple);
+        snprintf(out, size, "%s%s%s%s %s(%gL)/%s(L)", q->label, *variant ? " " : "", variant, ft, q->metric, q->multiple,
+                 q->metric);
+    else snprintf(out, size, "%s%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, ft, q->metric, q->multiple);
 }
 
 static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
@@ -108,8 +113,9 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
     *len += (size_t)n;
 }
 
-#define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio}
-#define QV(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0}
+#define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio, NULL}
+#define QV(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0, NULL}
+#define QF(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0, "finetuned"}
 
 posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err) {
     static const claim claims[] = {
@@ -131,6 +137,13 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
          QV("none", 4), 1, NULL},
         {"Peng et al. 2023 (YaRN)", "YaRN beats PI at 2L without fine-tuning", QV("yarn", 2), QV("linear", 2), 1, NULL},
         {"Peng et al. 2023 (YaRN)", "NTK-aware scaling beats PI at 2L without fine-tuning", QV("ntk", 2), QV("linear", 2), 1, NULL},
+        {"Chen et al. 2023 (PI)", "a short fine-tune at 2L with PI recovers PI (at 2L, vs PI without fine-tuning)",
+         QF("linear", 2), QV("linear", 2), 1, NULL},
+        {"Chen et al. 2023 (PI)", "PI + fine-tune is no worse at 2L than the model at L (the longer context is usable)",
+         QF("linear", 2), QV("none", 1), 1, NULL},
+        {"Chen et al. 2023 (PI)", "PI + fine-tune beats plain fine-tuning without scaling (at 4L, past the fine-tune length)",
+         QF("linear", 4), QF("none", 4), 1, NULL},
+        {"Peng et al. 2023 (YaRN)", "YaRN + fine-tune beats PI + fine-tune (at 2L)", QF("yarn", 2), QF("linear", 2), 1, NULL},
         {"000 section 4.2", "fixed sinusoids suit extrapolation better than learned tables (at 4L)",
          Q("extrapolate", "sinusoidal", "bpb", 4, 0), Q("extrapolate", "learned", "bpb", 4, 0), 1, NULL},
         {"000 section 4.2", "learned tables do slightly better in distribution (at L)",

@@ -73,6 +73,43 @@ void lab_config_default(lab_config *c) {
     c->t5_max_distance = 128;
     c->sparse_keep = 0.1;
     c->shaw_clip = 16;
+    c->rope_scaling = POSENC_ROPE_NONE;
+    c->rope_factor = 1.0;
+    c->rope_beta_fast = 32.0;
+    c->rope_beta_slow = 1.0;
+    c->rope_low_freq_factor = 1.0;
+    c->rope_high_freq_factor = 4.0;
+}
+
+posenc_status lab_rope_params(const lab_config *c, const lab_eval_options *eval, posenc_rope_params *p,
+                              posenc_error *err) {
+    if (!c || !p) return lab_fail(err, POSENC_ERR_NULL_POINTER, "config or params is NULL");
+    if (c->heads < 1 || c->d_model % c->heads != 0)
+        return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "d_model %d is not divisible by heads %d", c->d_model, c->heads);
+    int32_t hd = c->d_model / c->heads;
+    posenc_rope_params_default(p, hd);
+    p->rotary_dim = c->rope_rotary_dim;
+    p->base = c->rope_base;
+    int as_trained = !eval || eval->rope_scaling == LAB_ROPE_AS_TRAINED;
+    p->scaling = as_trained ? c->rope_scaling : eval->rope_scaling;
+    p->factor = eval && eval->rope_factor > 0 ? eval->rope_factor : c->rope_factor;
+    int64_t L0 = c->rope_original_context > 0 ? c->rope_original_context : c->context;
+    p->original_max_position = L0;
+    p->max_position = L0; /* dynamic NTK grows the base past the original context */
+    p->beta_fast = c->rope_beta_fast;
+    p->beta_slow = c->rope_beta_slow;
+    p->attention_factor = c->rope_attention_factor;
+    p->low_freq_factor = c->rope_low_freq_factor;
+    p->high_freq_factor = c->rope_high_freq_factor;
+    if (p->scaling == POSENC_ROPE_LONGROPE) {
+        if (!eval || as_trained || !eval->rope_longrope_factors)
+            return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "longrope needs rope_longrope_factors (rotary_dim/2 values)");
+        int32_t r = c->rope_rotary_dim ? c->rope_rotary_dim : hd;
+        p->short_factors = p->long_factors = eval->rope_longrope_factors;
+        p->factors_count = (size_t)r / 2;
+        p->longrope_select = POSENC_LONGROPE_LONG;
+    }
+    return posenc_rope_check(p, NULL, err);
 }
 
 int32_t lab_pe_width(const lab_config *c) {
@@ -119,6 +156,9 @@ posenc_status lab_config_check(const lab_config *c, posenc_error *err) {
     if (c->random_positions > 0 && c->random_positions < c->context)
         return lab_fail(err, bad, "random_positions %lld must be >= context %d (positions are a subset of [0, N))",
                         (long long)c->random_positions, c->context);
+    if (c->scheme != LAB_POS_ROPE && c->rope_scaling != POSENC_ROPE_NONE)
+        return lab_fail(err, bad, "rope scaling %s needs scheme rope, got %s", posenc_rope_scaling_name(c->rope_scaling),
+                        lab_scheme_name(c->scheme));
     int32_t hd = c->d_model / c->heads;
     switch (c->scheme) {
     case LAB_POS_LEARNED: case LAB_POS_HYBRID:
@@ -137,13 +177,17 @@ posenc_status lab_config_check(const lab_config *c, posenc_error *err) {
                             c->d_model, c->heads);
         if (r < 2 || r > hd || r % 2 != 0)
             return lab_fail(err, bad, "rope rotary dim must be even and in 2..head dim %d, got %d", hd, r);
-        posenc_rope_params p;
-        posenc_rope_params_default(&p, hd);
-        p.rotary_dim = r;
-        p.base = c->rope_base;
         if (c->rope_layout != POSENC_LAYOUT_HALF && c->rope_layout != POSENC_LAYOUT_INTERLEAVED)
             return lab_fail(err, bad, "rope layout must be half or interleaved, got %d", (int)c->rope_layout);
-        return posenc_rope_check(&p, NULL, err);
+        if (c->rope_scaling == POSENC_ROPE_LONGROPE || strcmp(posenc_rope_scaling_name(c->rope_scaling), "?") == 0)
+            return lab_fail(err, bad,
+                            "rope scaling for training must be none, linear, ntk, dynamic, yarn or llama3, got %s (%d) "
+                            "(longrope's per-pair factor lists are an evaluation option)",
+                            posenc_rope_scaling_name(c->rope_scaling), (int)c->rope_scaling);
+        if (c->rope_original_context < 0 || c->rope_original_context > 65536)
+            return lab_fail(err, bad, "rope original context must be in 0..65536 (0 = context), got %d", c->rope_original_context);
+        posenc_rope_params p;
+        return lab_rope_params(c, NULL, &p, err);
     }
     case LAB_POS_ALIBI: {
         float slopes[1];
@@ -189,12 +233,17 @@ size_t lab_config_format(const lab_config *c, char *out, size_t size) {
                      "vocab=%d layers=%d d_model=%d heads=%d d_ff=%d context=%d tied=%d causal=%d seed=%llu "
                      "init_sigma=%.17g scheme=%s token_scale_sqrt_d=%d learned_sigma=%.17g learned_past_end=%d "
                      "rope_layout=%d rope_rotary_dim=%d rope_base=%.17g alibi_max_bias=%.17g t5_buckets=%d "
-                     "t5_max_distance=%d pe_dim=%d hybrid_learned_dim=%d sparse_keep=%.17g random_positions=%lld shaw_clip=%d",
+                     "t5_max_distance=%d pe_dim=%d hybrid_learned_dim=%d sparse_keep=%.17g random_positions=%lld shaw_clip=%d "
+                     "rope_scaling=%s rope_factor=%.17g rope_original_context=%d rope_beta_fast=%.17g rope_beta_slow=%.17g "
+                     "rope_attention_factor=%.17g rope_low_freq_factor=%.17g rope_high_freq_factor=%.17g",
                      c->vocab, c->layers, c->d_model, c->heads, c->d_ff, c->context, c->tied, c->causal,
                      (unsigned long long)c->seed, c->init_sigma, lab_scheme_name(c->scheme) ? lab_scheme_name(c->scheme) : "?",
                      c->token_scale_sqrt_d, c->learned_sigma, (int)c->learned_past_end, (int)c->rope_layout,
                      c->rope_rotary_dim, c->rope_base, c->alibi_max_bias, c->t5_buckets, c->t5_max_distance,
-                     c->pe_dim, c->hybrid_learned_dim, c->sparse_keep, (long long)c->random_positions, c->shaw_clip);
+                     c->pe_dim, c->hybrid_learned_dim, c->sparse_keep, (long long)c->random_positions, c->shaw_clip,
+                     posenc_rope_scaling_name(c->rope_scaling), c->rope_factor, c->rope_original_context,
+                     c->rope_beta_fast, c->rope_beta_slow, c->rope_attention_factor, c->rope_low_freq_factor,
+                     c->rope_high_freq_factor);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -246,13 +295,16 @@ posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_erro
             if ((st = int_field(k, v, INT32_MIN, INT32_MAX, &i, err)) == POSENC_OK) c->learned_past_end = (posenc_past_end)(int)i;
         } else if (strcmp(k, "rope_layout") == 0) {
             if ((st = int_field(k, v, INT32_MIN, INT32_MAX, &i, err)) == POSENC_OK) c->rope_layout = (posenc_layout)(int)i;
+        } else if (strcmp(k, "rope_scaling") == 0) {
+            st = posenc_rope_scaling_parse(v, &c->rope_scaling, err);
         }
         INT_FIELD(vocab) INT_FIELD(layers) INT_FIELD(d_model) INT_FIELD(heads) INT_FIELD(d_ff)
         INT_FIELD(context) INT_FIELD(tied) INT_FIELD(causal) INT_FIELD(token_scale_sqrt_d)
         INT_FIELD(rope_rotary_dim) INT_FIELD(t5_buckets) INT_FIELD(t5_max_distance) INT_FIELD(pe_dim)
-        INT_FIELD(hybrid_learned_dim) INT_FIELD(shaw_clip)
+        INT_FIELD(hybrid_learned_dim) INT_FIELD(shaw_clip) INT_FIELD(rope_original_context)
         DBL_FIELD(init_sigma) DBL_FIELD(learned_sigma) DBL_FIELD(rope_base) DBL_FIELD(alibi_max_bias)
-        DBL_FIELD(sparse_keep)
+        DBL_FIELD(sparse_keep) DBL_FIELD(rope_factor) DBL_FIELD(rope_beta_fast) DBL_FIELD(rope_beta_slow)
+        DBL_FIELD(rope_attention_factor) DBL_FIELD(rope_low_freq_factor) DBL_FIELD(rope_high_freq_factor)
         else st = lab_fail(err, POSENC_ERR_FORMAT, "config field '%.40s' is unknown", k);
 #undef INT_FIELD
 #undef DBL_FIELD

@@ -11,7 +11,7 @@
 #include <time.h>
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
-                                            "length-generalization", "tiny", NULL};
+                                            "length-generalization", "tiny", "tiny-extension", NULL};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -112,18 +112,32 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
             s.sliding = 1;
             failed |= plan_add(&p, &s);
         }
-    } else if (strcmp(name, "context-extension") == 0) {
+    } else if (strcmp(name, "context-extension") == 0 || strcmp(name, "tiny-extension") == 0) {
         static const posenc_rope_scaling kinds[] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_NTK,
                                                     POSENC_ROPE_DYNAMIC, POSENC_ROPE_YARN, POSENC_ROPE_LLAMA3};
-        base_spec(&s, name, quick);
+        static const posenc_rope_scaling tiny_kinds[] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_YARN};
+        int tiny = strcmp(name, "tiny-extension") == 0;
+        base_spec(&s, name, quick || tiny);
         label_scheme(&s, LAB_POS_ROPE);
-        set_lengths(&s, 4, four);
-        s.variant_count = 6;
-        for (int v = 0; v < 6; v++) {
-            s.variants[v].scaling = kinds[v];
-            snprintf(s.variants[v].label, sizeof s.variants[v].label, "%s", posenc_rope_scaling_name(kinds[v]));
+        if (tiny) { /* the end-to-end test's size: seconds */
+            s.config.layers = 1;
+            s.config.d_model = 32;
+            s.config.heads = 2;
+            s.config.d_ff = 64;
+            s.config.context = 16;
+            s.train.steps = 100;
+            s.eval_tokens = 256;
         }
-        s.finetune_steps = s.train.steps / 20; /* 5%: Chen et al.'s short fine-tune, scaled */
+        set_lengths(&s, tiny ? 2 : 4, four);
+        s.variant_count = tiny ? 3 : 6;
+        for (int v = 0; v < s.variant_count; v++) {
+            s.variants[v].scaling = tiny ? tiny_kinds[v] : kinds[v];
+            snprintf(s.variants[v].label, sizeof s.variants[v].label, "%s", posenc_rope_scaling_name(s.variants[v].scaling));
+        }
+        /* 5% of the training steps: Chen et al.'s short fine-tune (1000 steps, a far smaller share of
+           pretraining), scaled up so the miniature moves; each variant is fine-tuned WITH its
+           scaling at 2L (finetune()) */
+        s.finetune_steps = s.train.steps / 20;
         failed |= plan_add(&p, &s);
     } else if (strcmp(name, "integration") == 0) {
         static const int32_t dims[] = {64, 128};
@@ -181,7 +195,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization tiny)",
+                            "length-generalization tiny tiny-extension)",
                             name);
     }
     if (failed) {
@@ -226,6 +240,8 @@ typedef struct {
     int64_t steps;
     cJSON *curve, *norms;
     int64_t every;
+    int64_t step_offset; /* steps of the run done before this lab_train (progress only) */
+    int64_t total;       /* steps of the whole run (progress only) */
 } run_ctx;
 
 static int on_train_step(void *ctx_, const lab_step_report *r) {
@@ -241,19 +257,26 @@ static int on_train_step(void *ctx_, const lab_step_report *r) {
         for (int k = 0; k < LAB_GROUPS; k++) cJSON_AddNumberToObject(g, lab_group_name(k), r->group_norms[k]);
         cJSON_AddItemToArray(c->norms, g);
     }
-    if (c->progress && c->progress->on_step) c->progress->on_step(c->progress->ctx, r->step, c->steps, r->loss);
+    if (c->progress && c->progress->on_step)
+        c->progress->on_step(c->progress->ctx, c->step_offset + r->step, c->total, r->loss);
     return c->progress && c->progress->stop && *c->progress->stop;
 }
 
-/* Text metrics of one variant at one length: non-overlapping and sliding bits per byte. */
-static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, int v, int32_t len,
-                               cJSON *row, posenc_error *err) {
+int64_t lab_run_total_steps(const lab_run_spec *s) {
+    int fine = s->finetune_steps > 0 && s->task < 0;
+    return s->train.steps + (fine ? (int64_t)s->variant_count * s->finetune_steps : 0);
+}
+
+/* Text metrics at one length with one RoPE scaling at one factor: non-overlapping and sliding bits per byte. */
+static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, posenc_rope_scaling scaling,
+                               double factor, int32_t len, cJSON *row, posenc_error *err) {
     lab_eval_options ev;
     lab_eval_options_default(&ev);
     ev.seq_len = len;
     ev.batch = 1;
-    ev.rope_scaling = s->variants[v].scaling;
-    ev.rope_factor = len > s->config.context ? (double)len / s->config.context : 1.0;
+    ev.rope_scaling = scaling;
+    ev.rope_factor = factor;
+    if (s->config.scheme == LAB_POS_ROPE) cJSON_AddNumberToObject(row, "rope_factor", scaling == POSENC_ROPE_NONE ? 1.0 : factor);
     int64_t windows = s->eval_tokens / len;
     ev.max_windows = (int32_t)(windows < 1 ? 1 : windows);
     double loss = 0;
@@ -269,10 +292,14 @@ static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_co
     return POSENC_OK;
 }
 
-static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const char *phase,
-                              cJSON *evals, posenc_error *err) {
+/* Evaluate variants [v0, v1) at every length. Factor at length n: n / L past
+ * the training length L (1 below it), and never below min_factor: a model
+ * fine-tuned with factor s keeps s at and below its fine-tune length (Chen et
+ * al. evaluate the PI models with the factor they were tuned with). */
+static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const char *phase, int v0,
+                              int v1, double min_factor, cJSON *evals, posenc_error *err) {
     posenc_status st = POSENC_OK;
-    for (int v = 0; v < s->variant_count && st == POSENC_OK; v++)
+    for (int v = v0; v < v1 && st == POSENC_OK; v++)
         for (int i = 0; i < s->length_count && st == POSENC_OK; i++) {
             cJSON *row = cJSON_CreateObject();
             cJSON_AddItemToArray(evals, row);
@@ -286,35 +313,54 @@ static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_cor
                 st = lab_task_accuracy(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, err);
                 cJSON_AddNumberToObject(row, "accuracy", acc);
             } else {
-                st = eval_text(m, s, corpus, v, s->lengths[i], row, err);
+                double f = s->lengths[i] > s->config.context ? (double)s->lengths[i] / s->config.context : 1.0;
+                st = eval_text(m, s, corpus, s->variants[v].scaling, f > min_factor ? f : min_factor, s->lengths[i], row, err);
             }
         }
     return st;
 }
 
-/* Fine-tune at 2 x context: a new model with the longer context, the trained
- * tensors copied by name (RoPE has no table whose shape depends on the context). */
-static posenc_status finetune(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
-                              run_ctx *ctx, lab_model **out, posenc_error *err) {
+/* Fine-tune variant v at LAB_FINETUNE_MULTIPLE x context, the PI paper's
+ * procedure: a new model with the longer context and the variant's RoPE
+ * scaling in its config (factor = the multiple, original context = L), so the
+ * scaling applies in the forward and backward of every fine-tune step and
+ * stays in the model; the trained tensors are copied by name (RoPE has no
+ * table whose shape depends on the context). Plain ("none") = Chen et al.'s
+ * fine-tuning baseline without interpolation. */
+static posenc_status finetune(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, int32_t threads, int v,
+                              run_ctx *ctx, cJSON *entry, lab_model **out, posenc_error *err) {
     lab_config cfg = s->config;
-    cfg.context = 2 * s->config.context;
-    posenc_status st = lab_model_create(&cfg, threads, out, err);
-    if (st != POSENC_OK) return st;
-    for (size_t i = 0; i < lab_tensor_count(m); i++) {
-        float *src = NULL, *dst = NULL, *g = NULL;
-        const lab_tensor_info *a = lab_tensor(m, i, &src, &g);
-        const lab_tensor_info *b = lab_tensor(*out, i, &dst, &g);
-        if (!a || !b || strcmp(a->name, b->name) != 0 || a->count != b->count)
-            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "fine-tune: tensor %zu differs between contexts", i);
-        memcpy(dst, src, a->count * sizeof *dst);
+    cfg.context = LAB_FINETUNE_MULTIPLE * s->config.context;
+    if (cfg.scheme == LAB_POS_ROPE) {
+        cfg.rope_scaling = s->variants[v].scaling;
+        cfg.rope_factor = cfg.rope_scaling == POSENC_ROPE_NONE ? 1.0 : (double)LAB_FINETUNE_MULTIPLE;
+        cfg.rope_original_context = s->config.context;
     }
+    posenc_status st = lab_model_create(&cfg, threads, out, err);
+    if (st == POSENC_OK) st = lab_model_copy_weights(*out, m, err);
+    if (st != POSENC_OK) return st;
     lab_train_options opt = s->train;
     opt.steps = s->finetune_steps;
     opt.warmup = 0;
     opt.lr = s->train.lr * s->train.min_lr_ratio;
+    char text[2048];
+    lab_config_format(&cfg, text, sizeof text);
+    cJSON_AddStringToObject(entry, "variant", s->variants[v].label);
+    cJSON_AddStringToObject(entry, "rope_scaling", posenc_rope_scaling_name(cfg.rope_scaling));
+    cJSON_AddNumberToObject(entry, "rope_factor", cfg.rope_factor);
+    cJSON_AddNumberToObject(entry, "rope_original_context", cfg.rope_original_context);
+    cJSON_AddNumberToObject(entry, "length", cfg.context);
+    cJSON_AddNumberToObject(entry, "steps", (double)opt.steps);
+    cJSON_AddNumberToObject(entry, "lr", opt.lr);
+    cJSON_AddStringToObject(entry, "config", text);
     lab_byte_source src = {corpus->train, corpus->train_size};
-    ctx->steps = opt.steps;
-    return lab_train(*out, &opt, lab_byte_batch, &src, on_train_step, ctx, err);
+    run_ctx fc = *ctx;
+    fc.steps = opt.steps;
+    fc.every = opt.steps / 10 > 0 ? opt.steps / 10 : 1;
+    fc.curve = cJSON_AddArrayToObject(entry, "curve");
+    fc.norms = cJSON_AddArrayToObject(entry, "grad_norms");
+    fc.step_offset = s->train.steps + (int64_t)v * s->finetune_steps;
+    return lab_train(*out, &opt, lab_byte_batch, &src, on_train_step, &fc, err);
 }
 
 /* A learned position table (learned, hybrid: tensor "wpe") as trained, before any
@@ -357,7 +403,7 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     cJSON_AddStringToObject(root, "scheme", lab_scheme_name(s->config.scheme));
     cJSON_AddNumberToObject(root, "seed", (double)s->config.seed);
     cJSON_AddStringToObject(root, "posenc_version", posenc_version());
-    char text[1024];
+    char text[2048];
     lab_config_format(&s->config, text, sizeof text);
     cJSON_AddStringToObject(root, "config", text);
     cJSON_AddNumberToObject(root, "params", (double)lab_model_param_count(m));
@@ -368,7 +414,8 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     cJSON_AddStringToObject(root, "data", s->task >= 0 ? lab_task_name((lab_task)s->task) : "text");
     if (s->task < 0) cJSON_AddNumberToObject(root, "corpus_bytes", (double)corpus->size);
     run_ctx ctx = {progress, s->train.steps, cJSON_AddArrayToObject(root, "curve"),
-                   cJSON_AddArrayToObject(root, "grad_norms"), s->train.steps / 50 > 0 ? s->train.steps / 50 : 1};
+                   cJSON_AddArrayToObject(root, "grad_norms"), s->train.steps / 50 > 0 ? s->train.steps / 50 : 1,
+                   0, lab_run_total_steps(s)};
     lab_byte_source text_src = {corpus ? corpus->train : NULL, corpus ? corpus->train_size : 0};
     lab_task_source task_src = {(lab_task)(s->task < 0 ? 0 : s->task), s->task_max_n};
     st = s->task >= 0 ? lab_train(m, &s->train, lab_task_batch, &task_src, on_train_step, &ctx, err)
@@ -377,10 +424,24 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
     double trained = now_seconds();
     cJSON *evals = cJSON_AddArrayToObject(root, "evals");
-    if (st == POSENC_OK) st = evaluate(m, s, corpus, "trained", evals, err);
+    if (st == POSENC_OK) st = evaluate(m, s, corpus, "trained", 0, s->variant_count, 1.0, evals, err);
     if (st == POSENC_OK && s->finetune_steps > 0 && s->task < 0) {
-        st = finetune(m, s, corpus, threads, &ctx, &tuned, err);
-        if (st == POSENC_OK) st = evaluate(tuned, s, corpus, "finetuned", evals, err);
+        cJSON *tunes = cJSON_AddArrayToObject(root, "finetunes");
+        for (int v = 0; v < s->variant_count && st == POSENC_OK; v++) {
+            double t0 = now_seconds();
+            cJSON *entry = cJSON_CreateObject();
+            cJSON_AddItemToArray(tunes, entry);
+            st = finetune(m, s, corpus, threads, v, &ctx, entry, &tuned, err);
+            if (st == POSENC_OK) {
+                const lab_config *tc = lab_model_config(tuned);
+                st = evaluate(tuned, s, corpus, "finetuned", v, v + 1, tc->rope_factor, evals, err);
+            }
+            cJSON_AddNumberToObject(entry, "seconds", now_seconds() - t0);
+            lab_model_free(tuned);
+            tuned = NULL;
+            if (st == POSENC_OK && progress && progress->stop && *progress->stop)
+                st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
+        }
     }
     if (st == POSENC_OK && progress && progress->stop && *progress->stop)
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);

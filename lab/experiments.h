@@ -76,6 +76,7 @@ typedef struct lab_eval_variant {
     char label[24];               /* "plain", "linear", "yarn", ... */
     posenc_rope_scaling scaling;  /* factor = eval length / training length */
 } lab_eval_variant;
+#define LAB_FINETUNE_MULTIPLE 2
 typedef struct lab_run_spec {
     char experiment[32];
     char label[48];               /* e.g. "rope", "concat-d128", "sigma=0.2" */
@@ -86,7 +87,9 @@ typedef struct lab_run_spec {
     int length_count;
     lab_eval_variant variants[LAB_MAX_VARIANTS];
     int variant_count;
-    int64_t finetune_steps;       /* > 0: also evaluate after fine-tuning at 4 x context */
+    int64_t finetune_steps;       /* > 0 (text): per variant, fine-tune at LAB_FINETUNE_MULTIPLE x
+                                     context WITH the variant's RoPE scaling (factor = the multiple,
+                                     original context = L) and evaluate that variant again */
     int64_t eval_tokens;          /* scored tokens per (length, method) */
     int sliding;                  /* also sliding-window evaluation */
     int task;                     /* -1: text; else lab_task */
@@ -101,6 +104,8 @@ typedef struct lab_run_progress {
     void *ctx;
     volatile sig_atomic_t *stop; /* set (by a signal handler) to stop; the run then fails with POSENC_ERR_LIMIT */
 } lab_run_progress;
+/* Optimizer steps of one run: training plus every variant's fine-tune (for progress). */
+int64_t lab_run_total_steps(const lab_run_spec *spec);
 /* Train and evaluate one run; *json_out (malloc) = one JSON object, no newline.
  * A run with a learned position table (learned, hybrid) also carries it as trained:
  * "position_table": {"tensor": "wpe", "shape": [rows, cols], "values": [...]}

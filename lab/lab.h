@@ -90,6 +90,21 @@ typedef struct lab_config {
     int32_t shaw_clip;                 /* shaw: clip distance k (tables of 2k+1 rows); default 16 */
     int64_t random_positions;          /* > 0: train on sorted random subsets of [0, N)
                                           (Ruoss et al. 2023); evaluation uses 0..T-1 */
+    /* RoPE scaling the model is trained with (and evaluated with unless the eval
+     * options override it): part of the model, so it applies in the forward and
+     * the backward of training and is saved in / loaded from checkpoints. Every
+     * cos/sin comes from lab_rope_params -> posenc_rope_apply_exec, the same path
+     * evaluation takes. The usual use is Chen et al.'s PI fine-tune: a model
+     * trained at L, fine-tuned at context 2L with rope_scaling=linear,
+     * rope_factor=2, rope_original_context=L. */
+    posenc_rope_scaling rope_scaling;  /* NONE (default), LINEAR, NTK, DYNAMIC, YARN, LLAMA3
+                                          (LONGROPE needs per-pair lists: evaluation only) */
+    double rope_factor;                /* s; default 1 */
+    int32_t rope_original_context;     /* L0 = original_max_position (YARN, LLAMA3) and
+                                          max_position (DYNAMIC); 0 = context */
+    double rope_beta_fast, rope_beta_slow; /* YARN ramp, defaults 32 and 1 */
+    double rope_attention_factor;      /* YARN cos/sin magnitude; 0 = derive (0.1 ln s + 1) */
+    double rope_low_freq_factor, rope_high_freq_factor; /* LLAMA3, defaults 1 and 4 */
 } lab_config;
 
 /* Defaults above; the ~826k-parameter model (4 layers, d 128, 4 heads, T 128). */
@@ -138,13 +153,24 @@ typedef struct lab_eval_options {
     int32_t seq_len;               /* 0 = config context */
     int32_t batch;                 /* sequences per forward pass; default 4 */
     int64_t position_offset;       /* first position (RoPE/ALiBi/T5 offset invariance) */
-    posenc_rope_scaling rope_scaling; /* applied at evaluation (default NONE) */
-    double rope_factor;            /* default 1 */
+    posenc_rope_scaling rope_scaling; /* LAB_ROPE_AS_TRAINED (default): the config's
+                                         scaling; any other value replaces it (NONE = off) */
+    double rope_factor;            /* <= 0 (default 0): the config's rope_factor */
     const double *rope_longrope_factors; /* LONGROPE: rotary_dim/2 per-pair factors (used as the long list) */
     posenc_past_end learned_past_end_override; /* -1 = the config's policy */
     int32_t max_windows;           /* lab_eval_bytes: windows evaluated, 0 = all (non-overlapping) */
 } lab_eval_options;
 void lab_eval_options_default(lab_eval_options *options);
+/* lab_eval_options.rope_scaling: use the model's own scaling (config). */
+#define LAB_ROPE_AS_TRAINED ((posenc_rope_scaling)-1)
+
+/* The posenc RoPE parameters a forward pass of this config uses: the config's
+ * scaling, or the eval options' override (eval may be NULL: training). The
+ * other knobs (original context, YaRN betas and attention factor, Llama 3
+ * frequency factors) always come from the config. Validated with
+ * posenc_rope_check. */
+posenc_status lab_rope_params(const lab_config *config, const lab_eval_options *eval, posenc_rope_params *out,
+                              posenc_error *err);
 
 posenc_status lab_forward(lab_model *model, const int32_t *tokens, const int32_t *targets,
                           const int64_t *positions, int32_t batch, int32_t seq_len,
@@ -232,6 +258,11 @@ posenc_status lab_checkpoint_load(const char *path, int32_t threads, lab_model *
                                   posenc_error *err);
 posenc_status lab_checkpoint_load_memory(const void *bytes, size_t size, const char *name, int32_t threads,
                                          lab_model **out, posenc_error *err);
+/* Start dst from src's trained weights (a fine-tune): every parameter tensor is
+ * copied by name; names and shapes must match (so configs may differ only in
+ * what no tensor depends on: context for table-free schemes, the RoPE scaling,
+ * seed, ...). dst's AdamW moments and step are reset to zero. */
+posenc_status lab_model_copy_weights(lab_model *dst, const lab_model *src, posenc_error *err);
 
 /* ---- benchmark helpers ---- */
 /* FLOPs of one training step (forward + backward, matmuls and attention). */

@@ -188,6 +188,31 @@ const lab_config *lab_model_config(const lab_model *m) { return &m->cfg; }
 size_t lab_model_param_count(const lab_model *m) { return m->param_count; }
 size_t lab_tensor_count(const lab_model *m) { return m->tensor_count; }
 float *lab_params(lab_model *m) { return m->params; }
+
+posenc_status lab_model_copy_weights(lab_model *dst, const lab_model *src, posenc_error *err) {
+    if (!dst || !src) return lab_fail(err, POSENC_ERR_NULL_POINTER, "model is NULL");
+    if (dst->tensor_count != src->tensor_count)
+        return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "the models have %zu and %zu tensors", dst->tensor_count,
+                        src->tensor_count);
+    for (size_t i = 0; i < dst->tensor_count; i++) {
+        const lab_tensor_info *a = &src->order[i]->info, *b = &dst->order[i]->info;
+        int same = strcmp(a->name, b->name) == 0 && a->ndim == b->ndim;
+        for (int d = 0; same && d < a->ndim; d++) same = a->shape[d] == b->shape[d];
+        if (!same)
+            return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT,
+                            "tensor %zu differs: %s [%zu elements] in the source, %s [%zu] here (a table sized by the context?)",
+                            i, a->name, a->count, b->name, b->count);
+    }
+    for (size_t i = 0; i < dst->tensor_count; i++)
+        memcpy(dst->params + dst->order[i]->offset, src->params + src->order[i]->offset,
+               dst->order[i]->info.count * sizeof(float));
+    memset(dst->grads, 0, dst->param_count * sizeof(float));
+    memset(dst->adam_m, 0, dst->param_count * sizeof(float));
+    memset(dst->adam_v, 0, dst->param_count * sizeof(float));
+    dst->step = 0;
+    dst->have_forward = 0;
+    return POSENC_OK;
+}
 float *lab_grads(lab_model *m) { return m->grads; }
 int64_t lab_model_step(const lab_model *m) { return m->step; }
 void lab_zero_grad(lab_model *m) { memset(m->grads, 0, m->param_count * sizeof(float)); }
@@ -321,8 +346,8 @@ static void add_into(float *dst, const float *src, size_t n) {
 void lab_eval_options_default(lab_eval_options *o) {
     memset(o, 0, sizeof *o);
     o->batch = 4;
-    o->rope_scaling = POSENC_ROPE_NONE;
-    o->rope_factor = 1.0;
+    o->rope_scaling = LAB_ROPE_AS_TRAINED;
+    o->rope_factor = 0.0;
     o->learned_past_end_override = (posenc_past_end)-1;
 }
 
@@ -357,22 +382,9 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
     if (c->scheme == LAB_POS_ROPE) {
         int32_t hd = c->d_model / c->heads;
         posenc_rope_params *p = &a->rope;
-        posenc_rope_params_default(p, hd);
-        p->rotary_dim = c->rope_rotary_dim;
-        p->base = c->rope_base;
-        p->scaling = eval->rope_scaling;
-        p->factor = eval->rope_factor;
-        p->original_max_position = c->context;
-        p->max_position = c->context;
-        if (p->scaling == POSENC_ROPE_LONGROPE) {
-            if (!eval->rope_longrope_factors)
-                return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "longrope needs rope_longrope_factors (rotary_dim/2 values)");
-            int32_t r = c->rope_rotary_dim ? c->rope_rotary_dim : hd;
-            p->short_factors = p->long_factors = eval->rope_longrope_factors;
-            p->factors_count = (size_t)r / 2;
-            p->longrope_select = POSENC_LONGROPE_LONG;
-        }
-        if ((st = posenc_rope_check(p, NULL, err)) != POSENC_OK) return st;
+        /* training (eval NULL) and evaluation take the same path: the config's
+           scaling unless the eval options override it */
+        if ((st = lab_rope_params(c, eval, p, err)) != POSENC_OK) return st;
         int64_t maxpos = 0;
         for (size_t i = 0; i < BT; i++) maxpos = a->pos[i] > maxpos ? a->pos[i] : maxpos;
         double af = 1.0, dummy[1];

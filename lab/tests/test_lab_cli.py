@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """posenc lab train / eval from the command line: checkpoints written and read,
 resume byte-identical, a trained learned table handed to `posenc analyze`,
-every RoPE scaling at evaluation, and bad input refused with the value named
-and nothing written."""
+every RoPE scaling at evaluation, a fine-tune WITH a RoPE scaling (--init,
+--rope-scaling) that lab eval then uses by default, and bad input refused with
+the value named and nothing written."""
 import json
 import os
 import subprocess
@@ -74,6 +75,41 @@ def main():
         np.save(lf, np.array([1.0, 2.0]))
         rc, out = run(["lab", "eval", "--checkpoint", rope, "--text", text, "--rope-scaling", "longrope", "--longrope-factors", lf])
         check(rc == 2 and "8" in out, "longrope factor list of the wrong length refused: " + out.strip().splitlines()[-1])
+        # fine-tune with the scaling (Chen et al.'s PI procedure): --init from the context-32 model, context 64,
+        # --rope-scaling; the checkpoint keeps it and lab eval uses it unless told otherwise
+        for s, extra in (("linear", []), ("yarn", ["--rope-beta-fast", "16", "--rope-attention-factor", "1.1"]),
+                         ("dynamic", []), ("ntk", []), ("llama3", ["--rope-low-freq-factor", "1", "--rope-high-freq-factor", "2"])):
+            ft = os.path.join(d, "ft-%s.safetensors" % s)
+            rc, out = run(["lab", "train", "--init", rope, "--text", text, "--steps", "2", "--context", "64", "--batch", "2",
+                           "--threads", "1", "--rope-scaling", s, "--rope-factor", "2", "-o", ft] + extra)
+            cfg_line = [l for l in out.splitlines() if l.startswith("config:")]
+            check(rc == 0 and cfg_line and ("rope_scaling=%s rope_factor=2 rope_original_context=32" % s) in cfg_line[0]
+                  and "context=64" in cfg_line[0] and "layers=1" in cfg_line[0],
+                  "train --init CKPT --context 64 --rope-scaling %s --rope-factor 2: the config keeps the init's model "
+                  "(layers=1), original context 32 (rc %d)" % (s, rc))
+            rc, out = run(["lab", "eval", "--checkpoint", ft, "--text", text, "--max-windows", "2", "--json"])
+            rc2, out2 = run(["lab", "eval", "--checkpoint", ft, "--text", text, "--max-windows", "2", "--json",
+                             "--rope-scaling", s, "--rope-factor", "2"])
+            rc3, out3 = run(["lab", "eval", "--checkpoint", ft, "--text", text, "--max-windows", "2", "--json",
+                             "--rope-scaling", "none"])
+            j, j2, j3 = [json.loads(o) if r == 0 else {} for r, o in ((rc, out), (rc2, out2), (rc3, out3))]
+            check(j.get("rope_scaling") == s and j.get("rope_factor") == 2 and j.get("loss") == j2.get("loss")
+                  and j3.get("rope_scaling") == "none" and j3.get("loss") != j.get("loss"),
+                  "lab eval of the %s fine-tune: as trained by default (%s) == explicit; --rope-scaling none differs (%s)"
+                  % (s, out.strip(), j3.get("loss")))
+        rc, out = run(["lab", "eval", "--checkpoint", os.path.join(d, "ft-linear.safetensors"), "--text", text,
+                       "--max-windows", "2"])
+        check(rc == 0 and "rope scaling linear factor 2, as trained" in out, "lab eval prints the scaling: " + out.strip())
+        for extra, needle in ((["--rope-scaling", "longrope", "--rope-factor", "2"], "evaluation option"),
+                              (["--rope-factor", "2"], "--rope-scaling none"),
+                              (["--resume", rope], "give one")):
+            bad = os.path.join(d, "bad-ft.safetensors")
+            rc, out = run(["lab", "train", "--init", rope, "--text", text, "--steps", "1", "--context", "64", "-o", bad] + extra)
+            check(rc == 2 and needle in out and not os.path.exists(bad),
+                  "train --init %s -> rc %d: %s" % (" ".join(extra), rc, out.strip().splitlines()[0] if out.strip() else ""))
+        rc, out = run(["lab", "train", "--scheme", "alibi", "--text", text, "--steps", "1", "--rope-scaling", "linear",
+                       "--rope-factor", "2", "-o", os.path.join(d, "bad-alibi.safetensors")] + SMALL)
+        check(rc == 2 and "needs scheme rope" in out, "--rope-scaling with --scheme alibi refused: " + out.strip().splitlines()[0])
         # bad input: named value, usage exit code, nothing written
         bad_out = os.path.join(d, "never.safetensors")
         cases = [

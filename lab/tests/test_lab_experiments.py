@@ -3,8 +3,9 @@
 lengths, non-overlapping and sliding), then plot (SVG parsed as XML; PNG decoded
 with zlib: size, colours, one legend colour per scheme), claims (rows and
 verdicts), the report's "Measured here" section (--lab, found at the default
-place, absent, empty, malformed), --resume, plan, merge and bad input. Prints
-evidence and "N passed, N failed"."""
+place, absent, empty, malformed), --resume, `lab run tiny-extension` (RoPE
+fine-tuned WITH each scaling; the JSON carries it), plan, merge and bad input.
+Prints evidence and "N passed, N failed"."""
 import json
 import os
 import random
@@ -200,6 +201,31 @@ def run_all(tmp):
     check(len(measured) >= 2, "claims measured over 3 seeds: %d" % len(measured))
     print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
     check_report(tmp, out)
+    # tiny-extension: the context-extension pipeline at test size; every scaling is fine-tuned WITH that scaling
+    ext = os.path.join(tmp, "ext.jsonl")
+    p = run("lab", "run", "tiny-extension", "--text", text_path, "--seeds", "2", "-o", ext)
+    check(p.returncode == 0, "lab run tiny-extension: %s" % p.stderr)
+    xruns = [json.loads(line) for line in open(ext)] if p.returncode == 0 else []
+    check(len(xruns) == 2, "2 runs (rope x 2 seeds), got %d" % len(xruns))
+    for r in xruns:
+        tunes = {t["variant"]: t for t in r.get("finetunes", [])}
+        check(sorted(tunes) == ["linear", "none", "yarn"], "%s: one fine-tune per scaling: %s" % (r["id"], sorted(tunes)))
+        for v, t in tunes.items():
+            want = (v, 1 if v == "none" else 2)
+            check((t["rope_scaling"], t["rope_factor"]) == want and t["rope_original_context"] == 16 and t["length"] == 32
+                  and ("rope_scaling=%s rope_factor=%d rope_original_context=16" % want) in t["config"]
+                  and t["steps"] > 0 and len(t["curve"]) > 0,
+                  "%s fine-tune %s carries its scaling: %s x%s at %s, %d steps" %
+                  (r["id"], v, t["rope_scaling"], t["rope_factor"], t["length"], t["steps"]))
+        ft = [e for e in r["evals"] if e["phase"] == "finetuned"]
+        check(len(ft) == 6 and all(e["rope_factor"] == (1 if e["variant"] == "none" else 2) for e in ft)
+              and all(0 < e["bpb"] < 9 for e in ft),
+              "%s: finetuned rows per scaling and length, factor = the fine-tune's: %s" %
+              (r["id"], [(e["variant"], e["length"], e["rope_factor"], round(e["bpb"], 3)) for e in ft]))
+    p = run("lab", "claims", ext)
+    ft_rows = [l for l in p.stdout.splitlines() if "+ft" in l and "2 seeds" in l]
+    check(len(ft_rows) >= 3, "claims measure the fine-tune rows over 2 seeds: %d" % len(ft_rows))
+    print("tiny-extension: e.g.", ft_rows[0] if ft_rows else None)
     # plan + merge
     p = run("lab", "plan", "extrapolate", "--quick")
     plan = p.stdout.splitlines()

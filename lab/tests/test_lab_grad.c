@@ -305,6 +305,55 @@ static void test_gru(void) {
     free(buf);
 }
 
+/* ---- RoPE op with a scaling trained into the model (lab_rope_qk, the path
+ * training takes): y = A R(p) x on q and k, identity on v; backward = the
+ * library's inverse rotation times A^2. The loss sum(y * R) is accumulated in
+ * double; the op is linear, so the central difference is exact up to the f32
+ * rounding of y. ---- */
+typedef struct {
+    lab_model *m;
+    float *x, *y, *R;
+    size_t n;
+} rope_t;
+static double rope_loss(void *c_) {
+    rope_t *c = c_;
+    memcpy(c->y, c->x, c->n * sizeof(float));
+    lab_rope_qk(c->m, &c->m->acts, c->y, 0, NULL);
+    return dot_double(c->y, c->R, c->n);
+}
+static void test_rope_op(const char *scaling) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "layers=1 d_model=16 heads=2 d_ff=32 context=12 seed=3 scheme=rope rope_original_context=4 rope_factor=3 %s", scaling);
+    lab_config cfg;
+    posenc_error err = {0};
+    lab_model *m = NULL;
+    if (lab_config_parse_text(text, &cfg, &err) || lab_model_create(&cfg, 1, &m, &err)) {
+        printf("FAIL rope op %s: %s\n", scaling, err.message);
+        failed++;
+        return;
+    }
+    int32_t tok[2 * 12], tgt[2 * 12];
+    for (int i = 0; i < 24; i++) tok[i] = tgt[i] = i;
+    double loss;
+    lab_forward(m, tok, tgt, NULL, 2, 12, NULL, 1, NULL, &loss, &err); /* sets the acts: positions, params, A */
+    rope_t c = {.m = m, .n = (size_t)24 * 3 * 16};
+    float *buf = calloc(4 * c.n, sizeof(float));
+    c.x = buf;
+    c.y = c.x + c.n;
+    c.R = c.y + c.n;
+    float *g = c.R + c.n;
+    fill(c.x, c.n, 31, 1);
+    fill(c.R, c.n, 32, 1);
+    memcpy(g, c.R, c.n * sizeof(float));
+    lab_rope_qk(m, &m->acts, g, 1, &err); /* dL/dx = (A R)^T R_loss */
+    char what[96];
+    snprintf(what, sizeof what, "rope op %s (A %.4f)", scaling, m->acts.rope_attention_factor);
+    fd_check(what, "qkv", c.x, c.n, g, rope_loss, &c, 1e-2f, 1e-3);
+    free(buf);
+    lab_model_free(m);
+}
+
 /* ---- every scheme, whole model: gradient of the loss w.r.t. each tensor ---- */
 typedef struct {
     lab_model *m;
@@ -365,12 +414,22 @@ int main(void) {
     test_attention(pool, "t5", 2, 0);
     test_gru();
     lab_pool_free(pool);
+    test_rope_op("rope_scaling=linear");
+    test_rope_op("rope_scaling=yarn");
+    test_rope_op("rope_scaling=yarn rope_attention_factor=1.5 rope_layout=1 rope_rotary_dim=4");
     const char *schemes[][2] = {{"none", ""}, {"sinusoidal", ""}, {"sinusoidal", "token_scale_sqrt_d=1"}, {"learned", ""},
                                 {"rope", "rope_layout=1"}, {"rope", "rope_layout=0 rope_rotary_dim=4"}, {"alibi", ""},
                                 {"t5", "t5_buckets=8 t5_max_distance=10"}, {"concat", "pe_dim=8"},
                                 {"half-concat", "tied=0"}, {"hybrid", ""}, {"freq-scale", ""}, {"gru", ""},
                                 {"sparse", "sparse_keep=0.5"}, {"index", ""}, {"normalized", ""}, {"none", "tied=0"},
-                                {"shaw", "shaw_clip=3"}, {"shaw", "shaw_clip=3 causal=0"}};
+                                {"shaw", "shaw_clip=3"}, {"shaw", "shaw_clip=3 causal=0"},
+                                /* trained RoPE scalings (fine-tune at 12 of a model from context 4, factor 3) */
+                                {"rope", "rope_scaling=linear rope_factor=3 rope_original_context=4"},
+                                {"rope", "rope_scaling=yarn rope_factor=3 rope_original_context=4"},
+                                {"rope", "rope_scaling=ntk rope_factor=3 rope_original_context=4"},
+                                {"rope", "rope_scaling=dynamic rope_factor=3 rope_original_context=4"},
+                                /* llama3 at original context 64: with 4 every band of head dim 8 is "low frequency" (= linear) */
+                                {"rope", "rope_scaling=llama3 rope_factor=3 rope_original_context=64"}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) test_scheme(schemes[i][0], schemes[i][1]);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

@@ -4,6 +4,8 @@
  *   - RoPE / ALiBi / T5 logits the same at offsets 0 and 1000 (sinusoidal not);
  *   - a learned table past its end refuses or clamps as configured;
  *   - checkpoint round trip and bit-identical resume; every RoPE scaling at eval;
+ *   - a RoPE scaling trained into the model (config): used by training, kept by
+ *     checkpoints, the default at evaluation, overridable; fine-tune weight copy;
  *   - bad input: clear errors naming the value, nothing half-written;
  *   - a non-finite loss stops training, naming the step and tensor. */
 #define _POSIX_C_SOURCE 200809L
@@ -261,9 +263,102 @@ static void test_rope_scalings(void) {
     lab_model_free(m);
 }
 
+/* Mean loss of eval options over the first windows of the text. */
+static double eval_loss(lab_model *m, posenc_rope_scaling scaling, double factor, int32_t len) {
+    lab_eval_options ev;
+    lab_eval_options_default(&ev);
+    if ((int)scaling != -2) ev.rope_scaling = scaling; /* -2: leave the default (as trained) */
+    ev.rope_factor = factor;
+    ev.seq_len = len;
+    ev.batch = 2;
+    ev.max_windows = 4;
+    double loss = NAN;
+    posenc_error err = {0};
+    if (lab_eval_bytes(m, &ev, text, sizeof text, &loss, &err)) printf("eval failed: %s\n", err.message);
+    return loss;
+}
+
+static void test_trained_scaling(void) {
+    const char *path = "lab_props_scaled.safetensors";
+    const posenc_rope_scaling keep = (posenc_rope_scaling)-2;
+    /* the PI procedure: a model trained at 32 fine-tuned at 64 with yarn x2 (original context 32) */
+    lab_model *base = make("scheme=rope", 2);
+    train(base, 3, NULL);
+    lab_model *ft = make("scheme=rope context=64 rope_scaling=yarn rope_factor=2 rope_original_context=32", 2);
+    posenc_error err = {0};
+    posenc_status st = lab_model_copy_weights(ft, base, &err);
+    CHECK(st == POSENC_OK && memcmp(lab_params(ft), lab_params(base), lab_model_param_count(ft) * sizeof(float)) == 0 &&
+              lab_model_step(ft) == 0,
+          "lab_model_copy_weights: context 32 -> 64 rope, every tensor copied, step 0 %s", err.message);
+    /* training applies the scaling: the same steps without it give other weights */
+    lab_model *plain = make("scheme=rope context=64 rope_original_context=32", 2);
+    lab_model_copy_weights(plain, base, &err);
+    train(ft, 3, NULL);
+    train(plain, 3, NULL);
+    CHECK(!same_params(ft, plain), "training with yarn x2 changes the weights differently from training without scaling");
+    /* evaluation: the config's scaling by default = the explicit override with the same values, != none */
+    double as_trained = eval_loss(ft, keep, 0, 64), explicit_yarn = eval_loss(ft, POSENC_ROPE_YARN, 2, 64),
+           none = eval_loss(ft, POSENC_ROPE_NONE, 0, 64);
+    CHECK(as_trained == explicit_yarn && as_trained != none && isfinite(none),
+          "eval default = as trained (yarn x2): %.9g == explicit yarn x2 %.9g, != none %.9g", as_trained, explicit_yarn, none);
+    posenc_rope_params p;
+    lab_rope_params(lab_model_config(ft), NULL, &p, &err);
+    double af = 0, inv[4];
+    posenc_rope_frequencies(&p, 64, inv, 4, &af, &err);
+    CHECK(p.scaling == POSENC_ROPE_YARN && p.factor == 2 && p.original_max_position == 32 && fabs(af - (0.1 * log(2.0) + 1)) < 1e-12,
+          "lab_rope_params: yarn factor %g original %lld attention factor %.6f (0.1 ln 2 + 1)", p.factor,
+          (long long)p.original_max_position, af);
+    /* checkpoint round trip keeps the scaling, and the loaded model evaluates bit-identically */
+    st = lab_checkpoint_save(ft, path, &err);
+    lab_model *back = NULL;
+    if (!st) st = lab_checkpoint_load(path, 1, &back, &err);
+    char ta[2048] = "", tb[2048] = "";
+    lab_config_format(lab_model_config(ft), ta, sizeof ta);
+    if (back) lab_config_format(lab_model_config(back), tb, sizeof tb);
+    CHECK(st == POSENC_OK && strcmp(ta, tb) == 0 && strstr(tb, "rope_scaling=yarn rope_factor=2 rope_original_context=32"),
+          "checkpoint round trip keeps the scaling: %s", strstr(tb, "rope_scaling") ? strstr(tb, "rope_scaling") : err.message);
+    double loaded = back ? eval_loss(back, keep, 0, 64) : NAN;
+    CHECK(loaded == as_trained, "loaded checkpoint evaluates as trained by default: %.9g vs %.9g", loaded, as_trained);
+    /* resuming needs the same scaling */
+    lab_model *other = make("scheme=rope context=64 rope_scaling=linear rope_factor=2 rope_original_context=32", 1);
+    st = lab_checkpoint_load_into(other, path, &err);
+    CHECK(st == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "rope_scaling=yarn"), "resume with another scaling refused: %s",
+          err.message);
+    lab_model_free(other);
+    /* every trainable scaling trains (forward + backward) to a finite loss */
+    const char *kinds[] = {"linear", "ntk", "dynamic", "yarn rope_attention_factor=1.25", "llama3"};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        char cfg[256];
+        snprintf(cfg, sizeof cfg, "scheme=rope context=64 rope_original_context=32 rope_factor=2 rope_scaling=%s", kinds[i]);
+        lab_model *k = make(cfg, 1);
+        lab_model_copy_weights(k, base, &err);
+        double loss = NAN;
+        train(k, 2, &loss);
+        CHECK(isfinite(loss), "train with rope_scaling=%s x2: loss %.4f", kinds[i], loss);
+        lab_model_free(k);
+    }
+    /* a table sized by the context cannot be copied */
+    lab_model *l32 = make("scheme=learned", 1), *l64 = make("scheme=learned context=64", 1);
+    st = lab_model_copy_weights(l64, l32, &err);
+    CHECK(st == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "wpe"), "copy of a learned table across contexts refused: %s",
+          err.message);
+    lab_model_free(l32);
+    lab_model_free(l64);
+    lab_model_free(back);
+    lab_model_free(plain);
+    lab_model_free(ft);
+    lab_model_free(base);
+    remove(path);
+}
+
 static void test_bad_input(void) {
     const char *bad[][2] = {{"scheme=bogus", "bogus"}, {"d_model=30 heads=4", "30"}, {"scheme=rope rope_rotary_dim=3", "got 3"},
-                            {"context=0", "got 0"}, {"d_model=36 heads=4 scheme=rope", "9"}};
+                            {"context=0", "got 0"}, {"d_model=36 heads=4 scheme=rope", "9"},
+                            {"scheme=rope rope_scaling=longrope rope_factor=2", "evaluation option"},
+                            {"scheme=alibi rope_scaling=linear rope_factor=2", "needs scheme rope"},
+                            {"scheme=rope rope_scaling=ntk rope_factor=0.5", "0.5"},
+                            {"scheme=rope rope_scaling=yarn rope_factor=2 rope_beta_fast=1 rope_beta_slow=2", "beta_fast"},
+                            {"scheme=rope rope_scaling=bogus", "bogus"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         lab_config cfg;
         posenc_error err = {0};
@@ -316,6 +411,7 @@ int main(void) {
     test_learned_past_end();
     test_checkpoints();
     test_rope_scalings();
+    test_trained_scaling();
     test_bad_input();
     test_nan_stop();
     printf("%d passed, %d failed\n", passed, failed);

@@ -71,12 +71,47 @@ def sinusoid(positions, dim, scale=1.0):
     return out
 
 
-def rope(x, pos, rotary, layout, base):
-    """x [B, H, T, hd]; rotate the first `rotary` channels (HF rotate_half or GPT-J interleaved)."""
+def rope_inv_freq(cfg, rotary, seq_len):
+    """Inverse frequencies and attention factor of the config's trained RoPE scaling, written from
+    HF transformers' _compute_*_parameters (modeling_rope_utils), not from posenc."""
+    base = cfg["rope_base"]
+    scaling = cfg.get("rope_scaling", "none")
+    f = float(cfg.get("rope_factor", 1))
+    L0 = cfg.get("rope_original_context", 0) or cfg["context"]
     k = torch.arange(rotary // 2, dtype=torch.float64)
+    if scaling in ("ntk", "dynamic"):
+        s = f if scaling == "ntk" else f * max(seq_len, L0) / L0 - (f - 1)
+        base = base * s ** (rotary / (rotary - 2))
     inv = base ** (-2.0 * k / rotary)
+    if scaling == "linear":
+        return inv / f, 1.0
+    if scaling == "yarn":
+        af = cfg.get("rope_attention_factor", 0) or (0.1 * math.log(f) + 1.0 if f > 1 else 1.0)
+        def corr(rot):
+            return rotary * math.log(L0 / (rot * 2 * math.pi)) / (2 * math.log(base))
+        low = max(math.floor(corr(cfg["rope_beta_fast"])), 0)
+        high = min(math.ceil(corr(cfg["rope_beta_slow"])), rotary - 1)
+        if low == high:
+            high += 0.001
+        ramp = torch.clamp((k - low) / (high - low), 0, 1)
+        extrap = 1 - ramp
+        return (inv / f) * (1 - extrap) + inv * extrap, af
+    if scaling == "llama3":
+        lo, hi = cfg["rope_low_freq_factor"], cfg["rope_high_freq_factor"]
+        wavelen = 2 * math.pi / inv
+        out = torch.where(wavelen > L0 / lo, inv / f, inv)
+        smooth = (L0 / wavelen - lo) / (hi - lo)
+        smoothed = (1 - smooth) * out / f + smooth * out
+        medium = ~(wavelen < L0 / hi) & ~(wavelen > L0 / lo)
+        return torch.where(medium, smoothed, out), 1.0
+    return inv, 1.0
+
+
+def rope(x, pos, rotary, layout, inv, af=1.0):
+    """x [B, H, T, hd]; rotate the first `rotary` channels (HF rotate_half or GPT-J interleaved) by
+    the inverse frequencies inv, cos/sin times the attention factor af (HF's YaRN tables)."""
     ang = pos.to(torch.float64)[:, None, :, None] * inv  # [B,1,T,K]
-    c, s = torch.cos(ang), torch.sin(ang)
+    c, s = torch.cos(ang) * af, torch.sin(ang) * af
     xr, rest = x[..., :rotary], x[..., rotary:]
     if layout == 1:  # half
         a, b = xr[..., :rotary // 2], xr[..., rotary // 2:]
@@ -148,8 +183,9 @@ def forward(P, cfg, tokens, targets, positions):
         q, k, v = [t.view(B, T, H, hd).transpose(1, 2) for t in qkv.split(C, -1)]
         if scheme == "rope":
             r = cfg["rope_rotary_dim"] or hd
-            q = rope(q, positions, r, cfg["rope_layout"], cfg["rope_base"])
-            k = rope(k, positions, r, cfg["rope_layout"], cfg["rope_base"])
+            inv, af = rope_inv_freq(cfg, r, int(positions.max()) + 1)
+            q = rope(q, positions, r, cfg["rope_layout"], inv, af)
+            k = rope(k, positions, r, cfg["rope_layout"], inv, af)
         s = q @ k.transpose(-1, -2) / math.sqrt(hd)
         if scheme == "shaw":  # Shaw et al.: + q_i . a_K[clip(j-i)] (scaled), outputs + sum_j w_ij a_V[clip(j-i)]
             kc = cfg["shaw_clip"]
@@ -269,6 +305,14 @@ CASES = [
     ("concat", ["pe_dim=16"]), ("half-concat", ["tied=0"]), ("rope", ["rope_layout=1"]), ("rope", ["rope_layout=0"]),
     ("rope", ["rope_layout=1", "rope_rotary_dim=4"]), ("alibi", []), ("t5", ["t5_buckets=8", "t5_max_distance=12"]),
     ("gru", []), ("hybrid", []), ("freq-scale", []), ("none", ["tied=0"]), ("shaw", ["shaw_clip=5"]),
+    # RoPE scalings trained into the model (a fine-tune at 16 of a model from 8, factor 2; llama3 at
+    # original context 64 so that head dim 8 has all three bands)
+    ("rope", ["rope_layout=1", "rope_scaling=linear", "rope_factor=2", "rope_original_context=8"]),
+    ("rope", ["rope_layout=1", "rope_scaling=yarn", "rope_factor=2", "rope_original_context=8"]),
+    ("rope", ["rope_layout=0", "rope_scaling=yarn", "rope_factor=4", "rope_original_context=8", "rope_attention_factor=1.3"]),
+    ("rope", ["rope_layout=1", "rope_scaling=ntk", "rope_factor=2", "rope_original_context=8"]),
+    ("rope", ["rope_layout=1", "rope_scaling=dynamic", "rope_factor=2", "rope_original_context=8"]),
+    ("rope", ["rope_layout=1", "rope_scaling=llama3", "rope_factor=2", "rope_original_context=64"]),
 ]
 
 if __name__ == "__main__":
