@@ -47,5 +47,15 @@ typedef __m256 vecf;
 #define VF_LOAD(p) _mm256_loadu_ps(p)
 #define VF_STORE(p, v) _mm256_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm256_permute_ps((x), 0xB1)
+typedef __m256i veci;
+#define VI_ZERO() _mm256_setzero_si256()
+static inline __m256i vi_absmax(__m256i acc, __m256 v) {
+    return _mm256_max_epu32(acc, _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff)));
+}
+/* lanes hold |bits| <= 0x7fffffff, so the signed compare is the unsigned one */
+static inline bool vi_above(__m256i acc, uint32_t limit) {
+    __m256i over = _mm256_cmpgt_epi32(acc, _mm256_set1_epi32((int32_t)limit));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(over)) != 0;
+}
 #endif
 #include "rope_rotate_body.h"

@@ -48,5 +48,13 @@ typedef __m512 vecf;
 #define VF_LOAD(p) _mm512_loadu_ps(p)
 #define VF_STORE(p, v) _mm512_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm512_permute_ps((x), 0xB1)
+typedef __m512i veci;
+#define VI_ZERO() _mm512_setzero_si512()
+static inline __m512i vi_absmax(__m512i acc, __m512 v) {
+    return _mm512_max_epu32(acc, _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff)));
+}
+static inline bool vi_above(__m512i acc, uint32_t limit) {
+    return _mm512_cmpgt_epu32_mask(acc, _mm512_set1_epi32((int32_t)limit)) != 0;
+}
 #endif
 #include "rope_rotate_body.h"

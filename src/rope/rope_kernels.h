@@ -9,6 +9,8 @@
 
 #include "../common/internal.h"
 
+#include <string.h>
+
 /* Rotate all `heads` vectors of one token in place: x[h * head_stride + c],
  * pair k = (k, k + pairs) (HALF) or (2k, 2k + 1) (INTERLEAVED), with per-pair
  * cos_k/sin_k. dup (vector kernels, interleaved only) holds [c0 c0 c1 c1 ...]
@@ -16,35 +18,62 @@
  * or b*c + a*s in f32, two products then one add/subtract, never fused (HF's
  * order), so every kernel gives the same bits. f16/bf16 data is widened exactly,
  * rotated in f32 and rounded once (posenc_f32_to_f16 / posenc_f32_to_bf16). */
-typedef void (*rope_rotate_fn_)(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                const float *cos_k, const float *sin_k, const float *dup);
+typedef unsigned (*rope_rotate_fn_)(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                    posenc_layout layout, const float *cos_k, const float *sin_k, const float *dup);
+
+/* Every kernel returns what it saw in the token, for POSENC_ERR_NONFINITE:
+ * ROPE_BAD_OUTPUT: a rotated value is inf/NaN once stored in the data's dtype;
+ * ROPE_BAD_INPUT: f32 data: a rotated channel held inf/NaN before; f16/bf16
+ * data: an f32 result was inf/NaN before rounding, which a non-finite input
+ * always causes and a finite one only by overflowing f32 (the check on the
+ * inputs cost f16/bf16 ~20% at one thread, the output check alone does not).
+ * Both are running maxima of |bits| over values already in registers; the
+ * driver names the cell only when a flag is set. */
+#define ROPE_BAD_INPUT 1u
+#define ROPE_BAD_OUTPUT 2u
+/* Largest |f32 bits| that stays finite in each dtype (f16/bf16: below the
+ * midpoint that round-to-nearest-even carries to inf: 65520 for f16). */
+#define ROPE_FINITE_BITS_F32 0x7f7fffffu
+#define ROPE_FINITE_BITS_F16 0x477fefffu
+#define ROPE_FINITE_BITS_BF16 0x7f7f7fffu
+
+static inline uint32_t rope_abs_bits_(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u & 0x7fffffffu;
+}
+static inline unsigned rope_flags_(uint32_t in_max, uint32_t out_max, uint32_t out_limit) {
+    return (in_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (out_max > out_limit ? ROPE_BAD_OUTPUT : 0u);
+}
 
 /* scalar (rope_apply.c): the reference; dup unused */
-void rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                             const float *cos_k, const float *sin_k, const float *dup);
-void rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                             const float *cos_k, const float *sin_k, const float *dup);
-void rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                              const float *cos_k, const float *sin_k, const float *dup);
 /* Pairs first_pair..pairs-1 of one head: the vector kernels' leftovers (in a
- * file built without FMA, so the last bits match). */
+ * file built without FMA, so the last bits match). They raise *in_max and
+ * *out_max to the largest |bits| of the inputs and f32 results they saw. */
 void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k);
+                            const float *cos_k, const float *sin_k, uint32_t *in_max, uint32_t *out_max);
 void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                           const float *cos_k, const float *sin_k, bool f16); /* f16, else bf16 */
+                           const float *cos_k, const float *sin_k, bool f16, /* f16, else bf16 */
+                           uint32_t *in_max, uint32_t *out_max);
 
 /* vector builds of rope_rotate_body.h: 8 (AVX2, f16 by F16C) or 16 (AVX-512) channels at a time */
-void rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                  posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                  posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                   posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                    posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                    posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+unsigned rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                     posenc_layout layout, const float *c, const float *s, const float *dup);
 
 #endif
