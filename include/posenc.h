@@ -578,8 +578,9 @@ POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t he
  * call (channels R..D-1 untouched and not checked). There is no flag to allow
  * non-finite results: a caller that accepts them treats this status as
  * success. Shift and multi-axis apply (below) and posenc_rope_apply_exec
- * report the same way. The check is a running maximum in the kernels (same
- * bits); only the error path reads the first bad token back. */
+ * report the same way. The check rides on values the kernels hold in
+ * registers (same bits, same speed on AVX2/AVX-512; see docs/benchmarks.md);
+ * only the error path reads the first bad token back. */
 POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len,
                                                posenc_layout layout, const posenc_rope_view *view,
                                                const int64_t *positions, int inverse, float *x, size_t x_count,

@@ -69,6 +69,7 @@ typedef struct {
                                        [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
+    uint32_t big_bits;              /* f32 inputs above these |bits| may overflow (rope_kernels.h) */
     posenc_recurrence_ rec;         /* when recur */
     char *scratch;                  /* per worker, worker_bytes each */
     size_t worker_bytes;
@@ -101,7 +102,24 @@ static unsigned rotate_token(const rope_job *job, void *row, const float *c, con
             dup[2 * pairs + 2 * k] = -s[k];
             dup[2 * pairs + 2 * k + 1] = s[k];
         }
-    return job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+    return job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup, job->big_bits);
+}
+
+static float stored_value(const rope_job *job, const char *head, size_t channel) {
+    if (job->kind == ROPE_DATA_F32) return ((const float *)head)[channel];
+    uint16_t u = ((const uint16_t *)head)[channel];
+    return job->kind == ROPE_DATA_F16 ? posenc_f16_to_f32(u) : posenc_bf16_to_f32(u);
+}
+
+/* Whether a rotated value of token t is inf/NaN (f32 inputs huge enough to
+ * overflow: rare, and the row is still in cache). */
+static bool token_nonfinite(const rope_job *job, size_t t) {
+    const posenc_rope_view *v = job->view;
+    const char *row = (const char *)job->x + t * v->row_stride * 4;
+    for (size_t h = 0; h < v->heads; h++)
+        for (size_t c = 0; c < 2 * (size_t)job->plan->pairs; c++)
+            if (!isfinite(stored_value(job, row + h * v->head_stride * 4, c))) return true;
+    return false;
 }
 
 static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
@@ -137,6 +155,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
             }
             unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
+            if (flags == ROPE_MAYBE_OVERFLOW) flags = token_nonfinite(job, t) ? ROPE_BAD_OUTPUT : 0u;
             if (flags && bad.token == SIZE_MAX) bad = (rope_bad_token){t, flags};
         }
     }
@@ -144,12 +163,6 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
 }
 
 /* ---- the error path: name the first non-finite rotated value --------------- */
-
-static float stored_value(const rope_job *job, const char *head, size_t channel) {
-    if (job->kind == ROPE_DATA_F32) return ((const float *)head)[channel];
-    uint16_t u = ((const uint16_t *)head)[channel];
-    return job->kind == ROPE_DATA_F16 ? posenc_f16_to_f32(u) : posenc_bf16_to_f32(u);
-}
 
 /* POSENC_ERR_NONFINITE naming the first rotated channel of `token` (heads in
  * order, channels 0..R-1) that holds inf/NaN, and why: the token's input
@@ -202,6 +215,26 @@ found:;
                         "(largest finite %g)", where, head, channel, text, scale, dtype, largest);
 }
 
+/* The largest |bits| of an input, in the data's format, whose rotation cannot
+ * overflow it (rope_kernels.h): |a c - b s| <= 2 max(|a|, |b|) |c|, so inputs up
+ * to limit / (2.01 m) are safe (2.01: cos/sin x m rounded to f32; f16/bf16 limit:
+ * the value that rounds to inf). Rounded down: a smaller bound only costs a
+ * look at more results. */
+static uint32_t reach_bits(rope_data_kind_ kind, double m) {
+    double limit = kind == ROPE_DATA_F32 ? 3.4028234663852886e38 : kind == ROPE_DATA_F16 ? 65520.0 : 3.3961775292304957e38;
+    double reach = limit / (2.01 * m);
+    uint32_t most = kind == ROPE_DATA_F32 ? ROPE_FINITE_BITS_F32 : kind == ROPE_DATA_F16 ? 0x7bffu : 0x7f7fu;
+    float r = (float)reach;
+    if (!(reach < limit) || !(r < 3.4028234663852886e38f)) return most;
+    uint32_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    if (kind == ROPE_DATA_F32) return bits - 1;
+    uint32_t b16 = kind == ROPE_DATA_F16 ? posenc_f32_to_f16(r) : bits >> 16;
+    while (b16 > 0 && (kind == ROPE_DATA_F16 ? posenc_f16_to_f32((uint16_t)b16) : posenc_bf16_to_f32((uint16_t)b16)) > r)
+        b16--;
+    return b16 < most ? b16 : most;
+}
+
 static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis, posenc_layout layout,
                                 const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
                                 rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
@@ -213,6 +246,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
                     pick_kernel(run.exec.path, kind),
                     run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
+                    ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0, bad};
     /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
@@ -235,6 +269,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
+    job.big_bits = reach_bits(kind, fabs(job.scale_c));
     size_t bytes = view->tokens * view->heads * 2 * P * (kind == ROPE_DATA_F32 ? 4 : 2);
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
