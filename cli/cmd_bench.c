@@ -1,17 +1,26 @@
 /* cmd_bench.c: `posenc bench`: time posenc's kernels, the machine's memset and
  * memcpy bandwidth, and the Python peers (NumPy, PyTorch) in one run, and print
- * a table of ratios. Timings are medians of --reps runs after one warm-up. */
+ * a table of ratios. Timings are medians of --reps runs after one warm-up.
+ * The memory group runs analyze / diff / signal on large tables as child
+ * processes and reports each one's peak RSS (issue 13.10). */
 #define _GNU_SOURCE /* popen, clock_gettime, madvise under -std=c11 */
 #include "cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -21,7 +30,8 @@
 #endif
 
 static const cli_option bench_options[] = {
-    {"only", "LIST", "comma list of groups: sinusoid,rope,bias (default all); \"lab\" alone: the training lab (cli/cmd_lab.c)"},
+    {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory (default all); \"lab\" alone: the training "
+                     "lab (cli/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
     {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},
@@ -29,6 +39,8 @@ static const cli_option bench_options[] = {
     {"python", "EXE", "interpreter for the peers, default /usr/bin/python3"},
     {"peers-script", "FILE", "peer script, default the source tree's bench/peers.py"},
     {"mem-mib", "N", "buffer size for memset/memcpy bandwidth, default 256"},
+    {"memory-rows", "N", "memory group: rows of its [N x 1024] float32 tables, default 50000 (205 MB each, "
+                         "4 files in a temporary folder)"},
     {"timeline", NULL, "after the table, one traced run per kernel and thread count > 1: each worker's start "
                        "latency, work and wait (posenc_exec.trace)"},
     {NULL, NULL, NULL}};
@@ -366,6 +378,162 @@ static double run_peer(const char *python, const char *script, const char *workl
     return ms;
 }
 
+/* ---- memory: peak RSS of the analysis commands (issue 13.10) ------------------ */
+
+enum { MEMORY_DIM = 1024 };
+
+/* The four inputs, [rows][1024] float32: a = sinusoid table, b = the same from
+ * position 1 (diff), tok = N(0, 1) token embeddings and inp = 16 tok + a
+ * (signal), as tests/py/test_cli_memory.py makes them. Runs in a forked child,
+ * so this process's peak RSS (which a later exec'd child inherits as its
+ * ru_maxrss floor) stays small. 0 on success. */
+static int write_memory_inputs(const char *dir, size_t rows) {
+    char path[4096];
+    posenc_error err = {0};
+    posenc_array t = {0}, u = {0};
+    size_t shape[2] = {rows, MEMORY_DIM}, n = rows * MEMORY_DIM;
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, MEMORY_DIM);
+    posenc_status st = posenc_array_create(&t, POSENC_DTYPE_F32, 2, shape, 0, &err);
+    if (st == POSENC_OK) st = posenc_array_create(&u, POSENC_DTYPE_F32, 2, shape, 0, &err);
+    posenc_positions from0 = posenc_positions_range(0, rows), from1 = posenc_positions_range(1, rows);
+    if (st == POSENC_OK) st = posenc_sinusoid_table_f32(&p, &from0, t.data, n, &err);
+    if (st == POSENC_OK) snprintf(path, sizeof path, "%s/a.npy", dir), st = posenc_npy_write(path, &t, &err);
+    float *a = t.data, *tok = u.data;
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; st == POSENC_OK && i < n; i += 2) { /* Box-Muller on a 64-bit LCG */
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        double r1 = ((double)(state >> 11) + 0.5) * 0x1p-53;
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        double r2 = (double)(state >> 11) * 0x1p-53, radius = sqrt(-2.0 * log(r1));
+        tok[i] = (float)(radius * cos(6.283185307179586 * r2));
+        if (i + 1 < n) tok[i + 1] = (float)(radius * sin(6.283185307179586 * r2));
+    }
+    if (st == POSENC_OK) snprintf(path, sizeof path, "%s/tok.npy", dir), st = posenc_npy_write(path, &u, &err);
+    for (size_t i = 0; st == POSENC_OK && i < n; i++) a[i] = 16.0f * tok[i] + a[i];
+    if (st == POSENC_OK) snprintf(path, sizeof path, "%s/inp.npy", dir), st = posenc_npy_write(path, &t, &err);
+    if (st == POSENC_OK) st = posenc_sinusoid_table_f32(&p, &from1, u.data, n, &err);
+    if (st == POSENC_OK) snprintf(path, sizeof path, "%s/b.npy", dir), st = posenc_npy_write(path, &u, &err);
+    if (st != POSENC_OK) fprintf(stderr, "posenc bench: memory inputs: %s\n", err.message);
+    posenc_array_free(&t);
+    posenc_array_free(&u);
+    return st == POSENC_OK ? 0 : 1;
+}
+
+/* Fork; the child restores the signal mask and runs work(dir, rows) or
+ * execs this program (/proc/self/exe) with argv, stdout to /dev/null and
+ * stderr to err_path. Waits with wait4: *ms wall, *peak ru_maxrss bytes.
+ * Returns the child's exit status (128 + signal if killed, 127 if it could not
+ * start). */
+static int run_child(char *const argv[], const char *dir, size_t rows, const sigset_t *mask, const char *err_path,
+                     double *ms, double *peak) {
+    double t0 = now_ms();
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return 127;
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, mask, NULL);
+        if (!argv) _exit(write_memory_inputs(dir, rows));
+        int out = open("/dev/null", O_WRONLY), err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) dup2(out, STDOUT_FILENO);
+        if (err >= 0) dup2(err, STDERR_FILENO);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage usage;
+    memset(&usage, 0, sizeof usage);
+    while (wait4(pid, &status, 0, &usage) < 0)
+        if (errno != EINTR) return 127;
+    *ms = now_ms() - t0;
+    *peak = (double)usage.ru_maxrss * 1024.0; /* KiB on Linux */
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The memory group: write the inputs once into a temporary folder (always
+ * removed, also on error or interruption: SIGINT/SIGTERM/SIGHUP are held
+ * while it runs, the children get them, and a held one is delivered after the
+ * cleanup), then run each command once and print wall ms, peak RSS and
+ * RSS / input. EXIT_* code. */
+static bool interrupted(void) {
+    sigset_t pending;
+    sigpending(&pending);
+    return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) || sigismember(&pending, SIGHUP);
+}
+
+static int bench_memory(size_t rows) {
+    const char *tmp = getenv("TMPDIR");
+    char dir[4000], path[4096], err_path[4096]; /* dir + a file name fits a path */
+    snprintf(dir, sizeof dir, "%s/posenc-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    sigset_t hold, old;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
+    sigprocmask(SIG_BLOCK, &hold, &old);
+    if (!mkdtemp(dir)) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return cli_fail("bench", EXIT_RUNTIME, "set TMPDIR to a writable folder", "cannot create %s: %s", dir,
+                        strerror(errno));
+    }
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+    double input = (double)rows * MEMORY_DIM * 4 + 128; /* one .npy file (its header is 128 bytes) */
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    printf("Peak memory (issue 13.10): each command runs once as a child process on [%zu x %d] float32 tables\n"
+           "(%.1f MB a file, written once to a temporary folder); peak RSS = wait4's ru_maxrss, which is at\n"
+           "least this process's own peak at the fork (%.1f MB). tests/py/test_cli_memory.py bounds RSS by\n"
+           "2 x input + 48 MiB.\n\n| command | input MB | wall ms | peak RSS MB | RSS / input |\n|---|---|---|---|---|\n",
+           rows, MEMORY_DIM, input / 1e6, (double)self.ru_maxrss * 1024.0 / 1e6);
+    fflush(stdout);
+    cli_progress progress;
+    cli_progress_begin(&progress, "bench", 4);
+    cli_progress_step(&progress, 0, "memory: writing the inputs");
+    double ms = 0, peak = 0;
+    int rc = EXIT_OK, status = run_child(NULL, dir, rows, &old, err_path, &ms, &peak);
+    if (status != 0) rc = cli_fail("bench", EXIT_RUNTIME, "free disk space in TMPDIR, or lower --memory-rows",
+                                   "cannot write the memory inputs in %s (status %d)", dir, status);
+    static const char *names[3] = {"analyze", "diff", "signal"};
+    for (int c = 0; c < 3 && rc == EXIT_OK && !interrupted(); c++) {
+        char a[4096], b[4096], tok[4096], inp[4096];
+        snprintf(a, sizeof a, "%s/a.npy", dir);
+        snprintf(b, sizeof b, "%s/b.npy", dir);
+        snprintf(tok, sizeof tok, "%s/tok.npy", dir);
+        snprintf(inp, sizeof inp, "%s/inp.npy", dir);
+        char *analyze[] = {"posenc", "analyze", a, "--max-offset", "1", NULL};
+        char *diff[] = {"posenc", "diff", a, b, "--max-offset", "1", NULL};
+        char *signal[] = {"posenc", "signal", tok, inp, NULL};
+        char *const *argv = c == 0 ? analyze : c == 1 ? diff : signal;
+        const char *label = c == 0 ? "analyze A --max-offset 1" : c == 1 ? "diff A B --max-offset 1" : "signal TOK INP";
+        double inputs = c == 0 ? input : 2 * input;
+        char step[64];
+        snprintf(step, sizeof step, "memory: %s", names[c]);
+        cli_progress_step(&progress, 1 + c, step);
+        status = run_child(argv, dir, rows, &old, err_path, &ms, &peak);
+        if (status != 0 && interrupted()) break; /* the child got the signal too: no error to report */
+        if (status != 0) {
+            char first[256] = "";
+            FILE *f = fopen(err_path, "r");
+            if (f && fgets(first, sizeof first, f)) first[strcspn(first, "\n")] = '\0';
+            if (f) fclose(f);
+            rc = cli_fail("bench", EXIT_RUNTIME, NULL, "posenc %s exited with status %d: %s", names[c], status, first);
+            break;
+        }
+        printf("| %s | %.1f | %.0f | %.1f | %.2f |\n", label, inputs / 1e6, ms, peak / 1e6, peak / inputs);
+        fflush(stdout);
+    }
+    cli_progress_end(&progress);
+    static const char *files[5] = {"a.npy", "b.npy", "tok.npy", "inp.npy", "stderr.txt"};
+    for (int i = 0; i < 5; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), unlink(path);
+    if (rmdir(dir) != 0 && rc == EXIT_OK)
+        rc = cli_fail("bench", EXIT_RUNTIME, NULL, "cannot remove %s: %s", dir, strerror(errno));
+    printf("\n");
+    bool stop = interrupted();
+    sigprocmask(SIG_SETMASK, &old, NULL); /* a held signal is delivered here, after the cleanup */
+    return stop && rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
 /* ---- the command ----------------------------------------------------------- */
 
 static bool parse_list(const char *text, int *out, int *count, int max) {
@@ -395,18 +563,22 @@ int cmd_bench(int argc, char **argv) {
     int rc = cli_parse(&a, "bench", bench_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc bench [--only sinusoid,rope,bias] [--threads 1,2] [--reps N] [--no-peers]\n\n"
+        printf("usage: posenc bench [--only sinusoid,rope,bias,memory] [--threads 1,2] [--reps N] [--no-peers]\n\n"
                "Time posenc's kernels against memset/memcpy bandwidth and the NumPy/PyTorch peers,\n"
-               "all in this run, and print a markdown table of ratios (see docs/benchmarks.md).\n\n");
+               "all in this run, and print a markdown table of ratios (see docs/benchmarks.md).\n"
+               "The memory group runs analyze, diff and signal once each on 205 MB float32 tables\n"
+               "and prints their peak RSS (about a minute; --memory-rows for smaller tables).\n\n");
         cli_print_options(bench_options);
         return EXIT_OK;
     }
     int threads[8], nthreads = 0;
-    int32_t reps = 7, mem_mib = 256;
+    int32_t reps = 7, mem_mib = 256, memory_rows = 50000;
     if (!parse_list(cli_string(&a, "threads", "1,2"), threads, &nthreads, 8))
         return cli_fail("bench", EXIT_USAGE, "e.g. --threads 1,2", "--threads must list counts in 1..16, got '%s'",
                         cli_string(&a, "threads", ""));
-    if (!cli_int32(&a, "reps", 5, 64, &reps) || !cli_int32(&a, "mem-mib", 16, 4096, &mem_mib)) return EXIT_USAGE;
+    if (!cli_int32(&a, "reps", 5, 64, &reps) || !cli_int32(&a, "mem-mib", 16, 4096, &mem_mib) ||
+        !cli_int32(&a, "memory-rows", 16, 4000000, &memory_rows))
+        return EXIT_USAGE;
     posenc_exec exec;
     posenc_exec_default(&exec);
     posenc_error err = {0};
@@ -420,6 +592,14 @@ int cmd_bench(int argc, char **argv) {
     bool peers = !cli_has(&a, "no-peers");
     if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
         return cmd_lab_bench(cli_string(&a, "threads", "1,2"), reps, peers, python, POSENC_LAB_TORCH_BENCH);
+
+    printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
+           posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
+    /* first, while this process is small: an exec'd child's ru_maxrss starts at its parent's peak */
+    if (group_selected(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;
+    bool kernels = false;
+    for (const bench_case *c = cases; c->name; c++) kernels = kernels || group_selected(only, c->group);
+    if (!kernels) return EXIT_OK;
 
     size_t mem_bytes = (size_t)mem_mib << 20;
     char *dst = alloc_huge(mem_bytes), *src = alloc_huge(mem_bytes);
@@ -439,8 +619,6 @@ int cmd_bench(int argc, char **argv) {
                 units += p < 0 ? 1 : (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) ? 0 : 4;
     cli_progress_begin(&progress, "bench", units);
     double memset_gbs[8], memcpy_gbs[8], stream_gbs[8], compute_g[8], in_place_gbs[8];
-    printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
-           posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
     printf("Scaling = rate at N threads / rate at %d thread(s), measured in this run: what the machine gives\n"
            "the kernels below. \"compute\" is 8 multiply-add chains per thread, no memory: ~%dx means the\n"
            "vCPUs act as separate cores; ~1x means they share one (SMT siblings or an oversubscribed host).\n\n",

@@ -37,6 +37,8 @@ static const cli_option apply_options[] = {
     {"inverse", NULL, "undo a rotation (rotate by -angle, divide by the attention factor)"},
     {"shift", NULL, "re-rotate cached keys by the given positions as deltas (no attention factor)"},
     {"bf16", NULL, "the input is uint16 holding bfloat16 bits (output likewise)"},
+    {"allow-nonfinite", NULL, "write the output even where a rotated value is inf or NaN (default: refuse, "
+                              "naming the first one)"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
     {"o", "OUT", "output .npy (same shape and dtype as the input)"},
     {NULL, NULL, NULL}};
@@ -365,9 +367,6 @@ static int rope_apply(int argc, char **argv) {
     size_t available = x.count > offset ? x.count - offset : 0;
     int inverse = cli_has(&a, "inverse");
     posenc_status st;
-    /* issue 13: an attention factor that overflows the dtype must not give a silent inf
-     * (input that is already non-finite passes through as it came) */
-    bool finite_input = posenc_array_check_finite(&x, "input", NULL) == POSENC_OK;
     if (cli_has(&a, "shift")) {
         if (x.dtype != POSENC_DTYPE_F32) {
             rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--shift works on float32 input, got %s", posenc_dtype_name(x.dtype));
@@ -381,8 +380,19 @@ static int rope_apply(int argc, char **argv) {
     } else {
         st = posenc_rope_apply_bf16(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     }
-    if (st == POSENC_OK && finite_input && !bf16) st = posenc_array_check_finite(&x, "rotated output", &err);
-    if (st != POSENC_OK) {
+    /* issue 13: the library names the first inf/NaN rotated value and why (an
+     * overflowing attention factor, or an input that already held inf/NaN); the
+     * rotation is complete either way, so --allow-nonfinite just writes it */
+    if (st == POSENC_ERR_NONFINITE && !cli_has(&a, "allow-nonfinite")) {
+        char hint[160];
+        bool from_input = strstr(err.message, "the input of token") != NULL;
+        snprintf(hint, sizeof hint, "%s, or pass --allow-nonfinite to write them%s",
+                 from_input ? "clean the input" : "choose a smaller attention factor or a wider dtype",
+                 offset ? " (channels count from the config's first rotated channel)" : "");
+        rc = cli_fail("rope apply", EXIT_USAGE, hint, "%s", err.message);
+        goto done;
+    }
+    if (st != POSENC_OK && st != POSENC_ERR_NONFINITE) {
         rc = cli_fail_status("rope apply", &err);
         goto done;
     }

@@ -563,7 +563,24 @@ POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t he
  * computed in f32 as a*c - b*s, b*c + a*s (HF's order), then stored in the
  * data's dtype (f16/bf16 round to nearest even). inverse != 0 rotates by the
  * opposite angle (and divides by the attention factor), undoing a forward
- * call up to rounding. Channels R..D-1 are not touched. */
+ * call up to rounding. Channels R..D-1 are not touched.
+ * Non-finite results: when a rotated value is inf or NaN once stored in the
+ * data's dtype (its input already held inf/NaN, or the rotation overflowed:
+ * f16 beyond 65504, f32/bf16 beyond ~3.4e38, e.g. from a large attention
+ * factor), the call returns POSENC_ERR_NONFINITE and err names the first such
+ * value in (token, head, channel) order, its position, the value and why:
+ *   "rotated value at token 3 (position 3), head 0, channel 17 is inf: the
+ *    rotation scaled by the attention factor 100000 overflows f16 (largest
+ *    finite 65504)"
+ *   "... is nan: the input of token 3 already holds inf or NaN"
+ * The rotation still runs to the end: x then holds every rotated value, the
+ * non-finite ones included, bit for bit what it holds after a successful
+ * call (channels R..D-1 untouched and not checked). There is no flag to allow
+ * non-finite results: a caller that accepts them treats this status as
+ * success. Shift and multi-axis apply (below) and posenc_rope_apply_exec
+ * report the same way. The check rides on values the kernels hold in
+ * registers (same bits, same speed on AVX2/AVX-512; see docs/benchmarks.md);
+ * only the error path reads the first bad token back. */
 POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params *params, int64_t seq_len,
                                                posenc_layout layout, const posenc_rope_view *view,
                                                const int64_t *positions, int inverse, float *x, size_t x_count,
@@ -1841,7 +1858,8 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
  * cos/sin come from the sinusoid fast path's anchored rotation, restarted at
  * each run (<= 1 f32 ULP, as sinl/cosl); other ids are evaluated per token.
  * The same values on every path and thread count, so results are
- * bit-identical across them. */
+ * bit-identical across them, and so is a POSENC_ERR_NONFINITE report (the
+ * first bad cell, section 4). */
 POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len,
                                                 posenc_layout layout, const posenc_rope_view *view,
                                                 const int64_t *positions, int inverse,

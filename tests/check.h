@@ -59,6 +59,24 @@ static inline int64_t check_ulp_f32(float a, float b) {
     return d < 0 ? -d : d;
 }
 
+/* The same for doubles. */
+static inline int64_t check_ulp_f64(double a, double b) {
+    int64_t ia, ib;
+    memcpy(&ia, &a, 8);
+    memcpy(&ib, &b, 8);
+    if (ia < 0) ia = INT64_MIN - ia;
+    if (ib < 0) ib = INT64_MIN - ib;
+    uint64_t d = ia > ib ? (uint64_t)ia - (uint64_t)ib : (uint64_t)ib - (uint64_t)ia;
+    return d > INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
+/* The same for IEEE half / bfloat16 bit patterns (both are sign-magnitude). */
+static inline int64_t check_ulp_16(uint16_t a, uint16_t b) {
+    int32_t ia = a & 0x8000 ? -(int32_t)(a & 0x7fff) : (int32_t)a;
+    int32_t ib = b & 0x8000 ? -(int32_t)(b & 0x7fff) : (int32_t)b;
+    return ia > ib ? ia - ib : ib - ia;
+}
+
 /* "[r, c]" (or "[i, j, k]") for flat index i of an array of the given shape;
  * "[i]" when shape is NULL or ndim < 2. */
 static inline void check_index_text(char *out, size_t size, size_t flat, const size_t *shape, int ndim) {
@@ -78,11 +96,28 @@ static inline void check_index_text(char *out, size_t size, size_t flat, const s
     if (n < size) snprintf(out + n, size - n, "]");
 }
 
-/* Element kinds for check_same. */
-typedef enum { CHECK_F32, CHECK_F64, CHECK_I32, CHECK_I64, CHECK_U16, CHECK_U8 } check_kind;
+/* Element kinds for check_same (F16 / BF16: uint16 bit patterns of those
+ * formats, printed as their values). */
+typedef enum { CHECK_F32, CHECK_F64, CHECK_I32, CHECK_I64, CHECK_U16, CHECK_U8, CHECK_F16, CHECK_BF16 } check_kind;
 
 static inline size_t check_kind_size_(check_kind k) {
-    return k == CHECK_F64 || k == CHECK_I64 ? 8 : k == CHECK_F32 || k == CHECK_I32 ? 4 : k == CHECK_U16 ? 2 : 1;
+    return k == CHECK_F64 || k == CHECK_I64                            ? 8
+           : k == CHECK_F32 || k == CHECK_I32                          ? 4
+           : k == CHECK_U16 || k == CHECK_F16 || k == CHECK_BF16 ? 2
+                                                                       : 1;
+}
+
+/* The check kind of a posenc dtype's elements (F32, F64, F16, BF16; else bytes). */
+static inline check_kind check_kind_of(posenc_dtype dtype) {
+    switch (dtype) {
+    case POSENC_DTYPE_F32: return CHECK_F32;
+    case POSENC_DTYPE_F64: return CHECK_F64;
+    case POSENC_DTYPE_F16: return CHECK_F16;
+    case POSENC_DTYPE_BF16: return CHECK_BF16;
+    case POSENC_DTYPE_I32: return CHECK_I32;
+    case POSENC_DTYPE_I64: return CHECK_I64;
+    default: return CHECK_U8;
+    }
 }
 
 static inline void check_value_text_(char *out, size_t size, const void *base, size_t i, check_kind k) {
@@ -99,12 +134,18 @@ static inline void check_value_text_(char *out, size_t size, const void *base, s
     case CHECK_I64: memcpy(&i64, p, 8), snprintf(out, size, "%lld", (long long)i64); break;
     case CHECK_U16: memcpy(&u16, p, 2), snprintf(out, size, "0x%04x", (unsigned)u16); break;
     case CHECK_U8: snprintf(out, size, "%u", (unsigned)*p); break;
+    case CHECK_F16:
+    case CHECK_BF16:
+        memcpy(&u16, p, 2);
+        snprintf(out, size, "%.6g (0x%04x)", (double)(k == CHECK_F16 ? posenc_f16_to_f32(u16) : posenc_bf16_to_f32(u16)),
+                 (unsigned)u16);
+        break;
     }
 }
 
 /* Bit-for-bit equality of n elements (floats as bits: -0 != 0, NaN payloads
  * count). Prints how many differ and, at the first one, where (multi-dim when
- * shape is given), both values and the ULP distance for f32. */
+ * shape is given), both values and the ULP distance for the float kinds. */
 static inline int check_same(const char *label, const void *got, const void *want, size_t n, check_kind kind,
                              const size_t *shape, int ndim) {
     size_t es = check_kind_size_(kind), bad = 0, first = 0;
@@ -119,11 +160,22 @@ static inline int check_same(const char *label, const void *got, const void *wan
     check_index_text(where, sizeof where, first, shape, ndim);
     check_value_text_(g, sizeof g, got, first, kind);
     check_value_text_(w, sizeof w, want, first, kind);
+    const unsigned char *gp = (const unsigned char *)got + first * es, *wp = (const unsigned char *)want + first * es;
     if (kind == CHECK_F32) {
         float a, b;
-        memcpy(&a, (const unsigned char *)got + first * 4, 4);
-        memcpy(&b, (const unsigned char *)want + first * 4, 4);
+        memcpy(&a, gp, 4);
+        memcpy(&b, wp, 4);
         snprintf(ulp, sizeof ulp, " (%lld ULP)", (long long)check_ulp_f32(a, b));
+    } else if (kind == CHECK_F64) {
+        double a, b;
+        memcpy(&a, gp, 8);
+        memcpy(&b, wp, 8);
+        snprintf(ulp, sizeof ulp, " (%lld ULP)", (long long)check_ulp_f64(a, b));
+    } else if (kind == CHECK_F16 || kind == CHECK_BF16) {
+        uint16_t a, b;
+        memcpy(&a, gp, 2);
+        memcpy(&b, wp, 2);
+        snprintf(ulp, sizeof ulp, " (%lld ULP)", (long long)check_ulp_16(a, b));
     }
     check_report_(0, "%s: %zu of %zu differ; first at %s: got %s, want %s%s", label, bad, n, where, g, w, ulp);
     return 0;
@@ -159,6 +211,58 @@ static inline int check_near(const char *label, const double *got, const double 
         check_report_(0, "%-58s max|diff| %.3g at %s; tol %.1g+%.1g*|ref|; %zu of %zu bad, first at %s: ours %.17g, "
                       "ref %.17g (|diff| %.3g > %.3g)", label, worst, at, atol, rtol, bad, n, at_first, got[first],
                       want[first], fabs(got[first] - want[first]), atol + rtol * fabs(want[first]));
+    return bad == 0;
+}
+
+/* Every |got - want| <= max_ulp float32 ULPs (NaN matches only NaN). Prints
+ * the worst distance and where, and on failure how many are beyond it and
+ * the first of them with both values. */
+static inline int check_ulp_within(const char *label, const float *got, const float *want, size_t n,
+                                   const size_t *shape, int ndim, int64_t max_ulp) {
+    int64_t worst = 0;
+    size_t where = 0, bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t u = isnan(got[i]) || isnan(want[i]) ? (isnan(got[i]) && isnan(want[i]) ? 0 : INT64_MAX)
+                                                    : check_ulp_f32(got[i], want[i]);
+        if (u > max_ulp && bad++ == 0) first = i;
+        if (u > worst) worst = u, where = i;
+    }
+    char at[96], at_first[96];
+    check_index_text(at, sizeof at, where, shape, ndim);
+    check_index_text(at_first, sizeof at_first, first, shape, ndim);
+    if (bad == 0)
+        check_report_(1, "%s: max %lld ULP at %s (ours %.9g, ref %.9g); tol %lld ULP; 0 bad", label, (long long)worst,
+                      at, n ? (double)got[where] : 0.0, n ? (double)want[where] : 0.0, (long long)max_ulp);
+    else
+        check_report_(0, "%s: max %lld ULP at %s; tol %lld ULP; %zu of %zu bad, first at %s: ours %.9g, ref %.9g "
+                      "(%lld ULP)", label, (long long)worst, at, (long long)max_ulp, bad, n, at_first,
+                      (double)got[first], (double)want[first], (long long)check_ulp_f32(got[first], want[first]));
+    return bad == 0;
+}
+
+/* Every |got - want| <= tol[i], a tolerance per element (NaN matches only NaN);
+ * reports like check_near, the worst and first excess in units of tol[i]. */
+static inline int check_within(const char *label, const double *got, const double *want, const double *tol, size_t n,
+                               const size_t *shape, int ndim) {
+    double worst = 0;
+    size_t where = 0, bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs(got[i] - want[i]);
+        if (isnan(got[i]) != isnan(want[i])) d = INFINITY;
+        if (isnan(got[i]) && isnan(want[i])) d = 0;
+        if (d > tol[i] && bad++ == 0) first = i;
+        if (d / tol[i] > worst) worst = d / tol[i], where = i;
+    }
+    char at[96], at_first[96];
+    check_index_text(at, sizeof at, where, shape, ndim);
+    check_index_text(at_first, sizeof at_first, first, shape, ndim);
+    if (bad == 0)
+        check_report_(1, "%s: max |diff| %.3f x tol at %s (ours %.17g, ref %.17g, tol %.3g); 0 bad", label, worst, at,
+                      n ? got[where] : 0.0, n ? want[where] : 0.0, n ? tol[where] : 0.0);
+    else
+        check_report_(0, "%s: max |diff| %.3g x tol at %s; %zu of %zu bad, first at %s: ours %.17g, ref %.17g "
+                      "(|diff| %.3g > tol %.3g)", label, worst, at, bad, n, at_first, got[first], want[first],
+                      fabs(got[first] - want[first]), tol[first]);
     return bad == 0;
 }
 

@@ -99,11 +99,11 @@ static void test_models(void) {
         posenc_positions pos = posenc_positions_range(0, 37);
         posenc_error err = {0};
         posenc_rope_table_f32(&c.rope, 0, &pos, 0, cs, sn, 37 * 32, &err);
-        double worst = 0;
-        for (int i = 0; i < 37 * 32; i++)
-            worst = fmax(worst, fmax(fabs(cs[i] - want[2 * i]), fabs(sn[i] - want[2 * i + 1])));
-        CHECK(worst <= 1e-5, "  table from the imported config vs deepseek_v3_freqs_cis_v3default: max diff %.3g; tol 1e-5 "
-                             "(float32 peer angles, README)", worst);
+        double got[37 * 32 * 2]; /* the golden's [37][32][cos, sin] layout */
+        for (int i = 0; i < 37 * 32; i++) got[2 * i] = cs[i], got[2 * i + 1] = sn[i];
+        size_t dims[3] = {37, 32, 2};
+        check_near("  table from the imported config vs deepseek_v3_freqs_cis_v3default, tol 1e-5 (float32 peer angles, "
+                   "README)", got, want, 37 * 32 * 2, dims, 3, 1e-5, 0);
         free(want);
     }
     posenc_model_config_free(&c);

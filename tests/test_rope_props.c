@@ -55,7 +55,7 @@ static void test_relative(void) {
             posenc_rope_params p = params(Dm);
             p.mode = mode ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
             const int64_t shifts[] = {0, 1, 1000, 100000, 1000000};
-            double ref = 0, worst = 0;
+            double ref = 0, worst = 0, dots[5], refs[5];
             for (int d = 0; d < 5; d++) {
                 int64_t m = 7 + shifts[d], n = 3 + shifts[d];
                 float q[Dm], k[Dm];
@@ -66,16 +66,19 @@ static void test_relative(void) {
                 double s = dot(q, k, Dm);
                 if (d == 0) ref = s;
                 if (fabs(s - ref) > worst) worst = fabs(s - ref);
+                dots[d] = s;
             }
+            for (int d = 0; d < 5; d++) refs[d] = ref;
             /* precise: each rotated value is within ~1 f32 ULP + the f32 cos/sin rounding,
              * so the dot product moves by < 128 * 2 * 2^-24 * |q||k| ~ 1.5e-5 |q||k|.
              * torch-compat: the float32 angle is off by up to p*w*2^-24 = 0.06 rad at
              * p = 10^6: shown for contrast, must exceed the precise error. */
-            if (!mode)
-                CHECK(worst <= 1.5e-5 * norm,
-                      "q.k invariant under shifts to 1e6 (precise, %s): max change %.3g; tol 1.5e-5*|q||k| = %.3g",
-                      layout ? "half" : "interleaved", worst, 1.5e-5 * norm);
-            else
+            if (!mode) {
+                char label[120];
+                snprintf(label, sizeof label, "q.k at shifts 0,1,1e3,1e5,1e6 == shift 0 (precise, %s), tol 1.5e-5*|q||k|",
+                         layout ? "half" : "interleaved");
+                check_near(label, dots, refs, 5, NULL, 0, 1.5e-5 * norm, 0);
+            } else
                 CHECK(worst > 1.5e-5 * norm,
                       "torch-compat loses it at 1e6 (%s): max change %.3g (float32 angle error, as HF)",
                       layout ? "half" : "interleaved", worst);
@@ -95,14 +98,16 @@ static void test_pass_through(void) {
     memcpy(before, x, sizeof x);
     int64_t pos[Tn] = {0, 5, -3, 1000000, 42};
     rotate(&p, POSENC_LAYOUT_HALF, x, Tn, Hn, pos, 0);
-    size_t changed_pass = 0, changed_rot = 0;
-    for (int i = 0; i < Tn * Hn * Dm; i++) {
-        bool same = memcmp(&x[i], &before[i], 4) == 0;
-        if (i % Dm >= R) changed_pass += !same;
-        else changed_rot += !same;
+    enum { PASS = Tn * Hn * (Dm - R), ROT = Tn * Hn * R };
+    size_t pass_shape[2] = {Tn * Hn, Dm - R}, rot_shape[2] = {Tn * Hn, R}; /* [token x head][channel - R or channel] */
+    float got_pass[PASS], want_pass[PASS];
+    size_t changed_rot = 0;
+    for (int i = 0, j = 0; i < Tn * Hn * Dm; i++) {
+        if (i % Dm >= R) got_pass[j] = x[i], want_pass[j++] = before[i];
+        else changed_rot += memcmp(&x[i], &before[i], 4) != 0;
     }
-    CHECK(changed_pass == 0 && changed_rot > 0, "f32 pass-through channels bit-identical (%zu changed; %zu rotated changed)",
-          changed_pass, changed_rot);
+    check_same("f32 pass-through channels bit-identical", got_pass, want_pass, PASS, CHECK_F32, pass_shape, 2);
+    CHECK(changed_rot > 0, "f32 rotated channels changed (%zu)", changed_rot);
     uint16_t h[Tn * Hn * Dm], hb[Tn * Hn * Dm];
     for (int kind = 0; kind < 2; kind++) {
         for (int i = 0; i < Tn * Hn * Dm; i++) h[i] = kind ? posenc_f32_to_bf16(before[i]) : posenc_f32_to_f16(before[i] / 100);
@@ -113,18 +118,21 @@ static void test_pass_through(void) {
         must(kind ? posenc_rope_apply_bf16(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, pos, 0, h, Tn * Hn * Dm, &err)
                   : posenc_rope_apply_f16(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, pos, 0, h, Tn * Hn * Dm, &err),
              &err, "apply16");
-        size_t bad = 0;
-        for (int i = 0; i < Tn * Hn * Dm; i++)
-            if (i % Dm >= R && h[i] != hb[i]) bad++;
-        CHECK(bad == 0, "%s pass-through channels bit-identical (%zu changed)", kind ? "bf16" : "f16", bad);
+        uint16_t got16[PASS], want16[PASS];
+        for (int i = 0, j = 0; i < Tn * Hn * Dm; i++)
+            if (i % Dm >= R) got16[j] = h[i], want16[j++] = hb[i];
+        check_same(kind ? "bf16 pass-through channels bit-identical" : "f16 pass-through channels bit-identical", got16,
+                   want16, PASS, kind ? CHECK_BF16 : CHECK_F16, pass_shape, 2);
         /* rotated channels: exactly the f32 rotation of the widened input, rounded once */
         float wide[Tn * Hn * Dm];
         for (int i = 0; i < Tn * Hn * Dm; i++) wide[i] = kind ? posenc_bf16_to_f32(hb[i]) : posenc_f16_to_f32(hb[i]);
         rotate(&p, POSENC_LAYOUT_INTERLEAVED, wide, Tn, Hn, pos, 0);
-        bad = 0;
-        for (int i = 0; i < Tn * Hn * Dm; i++)
-            if (i % Dm < R && h[i] != (kind ? posenc_f32_to_bf16(wide[i]) : posenc_f32_to_f16(wide[i]))) bad++;
-        CHECK(bad == 0, "%s rotated channels = f32 rotation rounded once (%zu differ)", kind ? "bf16" : "f16", bad);
+        uint16_t got_rot[ROT], want_rot[ROT];
+        for (int i = 0, j = 0; i < Tn * Hn * Dm; i++)
+            if (i % Dm < R) got_rot[j] = h[i], want_rot[j++] = kind ? posenc_f32_to_bf16(wide[i]) : posenc_f32_to_f16(wide[i]);
+        check_same(kind ? "bf16 rotated channels = f32 rotation rounded once"
+                        : "f16 rotated channels = f32 rotation rounded once",
+                   got_rot, want_rot, ROT, kind ? CHECK_BF16 : CHECK_F16, rot_shape, 2);
     }
     /* fused QKV row [Q: 2 heads | K: 1 head | V: 1 head], rotate K only via strides */
     enum { ROW = 4 * Dm };
@@ -135,18 +143,14 @@ static void test_pass_through(void) {
     posenc_error err = {0};
     must(posenc_rope_apply_f32(&full, 0, POSENC_LAYOUT_HALF, &kv, NULL, 0, qkv + 2 * Dm, Tn * ROW - 2 * Dm, &err), &err,
          "qkv");
-    size_t outside = 0, inside = 0;
-    float ref[Tn * Dm];
+    float ref[Tn * Dm], want[Tn * ROW];
     for (int t = 0; t < Tn; t++) memcpy(ref + t * Dm, qkv0 + t * ROW + 2 * Dm, Dm * 4);
     rotate(&full, POSENC_LAYOUT_HALF, ref, Tn, 1, NULL, 0);
-    for (int t = 0; t < Tn; t++)
-        for (int c = 0; c < ROW; c++) {
-            bool in_k = c >= 2 * Dm && c < 3 * Dm;
-            if (!in_k) outside += memcmp(&qkv[t * ROW + c], &qkv0[t * ROW + c], 4) != 0;
-            else inside += qkv[t * ROW + c] != ref[t * Dm + c - 2 * Dm];
-        }
-    CHECK(outside == 0 && inside == 0, "strided K view in a fused QKV row: Q and V untouched (%zu), K = contiguous result (%zu differ)",
-          outside, inside);
+    memcpy(want, qkv0, sizeof want); /* Q and V untouched, K = the contiguous result */
+    for (int t = 0; t < Tn; t++) memcpy(want + t * ROW + 2 * Dm, ref + t * Dm, Dm * 4);
+    size_t qkv_shape[2] = {Tn, ROW};
+    check_same("strided K view in a fused QKV row: Q and V untouched, K = contiguous result", qkv, want, Tn * ROW,
+               CHECK_F32, qkv_shape, 2);
 }
 
 static void test_inverse_and_shift(void) {
@@ -167,11 +171,12 @@ static void test_inverse_and_shift(void) {
             memcpy(x, x0, sizeof x);
             rotate(&p, POSENC_LAYOUT_HALF, x, Tn, Hn, pos, 0);
             rotate(&p, POSENC_LAYOUT_HALF, x, Tn, Hn, pos, 1);
-            double worst = 0;
-            for (int i = 0; i < Tn * Hn * Dm; i++) worst = fmax(worst, fabs((double)x[i] - x0[i]));
             /* two f32 rotations: each output has <= ~3 roundings of |x| <= 1.5: 4 * 2^-24 * 1.5 * 2 */
-            CHECK(worst <= 4e-7, "apply then inverse returns the input (%s, %s): max diff %.3g; tol 4e-7",
-                  scheme ? "yarn A=1.14" : "none", mode ? "torch-compat" : "precise", worst);
+            char label[120];
+            snprintf(label, sizeof label, "apply then inverse returns the input (%s, %s), tol 4e-7",
+                     scheme ? "yarn A=1.14" : "none", mode ? "torch-compat" : "precise");
+            size_t shape[3] = {Tn, Hn, Dm};
+            check_near_f32(label, x, x0, Tn * Hn * Dm, shape, 3, 4e-7, 0);
         }
     /* delta re-rotation: rotate(p) then shift(d) ~ rotate(p + d) */
     posenc_rope_params p = params(Dm);
@@ -188,10 +193,9 @@ static void test_inverse_and_shift(void) {
     posenc_error err = {0};
     must(posenc_rope_shift_f32(&p, 0, POSENC_LAYOUT_INTERLEAVED, &v, delta, a, Tn * Hn * Dm, &err), &err, "shift");
     rotate(&p, POSENC_LAYOUT_INTERLEAVED, b, Tn, Hn, sum, 0);
-    double worst = 0;
-    for (int i = 0; i < Tn * Hn * Dm; i++) worst = fmax(worst, fabs((double)a[i] - b[i]));
-    CHECK(worst <= 6e-7, "rotate(p) then shift(delta) = rotate(p+delta) (yarn A=1.14): max diff %.3g; tol 6e-7 "
-                         "(two f32 rotations of |x|*A <= 1.7)", worst);
+    size_t shape[3] = {Tn, Hn, Dm};
+    check_near_f32("rotate(p) then shift(delta) = rotate(p+delta) (yarn A=1.14), tol 6e-7 (two f32 rotations of "
+                   "|x|*A <= 1.7)", a, b, Tn * Hn * Dm, shape, 3, 6e-7, 0);
 }
 
 /* llama.cpp's HF->GGUF permutation: interleaved on permuted rows == half. */
@@ -213,11 +217,17 @@ static void test_permutation(void) {
         int64_t pos[Tn] = {0, 1, 9, 300, 5000, 123456};
         rotate(&p, POSENC_LAYOUT_HALF, x, Tn, Hn, pos, 0);
         rotate(&p, POSENC_LAYOUT_INTERLEAVED, y, Tn, Hn, pos, 0);
-        size_t bad = 0;
+        float y_back[Tn * Hn * Dm]; /* y permuted back to the half layout */
+        memcpy(y_back, y, sizeof y_back);
         for (int th = 0; th < Tn * Hn; th++)
-            for (int k = 0; k < rd / 2; k++)
-                bad += x[th * Dm + k] != y[th * Dm + 2 * k] || x[th * Dm + k + rd / 2] != y[th * Dm + 2 * k + 1];
-        CHECK(bad == 0, "interleaved on row-permuted q == half split (rotary %d), bit for bit: %zu differ", rd, bad);
+            for (int k = 0; k < rd / 2; k++) {
+                y_back[th * Dm + k] = y[th * Dm + 2 * k];
+                y_back[th * Dm + k + rd / 2] = y[th * Dm + 2 * k + 1];
+            }
+        char label[96];
+        snprintf(label, sizeof label, "interleaved on row-permuted q == half split (rotary %d)", rd);
+        size_t shape[3] = {Tn, Hn, Dm};
+        check_same(label, y_back, x, Tn * Hn * Dm, CHECK_F32, shape, 3);
     }
 }
 
@@ -328,8 +338,11 @@ static void test_multi_axis(void) {
             posenc_error err = {0};
             must(posenc_mrope_apply_f32(&p, &secs[s], (posenc_layout)layout, &v, pos3, 0, a, sizeof a / 4, &err), &err, "mrope");
             rotate(&p, (posenc_layout)layout, b, Tn, Hn, pos1, 0);
-            CHECK(memcmp(a, b, sizeof a) == 0, "%s M-RoPE with t=h=w equals 1-D RoPE bit for bit (%s)",
-                  s ? "interleaved (Qwen3-VL)" : "sectioned (Qwen2-VL)", layout ? "half" : "interleaved");
+            char label[96];
+            snprintf(label, sizeof label, "%s M-RoPE with t=h=w equals 1-D RoPE (%s)",
+                     s ? "interleaved (Qwen3-VL)" : "sectioned (Qwen2-VL)", layout ? "half" : "interleaved");
+            size_t shape[3] = {Tn, Hn, Dm};
+            check_same(label, a, b, Tn * Hn * Dm, CHECK_F32, shape, 3);
         }
     /* distinct axes: inverse undoes apply; axial 2-D matches a direct evaluation */
     int64_t thw3[3 * Tn] = {0, 1, 2, 3, 4, 7, 7, 9, 0, 100, 5, 6, 1000, 2, 3};
@@ -341,10 +354,10 @@ static void test_multi_axis(void) {
         posenc_error err = {0};
         must(posenc_mrope_apply_f32(&p, &secs[s], POSENC_LAYOUT_HALF, &v, thw3, 0, a, sizeof a / 4, &err), &err, "mrope");
         must(posenc_mrope_apply_f32(&p, &secs[s], POSENC_LAYOUT_HALF, &v, thw3, 1, a, sizeof a / 4, &err), &err, "mrope inv");
-        double worst = 0;
-        for (int i = 0; i < Tn * Hn * Dm; i++) worst = fmax(worst, fabs((double)a[i] - x0[i]));
-        CHECK(worst <= 4e-7, "%s M-RoPE apply then inverse (distinct t,h,w): max diff %.3g; tol 4e-7",
-              s ? "interleaved" : "sectioned", worst);
+        size_t shape[3] = {Tn, Hn, Dm};
+        check_near_f32(s ? "interleaved M-RoPE apply then inverse (distinct t,h,w), tol 4e-7"
+                         : "sectioned M-RoPE apply then inverse (distinct t,h,w), tol 4e-7",
+                       a, x0, Tn * Hn * Dm, shape, 3, 4e-7, 0);
     }
     {
         posenc_rope_params p = params(16);
@@ -355,13 +368,15 @@ static void test_multi_axis(void) {
         posenc_rope_view v = posenc_rope_view_contiguous(1, 1, 16);
         posenc_error err = {0};
         must(posenc_mrope_apply_f32(&p, &ax, POSENC_LAYOUT_HALF, &v, hw, 0, a, 16, &err), &err, "axial");
-        double worst = 0;
+        double got[16], direct[16];
         for (int k = 0; k < 8; k++) { /* pair (k, k+8): h for k < 4, w after; w_j = 1e4^(-2j/8) */
             double angle = (double)hw[k / 4] * pow(1e4, -2.0 * (k % 4) / 8);
-            double ra = x16[k] * cos(angle) - x16[k + 8] * sin(angle), rb = x16[k + 8] * cos(angle) + x16[k] * sin(angle);
-            worst = fmax(worst, fmax(fabs(a[k] - ra), fabs(a[k + 8] - rb)));
+            direct[k] = x16[k] * cos(angle) - x16[k + 8] * sin(angle);
+            direct[k + 8] = x16[k + 8] * cos(angle) + x16[k] * sin(angle);
+            got[k] = a[k], got[k + 8] = a[k + 8];
         }
-        CHECK(worst <= 3e-7, "axial 2-D (Qwen2-VL vision, head 16) = direct formula: max diff %.3g; tol 3e-7 (f32 rotation)", worst);
+        check_near("axial 2-D (Qwen2-VL vision, head 16) = direct formula, tol 3e-7 (f32 rotation)", got, direct, 16,
+                   NULL, 0, 3e-7, 0);
     }
     /* conventions 10.3 example: head 16, sections [2,3,3], (t,h,w) = (5,2,3) */
     posenc_rope_params p = params(16);

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _lib
 from ._common import PositionsLike, call, choose, make_positions, raise_status, text
-from ._errors import InvalidArgumentError, UnsupportedError
+from ._errors import InvalidArgumentError, NonFiniteError, UnsupportedError
 
 ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
 
@@ -442,7 +442,9 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
 def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
                    exec_: Optional["_lib.Exec"]) -> None:
-    """Rotate every target in place, or raise before writing anything."""
+    """Rotate every target in place, or raise before writing anything. The one exception,
+    NonFiniteError (a rotated value is inf/NaN), comes after every target is rotated, as the
+    C library leaves x rotated in full; it names the first bad value."""
     layout_name = layout or params.layout or "half"
     layout_c = _lib.LAYOUT.get(layout_name) if isinstance(layout_name, str) else None
     if layout_c is None:
@@ -490,6 +492,7 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
             raise_status(status, err)
     pos_flat = pos if shared or pos.ndim == 1 else pos.reshape(-1)
     inv = 1 if inverse else 0
+    nonfinite = None  # the first POSENC_ERR_NONFINITE, raised once everything is rotated
     params_ref = ctypes.byref(c_params)
     for t, (kind, calls) in zip(targets, plans):
         for address, view, count, b in calls:
@@ -505,8 +508,14 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
                 ids_address = ids.ctypes.data
             status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view), ids_address,
                                                 inv, t.dtype_code, address, count, exec_ref, ctypes.byref(err))
-            if status != 0:
+            if status == NonFiniteError.status:
+                if nonfinite is None:
+                    where = t.name if b < 0 else "%s[batch %d]" % (t.name, b)  # tokens count within the call
+                    nonfinite = "%s: %s" % (where, err.message.decode(errors="replace"))
+            elif status != 0:
                 raise_status(status, err)
+    if nonfinite is not None:
+        raise NonFiniteError(nonfinite, NonFiniteError.status)
 
 
 def _check_view(view: "_lib.RopeView", head_dim: int, count: int, name: str) -> None:

@@ -259,6 +259,14 @@ def test_errors_leave_numpy_untouched():
         posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd")
     print("positions rule:", info.value)
     assert np.array_equal(y, y_before)
+    # inf/NaN results (issue 13): NonFiniteError names the first bad value, after q and k are
+    # both rotated in full (the same values a call that allows them would write)
+    q = (np.random.RandomState(0).randn(1, 4, 2, 16) * 2).astype(np.float16)  # [B, S, H, D]
+    k = q.copy()
+    with pytest.raises(posenc.NonFiniteError, match=r"q: rotated value at token 0 \(position 0\), head 0, "
+                       r"channel 0 is inf: the rotation scaled by the attention factor 100000 overflows f16"):
+        posenc.apply_rope_(q, k, scaling="yarn", factor=4, original_max_position=4096, attention_factor=1e5)
+    assert np.isinf(q).any() and np.isinf(k).any() and np.array_equal(q, k)
 
 
 def test_rope_check_and_frequencies_flags():

@@ -1,50 +1,104 @@
 /* rope_apply.c: the scalar RoPE rotation kernels (rope_kernels.h): the
  * reference every vector kernel must match bit for bit, and the leftover pairs
  * of the vector kernels. Built without FMA flags, so a*c - b*s is two rounded
- * products and one rounded difference, as in HF. */
+ * products and one rounded difference, as in HF.
+ *
+ * The non-finite check: f32 ORs two compares of each input into the loop
+ * (a running max would need SSE4.1's pmaxud, and made this loop 2.3x slower
+ * on SSE2); 16-bit data first checks a head's inputs against big_bits and
+ * tracks the results' max only for heads above it (rare: huge or non-finite
+ * inputs), since that tracking costs the conversion-bound loop ~10%. */
 #include "rope_kernels.h"
 
-void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k) {
+static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+/* Rotated 16-bit inputs of one head (pairs first..pairs-1) with |bits| above
+ * big (|bits| < 2^15: the signed compare is the unsigned one, and vectorizes). */
+/* One pair: a*c - b*s, b*c + a*s, two products then one add/subtract. */
+#define ROTATE_PAIR(pa, pb, c, s, load, store, ra, rb)                                                          \
+    float a = load(*(pa)), b = load(*(pb));                                                                     \
+    float ac = a * (c), bs = b * (s), bc = b * (c), as = a * (s);                                               \
+    float ra = ac - bs, rb = bc + as;                                                                           \
+    *(pa) = store(ra);                                                                                          \
+    *(pb) = store(rb)
+#define AS_IS(v) (v)
+
+static bool bits16_above(const uint16_t *v, int32_t pairs, int32_t first, bool half, uint32_t big) {
+    int over = 0;
+    const int32_t lo = half ? first : 2 * first, hi = half ? pairs : 2 * pairs;
+    for (int32_t i = lo; i < hi; i++) over |= (int32_t)(v[i] & 0x7fffu) > (int32_t)big;
+    if (half)
+        for (int32_t i = lo; i < hi; i++) over |= (int32_t)(v[pairs + i] & 0x7fffu) > (int32_t)big;
+    return over != 0;
+}
+
+
+/* f32: two predicates OR-reduced in the rotation loop itself (compares GCC
+ * vectorizes with SSE2, unlike a running max: pmaxud is SSE4.1). */
+unsigned rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                                const float *cos_k, const float *sin_k, uint32_t big_bits) {
     const bool half = layout == POSENC_LAYOUT_HALF;
+    const int32_t big = (int32_t)big_bits, inf = (int32_t)ROPE_FINITE_BITS_F32;
+    int over = 0, nonfinite = 0;
     for (int32_t k = first_pair; k < pairs; k++) {
         float *pa = half ? v + k : v + 2 * k, *pb = half ? v + pairs + k : v + 2 * k + 1;
-        float a = *pa, b = *pb, c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = ac - bs;
-        *pb = bc + as;
+        int32_t ia = (int32_t)rope_abs_bits_(*pa), ib = (int32_t)rope_abs_bits_(*pb);
+        over |= (ia > big) | (ib > big);
+        nonfinite |= (ia > inf) | (ib > inf);
+        ROTATE_PAIR(pa, pb, cos_k[k], sin_k[k], AS_IS, AS_IS, ra, rb);
     }
+    return (nonfinite ? ROPE_BAD_INPUT : 0u) | (over ? ROPE_MAYBE_OVERFLOW : 0u);
 }
 
-void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                           const float *cos_k, const float *sin_k, bool f16) {
+unsigned rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                               const float *cos_k, const float *sin_k, bool f16, uint32_t big_bits) {
     const bool half = layout == POSENC_LAYOUT_HALF;
+    const bool exact = bits16_above(v, pairs, first_pair, half, big_bits);
+    uint32_t out = 0;
     for (int32_t k = first_pair; k < pairs; k++) {
         uint16_t *pa = half ? v + k : v + 2 * k, *pb = half ? v + pairs + k : v + 2 * k + 1;
-        float a = f16 ? posenc_f16_to_f32(*pa) : posenc_bf16_to_f32(*pa);
-        float b = f16 ? posenc_f16_to_f32(*pb) : posenc_bf16_to_f32(*pb), c = cos_k[k], s = sin_k[k];
-        float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-        *pa = f16 ? posenc_f32_to_f16(ac - bs) : posenc_f32_to_bf16(ac - bs);
-        *pb = f16 ? posenc_f32_to_f16(bc + as) : posenc_f32_to_bf16(bc + as);
+        if (f16) {
+            ROTATE_PAIR(pa, pb, cos_k[k], sin_k[k], posenc_f16_to_f32, posenc_f32_to_f16, ra, rb);
+            if (exact) out = max_u32(out, max_u32(rope_abs_bits_(ra), rope_abs_bits_(rb)));
+        } else {
+            ROTATE_PAIR(pa, pb, cos_k[k], sin_k[k], posenc_bf16_to_f32, posenc_f32_to_bf16, ra, rb);
+            if (exact) out = max_u32(out, max_u32(rope_abs_bits_(ra), rope_abs_bits_(rb)));
+        }
     }
+    return rope_flags_16_(out, f16 ? ROPE_FINITE_BITS_F16 : ROPE_FINITE_BITS_BF16);
 }
 
-void rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup) {
+unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
     (void)dup;
-    for (size_t h = 0; h < heads; h++) rope_rotate_pairs_f32_((float *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k);
-}
-
-void rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup) {
-    (void)dup;
+    unsigned flags = 0;
     for (size_t h = 0; h < heads; h++)
-        rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, true);
+        flags |= rope_rotate_pairs_f32_((float *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, big_bits);
+    return flags;
 }
 
-void rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                             const float *cos_k, const float *sin_k, const float *dup) {
+unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
     (void)dup;
+    unsigned flags = 0;
     for (size_t h = 0; h < heads; h++)
-        rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, false);
+        flags |= rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, true, big_bits);
+    return flags;
+}
+
+unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                 const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
+    (void)dup;
+    unsigned flags = 0;
+    for (size_t h = 0; h < heads; h++)
+        flags |= rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, false, big_bits);
+    return flags;
+}
+
+void rope_canonical_f16_nans_(void *x, size_t heads, size_t head_stride, int32_t pairs) {
+    for (size_t h = 0; h < heads; h++) {
+        uint16_t *v = (uint16_t *)x + h * head_stride;
+        for (int32_t c = 0; c < 2 * pairs; c++)
+            if ((v[c] & 0x7fffu) > 0x7c00u) v[c] = (uint16_t)((v[c] & 0x8000u) | 0x7e00u);
+    }
 }

@@ -13,12 +13,19 @@
  * rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
  * on every path; the rotation kernel is picked once per call (rope_kernels.h:
  * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
- * bits, so results do not depend on the path or the thread count. */
+ * bits, so results do not depend on the path or the thread count.
+ *
+ * Non-finite results (POSENC_ERR_NONFINITE): each kernel call reports whether
+ * the token's inputs or stored results hold inf/NaN (rope_kernels.h); each
+ * worker keeps its first such token, and only then does the error path read
+ * that token back to name the first bad cell. The rotation always runs to the
+ * end, so x is the same whether or not the call reports. */
 #include "../common/kernels.h"
 #include "rope_fast.h"
 #include "rope_kernels.h"
 #include "../common/recurrence.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,10 +69,19 @@ typedef struct {
                                        [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
+    uint32_t big_bits;              /* f32 inputs above these |bits| may overflow (rope_kernels.h) */
     posenc_recurrence_ rec;         /* when recur */
     char *scratch;                  /* per worker, worker_bytes each */
     size_t worker_bytes;
+    struct rope_bad_token *bad;     /* per worker: its first token with a non-finite value */
 } rope_job;
+
+/* The first token a worker saw with inf/NaN (token == SIZE_MAX: none) and the
+ * kernel's flags for it (ROPE_BAD_INPUT / ROPE_BAD_OUTPUT). */
+typedef struct rope_bad_token {
+    size_t token;
+    unsigned flags;
+} rope_bad_token;
 
 /* The kernel of a path and dtype, chosen once per call. */
 static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind) {
@@ -77,7 +93,7 @@ static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind
     return kernels[p][kind];
 }
 
-static void rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
+static unsigned rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
     const posenc_rope_view *v = job->view;
     int32_t pairs = job->plan->pairs;
     if (job->dup) /* (c, c) and (-s, +s) per pair, for whole vectors */
@@ -86,7 +102,24 @@ static void rotate_token(const rope_job *job, void *row, const float *c, const f
             dup[2 * pairs + 2 * k] = -s[k];
             dup[2 * pairs + 2 * k + 1] = s[k];
         }
-    job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup);
+    return job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup, job->big_bits);
+}
+
+static float stored_value(const rope_job *job, const char *head, size_t channel) {
+    if (job->kind == ROPE_DATA_F32) return ((const float *)head)[channel];
+    uint16_t u = ((const uint16_t *)head)[channel];
+    return job->kind == ROPE_DATA_F16 ? posenc_f16_to_f32(u) : posenc_bf16_to_f32(u);
+}
+
+/* Whether a rotated value of token t is inf/NaN (f32 inputs huge enough to
+ * overflow: rare, and the row is still in cache). */
+static bool token_nonfinite(const rope_job *job, size_t t) {
+    const posenc_rope_view *v = job->view;
+    const char *row = (const char *)job->x + t * v->row_stride * 4;
+    for (size_t h = 0; h < v->heads; h++)
+        for (size_t c = 0; c < 2 * (size_t)job->plan->pairs; c++)
+            if (!isfinite(stored_value(job, row + h * v->head_stride * 4, c))) return true;
+    return false;
 }
 
 static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
@@ -97,6 +130,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     posenc_recurrence_state_ state = posenc_recurrence_state_in_(P, mem);
     float *c = (float *)(mem + posenc_recurrence_state_doubles_(P)), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
+    rope_bad_token bad = {SIZE_MAX, 0};
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
         size_t block_end = b + ROPE_BLOCK < end ? b + ROPE_BLOCK : end;
         size_t run_start = b; /* recur: the token where the current run of consecutive positions began */
@@ -120,9 +154,86 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 long double pos = job->positions ? (long double)job->positions[t] : (long double)t;
                 rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
             }
-            rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
+            unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
+            if (flags == ROPE_MAYBE_OVERFLOW) flags = token_nonfinite(job, t) ? ROPE_BAD_OUTPUT : 0u;
+            if (flags && bad.token == SIZE_MAX) bad = (rope_bad_token){t, flags};
         }
     }
+    /* a worker runs several pieces (posenc_parallel_for_): keep its smallest bad token */
+    if (bad.token < job->bad[worker].token) job->bad[worker] = bad;
+}
+
+/* ---- the error path: name the first non-finite rotated value --------------- */
+
+/* POSENC_ERR_NONFINITE naming the first rotated channel of `token` (heads in
+ * order, channels 0..R-1) that holds inf/NaN, and why: the token's input
+ * already held inf/NaN (a non-finite input makes both values of its pair
+ * non-finite, so a pair with one finite value overflowed), or the rotation
+ * times the cos/sin magnitude overflowed the dtype. */
+static posenc_status report_nonfinite(const rope_job *job, rope_bad_token bad, posenc_error *err) {
+    const posenc_rope_view *v = job->view;
+    const size_t P = (size_t)job->plan->pairs, elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
+    const char *row = (const char *)job->x + bad.token * v->row_stride * elem;
+    size_t head, channel;
+    const char *h = row;
+    float value = 0;
+    for (head = 0; head < v->heads; head++)
+        for (channel = 0, h = row + head * v->head_stride * elem; channel < 2 * P; channel++)
+            if (!isfinite(value = stored_value(job, h, channel))) goto found;
+    return POSENC_OK; /* unreachable: a flagged token holds a non-finite value */
+found:;
+    size_t other = job->layout == POSENC_LAYOUT_HALF ? (channel + P) % (2 * P) : channel ^ 1;
+    float partner = stored_value(job, h, other);
+    const char *dtype = job->kind == ROPE_DATA_F32 ? "f32" : job->kind == ROPE_DATA_F16 ? "f16" : "bf16";
+    const char *text = isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+    char where[96];
+    if (job->mrope_axis) snprintf(where, sizeof where, "token %zu", bad.token);
+    else
+        snprintf(where, sizeof where, "token %zu (%s %lld)", bad.token, job->unit ? "delta" : "position",
+                 job->positions ? (long long)job->positions[bad.token] : (long long)bad.token);
+    double largest = job->kind == ROPE_DATA_F32 ? 3.4028234663852886e38
+                     : job->kind == ROPE_DATA_F16 ? 65504.0 : 3.3895313892515355e38;
+    double magnitude = job->unit ? 1.0 : job->inverse ? 1.0 / job->plan->attention : job->plan->attention;
+    char scale[64] = "";
+    if (!job->unit)
+        snprintf(scale, sizeof scale, " scaled by %sthe attention factor %g", job->inverse ? "1 / " : "",
+                 job->plan->attention);
+    if ((bad.flags & ROPE_BAD_INPUT) && !isfinite(partner)) {
+        /* 16-bit data: the flag means an f32 result was inf/NaN, an input for
+         * sure only when finite inputs cannot overflow f32 (rope_kernels.h) */
+        double f32_max = 3.4028234663852886e38, reach = f32_max / (2.0 * magnitude);
+        if (job->kind == ROPE_DATA_F32 || largest < reach)
+            return posenc_fail_(err, POSENC_ERR_NONFINITE,
+                                "rotated value at %s, head %zu, channel %zu is %s: the input of token %zu already "
+                                "holds inf or NaN", where, head, channel, text, bad.token);
+        return posenc_fail_(err, POSENC_ERR_NONFINITE,
+                            "rotated value at %s, head %zu, channel %zu is %s: the input of token %zu holds inf or "
+                            "NaN, or values above %.2g that overflow f32 once%s", where, head, channel, text,
+                            bad.token, reach, scale[0] ? scale : " rotated");
+    }
+    return posenc_fail_(err, POSENC_ERR_NONFINITE,
+                        "rotated value at %s, head %zu, channel %zu is %s: the rotation%s overflows %s "
+                        "(largest finite %g)", where, head, channel, text, scale, dtype, largest);
+}
+
+/* The largest |bits| of an input, in the data's format, whose rotation cannot
+ * overflow it (rope_kernels.h): |a c - b s| <= 2 max(|a|, |b|) |c|, so inputs up
+ * to limit / (2.01 m) are safe (2.01: cos/sin x m rounded to f32; f16/bf16 limit:
+ * the value that rounds to inf). Rounded down: a smaller bound only costs a
+ * look at more results. */
+static uint32_t reach_bits(rope_data_kind_ kind, double m) {
+    double limit = kind == ROPE_DATA_F32 ? 3.4028234663852886e38 : kind == ROPE_DATA_F16 ? 65520.0 : 3.3961775292304957e38;
+    double reach = limit / (2.01 * m);
+    uint32_t most = kind == ROPE_DATA_F32 ? ROPE_FINITE_BITS_F32 : kind == ROPE_DATA_F16 ? 0x7bffu : 0x7f7fu;
+    float r = (float)reach;
+    if (!(reach < limit) || !(r < 3.4028234663852886e38f)) return most;
+    uint32_t bits;
+    memcpy(&bits, &r, sizeof bits);
+    if (kind == ROPE_DATA_F32) return bits - 1;
+    uint32_t b16 = kind == ROPE_DATA_F16 ? posenc_f32_to_f16(r) : bits >> 16;
+    while (b16 > 0 && (kind == ROPE_DATA_F16 ? posenc_f16_to_f32((uint16_t)b16) : posenc_bf16_to_f32((uint16_t)b16)) > r)
+        b16--;
+    return b16 < most ? b16 : most;
 }
 
 static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis, posenc_layout layout,
@@ -132,11 +243,13 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
     if (view->tokens == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
+    rope_bad_token bad[POSENC_MAX_THREADS];
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
                     pick_kernel(run.exec.path, kind),
                     run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
+                    ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
-                    NULL, 0};
+                    NULL, 0, bad};
     /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
      * contiguous id list; several: packed or batched sequences) when runs average
      * >= ROPE_MIN_RUN tokens; a run start costs about what a per-token evaluation
@@ -157,6 +270,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
+    job.big_bits = reach_bits(kind, fabs(job.scale_c));
     size_t bytes = view->tokens * view->heads * 2 * P * (kind == ROPE_DATA_F32 ? 4 : 2);
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
@@ -169,10 +283,14 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
         posenc_recurrence_free_(&job.rec);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
     }
+    for (int32_t w = 0; w < threads; w++) bad[w] = (rope_bad_token){SIZE_MAX, 0};
     posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
     free(job.scratch);
     posenc_recurrence_free_(&job.rec);
-    return POSENC_OK;
+    rope_bad_token first = {SIZE_MAX, 0}; /* the smallest token over the workers is the first */
+    for (int32_t w = 0; w < threads; w++)
+        if (bad[w].token < first.token) first = bad[w];
+    return first.token == SIZE_MAX ? POSENC_OK : report_nonfinite(&job, first, err);
 }
 
 posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,

@@ -9,6 +9,8 @@
 
 #include "../common/internal.h"
 
+#include <string.h>
+
 /* Rotate all `heads` vectors of one token in place: x[h * head_stride + c],
  * pair k = (k, k + pairs) (HALF) or (2k, 2k + 1) (INTERLEAVED), with per-pair
  * cos_k/sin_k. dup (vector kernels, interleaved only) holds [c0 c0 c1 c1 ...]
@@ -16,35 +18,85 @@
  * or b*c + a*s in f32, two products then one add/subtract, never fused (HF's
  * order), so every kernel gives the same bits. f16/bf16 data is widened exactly,
  * rotated in f32 and rounded once (posenc_f32_to_f16 / posenc_f32_to_bf16). */
-typedef void (*rope_rotate_fn_)(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                const float *cos_k, const float *sin_k, const float *dup);
+typedef unsigned (*rope_rotate_fn_)(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                    posenc_layout layout, const float *cos_k, const float *sin_k, const float *dup,
+                                    uint32_t big_bits);
+
+/* Every kernel returns what it saw in the token, for POSENC_ERR_NONFINITE,
+ * from values already in registers (the loops are memory- or ALU-bound, so
+ * the check is one running max per vector, or rides on a compare the store
+ * makes anyway); the driver reads the token back only when a flag is set.
+ * f32 data, from the inputs' max |bits|: ROPE_BAD_INPUT: a rotated channel
+ *   held inf/NaN, so its pair's results are inf/NaN too; ROPE_MAYBE_OVERFLOW:
+ *   an input above big_bits (|x| >= FLT_MAX / (2 x the cos/sin magnitude),
+ *   rare), whose rotation may overflow: the driver looks at the results.
+ * f16/bf16 data, from the f32 results before rounding: ROPE_BAD_OUTPUT: one
+ *   rounds to inf or is NaN; ROPE_BAD_INPUT: one is inf/NaN in f32, which a
+ *   non-finite input always causes and a finite one only by overflowing f32.
+ *   big_bits is then in the data's own 16-bit format: inputs up to it cannot
+ *   overflow (the scalar kernels skip the tracking for such heads).
+ * (Checking f16/bf16 inputs too cost those kernels ~15% at one thread.) */
+#define ROPE_BAD_INPUT 1u
+#define ROPE_BAD_OUTPUT 2u
+#define ROPE_MAYBE_OVERFLOW 4u
+/* Largest |f32 bits| that stays finite in each dtype (f16/bf16: below the
+ * midpoint that round-to-nearest-even carries to inf: 65520 for f16). */
+#define ROPE_FINITE_BITS_F32 0x7f7fffffu
+#define ROPE_FINITE_BITS_F16 0x477fefffu
+#define ROPE_FINITE_BITS_BF16 0x7f7f7fffu
+
+static inline uint32_t rope_abs_bits_(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u & 0x7fffffffu;
+}
+static inline unsigned rope_flags_f32_(uint32_t in_max, uint32_t big_bits) {
+    return (in_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (in_max > big_bits ? ROPE_MAYBE_OVERFLOW : 0u);
+}
+static inline unsigned rope_flags_16_(uint32_t out_max, uint32_t limit) {
+    return (out_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (out_max > limit ? ROPE_BAD_OUTPUT : 0u);
+}
 
 /* scalar (rope_apply.c): the reference; dup unused */
-void rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup);
-void rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup);
-void rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                             const float *cos_k, const float *sin_k, const float *dup);
-/* Pairs first_pair..pairs-1 of one head: the vector kernels' leftovers (in a
- * file built without FMA, so the last bits match). */
-void rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                            const float *cos_k, const float *sin_k);
-void rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
-                           const float *cos_k, const float *sin_k, bool f16); /* f16, else bf16 */
+unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                            const float *cos_k, const float *sin_k, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                            const float *cos_k, const float *sin_k, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                             const float *cos_k, const float *sin_k, const float *dup,
+                                 uint32_t big_bits);
+/* Pairs first_pair..pairs-1 of one head, returning its flags: the vector
+ * kernels' leftovers (in a file built without FMA, so the last bits match). */
+unsigned rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                                const float *cos_k, const float *sin_k, uint32_t big_bits);
+unsigned rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
+                               const float *cos_k, const float *sin_k, bool f16, /* f16, else bf16 */
+                               uint32_t big_bits);
+
+/* Rotated channels [0, 2 * pairs) of every head: f16 NaNs -> sign | 0x7e00,
+ * posenc_f32_to_f16's NaN (the vector stores keep payloads; rare path). */
+void rope_canonical_f16_nans_(void *x, size_t heads, size_t head_stride, int32_t pairs);
 
 /* vector builds of rope_rotate_body.h: 8 (AVX2, f16 by F16C) or 16 (AVX-512) channels at a time */
-void rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                 posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                 posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                  posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s, const float *dup);
-void rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                    posenc_layout layout, const float *c, const float *s, const float *dup);
+unsigned rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                 posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                 posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                  posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                   posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                   posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
+unsigned rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                    posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 uint32_t big_bits);
 
 #endif

@@ -1,6 +1,9 @@
 """`posenc bench`: usage errors name the bad value and exit 2; a small run
 prints the memory table and the workload rows with ratios. (Timings are not
 judged: speed is measured by the benchmark itself, never by tests.)"""
+import os
+import tempfile
+
 from common import Checks, run, under_valgrind
 
 
@@ -33,6 +36,19 @@ def main():
             "memory table has streaming memset and the pure-compute probe at 2 threads")
     timeline = [line for line in out.splitlines() if line.startswith("|  | 2 | 1 |")]
     t.check("Timeline:" in out and len(timeline) >= 1, f"--timeline prints worker 1 of the 2-thread run ({len(timeline)} rows)")
+    # issue 13.10: the memory group runs analyze/diff/signal as children and prints their peak RSS;
+    # its temporary folder is gone afterwards, and no kernel or bandwidth table is printed without a kernel group
+    with tempfile.TemporaryDirectory(prefix="posenc-bench-test-") as tmp:
+        rc, out, err = run("bench", "--only", "memory", "--memory-rows", "512", "--no-peers",
+                           env={**os.environ, "TMPDIR": tmp})
+        rows = [line.split("|") for line in out.splitlines() if line.startswith(("| analyze", "| diff", "| signal"))]
+        ok = rc == 0 and len(rows) == 3 and all(float(r[4]) > 0 and float(r[5]) > 0 for r in rows)
+        t.check(ok, f"memory group: exit {rc}, 3 rows with wall ms, peak RSS MB and RSS/input: "
+                f"{[r[1].strip() + ' ' + r[4].strip() + ' MB' for r in rows]} {err.strip()[:200]}")
+        t.check("| memset |" not in out and "RoPE" not in out and os.listdir(tmp) == [],
+                f"memory group alone: no bandwidth or kernel table; temporary folder removed ({os.listdir(tmp)})")
+    rc, out, _ = run("bench", "--help")
+    t.check("memory" in out and "--memory-rows" in out, "bench --help names the memory group and --memory-rows")
     t.finish()
 
 

@@ -134,7 +134,16 @@ def issue13_cli(t, d):
     q16 = os.path.join(d, "q16.npy")
     np.save(q16, (np.random.RandomState(0).randn(4, 2, 16) * 2).astype(np.float16))
     cases.append(("V4", ["rope", "apply", "--in", q16, "--scaling", "yarn", "--factor", 4, "--original-max", 4096,
-                         "--attention-factor", "1e5", "-o", out], "rotated output: cell [0, 0, 0] is inf (overflows f16)"))
+                         "--attention-factor", "1e5", "-o", out],
+                  "rotated value at token 0 (position 0), head 0, channel 0 is inf: the rotation scaled by the "
+                  "attention factor 100000 overflows f16 (largest finite 65504)"))
+    qnan = os.path.join(d, "qnan.npy")  # an input that already holds NaN is named as the cause
+    xn = np.ones((4, 2, 16), np.float32)
+    xn[2, 1, 5] = np.nan
+    np.save(qnan, xn)
+    cases.append(("V4", ["rope", "apply", "--in", qnan, "-o", out],
+                  "rotated value at token 2 (position 2), head 1, channel 5 is nan: the input of token 2 already "
+                  "holds inf or NaN"))
     for row, args, fragment in cases:
         if os.path.exists(out):
             os.remove(out)
@@ -143,6 +152,13 @@ def issue13_cli(t, d):
     rc, _, _ = run("rope", "apply", "--in", q16, "--scaling", "yarn", "--factor", 4, "--original-max", 4096,
                    "--attention-factor", "2", "-o", out)
     t.check(rc == 0 and np.isfinite(np.load(out).astype(np.float32)).all(), f"[V4] attention factor 2 on f16 still works (exit {rc})")
+    # --allow-nonfinite writes the complete rotation, inf included (the library rotates every value either way)
+    rc, _, se = run("rope", "apply", "--in", q16, "--scaling", "yarn", "--factor", 4, "--original-max", 4096,
+                    "--attention-factor", "1e5", "--allow-nonfinite", "-o", out)
+    y = np.load(out).astype(np.float32) if rc == 0 else None
+    t.check(rc == 0 and np.isinf(y).sum() > 0 and np.isfinite(y).sum() > 0,
+            f"[V4] --allow-nonfinite writes the rotation with its infs (exit {rc}, "
+            f"{None if y is None else int(np.isinf(y).sum())} inf of {None if y is None else y.size}) {se.strip()}")
     # R13: RoPE positions follow the one rule |p| < 2^53
     q32, pos = os.path.join(d, "q32.npy"), os.path.join(d, "pos.npy")
     np.save(q32, np.ones((2, 8), np.float32))
