@@ -4,9 +4,7 @@
  * (rope_apply.c), so every path gives the same bits. */
 #include "rope_kernels.h"
 
-#define ROTATE_F32 rope_rotate_token_f32_avx2_
-#define ROTATE_F16 rope_rotate_token_f16_avx2_
-#define ROTATE_BF16 rope_rotate_token_bf16_avx2_
+#define ROPE_ISA avx2 /* the kernels are rope_rotate_token_{f32,f16,bf16}_avx2_ */
 #if defined(__AVX2__)
 #include <immintrin.h>
 

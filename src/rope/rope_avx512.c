@@ -4,9 +4,7 @@
  * gives the same bits. */
 #include "rope_kernels.h"
 
-#define ROTATE_F32 rope_rotate_token_f32_avx512_
-#define ROTATE_F16 rope_rotate_token_f16_avx512_
-#define ROTATE_BF16 rope_rotate_token_bf16_avx512_
+#define ROPE_ISA avx512 /* the kernels are rope_rotate_token_{f32,f16,bf16}_avx512_ */
 #if defined(__AVX512F__)
 #include <immintrin.h>
 

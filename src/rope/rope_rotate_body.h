@@ -11,7 +11,7 @@
  *   veci, VI_ZERO(), vi_absmax(acc, v), vi_above(acc, limit)   a running max
  *     of |bits| per lane (integer compare) and whether any lane exceeds limit
  *   store_bf16(p, v, flags) also raises the non-finite flags of its lanes
- *   ROTATE_F32, ROTATE_F16, ROTATE_BF16          the names of the kernels to define
+ *   ROPE_ISA             avx2 or avx512: the kernels are rope_rotate_token_<dtype>_<ROPE_ISA>_
  * and builds with -ffp-contract=off (a fused a*c - b*s would change the bits).
  * Leftover pairs (pairs % LANES) go to the scalar kernels below (rope_apply.c).
  * Built without the ISA flags (LANES undefined, not x86-64), the three kernels
@@ -19,6 +19,12 @@
  * (posenc_kernel_path_supported). */
 
 enum { DATA_F32, DATA_F16, DATA_BF16 }; /* a compile-time constant in each kernel */
+
+#define ROPE_KERNEL_NAME_(dtype, isa) rope_rotate_token_##dtype##_##isa##_
+#define ROPE_KERNEL_NAME(dtype, isa) ROPE_KERNEL_NAME_(dtype, isa)
+#define ROTATE_F32 ROPE_KERNEL_NAME(f32, ROPE_ISA)
+#define ROTATE_F16 ROPE_KERNEL_NAME(f16, ROPE_ISA)
+#define ROTATE_BF16 ROPE_KERNEL_NAME(bf16, ROPE_ISA)
 
 #ifdef LANES
 
