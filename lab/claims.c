@@ -33,7 +33,14 @@ typedef struct {
     const char *phase; /* NULL = "trained"; "finetuned" = after the variant's fine-tune */
 } quantity;
 
+/* A run-level measurement, not per length: "position_memory.FIELD" (experiments.c). */
+#define RUN_FIELD "position_memory."
+
 static double quantity_of(const cJSON *run, const quantity *q) {
+    if (strncmp(q->metric, RUN_FIELD, strlen(RUN_FIELD)) == 0) {
+        const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "position_memory"), q->metric + strlen(RUN_FIELD));
+        return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    }
     double v = metric_at(run, q->metric, q->multiple, q->variant, q->phase);
     return q->ratio_to_L ? v / metric_at(run, q->metric, 1, q->variant, q->phase) : v;
 }
@@ -63,6 +70,10 @@ typedef struct {
 } claim;
 
 static void describe(const quantity *q, char *out, size_t size) {
+    if (strncmp(q->metric, RUN_FIELD, strlen(RUN_FIELD)) == 0) {
+        snprintf(out, size, "%s %s", q->label, q->metric + strlen(RUN_FIELD));
+        return;
+    }
     const char *variant = strcmp(q->variant, "plain") ? q->variant : "";
     const char *ft = q->phase && strcmp(q->phase, "finetuned") == 0 ? " +ft" : "";
     if (q->ratio_to_L)
@@ -74,7 +85,7 @@ static void describe(const quantity *q, char *out, size_t size) {
 static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
     const cJSON *runs = runs_c;
     int seeds = 0, holds = 0, fails = 0;
-    double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY;
+    double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY, lo_ratio = INFINITY, hi_ratio = -INFINITY;
     for (int seed = 1; seed <= 100; seed++) {
         const cJSON *ra = find_run(runs, c->a.experiment, c->a.label, seed);
         const cJSON *rb = find_run(runs, c->b.experiment, c->b.label, seed);
@@ -83,6 +94,7 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
         if (!isfinite(a) || !isfinite(b)) continue;
         seeds++;
         lo_a = fmin(lo_a, a), hi_a = fmax(hi_a, a), lo_b = fmin(lo_b, b), hi_b = fmax(hi_b, b);
+        lo_ratio = fmin(lo_ratio, a / b), hi_ratio = fmax(hi_ratio, a / b);
         if (a < b * c->factor) holds++;
         else fails++;
     }
@@ -99,8 +111,14 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
         char qa[128], qb[128];
         describe(&c->a, qa, sizeof qa);
         describe(&c->b, qb, sizeof qb);
-        n = snprintf(line, sizeof line, "| %s | %s | %s = %.3f..%.3f; %s = %.3f..%.3f; claim holds if the first < %.2f x the second; %d seed%s | %s |\n",
-                     c->source, c->claim, qa, lo_a, hi_a, qb, lo_b, hi_b, c->factor, seeds, seeds == 1 ? "" : "s", verdict);
+        if (c->evidence_unit) /* bytes: whole numbers, and the saving a / b - 1 */
+            n = snprintf(line, sizeof line,
+                         "| %s | %s | %s = %.0f..%.0f %s; %s = %.0f..%.0f %s (%.1f..%.1f%% less); claim holds if the first < %.2f x the second; %d seed%s | %s |\n",
+                         c->source, c->claim, qa, lo_a, hi_a, c->evidence_unit, qb, lo_b, hi_b, c->evidence_unit,
+                         100 * (1 - hi_ratio), 100 * (1 - lo_ratio), c->factor, seeds, seeds == 1 ? "" : "s", verdict);
+        else
+            n = snprintf(line, sizeof line, "| %s | %s | %s = %.3f..%.3f; %s = %.3f..%.3f; claim holds if the first < %.2f x the second; %d seed%s | %s |\n",
+                         c->source, c->claim, qa, lo_a, hi_a, qb, lo_b, hi_b, c->factor, seeds, seeds == 1 ? "" : "s", verdict);
     }
     if (n < 0) return;
     if (*len + (size_t)n + 1 > *cap) {
@@ -115,6 +133,7 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
 
 #define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio, NULL}
 #define QV(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0, NULL}
+#define QM(field) {"article-claims", "sparse", RUN_FIELD field, "plain", 1, 0, NULL}
 #define QF(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0, "finetuned"}
 
 posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err) {
@@ -152,6 +171,15 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
          Q("extrapolate", "sinusoidal", "bpb", 4, 0), 1, NULL},
         {"004 section 8.2", "sparse encoding keeps > 90% of the performance (bpb within 10% of sinusoidal at L)",
          Q("article-claims", "sparse", "bpb", 1, 0), Q("article-claims", "sinusoidal", "bpb", 1, 0), 1.10, NULL},
+        /* the memory half: the article's sentence follows the code of the encoding function,
+           so its "memory" is the encoding's (the table); the second row asks what that is worth
+           for the whole training step (docs/lab-experiments.md) */
+        {"004 section 8.2", "sparse encoding: the position table needs 60-70% (here: at least 60%) less memory than the dense table (cheapest layout)",
+         QM("sparse_bytes"), QM("dense_bytes"), 0.40, "bytes"},
+        {"004 section 8.2", "the same in TensorFlow's own sparse tensor (the article's framework; int64 COO indices)",
+         QM("coo64_bytes"), QM("dense_bytes"), 0.40, "bytes"},
+        {"004 section 8.2", "sparse encoding: the whole training step (parameters, gradients, AdamW, activations, table) needs at least 60% less memory",
+         QM("training_bytes_sparse"), QM("training_bytes"), 0.40, "bytes"},
         {"000 section 2", "the index baseline is worse than sinusoidal (at L)", Q("article-claims", "sinusoidal", "bpb", 1, 0),
          Q("article-claims", "index", "bpb", 1, 0), 1, NULL},
         {"000 section 2", "the normalized baseline is worse than sinusoidal past L (at 2L)",
@@ -164,11 +192,15 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
          Q("integration", "learned-sigma1", "bpb", 1, 0), 1, NULL},
         {"004 section 3", "concat beats add for a small (character-level) model", Q("integration", "concat-proj-d64", "bpb", 1, 0),
          Q("integration", "add-d64", "bpb", 1, 0), 1, NULL},
+        {"004 section 3", "... also against the add that trains (token x sqrt(d)), d 64 at L",
+         Q("integration", "concat-proj-d64", "bpb", 1, 0), Q("integration", "add-sqrt-d-d64", "bpb", 1, 0), 1, NULL},
+        {"004 section 3", "... also against the add that trains (token x sqrt(d)), d 128 at L",
+         Q("integration", "concat-proj-d128", "bpb", 1, 0), Q("integration", "add-sqrt-d-d128", "bpb", 1, 0), 1, NULL},
     };
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     if (!buf) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
-    len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte; min..max over seeds) | verdict at this scale |\n|---|---|---|---|\n");
+    len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte unless bytes; min..max over seeds) | verdict at this scale |\n|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) row((cJSON *)runs, &claims[i], &buf, &len, &cap);
     *out = buf;
     return POSENC_OK;

@@ -390,6 +390,39 @@ static posenc_status add_position_table(cJSON *root, lab_model *m, posenc_error 
     return POSENC_OK;
 }
 
+/* The memory half of 004 section 8.2 ("60-70% less memory"), measured: the fixed
+ * position table at the training length as the forward adds it (sparse: times
+ * its channel mask), dense (what the engine stores) and in the cheapest of three
+ * standard sparse layouts sized from its actual nonzeros (lab_table_memory),
+ * next to the whole training step's memory with the dense table and with the
+ * sparse one instead. Only schemes with a fixed table carry it. */
+static posenc_status add_position_memory(cJSON *root, lab_model *m, const lab_run_spec *s, posenc_error *err) {
+    lab_table_memory t;
+    posenc_status st = lab_position_table_memory(m, s->config.context, &t, err);
+    if (st != POSENC_OK || t.cols == 0) return st;
+    size_t best = t.csr_bytes;
+    const char *format = "csr";
+    if (t.bitmask_bytes < best) best = t.bitmask_bytes, format = "bitmask";
+    if (t.columns_bytes < best) best = t.columns_bytes, format = "columns";
+    size_t training = lab_training_memory_bytes(m, s->train.batch, s->config.context);
+    cJSON *o = cJSON_AddObjectToObject(root, "position_memory");
+    if (!o) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory writing the position memory");
+    cJSON_AddNumberToObject(o, "rows", (double)t.rows);
+    cJSON_AddNumberToObject(o, "cols", (double)t.cols);
+    cJSON_AddNumberToObject(o, "nonzeros", (double)t.nonzeros);
+    cJSON_AddNumberToObject(o, "kept_channels", (double)t.kept_channels);
+    cJSON_AddNumberToObject(o, "dense_bytes", (double)t.dense_bytes);
+    cJSON_AddNumberToObject(o, "csr_bytes", (double)t.csr_bytes);
+    cJSON_AddNumberToObject(o, "bitmask_bytes", (double)t.bitmask_bytes);
+    cJSON_AddNumberToObject(o, "columns_bytes", (double)t.columns_bytes);
+    cJSON_AddNumberToObject(o, "coo64_bytes", (double)t.coo64_bytes);
+    cJSON_AddNumberToObject(o, "sparse_bytes", (double)best);
+    cJSON_AddStringToObject(o, "sparse_format", format);
+    cJSON_AddNumberToObject(o, "training_bytes", (double)training);
+    cJSON_AddNumberToObject(o, "training_bytes_sparse", (double)(training - t.dense_bytes + best));
+    return POSENC_OK;
+}
+
 posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err) {
     double started = now_seconds();
@@ -446,6 +479,7 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     if (st == POSENC_OK && progress && progress->stop && *progress->stop)
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
     if (st == POSENC_OK) st = add_position_table(root, m, err);
+    if (st == POSENC_OK) st = add_position_memory(root, m, s, err);
     cJSON_AddNumberToObject(root, "train_seconds", trained - started);
     cJSON_AddNumberToObject(root, "wall_seconds", now_seconds() - started);
     if (st == POSENC_OK) {

@@ -128,6 +128,33 @@ size_t lab_model_param_count(const lab_model *model);
  * formula is in docs/lab.md and lab_activation_floats). */
 size_t lab_activation_bytes(const lab_config *config, int32_t batch, int32_t seq_len);
 
+/* Memory of a model's fixed position table (schemes sinusoidal, sparse, concat,
+ * half-concat, gru): the table rows 0..rows-1 exactly as the forward pass adds
+ * it (the sinusoid, times the channel mask for sparse), stored densely and in
+ * four standard sparse layouts, each sized from the table's actual nonzeros
+ * (docs/lab-experiments.md, "the memory half"). cols = 0: the scheme has no
+ * fixed table (nothing else is set). */
+typedef struct lab_table_memory {
+    int64_t rows, cols;
+    int64_t nonzeros;      /* entries != 0 */
+    int64_t kept_channels; /* columns with at least one nonzero */
+    size_t dense_bytes;    /* rows x cols float32 (what the engine stores) */
+    size_t csr_bytes;      /* CSR: float32 value + int32 column per nonzero, int32 row pointers (rows + 1) */
+    size_t bitmask_bytes;  /* one bit per entry (rows x ceil(cols / 8) bytes) + float32 per nonzero */
+    size_t columns_bytes;  /* kept columns only: int32 index per kept column + rows x kept float32 */
+    size_t coo64_bytes;    /* TensorFlow's tf.sparse.SparseTensor (the article's framework): int64 [nonzeros][2]
+                              indices + float32 values + int64 [2] dense shape */
+} lab_table_memory;
+/* Fills *out for the model's table at `rows` rows (grows the engine's sinusoid cache to rows). */
+posenc_status lab_position_table_memory(lab_model *model, int64_t rows, lab_table_memory *out, posenc_error *err);
+/* Bytes a training step of batch x seq_len holds: parameters, gradients and the
+ * two AdamW moments (4 x 4 bytes per parameter), the kept activations
+ * (lab_activation_bytes), the backward's gradient buffers and the fixed
+ * position table of seq_len rows stored densely, as the engine does. Leaves
+ * out the per-thread attention scratch ((T^2 + T) floats per thread) and the
+ * allocator's overhead. */
+size_t lab_training_memory_bytes(const lab_model *model, int32_t batch, int32_t seq_len);
+
 /* ---- tensors (for tests, checkpoints, analysis) ---- */
 typedef struct lab_tensor_info {
     const char *name;  /* checkpoint name, e.g. "wpe", "blocks.attn_qkv.weight" */

@@ -441,14 +441,30 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
     return POSENC_OK;
 }
 
+/* Bytes of the backward's gradient buffers for batch B, length T (ensure_grad_buffers). */
+static size_t grad_buffer_bytes(const lab_config *c, int32_t B, int32_t T) {
+    size_t BT = (size_t)B * (size_t)T, C = (size_t)c->d_model, F = (size_t)c->d_ff;
+    size_t t5 = c->scheme == LAB_POS_T5 ? (size_t)B * (size_t)c->heads * (size_t)c->t5_buckets : 0;
+    size_t shaw = c->scheme == LAB_POS_SHAW ? (size_t)B * (size_t)c->heads * 2 * (2 * (size_t)c->shaw_clip + 1) *
+                                                (C / (size_t)c->heads) : 0;
+    return (BT * (2 * C + 3 * C + 2 * F) + t5 + shaw) * sizeof(float);
+}
+
+size_t lab_training_memory_bytes(const lab_model *m, int32_t batch, int32_t seq_len) {
+    const lab_config *c = &m->cfg;
+    int fixed_table = c->scheme == LAB_POS_SINUSOIDAL || c->scheme == LAB_POS_SPARSE || c->scheme == LAB_POS_CONCAT ||
+                      c->scheme == LAB_POS_HALF_CONCAT || c->scheme == LAB_POS_GRU;
+    size_t table = fixed_table ? (size_t)seq_len * (size_t)lab_pe_width(c) * sizeof(float) : 0;
+    return 4 * m->param_count * sizeof(float) + layout_acts(c, batch, seq_len, 1, NULL, NULL) +
+           grad_buffer_bytes(c, batch, seq_len) + table;
+}
+
 static posenc_status ensure_grad_buffers(lab_model *m, posenc_error *err) {
     const lab_config *c = &m->cfg;
     lab_acts *a = &m->acts;
     size_t BT = (size_t)a->B * (size_t)a->T, C = (size_t)c->d_model, F = (size_t)c->d_ff;
     size_t t5 = c->scheme == LAB_POS_T5 ? (size_t)a->B * (size_t)c->heads * (size_t)c->t5_buckets : 0;
-    size_t shaw = c->scheme == LAB_POS_SHAW ? (size_t)a->B * (size_t)c->heads * 2 * (2 * (size_t)c->shaw_clip + 1) *
-                                                (C / (size_t)c->heads) : 0;
-    size_t need = (BT * (2 * C + 3 * C + 2 * F) + t5 + shaw) * sizeof(float);
+    size_t need = grad_buffer_bytes(c, a->B, a->T);
     if (need > m->grad_bytes) {
         free(m->grad_block);
         m->grad_block = malloc(need);
@@ -469,7 +485,7 @@ static posenc_status ensure_grad_buffers(lab_model *m, posenc_error *err) {
     m->t5_partial = NULL;
     if (t5) m->t5_partial = p;
     p += t5;
-    m->shaw_partial = shaw ? p : NULL;
+    m->shaw_partial = c->scheme == LAB_POS_SHAW ? p : NULL;
     return POSENC_OK;
 }
 

@@ -54,6 +54,38 @@ posenc_status lab_sinusoid_rows(lab_model *m, int64_t rows, posenc_error *err) {
     return POSENC_OK;
 }
 
+posenc_status lab_position_table_memory(lab_model *m, int64_t rows, lab_table_memory *out, posenc_error *err) {
+    const lab_config *c = &m->cfg;
+    memset(out, 0, sizeof *out);
+    if (!(c->scheme == LAB_POS_SINUSOIDAL || c->scheme == LAB_POS_SPARSE || c->scheme == LAB_POS_CONCAT ||
+          c->scheme == LAB_POS_HALF_CONCAT || c->scheme == LAB_POS_GRU))
+        return POSENC_OK;
+    if (rows < 1) return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "position table memory needs rows >= 1, got %lld", (long long)rows);
+    posenc_status st = lab_sinusoid_rows(m, rows, err);
+    if (st) return st;
+    size_t P = (size_t)lab_pe_width(c), R = (size_t)rows, nonzeros = 0, kept = 0;
+    for (size_t k = 0; k < P; k++) {
+        size_t in_column = 0;
+        for (size_t r = 0; r < R; r++) { /* the value lab_encode_forward adds (sparse: times the mask) */
+            float v = m->sin_cache[r * P + k];
+            if (c->scheme == LAB_POS_SPARSE) v *= m->sparse_mask[k];
+            in_column += v != 0.0f;
+        }
+        nonzeros += in_column;
+        kept += in_column > 0;
+    }
+    out->rows = rows;
+    out->cols = (int64_t)P;
+    out->nonzeros = (int64_t)nonzeros;
+    out->kept_channels = (int64_t)kept;
+    out->dense_bytes = R * P * sizeof(float);
+    out->csr_bytes = nonzeros * (sizeof(float) + sizeof(int32_t)) + (R + 1) * sizeof(int32_t);
+    out->bitmask_bytes = R * ((P + 7) / 8) + nonzeros * sizeof(float);
+    out->columns_bytes = kept * sizeof(int32_t) + R * kept * sizeof(float);
+    out->coo64_bytes = nonzeros * (2 * sizeof(int64_t) + sizeof(float)) + 2 * sizeof(int64_t);
+    return POSENC_OK;
+}
+
 static int64_t max_position(const lab_acts *a) {
     int64_t mx = 0;
     for (size_t i = 0; i < (size_t)a->B * (size_t)a->T; i++) mx = a->pos[i] > mx ? a->pos[i] : mx;

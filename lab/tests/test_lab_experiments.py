@@ -191,6 +191,37 @@ def run_all(tmp):
                   any(abs(v) > 1e-6 for v in t["values"]), "%s carries its trained wpe [16, 32]" % r["id"])
         else:
             check(t is None, "%s (no learned table) carries none" % r["id"])
+    # the memory half of 004 section 8.2: a fixed table carries its dense and sparse sizes from its real nonzeros
+    for r in runs:
+        pm = r.get("position_memory")
+        if r["scheme"] == "sinusoidal":  # [16, 32] interleaved: only sin(0) (16 channels of row 0) is 0
+            nz = 16 * 32 - 16
+            check(pm and (pm["rows"], pm["cols"], pm["nonzeros"], pm["kept_channels"]) == (16, 32, nz, 32) and
+                  pm["dense_bytes"] == 16 * 32 * 4 and pm["csr_bytes"] == nz * 8 + 17 * 4 and
+                  pm["bitmask_bytes"] == 16 * 4 + nz * 4 and pm["columns_bytes"] == 32 * 4 + 16 * 32 * 4 and pm["coo64_bytes"] == nz * 20 + 16 and
+                  pm["sparse_bytes"] == min(pm["csr_bytes"], pm["bitmask_bytes"], pm["columns_bytes"]) and
+                  pm["training_bytes"] > 16 * r["params"] + pm["dense_bytes"] and
+                  pm["training_bytes_sparse"] == pm["training_bytes"] - pm["dense_bytes"] + pm["sparse_bytes"],
+                  "%s carries its table's memory: %s" % (r["id"], pm))
+        else:
+            check(pm is None, "%s (no fixed table) carries no position_memory" % r["id"])
+    # ... and `lab claims` turns an article-claims sparse run's sizes into the two memory rows
+    mem = os.path.join(tmp, "mem.jsonl")
+    with open(mem, "w") as f:
+        for seed, sparse in ((1, 160), (2, 224)):
+            f.write(json.dumps({"id": "article-claims:sparse:s%d" % seed, "experiment": "article-claims", "label": "sparse",
+                                "scheme": "sparse", "seed": seed, "train_length": 64, "evals": [],
+                                "position_memory": {"dense_bytes": 16384, "sparse_bytes": sparse, "coo64_bytes": 5 * sparse,
+                                                    "training_bytes": 1000000,
+                                                    "training_bytes_sparse": 1000000 - 16384 + sparse}}) + "\n")
+    p = run("lab", "claims", mem)
+    mrows = [l for l in p.stdout.splitlines() if "004 section 8.2" in l and " bytes" in l]
+    check(p.returncode == 0 and len(mrows) == 3 and
+          "sparse sparse_bytes = 160..224 bytes; sparse dense_bytes = 16384..16384 bytes (98.6..99.0% less)" in mrows[0] and
+          mrows[0].endswith("| supported |") and "2 seeds" in mrows[0] and "(93.2..95.1% less)" in mrows[1] and
+          "(1.6..1.6% less)" in mrows[2] and mrows[2].endswith("| contradicted |"),
+          "memory claims from position_memory: %s" % mrows)
+    print("memory claims: %d rows, e.g. %s" % (len(mrows), mrows[0] if mrows else None))
     # claims: a markdown table, every row with a verdict; the 2L claims are measured
     p = run("lab", "claims", out)
     rows = [l for l in p.stdout.splitlines() if l.startswith("| ") and not l.startswith("| source")]

@@ -402,6 +402,50 @@ static void test_nan_stop(void) {
     remove(path);
 }
 
+/* The memory half of 004 section 8.2: lab_position_table_memory counts the
+ * nonzeros of the table the forward pass really adds (read back from the
+ * activations), and the layouts' sizes follow from those counts. */
+static void test_position_memory(void) {
+    posenc_error err = {0};
+    for (int seed = 1; seed <= 3; seed++) { /* the article-claims --quick size: d 64, L 64 */
+        char cfg[128];
+        snprintf(cfg, sizeof cfg, "d_model=64 d_ff=256 context=64 scheme=sparse seed=%d", seed);
+        lab_model *m = make(cfg, 1);
+        int32_t tok[64], tgt[64];
+        lab_byte_batch(&source, 0, 1, 64, 1, tok, tgt, &err);
+        double loss = 0;
+        posenc_status st = lab_forward(m, tok, tgt, NULL, 1, 64, NULL, 0, NULL, &loss, &err);
+        int64_t nz = 0, kept = 0, kept_even = 0;
+        for (size_t i = 0; st == POSENC_OK && i < 64 * 64; i++) nz += m->acts.pe[i] != 0.0f;
+        for (int k = 0; k < 64; k++) kept += m->sparse_mask[k] != 0, kept_even += k % 2 == 0 && m->sparse_mask[k] != 0;
+        lab_table_memory t;
+        st = st ? st : lab_position_table_memory(m, 64, &t, &err);
+        CHECK(st == POSENC_OK && t.rows == 64 && t.cols == 64 && t.nonzeros == nz && t.kept_channels == kept &&
+                  nz == 64 * kept - kept_even && t.dense_bytes == 64 * 64 * 4 &&
+                  t.csr_bytes == (size_t)nz * 8 + 65 * 4 && t.bitmask_bytes == 64 * 8 + (size_t)nz * 4 &&
+                  t.columns_bytes == (size_t)kept * 4 + 64 * (size_t)kept * 4 && t.coo64_bytes == (size_t)nz * 20 + 16,
+              "sparse seed %d: %lld of 64 channels kept, %lld nonzeros (= the forward's, = 64 x kept - kept sin(0) channels); "
+              "dense %zu, csr %zu, bitmask %zu, columns %zu, tf coo %zu bytes %s", seed, (long long)kept, (long long)t.nonzeros,
+              t.dense_bytes, t.csr_bytes, t.bitmask_bytes, t.columns_bytes, t.coo64_bytes, err.message);
+        lab_model_free(m);
+    }
+    lab_model *m = make("scheme=sinusoidal", 1);
+    lab_table_memory t;
+    posenc_status st = lab_position_table_memory(m, 32, &t, &err);
+    const lab_config *c = lab_model_config(m);
+    size_t BT = 4 * 32, want = 16 * lab_model_param_count(m) + lab_activation_bytes(c, 4, 32) +
+                               BT * (5 * 32 + 2 * 64) * sizeof(float) + 32 * 32 * sizeof(float);
+    CHECK(st == POSENC_OK && t.nonzeros == 32 * 32 - 16 && t.kept_channels == 32 && t.columns_bytes == t.dense_bytes + 32 * 4 &&
+              lab_training_memory_bytes(m, 4, 32) == want,
+          "sinusoidal [32, 32]: %lld nonzeros (only sin(0) is 0), training step %zu bytes (= 16 x params + activations + "
+          "backward buffers + table)", (long long)t.nonzeros, lab_training_memory_bytes(m, 4, 32));
+    lab_model_free(m);
+    m = make("scheme=learned", 1);
+    st = lab_position_table_memory(m, 32, &t, &err);
+    CHECK(st == POSENC_OK && t.cols == 0, "learned (a parameter, no fixed table): cols 0");
+    lab_model_free(m);
+}
+
 int main(void) {
     for (size_t i = 0; i < sizeof text; i++) text[i] = (uint8_t)("the quick brown fox jumps over the lazy dog. "[i % 45] + (i / 45) % 3);
     test_threads();
@@ -414,6 +458,7 @@ int main(void) {
     test_trained_scaling();
     test_bad_input();
     test_nan_stop();
+    test_position_memory();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
