@@ -1776,18 +1776,21 @@ POSENC_API int32_t posenc_threadpool_size(const posenc_threadpool *pool);
 /* Where the time of one threaded call went (docs/kernels.md, "Two threads"):
  * point posenc_exec.trace at a caller-owned struct and the call's parallel
  * loop fills it (the last loop, for the few calls that run more than one).
- * Times are CLOCK_MONOTONIC nanoseconds. Chunk i ran on worker i (0 = the
- * calling thread): start_ns[i] - submit_ns is its start latency (thread start
- * or pool wake-up), end_ns[i] - start_ns[i] its work, done_ns - end_ns[i] its
- * wait for the slowest. Only the first POSENC_TRACE_MAX_CHUNKS chunks are
- * recorded. Tracing costs two clock reads per chunk; results are unchanged. */
+ * Times are CLOCK_MONOTONIC nanoseconds. Workers (0 = the calling thread)
+ * claim pieces of the rows until none is left, so a late or slow worker does
+ * fewer rows. For worker i: start_ns[i] - submit_ns is its start latency
+ * (thread start or pool wake-up), end_ns[i] - start_ns[i] its work (claiming
+ * and running its pieces), done_ns - end_ns[i] its wait for the slowest, and
+ * items[i] the rows it did (0 if the others took every piece). Only the first
+ * POSENC_TRACE_MAX_CHUNKS workers are recorded. Tracing costs two clock reads
+ * per worker; results are unchanged. */
 #define POSENC_TRACE_MAX_CHUNKS 16
 typedef struct posenc_exec_trace {
-    int32_t chunks;  /* chunks the loop was cut into (= threads used) */
+    int32_t chunks;  /* workers the loop ran on (= threads used) */
     int32_t pooled;  /* 1: ran on posenc_exec.pool; 0: threads started for the call */
     int64_t submit_ns, done_ns;
     int64_t start_ns[POSENC_TRACE_MAX_CHUNKS], end_ns[POSENC_TRACE_MAX_CHUNKS];
-    size_t items[POSENC_TRACE_MAX_CHUNKS]; /* rows/tokens of each chunk */
+    size_t items[POSENC_TRACE_MAX_CHUNKS]; /* rows/tokens each worker did */
 } posenc_exec_trace;
 
 /* How one call executes. Initialise with posenc_exec_default. */
