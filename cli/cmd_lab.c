@@ -304,7 +304,6 @@ static int lab_eval_cmd(int argc, char **argv) {
     double loss = 0;
     posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);
     free(text);
-    free(factors);
     const lab_config *mc = lab_model_config(m);
     int32_t len = ev.seq_len ? ev.seq_len : mc->context;
     char rope_json[160] = "", rope_text[160] = "";
@@ -316,6 +315,7 @@ static int lab_eval_cmd(int argc, char **argv) {
                  posenc_rope_scaling_name(rp.scaling), f);
         snprintf(rope_text, sizeof rope_text, "  (rope scaling %s factor %g, %s)", posenc_rope_scaling_name(rp.scaling), f, how);
     }
+    free(factors); /* after lab_rope_params: ev.rope_longrope_factors points into it */
     lab_model_free(m);
     if (st) return cli_fail_status("lab eval", &err);
     if (cli_has(&a, "json"))
