@@ -122,6 +122,22 @@ static bool token_nonfinite(const rope_job *job, size_t t) {
     return false;
 }
 
+/* f32 NaN results of a token whose input held inf/NaN, made one quiet NaN
+ * (0x7fc00000). Which input NaN a product or sum passes on depends on the
+ * operand order the compiler picked, and a commutative add may be swapped
+ * (clang's AVX2 and AVX-512 builds of the same line passed on different
+ * payloads: fuzz_rope_exec); one pattern keeps every path's bytes equal.
+ * Rare (non-finite input), so a scalar pass over the token's rotated channels. */
+static void canonical_f32_nans(const rope_job *job, size_t t) {
+    const posenc_rope_view *v = job->view;
+    char *row = (char *)job->x + t * v->row_stride * 4;
+    for (size_t h = 0; h < v->heads; h++) {
+        uint32_t *head = (uint32_t *)(void *)(row + h * v->head_stride * 4);
+        for (size_t c = 0; c < 2 * (size_t)job->plan->pairs; c++)
+            if ((head[c] & 0x7fffffffu) > 0x7f800000u) head[c] = 0x7fc00000u;
+    }
+}
+
 static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const rope_job *job = vjob;
     const int32_t pairs = job->plan->pairs;
@@ -156,6 +172,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
             }
             unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
             if (flags == ROPE_MAYBE_OVERFLOW) flags = token_nonfinite(job, t) ? ROPE_BAD_OUTPUT : 0u;
+            if ((flags & ROPE_BAD_INPUT) && job->kind == ROPE_DATA_F32) canonical_f32_nans(job, t);
             if (flags && bad.token == SIZE_MAX) bad = (rope_bad_token){t, flags};
         }
     }
