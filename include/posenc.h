@@ -575,7 +575,9 @@ POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t he
  *   "... is nan: the input of token 3 already holds inf or NaN"
  * The rotation still runs to the end: x then holds every rotated value, the
  * non-finite ones included, bit for bit what it holds after a successful
- * call (channels R..D-1 untouched and not checked). There is no flag to allow
+ * call (channels R..D-1 untouched and not checked); in a token whose input
+ * held inf/NaN every NaN result is one positive quiet NaN (f32 0x7fc00000,
+ * f16 0x7e00, bf16 0x7fc0), so the bytes are the same on every path. There is no flag to allow
  * non-finite results: a caller that accepts them treats this status as
  * success. Shift and multi-axis apply (below) and posenc_rope_apply_exec
  * report the same way. The check rides on values the kernels hold in

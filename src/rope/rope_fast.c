@@ -122,19 +122,32 @@ static bool token_nonfinite(const rope_job *job, size_t t) {
     return false;
 }
 
-/* f32 NaN results of a token whose input held inf/NaN, made one quiet NaN
- * (0x7fc00000). Which input NaN a product or sum passes on depends on the
- * operand order the compiler picked, and a commutative add may be swapped
- * (clang's AVX2 and AVX-512 builds of the same line passed on different
- * payloads: fuzz_rope_exec); one pattern keeps every path's bytes equal.
- * Rare (non-finite input), so a scalar pass over the token's rotated channels. */
-static void canonical_f32_nans(const rope_job *job, size_t t) {
+/* NaN results of a token whose input held inf/NaN, made one positive quiet
+ * NaN of the data's dtype (f32 0x7fc00000, f16 0x7e00, bf16 0x7fc0). Which
+ * input NaN a product or sum passes on, and its sign, depend on the operand
+ * order the compiler picked, and a commutative add may be swapped (clang's
+ * AVX2 and AVX-512 builds of the same line passed on different payloads and
+ * signs: fuzz_rope_exec); one pattern keeps every path's bytes equal. Rare
+ * (non-finite input), so a scalar pass over the token's rotated channels. */
+static void canonical_nans(const rope_job *job, size_t t) {
     const posenc_rope_view *v = job->view;
-    char *row = (char *)job->x + t * v->row_stride * 4;
+    const size_t channels = 2 * (size_t)job->plan->pairs;
+    if (job->kind == ROPE_DATA_F32) {
+        char *row = (char *)job->x + t * v->row_stride * 4;
+        for (size_t h = 0; h < v->heads; h++) {
+            uint32_t *head = (uint32_t *)(void *)(row + h * v->head_stride * 4);
+            for (size_t c = 0; c < channels; c++)
+                if ((head[c] & 0x7fffffffu) > 0x7f800000u) head[c] = 0x7fc00000u;
+        }
+        return;
+    }
+    const bool f16 = job->kind == ROPE_DATA_F16;
+    const uint16_t inf = f16 ? 0x7c00u : 0x7f80u, nan = f16 ? 0x7e00u : 0x7fc0u;
+    uint16_t *row = (uint16_t *)job->x + t * v->row_stride;
     for (size_t h = 0; h < v->heads; h++) {
-        uint32_t *head = (uint32_t *)(void *)(row + h * v->head_stride * 4);
-        for (size_t c = 0; c < 2 * (size_t)job->plan->pairs; c++)
-            if ((head[c] & 0x7fffffffu) > 0x7f800000u) head[c] = 0x7fc00000u;
+        uint16_t *head = row + h * v->head_stride;
+        for (size_t c = 0; c < channels; c++)
+            if ((head[c] & 0x7fffu) > inf) head[c] = nan;
     }
 }
 
@@ -172,7 +185,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
             }
             unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
             if (flags == ROPE_MAYBE_OVERFLOW) flags = token_nonfinite(job, t) ? ROPE_BAD_OUTPUT : 0u;
-            if ((flags & ROPE_BAD_INPUT) && job->kind == ROPE_DATA_F32) canonical_f32_nans(job, t);
+            if (flags & ROPE_BAD_INPUT) canonical_nans(job, t);
             if (flags && bad.token == SIZE_MAX) bad = (rope_bad_token){t, flags};
         }
     }
