@@ -8,7 +8,11 @@ command must exit 0, and each `-o FILE` must exist afterwards. The ```c block is
 demo.c (the README says so), built by the README's own command and must print what the
 README says. Blocks marked `<!-- readme-test: skip (why) -->` (they install packages,
 build the clone, or are CMake fragments) are listed with the reason; the scripts they name
-must exist and be executable. The temporary folder is removed at the end."""
+must exist and be executable. The temporary folder is removed at the end.
+
+Each line must also stand on its own for a reader who copies lines one by one: a file a
+command reads was written by an earlier `-o FILE`, or on the same line (a file made by
+Python's np.save or a shell `>` is used only on the line that makes it)."""
 import os
 import re
 import shutil
@@ -39,6 +43,23 @@ def commands(body):
             yield line
 
 
+FILE_ARG = re.compile(r"(?<![\w/.-])([\w.-]+\.(?:npy|json|jsonl|safetensors|csv|gguf|c))(?![\w.])")
+
+
+def unmet_inputs(line, written):
+    """Files `line` reads that no earlier `-o` (in `written`, updated here) and no earlier
+    part of the same line wrote."""
+    here, unmet = set(), []
+    for part in re.split(r"\s#\s", line)[0].split("&&"):
+        outs = {o for o in re.findall(r"(?:^|\s)-o\s+(\S+)", part) if o != "-"}
+        made = set(re.findall(r">\s*(\S+)", part)) | set(re.findall(r"np\.save\('([^']+)'", part))
+        unmet += [f for f in FILE_ARG.findall(part)
+                  if f not in outs | made and f not in written and f not in here]
+        written |= outs
+        here |= made
+    return unmet
+
+
 def main():
     t = Checks()
     text = open(README).read()
@@ -58,6 +79,7 @@ def main():
         t.check(found == os.path.join(prefix, "bin/posenc"), f"`posenc` on PATH is the one just installed ({found})")
         os.makedirs(env["HOME"])
         ran = skipped = 0
+        written = set()  # files written by an earlier `-o` (or the C block's demo.c)
         for lang, body, why, before in blocks(text):
             if why is not None:
                 skipped += 1
@@ -71,12 +93,16 @@ def main():
                         "the C example is introduced as demo.c; saved there")
                 with open(os.path.join(cwd, "demo.c"), "w") as f:
                     f.write(body)
+                written.add("demo.c")
                 want_c = re.search(r"/\* sin\(1\) = ([0-9.]+) \*/", body)
                 continue
             if lang != "sh":
                 t.check(False, f"a ```{lang} block with no readme-test marker: run it or mark it")
                 continue
             for line in commands(body):
+                unmet = unmet_inputs(line, written)
+                t.check(not unmet, f"stands on its own: {line[:70]}..." + (
+                    f" reads {unmet}, written by no earlier -o nor earlier on this line" if unmet else ""))
                 p = subprocess.run(["bash", "-o", "pipefail", "-c", line], cwd=cwd, env=env,
                                    capture_output=True, text=True, timeout=300)
                 ran += 1
