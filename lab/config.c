@@ -67,18 +67,21 @@ void lab_config_default(lab_config *c) {
     c->learned_sigma = POSENC_LEARNED_SIGMA_DEFAULT;
     c->learned_past_end = POSENC_PAST_END_ERROR;
     c->rope_layout = POSENC_LAYOUT_HALF;
-    c->rope_base = 10000.0;
     c->alibi_max_bias = 8.0;
     c->t5_buckets = 32;
     c->t5_max_distance = 128;
     c->sparse_keep = 0.1;
     c->shaw_clip = 16;
-    c->rope_scaling = POSENC_ROPE_NONE;
-    c->rope_factor = 1.0;
-    c->rope_beta_fast = 32.0;
-    c->rope_beta_slow = 1.0;
-    c->rope_low_freq_factor = 1.0;
-    c->rope_high_freq_factor = 4.0;
+    /* the RoPE settings start at the library's own defaults (HF's) */
+    posenc_rope_params rope;
+    posenc_rope_params_default(&rope, 0);
+    c->rope_base = rope.base;
+    c->rope_scaling = rope.scaling;
+    c->rope_factor = rope.factor;
+    c->rope_beta_fast = rope.beta_fast;
+    c->rope_beta_slow = rope.beta_slow;
+    c->rope_low_freq_factor = rope.low_freq_factor;
+    c->rope_high_freq_factor = rope.high_freq_factor;
 }
 
 posenc_status lab_rope_params(const lab_config *c, const lab_eval_options *eval, posenc_rope_params *p,
