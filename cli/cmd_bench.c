@@ -591,7 +591,7 @@ int cmd_bench(int argc, char **argv) {
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
     if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
-        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), reps, peers, python, POSENC_LAB_TORCH_BENCH);
+        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);

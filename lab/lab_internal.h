@@ -53,7 +53,8 @@ typedef struct lab_acts {
     float *concat_in;  /* concat: [B][T][C + pe_dim] */
     float *gru;        /* gru: gi [BT][3C], gh [BT][3C], r, z, n [BT][C], h [B][T+1][C] */
     float *ln1, *ln1_mean, *ln1_rstd, *qkv, *att, *atty, *res1;
-    float *ln2, *ln2_mean, *ln2_rstd, *fch, *fch_gelu, *res2;
+    float *ln2, *ln2_mean, *ln2_rstd, *fch, *fch_tanh, *res2;
+    float *fch_gelu;   /* [B][T][F], one layer's GELU output (recomputed in the backward) */
     float *lnf, *lnf_mean, *lnf_rstd, *probs; /* probs [BT][V] */
     double loss;
     size_t valid_targets;
@@ -110,8 +111,14 @@ void lab_layernorm_forward(lab_pool *pool, float *out, float *mean, float *rstd,
 void lab_layernorm_backward(lab_pool *pool, float *dinp, float *dw, float *db, const float *dout,
                             const float *inp, const float *w, const float *mean, const float *rstd,
                             size_t n, int32_t c);
-void lab_gelu_forward(lab_pool *pool, float *out, const float *inp, size_t count);
-void lab_gelu_backward(lab_pool *pool, float *dinp, const float *inp, const float *dout, size_t count);
+/* GELU keeps tanh(u) (tanh_out, may be NULL in evaluation) so the backward
+ * needs no exponential; recompute rebuilds the output from inp and tanh with
+ * the forward's own arithmetic (the same bits), so a step keeps one layer's
+ * GELU output instead of all of them. */
+void lab_gelu_forward(lab_pool *pool, float *out, float *tanh_out, const float *inp, size_t count);
+void lab_gelu_recompute(lab_pool *pool, float *out, const float *inp, const float *tanh_in, size_t count);
+void lab_gelu_backward(lab_pool *pool, float *dinp, const float *inp, const float *tanh_in, const float *dout,
+                       size_t count);
 /* Mean cross entropy over targets >= 0; probs = softmax(logits) (may alias logits). */
 double lab_softmax_xent_forward(lab_pool *pool, float *probs, const float *logits, const int32_t *targets,
                                 size_t n, int32_t v, size_t *valid_out);

@@ -232,7 +232,7 @@ const lab_tensor_info *lab_tensor(const lab_model *m, size_t i, float **param, f
 /* ---- activation layout ----
  * Floats kept for one training step (B sequences of T tokens, L layers, C =
  * d_model, F = d_ff, H heads, V vocab, P = position-table width):
- *   B T (2 C + P + V + 6) + L B T (8 C + 2 F + 4) + L B H T^2
+ *   B T (2 C + P + V + F + 6) + L B T (8 C + 2 F + 4) + L B H T^2
  * plus scheme extras (t5 buckets B T^2 ints, concat B T (C+P), gru 12 B T C).
  * Evaluation keeps one layer's worth (L = 1 in the per-layer terms) and no
  * attention probabilities (a T^2 scratch per thread instead). */
@@ -275,7 +275,8 @@ static size_t layout_acts(const lab_config *c, int32_t B, int32_t T, int train, 
     z.ln2_mean = carve(&k, L * BT * sizeof(float));
     z.ln2_rstd = carve(&k, L * BT * sizeof(float));
     z.fch = carve(&k, L * BT * F * sizeof(float));
-    z.fch_gelu = carve(&k, L * BT * F * sizeof(float));
+    z.fch_tanh = train ? carve(&k, L * BT * F * sizeof(float)) : NULL; /* evaluation needs no backward */
+    z.fch_gelu = carve(&k, BT * F * sizeof(float));
     z.res2 = carve(&k, L * BT * C * sizeof(float));
     z.lnf = carve(&k, BT * C * sizeof(float));
     z.lnf_mean = carve(&k, BT * sizeof(float));
@@ -424,8 +425,8 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
                               lab_param_ptr(m, T_LN2_W) + (size_t)l * C, lab_param_ptr(m, T_LN2_B) + (size_t)l * C, BT, (int32_t)C);
         lab_matmul_forward(pool, a->fch + lf, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + (size_t)l * F * C,
                            lab_param_ptr(m, T_FC_B) + (size_t)l * F, BT, (int32_t)C, (int32_t)F);
-        lab_gelu_forward(pool, a->fch_gelu + lf, a->fch + lf, BT * F);
-        lab_matmul_forward(pool, a->res2 + lc, a->fch_gelu + lf, lab_param_ptr(m, T_FCPROJ_W) + (size_t)l * C * F,
+        lab_gelu_forward(pool, a->fch_gelu, a->fch_tanh ? a->fch_tanh + lf : NULL, a->fch + lf, BT * F);
+        lab_matmul_forward(pool, a->res2 + lc, a->fch_gelu, lab_param_ptr(m, T_FCPROJ_W) + (size_t)l * C * F,
                            lab_param_ptr(m, T_FCPROJ_B) + (size_t)l * C, BT, (int32_t)F, (int32_t)C);
         add_into(a->res2 + lc, a->res1 + lc, BT * C);
     }
@@ -513,10 +514,11 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
         size_t lf = (size_t)l * a->layer_stride_bt_f, lb = (size_t)l * a->layer_stride_bt;
         const float *input = l == 0 ? a->encoded : a->res2 + (size_t)(l - 1) * a->layer_stride_bt_c;
         size_t wc = (size_t)l * C, wcc = (size_t)l * C * C, wfc = (size_t)l * F * C;
-        /* MLP */
+        /* MLP: this layer's GELU output is rebuilt in d_bigger, which the GELU backward then overwrites */
+        lab_gelu_recompute(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, BT * F);
         lab_matmul_backward(pool, m->d_fch, lab_grad_ptr(m, T_FCPROJ_W) + wfc, lab_grad_ptr(m, T_FCPROJ_B) + wc, dres,
-                            a->fch_gelu + lf, lab_param_ptr(m, T_FCPROJ_W) + wfc, BT, (int32_t)F, (int32_t)C);
-        lab_gelu_backward(pool, m->d_bigger, a->fch + lf, m->d_fch, BT * F);
+                            m->d_bigger, lab_param_ptr(m, T_FCPROJ_W) + wfc, BT, (int32_t)F, (int32_t)C);
+        lab_gelu_backward(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, m->d_fch, BT * F);
         lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_FC_W) + wfc, lab_grad_ptr(m, T_FC_B) + (size_t)l * F,
                             m->d_bigger, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + wfc, BT, (int32_t)C, (int32_t)F);
         lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN2_W) + wc, lab_grad_ptr(m, T_LN2_B) + wc, dbuf,

@@ -79,6 +79,43 @@ static const char *first_non_finite(const lab_model *m, const float *base) {
     return NULL;
 }
 
+/* AdamW's update, element-wise, so it runs as tasks of ADAMW_BLOCK elements of
+ * one tensor on any thread with the same bits. */
+#define ADAMW_BLOCK 16384
+typedef struct {
+    lab_model *m;
+    float clip_coef, b1, b2, eps, step_size, bc2_sqrt, decay;
+} adamw_ctx;
+
+static void adamw_task(void *ctx_, size_t task, int32_t thread) {
+    (void)thread;
+    const adamw_ctx *c = ctx_;
+    lab_model *m = c->m;
+    const lab_tensor_slot *s = NULL;
+    for (size_t t = 0; t < m->tensor_count; t++) { /* the task's tensor: ~30 tensors, cheap next to a block */
+        size_t pieces = (m->order[t]->info.count + ADAMW_BLOCK - 1) / ADAMW_BLOCK;
+        if (task < pieces) {
+            s = m->order[t];
+            break;
+        }
+        task -= pieces;
+    }
+    size_t i0 = task * ADAMW_BLOCK, i1 = s->info.count < i0 + ADAMW_BLOCK ? s->info.count : i0 + ADAMW_BLOCK;
+    float decay = s->info.decay ? c->decay : 1.0f, b1 = c->b1, b2 = c->b2, clip_coef = c->clip_coef;
+    float *restrict p = m->params + s->offset, *restrict g = m->grads + s->offset;
+    float *restrict mm = m->adam_m + s->offset, *restrict vv = m->adam_v + s->offset;
+    for (size_t i = i0; i < i1; i++) { /* torch.optim.AdamW's arithmetic */
+        float gi = g[i] * clip_coef;
+        float pi = p[i] * decay;
+        float mi = mm[i] * b1 + (1.0f - b1) * gi;
+        float vi = vv[i] * b2 + (1.0f - b2) * gi * gi;
+        mm[i] = mi;
+        vv[i] = vi;
+        float denom = sqrtf(vi) / c->bc2_sqrt + c->eps;
+        p[i] = pi - c->step_size * mi / denom;
+    }
+}
+
 posenc_status lab_adamw_step(lab_model *m, const lab_train_options *o, double lr, double *grad_norm_out,
                              posenc_error *err) {
     if (!(lr >= 0 && isfinite(lr))) return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "learning rate must be finite and >= 0, got %g", lr);
@@ -95,22 +132,12 @@ posenc_status lab_adamw_step(lab_model *m, const lab_train_options *o, double lr
     if (o->clip > 0 && norm > o->clip) clip_coef = (float)(o->clip / (norm + 1e-6)); /* torch clip_grad_norm_ */
     m->step++;
     double bc1 = 1.0 - pow(o->beta1, (double)m->step), bc2 = 1.0 - pow(o->beta2, (double)m->step);
-    float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
-    float step_size = (float)(lr / bc1), bc2_sqrt = (float)sqrt(bc2);
-    for (size_t t = 0; t < m->tensor_count; t++) { /* torch.optim.AdamW's arithmetic */
-        const lab_tensor_slot *s = m->order[t];
-        float decay = s->info.decay ? (float)(1.0 - lr * o->weight_decay) : 1.0f;
-        float *p = m->params + s->offset, *g = m->grads + s->offset;
-        float *mm = m->adam_m + s->offset, *vv = m->adam_v + s->offset;
-        for (size_t i = 0; i < s->info.count; i++) {
-            float gi = g[i] * clip_coef;
-            p[i] *= decay;
-            mm[i] = mm[i] * b1 + (1.0f - b1) * gi;
-            vv[i] = vv[i] * b2 + (1.0f - b2) * gi * gi;
-            float denom = sqrtf(vv[i]) / bc2_sqrt + eps;
-            p[i] -= step_size * mm[i] / denom;
-        }
-    }
+    adamw_ctx c = {.m = m, .clip_coef = clip_coef, .b1 = (float)o->beta1, .b2 = (float)o->beta2, .eps = (float)o->eps,
+                   .step_size = (float)(lr / bc1), .bc2_sqrt = (float)sqrt(bc2),
+                   .decay = (float)(1.0 - lr * o->weight_decay)};
+    size_t tasks = 0;
+    for (size_t t = 0; t < m->tensor_count; t++) tasks += (m->order[t]->info.count + ADAMW_BLOCK - 1) / ADAMW_BLOCK;
+    lab_pool_run(m->pool, tasks, adamw_task, &c);
     return POSENC_OK;
 }
 

@@ -133,6 +133,19 @@ def main():
             f.write(open(ck, "rb").read()[:-500])
         rc, out = run(["lab", "eval", "--checkpoint", trunc, "--text", text])
         check(rc == 1 and "trunc.safetensors" in out and "truncated" in out, "truncated checkpoint refused: " + out.strip().splitlines()[-1])
+        # the benchmark runs (speed itself is measured by hand, docs/lab.md): torch's row comes back
+        # from the subprocess with its BLAS configuration; unknown model names are refused
+        rc, out = run(["lab", "bench", "--models", "small", "--threads", "1,2", "--reps", "5"])
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in out.splitlines()
+                if line.startswith("| small")]
+        ok = rc == 0 and len(rows) == 2 and all(len(r) == 14 for r in rows)
+        for r in rows if ok else []:
+            c_ms, torch_ms = float(r[4].split()[0]), float(r[8].split()[0])
+            ok = ok and c_ms > 0 and torch_ms > 0 and r[9] in ("1", r[3]) and float(r[11]) > 0
+        check(ok, "lab bench --models small: C and torch rows at 1 and 2 threads (%s)" %
+              ("; ".join(" ".join(r[3:12]) for r in rows) if rows else out.strip()[-300:]))
+        rc, out = run(["lab", "bench", "--models", "small,huge"])
+        check(rc == 2 and "huge" in out, "lab bench --models with an unknown model refused")
         leftovers = [n for n in os.listdir(d) if n.startswith(".") or ".tmp" in n]
         check(not leftovers, "no temporary files left behind (%s)" % leftovers)
     failed = results.count(False)

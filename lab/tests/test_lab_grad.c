@@ -134,21 +134,69 @@ typedef struct {
 } gelu_t;
 static double gelu_loss(void *c_) {
     gelu_t *c = c_;
-    lab_gelu_forward(NULL, c->out, c->inp, c->n);
+    lab_gelu_forward(NULL, c->out, NULL, c->inp, c->n);
     return dot_double(c->out, c->R, c->n);
 }
+/* The one-loop form GELU had before it was split into passes (ops.c): the
+ * passes must give its exact bits, or committed lab results stop reproducing. */
+static float gelu_one_loop(float x, float *t_out) {
+    float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    float t = u > 15.0f ? 1.0f : u < -15.0f ? -1.0f : 1.0f - 2.0f / (expf(2.0f * u) + 1.0f);
+    *t_out = t;
+    return 0.5f * x * (1.0f + t);
+}
+
+static void test_gelu_bits(lab_pool *pool) {
+    size_t n = 40000; /* several ELEM_BLOCK tasks and a partial piece */
+    float *x = malloc(6 * n * sizeof(float));
+    float *out = x + n, *t = out + n, *out2 = t + n, *re = out2 + n, *dx = re + n;
+    fill(x, n, 21, 8); /* |x| < 8 reaches the |u| > 15 saturation */
+    const float special[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 20.0f, -20.0f, 9.0f, -9.0f, 1e20f, -1e20f,
+                             INFINITY, -INFINITY, NAN, 3.4e38f, -3.4e38f};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) x[i * 997] = special[i];
+    lab_gelu_forward(pool, out, t, x, n);
+    lab_gelu_forward(pool, out2, NULL, x, n);
+    lab_gelu_recompute(pool, re, x, t, n);
+    size_t bad = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        float tw, want = gelu_one_loop(x[i], &tw);
+        int same = memcmp(&want, &out[i], 4) == 0 && memcmp(&tw, &t[i], 4) == 0 && memcmp(&want, &out2[i], 4) == 0 &&
+                   memcmp(&want, &re[i], 4) == 0;
+        if (!same && bad++ == 0) first = i;
+    }
+    printf("gelu passes vs one loop: %zu of %zu differ in any bit (forward, tanh, recompute)\n", bad, n);
+    if (bad) printf("FAIL first at %zu: x %.9g out %.9g\n", first, (double)x[first], (double)out[first]);
+    bad ? failed++ : passed++;
+    /* backward: the stored tanh gives the one-loop derivative's bits */
+    lab_gelu_backward(pool, dx, x, t, out, n);
+    bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float tw;
+        (void)gelu_one_loop(x[i], &tw);
+        float sech2 = 1.0f - tw * tw;
+        float grad = 0.5f * (1.0f + tw) + 0.5f * x[i] * sech2 * 0.7978845608028654f * (1.0f + 3.0f * 0.044715f * x[i] * x[i]);
+        float want = grad * out[i];
+        if (memcmp(&want, &dx[i], 4) != 0) bad++;
+    }
+    printf("gelu backward vs one loop: %zu of %zu differ\n", bad, n);
+    bad ? failed++ : passed++;
+    free(x);
+}
+
 static void test_gelu(lab_pool *pool) {
     gelu_t c = {.n = 300};
-    float *buf = calloc(4 * c.n, sizeof(float));
+    float *buf = calloc(5 * c.n, sizeof(float));
     c.inp = buf;
     c.out = buf + c.n;
     c.R = c.out + c.n;
-    float *d = c.R + c.n;
+    float *d = c.R + c.n, *t = d + c.n;
     fill(c.inp, c.n, 9, 4);
     fill(c.R, c.n, 10, 1);
-    lab_gelu_backward(pool, d, c.inp, c.R, c.n);
+    lab_gelu_forward(pool, c.out, t, c.inp, c.n);
+    lab_gelu_backward(pool, d, c.inp, t, c.R, c.n);
     fd_check("gelu (tanh)", "input", c.inp, c.n, d, gelu_loss, &c, 1e-2f, 1e-3);
     free(buf);
+    test_gelu_bits(pool);
 }
 
 /* ---- softmax cross entropy ---- */
