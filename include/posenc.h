@@ -75,8 +75,8 @@ extern "C" {
 
 #define POSENC_VERSION_MAJOR 0
 #define POSENC_VERSION_MINOR 3
-#define POSENC_VERSION_PATCH 0
-#define POSENC_VERSION_STRING "0.3.0"
+#define POSENC_VERSION_PATCH 1
+#define POSENC_VERSION_STRING "0.3.1"
 
 /* Version of the library actually linked (compare with POSENC_VERSION_STRING). */
 POSENC_API const char *posenc_version(void);

@@ -25,7 +25,7 @@ from .rope import (LayerType, ModelConfig, RopeFrequencies, RopeParams, ThreadPo
 from .tables import (baseline_table, bf16_to_f32, freq_scale_table, grid_positions, grid_table,
                      hybrid_table, sinusoid_frequencies, sinusoid_table, xl_relative_table)
 
-__version__ = "0.3.0"
+__version__ = "0.3.1"
 
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "BufferTooSmallError", "SizeOverflowError",

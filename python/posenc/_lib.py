@@ -379,7 +379,7 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
 
 
 def version() -> str:
-    """Version of the loaded libposenc ("0.3.0")."""
+    """Version of the loaded libposenc ("0.3.1")."""
     return lib.posenc_version().decode()
 
 

@@ -38,7 +38,7 @@ def test_struct_layouts_match_the_header(tmp_path):
 def test_every_declared_function_exists():
     print("library:", posenc.LIBRARY_PATH, "version", posenc.version())
     assert not _lib.MISSING, "libposenc lacks %s" % _lib.MISSING
-    assert posenc.version() == "0.3.0"
+    assert posenc.version() == "0.3.1"
 
 
 def test_status_codes_map_to_classes():
