@@ -9,14 +9,29 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+/* Between jobs a worker polls the job counter for about POOL_SPIN pause
+ * instructions (~80 us here) before sleeping, and the submitter polls `busy`
+ * the same way before waiting: a training step is dozens of jobs back to back,
+ * and a futex wake-up costs tens of microseconds on this VM each time. An idle
+ * pool sleeps. */
+#define POOL_SPIN 4096
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 struct lab_pool {
     int32_t threads;
     pthread_t *workers;
     pthread_mutex_t lock;
     pthread_cond_t start, done;
-    uint64_t generation; /* bumped per job */
-    int stopping;
-    int32_t busy;        /* workers still on the current job */
+    _Atomic uint64_t generation; /* bumped per job, under lock */
+    int stopping;                /* under lock */
+    int32_t sleepers;            /* workers waiting on `start` (under lock) */
+    int submitter_sleeping;      /* the submitter waits on `done` (under lock) */
+    atomic_int busy;             /* workers still on the current job */
     lab_task_fn fn;
     void *ctx;
     size_t tasks;
@@ -43,18 +58,22 @@ static void *worker_main(void *arg_) {
     free(arg);
     uint64_t seen = 0;
     for (;;) {
+        for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&pool->generation, memory_order_relaxed) == seen; i++)
+            cpu_relax();
         pthread_mutex_lock(&pool->lock);
-        while (pool->generation == seen && !pool->stopping) pthread_cond_wait(&pool->start, &pool->lock);
-        if (pool->stopping) {
-            pthread_mutex_unlock(&pool->lock);
-            return NULL;
-        }
-        seen = pool->generation;
+        pool->sleepers++;
+        while (atomic_load(&pool->generation) == seen && !pool->stopping) pthread_cond_wait(&pool->start, &pool->lock);
+        pool->sleepers--;
+        int stop = pool->stopping;
         pthread_mutex_unlock(&pool->lock);
+        if (stop) return NULL;
+        seen = atomic_load(&pool->generation); /* acquire: the job's fields were written before it */
         run_tasks(pool, id);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->busy == 0) pthread_cond_signal(&pool->done);
-        pthread_mutex_unlock(&pool->lock);
+        if (atomic_fetch_sub(&pool->busy, 1) == 1) {
+            pthread_mutex_lock(&pool->lock);
+            if (pool->submitter_sleeping) pthread_cond_signal(&pool->done);
+            pthread_mutex_unlock(&pool->lock);
+        }
     }
 }
 
@@ -67,6 +86,8 @@ lab_pool *lab_pool_create(int32_t threads) {
     pthread_cond_init(&pool->start, NULL);
     pthread_cond_init(&pool->done, NULL);
     atomic_init(&pool->next, 0);
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->busy, 0);
     if (threads > 1) {
         pool->workers = calloc((size_t)threads - 1, sizeof *pool->workers);
         if (!pool->workers) {
@@ -119,12 +140,17 @@ void lab_pool_run(lab_pool *pool, size_t tasks, lab_task_fn fn, void *ctx) {
     pool->ctx = ctx;
     pool->tasks = tasks;
     atomic_store(&pool->next, 0);
-    pool->busy = pool->threads - 1;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->start);
+    atomic_store(&pool->busy, pool->threads - 1);
+    atomic_fetch_add(&pool->generation, 1); /* release: publishes the job to polling workers */
+    if (pool->sleepers) pthread_cond_broadcast(&pool->start);
     pthread_mutex_unlock(&pool->lock);
     run_tasks(pool, 0);
-    pthread_mutex_lock(&pool->lock);
-    while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
-    pthread_mutex_unlock(&pool->lock);
+    for (int i = 0; i < POOL_SPIN && atomic_load(&pool->busy) > 0; i++) cpu_relax();
+    if (atomic_load(&pool->busy) > 0) {
+        pthread_mutex_lock(&pool->lock);
+        pool->submitter_sleeping = 1;
+        while (atomic_load(&pool->busy) > 0) pthread_cond_wait(&pool->done, &pool->lock);
+        pool->submitter_sleeping = 0;
+        pthread_mutex_unlock(&pool->lock);
+    }
 }
