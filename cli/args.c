@@ -142,6 +142,14 @@ bool cli_has(const cli_args *args, const char *name) {
     return k >= 0 && args->seen[k];
 }
 
+bool cli_list_has(const char *list, const char *name) {
+    if (!list) return true;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
+    return false;
+}
+
 const char *cli_string(const cli_args *args, const char *name, const char *fallback) {
     int k = index_of(args, name);
     return k >= 0 && args->values[k] ? args->values[k] : fallback;

@@ -40,6 +40,8 @@ int cli_parse(cli_args *args, const char *command, const cli_option *options, in
 void cli_print_options(const cli_option *options);
 
 bool cli_has(const cli_args *args, const char *name);
+/* Is `name` one of the comma-separated items of `list`? (NULL list: every name is.) */
+bool cli_list_has(const char *list, const char *name);
 const char *cli_string(const cli_args *args, const char *name, const char *fallback);
 /* Typed getters: on a bad value they print "posenc CMD: --name must be ..., got 'x'"
  * and return false (the caller exits with EXIT_USAGE). Absent options keep *out. */

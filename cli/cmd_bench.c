@@ -550,14 +550,6 @@ static bool parse_list(const char *text, int *out, int *count, int max) {
     return *count > 0;
 }
 
-static bool group_selected(const char *only, const char *group) {
-    if (!only) return true;
-    size_t n = strlen(group);
-    for (const char *p = only; (p = strstr(p, group)) != NULL; p += n)
-        if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
-    return false;
-}
-
 int cmd_bench(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "bench", bench_options, argc, argv, 0);
@@ -596,9 +588,9 @@ int cmd_bench(int argc, char **argv) {
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
     /* first, while this process is small: an exec'd child's ru_maxrss starts at its parent's peak */
-    if (group_selected(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;
+    if (cli_list_has(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;
     bool kernels = false;
-    for (const bench_case *c = cases; c->name; c++) kernels = kernels || group_selected(only, c->group);
+    for (const bench_case *c = cases; c->name; c++) kernels = kernels || cli_list_has(only, c->group);
     if (!kernels) return EXIT_OK;
 
     size_t mem_bytes = (size_t)mem_mib << 20;
@@ -614,7 +606,7 @@ int cmd_bench(int argc, char **argv) {
     cli_progress progress;
     double units = nthreads, done = 0;
     for (const bench_case *c = cases; c->name; c++)
-        for (int t = 0; group_selected(only, c->group) && t < nthreads; t++)
+        for (int t = 0; cli_list_has(only, c->group) && t < nthreads; t++)
             for (int p = -1; p < 3 && (p < 0 || (peers && c->peers[p])); p++)
                 units += p < 0 ? 1 : (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) ? 0 : 4;
     cli_progress_begin(&progress, "bench", units);
@@ -653,7 +645,7 @@ int cmd_bench(int argc, char **argv) {
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rc = EXIT_OK;
     for (const bench_case *c = cases; c->name && rc == EXIT_OK; c++) {
-        if (!group_selected(only, c->group)) continue;
+        if (!cli_list_has(only, c->group)) continue;
         double first_ms = 0;
         for (int t = 0; t < nthreads; t++) {
             char step_label[160];
@@ -707,7 +699,7 @@ int cmd_bench(int argc, char **argv) {
                "hand-out).\n\n| workload | threads | worker | rows/tokens | start latency | work | wait | call |\n"
                "|---|---|---|---|---|---|---|---|\n");
         for (const bench_case *c = cases; c->name; c++)
-            for (int t = 0; t < nthreads && group_selected(only, c->group) && c->alloc == ALLOC_REUSE; t++)
+            for (int t = 0; t < nthreads && cli_list_has(only, c->group) && c->alloc == ALLOC_REUSE; t++)
                 if (threads[t] > 1) print_timeline(c, &exec, threads[t]);
     }
     cli_progress_end(&progress);

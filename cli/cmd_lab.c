@@ -444,15 +444,6 @@ static double torch_best_step(const char *python, const char *script, const benc
     return best;
 }
 
-/* Is `name` in the comma list (NULL: every model)? */
-static bool model_listed(const char *list, const char *name) {
-    if (!list) return true;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return true;
-    return false;
-}
-
 int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool torch, const char *python,
                   const char *script) {
     if (models) { /* every listed name must be a model */
@@ -482,7 +473,7 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            posenc_version(), reps, sgemm);
     for (const bench_model *bm = bench_models; bm->name; bm++) {
-        if (!model_listed(models, bm->name)) continue;
+        if (!cli_list_has(models, bm->name)) continue;
         double torch_ms[8], torch_cpu[8], best_torch = -1;
         int torch_blas[8];
         for (int t = 0; t < nthreads; t++) {
