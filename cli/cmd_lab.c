@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 
 static const cli_option model_options[] = {
@@ -406,22 +407,31 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
  * pages in again (a third of torch's step here, where a page fault costs a VM
  * exit); jemalloc/tcmalloc, the usual advice for torch on CPU, do the same. */
 static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int blas_threads,
-                         int reps, double *cpu_ms) {
-    char cmd[1024];
+                         int reps, double *cpu_ms, char *why, size_t why_size) {
+    char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "env OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MALLOC_MMAP_THRESHOLD_=33554432 "
              "MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456 "
-             "%s %s --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
+             "'%s' '%s' --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
              threads, blas_threads, python, script, bm->layers, bm->d_model, bm->heads, bm->context, bm->batch,
              threads, reps);
     FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    char line[512];
+    if (!p) {
+        snprintf(why, why_size, "cannot start %s", python);
+        return -1;
+    }
+    char line[512], last[512] = "";
     double ms = -1;
-    while (fgets(line, sizeof line, p))
+    while (fgets(line, sizeof line, p)) {
         if (strncmp(line, "step_ms ", 8) == 0) ms = atof(line + 8);
         else if (strncmp(line, "cpu_ms ", 7) == 0) *cpu_ms = atof(line + 7);
-    pclose(p);
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0]) snprintf(last, sizeof last, "%s", line);
+    }
+    int status = pclose(p);
+    if (ms <= 0) /* the interpreter's last words say why: no torch, no script, ... */
+        snprintf(why, why_size, "%s (%s %s, exit status %d)", last[0] ? last : "no step_ms line", python, script,
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return ms;
 }
 
@@ -429,12 +439,12 @@ static double torch_step(const char *python, const char *script, const bench_mod
  * (on 2 cores, both at 2 oversubscribe: OpenMP's and OpenBLAS's workers spin
  * against each other, 2x slower than either alone). */
 static double torch_best_step(const char *python, const char *script, const bench_model *bm, int threads, int reps,
-                              double *cpu_ms, int *blas_used) {
+                              double *cpu_ms, int *blas_used, char *why, size_t why_size) {
     double best = -1;
     int blas_counts[2] = {1, threads};
     for (int i = 0; i < (threads > 1 ? 2 : 1); i++) {
         int blas = blas_counts[i];
-        double cpu = -1, ms = torch_step(python, script, bm, threads, blas, reps, &cpu);
+        double cpu = -1, ms = torch_step(python, script, bm, threads, blas, reps, &cpu, why, why_size);
         if (ms > 0 && (best < 0 || ms < best)) {
             best = ms;
             *cpu_ms = cpu;
@@ -472,6 +482,7 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
            "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch BLAS threads | torch tokens/s | C / best torch (wall) | C / torch (cpu) | peak RSS MiB |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
            posenc_version(), reps, sgemm);
+    char torch_why[600] = ""; /* the first torch failure, said after the table */
     for (const bench_model *bm = bench_models; bm->name; bm++) {
         if (!cli_list_has(models, bm->name)) continue;
         double torch_ms[8], torch_cpu[8], best_torch = -1;
@@ -479,7 +490,11 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
         for (int t = 0; t < nthreads; t++) {
             torch_cpu[t] = -1;
             torch_blas[t] = 0;
-            torch_ms[t] = torch ? torch_best_step(python, script, bm, threads[t], reps, &torch_cpu[t], &torch_blas[t]) : -1;
+            char why[600] = "";
+            torch_ms[t] = torch ? torch_best_step(python, script, bm, threads[t], reps, &torch_cpu[t], &torch_blas[t],
+                                                  why, sizeof why)
+                                : -1;
+            if (torch && torch_ms[t] <= 0 && !torch_why[0]) snprintf(torch_why, sizeof torch_why, "%s", why);
             if (torch_ms[t] > 0 && (best_torch < 0 || torch_ms[t] < best_torch)) best_torch = torch_ms[t];
         }
         for (int t = 0; t < nthreads; t++) {
@@ -514,6 +529,7 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
            "process's (C only; torch runs in its own process). Torch at n threads: torch.set_num_threads(n), OMP_NUM_THREADS=n,\n"
            "the faster of its OpenBLAS on 1 or n threads (\"torch BLAS threads\"), glibc malloc keeping freed memory.\n"
            "Rerun on a quiet machine: posenc bench --only lab\n");
+    if (torch_why[0]) printf("\ntorch did not run: %s\n", torch_why);
     return EXIT_OK;
 }
 

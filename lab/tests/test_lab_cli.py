@@ -144,6 +144,10 @@ def main():
             ok = ok and c_ms > 0 and torch_ms > 0 and r[9] in ("1", r[3]) and float(r[11]) > 0
         check(ok, "lab bench --models small: C and torch rows at 1 and 2 threads (%s)" %
               ("; ".join(" ".join(r[3:12]) for r in rows) if rows else out.strip()[-300:]))
+        rc, out = run(["lab", "bench", "--models", "small", "--threads", "1", "--reps", "5", "--python",
+                       os.path.join(d, "no-such-python")])
+        check(rc == 0 and "torch did not run" in out and "no-such-python" in out and "| - |" in out,
+              "lab bench without a working torch: C row, torch '-', and why: " + out.strip().splitlines()[-1])
         rc, out = run(["lab", "bench", "--models", "small,huge"])
         check(rc == 2 and "huge" in out, "lab bench --models with an unknown model refused")
         leftovers = [n for n in os.listdir(d) if n.startswith(".") or ".tmp" in n]
