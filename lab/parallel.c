@@ -1,5 +1,5 @@
 /* parallel.c: a small persistent worker pool for the lab. A job is a count of
- * independent tasks; workers claim task indices from an atomic counter. Every
+ * independent tasks; workers claim task indices from atomic counters. Every
  * task writes its own outputs (or its own slot of a partial-sum buffer that is
  * reduced afterwards in task order), so which thread ran a task never changes
  * a bit of the result: the partition is fixed by the job, not the threads. */
@@ -35,7 +35,17 @@ struct lab_pool {
     lab_task_fn fn;
     void *ctx;
     size_t tasks;
-    atomic_size_t next;
+    struct claim_range *ranges; /* [threads]: thread t's home share of the tasks */
+};
+
+/* A thread's home share of a job: [next, end), claimed with fetch_add. Thread
+ * t starts on share t, so consecutive jobs over the same rows give each thread
+ * the rows it touched last (its cache), then takes what is left of others'.
+ * Small model, 2 threads, 300 steps, six interleaved pairs: 11.65 -> 11.30 ms
+ * mean per step against one shared counter (noisy machine; every pair agreed). */
+struct claim_range {
+    _Alignas(64) atomic_size_t next;
+    size_t end;
 };
 
 typedef struct {
@@ -44,10 +54,14 @@ typedef struct {
 } worker_arg;
 
 static void run_tasks(lab_pool *pool, int32_t thread_id) {
-    for (;;) {
-        size_t task = atomic_fetch_add(&pool->next, 1);
-        if (task >= pool->tasks) break;
-        pool->fn(pool->ctx, task, thread_id);
+    int32_t n = pool->threads;
+    for (int32_t k = 0; k < n; k++) {
+        struct claim_range *r = &pool->ranges[(thread_id + k) % n];
+        for (;;) {
+            size_t task = atomic_fetch_add(&r->next, 1);
+            if (task >= r->end) break;
+            pool->fn(pool->ctx, task, thread_id);
+        }
     }
 }
 
@@ -85,7 +99,12 @@ lab_pool *lab_pool_create(int32_t threads) {
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->start, NULL);
     pthread_cond_init(&pool->done, NULL);
-    atomic_init(&pool->next, 0);
+    pool->ranges = aligned_alloc(64, sizeof(struct claim_range) * (size_t)threads);
+    if (!pool->ranges) {
+        lab_pool_free(pool);
+        return NULL;
+    }
+    for (int32_t i = 0; i < threads; i++) atomic_init(&pool->ranges[i].next, 0);
     atomic_init(&pool->generation, 0);
     atomic_init(&pool->busy, 0);
     if (threads > 1) {
@@ -124,6 +143,7 @@ void lab_pool_free(lab_pool *pool) {
     pthread_mutex_destroy(&pool->lock);
     pthread_cond_destroy(&pool->start);
     pthread_cond_destroy(&pool->done);
+    free(pool->ranges);
     free(pool);
 }
 
@@ -139,7 +159,10 @@ void lab_pool_run(lab_pool *pool, size_t tasks, lab_task_fn fn, void *ctx) {
     pool->fn = fn;
     pool->ctx = ctx;
     pool->tasks = tasks;
-    atomic_store(&pool->next, 0);
+    for (int32_t t = 0; t < pool->threads; t++) {
+        pool->ranges[t].end = tasks * (size_t)(t + 1) / (size_t)pool->threads;
+        atomic_store(&pool->ranges[t].next, tasks * (size_t)t / (size_t)pool->threads);
+    }
     atomic_store(&pool->busy, pool->threads - 1);
     atomic_fetch_add(&pool->generation, 1); /* release: publishes the job to polling workers */
     if (pool->sleepers) pthread_cond_broadcast(&pool->start);
