@@ -14,13 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The one piece of process state: Ctrl-C asks the current run to stop (a
- * signal handler can only set a flag). */
+/* The one piece of process state: Ctrl-C (or SIGTERM) asks the current run to
+ * stop (a signal handler can only set a flag); it holds the signal's number,
+ * so the exit code can be 128 + it, as a shell reports a death by it. */
 static volatile sig_atomic_t stop_requested = 0;
-static void on_interrupt(int sig) {
-    (void)sig;
-    stop_requested = 1;
-}
+static void on_interrupt(int sig) { stop_requested = sig; }
 
 static double seconds_now(void) {
     struct timespec ts;
@@ -150,6 +148,13 @@ static int lab_run(int argc, char **argv) {
         cJSON_Delete(finished);
         return cli_fail("lab run", EXIT_USAGE, "posenc lab plan NAME lists the ids", "no run '%s' in %s", only, name);
     }
+    /* from here on Ctrl-C stops cleanly: before the corpus loads, so that no
+     * moment of the run is left to the default (die) handler */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     lab_corpus corpus = {0};
     if (needs_text) {
         const char *paths[CLI_MAX_POSITIONAL + 1];
@@ -164,13 +169,29 @@ static int lab_run(int argc, char **argv) {
         fprintf(stderr, "posenc lab run: %s: %zu bytes from %d files (train %zu, validation %zu)\n",
                 n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size, corpus.files, corpus.train_size, corpus.valid_size);
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    FILE *file = fopen(out, "a");
-    rc = file ? EXIT_OK : cli_fail("lab run", EXIT_RUNTIME, NULL, "cannot open %s for appending", out);
+    /* The file is rewritten whole (posenc_file_write_atomic: temporary, fsync,
+     * rename) after each finished run: a full disk, a signal or a kill at any
+     * moment leaves it as it was after the last finished run, whole lines only;
+     * an append could leave half a line. The results are small next to a run. */
+    char *content = NULL;
+    size_t content_size = 0;
+    if (access(out, F_OK) == 0) {
+        void *old = NULL;
+        if (posenc_file_read_all(out, 0, &old, &content_size, &err) != POSENC_OK) {
+            rc = cli_fail_status("lab run", &err);
+        } else {
+            content = old;
+            if (content_size && content[content_size - 1] != '\n') { /* a last line without its newline */
+                char *grown = realloc(content, content_size + 1);
+                if (grown) {
+                    content = grown;
+                    content[content_size++] = '\n';
+                } else {
+                    rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "out of memory reading %s", out);
+                }
+            }
+        }
+    }
     progress_state prog = {seconds_now(), 0, total, 0, count, "", isatty(fileno(stderr)) != 0};
     lab_run_progress hooks = {on_progress, &prog, &stop_requested};
     size_t written = 0;
@@ -185,20 +206,33 @@ static int lab_run(int argc, char **argv) {
             break;
         }
         size_t len = strlen(json);
-        json[len] = '\n'; /* replace the terminator: the line goes out in one write */
-        if (fwrite(json, 1, len + 1, file) != len + 1 || fflush(file) != 0)
-            rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "cannot write %s", out);
+        char *grown = realloc(content, content_size + len + 1);
+        if (!grown) {
+            free(json);
+            rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "out of memory keeping the results of %s", out);
+            break;
+        }
+        content = grown;
+        memcpy(content + content_size, json, len);
+        content[content_size + len] = '\n';
         free(json);
+        const void *parts[1] = {content};
+        size_t sizes[1] = {content_size + len + 1};
+        if (posenc_file_write_atomic(out, parts, sizes, 1, &err) != POSENC_OK) {
+            rc = cli_fail_status("lab run", &err);
+            break;
+        }
+        content_size += len + 1;
         prog.done_before += lab_run_total_steps(&runs[i]);
         written++;
         if (prog.tty) fprintf(stderr, "\r%*s\r", 100, "");
         fprintf(stderr, "posenc lab run: [%zu/%zu] %s done (%.0f s elapsed)\n", i + 1, count, runs[i].id,
                 seconds_now() - prog.started);
     }
-    if (file && fclose(file) != 0 && rc == EXIT_OK) rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "cannot close %s", out);
+    free(content);
     if (stop_requested) {
         fprintf(stderr, "\nposenc lab run: interrupted; %zu finished runs kept in %s (continue with --resume)\n", written, out);
-        rc = 130;
+        rc = 128 + (int)stop_requested;
     }
     lab_corpus_free(&corpus);
     cJSON_Delete(finished);
