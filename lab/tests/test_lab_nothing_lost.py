@@ -4,7 +4,8 @@ hitting a full disk (RLIMIT_FSIZE: the write fails with EFBIG, as on a full
 disk) leaves its results file as it was after the last finished run, whole
 lines only, or no file at all; lab train's checkpoint, lab plot's picture and
 lab claims' table likewise: the old bytes stay, no temporary file is left,
-the exit code says what happened and the message names the file."""
+the exit code says what happened and the message names the file. A Ctrl-C
+amid lab train's checkpoint writes leaves a whole checkpoint."""
 import hashlib
 import json
 import os
@@ -119,9 +120,26 @@ def main():
         check(rc == 1 and digest(ck) == ck_before and others(d, {"kept.jsonl", "text.txt", "ck.safetensors"}) == [],
               "lab train on a full disk over an existing checkpoint: exit %d, the old checkpoint stays" % rc)
 
-        # lab plot and lab claims: the picture and the table
+        # Ctrl-C while lab train writes a checkpoint every step: the process dies of the signal
+        # (nothing to finish), the checkpoint on disk is a whole one, no temporary is left
+        p = subprocess.Popen([BIN, "lab", "train", "--scheme", "learned", "--text", text, "--steps", "100000",
+                              "--checkpoint-every", "1", "--log-every", "1", "-o", ck] + SMALL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = 0
+        for line in p.stdout:
+            lines += line.startswith("step")
+            if lines >= 20:  # well into the loop of writes
+                break
+        p.send_signal(signal.SIGINT)
+        p.communicate()
+        rc_eval, out = run(["lab", "eval", "--checkpoint", ck, "--text", text, "--max-windows", "2", "--json"])
+        check(p.returncode == -signal.SIGINT and rc_eval == 0 and others(d, {"kept.jsonl", "text.txt", "ck.safetensors"}) == [],
+              "lab train, Ctrl-C amid checkpoint writes: died of SIGINT, the checkpoint loads (%s), nothing else" %
+              out.strip()[:60])
+
+        # lab plot, lab claims and lab merge: the picture, the table, the merged results
         for cmd, name in ((["lab", "plot", kept], "plot.svg"), (["lab", "plot", kept], "plot.png"),
-                          (["lab", "claims", kept], "claims.md")):
+                          (["lab", "claims", kept], "claims.md"), (["lab", "merge", kept], "merged.jsonl")):
             path = os.path.join(d, name)
             rc, err = run(cmd + ["-o", path], fsize=512)
             check(rc == 1 and name in err and not os.path.exists(path) and
