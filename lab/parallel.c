@@ -34,7 +34,6 @@ struct lab_pool {
     atomic_int busy;             /* workers still on the current job */
     lab_task_fn fn;
     void *ctx;
-    size_t tasks;
     struct claim_range *ranges; /* [threads]: thread t's home share of the tasks */
 };
 
@@ -158,7 +157,6 @@ void lab_pool_run(lab_pool *pool, size_t tasks, lab_task_fn fn, void *ctx) {
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->ctx = ctx;
-    pool->tasks = tasks;
     for (int32_t t = 0; t < pool->threads; t++) {
         pool->ranges[t].end = tasks * (size_t)(t + 1) / (size_t)pool->threads;
         atomic_store(&pool->ranges[t].next, tasks * (size_t)t / (size_t)pool->threads);
