@@ -182,7 +182,7 @@ typedef struct {
  * of 1, which is what GELU and its derivative need (they add t to 1).
  * A call to expf inside a loop keeps the compiler from vectorising the rest
  * of it (two thirds of GELU's time), so each piece runs in three passes:
- * u (vectorised), expf alone, then the rest (vectorised). Every element sees
+ * 2u (vectorised), expf alone, then the rest (vectorised). Every element sees
  * the same operations in the same order as the one-loop form, so the bits are
  * those of the one-loop form (fp-contract is off in ISO C mode). */
 #define GELU_PIECE 512
