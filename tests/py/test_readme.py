@@ -48,14 +48,20 @@ FILE_ARG = re.compile(r"(?<![\w/.-])([\w.-]+\.(?:npy|json|jsonl|safetensors|csv|
 
 def unmet_inputs(line, written):
     """Files `line` reads that no earlier `-o` (in `written`, updated here) and no earlier
-    part of the same line wrote."""
+    part of the same line wrote. Only the `-o` of a line's last command counts for later
+    lines: one made inside an && chain is used on that line (a reader who copies the
+    chain's last command, or runs its first alone, must not lose an input of a later line)."""
     here, unmet = set(), []
-    for part in re.split(r"\s#\s", line)[0].split("&&"):
+    parts = re.split(r"\s#\s", line)[0].split("&&")
+    for i, part in enumerate(parts):
         outs = {o for o in re.findall(r"(?:^|\s)-o\s+(\S+)", part) if o != "-"}
         made = set(re.findall(r">\s*(\S+)", part)) | set(re.findall(r"np\.save\('([^']+)'", part))
         unmet += [f for f in FILE_ARG.findall(part)
                   if f not in outs | made and f not in written and f not in here]
-        written |= outs
+        if i == len(parts) - 1:
+            written |= outs
+        else:
+            here |= outs
         here |= made
     return unmet
 
