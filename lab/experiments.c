@@ -45,6 +45,17 @@ static void base_spec(lab_run_spec *s, const char *experiment, int quick) {
     s->variants[0].scaling = POSENC_ROPE_NONE;
 }
 
+/* The tiny experiments' model and budget: the end-to-end tests' size (seconds). */
+static void set_tiny_size(lab_run_spec *s, int64_t steps) {
+    s->config.layers = 1;
+    s->config.d_model = 32;
+    s->config.heads = 2;
+    s->config.d_ff = 64;
+    s->config.context = 16;
+    s->train.steps = steps;
+    s->eval_tokens = 256;
+}
+
 static void set_lengths(lab_run_spec *s, int count, const int32_t *multiples) {
     s->length_count = count;
     for (int i = 0; i < count; i++) s->lengths[i] = s->config.context * multiples[i];
@@ -95,15 +106,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
         static const lab_scheme tiny_schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_ALIBI, LAB_POS_LEARNED};
         for (size_t i = 0; i < (tiny ? 3 : sizeof schemes / sizeof *schemes); i++) {
             base_spec(&s, name, quick || tiny);
-            if (tiny) { /* the end-to-end test's size: seconds */
-                s.config.layers = 1;
-                s.config.d_model = 32;
-                s.config.heads = 2;
-                s.config.d_ff = 64;
-                s.config.context = 16;
-                s.train.steps = 20;
-                s.eval_tokens = 256;
-            }
+            if (tiny) set_tiny_size(&s, 20);
             label_scheme(&s, tiny ? tiny_schemes[i] : schemes[i]);
             /* Vaswani et al.'s token x sqrt(d): with init sigma 0.02 the unit-amplitude
                sinusoid otherwise drowns the tokens and the model barely learns in 600 steps */
@@ -119,15 +122,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
         int tiny = strcmp(name, "tiny-extension") == 0;
         base_spec(&s, name, quick || tiny);
         label_scheme(&s, LAB_POS_ROPE);
-        if (tiny) { /* the end-to-end test's size: seconds */
-            s.config.layers = 1;
-            s.config.d_model = 32;
-            s.config.heads = 2;
-            s.config.d_ff = 64;
-            s.config.context = 16;
-            s.train.steps = 100;
-            s.eval_tokens = 256;
-        }
+        if (tiny) set_tiny_size(&s, 100);
         set_lengths(&s, tiny ? 2 : 4, four);
         s.variant_count = tiny ? 3 : 6;
         for (int v = 0; v < s.variant_count; v++) {
