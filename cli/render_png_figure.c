@@ -102,6 +102,26 @@ static void cairo_to_rgb(cairo_surface_t *s, unsigned char *rgb, int width, int 
     }
 }
 
+/* A white width x height canvas (line width 1, the normal face) and the RGB
+ * buffer cairo_to_rgb copies it into at the end; on failure nothing is left
+ * allocated and the error is reported. */
+static int canvas_create(const char *command, int width, int height, cairo_surface_t **surface, cairo_t **cr,
+                         unsigned char **rgb) {
+    *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    *rgb = malloc((size_t)width * (size_t)height * 3);
+    if (cairo_surface_status(*surface) != CAIRO_STATUS_SUCCESS || !*rgb) {
+        cairo_surface_destroy(*surface);
+        free(*rgb);
+        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory for a %d x %d picture", width, height);
+    }
+    *cr = cairo_create(*surface);
+    cairo_set_source_rgb(*cr, 1, 1, 1);
+    cairo_paint(*cr);
+    cairo_set_line_width(*cr, 1);
+    cairo_select_font_face(*cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    return EXIT_OK;
+}
+
 int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                            const cli_axes_text *text, cli_buffer *png) {
     cli_heatmap_style cells_style = *style;
@@ -158,20 +178,13 @@ int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_
     if (width < need) width = need;
     int height = top + map_h + bottom;
 
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
-    unsigned char *rgb = malloc((size_t)width * (size_t)height * 3);
-    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS || !rgb) {
-        cairo_surface_destroy(surface);
-        free(rgb);
+    cairo_surface_t *surface = NULL;
+    unsigned char *rgb = NULL;
+    if ((rc = canvas_create(command, width, height, &surface, &cr, &rgb)) != EXIT_OK) {
         free(cells);
-        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory for a %d x %d picture", width, height);
+        return rc;
     }
-    cr = cairo_create(surface);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
-    cairo_set_line_width(cr, 1);
     double y = 10;
     if (text->title) {
         cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
@@ -358,18 +371,10 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
     if (width - left - right < 200) width = left + right + 200;
     f.left = left, f.top = top, f.w = width - left - right, f.h = height - top - bottom;
 
-    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
-    unsigned char *rgb = malloc((size_t)width * (size_t)height * 3);
-    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS || !rgb) {
-        cairo_surface_destroy(surface);
-        free(rgb);
-        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory for a %d x %d picture", width, height);
-    }
-    cr = cairo_create(surface);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_set_line_width(cr, 1);
-    cairo_select_font_face(cr, FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_surface_t *surface = NULL;
+    unsigned char *rgb = NULL;
+    int rc = canvas_create(command, width, height, &surface, &cr, &rgb);
+    if (rc != EXIT_OK) return rc;
     draw_band_y_ticks(cr, &f);
     draw_band_x_ticks(cr, c, &f);
     cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
@@ -446,8 +451,8 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
     for (size_t s = 0; s < c->series_count; s++)
         cli_buffer_printf(&desc, "%s %s=%s", s ? ";" : "", c->series[s].name, c->series[s].color ? c->series[s].color : "");
     cli_buffer_append(&desc, "", 1);
-    int rc = desc.failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory")
-                         : cli_png_encode_rgb(command, rgb, width, height, c->title, desc.data, png);
+    rc = desc.failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory")
+                    : cli_png_encode_rgb(command, rgb, width, height, c->title, desc.data, png);
     cli_buffer_free(&desc);
     free(rgb);
     return rc;
