@@ -369,6 +369,19 @@ typedef struct {
     float *x, *y, *R;
     size_t n;
 } rope_t;
+/* A one-thread model from a config text, or NULL with the failure counted. */
+static lab_model *model_from_text(const char *text, const char *what) {
+    lab_config cfg;
+    posenc_error err = {0};
+    lab_model *m = NULL;
+    if (lab_config_parse_text(text, &cfg, &err) || lab_model_create(&cfg, 1, &m, &err)) {
+        printf("FAIL %s: %s\n", what, err.message);
+        failed++;
+        return NULL;
+    }
+    return m;
+}
+
 static double rope_loss(void *c_) {
     rope_t *c = c_;
     memcpy(c->y, c->x, c->n * sizeof(float));
@@ -379,14 +392,9 @@ static void test_rope_op(const char *scaling) {
     char text[512];
     snprintf(text, sizeof text,
              "layers=1 d_model=16 heads=2 d_ff=32 context=12 seed=3 scheme=rope rope_original_context=4 rope_factor=3 %s", scaling);
-    lab_config cfg;
     posenc_error err = {0};
-    lab_model *m = NULL;
-    if (lab_config_parse_text(text, &cfg, &err) || lab_model_create(&cfg, 1, &m, &err)) {
-        printf("FAIL rope op %s: %s\n", scaling, err.message);
-        failed++;
-        return;
-    }
+    lab_model *m = model_from_text(text, scaling);
+    if (!m) return;
     int32_t tok[2 * 12], tgt[2 * 12];
     for (int i = 0; i < 24; i++) tok[i] = tgt[i] = i;
     double loss;
@@ -423,14 +431,9 @@ static void test_scheme(const char *scheme, const char *extra) {
     char text[512];
     snprintf(text, sizeof text, "layers=1 d_model=16 heads=2 d_ff=32 context=12 seed=3 init_sigma=0.3 learned_sigma=0.3 scheme=%s %s",
              scheme, extra);
-    lab_config cfg;
     posenc_error err = {0};
-    lab_model *m = NULL;
-    if (lab_config_parse_text(text, &cfg, &err) || lab_model_create(&cfg, 1, &m, &err)) {
-        printf("FAIL %s: %s\n", scheme, err.message);
-        failed++;
-        return;
-    }
+    lab_model *m = model_from_text(text, scheme);
+    if (!m) return;
     model_t c = {.m = m};
     for (int i = 0; i < 24; i++) {
         c.tok[i] = (i * 41 + 3) % 256;
