@@ -168,6 +168,10 @@ posenc_status lab_encode_backward(lab_model *m, lab_acts *a, const float *dencod
 posenc_status lab_rope_qk(lab_model *m, lab_acts *a, float *qkv, int inverse, posenc_error *err);
 posenc_status lab_scheme_prepare(lab_model *m, posenc_error *err); /* slopes, masks */
 posenc_status lab_sinusoid_rows(lab_model *m, int64_t rows, posenc_error *err);
+/* Does the scheme add a fixed table of sinusoid rows (sinusoidal, sparse, concat, half-concat, gru)? */
+int lab_has_fixed_table(const lab_config *cfg);
+/* Largest position of the forward's batch (a->pos). */
+int64_t lab_max_position(const lab_acts *a);
 
 /* ---- misc ---- */
 uint64_t lab_splitmix64(uint64_t x);

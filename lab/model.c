@@ -386,8 +386,7 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
         /* training (eval NULL) and evaluation take the same path: the config's
            scaling unless the eval options override it */
         if ((st = lab_rope_params(c, eval, p, err)) != POSENC_OK) return st;
-        int64_t maxpos = 0;
-        for (size_t i = 0; i < BT; i++) maxpos = a->pos[i] > maxpos ? a->pos[i] : maxpos;
+        int64_t maxpos = lab_max_position(a);
         double af = 1.0, dummy[1];
         (void)dummy;
         double *inv = malloc(sizeof(double) * (size_t)hd);
@@ -453,9 +452,7 @@ static size_t grad_buffer_bytes(const lab_config *c, int32_t B, int32_t T) {
 
 size_t lab_training_memory_bytes(const lab_model *m, int32_t batch, int32_t seq_len) {
     const lab_config *c = &m->cfg;
-    int fixed_table = c->scheme == LAB_POS_SINUSOIDAL || c->scheme == LAB_POS_SPARSE || c->scheme == LAB_POS_CONCAT ||
-                      c->scheme == LAB_POS_HALF_CONCAT || c->scheme == LAB_POS_GRU;
-    size_t table = fixed_table ? (size_t)seq_len * (size_t)lab_pe_width(c) * sizeof(float) : 0;
+    size_t table = lab_has_fixed_table(c) ? (size_t)seq_len * (size_t)lab_pe_width(c) * sizeof(float) : 0;
     return 4 * m->param_count * sizeof(float) + layout_acts(c, batch, seq_len, 1, NULL, NULL) +
            grad_buffer_bytes(c, batch, seq_len) + table;
 }

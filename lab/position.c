@@ -57,9 +57,7 @@ posenc_status lab_sinusoid_rows(lab_model *m, int64_t rows, posenc_error *err) {
 posenc_status lab_position_table_memory(lab_model *m, int64_t rows, lab_table_memory *out, posenc_error *err) {
     const lab_config *c = &m->cfg;
     memset(out, 0, sizeof *out);
-    if (!(c->scheme == LAB_POS_SINUSOIDAL || c->scheme == LAB_POS_SPARSE || c->scheme == LAB_POS_CONCAT ||
-          c->scheme == LAB_POS_HALF_CONCAT || c->scheme == LAB_POS_GRU))
-        return POSENC_OK;
+    if (!lab_has_fixed_table(c)) return POSENC_OK;
     if (rows < 1) return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "position table memory needs rows >= 1, got %lld", (long long)rows);
     posenc_status st = lab_sinusoid_rows(m, rows, err);
     if (st) return st;
@@ -86,16 +84,21 @@ posenc_status lab_position_table_memory(lab_model *m, int64_t rows, lab_table_me
     return POSENC_OK;
 }
 
-static int64_t max_position(const lab_acts *a) {
+int64_t lab_max_position(const lab_acts *a) {
     int64_t mx = 0;
     for (size_t i = 0; i < (size_t)a->B * (size_t)a->T; i++) mx = a->pos[i] > mx ? a->pos[i] : mx;
     return mx;
 }
 
+int lab_has_fixed_table(const lab_config *c) {
+    return c->scheme == LAB_POS_SINUSOIDAL || c->scheme == LAB_POS_SPARSE || c->scheme == LAB_POS_CONCAT ||
+           c->scheme == LAB_POS_HALF_CONCAT || c->scheme == LAB_POS_GRU;
+}
+
 /* pe[i] = sinusoid(pos[i]) through the cached table. */
 static posenc_status gather_sinusoid(lab_model *m, lab_acts *a, float *pe, posenc_error *err) {
     int32_t P = lab_pe_width(&m->cfg);
-    posenc_status st = lab_sinusoid_rows(m, max_position(a) + 1, err);
+    posenc_status st = lab_sinusoid_rows(m, lab_max_position(a) + 1, err);
     if (st) return st;
     for (size_t i = 0; i < (size_t)a->B * (size_t)a->T; i++)
         memcpy(pe + i * (size_t)P, m->sin_cache + (size_t)a->pos[i] * (size_t)P, sizeof(float) * (size_t)P);
