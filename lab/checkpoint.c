@@ -80,6 +80,16 @@ posenc_status lab_checkpoint_save(const lab_model *m, const char *path, posenc_e
     return st;
 }
 
+/* err's message prefixed with "PATH: WHAT" (the checkpoint it is about); returns st. */
+static posenc_status prefix_error(posenc_error *err, posenc_status st, const char *path, const char *what) {
+    if (err) {
+        char msg[POSENC_ERROR_MESSAGE_SIZE];
+        snprintf(msg, sizeof msg, "%s", err->message);
+        lab_fail(err, st, "%s: %s%s", path, what, msg);
+    }
+    return st;
+}
+
 /* Metadata of a checkpoint image: config text and step; *data_bytes = bytes after the header. */
 static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_t size, lab_config *cfg, int64_t *step,
                                    size_t *data_bytes, posenc_error *err) {
@@ -107,15 +117,8 @@ static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_
     } else if (!cJSON_IsString(stp)) {
         st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.step is missing or not a string", path);
     } else {
-        st = lab_config_parse_text(config->valuestring, cfg, err);
-        if (st && err) {
-            char msg[POSENC_ERROR_MESSAGE_SIZE];
-            snprintf(msg, sizeof msg, "%s", err->message);
-            lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.config: %s", path, msg);
-            st = POSENC_ERR_FORMAT;
-        } else if (st) {
-            st = POSENC_ERR_FORMAT;
-        }
+        if (lab_config_parse_text(config->valuestring, cfg, err) != POSENC_OK)
+            st = prefix_error(err, POSENC_ERR_FORMAT, path, "__metadata__.config: ");
         char *end = NULL;
         errno = 0;
         long long s = strtoll(stp->valuestring, &end, 10);
@@ -188,11 +191,7 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
             memset(&arr, 0, sizeof arr);
             st = posenc_safetensors_parse(bytes, size, name, 0, &arr, err);
             if (st) {
-                if (err) {
-                    char msg[POSENC_ERROR_MESSAGE_SIZE];
-                    snprintf(msg, sizeof msg, "%s", err->message);
-                    lab_fail(err, st, "%s: %s", path, msg);
-                }
+                prefix_error(err, st, path, "");
                 break;
             }
             int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
