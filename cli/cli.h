@@ -435,10 +435,14 @@ typedef struct {
 } cli_report_request;
 /* Build the whole self-contained page (pictures, tables, data, script) into *html. */
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html);
-/* SVG of lab results (JSON lines at path): metric vs length or training curves. */
-int cli_lab_plot_svg(const char *command, const char *path, const char *experiment, const char *metric, cli_buffer *out);
+struct cJSON;
+/* SVG of lab results (runs as cli_lab_read_results returns them; path names them
+ * in messages): metric vs length or training curves. */
+int cli_lab_plot_svg(const char *command, const struct cJSON *runs, const char *path, const char *experiment,
+                     const char *metric, cli_buffer *out);
 /* The same picture as a PNG (cli_band_chart_png). */
-int cli_lab_plot_png(const char *command, const char *path, const char *experiment, const char *metric, cli_buffer *out);
+int cli_lab_plot_png(const char *command, const struct cJSON *runs, const char *path, const char *experiment,
+                     const char *metric, cli_buffer *out);
 /* posenc report [--lab RESULTS]: the "Measured here" <section> (cli/report_lab.c)
  * from lab result files; found: they came from the default place, so a file with
  * no runs is skipped with a note instead of failing. */

@@ -129,41 +129,26 @@ static void lab_plot_free(lab_plot *p) {
     p->all = NULL;
 }
 
-/* Read the result lines at path into *out (EXIT_* code, message printed). */
-static int load_plot(const char *command, const char *path, const char *only, const char *metric, lab_plot *out) {
+/* The plot of runs (as cli_lab_read_results gives them; path names them in
+ * messages) into *out (EXIT_* code, message printed). */
+static int load_plot(const char *command, const struct cJSON *runs, const char *path, const char *only, const char *metric,
+                     lab_plot *out) {
     memset(out, 0, sizeof *out);
-    posenc_error err = {0};
-    void *data = NULL;
-    size_t size = 0;
     bool curve = strcmp(metric, "curve") == 0;
     if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy"))
         return cli_fail(command, EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
-    if (posenc_file_read_all(path, 0, &data, &size, &err) != POSENC_OK) return cli_fail_status(command, &err);
     series *all = calloc(MAX_SERIES, sizeof *all);
-    int count = 0, lines = 0;
-    char *text = malloc(size + 1), *save = NULL; /* the file's bytes are not NUL-terminated */
-    if (text) memcpy(text, data, size), text[size] = '\0';
-    free(data);
-    data = text;
-    if (!text || !all) {
-        free(text);
-        free(all);
-        return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
-    }
-    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        cJSON *run = cJSON_Parse(line);
+    if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
+    int count = 0, index = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs) {
+        index++;
         const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
         if (!cJSON_IsString(label) || !cJSON_IsString(exp)) {
-            cJSON_Delete(run);
-            free(data);
             free(all);
-            return cli_fail(command, EXIT_RUNTIME, NULL, "%s line %d is not a lab result", path, lines + 1);
+            return cli_fail(command, EXIT_RUNTIME, NULL, "%s run %d has no label or experiment: not a lab result", path, index);
         }
-        lines++;
-        if (only && strcmp(only, exp->valuestring) != 0) {
-            cJSON_Delete(run);
-            continue;
-        }
+        if (only && strcmp(only, exp->valuestring) != 0) continue;
         const cJSON *e;
         if (curve) {
             series *s = find_series(all, &count, label->valuestring);
@@ -185,9 +170,7 @@ static int load_plot(const char *command, const char *path, const char *only, co
                 if (s) add_point(s, len->valuedouble, y->valuedouble);
             }
         }
-        cJSON_Delete(run);
     }
-    free(data);
     /* a curve series with no points (a run without a curve) draws nothing */
     int kept = 0;
     for (int s = 0; s < count; s++)
@@ -210,18 +193,20 @@ static int load_plot(const char *command, const char *path, const char *only, co
     return EXIT_OK;
 }
 
-int cli_lab_plot_svg(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+int cli_lab_plot_svg(const char *command, const struct cJSON *runs, const char *path, const char *only, const char *metric,
+                     cli_buffer *out) {
     lab_plot p;
-    int rc = load_plot(command, path, only, metric, &p);
+    int rc = load_plot(command, runs, path, only, metric, &p);
     if (rc != EXIT_OK) return rc;
     draw(out, p.all, p.count, p.title, p.xlabel, p.ylabel, !p.curve);
     lab_plot_free(&p);
     return out->failed ? cli_fail(command, EXIT_RUNTIME, NULL, "out of memory drawing %s", path) : EXIT_OK;
 }
 
-int cli_lab_plot_png(const char *command, const char *path, const char *only, const char *metric, cli_buffer *out) {
+int cli_lab_plot_png(const char *command, const struct cJSON *runs, const char *path, const char *only, const char *metric,
+                     cli_buffer *out) {
     lab_plot p;
-    int rc = load_plot(command, path, only, metric, &p);
+    int rc = load_plot(command, runs, path, only, metric, &p);
     if (rc != EXIT_OK) return rc;
     double *mean = malloc(sizeof *mean * MAX_POINTS * (size_t)p.count);
     cli_band_series *list = calloc((size_t)p.count, sizeof *list);
@@ -261,8 +246,12 @@ int cmd_lab_plot(int argc, char **argv) {
                         out);
     cli_buffer b = {0};
     const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
-    rc = svg ? cli_lab_plot_svg("lab plot", a.positional[0], only, metric, &b)
-             : cli_lab_plot_png("lab plot", a.positional[0], only, metric, &b);
+    const char *path = a.positional[0];
+    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false);
+    if (!runs) return EXIT_RUNTIME; /* the reader named the file and line */
+    rc = svg ? cli_lab_plot_svg("lab plot", runs, path, only, metric, &b)
+             : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);
+    cJSON_Delete(runs);
     if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", out, &b);
     if (rc == EXIT_OK) fprintf(stderr, "posenc lab plot: wrote %s (%s)\n", out, metric);
     cli_buffer_free(&b);

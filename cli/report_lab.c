@@ -188,7 +188,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
         fprintf(stderr, "posenc %s: Measured here: %s (%d runs)\n", command, used[f], cJSON_GetArraySize(per_file[f]));
         if (metric) {
             cli_buffer svg = {0};
-            rc = cli_lab_plot_svg(command, used[f], NULL, metric, &svg);
+            rc = cli_lab_plot_svg(command, per_file[f], used[f], NULL, metric, &svg);
             if (rc == EXIT_OK) {
                 cli_buffer_puts(html, "<figure>");
                 inline_svg(html, &svg);

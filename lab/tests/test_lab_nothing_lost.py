@@ -104,6 +104,24 @@ def main():
         check(rc == 0 and len(ids) == 9 and len(set(ids)) == 9 and whole_lines(kept),
               "lab run --resume afterwards completes the experiment: %d runs, each once" % len(ids))
 
+        # a results file whose last line is unfinished (a crash of another writer): every reader
+        # ignores that line the same way, and lab run --resume drops it instead of completing it
+        cut = os.path.join(d, "cut.jsonl")
+        lines = open(kept).read().splitlines(keepends=True)
+        with open(cut, "w") as f:
+            f.write("".join(lines[:3]) + lines[3][:200])
+        for cmd, out in ((["lab", "plot", cut], "cut.svg"), (["lab", "plot", cut], "cut.png"),
+                         (["lab", "claims", cut], "cut.md"), (["report", "--lab", cut], "cut.html")):
+            rc, err = run(cmd + ["-o", os.path.join(d, out)])
+            check(rc == 0 and "has no newline: ignored" in err, "%s on a file with an unfinished last line: exit %d, "
+                  "the line ignored with a note" % (" ".join(cmd[:2]), rc))
+            os.remove(os.path.join(d, out))
+        rc, err = run(["lab", "run", "tiny", "--resume", "--threads", "1", "-o", cut])
+        ids = [json.loads(line)["id"] for line in open(cut)]
+        check(rc == 0 and whole_lines(cut) and len(ids) == 9 and len(set(ids)) == 9,
+              "lab run --resume after an unfinished line: %d whole lines, each run once" % len(ids))
+        os.remove(cut)
+
         # lab train: the checkpoint on a full disk
         text = os.path.join(d, "text.txt")
         with open(text, "w") as f:
