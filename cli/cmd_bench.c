@@ -400,15 +400,8 @@ static int write_memory_inputs(const char *dir, size_t rows) {
     if (st == POSENC_OK) st = posenc_sinusoid_table_f32(&p, &from0, t.data, n, &err);
     if (st == POSENC_OK) snprintf(path, sizeof path, "%s/a.npy", dir), st = posenc_npy_write(path, &t, &err);
     float *a = t.data, *tok = u.data;
-    uint64_t state = 0x9e3779b97f4a7c15u;
-    for (size_t i = 0; st == POSENC_OK && i < n; i += 2) { /* Box-Muller on a 64-bit LCG */
-        state = state * 6364136223846793005u + 1442695040888963407u;
-        double r1 = ((double)(state >> 11) + 0.5) * 0x1p-53;
-        state = state * 6364136223846793005u + 1442695040888963407u;
-        double r2 = (double)(state >> 11) * 0x1p-53, radius = sqrt(-2.0 * log(r1));
-        tok[i] = (float)(radius * cos(6.283185307179586 * r2));
-        if (i + 1 < n) tok[i + 1] = (float)(radius * sin(6.283185307179586 * r2));
-    }
+    /* N(0, 1) token embeddings from the library's reproducible initializer */
+    if (st == POSENC_OK) st = posenc_learned_init_f32(1, 1.0, POSENC_NO_PADDING, rows, MEMORY_DIM, tok, n, &err);
     if (st == POSENC_OK) snprintf(path, sizeof path, "%s/tok.npy", dir), st = posenc_npy_write(path, &u, &err);
     for (size_t i = 0; st == POSENC_OK && i < n; i++) a[i] = 16.0f * tok[i] + a[i];
     if (st == POSENC_OK) snprintf(path, sizeof path, "%s/inp.npy", dir), st = posenc_npy_write(path, &t, &err);
