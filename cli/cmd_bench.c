@@ -616,6 +616,12 @@ int cmd_bench(int argc, char **argv) {
         stream_gbs[t] = bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_STREAM);
         in_place_gbs[t] = 2 * bandwidth(dst, NULL, mem_bytes, threads[t], reps, BW_IN_PLACE); /* read + write */
         compute_g[t] = bandwidth(dst, NULL, (size_t)4 << 20, threads[t], reps, BW_COMPUTE); /* ~10 ms */
+        if (memset_gbs[t] < 0 || memcpy_gbs[t] < 0 || stream_gbs[t] < 0 || in_place_gbs[t] < 0 || compute_g[t] < 0) {
+            cli_progress_end(&progress);
+            free(src);
+            free(dst);
+            return cli_fail("bench", EXIT_RUNTIME, NULL, "cannot start %d threads for the bandwidth probes", threads[t]);
+        }
         printf("| memset | %d | %.1f | %.2f |\n| memset, streaming stores | %d | %.1f | %.2f |\n"
                "| memcpy (bytes copied) | %d | %.1f | %.2f |\n| in place x *= 1 (read + write) | %d | %.1f | %.2f |\n"
                "| compute (G multiply-adds/s) | %d | %.2f | %.2f |\n",
