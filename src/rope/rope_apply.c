@@ -95,10 +95,3 @@ unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int3
     return flags;
 }
 
-void rope_canonical_f16_nans_(void *x, size_t heads, size_t head_stride, int32_t pairs) {
-    for (size_t h = 0; h < heads; h++) {
-        uint16_t *v = (uint16_t *)x + h * head_stride;
-        for (int32_t c = 0; c < 2 * pairs; c++)
-            if ((v[c] & 0x7fffu) > 0x7c00u) v[c] = (uint16_t)((v[c] & 0x8000u) | 0x7e00u);
-    }
-}

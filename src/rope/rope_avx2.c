@@ -32,8 +32,8 @@ static inline void store_bf16(uint16_t *p, __m256 v, unsigned *flags) {
 }
 
 /* f16 lanes with F16C (see rope_avx512.c): exact widening, round-to-nearest-even
- * narrowing; NaNs keep their payload here and rope_rotate_body.h makes them
- * canonical (sign | 0x7e00) after the token, as posenc_f32_to_f16 does. */
+ * narrowing; NaNs keep their payload here, and a token whose check saw a NaN
+ * gets its NaNs made canonical (0x7e00) by rope_fast.c's canonical_nans. */
 static inline __m256 load_f16(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 static inline void store_f16(uint16_t *p, __m256 v) {
     _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

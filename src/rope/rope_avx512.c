@@ -37,8 +37,8 @@ static inline void store_bf16(uint16_t *p, __m512 v, unsigned *flags) {
 /* f16 lanes: vcvtph2ps (exact; it quiets signalling NaNs, which the first
  * product would do anyway) and vcvtps2ph with round-to-nearest-even, which
  * equals posenc_f32_to_f16 on all 2^32 inputs except NaNs (checked
- * exhaustively once): it keeps their payload, and rope_rotate_body.h makes
- * them canonical (sign | 0x7e00) after a token whose check saw a NaN. */
+ * exhaustively once): it keeps their payload, and a token whose check saw a
+ * NaN gets its NaNs made canonical (0x7e00) by rope_fast.c's canonical_nans. */
 static inline __m512 load_f16(const uint16_t *p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
 }

@@ -50,9 +50,6 @@ static inline uint32_t rope_abs_bits_(float v) {
     memcpy(&u, &v, sizeof u);
     return u & 0x7fffffffu;
 }
-static inline unsigned rope_flags_f32_(uint32_t in_max, uint32_t big_bits) {
-    return (in_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (in_max > big_bits ? ROPE_MAYBE_OVERFLOW : 0u);
-}
 static inline unsigned rope_flags_16_(uint32_t out_max, uint32_t limit) {
     return (out_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (out_max > limit ? ROPE_BAD_OUTPUT : 0u);
 }
@@ -75,9 +72,6 @@ unsigned rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, p
                                const float *cos_k, const float *sin_k, bool f16, /* f16, else bf16 */
                                uint32_t big_bits);
 
-/* Rotated channels [0, 2 * pairs) of every head: f16 NaNs -> sign | 0x7e00,
- * posenc_f32_to_f16's NaN (the vector stores keep payloads; rare path). */
-void rope_canonical_f16_nans_(void *x, size_t heads, size_t head_stride, int32_t pairs);
 
 /* vector builds of rope_rotate_body.h: 8 (AVX2, f16 by F16C) or 16 (AVX-512) channels at a time */
 unsigned rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,

@@ -88,9 +88,6 @@ static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, i
     if (kind == DATA_F32)
         return flags | (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
                (vi_above(acc, big_bits) ? ROPE_MAYBE_OVERFLOW : 0u);
-    /* vector f16 stores keep NaN payloads: make this token's NaNs canonical, as
-     * posenc_f32_to_f16 does (rare, so cheaper than a blend on every vector) */
-    if (kind == DATA_F16 && vi_above(acc, 0x7f800000u)) rope_canonical_f16_nans_(x, heads, head_stride, pairs);
     const uint32_t limit = kind == DATA_F16 ? ROPE_FINITE_BITS_F16 : ROPE_FINITE_BITS_BF16;
     return flags |
            (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) | (vi_above(acc, limit) ? ROPE_BAD_OUTPUT : 0u);
