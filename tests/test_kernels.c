@@ -169,6 +169,10 @@ static void test_precision(void) {
                 wl[k] = expl(-((long double)k * 2 / 1024) * logl(10000.0L));
             enum { SAMPLED = (9000 + 36) / 37 }; /* rows 0, 37, 74, ...: across blocks and anchors */
             float *got = malloc(sizeof(float) * SAMPLED * 1024), *want = malloc(sizeof(float) * SAMPLED * 1024);
+            if (!got || !want) {
+                fprintf(stderr, "out of memory for the precision samples\n");
+                exit(1);
+            }
             for (size_t r = 0, row = 0; r < 9000; r += 37, row++)
                 for (int k = 0; k < 512; k++) {
                     long double angle = (long double)(starts[i] + (int64_t)r) * wl[k];

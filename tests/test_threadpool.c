@@ -200,10 +200,10 @@ static void probe_piece(void *vctx, size_t worker, size_t begin, size_t end) {
     claim_probe *p = vctx;
     if (begin % 10 != 0) atomic_fetch_add(&p->misaligned, 1);
     if (worker == 0 && atomic_exchange(&p->slow_started, 1) == 0) {
-        /* held up until the other worker has done half the rows (a started
+        /* held up until the other worker has done more than half the rows (a started
          * thread can take ms to run on a loaded host), at most 5 s */
         struct timespec nap = {0, 1000 * 1000};
-        for (int i = 0; i < 5000 && atomic_load(&p->other_rows) < 500; i++) nanosleep(&nap, NULL);
+        for (int i = 0; i < 5000 && atomic_load(&p->other_rows) <= 500; i++) nanosleep(&nap, NULL);
     }
     for (size_t i = begin; i < end; i++) atomic_fetch_add(&p->hits[i], 1);
     if (worker != 0) atomic_fetch_add(&p->other_rows, (int)(end - begin));

@@ -12,8 +12,6 @@
 
 static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
-/* Rotated 16-bit inputs of one head (pairs first..pairs-1) with |bits| above
- * big (|bits| < 2^15: the signed compare is the unsigned one, and vectorizes). */
 /* One pair: a*c - b*s, b*c + a*s, two products then one add/subtract. */
 #define ROTATE_PAIR(pa, pb, c, s, load, store, ra, rb)                                                          \
     float a = load(*(pa)), b = load(*(pb));                                                                     \
@@ -23,6 +21,8 @@ static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
     *(pb) = store(rb)
 #define AS_IS(v) (v)
 
+/* Rotated 16-bit inputs of one head (pairs first..pairs-1) with |bits| above
+ * big (|bits| < 2^15: the signed compare is the unsigned one, and vectorizes). */
 static bool bits16_above(const uint16_t *v, int32_t pairs, int32_t first, bool half, uint32_t big) {
     int over = 0;
     const int32_t lo = half ? first : 2 * first, hi = half ? pairs : 2 * pairs;
