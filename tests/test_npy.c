@@ -56,12 +56,27 @@ static void temp_files_and_inputs(void) {
  * POSENC_THREADS forcing 2 workers. glibc serves these sizes with fresh (zero)
  * mmap pages, which would hide a missed piece, so the test raises the mmap
  * threshold: round 1 then gets round 0's dirty heap memory back (printed). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZER_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_MALLOC 1
+#endif
+#if defined(__GLIBC__) && !defined(SANITIZER_MALLOC)
+#define GLIBC_MALLOC 1 /* mallopt below holds: round 1 must get round 0's memory back */
+#endif
+
 static void big_arrays_are_zero(void) {
     const size_t sizes[] = {((size_t)16 << 20) + 4, ((size_t)30 << 20) + 64};
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 32 << 20); /* the largest glibc accepts on 64-bit */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
+    const char *threads_before = getenv("POSENC_THREADS");
+    char saved[32] = "";
+    if (threads_before) snprintf(saved, sizeof saved, "%s", threads_before);
     setenv("POSENC_THREADS", "2", 1);
     for (int i = 0; i < 2; i++) {
         void *previous = NULL;
@@ -76,12 +91,23 @@ static void big_arrays_are_zero(void) {
                   "array of %zu bytes (round %d%s) is zero: %zu nonzero bytes, first at %zu", sizes[i], round,
                   round == 0 ? "" : a.data == previous ? ", the dirty memory of round 0" : ", new memory", nonzero,
                   first);
+#if defined(GLIBC_MALLOC)
+            /* without the dirty memory this check could not catch a missed piece */
+            if (round == 1)
+                CHECK(a.data == previous, "round 1 of %zu bytes reuses round 0's dirty memory (%p, %p)", sizes[i],
+                      a.data, previous);
+#endif
             previous = a.data;
             if (st == POSENC_OK) memset(a.data, 0xff, sizes[i]); /* dirty, for the next round's reuse */
             posenc_array_free(&a);
         }
     }
-    unsetenv("POSENC_THREADS");
+    if (threads_before) setenv("POSENC_THREADS", saved, 1);
+    else unsetenv("POSENC_THREADS");
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* glibc's defaults again */
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+#endif
 }
 
 int main(void) {
