@@ -142,6 +142,15 @@ bool cli_has(const cli_args *args, const char *name) {
     return k >= 0 && args->seen[k];
 }
 
+bool cli_shell_command(char *out, size_t size, const char *python, const char *script, const char *fmt, ...) {
+    if (strchr(python, '\'') || strchr(script, '\'')) return false; /* they go inside '...' */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, size, fmt, ap);
+    va_end(ap);
+    return n >= 0 && (size_t)n < size;
+}
+
 bool cli_list_has(const char *list, const char *name) {
     if (!list) return true;
     size_t n = strlen(name);

@@ -40,6 +40,14 @@ int cli_parse(cli_args *args, const char *command, const cli_option *options, in
 void cli_print_options(const cli_option *options);
 
 bool cli_has(const cli_args *args, const char *name);
+/* A peer's shell command line into out (vsnprintf of fmt, which quotes the
+ * interpreter and script as '%s'): false when either holds a single quote
+ * (it would end the quoting) or the line does not fit. */
+bool cli_shell_command(char *out, size_t size, const char *python, const char *script, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 /* Is `name` one of the comma-separated items of `list`? (NULL list: every name is.) */
 bool cli_list_has(const char *list, const char *name);
 const char *cli_string(const cli_args *args, const char *name, const char *fallback);

@@ -358,9 +358,12 @@ static double run_peer(const char *python, const char *script, const char *workl
                        int reps, char *why, size_t why_size) {
     char cmd[4096];
     /* numpy's OpenBLAS ignores these for sin/cos, but peer-baselines.md ran without them */
-    snprintf(cmd, sizeof cmd,
-             "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d '%s' '%s' %s %d %d 2>&1",
-             threads, python, script, workload, threads, reps);
+    if (!cli_shell_command(cmd, sizeof cmd, python, script,
+                           "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d '%s' '%s' %s %d %d 2>&1",
+                           threads, python, script, workload, threads, reps)) {
+        snprintf(why, why_size, "the interpreter or script path holds a single quote or is too long");
+        return -1;
+    }
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(why, why_size, "cannot start %s", python);

@@ -409,12 +409,15 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
 static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int blas_threads,
                          int reps, double *cpu_ms, char *why, size_t why_size) {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "env OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MALLOC_MMAP_THRESHOLD_=33554432 "
-             "MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456 "
-             "'%s' '%s' --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
-             threads, blas_threads, python, script, bm->layers, bm->d_model, bm->heads, bm->context, bm->batch,
-             threads, reps);
+    if (!cli_shell_command(cmd, sizeof cmd, python, script,
+                           "env OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MALLOC_MMAP_THRESHOLD_=33554432 "
+                           "MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456 "
+                           "'%s' '%s' --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
+                           threads, blas_threads, python, script, bm->layers, bm->d_model, bm->heads, bm->context,
+                           bm->batch, threads, reps)) {
+        snprintf(why, why_size, "the interpreter or script path holds a single quote or is too long");
+        return -1;
+    }
     FILE *p = popen(cmd, "r");
     if (!p) {
         snprintf(why, why_size, "cannot start %s", python);

@@ -148,6 +148,10 @@ def main():
                        os.path.join(d, "no-such-python")])
         check(rc == 0 and "torch did not run" in out and "no-such-python" in out and "| - |" in out,
               "lab bench without a working torch: C row, torch '-', and why: " + out.strip().splitlines()[-1])
+        rc, out = run(["lab", "bench", "--models", "small", "--threads", "1", "--reps", "5", "--python",
+                       "/nowhere/it's; touch %s/injected #" % d])
+        check(rc == 0 and "single quote" in out and not os.path.exists(os.path.join(d, "injected")),
+              "lab bench with a quote in --python: refused, nothing run: " + out.strip().splitlines()[-1])
         rc, out = run(["lab", "bench", "--models", "small,huge"])
         check(rc == 2 and "huge" in out, "lab bench --models with an unknown model refused")
         leftovers = [n for n in os.listdir(d) if n.startswith(".") or ".tmp" in n]
