@@ -179,9 +179,7 @@ typedef struct {
     posenc_exec_trace *trace; /* NULL, or each worker's first claim, last piece's end, rows */
 } claimed_loop;
 
-static void run_claimed(void *vloop, size_t worker, size_t begin, size_t end) {
-    (void)begin;
-    (void)end;
+static void run_claimed(void *vloop, size_t worker) {
     claimed_loop *loop = vloop;
     int64_t t0 = loop->trace ? now_ns() : 0;
     size_t rows = 0;
@@ -209,7 +207,7 @@ typedef struct {
 
 static void *run_spawned(void *arg) {
     const spawned_worker *w = arg;
-    run_claimed(w->loop, w->worker, 0, 0);
+    run_claimed(w->loop, w->worker);
     return NULL;
 }
 
@@ -235,11 +233,9 @@ void posenc_parallel_for_(const posenc_exec_run_ *run, int32_t threads, size_t c
         trace->pooled = pool && n > 1;
     }
     if (n == 1) {
-        run_claimed(&loop, 0, 0, count);
+        run_claimed(&loop, 0);
     } else if (pool) {
-        posenc_chunk_ parts[POSENC_MAX_THREADS];
-        for (size_t t = 0; t < n; t++) parts[t] = (posenc_chunk_){t, 0, count};
-        posenc_threadpool_run_(pool, parts, n, run_claimed, &loop);
+        posenc_threadpool_run_(pool, n, run_claimed, &loop);
     } else {
         spawned_worker parts[POSENC_MAX_THREADS];
         pthread_t ids[POSENC_MAX_THREADS];

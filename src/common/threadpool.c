@@ -1,6 +1,6 @@
 /* threadpool.c: persistent workers for posenc_parallel_for_ (posenc.h,
  * posenc_threadpool_*). A job is published under the pool's lock with a new
- * generation number; helper i runs chunk i + 1 of it, and every helper
+ * generation number; helper i runs it as worker i + 1, and every helper
  * acknowledges every generation, so the submitter knows when all are done.
  * Between jobs a worker polls for ~80 us (POOL_SPIN), then sleeps on a
  * condition variable: back-to-back calls stay fast, an idle pool costs nothing.
@@ -33,10 +33,9 @@ struct posenc_threadpool {
     _Atomic uint64_t generation;
     _Atomic size_t pending; /* helpers yet to acknowledge this generation */
     bool stop;
-    posenc_range_fn_ fn;
+    posenc_worker_fn_ fn;
     void *ctx;
-    const posenc_chunk_ *chunks;
-    size_t chunk_count;
+    size_t workers; /* of the current job: helpers at index >= workers - 1 sit it out */
     size_t helpers;
     pthread_t *ids;
 };
@@ -63,11 +62,11 @@ static void *helper_main(void *varg) {
         if (pool->stop) break;
         seen = atomic_load(&pool->generation);
         size_t mine = arg.index + 1;
-        const posenc_chunk_ *c = mine < pool->chunk_count ? &pool->chunks[mine] : NULL;
-        posenc_range_fn_ fn = pool->fn;
+        bool in_job = mine < pool->workers;
+        posenc_worker_fn_ fn = pool->fn;
         void *ctx = pool->ctx;
         pthread_mutex_unlock(&pool->lock);
-        if (c) fn(ctx, c->worker, c->begin, c->end);
+        if (in_job) fn(ctx, mine);
         pthread_mutex_lock(&pool->lock);
         if (atomic_fetch_sub(&pool->pending, 1) == 1) pthread_cond_signal(&pool->work_done);
     }
@@ -134,19 +133,17 @@ int32_t posenc_threadpool_size(const posenc_threadpool *pool) {
     return pool ? (int32_t)pool->helpers + 1 : 0;
 }
 
-void posenc_threadpool_run_(posenc_threadpool *pool, const posenc_chunk_ *chunks, size_t count,
-                            posenc_range_fn_ fn, void *ctx) {
+void posenc_threadpool_run_(posenc_threadpool *pool, size_t workers, posenc_worker_fn_ fn, void *ctx) {
     pthread_mutex_lock(&pool->submit);
     pthread_mutex_lock(&pool->lock);
     pool->fn = fn;
     pool->ctx = ctx;
-    pool->chunks = chunks;
-    pool->chunk_count = count;
+    pool->workers = workers;
     atomic_store(&pool->pending, pool->helpers);
     atomic_fetch_add(&pool->generation, 1);
     pthread_cond_broadcast(&pool->work_ready);
     pthread_mutex_unlock(&pool->lock);
-    fn(ctx, chunks[0].worker, chunks[0].begin, chunks[0].end);
+    fn(ctx, 0);
     for (int i = 0; i < POOL_SPIN && atomic_load_explicit(&pool->pending, memory_order_relaxed) > 0; i++) cpu_relax();
     pthread_mutex_lock(&pool->lock);
     while (atomic_load(&pool->pending) > 0) pthread_cond_wait(&pool->work_done, &pool->lock);

@@ -4,14 +4,11 @@
 
 #include "kernels.h"
 
-/* One contiguous piece of a posenc_parallel_for_ job. */
-typedef struct {
-    size_t worker, begin, end;
-} posenc_chunk_;
+/* A pool job's body: worker 0 is the caller, worker i helper i - 1. */
+typedef void (*posenc_worker_fn_)(void *ctx, size_t worker);
 
-/* Run chunks[0] on the caller and chunks[i] on helper i - 1 (count <= pool
- * size); returns when all are done. */
-void posenc_threadpool_run_(posenc_threadpool *pool, const posenc_chunk_ *chunks, size_t count,
-                            posenc_range_fn_ fn, void *ctx);
+/* Run fn(ctx, 0) on the caller and fn(ctx, i) on helper i - 1 for i < workers
+ * (workers <= pool size); returns when all are done. */
+void posenc_threadpool_run_(posenc_threadpool *pool, size_t workers, posenc_worker_fn_ fn, void *ctx);
 
 #endif
