@@ -111,14 +111,20 @@ static float stored_value(const rope_job *job, const char *head, size_t channel)
     return job->kind == ROPE_DATA_F16 ? posenc_f16_to_f32(u) : posenc_bf16_to_f32(u);
 }
 
-/* Whether a rotated value of token t is inf/NaN (f32 inputs huge enough to
- * overflow: rare, and the row is still in cache). */
-static bool token_nonfinite(const rope_job *job, size_t t) {
+/* The first rotated value of token t (heads in order, channels 0..R-1) that is
+ * inf/NaN: its head and channel, or false when all are finite (rare paths:
+ * huge f32 inputs that may overflow, and the error report). */
+static bool first_nonfinite(const rope_job *job, size_t t, size_t *head, size_t *channel) {
     const posenc_rope_view *v = job->view;
-    const char *row = (const char *)job->x + t * v->row_stride * 4;
+    const size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
+    const char *row = (const char *)job->x + t * v->row_stride * elem;
     for (size_t h = 0; h < v->heads; h++)
         for (size_t c = 0; c < 2 * (size_t)job->plan->pairs; c++)
-            if (!isfinite(stored_value(job, row + h * v->head_stride * 4, c))) return true;
+            if (!isfinite(stored_value(job, row + h * v->head_stride * elem, c))) {
+                *head = h;
+                *channel = c;
+                return true;
+            }
     return false;
 }
 
@@ -184,7 +190,8 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
             }
             unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
-            if (flags == ROPE_MAYBE_OVERFLOW) flags = token_nonfinite(job, t) ? ROPE_BAD_OUTPUT : 0u;
+            size_t head, channel;
+            if (flags == ROPE_MAYBE_OVERFLOW) flags = first_nonfinite(job, t, &head, &channel) ? ROPE_BAD_OUTPUT : 0u;
             if (flags & ROPE_BAD_INPUT) canonical_nans(job, t);
             if (flags && bad.token == SIZE_MAX) bad = (rope_bad_token){t, flags};
         }
@@ -205,13 +212,10 @@ static posenc_status report_nonfinite(const rope_job *job, rope_bad_token bad, p
     const size_t P = (size_t)job->plan->pairs, elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     const char *row = (const char *)job->x + bad.token * v->row_stride * elem;
     size_t head, channel;
-    const char *h = row;
-    float value = 0;
-    for (head = 0; head < v->heads; head++)
-        for (channel = 0, h = row + head * v->head_stride * elem; channel < 2 * P; channel++)
-            if (!isfinite(value = stored_value(job, h, channel))) goto found;
-    return POSENC_OK; /* unreachable: a flagged token holds a non-finite value */
-found:;
+    if (!first_nonfinite(job, bad.token, &head, &channel))
+        return POSENC_OK; /* unreachable: a flagged token holds a non-finite value */
+    const char *h = row + head * v->head_stride * elem;
+    float value = stored_value(job, h, channel);
     size_t other = job->layout == POSENC_LAYOUT_HALF ? (channel + P) % (2 * P) : channel ^ 1;
     float partner = stored_value(job, h, other);
     const char *dtype = job->kind == ROPE_DATA_F32 ? "f32" : job->kind == ROPE_DATA_F16 ? "f16" : "bf16";
