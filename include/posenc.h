@@ -10,7 +10,9 @@
  *     (`out_count`, in elements) and can query first, or into objects from an
  *     explicit create/free pair (free accepts NULL);
  *   - never aborts, exits or prints on bad input, and touches no global mutable
- *     state, so every function is safe to call from several threads at once.
+ *     state (two CPU facts, the F16C flag and the online core count, are read
+ *     once and cached), so every function is safe to call from several threads
+ *     at once.
  *
  * Families, in the order they appear below:
  *   0. status codes and errors        5. relative encodings and biases (ALiBi, T5, Shaw, XL)
@@ -1816,7 +1818,7 @@ POSENC_API posenc_status posenc_kernel_path_parse(const char *name, posenc_kerne
                                                   posenc_error *err);
 /* 1 if this CPU and build can run `path` (AUTO and SCALAR always), else 0. */
 POSENC_API int posenc_kernel_path_supported(posenc_kernel_path path);
-/* Online CPU cores (>= 1). */
+/* Online CPU cores (>= 1, at most POSENC_MAX_THREADS), read once per process. */
 POSENC_API int32_t posenc_cpu_count(void);
 /* Resolve exec (NULL = defaults) against the environment and the CPU: *out gets a
  * concrete path and thread count >= 1. Errors: unknown path or bad POSENC_KERNEL_PATH /

@@ -47,9 +47,10 @@ posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out
  * __builtin_cpu_supports does not know "f16c" (and GCC 12's answers 0 on an
  * F16C CPU). CPUID traps to the hypervisor in a VM: ~11 us per call here, a
  * third of a small table's time when every call asked (perf, 8 x 1024 table).
- * So the answer is cached: the library's one static, a fact of the CPU that
- * every thread computes identically, so a racing first write stores the same
- * value (an atomic, so the race is defined). */
+ * So the answer is cached: one of the library's two statics (the other is the
+ * online core count, below), a fact of the CPU that every thread computes
+ * identically, so a racing first write stores the same value (an atomic, so
+ * the race is defined). */
 static bool cpu_has_f16c(void) {
     static _Atomic int known = -1; /* -1: not asked yet; else 0 or 1 */
     int v = atomic_load_explicit(&known, memory_order_relaxed);
@@ -81,10 +82,19 @@ int posenc_kernel_path_supported(posenc_kernel_path path) {
     }
 }
 
+/* sysconf(_SC_NPROCESSORS_ONLN) opens and reads /sys/devices/system/cpu/online
+ * on glibc: 6.1 us per call here, on every call that runs on the default
+ * thread count. Read once per process and cached like cpu_has_f16c (a racing
+ * first write stores the same value). */
 int32_t posenc_cpu_count(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) return 1;
-    return n > POSENC_MAX_THREADS ? POSENC_MAX_THREADS : (int32_t)n;
+    static _Atomic int32_t known = 0; /* 0: not read yet */
+    int32_t v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        v = n < 1 ? 1 : n > POSENC_MAX_THREADS ? POSENC_MAX_THREADS : (int32_t)n;
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v;
 }
 
 posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bool *exact_threads,
