@@ -116,41 +116,40 @@ static int on_step(void *ctx_, const lab_step_report *r) {
 }
 
 /* The model configuration from the flags, on top of *cfg (defaults, or --init's). */
-static int train_config(const cli_args *ap, lab_config *cfg_out) {
-    const cli_args a = *ap;
+static int train_config(const cli_args *a, lab_config *cfg_out) {
     lab_config cfg = *cfg_out;
     posenc_error err = {0};
-    if (cli_has(&a, "scheme") && lab_scheme_parse(cli_string(&a, "scheme", ""), &cfg.scheme, &err) != POSENC_OK)
+    if (cli_has(a, "scheme") && lab_scheme_parse(cli_string(a, "scheme", ""), &cfg.scheme, &err) != POSENC_OK)
         return cli_fail_status("lab train", &err);
     int64_t seed = (int64_t)cfg.seed, random_positions = cfg.random_positions;
     int32_t rope_layout_i = cfg.rope_layout == POSENC_LAYOUT_INTERLEAVED ? 1 : 0;
-    bool ok = cli_int32(&a, "layers", 0, 1 << 30, &cfg.layers) && cli_int32(&a, "d-model", -(1 << 30), 1 << 30, &cfg.d_model) &&
-              cli_int32(&a, "heads", -(1 << 30), 1 << 30, &cfg.heads) && cli_int32(&a, "context", -(1 << 30), 1 << 30, &cfg.context) &&
-              cli_int32(&a, "vocab", 0, 1 << 30, &cfg.vocab) && cli_int64(&a, "seed", 0, INT64_MAX, &seed) &&
-              cli_double(&a, "learned-sigma", &cfg.learned_sigma) && parse_past_end(&a, &cfg.learned_past_end) &&
-              cli_int32(&a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(&a, "rope-base", &cfg.rope_base) &&
-              cli_double(&a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(&a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
-              cli_int32(&a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(&a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
-              cli_int32(&a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(&a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
-              cli_double(&a, "sparse-keep", &cfg.sparse_keep) && cli_int64(&a, "random-positions", 0, INT64_MAX, &random_positions) &&
-              cli_get_scaling(&a, "rope-scaling", &cfg.rope_scaling) && cli_double(&a, "rope-factor", &cfg.rope_factor) &&
-              cli_int32(&a, "rope-original-max", 1, 65536, &cfg.rope_original_context) &&
-              cli_double(&a, "rope-beta-fast", &cfg.rope_beta_fast) && cli_double(&a, "rope-beta-slow", &cfg.rope_beta_slow) &&
-              cli_double(&a, "rope-attention-factor", &cfg.rope_attention_factor) &&
-              cli_double(&a, "rope-low-freq-factor", &cfg.rope_low_freq_factor) &&
-              cli_double(&a, "rope-high-freq-factor", &cfg.rope_high_freq_factor);
+    bool ok = cli_int32(a, "layers", 0, 1 << 30, &cfg.layers) && cli_int32(a, "d-model", -(1 << 30), 1 << 30, &cfg.d_model) &&
+              cli_int32(a, "heads", -(1 << 30), 1 << 30, &cfg.heads) && cli_int32(a, "context", -(1 << 30), 1 << 30, &cfg.context) &&
+              cli_int32(a, "vocab", 0, 1 << 30, &cfg.vocab) && cli_int64(a, "seed", 0, INT64_MAX, &seed) &&
+              cli_double(a, "learned-sigma", &cfg.learned_sigma) && parse_past_end(a, &cfg.learned_past_end) &&
+              cli_int32(a, "rotary-dim", 0, 1 << 20, &cfg.rope_rotary_dim) && cli_double(a, "rope-base", &cfg.rope_base) &&
+              cli_double(a, "alibi-max-bias", &cfg.alibi_max_bias) && cli_int32(a, "t5-buckets", 0, 1 << 20, &cfg.t5_buckets) &&
+              cli_int32(a, "t5-max-distance", 0, 1 << 30, &cfg.t5_max_distance) && cli_int32(a, "pe-dim", 0, 1 << 20, &cfg.pe_dim) &&
+              cli_int32(a, "hybrid-learned-dim", 0, 1 << 20, &cfg.hybrid_learned_dim) && cli_int32(a, "shaw-clip", 0, 1 << 20, &cfg.shaw_clip) &&
+              cli_double(a, "sparse-keep", &cfg.sparse_keep) && cli_int64(a, "random-positions", 0, INT64_MAX, &random_positions) &&
+              cli_get_scaling(a, "rope-scaling", &cfg.rope_scaling) && cli_double(a, "rope-factor", &cfg.rope_factor) &&
+              cli_int32(a, "rope-original-max", 1, 65536, &cfg.rope_original_context) &&
+              cli_double(a, "rope-beta-fast", &cfg.rope_beta_fast) && cli_double(a, "rope-beta-slow", &cfg.rope_beta_slow) &&
+              cli_double(a, "rope-attention-factor", &cfg.rope_attention_factor) &&
+              cli_double(a, "rope-low-freq-factor", &cfg.rope_low_freq_factor) &&
+              cli_double(a, "rope-high-freq-factor", &cfg.rope_high_freq_factor);
     static const char *const layouts[] = {"half", "interleaved", NULL};
-    if (!ok || !cli_choice(&a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
-    if (cli_has(&a, "d-model")) cfg.d_ff = 4 * cfg.d_model;
-    if (!cli_int32(&a, "d-ff", -(1 << 30), 1 << 30, &cfg.d_ff)) return EXIT_USAGE;
-    if (cli_has(&a, "rope-factor") && cfg.rope_scaling == POSENC_ROPE_NONE)
+    if (!ok || !cli_choice(a, "rope-layout", layouts, &rope_layout_i)) return EXIT_USAGE;
+    if (cli_has(a, "d-model")) cfg.d_ff = 4 * cfg.d_model;
+    if (!cli_int32(a, "d-ff", -(1 << 30), 1 << 30, &cfg.d_ff)) return EXIT_USAGE;
+    if (cli_has(a, "rope-factor") && cfg.rope_scaling == POSENC_ROPE_NONE)
         return cli_fail("lab train", EXIT_USAGE, "add --rope-scaling linear|ntk|dynamic|yarn|llama3",
                         "--rope-factor %g has no effect with --rope-scaling none", cfg.rope_factor);
     cfg.rope_layout = rope_layout_i == 1 ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
     cfg.seed = (uint64_t)seed;
     cfg.random_positions = random_positions;
-    if (cli_has(&a, "token-scale")) cfg.token_scale_sqrt_d = 1;
-    if (cli_has(&a, "untied") || cfg.scheme == LAB_POS_HALF_CONCAT) cfg.tied = 0;
+    if (cli_has(a, "token-scale")) cfg.token_scale_sqrt_d = 1;
+    if (cli_has(a, "untied") || cfg.scheme == LAB_POS_HALF_CONCAT) cfg.tied = 0;
     *cfg_out = cfg;
     return EXIT_OK;
 }
@@ -172,19 +171,6 @@ static int lab_train_cmd(int argc, char **argv) {
     lab_model *init = NULL;
     int32_t threads = 0;
     if (!cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads)) return EXIT_USAGE;
-    if (cli_has(&a, "init")) {
-        if (cli_has(&a, "resume"))
-            return cli_fail("lab train", EXIT_USAGE, NULL, "--init starts a new run from a checkpoint's weights; --resume continues one: give one");
-        if (lab_checkpoint_load(cli_string(&a, "init", ""), threads, &init, &err) != POSENC_OK)
-            return cli_fail_status("lab train", &err);
-        cfg = *lab_model_config(init);
-        if (cfg.scheme == LAB_POS_ROPE && cfg.rope_original_context == 0) cfg.rope_original_context = cfg.context;
-    }
-    int rc_cfg = train_config(&a, &cfg);
-    if (rc_cfg != EXIT_OK) {
-        lab_model_free(init);
-        return rc_cfg;
-    }
     lab_train_options opt;
     lab_train_options_default(&opt);
     opt.steps = 200;
@@ -193,24 +179,33 @@ static int lab_train_cmd(int argc, char **argv) {
         !cli_double(&a, "lr", &opt.lr) || !cli_int64(&a, "warmup", 0, INT64_MAX, &opt.warmup) ||
         !cli_double(&a, "weight-decay", &opt.weight_decay) || !cli_double(&a, "clip", &opt.clip) ||
         !cli_int64(&a, "checkpoint-every", 0, INT64_MAX, &opt.checkpoint_every) ||
-        !cli_int64(&a, "log-every", 1, INT64_MAX, &log_every)) {
-        lab_model_free(init);
+        !cli_int64(&a, "log-every", 1, INT64_MAX, &log_every))
         return EXIT_USAGE;
-    }
     opt.checkpoint_path = cli_has(&a, "o") ? cli_string(&a, "o", "") : NULL;
+    if (lab_train_options_check(&opt, &err) != POSENC_OK) return cli_fail_status("lab train", &err);
+    if (cli_has(&a, "init") && cli_has(&a, "resume"))
+        return cli_fail("lab train", EXIT_USAGE, NULL, "--init starts a new run from a checkpoint's weights; --resume continues one: give one");
     uint8_t *text = NULL;
     size_t size = 0;
-    lab_model *m = NULL;
-    posenc_status st = POSENC_OK;
-    if (lab_train_options_check(&opt, &err) != POSENC_OK || lab_config_check(&cfg, &err) != POSENC_OK) {
-        lab_model_free(init);
-        return cli_fail_status("lab train", &err);
+    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) return rc;
+    /* from here on: init and text are freed on every path */
+    if (cli_has(&a, "init")) {
+        if (lab_checkpoint_load(cli_string(&a, "init", ""), threads, &init, &err) != POSENC_OK) {
+            free(text);
+            return cli_fail_status("lab train", &err);
+        }
+        cfg = *lab_model_config(init);
+        if (cfg.scheme == LAB_POS_ROPE && cfg.rope_original_context == 0) cfg.rope_original_context = cfg.context;
     }
-    if ((rc = read_text(cli_string(&a, "text", ""), &text, &size)) != EXIT_OK) {
+    rc = train_config(&a, &cfg);
+    if (rc == EXIT_OK && lab_config_check(&cfg, &err) != POSENC_OK) rc = cli_fail_status("lab train", &err);
+    if (rc != EXIT_OK) {
         lab_model_free(init);
+        free(text);
         return rc;
     }
-    st = lab_model_create(&cfg, threads, &m, &err);
+    lab_model *m = NULL;
+    posenc_status st = lab_model_create(&cfg, threads, &m, &err);
     if (!st && cli_has(&a, "resume")) st = lab_checkpoint_load_into(m, cli_string(&a, "resume", ""), &err);
     if (!st && init) st = lab_model_copy_weights(m, init, &err);
     lab_model_free(init);
@@ -459,16 +454,16 @@ static double torch_best_step(const char *python, const char *script, const benc
 
 int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool torch, const char *python,
                   const char *script) {
-    if (models) { /* every listed name must be a model */
-        char copy[256];
-        snprintf(copy, sizeof copy, "%s", models);
-        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok || !copy[0]; tok = strtok_r(NULL, ",", &save)) {
-            bool known = false;
-            for (const bench_model *bm = bench_models; tok && bm->name; bm++) known |= strcmp(tok, bm->name) == 0;
-            if (!known)
-                return cli_fail("bench", EXIT_USAGE, "e.g. --models small,default", "--models must list small, default or large, got '%s'",
-                                models);
-        }
+    for (const char *p = models; p; ) { /* every listed name must be a model */
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        bool known = false;
+        for (const bench_model *bm = bench_models; bm->name; bm++)
+            known |= strlen(bm->name) == n && strncmp(p, bm->name, n) == 0;
+        if (!known)
+            return cli_fail("bench", EXIT_USAGE, "e.g. --models small,default", "--models must list small, default or large, got '%s'",
+                            models);
+        p = comma ? comma + 1 : NULL;
     }
     int threads[8], nthreads = 0;
     for (const char *p = threads_list; *p && nthreads < 8;) {
