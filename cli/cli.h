@@ -295,7 +295,8 @@ typedef struct {
     const char *color;             /* "#rrggbb" */
     const double *x, *mid, *lo, *hi; /* count points each, x ascending */
     size_t count;
-    int dash;                      /* 0 solid, 1 dashed, 2 dotted: tells apart series that share a colour */
+    int dash;                      /* 0 solid, 1 dashed, 2 dotted, 3 dash-dot, 4 long dashes: tells apart
+                                      series that share a colour */
 } cli_band_series;
 typedef struct {
     const char *title, *xlabel, *ylabel;

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define MAX_SERIES 48
+#define DASH_STYLES 5 /* x 10 palette colours >= MAX_SERIES */
+_Static_assert(DASH_STYLES * 10 >= MAX_SERIES, "every series needs its own colour and dash");
 #define MAX_POINTS 64
 
 typedef struct {
@@ -95,8 +97,11 @@ static void draw(cli_buffer *b, series *all, int count, const char *title, const
         cli_buffer_printf(b, "<polygon fill=\"%s\" fill-opacity=\"0.15\" stroke=\"none\" points=\"", color);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->hi[i]));
         for (int i = e->count - 1; i >= 0; i--) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->lo[i]));
-        /* series 10-19 and 20-29 share colours with 0-9: dashed, then dotted */
-        const char *dash = (s / 10) % 3 == 1 ? " stroke-dasharray=\"7 4\"" : (s / 10) % 3 == 2 ? " stroke-dasharray=\"2 3\"" : "";
+        /* series 10-19, 20-29, ... share colours with 0-9: dashed, dotted, dash-dot, long
+           dashes (five styles x ten colours: each of the MAX_SERIES distinct) */
+        static const char *const dashes[DASH_STYLES] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\"",
+                                                        " stroke-dasharray=\"7 3 2 3\"", " stroke-dasharray=\"14 4\""};
+        const char *dash = dashes[s / 10];
         cli_buffer_printf(b, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", color, dash);
         for (int i = 0; i < e->count; i++) cli_buffer_printf(b, "%.1f,%.1f ", PX(e->x[i]), PY(e->sum[i] / e->n[i]));
         cli_buffer_printf(b, "\"/>\n<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"%s/><text x=\"%.0f\" y=\"%.0f\">",
@@ -220,7 +225,7 @@ int cli_lab_plot_png(const char *command, const struct cJSON *runs, const char *
         const series *e = &p.all[s];
         double *m = mean + (size_t)s * MAX_POINTS;
         for (int i = 0; i < e->count; i++) m[i] = e->sum[i] / e->n[i];
-        list[s] = (cli_band_series){e->name, palette[s % 10], e->x, m, e->lo, e->hi, (size_t)e->count, (s / 10) % 3};
+        list[s] = (cli_band_series){e->name, palette[s % 10], e->x, m, e->lo, e->hi, (size_t)e->count, s / 10};
     }
     cli_band_chart chart = {p.title, p.xlabel, p.ylabel, list, (size_t)p.count, !p.curve, 0, 0};
     rc = cli_band_chart_png(command, &chart, out);

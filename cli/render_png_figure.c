@@ -252,9 +252,12 @@ static void set_hex(cairo_t *cr, const char *hex, double alpha) {
     cairo_set_source_rgba(cr, r / 255.0, g / 255.0, b / 255.0, alpha);
 }
 
+/* the SVG plot's dash patterns (cli/cmd_lab_plot.c), the same order */
 static void set_dash(cairo_t *cr, int style) {
-    static const double dashed[] = {7, 4}, dotted[] = {2, 3};
-    cairo_set_dash(cr, style == 1 ? dashed : dotted, style == 1 || style == 2 ? 2 : 0, 0);
+    static const double patterns[5][4] = {{0}, {7, 4}, {2, 3}, {7, 3, 2, 3}, {14, 4}};
+    static const int lengths[5] = {0, 2, 2, 4, 2};
+    int k = style >= 0 && style < 5 ? style : 0;
+    cairo_set_dash(cr, patterns[k], lengths[k], 0);
 }
 
 typedef struct {
