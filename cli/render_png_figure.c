@@ -122,6 +122,19 @@ static int canvas_create(const char *command, int width, int height, cairo_surfa
     return EXIT_OK;
 }
 
+/* The canvas copied into rgb and released. Then the font caches cairo and
+ * fontconfig keep for the whole process are handed back, so each picture
+ * leaves nothing allocated (leak checkers stay clean; the next picture
+ * re-reads the font configuration, a few ms). Needs every cairo object
+ * destroyed and no other thread drawing: the tool draws on one thread. */
+static void canvas_finish(cairo_surface_t *surface, cairo_t *cr, unsigned char *rgb, int width, int height) {
+    cairo_destroy(cr);
+    cairo_to_rgb(surface, rgb, width, height);
+    cairo_surface_destroy(surface);
+    cairo_debug_reset_static_data();
+    FcFini();
+}
+
 int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
                            const cli_axes_text *text, cli_buffer *png) {
     cli_heatmap_style cells_style = *style;
@@ -209,15 +222,7 @@ int cli_heatmap_png_figure(const char *command, const cli_reduced *r, const cli_
     }
     int bar_x = left + map_w + BAR_GAP;
     if (style->colorbar) draw_colorbar_numbers(cr, lo, hi, bar_x + BAR_W + 0.5, top, top + map_h);
-    cairo_destroy(cr);
-    cairo_to_rgb(surface, rgb, width, height);
-    cairo_surface_destroy(surface);
-    /* Hand back the font caches cairo and fontconfig keep for the whole process, so
-     * each picture leaves nothing allocated (leak checkers stay clean; the next
-     * picture re-reads the font configuration, a few ms). Needs every cairo object
-     * destroyed and no other thread drawing: the tool draws on one thread. */
-    cairo_debug_reset_static_data();
-    FcFini();
+    canvas_finish(surface, cr, rgb, width, height);
 
     /* exact pixels: the cells, a frame around them, and the colorbar gradient */
     for (int row = 0; row < map_h; row++)
@@ -441,11 +446,7 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
         cairo_set_source_rgb(cr, 0.13, 0.13, 0.13);
         text_at(cr, c->series[s].name, lx + SWATCH + 6, ly, 0, 0.35, TEXT_PX);
     }
-    cairo_destroy(cr);
-    cairo_to_rgb(surface, rgb, width, height);
-    cairo_surface_destroy(surface);
-    cairo_debug_reset_static_data(); /* as in cli_heatmap_png_figure: nothing cached stays allocated */
-    FcFini();
+    canvas_finish(surface, cr, rgb, width, height);
 
     /* where things are, for readers (and tests) that look pixels up */
     cli_buffer desc = {0};
