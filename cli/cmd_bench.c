@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* popen, clock_gettime, madvise under -std=c11 */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -488,15 +489,16 @@ static int bench_memory(size_t rows) {
     cli_progress_step(&progress, 0, "memory: writing the inputs");
     double ms = 0, peak = 0;
     int rc = EXIT_OK, status = run_child(NULL, dir, rows, &old, err_path, &ms, &peak);
-    if (status != 0) rc = cli_fail("bench", EXIT_RUNTIME, "free disk space in TMPDIR, or lower --memory-rows",
-                                   "cannot write the memory inputs in %s (status %d)", dir, status);
+    if (status != 0 && !interrupted()) /* interrupted: the child got the signal too, nothing to report */
+        rc = cli_fail("bench", EXIT_RUNTIME, "free disk space in TMPDIR, or lower --memory-rows",
+                      "cannot write the memory inputs in %s (status %d)", dir, status);
     static const char *names[3] = {"analyze", "diff", "signal"};
+    char a[4096], b[4096], tok[4096], inp[4096]; /* the files write_memory_inputs made */
+    snprintf(a, sizeof a, "%s/a.npy", dir);
+    snprintf(b, sizeof b, "%s/b.npy", dir);
+    snprintf(tok, sizeof tok, "%s/tok.npy", dir);
+    snprintf(inp, sizeof inp, "%s/inp.npy", dir);
     for (int c = 0; c < 3 && rc == EXIT_OK && !interrupted(); c++) {
-        char a[4096], b[4096], tok[4096], inp[4096];
-        snprintf(a, sizeof a, "%s/a.npy", dir);
-        snprintf(b, sizeof b, "%s/b.npy", dir);
-        snprintf(tok, sizeof tok, "%s/tok.npy", dir);
-        snprintf(inp, sizeof inp, "%s/inp.npy", dir);
         char *analyze[] = {"posenc", "analyze", a, "--max-offset", "1", NULL};
         char *diff[] = {"posenc", "diff", a, b, "--max-offset", "1", NULL};
         char *signal[] = {"posenc", "signal", tok, inp, NULL};
@@ -520,8 +522,14 @@ static int bench_memory(size_t rows) {
         fflush(stdout);
     }
     cli_progress_end(&progress);
-    static const char *files[5] = {"a.npy", "b.npy", "tok.npy", "inp.npy", "stderr.txt"};
-    for (int i = 0; i < 5; i++) snprintf(path, sizeof path, "%s/%s", dir, files[i]), unlink(path);
+    /* everything in the folder: the inputs, stderr.txt, and a temporary a killed
+       child left where the file system has no O_TMPFILE */
+    DIR *folder = opendir(dir);
+    for (struct dirent *e; folder && (e = readdir(folder)) != NULL;)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path) /* dir < 4000 bytes: fits */
+            unlink(path);
+    if (folder) closedir(folder);
     if (rmdir(dir) != 0 && rc == EXIT_OK)
         rc = cli_fail("bench", EXIT_RUNTIME, NULL, "cannot remove %s: %s", dir, strerror(errno));
     printf("\n");
