@@ -4,7 +4,8 @@
  *   (tables large enough to use several blocks, threads and streaming stores);
  *   (3 threads on a posenc_threadpool included);
  * - the fast path's f32 values are within 1 ULP of sinl/cosl evaluated per
- *   element in long double and rounded once (the precise mode's contract). */
+ *   element in long double and rounded once (the precise mode's contract);
+ * - f64 values never leave [-1, 1] (the clamp after the double run). */
 #define _GNU_SOURCE /* setenv, unsetenv */
 #include "check.h"
 
@@ -190,8 +191,48 @@ static void test_precision(void) {
         }
 }
 
+/* |sin|, |cos| <= 1 in f64 tables: the double run between anchors drifts a
+ * few ULPs, and before the clamp position 582197 (dim 14, pair 5) came out
+ * -1.0000000000000016 (fuzz_table, CI). That row on every path and both
+ * layouts (odd dim 15 too: the per-element store), then positions 0..2^20 for
+ * every even dim up to 32 on the default path. */
+static void test_unit_range(void) {
+    const posenc_layout layouts[] = {POSENC_LAYOUT_INTERLEAVED, POSENC_LAYOUT_HALF};
+    for (int pi = 0; pi < 3; pi++)
+        for (int li = 0; li < 2; li++)
+            for (int dim = 14; dim <= 15; dim++) {
+                posenc_sinusoid_params p;
+                posenc_sinusoid_params_default(&p, dim);
+                p.layout = layouts[li];
+                p.odd = POSENC_ODD_PAD;
+                posenc_positions pos = posenc_positions_range(581632, 4096);
+                size_t bytes;
+                double *t = table_on(&p, &pos, POSENC_DTYPE_F64, paths[pi], 1, &bytes);
+                if (!t) continue;
+                size_t sin_ch = li == 0 ? 10 : 5; /* pair 5's sine */
+                double v = t[565 * (size_t)dim + sin_ch], worst = 0.0;
+                for (size_t i = 0; i < bytes / sizeof(double); i++) worst = fmax(worst, fabs(t[i]));
+                CHECK(worst <= 1.0 && v == -1.0, "%s %s dim %d f64: max |value| %.17g <= 1, position 582197 pair 5 sin = %.17g",
+                      posenc_kernel_path_name(paths[pi]), li == 0 ? "interleaved" : "half", dim, worst, v);
+                free(t);
+            }
+    for (int dim = 2; dim <= 32; dim += 2) {
+        posenc_sinusoid_params p;
+        posenc_sinusoid_params_default(&p, dim);
+        const size_t len = (size_t)1 << 20;
+        posenc_positions pos = posenc_positions_range(0, len);
+        double *t = malloc(sizeof(double) * len * (size_t)dim);
+        CHECK(t && posenc_sinusoid_table_f64(&p, &pos, t, len * (size_t)dim, NULL) == POSENC_OK, "dim %d table", dim);
+        double worst = 0.0;
+        for (size_t i = 0; t && i < len * (size_t)dim; i++) worst = fmax(worst, fabs(t[i]));
+        CHECK(worst <= 1.0, "dim %d, positions 0..2^20, f64: max |value| %.17g <= 1", dim, worst);
+        free(t);
+    }
+}
+
 int main(void) {
     test_exec_options();
+    test_unit_range();
     posenc_threadpool *pool = NULL;
     if (posenc_threadpool_create(3, &pool, NULL) != POSENC_OK) return EXIT_FAILURE;
     test_identical_bits(pool);

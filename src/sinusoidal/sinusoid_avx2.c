@@ -48,6 +48,8 @@ void posenc_sinusoid_rows_avx2_(const posenc_sinusoid_rows_ *plan, double *run_s
                 }
             } else {
                 double *row = (double *)out + r * dim;
+                s = _mm256_min_pd(_mm256_max_pd(s, _mm256_set1_pd(-1.0)), _mm256_set1_pd(1.0)); /* see posenc_clamp_unit_ */
+                c = _mm256_min_pd(_mm256_max_pd(c, _mm256_set1_pd(-1.0)), _mm256_set1_pd(1.0));
                 if (half) {
                     store_pd256(row + k, s, stream);
                     store_pd256(row + pairs + k, c, stream);

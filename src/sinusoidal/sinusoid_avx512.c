@@ -14,6 +14,11 @@ static inline void rotate8(const posenc_sinusoid_rows_ *plan, int32_t k, __m512d
     *c = nc;
 }
 
+/* Stored f64 values only (the run keeps its bits): see posenc_clamp_unit_. */
+static inline __m512d clamp_unit8(__m512d v) {
+    return _mm512_min_pd(_mm512_max_pd(v, _mm512_set1_pd(-1.0)), _mm512_set1_pd(1.0));
+}
+
 static inline void store_ps512(float *p, __m512 v, bool stream) {
     if (stream) _mm512_stream_ps(p, v);
     else _mm512_storeu_ps(p, v);
@@ -103,6 +108,8 @@ void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run
                 }
             } else {
                 double *row = (double *)out + r * dim;
+                s = clamp_unit8(s);
+                c = clamp_unit8(c);
                 if (half) {
                     store_pd512(row + k, s, stream);
                     store_pd512(row + pairs + k, c, stream);

@@ -213,8 +213,8 @@ void posenc_sinusoid_row_tail_(const posenc_sinusoid_rows_ *plan, double *run_s,
             ((float *)out)[r * dim + sc] = (float)run_s[k];
             ((float *)out)[r * dim + cc] = (float)run_c[k];
         } else {
-            ((double *)out)[r * dim + sc] = run_s[k];
-            ((double *)out)[r * dim + cc] = run_c[k];
+            ((double *)out)[r * dim + sc] = posenc_clamp_unit_(run_s[k]);
+            ((double *)out)[r * dim + cc] = posenc_clamp_unit_(run_c[k]);
         }
     }
 }
@@ -260,7 +260,8 @@ static void fill_anchor_rows(const precise_range_ctx *ctx, size_t worker, double
     }
     for (size_t i = 0; i < rows; i++) {
         if (i > 0) posenc_rotate_run_(ctx->plan.step_s, ctx->plan.step_c, run_s, run_c, 0, (size_t)pairs);
-        for (int32_t k = 0; k < pairs; k++) store_pair(job, r + i, k, run_s[k], run_c[k]);
+        for (int32_t k = 0; k < pairs; k++)
+            store_pair(job, r + i, k, posenc_clamp_unit_(run_s[k]), posenc_clamp_unit_(run_c[k]));
     }
 }
 
