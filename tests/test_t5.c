@@ -174,6 +174,19 @@ static void test_errors(void) {
     posenc_status st = posenc_t5_bucket(&p, -100, &b, &e);
     /* max_exact 16: 16 + trunc(ln(100/16) / ln(128/16) * 17) = 16 + 14 */
     CHECK(st == POSENC_OK && b == 30, "unidirectional odd 33 accepted (bucket(-100) = %d, want 30)", b);
+    /* The log branch past 2^63 before truncation: max_distance = max_exact + 1
+     * makes the divisor ~1e-9 (fuzz_bias found the undefined conversion; x86
+     * gave a negative bucket). Far distances belong in the last bucket. */
+    const int32_t many = 2147483646, exact = many / 2;
+    p = t5(many, exact + 1, 0);
+    st = posenc_t5_bucket(&p, -(((int64_t)1 << 62) - 1), &b, &e);
+    CHECK(st == POSENC_OK && b == many - 1, "%d buckets, max_distance %d, r = -(2^62 - 1): bucket %d, want %d", many,
+          exact + 1, b, many - 1);
+    p = t5(many, many / 4 + 1, 1); /* max_exact = many / 4 per direction */
+    st = posenc_t5_bucket(&p, ((int64_t)1 << 62) - 1, &b, &e);
+    CHECK(st == POSENC_OK && b == many - 1, "bidirectional, r = 2^62 - 1: bucket %d, want %d", b, many - 1);
+    st = posenc_t5_bucket(&p, -(((int64_t)1 << 62) - 1), &b, &e);
+    CHECK(st == POSENC_OK && b == many / 2 - 1, "bidirectional, r = -(2^62 - 1): bucket %d, want %d", b, many / 2 - 1);
     p = t5(32, 0, 1);
     expect(posenc_t5_bucket(&p, 3, &b, &e), POSENC_ERR_INVALID_ARGUMENT, &e, "max_distance must be > 0, got 0", "max_distance 0");
     p = t5(32, -5, 1);

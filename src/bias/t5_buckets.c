@@ -72,8 +72,11 @@ static int32_t bucket_of(const posenc_t5_params *p, int64_t r) {
     float ratio = (float)n / (float)max_exact;
     float divisor = (float)log((double)p->max_distance / (double)max_exact);
     float scaled = Sleef_logf1_u10purecfma(ratio) / divisor * (float)(nb - max_exact);
+    /* Past the last bucket before converting: with max_distance just above
+     * max_exact and many buckets, scaled can exceed 2^63 (fuzz_bias), where the
+     * conversion is undefined (torch's x86 cast gives INT64_MIN, a negative bucket). */
+    if ((double)scaled >= (double)(nb - 1 - max_exact)) return ret + nb - 1; /* both exact in double */
     int64_t large = (int64_t)max_exact + (int64_t)scaled; /* truncation toward zero */
-    if (large > nb - 1) large = nb - 1;
     return ret + (int32_t)large;
 }
 
