@@ -150,6 +150,10 @@ int cli_draw_rope_bands(const char *command, int32_t head_dim, double base, pose
     int32_t rotary = 0;
     if (posenc_rope_check(&p, &rotary, &err) != POSENC_OK) return cli_fail_status(command, &err);
     if (!(factor > 1)) return cli_fail(command, EXIT_USAGE, NULL, "--factor must be > 1 to draw scaling, got %g", factor);
+    /* the extended context is an integer position count */
+    if (!((double)original_max * factor < 0x1p62))
+        return cli_fail(command, EXIT_USAGE, NULL, "--factor %g x --original-max %lld = %g positions, must be < 2^62",
+                        factor, (long long)original_max, (double)original_max * factor);
     size_t pairs = (size_t)rotary / 2;
     double *buf = malloc(sizeof(double) * pairs * 6);
     if (!buf) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");

@@ -133,7 +133,8 @@ int cmd_rope_explain(int argc, char **argv) {
            w[pairs - 1], pairs - 1, 6.283185307179586 / w[0], 6.283185307179586 / w[pairs - 1]);
     int64_t trained = p->original_max_position > 0 ? p->original_max_position : c.max_position_embeddings;
     int64_t extended = c.max_position_embeddings;
-    if (extended <= 0 && p->scaling != POSENC_ROPE_NONE && p->original_max_position > 0 && p->factor > 0)
+    if (extended <= 0 && p->scaling != POSENC_ROPE_NONE && p->original_max_position > 0 && p->factor > 0 &&
+        p->factor * (double)p->original_max_position < 0x1p62) /* else unknown: llround would overflow */
         extended = (int64_t)llround(p->factor * (double)p->original_max_position);
     bool blends = p->scaling == POSENC_ROPE_YARN || p->scaling == POSENC_ROPE_LLAMA3;
     printf("bands (against the unscaled RoPE with the same base):\n");

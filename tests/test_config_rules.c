@@ -213,6 +213,9 @@ static void test_json_rules(void) {
          "\"rope_parameters\":{\"rope_type\":\"default\",\"rope_theta\":5e5}}", "'rope_theta' 10000 contradicts"},
         {"{\"model_type\":\"phi\",\"hidden_size\":2560,\"num_attention_heads\":32,\"rotary_dim\":16,"
          "\"partial_rotary_factor\":0.4}", "'rotary_dim' 16 contradicts 'partial_rotary_factor'"},
+        /* int(head_dim * 1e300) would be an undefined conversion in C: compared in double */
+        {"{\"model_type\":\"gpt_neox\",\"hidden_size\":256,\"num_attention_heads\":4,\"rotary_dim\":16,"
+         "\"partial_rotary_factor\":1e300}", "'partial_rotary_factor' 1e+300 (head 64 -> 6.4e+301)"},
         {"{\"model_type\":\"phi3\",\"hidden_size\":3072,\"num_attention_heads\":32,\"max_position_embeddings\":131072,"
          "\"original_max_position_embeddings\":4096,\"rope_scaling\":{\"type\":\"longrope\","
          "\"original_max_position_embeddings\":8192,\"short_factor\":[1],\"long_factor\":[1]}}",

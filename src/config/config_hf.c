@@ -484,11 +484,12 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
     out->attention_head_dim = (int32_t)head_dim;
     if (f && (f->flags & FAMILY_CHATGLM)) p->rotary_dim = (int32_t)(head_dim / 2);
     if (has_rotary) {
-        RETURN_ERROR_IF(has_partial && (int64_t)((double)head_dim * p->partial_rotary_factor) != rotary_dim, err,
-                        POSENC_ERR_FORMAT,
-                        "config.json: 'rotary_dim' %lld contradicts 'partial_rotary_factor' %g (head %lld -> %lld)",
-                        (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim,
-                        (long long)((double)head_dim * p->partial_rotary_factor));
+        /* HF: int(head_dim * partial_rotary_factor); compared in double, since a
+         * factor like 1e300 would make the integer conversion undefined */
+        double implied = trunc((double)head_dim * p->partial_rotary_factor);
+        RETURN_ERROR_IF(has_partial && implied != (double)rotary_dim, err, POSENC_ERR_FORMAT,
+                        "config.json: 'rotary_dim' %lld contradicts 'partial_rotary_factor' %g (head %lld -> %.15g)",
+                        (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim, implied);
         p->rotary_dim = (int32_t)rotary_dim;
     }
     if (f && (f->flags & FAMILY_MLA)) { /* q/k head = [nope | rope]: the rotated channels are the last */

@@ -182,6 +182,9 @@ def main():
     t.check(rc == 1 and "x.svg" in se, f"unwritable output: exit {rc}, {se.strip().splitlines()[0]}")
     rc, _, se = run("plot", "rope-bands", "--factor", 1, "-o", os.path.join(d, "x.svg"))
     t.check(rc == 2 and "--factor must be > 1" in se, f"rope-bands --factor 1: exit {rc}")
+    rc, _, se = run("plot", "rope-bands", "--factor", "1e300", "-o", os.path.join(d, "x.svg"))
+    t.check(rc == 2 and "= 8.192e+303 positions, must be < 2^62" in se and not os.path.exists(os.path.join(d, "x.svg")),
+            f"rope-bands --factor 1e300 (extended context past int64): exit {rc}")
     rc, _, se = run("plot", "rope-bands", "--scaling", "dynamic", "-o", os.path.join(d, "x.svg"))
     t.check(rc == 2 and "no scaling bands" in se and not os.path.exists(os.path.join(d, "x.svg")),
             f"rope-bands --scaling dynamic: exit {rc}, {se.strip().splitlines()[0]}")
