@@ -169,6 +169,17 @@ static void test_gguf_arch_rules(void) {
           "%lld) (%s)", c.layer_types[0].layers, c.layer_types[1].layers, (long long)c.layer_types[1].sliding_window,
           err.message);
     posenc_model_config_free(&c);
+    /* an original context past int64 (any numeric type is read): refused like context_length,
+     * never converted (was undefined: 3e38 -> int64) */
+    header(b, 0, 4);
+    kv_str(b, "general.architecture", "llama");
+    kv_u32(b, "llama.attention.key_length", 128);
+    kv_str(b, "llama.rope.scaling.type", "yarn");
+    kv_f32(b, "llama.rope.scaling.original_context_length", 3e38f);
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &err);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(err.message, "llama.rope.scaling.original_context_length has an out-of-range value 3"),
+          "GGUF original_context_length 3e38 refused: %s", err.message);
+    if (st == POSENC_OK) posenc_model_config_free(&c);
     /* a key twice: refused, as ggml does */
     header(b, 0, 3);
     kv_str(b, "general.architecture", "llama");

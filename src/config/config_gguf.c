@@ -429,7 +429,7 @@ static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc
     const double dim_max = (double)(1 << 30);
     for (int k = K_FREQ_BASE; k < K_KNOWN; k++)
         if (HAS(k) && k != K_SCALING_TYPE && k != K_DIM_SECTIONS &&
-            (!isfinite(v[k].number) || v[k].number < 0 || (k >= K_CTX && v[k].number > dim_max * 8192)))
+            (!isfinite(v[k].number) || v[k].number < 0 || ((k >= K_CTX || k == K_ORIG_CTX) && v[k].number > dim_max * 8192)))
             return posenc_fail_(err, POSENC_ERR_FORMAT, "GGUF %s.%s has an out-of-range value %g", out->architecture,
                                 known_suffix[k], v[k].number);
     out->max_position_embeddings = HAS(K_CTX) ? (int64_t)v[K_CTX].number : 0;
