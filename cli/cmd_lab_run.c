@@ -175,7 +175,8 @@ static int lab_run(int argc, char **argv) {
      * an append could leave half a line. The results are small next to a run. */
     char *content = NULL;
     size_t content_size = 0;
-    if (access(out, F_OK) == 0) {
+    bool existed = access(out, F_OK) == 0;
+    if (existed) {
         void *old = NULL;
         if (posenc_file_read_all(out, 0, &old, &content_size, &err) != POSENC_OK) {
             rc = cli_fail_status("lab run", &err);
@@ -223,11 +224,15 @@ static int lab_run(int argc, char **argv) {
         fprintf(stderr, "posenc lab run: [%zu/%zu] %s done (%.0f s elapsed)\n", i + 1, count, runs[i].id,
                 seconds_now() - prog.started);
     }
-    free(content);
     if (stop_requested) {
-        fprintf(stderr, "\nposenc lab run: interrupted; %zu finished runs kept in %s (continue with --resume)\n", written, out);
+        if (written == 0 && !existed) /* a new file and no run finished: nothing was written */
+            fprintf(stderr, "\nposenc lab run: interrupted before the first run finished; %s was not created\n", out);
+        else
+            fprintf(stderr, "\nposenc lab run: interrupted; %s keeps every finished run (%zu from this invocation; "
+                    "continue with --resume)\n", out, written);
         rc = 128 + (int)stop_requested;
     }
+    free(content);
     lab_corpus_free(&corpus);
     cJSON_Delete(finished);
     free(runs);

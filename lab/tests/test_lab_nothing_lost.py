@@ -75,8 +75,9 @@ def main():
         # Ctrl-C during the first run of a new file: nothing finished, so no file
         out = os.path.join(d, "new.jsonl")
         rc, err = interrupt_lab_run(slow + ["-o", out], signal.SIGINT)
-        check(rc == 130 and "0 finished runs kept" in err and others(d, set()) == [],
-              "lab run, Ctrl-C in its first run: exit %d, no results file, nothing else (%s)" % (rc, os.listdir(d)))
+        check(rc == 130 and "interrupted before the first run finished; " + out + " was not created" in err and
+              others(d, set()) == [],
+              "lab run, Ctrl-C in its first run: exit %d, no results file and says so, nothing else (%s)" % (rc, os.listdir(d)))
 
         # a results file from an earlier session (--resume): Ctrl-C or SIGTERM mid-run keeps its bytes
         kept = os.path.join(d, "kept.jsonl")
@@ -84,7 +85,8 @@ def main():
         before = digest(kept)
         for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
             rc, err = interrupt_lab_run(slow + ["--resume", "-o", kept], sig)
-            check(rc == want and digest(kept) == before and whole_lines(kept) and others(d, {"kept.jsonl"}) == [],
+            check(rc == want and digest(kept) == before and whole_lines(kept) and others(d, {"kept.jsonl"}) == [] and
+                  "kept.jsonl keeps every finished run (0 from this invocation" in err,
                   "lab run --resume, %s mid-run: exit %d, the results file keeps its bytes, nothing else" %
                   (signal.Signals(sig).name, rc))
 
