@@ -288,7 +288,8 @@ static inline int check_near_f32(const char *label, const float *got, const floa
     return ok;
 }
 
-/* Folder of the peer goldens; NULL (with a message) if absent. */
+/* Folder of the peer goldens (tests/golden, part of the repository). A missing
+ * folder is a broken checkout, never a reason to skip: the test fails here. */
 static inline const char *check_golden_dir(void) {
     const char *dir = getenv("POSENC_GOLDEN_DIR");
 #ifdef POSENC_GOLDEN_DIR_DEFAULT
@@ -298,9 +299,10 @@ static inline const char *check_golden_dir(void) {
     snprintf(probe, sizeof probe, "%s/manifest.json", dir ? dir : "");
     FILE *f = dir ? fopen(probe, "rb") : NULL;
     if (!f) {
-        printf("SKIP: golden folder not found (%s); set POSENC_GOLDEN_DIR to ../shared/golden\n",
+        printf("FAIL: golden folder not found (%s): tests/golden is part of the repository; "
+               "POSENC_GOLDEN_DIR overrides it\n",
                dir ? dir : "unset");
-        return NULL;
+        exit(EXIT_FAILURE);
     }
     fclose(f);
     return dir;

@@ -218,10 +218,6 @@ int main(void) {
     test_matrix_and_bias();
     test_errors();
     const char *dir = check_golden_dir();
-    if (!dir) {
-        check_finish();
-        return SKIP_RETURN;
-    }
     test_goldens(dir);
     return check_finish();
 }

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 
-GOLDEN = os.environ.get("POSENC_GOLDEN_DIR", os.path.join(ROOT, "..", "shared", "golden"))
+GOLDEN = os.environ.get("POSENC_GOLDEN_DIR") or os.path.join(ROOT, "tests", "golden")
 BIN = os.environ.get("POSENC_BIN", os.path.join(ROOT, "build", "posenc"))
 
 

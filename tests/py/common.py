@@ -7,7 +7,16 @@ import sys
 import tempfile
 
 BIN = os.environ.get("POSENC_BIN", os.path.join(os.path.dirname(__file__), "../../build/posenc"))
-GOLDEN = os.environ.get("POSENC_GOLDEN_DIR", os.path.join(os.path.dirname(__file__), "../../../shared/golden"))
+GOLDEN = os.environ.get("POSENC_GOLDEN_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
+
+
+def require_golden():
+    """tests/golden is part of the repository: a missing folder fails the test, never skips it."""
+    if not os.path.exists(os.path.join(GOLDEN, "manifest.json")):
+        print(f"FAIL: peer goldens not found at {GOLDEN} (tests/golden is part of the repository; "
+              "POSENC_GOLDEN_DIR overrides it)", flush=True)
+        sys.exit(1)
+    return True
 
 
 class Checks:

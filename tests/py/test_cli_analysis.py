@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from common import GOLDEN, Checks, run, tmpdir
+from common import GOLDEN, Checks, require_golden, run, tmpdir
 
 
 def diff(*args):
@@ -46,9 +46,7 @@ def table(n=64, d=64, base=1e4, start=0, layout="i", freqs="v", form=None):
 
 
 def main():
-    if not os.path.exists(os.path.join(GOLDEN, "manifest.json")):
-        print(f"SKIP: goldens not found at {GOLDEN}")
-        sys.exit(77)
+    require_golden()
     t = Checks()
     d = tmpdir()
     G = lambda name: os.path.join(GOLDEN, name + ".npy")

@@ -9,7 +9,7 @@ import struct
 
 import numpy as np
 
-from common import GOLDEN, Checks, run, tmpdir
+from common import GOLDEN, Checks, require_golden, run, tmpdir
 
 
 def gguf(kvs, version=3):
@@ -32,7 +32,7 @@ def main():
     t = Checks()
     d = tmpdir()
     out = os.path.join(d, "out.npy")
-    have_golden = os.path.exists(os.path.join(GOLDEN, "manifest.json"))
+    have_golden = require_golden()
 
     rc, so, _ = run("rope", "--help")
     t.check(rc == 0 and all(s in so for s in ("freqs", "apply", "explain")), "rope --help lists freqs/apply/explain")
