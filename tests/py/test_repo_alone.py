@@ -60,6 +60,13 @@ def main():
     missing_producer = [n for n, e in listed.items() if not e.get("producer", {}).get("repository")]
     t.check(not missing_producer, f"every manifest entry names its producer ({len(missing_producer)} without)")
 
+    # the regeneration script runs (the input formula needs no peer checkout)
+    done = subprocess.run([sys.executable, os.path.join(GOLDEN, "regenerate.py"), "--only", "input_formula"],
+                          capture_output=True, text=True)
+    t.check(done.returncode == 0 and "1 same, 0 differ, 0 failed" in done.stdout,
+            f"tests/golden/regenerate.py remakes input_formula bit for bit: {done.stdout.strip().splitlines()[-1:]}"
+            + done.stderr[-300:])
+
     hits = []
     files = tracked_files()
     for name in files:
