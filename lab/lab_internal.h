@@ -95,8 +95,15 @@ struct lab_model {
 int32_t lab_pe_width(const lab_config *cfg);   /* channels of the position table (0: none) */
 int32_t lab_wte_width(const lab_config *cfg);  /* token embedding width */
 int64_t lab_table_rows(const lab_config *cfg); /* learned table rows */
-float *lab_param_ptr(lab_model *m, int id);
-float *lab_grad_ptr(lab_model *m, int id);
+/* A tensor's weights and gradient in the model's flat buffers (NULL when the
+ * config has no such tensor). Inline: model.c and position.c both read them,
+ * and position.c must not call into model.c (model.c calls position.c). */
+static inline float *lab_param_ptr(lab_model *m, int id) {
+    return m->slots[id].present ? m->params + m->slots[id].offset : NULL;
+}
+static inline float *lab_grad_ptr(lab_model *m, int id) {
+    return m->slots[id].present ? m->grads + m->slots[id].offset : NULL;
+}
 
 /* ---- ops (ops.c): forward/backward pairs. Parameter gradients accumulate
  * (+=); input gradients of matmul, gelu and attention (dqkv) are overwritten

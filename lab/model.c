@@ -12,9 +12,6 @@
 static const char *const group_names[LAB_GROUPS] = {"tok", "pos", "attn", "mlp", "norm", "head"};
 const char *lab_group_name(int group) { return group >= 0 && group < LAB_GROUPS ? group_names[group] : "?"; }
 
-float *lab_param_ptr(lab_model *m, int id) { return m->slots[id].present ? m->params + m->slots[id].offset : NULL; }
-float *lab_grad_ptr(lab_model *m, int id) { return m->slots[id].present ? m->grads + m->slots[id].offset : NULL; }
-
 static void add_tensor(lab_model *m, int id, const char *name, const char *group, int decay, int ndim, size_t d0,
                        size_t d1, size_t d2) {
     lab_tensor_slot *s = &m->slots[id];

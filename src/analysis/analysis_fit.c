@@ -57,11 +57,6 @@ void posenc_read_f64_(const posenc_array *a, size_t first, size_t count, double 
     }
 }
 
-double posenc_wrap_angle_(double a) {
-    double w = remainder(a, TWO_PI); /* exact, result in [-pi, pi] */
-    return w;
-}
-
 double posenc_angle_noise_for_dtype_(posenc_dtype dtype) {
     switch (dtype) {
     case POSENC_DTYPE_F64: return 1e-12;

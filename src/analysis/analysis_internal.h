@@ -33,8 +33,12 @@ const double *posenc_table_row_(const posenc_f64_table_ *t, size_t r, double *sc
  * copy of the whole array (the analysis reads big inputs a row at a time). */
 void posenc_read_f64_(const posenc_array *a, size_t first, size_t count, double *out);
 
-/* Angle difference wrapped into (-pi, pi]. */
-double posenc_wrap_angle_(double a);
+/* Angle difference wrapped into [-pi, pi] (remainder by 2 pi is exact). Inline
+ * here, beside the other helpers every analysis file uses, so the fit and the
+ * precision report need not call into each other for it. */
+static inline double posenc_wrap_angle_(double a) {
+    return remainder(a, 6.283185307179586476925286766559);
+}
 
 /* Angle noise floor (radians) of sin/cos values stored in dtype. */
 double posenc_angle_noise_for_dtype_(posenc_dtype dtype);

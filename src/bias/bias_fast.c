@@ -5,7 +5,7 @@
  * Toeplitz matrix: row a is the slice V_h[Lq-1-a .. Lq-1-a+Lk) of one vector
  * V_h[j] = value(d = D0 + j), D0 = k0 - q0 - (Lq-1), j < Lq + Lk - 1. V_h is
  * computed with the reference formula (ALiBi: alibi.c's bias_value in long
- * double, rounded once; T5: posenc_t5_bucket then the table lookup), so every
+ * double, rounded once; T5: t5_bucket.c's posenc_t5_bucket_of_ then the table lookup), so every
  * output is bit-identical to the element-by-element reference; the fill is a
  * copy from cache, written with streaming stores on the AVX2/AVX-512 paths.
  * Rows (h, a) are split across threads; any split gives the same bytes. */
@@ -103,7 +103,7 @@ bool posenc_t5_bias_fast_(const posenc_t5_params *params, const float *table, in
         return true;
     }
     int64_t d0 = keys->start - queries->start - (int64_t)(queries->count - 1);
-    for (size_t j = 0; j < span; j++) posenc_t5_bucket(params, d0 + (int64_t)j, &buckets[j], NULL);
+    for (size_t j = 0; j < span; j++) buckets[j] = posenc_t5_bucket_of_(params, d0 + (int64_t)j);
     toeplitz_job job = {(size_t)heads, queries->count, keys->count, span, NULL, out,
                         POSENC_PATH_SCALAR, NULL, POSENC_ALIBI_CAUSAL, buckets, table, d0};
     *status = run_toeplitz(&job, t5_values, exec, err);

@@ -1,5 +1,5 @@
 /* bias_internal.h: private helpers shared by the relative-position files
- * (alibi.c, t5_buckets.c, shaw.c, attention_reference.c). Not installed. */
+ * (alibi.c, t5_bucket.c, t5_buckets.c, bias_fast.c, shaw.c, attention_reference.c). Not installed. */
 #ifndef POSENC_BIAS_INTERNAL_H
 #define POSENC_BIAS_INTERNAL_H
 
@@ -33,5 +33,9 @@ static inline posenc_status posenc_count3_(size_t a, size_t b, size_t c, const c
                             what, a, b, c);
     return POSENC_OK;
 }
+
+/* The T5 bucket of relative position r for params already checked
+ * (t5_bucket.c; posenc_t5_bucket is the checked public form). */
+int32_t posenc_t5_bucket_of_(const posenc_t5_params *params, int64_t r);
 
 #endif

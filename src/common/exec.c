@@ -1,19 +1,16 @@
-/* exec.c: execution options (kernel path, threads), the CPU probe and the
- * row-splitting thread helper. No global mutable state: every call resolves
- * its own options; the environment is only read. */
+/* exec.c: execution options (kernel path, threads) and the row-splitting
+ * thread helper, on top of cpu.c's probes and threadpool.c's workers. No
+ * global mutable state: every call resolves its own options; the environment
+ * is only read. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "kernels.h"
 #include "threadpool_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <cpuid.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 void posenc_exec_default(posenc_exec *exec) {
     if (!exec) return;
@@ -40,61 +37,6 @@ posenc_status posenc_kernel_path_parse(const char *name, posenc_kernel_path *out
         }
     return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
                         "kernel path must be auto, scalar, avx2 or avx512, got '%s'", name);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* F16C (f16 RoPE) is asked through cpuid because clang 14's
- * __builtin_cpu_supports does not know "f16c" (and GCC 12's answers 0 on an
- * F16C CPU). CPUID traps to the hypervisor in a VM: ~11 us per call here, a
- * third of a small table's time when every call asked (perf, 8 x 1024 table).
- * So the answer is cached: one of the library's two statics (the other is the
- * online core count, below), a fact of the CPU that every thread computes
- * identically, so a racing first write stores the same value (an atomic, so
- * the race is defined). */
-static bool cpu_has_f16c(void) {
-    static _Atomic int known = -1; /* -1: not asked yet; else 0 or 1 */
-    int v = atomic_load_explicit(&known, memory_order_relaxed);
-    if (v < 0) {
-        unsigned eax, ebx, ecx = 0, edx;
-        v = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
-        atomic_store_explicit(&known, v, memory_order_relaxed);
-    }
-    return v == 1;
-}
-#endif
-
-int posenc_kernel_path_supported(posenc_kernel_path path) {
-    switch (path) {
-    case POSENC_PATH_AUTO:
-    case POSENC_PATH_SCALAR: return 1;
-#if defined(__x86_64__) && defined(__GNUC__)
-    case POSENC_PATH_AVX2: {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
-    }
-    case POSENC_PATH_AVX512:
-        __builtin_cpu_init();
-        return posenc_kernel_path_supported(POSENC_PATH_AVX2) &&
-               __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-#endif
-    default: return 0;
-    }
-}
-
-/* sysconf(_SC_NPROCESSORS_ONLN) opens and reads /sys/devices/system/cpu/online
- * on glibc: 6.1 us per call here, on every call that runs on the default
- * thread count. Read once per process and cached like cpu_has_f16c (a racing
- * first write stores the same value). */
-int32_t posenc_cpu_count(void) {
-    static _Atomic int32_t known = 0; /* 0: not read yet */
-    int32_t v = atomic_load_explicit(&known, memory_order_relaxed);
-    if (v == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        v = n < 1 ? 1 : n > POSENC_MAX_THREADS ? POSENC_MAX_THREADS : (int32_t)n;
-        atomic_store_explicit(&known, v, memory_order_relaxed);
-    }
-    return v;
 }
 
 posenc_status posenc_exec_resolve_(const posenc_exec *exec, posenc_exec *out, bool *exact_threads,

@@ -1,20 +1,9 @@
-/* sincos_dd.c: portable build of sincos_dd_body.h (one double per "vector";
- * fma() is exact wherever it runs, so this matches the vector builds bit for
- * bit) and the path dispatch. */
+/* sincos_dd.c: the path dispatch of the double-double sin/cos kernels
+ * (sincos_dd_scalar.c, sincos_dd_avx2.c, sincos_dd_avx512.c) and the helpers
+ * that prepare their inputs. */
 #include "sincos_dd.h"
 
 #include <math.h>
-
-typedef double vec;
-#define LANES 1
-#define V_SET(x) ((double)(x))
-#define V_LOAD(p) (*(p))
-#define V_STORE(p, v) (*(p) = (v))
-#define V_FMA(a, b, c) fma((a), (b), (c))
-#define V_ROUND(x) nearbyint(x)
-#define SINCOS_DD posenc_sincos_dd_scalar_
-#define ROTATE_DD posenc_rotate_dd_scalar_
-#include "sincos_dd_body.h"
 
 bool posenc_sincos_dd_covers_(long double most_abs, const long double *w, size_t n) {
     long double top = 0;

@@ -1,4 +1,4 @@
-/* threadpool.c: persistent workers for posenc_parallel_for_ (posenc.h,
+/* threadpool.c: persistent workers for exec.c's posenc_parallel_for_ (posenc.h,
  * posenc_threadpool_*). A job is published under the pool's lock with a new
  * generation number; helper i runs it as worker i + 1, and every helper
  * acknowledges every generation, so the submitter knows when all are done.
