@@ -390,6 +390,7 @@ class ThreadPool:
         self._handle = handle
         self._idle = threading.Condition()
         self._in_flight = 0
+        self._closing = False  # set by close(): new calls are refused while it waits
         self.exec = _lib.Exec()
         _lib.lib.posenc_exec_default(ctypes.byref(self.exec))
         self.exec.pool = handle.value
@@ -401,12 +402,12 @@ class ThreadPool:
 
     @property
     def closed(self) -> bool:
-        return not self._handle
+        return not self._handle or self._closing
 
     def acquire(self) -> None:
         """Count one call in flight (refused once closed); pair with release()."""
         with self._idle:
-            if not self._handle:
+            if not self._handle or self._closing:
                 raise InvalidArgumentError("pool: this posenc.ThreadPool is closed; create a new one "
                                            "or pass threads= instead", 1)
             self._in_flight += 1
@@ -423,6 +424,7 @@ class ThreadPool:
         if idle is None:  # __init__ failed before the pool existed
             return
         with idle:
+            self._closing = True  # refuse new calls, so busy threads cannot keep it open forever
             while self._in_flight:
                 idle.wait()
             if self._handle:
@@ -664,6 +666,9 @@ def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Option
     if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
         seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
     plans = [_plan_views(t) for t in targets]
+    if not any(calls for _, calls in plans):
+        params.check()  # nothing to rotate (an empty array): a no-op, after the parameters are checked
+        return
     for t, (_, calls) in zip(targets, plans):  # C's view rules, before anything is written
         for _, view, count, _ in calls[:1]:
             _check_view(view, c_params.head_dim, count, t.name)
