@@ -488,8 +488,7 @@ def patch_llama(target: Any, *, mode: Mode = "torch", rotary_embedding: bool = T
         if not modules:
             raise InvalidArgumentError("no module of %s's layers has an apply_rotary_pos_emb to replace (not a "
                                        "Llama-style model?)" % type(target).__name__, 1)
-        for mod in modules.values():
-            set_attr(mod, "apply_rotary_pos_emb", apply_rotary_pos_emb)
+        replacements = []
         if rotary_embedding:
             for parent in list(target.modules()):
                 for name, child in list(parent.named_children()):
@@ -501,7 +500,13 @@ def patch_llama(target: Any, *, mode: Mode = "torch", rotary_embedding: bool = T
                                                    "posenc's RotaryEmbedding" % (type(parent).__name__, name), 1)
                     buffer = getattr(child, "inv_freq", None)
                     device = buffer.device if isinstance(buffer, _torch.Tensor) else None
-                    set_attr(parent, name, RotaryEmbedding(config, device, mode=check))
+                    ours = RotaryEmbedding(config, device, mode=check)
+                    _same_frequencies(type(parent).__name__ + "." + name, buffer, ours, check)
+                    replacements.append((parent, name, ours))
+        for mod in modules.values():
+            set_attr(mod, "apply_rotary_pos_emb", apply_rotary_pos_emb)
+        for parent, name, ours in replacements:  # everything checked: now patch
+            set_attr(parent, name, ours)
     else:
         raise InvalidArgumentError("patch_llama takes a modeling module or a torch.nn.Module model, got %s"
                                    % type(target).__name__, 1)
@@ -510,6 +515,28 @@ def patch_llama(target: Any, *, mode: Mode = "torch", rotary_embedding: bool = T
         while undo:
             undo.pop()()
     return undo_all
+
+
+def _same_frequencies(where: str, theirs: Any, ours: RotaryEmbedding, mode: str) -> None:
+    """Refuse a patch that would change the model's frequencies without a word: HF's inv_freq
+    rounded by model.to(half dtype), or posenc reading the config otherwise than the model was
+    built (another base, scaling or head_dim). torch mode must match bit for bit."""
+    if not isinstance(theirs, _torch.Tensor):
+        return
+    if theirs.dtype != _torch.float32:
+        raise InvalidArgumentError("%s.inv_freq is %s (model.to(dtype) rounds it): HF's cos/sin then use rounded "
+                                   "frequencies and posenc's would not; recompute that buffer in float32 (as "
+                                   "from_pretrained(torch_dtype=...) leaves it) before patching" % (where, theirs.dtype), 1)
+    mine = ours.inv_freq.to(theirs.device)
+    if theirs.shape != mine.shape:
+        raise InvalidArgumentError("%s.inv_freq has %d frequencies but posenc reads %d from the config (head_dim "
+                                   "%d)" % (where, theirs.numel(), mine.numel(), ours.params.head_dim), 1)
+    differ = (theirs != mine) if mode == "torch" else ((theirs - mine).abs() > 1e-6 * theirs.abs())
+    if bool(differ.any()):
+        i = int(differ.nonzero()[0, -1])
+        raise InvalidArgumentError("%s.inv_freq differs from the config's as posenc reads it (%r): pair %d is %r "
+                                   "in the model, %r from the config; the model was built from another config"
+                                   % (where, ours.params, i, float(theirs.flatten()[i]), float(mine.flatten()[i])), 1)
 
 
 def _embedding_class(name: str, mode: str) -> type:
