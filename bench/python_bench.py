@@ -3,6 +3,9 @@
 
     PYTHONPATH=python /usr/bin/python3 bench/python_bench.py [--tokens 4096] [--repeat 20]
 
+(PYTHONPATH wins over the checkout's python/, so an installed or older package can be timed
+with the same script: PYTHONPATH=/path/to/other/python.)
+
 Prints, from one run (so ratios are comparable even on a busy machine):
   1. per-call overhead of the binding in microseconds: a tiny apply_rope_ ([1 token, 1 head,
      64]) through posenc.apply_rope_ (NumPy), posenc.torch.apply_rope_ and the raw C call
@@ -10,7 +13,11 @@ Prints, from one run (so ratios are comparable even on a busy machine):
   2. in-place RoPE on q[4096, 32, 128] float32 (neox, positions 0..4095): posenc.torch.apply_rope_,
      the raw C call on the same buffer, and Hugging Face's eager torch code (q*cos +
      rotate_half(q)*sin with cos/sin precomputed, i.e. the apply alone; and with cos/sin
-     computed as LlamaRotaryEmbedding does per forward).
+     computed as LlamaRotaryEmbedding does per forward);
+  3. one-token decode (q[1, 32, 1, 128], k[1, 8, 1, 128] at position 100000, HF's [B, H, S, D]):
+     posenc.torch.apply_rope_ in place, posenc.torch.apply_rotary_pos_emb (HF's signature, C path on
+     posenc's cos/sin), HF's apply formula, plain torch (Meta llama's complex multiply), and
+     the cos/sin of RotaryEmbedding vs HF's LlamaRotaryEmbedding formula.
 Each figure is the minimum over --repeat runs (the least disturbed one), in the same process.
 Targets (issue 17): overhead < 20 us; apply_rope_ >= 20x torch eager, within 1.2x of the C call.
 """
@@ -20,7 +27,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -70,6 +77,60 @@ def raw_c_call(params, x_address, x_count, tokens, heads, dim, positions):
     return call
 
 
+def decode(repeat, inner, rotate_half):
+    """One decoding step of a Llama-8B-shaped layer: 32 query heads, 8 KV heads, head_dim 128,
+    one new token at position 100000, q and k as HF holds them ([B, H, S, D])."""
+    D, pos = 128, 100000
+    q, k = torch.randn(1, 32, 1, D), torch.randn(1, 8, 1, D)
+    ids = torch.tensor([[pos]])
+    p = posenc.RopeParams(head_dim=D, base=500000.0, mode="torch")
+    inv_freq = 1.0 / (500000.0 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+
+    def hf_cos_sin(x, position_ids):
+        freqs = (inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+                 @ position_ids[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return (emb.cos() * 1.0).to(x.dtype), (emb.sin() * 1.0).to(x.dtype)
+
+    cos_hf, sin_hf = hf_cos_sin(q, ids)
+    c4, s4 = cos_hf.unsqueeze(1), sin_hf.unsqueeze(1)
+
+    def hf_apply():
+        return (q * c4) + (rotate_half(q) * s4), (k * c4) + (rotate_half(k) * s4)
+
+    freqs_cis = torch.polar(torch.ones(D // 2), (inv_freq * pos))[None, None, None, :]  # Meta llama's complex form
+
+    def complex_apply():
+        qc = torch.view_as_complex(q.reshape(1, 32, 1, D // 2, 2))
+        kc = torch.view_as_complex(k.reshape(1, 8, 1, D // 2, 2))
+        return torch.view_as_real(qc * freqs_cis).flatten(3), torch.view_as_real(kc * freqs_cis).flatten(3)
+
+    qi, ki = q.clone(), k.clone()
+    rows = [("posenc.torch.apply_rope_(q, k) in place", lambda: pt.apply_rope_(qi, ki, positions=ids, params=p,
+                                                                              tensor_layout="bhsd")),
+            ("HF apply formula (cos/sin precomputed)", hf_apply),
+            ("plain torch, complex multiply (Meta llama)", complex_apply),
+            ("HF LlamaRotaryEmbedding formula: cos/sin", lambda: hf_cos_sin(q, ids))]
+    if hasattr(pt, "apply_rotary_pos_emb"):
+        emb = pt.RotaryEmbedding(head_dim=D, base=500000.0, mode="torch")
+        cos, sin = emb(q, ids)
+        want = hf_apply()
+        got = pt.apply_rotary_pos_emb(q, k, cos, sin)
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]), "not HF's bits"
+        rows[1:1] = [("posenc.torch.apply_rotary_pos_emb (HF signature)", lambda: pt.apply_rotary_pos_emb(q, k, cos, sin)),
+                     ("  same, HF's cos/sin (HF's expression)", lambda: pt.apply_rotary_pos_emb(q, k, cos_hf, sin_hf))]
+        rows.append(("posenc.torch.RotaryEmbedding: cos/sin", lambda: emb(q, ids)))
+    n = inner // 4
+
+    def times(fn):
+        return lambda: [fn() for _ in range(n)]
+    best = best_interleaved([times(fn) for _, fn in rows], repeat)
+    print("\n3. one-token decode, q[1, 32, 1, 128] + k[1, 8, 1, 128] f32 at position %d, microseconds per call "
+          "(min of %d x %d, interleaved)" % (pos, repeat, n))
+    for (name, _), t in zip(rows, best):
+        print("   %-52s %8.2f us" % (name, t / n * 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokens", type=int, default=4096)
@@ -92,9 +153,9 @@ def main():
     def times(fn, n=inner):
         return lambda: [fn() for _ in range(n)]
     t_c, t_np, t_np_pos, t_t = (v / inner for v in best_interleaved(
-        [times(c_tiny), times(lambda: posenc.apply_rope_(tiny_np, params=p64)),
-         times(lambda: posenc.apply_rope_(tiny_np, positions=pos1, params=p64)),
-         times(lambda: pt.apply_rope_(tiny_t, params=p64))], a.repeat))
+        [times(c_tiny), times(lambda: posenc.apply_rope_(tiny_np, params=p64, tensor_layout="bshd")),
+         times(lambda: posenc.apply_rope_(tiny_np, positions=pos1, params=p64, tensor_layout="bshd")),
+         times(lambda: pt.apply_rope_(tiny_t, params=p64, tensor_layout="bshd"))], a.repeat))
     t_tab = best_seconds(lambda: posenc.sinusoid_table(1, 8), a.repeat, inner)
     # The library's own per-call work (plan, frequencies, cos/sin) makes the tiny C call cost
     # ~80-130 us here, so its noise hides the binding's few microseconds: also time the
@@ -102,9 +163,9 @@ def main():
     real = _lib.lib.posenc_rope_apply_exec
     _lib.lib.posenc_rope_apply_exec = lambda *args: 0  # the binding looks it up per call
     try:
-        s_np = best_seconds(lambda: posenc.apply_rope_(tiny_np, params=p64), a.repeat, inner)
-        s_t = best_seconds(lambda: pt.apply_rope_(tiny_t, params=p64), a.repeat, inner)
-        s_t_ids = best_seconds(lambda: pt.apply_rope_(tiny_t, positions=pos1, params=p64), a.repeat, inner)
+        s_np = best_seconds(lambda: posenc.apply_rope_(tiny_np, params=p64, tensor_layout="bshd"), a.repeat, inner)
+        s_t = best_seconds(lambda: pt.apply_rope_(tiny_t, params=p64, tensor_layout="bshd"), a.repeat, inner)
+        s_t_ids = best_seconds(lambda: pt.apply_rope_(tiny_t, positions=pos1, params=p64, tensor_layout="bshd"), a.repeat, inner)
     finally:
         _lib.lib.posenc_rope_apply_exec = real
     t_ctypes = best_seconds(lambda: _lib.lib.posenc_version(), a.repeat, inner)
@@ -127,8 +188,8 @@ def main():
     c_big = raw_c_call(p, q.data_ptr(), q.numel(), S, H, D, positions)
     with posenc.ThreadPool() as pool:
         t_big_c, t_big, t_big_pool, t_big_1 = best_interleaved(
-            [c_big, lambda: pt.apply_rope_(q, params=p), lambda: pt.apply_rope_(q, params=p, pool=pool),
-             lambda: pt.apply_rope_(q, params=p, threads=1)], 2 * a.repeat)
+            [c_big, lambda: pt.apply_rope_(q, params=p, tensor_layout="bshd"), lambda: pt.apply_rope_(q, params=p, pool=pool, tensor_layout="bshd"),
+             lambda: pt.apply_rope_(q, params=p, threads=1, tensor_layout="bshd")], 2 * a.repeat)
 
     inv_freq = 1.0 / (10000 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
     pos_t = torch.arange(S)[None]
@@ -178,7 +239,10 @@ def main():
     print("   HF arithmetic into preallocated buffers      %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"
           % (t_hf_pre * 1e3, t_hf_pre / t_big, t_hf_pre / t_big_1))
 
-    # ---- 3. the GIL is released during the C call (ctypes.CDLL drops it) ----
+    # ---- 3. one-token decode at position 100000 ----
+    decode(a.repeat, inner, rotate_half)
+
+    # ---- 4. the GIL is released during the C call (ctypes.CDLL drops it) ----
     import threading
     done = threading.Event()
     started = threading.Event()
@@ -186,7 +250,7 @@ def main():
 
     def worker():
         started.set()
-        pt.apply_rope_(q, params=p, threads=1)
+        pt.apply_rope_(q, params=p, threads=1, tensor_layout="bshd")
         done.set()
 
     th = threading.Thread(target=worker)
@@ -195,7 +259,7 @@ def main():
     while not done.is_set():
         spins[0] += 1
     th.join()
-    print("\n3. GIL: the main thread ran %d Python loop iterations during one apply_rope_ call "
+    print("\n4. GIL: the main thread ran %d Python loop iterations during one apply_rope_ call "
           "(0 or a handful if the GIL were held)" % spins[0])
 
 

@@ -192,6 +192,7 @@ def test_closing_a_pool_while_other_threads_use_it():
     """Before: close() freed the C pool under a running call: deadlock (4 of 5 runs) or heap
     corruption. A subprocess with a timeout, so a hang or an abort is a failure, not a stall."""
     env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
     for attempt in range(3):
         done = subprocess.run([sys.executable, "-c", _POOL_RACE], capture_output=True, text=True, env=env,
                               timeout=120)
