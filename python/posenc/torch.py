@@ -342,6 +342,8 @@ class RotaryEmbedding(_torch.nn.Module):
         self.params = resolve_params(params, config, head_dim, **flags)
         freqs = _rope.rope_frequencies(self.params)
         self.attention_scaling = freqs.attention_factor
+        # what apply_rotary_pos_emb's C path needs (every channel rotated, no scaling), once
+        self._whole_head_unscaled = (self.params.check() == self.params.head_dim and freqs.attention_factor == 1.0)
         self.register_buffer("inv_freq", _torch.tensor(freqs.inv_freq, dtype=_torch.float32, device=device),
                              persistent=False)
 
@@ -356,7 +358,7 @@ class RotaryEmbedding(_torch.nn.Module):
         if cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu":
             ids = position_ids.detach().cpu().numpy().astype(np.int64) if isinstance(position_ids, _torch.Tensor) \
                 else np.asarray(position_ids, np.int64)
-            tag = _CosSinTag(self.params, ids, cos_t, sin_t)
+            tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
             cos_t._posenc_tag = tag  # type: ignore[attr-defined]
             sin_t._posenc_tag = tag  # type: ignore[attr-defined]
         return cos_t, sin_t
@@ -371,8 +373,9 @@ class _CosSinTag:
     """What RotaryEmbedding made a float32 cos/sin pair from (params, integer ids), with the
     tensors' version counters: any in-place change to either afterwards voids the tag."""
 
-    def __init__(self, params: RopeParams, ids: np.ndarray, cos: _torch.Tensor, sin: _torch.Tensor):
-        self.params, self.ids = params, ids
+    def __init__(self, params: RopeParams, ids: np.ndarray, cos: _torch.Tensor, sin: _torch.Tensor,
+                 whole_head_unscaled: bool):
+        self.params, self.ids, self.whole_head_unscaled = params, ids, whole_head_unscaled
         self.cos_id, self.sin_id = id(cos), id(sin)
         self.versions = (cos._version, sin._version)
 
@@ -391,11 +394,17 @@ def rotate_half(x: _torch.Tensor) -> _torch.Tensor:
     return _torch.cat((-x2, x1), dim=-1)
 
 
+# Below this many elements (q and k together) HF's torch expression is as fast as copying q
+# and k and calling C twice (a one-token decode step of 32 + 8 heads x 128 is 5120), and it
+# gives the same bits, so small calls take it.
+_C_PATH_MIN_ELEMENTS = 1 << 15
+
+
 def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _torch.Tensor,
                  unsqueeze_dim: int) -> Optional[Tuple[_torch.Tensor, _torch.Tensor]]:
     """The C rotation, when it gives HF's formula's exact bits on these very cos/sin: both come
     from RotaryEmbedding (tagged, unchanged since), float32 with q and k on the CPU, the whole
-    head rotated, attention factor 1, no autograd. The kernel recomputes each cos/sin with the
+    head rotated, attention factor 1, no autograd, at least _C_PATH_MIN_ELEMENTS. The kernel recomputes each cos/sin with the
     library's code that made the tables (same bits) and rounds a*c - b*s, b*c + a*s in float32
     without FMA, which is (q*cos) + (rotate_half(q)*sin) operation for operation."""
     tag = getattr(cos, "_posenc_tag", None)
@@ -416,12 +425,13 @@ def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _t
             or p.head_dim != head_dim or q.shape[0] != k.shape[0] or q.shape[s_axis] != k.shape[s_axis]
             or q.shape[s_axis] != ids.shape[1] or ids.shape[0] not in (1, q.shape[0])):
         return None
-    rotary, attention, problem = p.resolved()
-    if problem or rotary != head_dim or attention != 1.0:
+    if not tag.whole_head_unscaled or q.numel() + k.numel() < _C_PATH_MIN_ELEMENTS:
         return None
     positions = ids[0] if ids.shape[0] == 1 else ids
-    q_out = q.contiguous().clone() if q.is_contiguous() else q.contiguous()
-    k_out = k.contiguous().clone() if k.is_contiguous() else k.contiguous()
+    # copies in q's and k's own memory order, as HF's elementwise results are (a [B, H, S, D]
+    # view of a [B, S, H, D] projection stays token-major: one C call, not one per head)
+    q_out = _torch.empty_like(q).copy_(q)
+    k_out = _torch.empty_like(k).copy_(k)
     seq_len = int(ids.max()) + 1 if ids.size else 0
     _rope.apply_targets_([_target(q_out, "q", tl), _target(k_out, "k", tl)], p, "half", positions, 0, seq_len,
                          False)
@@ -436,8 +446,9 @@ def apply_rotary_pos_emb(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor,
     float16 every product and the sum round to the half dtype, as HF's eager code does.
 
     When cos/sin come from posenc's RotaryEmbedding (unchanged, float32, whole head rotated,
-    attention factor 1, no autograd), the C kernel rotates copies of q and k instead: the same
-    bits, much faster. Everything else runs HF's torch expression itself."""
+    attention factor 1, no autograd, q and k together >= 32768 elements), the C kernel rotates
+    copies of q and k instead: the same bits, much faster. Everything else (a one-token decode
+    step included, where the expression is as fast) runs HF's torch expression itself."""
     if not isinstance(unsqueeze_dim, int) or isinstance(unsqueeze_dim, bool):
         raise InvalidArgumentError("unsqueeze_dim must be an int, got %r" % (unsqueeze_dim,), 1)
     fast = _fast_rotary(q, k, cos, sin, unsqueeze_dim)
@@ -483,7 +494,7 @@ def patch_llama(target: Any, *, mode: Mode = "torch", rotary_embedding: bool = T
         modules = {}
         for sub in target.modules():
             mod = sys.modules.get(type(sub).__module__)
-            if mod is not None and callable(getattr(mod, "apply_rotary_pos_emb", None)):
+            if mod is not None and mod is not sys.modules[__name__] and callable(getattr(mod, "apply_rotary_pos_emb", None)):
                 modules[mod.__name__] = mod
         if not modules:
             raise InvalidArgumentError("no module of %s's layers has an apply_rotary_pos_emb to replace (not a "

@@ -173,6 +173,7 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
     model.rotary_emb.inv_freq = hf._compute_default_rope_parameters(model.config)[0]
     h = torch.randn(2, 7, 256).to(dtype)
     want, want_cache = generate(model, h, 99993, 3)  # prefill 99993..99999, decode 100000..100002
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)  # small tensors here: force the C path where it applies
     fast_calls = []
     real = pt._fast_rotary
     monkeypatch.setattr(pt, "_fast_rotary", lambda *a: fast_calls.append(real(*a)) or fast_calls[-1])
@@ -197,7 +198,8 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("unsqueeze_dim", [1, 2])
-def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_dim):
+def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_dim, monkeypatch):
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
     torch.manual_seed(1)
     B, H, S, D = 2, 4, 9, 64
     shape = (B, H, S, D) if unsqueeze_dim == 1 else (B, S, H, D)
@@ -219,9 +221,14 @@ def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_di
     assert got[0].dtype == dtype and got[0].shape == shape and not torch.equal(got[0], q)
 
 
-def test_the_c_path_steps_aside_when_the_tables_changed(hf):
+def test_the_c_path_steps_aside_when_the_tables_changed(hf, monkeypatch):
     """A tag never outlives a change of the tables: an in-place edit, a slice, a grad."""
     torch.manual_seed(2)
+    big = torch.randn(1, 2, 4096, 32)
+    cb, sb = pt.RotaryEmbedding(head_dim=32, mode="torch")(big, torch.arange(4096)[None])
+    assert pt._fast_rotary(big, big.clone(), cb, sb, 1) is not None  # large enough for C by default
+    assert pt._fast_rotary(big[:, :, :1], big[:, :, :1].clone(), cb[:, :1], sb[:, :1], 1) is None  # a slice
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
     q, k = torch.randn(1, 2, 5, 32), torch.randn(1, 2, 5, 32)
     cos, sin = pt.RotaryEmbedding(head_dim=32, mode="torch")(q, torch.arange(5)[None])
     assert pt._fast_rotary(q, k, cos, sin, 1) is not None
