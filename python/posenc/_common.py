@@ -144,7 +144,7 @@ def make_positions(positions: PositionsLike = None, count: Optional[int] = None,
     if arr.ndim != 1:
         raise InvalidArgumentError("positions must be 1-D, got shape %s" % (arr.shape,), 1)
     if arr.dtype.kind in "iu":
-        arr = int64_ids(arr, "positions")
+        arr = np.ascontiguousarray(int64_ids(arr, "positions"))
         p.ids = arr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
     elif arr.dtype.kind == "f":
         arr = np.ascontiguousarray(arr, dtype=np.float64)
@@ -159,8 +159,10 @@ def make_positions(positions: PositionsLike = None, count: Optional[int] = None,
 
 
 def int64_ids(arr: np.ndarray, what: str) -> np.ndarray:
-    """Integer ids as int64, refusing uint64 values past int64's range (astype would wrap
-    2^64-1 to -1 without a word)."""
+    """Integer ids as int64 (int64 input as is, maybe not contiguous), refusing uint64 values
+    past int64's range (astype would wrap 2^64-1 to -1 without a word)."""
+    if arr.dtype == np.int64:
+        return arr
     if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
         raise InvalidArgumentError("%s: %d does not fit int64 (largest %d)"
                                    % (what, int(arr.max()), np.iinfo(np.int64).max), 1)

@@ -555,7 +555,8 @@ def _offset(offset: Any) -> Any:
 
 def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Optional[np.ndarray], bool]:
     """int64 positions [B, S] (or [S] shared by every batch row) and whether shared."""
-    offset = _offset(offset)
+    if type(offset) is not int:
+        offset = _offset(offset)
     if positions is None:
         off = np.asarray(offset, dtype=np.int64)
         if off.ndim == 0:
@@ -608,21 +609,24 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         pool.release()
 
 
+def _byte_end(t: Target) -> int:
+    """One past the last byte of t (strides are >= 0 here: _plan_views checked them)."""
+    (n0, n1, n2, n3), (s0, s1, s2, s3) = t.shape, t.strides
+    last = (n0 - 1) * s0 + (n1 - 1) * s1 + (n2 - 1) * s2 + (n3 - 1) * s3
+    return t.address + (last + 1) * (4 if t.dtype_code == 0 else 2)
+
+
 def _overlap(a: Target, b: Target) -> bool:
     """Whether two strided arrays share an element (exact: NumPy's solver), e.g. q and k that
-    are one tensor or overlapping views of it; two slices of a fused QKV buffer do not."""
-    spans = []
-    for t in (a, b):
-        if 0 in t.shape:
-            return False
-        size = 4 if t.dtype_code == 0 else 2
-        spans.append((t.address, t.address + (sum((n - 1) * st for n, st in zip(t.shape, t.strides)) + 1) * size))
-    if spans[0][1] <= spans[1][0] or spans[1][1] <= spans[0][0]:
+    are one tensor or overlapping views of it; two slices of a fused QKV buffer do not.
+    Both are non-empty with a contiguous last axis (checked before)."""
+    a_end, b_end = _byte_end(a), _byte_end(b)
+    if a_end <= b.address or b_end <= a.address:
         return False  # disjoint byte ranges: the common case, no arrays needed
     views = []
-    for t, (lo, hi) in zip((a, b), spans):
+    for t, end in ((a, a_end), (b, b_end)):
         dtype = np.float32 if t.dtype_code == 0 else np.uint16
-        base = np.frombuffer((ctypes.c_char * (hi - lo)).from_address(lo), dtype=dtype)
+        base = np.frombuffer((ctypes.c_char * (end - t.address)).from_address(t.address), dtype=dtype)
         views.append(np.lib.stride_tricks.as_strided(base, shape=t.shape,
                                                      strides=tuple(st * base.itemsize for st in t.strides)))
     return bool(np.shares_memory(views[0], views[1]))
@@ -631,9 +635,9 @@ def _overlap(a: Target, b: Target) -> bool:
 def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
                    exec_: Optional["_lib.Exec"]) -> None:
-    if not isinstance(params, RopeParams):
+    if type(params) is not RopeParams and not isinstance(params, RopeParams):
         raise InvalidArgumentError("params must be a posenc.RopeParams, got %s" % type(params).__name__, 1)
-    if seq_len is not None:
+    if seq_len is not None and type(seq_len) is not int:
         seq_len = integer(seq_len, "seq_len")
     layout_name = layout or params.layout or "half"
     layout_c = _lib.LAYOUT.get(layout_name) if isinstance(layout_name, str) else None
@@ -649,13 +653,8 @@ def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Option
         if t.shape[3] != c_params.head_dim:
             raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
                                        % (t.name, t.shape[3], c_params.head_dim), 1)
-    for i, t in enumerate(targets):
-        for u in targets[i + 1:]:
-            if _overlap(t, u):
-                raise InvalidArgumentError("%s and %s share memory (the same tensor, or overlapping views of "
-                                           "one): it would be rotated twice; pass separate tensors"
-                                           % (t.name, u.name), 1)
-    offset = _offset(offset)
+    if type(offset) is not int:
+        offset = _offset(offset)
     default_range = positions is None and type(offset) is int and offset == 0
     if positions is None and type(offset) is int:  # the common case, without numpy reductions
         pos, shared = np.arange(offset, offset + s_n, dtype=np.int64), True
@@ -665,10 +664,13 @@ def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Option
         pos, shared = _positions_for(positions, offset, b_n, s_n)
     if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
         seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
-    plans = [_plan_views(t) for t in targets]
-    if not any(calls for _, calls in plans):
+    plans = [_plan_views(t) for t in targets]  # refuses negative strides, overlapping elements within one
+    if not (plans[0][1] or (len(plans) > 1 and plans[1][1])):
         params.check()  # nothing to rotate (an empty array): a no-op, after the parameters are checked
         return
+    if len(targets) == 2 and _overlap(targets[0], targets[1]):
+        raise InvalidArgumentError("%s and %s share memory (the same tensor, or overlapping views of one): it "
+                                   "would be rotated twice; pass separate tensors" % (targets[0].name, targets[1].name), 1)
     for t, (_, calls) in zip(targets, plans):  # C's view rules, before anything is written
         for _, view, count, _ in calls[:1]:
             _check_view(view, c_params.head_dim, count, t.name)

@@ -283,6 +283,11 @@ def _traced_rope(x: _torch.Tensor, positions: Any, offset: Any, p: RopeParams, l
 
 def _cos_sin_tables(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _torch.Tensor]:
     """HF's cos/sin [*ids.shape, R] float32 (duplicated halves, attention factor folded)."""
+    cos, sin, _ = _cos_sin_ids(p, position_ids)
+    return cos, sin
+
+
+def _cos_sin_ids(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _torch.Tensor, np.ndarray]:
     if isinstance(position_ids, _torch.Tensor):
         if position_ids.dtype.is_floating_point or position_ids.dtype == _torch.bool:
             raise UnsupportedError("position_ids must be integers, got dtype %s" % position_ids.dtype, 8)
@@ -295,7 +300,7 @@ def _cos_sin_tables(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _t
     seq_len = int(ids.max()) + 1 if ids.size else 0
     cos, sin = _rope.rope_cos_sin(p, ids.reshape(-1), seq_len=seq_len, duplicate="half")
     shape = tuple(ids.shape) + (cos.shape[1],)
-    return _torch.from_numpy(cos.reshape(shape)), _torch.from_numpy(sin.reshape(shape))
+    return _torch.from_numpy(cos.reshape(shape)), _torch.from_numpy(sin.reshape(shape)), ids
 
 
 class Rotary(_torch.nn.Module):
@@ -352,12 +357,10 @@ class RotaryEmbedding(_torch.nn.Module):
         if _torch.jit.is_tracing() and _LIBRARY is not None:
             cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
             return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
-        cos, sin = _cos_sin_tables(self.params, position_ids)
+        cos, sin, ids = _cos_sin_ids(self.params, position_ids)
         cos_t = cos.to(device=x.device, dtype=x.dtype)
         sin_t = sin.to(device=x.device, dtype=x.dtype)
         if cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu":
-            ids = position_ids.detach().cpu().numpy().astype(np.int64) if isinstance(position_ids, _torch.Tensor) \
-                else np.asarray(position_ids, np.int64)
             tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
             cos_t._posenc_tag = tag  # type: ignore[attr-defined]
             sin_t._posenc_tag = tag  # type: ignore[attr-defined]
