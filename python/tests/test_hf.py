@@ -18,6 +18,7 @@ import torch
 
 import posenc
 import posenc.torch as pt
+from posenc import hf as drop_in
 from conftest import avx2_fma
 
 # posenc's torch-compat cos/sin equal torch's float32 cos/sin where torch uses its AVX2 SLEEF
@@ -173,10 +174,10 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
     model.rotary_emb.inv_freq = hf._compute_default_rope_parameters(model.config)[0]
     h = torch.randn(2, 7, 256).to(dtype)
     want, want_cache = generate(model, h, 99993, 3)  # prefill 99993..99999, decode 100000..100002
-    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)  # small tensors here: force the C path where it applies
+    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)  # small tensors here: force the C path where it applies
     fast_calls = []
-    real = pt._fast_rotary
-    monkeypatch.setattr(pt, "_fast_rotary", lambda *a: fast_calls.append(real(*a)) or fast_calls[-1])
+    real = drop_in._fast_rotary
+    monkeypatch.setattr(drop_in, "_fast_rotary", lambda *a: fast_calls.append(real(*a)) or fast_calls[-1])
     undo = pt.patch_llama(model)
     try:
         assert isinstance(model.rotary_emb, pt.RotaryEmbedding) and model.rotary_emb.params.mode == "torch"
@@ -199,7 +200,7 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("unsqueeze_dim", [1, 2])
 def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_dim, monkeypatch):
-    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)
     torch.manual_seed(1)
     B, H, S, D = 2, 4, 9, 64
     shape = (B, H, S, D) if unsqueeze_dim == 1 else (B, S, H, D)
@@ -226,26 +227,26 @@ def test_the_c_path_steps_aside_when_the_tables_changed(hf, monkeypatch):
     torch.manual_seed(2)
     big = torch.randn(1, 2, 4096, 32)
     cb, sb = pt.RotaryEmbedding(head_dim=32, mode="torch")(big, torch.arange(4096)[None])
-    assert pt._fast_rotary(big, big.clone(), cb, sb, 1) is not None  # large enough for C by default
-    assert pt._fast_rotary(big[:, :, :1], big[:, :, :1].clone(), cb[:, :1], sb[:, :1], 1) is None  # a slice
-    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
+    assert drop_in._fast_rotary(big, big.clone(), cb, sb, 1) is not None  # large enough for C by default
+    assert drop_in._fast_rotary(big[:, :, :1], big[:, :, :1].clone(), cb[:, :1], sb[:, :1], 1) is None  # a slice
+    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)
     q, k = torch.randn(1, 2, 5, 32), torch.randn(1, 2, 5, 32)
     cos, sin = pt.RotaryEmbedding(head_dim=32, mode="torch")(q, torch.arange(5)[None])
-    assert pt._fast_rotary(q, k, cos, sin, 1) is not None
+    assert drop_in._fast_rotary(q, k, cos, sin, 1) is not None
     cos.mul_(2.0)  # an in-place change: the C path would ignore it
-    assert pt._fast_rotary(q, k, cos, sin, 1) is None
+    assert drop_in._fast_rotary(q, k, cos, sin, 1) is None
     got = pt.apply_rotary_pos_emb(q, k, cos, sin)
     want = hf.apply_rotary_pos_emb(q, k, cos, sin)
     assert torch.equal(got[0], want[0])
     cos2, sin2 = pt.RotaryEmbedding(head_dim=32, mode="torch")(q, torch.arange(5)[None])
-    assert pt._fast_rotary(q, k, cos2[..., :], sin2, 1) is None  # a view is another tensor
+    assert drop_in._fast_rotary(q, k, cos2[..., :], sin2, 1) is None  # a view is another tensor
     qg = q.clone().requires_grad_(True)
     qe, _ = pt.apply_rotary_pos_emb(qg, k, cos2, sin2)
     qe.sum().backward()  # autograd: HF's expression, differentiable
     assert qg.grad is not None
     yarn = pt.RotaryEmbedding(head_dim=32, mode="torch", scaling="yarn", factor=4.0, original_max_position=16)
     cy, sy = yarn(q, torch.arange(5)[None])
-    assert pt._fast_rotary(q, k, cy, sy, 1) is None  # attention factor != 1: HF's expression
+    assert drop_in._fast_rotary(q, k, cy, sy, 1) is None  # attention factor != 1: HF's expression
 
 
 def test_patch_llama_on_a_modeling_module_and_undo(hf):
