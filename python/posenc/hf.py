@@ -39,8 +39,8 @@ def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _t
     library's code that made the tables (same bits) and rounds a*c - b*s, b*c + a*s in float32
     without FMA, which is (q*cos) + (rotate_half(q)*sin) operation for operation."""
     tag = getattr(cos, "_posenc_tag", None)
-    if tag is None or not tag.valid_for(cos, sin):
-        return None
+    if tag is None or q.numel() + k.numel() < _C_PATH_MIN_ELEMENTS or not tag.valid_for(cos, sin):
+        return None  # (the size test first: it is what sends a decode step to the expression)
     if unsqueeze_dim not in (1, 2, -3, -2) or _torch.jit.is_tracing():
         return None
     for t in (q, k):
@@ -56,7 +56,7 @@ def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _t
             or p.head_dim != head_dim or q.shape[0] != k.shape[0] or q.shape[s_axis] != k.shape[s_axis]
             or q.shape[s_axis] != ids.shape[1] or ids.shape[0] not in (1, q.shape[0])):
         return None
-    if not tag.whole_head_unscaled or q.numel() + k.numel() < _C_PATH_MIN_ELEMENTS:
+    if not tag.whole_head_unscaled:
         return None
     positions = ids[0] if ids.shape[0] == 1 else ids
     # copies in q's and k's own memory order, as HF's elementwise results are (a [B, H, S, D]
