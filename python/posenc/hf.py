@@ -41,7 +41,7 @@ def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _t
     tag = getattr(cos, "_posenc_tag", None)
     if tag is None or q.numel() + k.numel() < _C_PATH_MIN_ELEMENTS or not tag.valid_for(cos, sin):
         return None  # (the size test first: it is what sends a decode step to the expression)
-    if unsqueeze_dim not in (1, 2, -3, -2) or _torch.jit.is_tracing():
+    if unsqueeze_dim not in (1, 2, -3, -2) or _pt._is_tracing():
         return None
     for t in (q, k):
         if (not isinstance(t, _torch.Tensor) or t.dtype != _torch.float32 or t.device.type != "cpu"

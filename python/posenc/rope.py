@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 import difflib
 import threading
-from typing import Any, Dict, Iterator, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -590,25 +590,6 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
                                % (s_n, b_n, s_n, pos.shape), 1)
 
 
-def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
-                   positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
-                   threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> None:
-    """Rotate every target in place, or raise before writing anything. The one exception,
-    NonFiniteError (a rotated value is inf/NaN), comes after every target is rotated, as the
-    C library leaves x rotated in full; it names the first bad value. A pool is held
-    (pool.acquire) for the whole call, so pool.close() in another thread waits for it."""
-    if pool is None:
-        _apply_targets(targets, params, layout, positions, offset, seq_len, inverse, make_exec(threads, None))
-        return
-    if not isinstance(pool, ThreadPool):
-        raise InvalidArgumentError("pool must be a posenc.ThreadPool, got %s" % type(pool).__name__, 1)
-    pool.acquire()
-    try:
-        _apply_targets(targets, params, layout, positions, offset, seq_len, inverse, make_exec(threads, pool))
-    finally:
-        pool.release()
-
-
 def _byte_end(t: Target) -> int:
     """One past the last byte of t (strides are >= 0 here: _plan_views checked them)."""
     (n0, n1, n2, n3), (s0, s1, s2, s3) = t.shape, t.strides
@@ -632,9 +613,13 @@ def _overlap(a: Target, b: Target) -> bool:
     return bool(np.shares_memory(views[0], views[1]))
 
 
-def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
+def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
-                   exec_: Optional["_lib.Exec"]) -> None:
+                   threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> None:
+    """Rotate every target in place, or raise before writing anything. The one exception,
+    NonFiniteError (a rotated value is inf/NaN), comes after every target is rotated, as the
+    C library leaves x rotated in full; it names the first bad value. A pool is held
+    (pool.acquire) while the C calls run, so pool.close() in another thread waits for them."""
     if type(params) is not RopeParams and not isinstance(params, RopeParams):
         raise InvalidArgumentError("params must be a posenc.RopeParams, got %s" % type(params).__name__, 1)
     if seq_len is not None and type(seq_len) is not int:
@@ -674,8 +659,27 @@ def _apply_targets(targets: Sequence[Target], params: RopeParams, layout: Option
     for t, (_, calls) in zip(targets, plans):  # C's view rules, before anything is written
         for _, view, count, _ in calls[:1]:
             _check_view(view, c_params.head_dim, count, t.name)
+    if pool is None:
+        _run_calls(targets, plans, c_params, seq_len, layout_c, pos, shared, default_range, inverse,
+                   make_exec(threads, None) if threads is not None else None)
+        return
+    if not isinstance(pool, ThreadPool):
+        raise InvalidArgumentError("pool must be a posenc.ThreadPool, got %s" % type(pool).__name__, 1)
+    pool.acquire()
+    try:
+        _run_calls(targets, plans, c_params, seq_len, layout_c, pos, shared, default_range, inverse,
+                   make_exec(threads, pool))
+    finally:
+        pool.release()
+
+
+def _run_calls(targets: Sequence[Target], plans: List[Tuple[str, List[Tuple[int, "_lib.RopeView", int, int]]]],
+               c_params: "_lib.RopeParams", seq_len: int, layout_c: int, pos: np.ndarray, shared: bool,
+               default_range: bool, inverse: bool, exec_: Optional["_lib.Exec"]) -> None:
+    """The C calls of apply_targets_, everything checked before."""
     err = _lib.Error()
     lib = _lib.lib
+    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
     # Every call goes to posenc_rope_apply_exec: the per-dtype entry points are thin wrappers
     # of the same checked body (views, layout, positions |p| < 2^53, the torch-compat float32
     # angle), and exec_ = None passes NULL (the library's defaults).
@@ -779,6 +783,8 @@ def tensor_layout_of(tensor_layout: Any, ndim: int, name: str) -> str:
 def _as_bshd(shape: Tuple[int, ...], strides: Tuple[int, ...], tensor_layout: Any,
              name: str) -> Tuple[Tuple[int, int, int, int], Tuple[int, int, int, int]]:
     nd = len(shape)
+    if nd == 4 and tensor_layout == "bshd":  # the common case first
+        return shape, strides  # type: ignore[return-value]
     if nd not in (2, 3, 4):
         raise InvalidArgumentError("%s must be [S, D], [S, H, D] / [H, S, D] or 4-D [B, S, H, D] / [B, H, S, D], "
                                    "got shape %s" % (name, tuple(shape)), 1)
@@ -835,7 +841,8 @@ __all__ = ["RopeParams", "ModelConfig", "LayerType", "load_config", "resolve_par
            "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool", "Layout", "TensorLayout", "Mode",
            "Scaling"]
 
-check_keywords(globals(), ["load_config", "resolve_params", "rope_frequencies", "rope_cos_sin", "apply_rope_"])
+# apply_rope_ takes **flags (check_flags names a bad keyword): no wrapper on the per-call path
+check_keywords(globals(), ["load_config", "resolve_params", "rope_frequencies", "rope_cos_sin"])
 RopeParams.__init__ = keywords_checked(RopeParams.__init__)  # type: ignore[method-assign]
 RopeParams.from_config = classmethod(keywords_checked(RopeParams.from_config.__func__))  # type: ignore
 ThreadPool.__init__ = keywords_checked(ThreadPool.__init__)  # type: ignore[method-assign]

@@ -21,19 +21,21 @@ trace holds one op with the positions as an input. torch 1.13 has no torch.compi
 from __future__ import annotations
 
 import json
-import sys
-import types
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 import torch as _torch
 
 from . import rope as _rope
-from ._common import check_keywords, integer, keywords_checked
+from ._common import integer, keywords_checked
 from ._errors import InvalidArgumentError, UnsupportedError
 from .rope import (ConfigLike, Layout, Mode, RopeParams, TensorLayout, ThreadPool, check_flags, head_dim_of,
                    resolve_params, tensor_layout_of)
+
+# torch.jit.is_tracing() is a Python function (it asks is_scripting first); the C query is
+# what it returns outside TorchScript, at a tenth of the cost on the per-call path
+_is_tracing = getattr(_torch._C, "_is_tracing", _torch.jit.is_tracing)
 
 _DTYPE_CODE = {_torch.float32: 0, _torch.float16: 2, _torch.bfloat16: 3}
 
@@ -80,7 +82,7 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     """
     if flags:
         check_flags(flags, allow_head_dim=True)
-    if _torch.jit.is_tracing():
+    if _is_tracing():
         warnings.warn("posenc.torch.apply_rope_ writes through the data pointer, which torch.jit.trace "
                       "cannot record (the trace would not rotate at all): trace posenc.torch.apply_rope or "
                       "Rotary instead", _torch.jit.TracerWarning, stacklevel=2)
@@ -88,7 +90,8 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     targets = [tq]
     if k is not None:
         targets.append(_target(k, "k", tensor_layout))
-    p = _params(params, config, head_dim_of(tq, flags), flags)
+    p = params if (params is not None and not flags and config is None) else \
+        resolve_params(params, config, head_dim_of(tq, flags), **flags)
     _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
 
 
@@ -201,7 +204,7 @@ def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layo
             raise InvalidArgumentError("head_dim=%d but x's last axis is %d" % (given, x.shape[-1]), 1)
     p = _params(params, config, x.shape[-1], flags)
     layout_name = _layout_name(layout, p)
-    if _torch.jit.is_tracing():
+    if _is_tracing():
         return _traced_rope(x, positions, offset, p, layout_name, tl, seq_len)
     pos = _positions_array(positions, offset, x, tl)
     if seq_len is None:
@@ -354,7 +357,7 @@ class RotaryEmbedding(_torch.nn.Module):
 
     @_torch.no_grad()
     def forward(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
-        if _torch.jit.is_tracing() and _LIBRARY is not None:
+        if _is_tracing() and _LIBRARY is not None:
             cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
             return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
         cos, sin, ids = _cos_sin_ids(self.params, position_ids)
@@ -405,6 +408,7 @@ def __getattr__(name: str) -> Any:
 __all__ = ["apply_rope_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
            "rotate_half", "patch_llama"]
 
-check_keywords(globals(), ["apply_rope_", "apply_rope"])
+# apply_rope_ / apply_rope take **flags, checked by check_flags (KeywordError naming a bad one),
+# so the per-call hot path needs no keywords_checked wrapper.
 Rotary.__init__ = keywords_checked(Rotary.__init__)  # type: ignore[method-assign]
 RotaryEmbedding.__init__ = keywords_checked(RotaryEmbedding.__init__)  # type: ignore[method-assign]
