@@ -9,9 +9,10 @@
 Every function raises a posenc.Error subclass carrying the library's message,
 before anything is written. See docs/python.md.
 """
-from ._errors import (BufferTooSmallError, Error, FormatError, InvalidArgumentError, LimitError,
+from ._errors import (BufferTooSmallError, Error, FormatError, InvalidArgumentError, KeywordError, LimitError,
                       NonFiniteError, NullPointerError, OutOfMemoryError, OutOfRangeError, PosencIOError,
                       SizeOverflowError, UnsupportedError)
+from ._lib import EXPECTED_VERSION as __version__  # include/posenc.h, checked against the library
 from ._lib import LIBRARY_PATH, version
 from .analysis import (DiffReport, Explanation, Finding, Health, LayerExplanation, PairExplanation,
                        PrecisionReport, SinusoidFit, analyze, check_finite, diff, explain, fit_sinusoid,
@@ -25,10 +26,8 @@ from .rope import (LayerType, ModelConfig, RopeFrequencies, RopeParams, ThreadPo
 from .tables import (baseline_table, bf16_to_f32, freq_scale_table, grid_positions, grid_table,
                      hybrid_table, sinusoid_frequencies, sinusoid_table, xl_relative_table)
 
-__version__ = "0.3.1"
-
 __all__ = [
-    "Error", "InvalidArgumentError", "OutOfMemoryError", "BufferTooSmallError", "SizeOverflowError",
+    "Error", "InvalidArgumentError", "KeywordError", "OutOfMemoryError", "BufferTooSmallError", "SizeOverflowError",
     "LimitError", "PosencIOError", "FormatError", "UnsupportedError", "OutOfRangeError", "NullPointerError",
     "NonFiniteError",
     "LIBRARY_PATH", "version",

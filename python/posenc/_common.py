@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Optional, Sequence, Tuple, Union
+import difflib
+import functools
+import inspect
+import math
+import operator
+from typing import Any, Callable, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
 from . import _lib
-from ._errors import Error, InvalidArgumentError, UnsupportedError, error_for
+from ._errors import Error, InvalidArgumentError, KeywordError, UnsupportedError, error_for
 
 PositionsLike = Union[None, int, Sequence[int], Sequence[float], np.ndarray]
 
@@ -16,6 +21,63 @@ NUMPY_DTYPE = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": 
 FROM_NUMPY = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.float16): "f16",
               np.dtype(np.int32): "i32", np.dtype(np.int64): "i64", np.dtype(np.uint8): "u8",
               np.dtype(np.uint16): "u16"}
+
+
+def integer(value: Any, what: str) -> int:
+    """An integer argument, or InvalidArgumentError naming it: a fractional value (1.5), a
+    non-finite one or a bool is refused, never truncated (int(1.5) would be 1, silently)."""
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        raise InvalidArgumentError("%s must be an integer, got %r" % (what, value), 1)
+    try:
+        return operator.index(value)  # int, numpy integers, 0-d integer tensors
+    except TypeError:
+        pass
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError("%s must be an integer, got %r (%s)" % (what, value, type(value).__name__),
+                                   1) from None
+    if not math.isfinite(f) or f != math.floor(f):
+        raise InvalidArgumentError("%s must be an integer, got %r (a fraction is never truncated)" % (what, value), 1)
+    return int(f)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def keywords_checked(fn: F) -> F:
+    """A call with a misspelt, unknown or doubled keyword (or too many positionals) raises
+    KeywordError (a posenc.Error and a TypeError) naming it, instead of Python's raw
+    TypeError. Free on the happy path: the signature is bound only after a TypeError."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as exc:
+            if isinstance(exc, Error):
+                raise
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as bad:
+                known = [n for n, prm in signature.parameters.items() if prm.kind != prm.VAR_KEYWORD]
+                hints = ["%r (did you mean %r?)" % (k, close[0]) for k in kwargs if k not in signature.parameters
+                         for close in [difflib.get_close_matches(k, known, n=1)] if close]
+                raise KeywordError("%s(): %s%s" % (fn.__qualname__.replace(".__init__", ""), bad,
+                                                   ("; " + ", ".join(hints)) if hints else ""), 1) from None
+            raise
+
+    checked.__signature__ = signature  # type: ignore[attr-defined]
+    return checked  # type: ignore[return-value]
+
+
+def check_keywords(namespace: dict, names: Sequence[str]) -> None:
+    """Wrap every public function of a module (by name) with keywords_checked."""
+    for name in names:
+        obj = namespace.get(name)
+        if inspect.isfunction(obj):
+            namespace[name] = keywords_checked(obj)
 
 
 def call(function, *args) -> None:
@@ -72,16 +134,17 @@ def make_positions(positions: PositionsLike = None, count: Optional[int] = None,
     p = _lib.Positions()
     if positions is None or (isinstance(positions, (int, np.integer)) and not isinstance(positions, bool)):
         n = count if positions is None else int(positions)
+        n = None if n is None else integer(n, "length")
         if n is None or n < 0:
             raise InvalidArgumentError("positions: give a count >= 0 or an array of positions, got %r"
                                        % (n,), 1)
-        p.count, p.start = int(n), int(start)
+        p.count, p.start = n, integer(start, "start")
         return p, None
     arr = np.asarray(positions)
     if arr.ndim != 1:
         raise InvalidArgumentError("positions must be 1-D, got shape %s" % (arr.shape,), 1)
     if arr.dtype.kind in "iu":
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
+        arr = np.ascontiguousarray(int64_ids(arr, "positions"))
         p.ids = arr.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
     elif arr.dtype.kind == "f":
         arr = np.ascontiguousarray(arr, dtype=np.float64)
@@ -93,6 +156,17 @@ def make_positions(positions: PositionsLike = None, count: Optional[int] = None,
         raise UnsupportedError("positions must be integers or floats, got dtype %s" % arr.dtype, 8)
     p.count = arr.shape[0]
     return p, arr
+
+
+def int64_ids(arr: np.ndarray, what: str) -> np.ndarray:
+    """Integer ids as int64 (int64 input as is, maybe not contiguous), refusing uint64 values
+    past int64's range (astype would wrap 2^64-1 to -1 without a word)."""
+    if arr.dtype == np.int64:
+        return arr
+    if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise InvalidArgumentError("%s: %d does not fit int64 (largest %d)"
+                                   % (what, int(arr.max()), np.iinfo(np.int64).max), 1)
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def to_array(data: Any, name: str = "array") -> Tuple["_lib.Array", Any]:
@@ -142,4 +216,4 @@ def text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-__all__ = ["call", "choose", "dtype_name", "make_positions", "to_array", "doubles", "text", "Error"]
+__all__ = ["integer", "keywords_checked", "check_keywords", "int64_ids", "call", "choose", "dtype_name", "make_positions", "to_array", "doubles", "text", "Error"]

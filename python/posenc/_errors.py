@@ -27,6 +27,11 @@ class InvalidArgumentError(Error, ValueError):
     status = 1
 
 
+class KeywordError(InvalidArgumentError, TypeError):
+    """A misspelt, unknown or doubled keyword argument (status 1, as InvalidArgumentError;
+    also a TypeError, what Python raises for a bad keyword)."""
+
+
 class OutOfMemoryError(Error, MemoryError):
     """POSENC_ERR_OUT_OF_MEMORY (2)."""
     status = 2

@@ -8,11 +8,12 @@ struct size and field offset with the classes below.
 
 The library is found in this order (first hit wins):
   1. the POSENC_LIBRARY environment variable (a path to libposenc.so);
-  2. libposenc.so next to this file (a copy installed with the package);
-  3. the path recorded at install time in _paths.py (pip install ./python
-     records the build tree's library, e.g. build/libposenc.so);
-  4. build*/libposenc.so of the source checkout this file lives in;
-  5. the system (ctypes.util.find_library("posenc"), libposenc.so.0.3).
+  2. libposenc.so next to this file (what pip install ./python builds and ships);
+  3. build*/libposenc.so of the source checkout this file lives in (PYTHONPATH=python);
+  4. the system (ctypes.util.find_library("posenc"), libposenc.so.<major>.<minor>).
+Whatever is found must be the version this package was built for (_build_info.py, written
+by setup.py; in a checkout, include/posenc.h's POSENC_VERSION_STRING) and export every
+function below: anything else is refused at import by name, never half-loaded.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import re
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int32,
                     c_int64, c_size_t, c_uint, c_uint16, c_uint64, c_uint8, c_void_p)
 from typing import List, Optional
@@ -326,31 +328,51 @@ _SIGNATURES = {
 }
 
 
-def _candidates() -> List[str]:
+def _checkout_root() -> Optional[str]:
+    """The repository this package sits in (python/posenc -> root), when it is a checkout."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return root if os.path.exists(os.path.join(root, "include", "posenc.h")) else None
+
+
+def expected_version() -> str:
+    """The C library version this package was built for: _build_info.py (installed), else
+    the checkout's include/posenc.h (the one place the version is written)."""
+    try:
+        from . import _build_info  # written by setup.py
+        return str(_build_info.VERSION)
+    except ImportError:
+        pass
+    root = _checkout_root()
+    if root is not None:
+        with open(os.path.join(root, "include", "posenc.h")) as f:
+            found = re.search(r'^#define POSENC_VERSION_STRING "([^"]+)"', f.read(), re.M)
+        if found:
+            return found.group(1)
+    raise ImportError("posenc: cannot tell which libposenc version this package needs: no "
+                      "posenc/_build_info.py (install with pip install ./python) and no "
+                      "include/posenc.h beside the package")
+
+
+def _candidates(expected: str) -> List[str]:
     here = os.path.dirname(os.path.abspath(__file__))
-    found: List[str] = []
     env = os.environ.get("POSENC_LIBRARY")
     if env:
         return [env]  # an explicit choice is never second-guessed
-    found.append(os.path.join(here, "libposenc.so"))
-    try:
-        from . import _paths  # written by setup.py at install time
-        found.extend(getattr(_paths, "LIBRARY_CANDIDATES", []))
-    except ImportError:
-        pass
-    checkout = os.path.dirname(os.path.dirname(here))  # python/posenc -> repository root
-    found.extend(sorted(glob.glob(os.path.join(checkout, "build", "libposenc.so"))))
-    found.extend(sorted(glob.glob(os.path.join(checkout, "build*", "libposenc.so"))))
+    found = [os.path.join(here, "libposenc.so")]
+    root = _checkout_root()
+    if root is not None:
+        found.extend(sorted(glob.glob(os.path.join(root, "build", "libposenc.so"))))
+        found.extend(sorted(glob.glob(os.path.join(root, "build*", "libposenc.so"))))
     system = ctypes.util.find_library("posenc")
     if system:
         found.append(system)
-    found.append("libposenc.so.0.3")
-    return found
+    found.append("libposenc.so." + ".".join(expected.split(".")[:2]))
+    return list(dict.fromkeys(found))
 
 
-def _load() -> ctypes.CDLL:
+def _load(expected: str) -> ctypes.CDLL:
     tried = []
-    for path in _candidates():
+    for path in _candidates(expected):
         if os.sep in path and not os.path.exists(path):
             tried.append(path + " (absent)")
             continue
@@ -361,25 +383,45 @@ def _load() -> ctypes.CDLL:
             continue
         lib._posenc_path = path  # type: ignore[attr-defined]
         return lib
-    raise ImportError("posenc: libposenc.so not found; build it (cmake --build build) or set "
+    raise ImportError("posenc: libposenc.so not found; install the package with pip install ./python "
+                      "(it builds the library), build it (cmake --build build) or set "
                       "POSENC_LIBRARY=/path/to/libposenc.so. Tried: " + "; ".join(tried))
 
 
-lib = _load()
+EXPECTED_VERSION: str = expected_version()
+lib = _load(EXPECTED_VERSION)
 LIBRARY_PATH: str = lib._posenc_path  # type: ignore[attr-defined]
-MISSING: List[str] = []  # functions of _SIGNATURES this library lacks (older/newer build)
-for _name, (_restype, _argtypes) in _SIGNATURES.items():
+
+
+def _check_abi(library: ctypes.CDLL, path: str, expected: str) -> None:
+    """Refuse a library of another version (the ABI changes with every minor release before
+    1.0; struct layouts are the package's) or one that lacks a function the package calls."""
     try:
-        _fn = getattr(lib, _name)
+        getter = library.posenc_version
     except AttributeError:
-        MISSING.append(_name)
-        continue
+        raise ImportError("posenc: %s is not libposenc (no posenc_version)" % path) from None
+    getter.restype = c_char_p
+    getter.argtypes = []
+    found = (getter() or b"").decode("ascii", "replace")
+    if found != expected:
+        raise ImportError("posenc: the library %s is version %s but this package needs %s; rebuild it "
+                          "(pip install ./python, or cmake --build build) or point POSENC_LIBRARY at a "
+                          "libposenc.so %s" % (path, found, expected, expected))
+    missing = [name for name in _SIGNATURES if not hasattr(library, name)]
+    if missing:
+        raise ImportError("posenc: the library %s (version %s) lacks %s" % (path, found, ", ".join(missing)))
+
+
+_check_abi(lib, LIBRARY_PATH, EXPECTED_VERSION)
+MISSING: List[str] = []  # kept for callers of older versions: always empty once imported
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
     _fn.restype = _restype
     _fn.argtypes = _argtypes
 
 
 def version() -> str:
-    """Version of the loaded libposenc ("0.3.1")."""
+    """Version of the loaded libposenc (equal to posenc.__version__, checked at import)."""
     return lib.posenc_version().decode()
 
 

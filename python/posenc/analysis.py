@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _lib
-from ._common import call, choose, doubles, dtype_name, to_array
+from ._common import check_keywords, integer, call, choose, doubles, dtype_name, to_array
 from ._errors import Error, InvalidArgumentError, PosencIOError, UnsupportedError
 from .rope import ConfigLike, ModelConfig, load_config, rope_frequencies
 from .tables import sinusoid_params
@@ -103,7 +103,7 @@ def analyze(table: Any, *, frequencies: Optional[Sequence[float]] = None, layout
     frequencies/layout: known frequencies for the linearity check (default: the fitted ones)."""
     arr, keep = to_array(table, "table")
     opts = _lib.HealthOptions()
-    opts.max_offset, opts.max_rows_pairs = int(max_offset), int(max_rows_pairs)
+    opts.max_offset, opts.max_rows_pairs = integer(max_offset, "max_offset"), integer(max_rows_pairs, "max_rows_pairs")
     freq_keep = None
     if frequencies is not None:
         freq_keep = np.ascontiguousarray(frequencies, dtype=np.float64)
@@ -247,7 +247,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, input: Any = None, heads: in
     aa, ka = to_array(a, "a")
     bb, kb = to_array(b, "b")
     opts = _lib.DiffOptions()
-    opts.tolerance, opts.heads, opts.max_offset = float(tolerance), int(heads), int(max_offset)
+    opts.tolerance, opts.heads, opts.max_offset = float(tolerance), integer(heads, "heads"), integer(max_offset, "max_offset")
     ki = None
     if input is not None:
         xi, ki = to_array(input, "input")
@@ -312,7 +312,7 @@ def precision(dtype: str = "bf16", max_pos: int = 131072, *, dim: int = 128, bas
         raise UnsupportedError("precision: dtype must be f32, f16 or bf16, got %r" % (dtype,), 8)
     p = sinusoid_params(dim, base=base, freqs=freqs)
     r = _lib.PrecisionReport()
-    call(_lib.lib.posenc_precision_audit, ctypes.byref(p), _lib.DTYPE[name], int(max_pos), ctypes.byref(r))
+    call(_lib.lib.posenc_precision_audit, ctypes.byref(p), _lib.DTYPE[name], integer(max_pos, "max_pos"), ctypes.byref(r))
     try:
         return PrecisionReport(
             dtype=name, max_pos=r.max_pos, pairs=r.pairs,
@@ -477,3 +477,5 @@ def report(path: str, table: Any = None, *, config: Optional[str] = None, **flag
 
 __all__ = ["check_finite", "analyze", "fit_sinusoid", "diff", "precision", "explain", "report", "Health", "SinusoidFit",
            "Finding", "DiffReport", "PrecisionReport", "PrecisionBand", "Explanation", "PairExplanation", "LayerExplanation"]
+
+check_keywords(globals(), __all__)  # a bad keyword raises posenc.KeywordError naming it

@@ -7,7 +7,7 @@ from typing import Optional
 import numpy as np
 
 from . import _lib
-from ._common import PositionsLike, call, choose, make_positions
+from ._common import check_keywords, integer, PositionsLike, call, choose, make_positions
 from ._errors import InvalidArgumentError
 
 
@@ -15,15 +15,15 @@ def alibi_slopes(heads: int, *, max_bias: float = 8.0, head_offset: int = 0, tot
                  mode: str = "precise", dtype: str = "f64") -> np.ndarray:
     """ALiBi slopes of heads [head_offset, head_offset + heads) of a total_heads model,
     [heads] float64 (or float32 with dtype="f32"). mode "torch" = BLOOM's float32 pow."""
-    out = np.empty(int(heads) if heads > 0 else 0, np.float64)
-    call(_lib.lib.posenc_alibi_slopes_f64, int(heads), float(max_bias), int(head_offset), int(total_heads),
+    out = np.empty(integer(heads, "heads") if heads > 0 else 0, np.float64)
+    call(_lib.lib.posenc_alibi_slopes_f64, integer(heads, "heads"), float(max_bias), integer(head_offset, "head_offset"), integer(total_heads, "total_heads"),
          choose(_lib.MODE, mode, "mode"), out.ctypes.data, out.size)
     if dtype in ("f32", "float32"):
         if choose(_lib.MODE, mode, "mode") == 1:  # BLOOM's float32 values are exact in f32
             return out.astype(np.float32)
         f = np.empty(out.size, np.float32)  # correctly rounded from long double, not from f64
         fn = _lib.lib.posenc_alibi_slopes_f32
-        call(fn, int(heads), float(max_bias), int(head_offset), int(total_heads), 0, f.ctypes.data, f.size)
+        call(fn, integer(heads, "heads"), float(max_bias), integer(head_offset, "head_offset"), integer(total_heads, "total_heads"), 0, f.ctypes.data, f.size)
         return f
     return out
 
@@ -54,7 +54,7 @@ def alibi_key_positions_from_mask(mask: np.ndarray) -> np.ndarray:
 
 
 def _t5(num_buckets: int, max_distance: int, bidirectional: bool) -> "_lib.T5Params":
-    p = _lib.T5Params(int(num_buckets), int(max_distance), 1 if bidirectional else 0)
+    p = _lib.T5Params(integer(num_buckets, "num_buckets"), integer(max_distance, "max_distance"), 1 if bidirectional else 0)
     call(_lib.lib.posenc_t5_check, ctypes.byref(p))
     return p
 
@@ -120,7 +120,7 @@ def shaw_indices(clip: int, query_len: Optional[int] = None, key_len: Optional[i
     q, kq = make_positions(queries, query_len if queries is None else None, query_start)
     k, kk = make_positions(keys, lk if keys is None else None, key_start)
     out = np.empty((int(q.count), int(k.count)), np.int32)
-    call(_lib.lib.posenc_shaw_relative_indices_i32, int(clip), ctypes.byref(q), ctypes.byref(k),
+    call(_lib.lib.posenc_shaw_relative_indices_i32, integer(clip, "clip"), ctypes.byref(q), ctypes.byref(k),
          out.ctypes.data, out.size)
     return out
 
@@ -132,10 +132,12 @@ def shaw_gather(indices: np.ndarray, clip: int, table: np.ndarray) -> np.ndarray
     if t.ndim != 2:
         raise InvalidArgumentError("table must be [2*clip+1, depth], got shape %s" % (t.shape,), 1)
     out = np.empty(idx.shape + (t.shape[1],), np.float32)
-    call(_lib.lib.posenc_shaw_gather_f32, idx.ctypes.data, idx.size, int(clip), t.ctypes.data, t.shape[1],
+    call(_lib.lib.posenc_shaw_gather_f32, idx.ctypes.data, idx.size, integer(clip, "clip"), t.ctypes.data, t.shape[1],
          out.ctypes.data, out.size)
     return out
 
 
 __all__ = ["alibi_slopes", "alibi_bias", "alibi_key_positions_from_mask", "t5_buckets", "t5_bucket",
            "t5_bias", "shaw_indices", "shaw_gather"]
+
+check_keywords(globals(), __all__)  # a bad keyword raises posenc.KeywordError naming it

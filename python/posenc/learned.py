@@ -7,7 +7,7 @@ from typing import Optional
 import numpy as np
 
 from . import _lib
-from ._common import call, choose
+from ._common import check_keywords, integer, call, choose
 from ._errors import InvalidArgumentError
 
 
@@ -22,9 +22,9 @@ def learned_init(rows: int, dim: int, *, seed: int = 0, sigma: float = 0.02,
                  padding_idx: Optional[int] = None) -> np.ndarray:
     """N(0, sigma^2) table [rows, dim] float32 from `seed` (splitmix64 + Box-Muller recipe of
     posenc.h, same bits as `posenc table --kind learned`); row padding_idx zeroed."""
-    out = np.empty((int(rows), int(dim)), np.float32)
-    call(_lib.lib.posenc_learned_init_f32, int(seed) & (2 ** 64 - 1), float(sigma),
-         _lib.NO_PADDING if padding_idx is None else int(padding_idx), int(rows), int(dim),
+    out = np.empty((integer(rows, "rows"), integer(dim, "dim")), np.float32)
+    call(_lib.lib.posenc_learned_init_f32, integer(seed, "seed") & (2 ** 64 - 1), float(sigma),
+         _lib.NO_PADDING if padding_idx is None else integer(padding_idx, "padding_idx"), integer(rows, "rows"), integer(dim, "dim"),
          out.ctypes.data, out.size)
     return out
 
@@ -52,12 +52,12 @@ def learned_backward(grad_out: np.ndarray, positions, rows: int, *, past_end: st
     if g.shape[0] != pos.size:
         raise InvalidArgumentError("grad_out has %d rows but positions has %d" % (g.shape[0], pos.size), 1)
     if grad_table is None:
-        grad_table = np.zeros((int(rows), dim), np.float32)
+        grad_table = np.zeros((integer(rows, "rows"), dim), np.float32)
     elif not (grad_table.dtype == np.float32 and grad_table.flags.c_contiguous and grad_table.shape == (rows, dim)):
         raise InvalidArgumentError("grad_table must be a C-contiguous float32 [%d, %d] array" % (rows, dim), 1)
     call(_lib.lib.posenc_learned_backward_f32, g.ctypes.data, pos.ctypes.data, pos.size, dim,
-         choose(_lib.PAST_END, past_end, "past_end"), _lib.NO_PADDING if padding_idx is None else int(padding_idx),
-         grad_table.ctypes.data, int(rows))
+         choose(_lib.PAST_END, past_end, "past_end"), _lib.NO_PADDING if padding_idx is None else integer(padding_idx, "padding_idx"),
+         grad_table.ctypes.data, integer(rows, "rows"))
     return grad_table
 
 
@@ -75,7 +75,7 @@ def positions_from_input_ids(input_ids, *, pad_id: int = 1, past_length: int = 0
         mask = np.ascontiguousarray(np.asarray(attention_mask) != 0, dtype=np.uint8).reshape(ids2.shape)
     out = np.empty(ids2.shape, np.int64)
     call(_lib.lib.posenc_positions_from_input_ids, ids2.ctypes.data, None if mask is None else mask.ctypes.data,
-         ids2.shape[0], ids2.shape[1], int(pad_id), int(past_length), out.ctypes.data, out.size)
+         ids2.shape[0], ids2.shape[1], integer(pad_id, "pad_id"), integer(past_length, "past_length"), out.ctypes.data, out.size)
     return out.reshape(shape)
 
 
@@ -83,10 +83,12 @@ def learned_resize(table: np.ndarray, new_rows: int, *, keep: int = 0) -> np.nda
     """Resize [rows, dim] to [new_rows, dim] by linear interpolation (align_corners), leaving
     the first `keep` rows (RoBERTa 2, ViT 1) untouched."""
     t = _table(table)
-    out = np.empty((int(new_rows), t.shape[1]), np.float32)
-    call(_lib.lib.posenc_learned_resize_f32, t.ctypes.data, t.shape[0], t.shape[1], int(keep), out.ctypes.data,
-         int(new_rows), out.size)
+    out = np.empty((integer(new_rows, "new_rows"), t.shape[1]), np.float32)
+    call(_lib.lib.posenc_learned_resize_f32, t.ctypes.data, t.shape[0], t.shape[1], integer(keep, "keep"), out.ctypes.data,
+         integer(new_rows, "new_rows"), out.size)
     return out
 
 
 __all__ = ["learned_init", "learned_gather", "learned_backward", "positions_from_input_ids", "learned_resize"]
+
+check_keywords(globals(), __all__)  # a bad keyword raises posenc.KeywordError naming it

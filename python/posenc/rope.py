@@ -14,15 +14,25 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+import difflib
+import threading
+from typing import Any, Dict, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _lib
-from ._common import PositionsLike, call, choose, make_positions, raise_status, text
-from ._errors import InvalidArgumentError, NonFiniteError, UnsupportedError
+from ._common import (PositionsLike, call, check_keywords, choose, int64_ids, integer, keywords_checked,
+                      make_positions, raise_status, text)
+from ._errors import InvalidArgumentError, KeywordError, NonFiniteError, UnsupportedError
 
 ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
+
+# The option strings, typed for IDEs and type checkers (the functions accept exactly these).
+Layout = Literal["neox", "half", "gptj", "interleaved"]
+TensorLayout = Literal["bshd", "bhsd", "shd", "hsd"]
+Mode = Literal["precise", "torch", "torch_compat"]
+Scaling = Literal["none", "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3"]
+LongropeSelect = Literal["by_seq_len", "short", "long"]
 
 _C_FIELDS = ("rotary_dim", "partial_rotary_factor", "base", "factor", "original_max_position",
              "max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
@@ -44,7 +54,7 @@ class RopeParams:
     rotary_dim: Optional[int] = None
     partial_rotary_factor: Optional[float] = None
     base: Optional[float] = None
-    scaling: str = "none"
+    scaling: Scaling = "none"
     factor: Optional[float] = None
     original_max_position: Optional[int] = None
     max_position: Optional[int] = None
@@ -58,9 +68,9 @@ class RopeParams:
     high_freq_factor: Optional[float] = None
     short_factors: Optional[Tuple[float, ...]] = None
     long_factors: Optional[Tuple[float, ...]] = None
-    longrope_select: str = "by_seq_len"
-    mode: str = "precise"
-    layout: Optional[str] = None
+    longrope_select: LongropeSelect = "by_seq_len"
+    mode: Mode = "precise"
+    layout: Optional[Layout] = None
 
     def __post_init__(self) -> None:
         for name in ("short_factors", "long_factors"):
@@ -69,8 +79,49 @@ class RopeParams:
                 object.__setattr__(self, name, tuple(float(v) for v in value))
 
     def replace(self, **changes: Any) -> "RopeParams":
-        """A copy with some fields changed (dataclasses.replace)."""
+        """A copy with some fields changed (dataclasses.replace); an unknown field raises
+        KeywordError naming it."""
+        check_flags(changes, allow_head_dim=True)
         return dataclasses.replace(self, **changes)
+
+    # The cached C struct (_c_keep) holds live pointers: never pickled, deep-copied or saved
+    # (torch.save of a module holding these params, copy.deepcopy(model), EMA copies).
+    def __getstate__(self) -> Dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_c_keep"}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def resolved(self) -> Tuple[Optional[int], Optional[float], str]:
+        """(rotary dim R, attention factor A at the trained length, "" or the error) as the
+        library resolves them (R: head_dim * partial_rotary_factor unless rotary_dim is
+        set; A: YaRN/LongRoPE's formula unless attention_factor is set)."""
+        try:
+            r = self.check()
+            return r, rope_frequencies(self).attention_factor, ""
+        except Exception as exc:  # a repr must not raise: show why instead
+            return None, None, str(exc)
+
+    def __repr__(self) -> str:
+        rotary, attention, problem = self.resolved()
+        parts = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "rotary_dim":
+                value = rotary if rotary is not None else value
+            elif f.name == "attention_factor":
+                value = attention if attention is not None else value
+            elif value is None:
+                continue
+            elif f.name in ("short_factors", "long_factors"):
+                value = "(%d factors)" % len(value)
+                parts.append("%s=%s" % (f.name, value))
+                continue
+            parts.append("%s=%r" % (f.name, value))
+        if problem:
+            parts.append("invalid=%r" % problem)
+        return "RopeParams(%s)" % ", ".join(parts)
 
     def to_c(self) -> "_lib.RopeParams":
         """The posenc_rope_params struct (cached; its factor lists stay alive with self)."""
@@ -129,12 +180,14 @@ class RopeParams:
         n = int(c.factors_count)
         short = tuple(c.short_factors[i] for i in range(n)) if n and c.short_factors else None
         long_ = tuple(c.long_factors[i] for i in range(n)) if n and c.long_factors else None
-        return cls(head_dim=c.head_dim, rotary_dim=c.rotary_dim,
+        # 0 = "resolve it" in C (rotary_dim from partial_rotary_factor, attention_factor from
+        # the scaling's formula): None here, so a repr never shows a placeholder as a value
+        return cls(head_dim=c.head_dim, rotary_dim=c.rotary_dim or None,
                    partial_rotary_factor=c.partial_rotary_factor, base=c.base,
                    scaling=_lib.ROPE_SCALING_NAME.get(c.scaling, str(c.scaling)), factor=c.factor,
                    original_max_position=c.original_max_position, max_position=c.max_position,
                    beta_fast=c.beta_fast, beta_slow=c.beta_slow, mscale=c.mscale,
-                   mscale_all_dim=c.mscale_all_dim, attention_factor=c.attention_factor,
+                   mscale_all_dim=c.mscale_all_dim, attention_factor=c.attention_factor or None,
                    truncate=bool(c.truncate), low_freq_factor=c.low_freq_factor,
                    high_freq_factor=c.high_freq_factor, short_factors=short, long_factors=long_,
                    longrope_select={0: "by_seq_len", 1: "short", 2: "long"}[c.longrope_select],
@@ -230,10 +283,33 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
         _lib.lib.posenc_model_config_free(ctypes.byref(c))
 
 
+_FLAG_NAMES = tuple(f.name for f in dataclasses.fields(RopeParams) if f.name != "head_dim")
+
+
+# the keywords of the apply functions themselves, for "did you mean" on a misspelt one
+_CALL_KEYWORDS = ("positions", "offset", "layout", "tensor_layout", "params", "config", "seq_len", "inverse",
+                  "threads", "pool", "dtype", "count", "start", "fold_attention", "duplicate")
+
+
+def check_flags(flags: Mapping[str, Any], allow_head_dim: bool = False) -> None:
+    """RoPE keyword arguments (base=, scaling=, ...): an unknown or misspelt one raises
+    KeywordError naming it (and the closest known name)."""
+    for name in flags:
+        if name in _FLAG_NAMES or (allow_head_dim and name == "head_dim"):
+            continue
+        close = difflib.get_close_matches(name, _FLAG_NAMES + ("head_dim",) + _CALL_KEYWORDS, n=1)
+        raise KeywordError("unknown keyword argument %r%s; RoPE keywords are: %s"
+                           % (name, " (did you mean %r?)" % close[0] if close else "",
+                              ", ".join(("head_dim",) + _FLAG_NAMES)), 1)
+
+
 def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
                    head_dim: Optional[int] = None, **flags: Any) -> RopeParams:
     """One RopeParams from exactly one of: params, config (plus flag overrides such as
     mode="torch"), or flags with head_dim (e.g. base=500000, scaling="yarn", factor=4)."""
+    check_flags(flags)
+    if params is not None and not isinstance(params, RopeParams):
+        raise InvalidArgumentError("params must be a posenc.RopeParams, got %s" % type(params).__name__, 1)
     if params is not None and config is not None:
         raise InvalidArgumentError("give params or config, not both", 1)
     if params is None and config is not None:
@@ -242,7 +318,7 @@ def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigL
         return params.replace(**flags) if flags else params
     if head_dim is None:
         raise InvalidArgumentError("head_dim is required when neither params nor config is given", 1)
-    return RopeParams(head_dim=int(head_dim), **flags)
+    return RopeParams(head_dim=integer(head_dim, "head_dim"), **flags)
 
 
 class RopeFrequencies(NamedTuple):
@@ -260,7 +336,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
     pairs = p.check() // 2
     out = np.empty(max(pairs, 1), np.float64)
     att = ctypes.c_double()
-    call(_lib.lib.posenc_rope_frequencies, ctypes.byref(p.to_c()), int(seq_len), out.ctypes.data,
+    call(_lib.lib.posenc_rope_frequencies, ctypes.byref(p.to_c()), integer(seq_len, "seq_len"), out.ctypes.data,
          out.size, ctypes.byref(att))
     return RopeFrequencies(out[:pairs], att.value)
 
@@ -285,7 +361,7 @@ def rope_cos_sin(params: Optional[RopeParams] = None, positions: PositionsLike =
     cos = np.empty((int(pos.count), pairs), np_dtype)
     sin = np.empty((int(pos.count), pairs), np_dtype)
     fn = _lib.lib.posenc_rope_table_f64 if wide else _lib.lib.posenc_rope_table_f32
-    call(fn, ctypes.byref(p.to_c()), int(seq_len), ctypes.byref(pos), 1 if fold_attention else 0,
+    call(fn, ctypes.byref(p.to_c()), integer(seq_len, "seq_len"), ctypes.byref(pos), 1 if fold_attention else 0,
          cos.ctypes.data, sin.ctypes.data, n)
     del keep
     if duplicate is None:
@@ -301,31 +377,73 @@ def rope_cos_sin(params: Optional[RopeParams] = None, positions: PositionsLike =
 
 class ThreadPool:
     """posenc_threadpool: worker threads kept alive between calls (saves ~50-80 us per
-    threaded call). Pass as apply_rope_(..., pool=pool). Close with close() or `with`."""
+    threaded call). Pass as apply_rope_(..., pool=pool). Close with close() or `with`.
+
+    Safe across Python threads: calls using the pool are counted while they run, and
+    close() waits for them to finish before freeing the C pool (freeing it under a running
+    call deadlocked or corrupted the heap); a call with a closed pool raises
+    InvalidArgumentError naming it. A pool is a live resource: it cannot be pickled."""
 
     def __init__(self, threads: int = 0):
         handle = ctypes.c_void_p()
-        call(_lib.lib.posenc_threadpool_create, int(threads), ctypes.byref(handle))
+        call(_lib.lib.posenc_threadpool_create, integer(threads, "threads"), ctypes.byref(handle))
         self._handle = handle
+        self._idle = threading.Condition()
+        self._in_flight = 0
+        self._closing = False  # set by close(): new calls are refused while it waits
         self.exec = _lib.Exec()
         _lib.lib.posenc_exec_default(ctypes.byref(self.exec))
         self.exec.pool = handle.value
 
     @property
     def size(self) -> int:
-        return int(_lib.lib.posenc_threadpool_size(self._handle)) if self._handle else 0
+        with self._idle:
+            return int(_lib.lib.posenc_threadpool_size(self._handle)) if self._handle else 0
+
+    @property
+    def closed(self) -> bool:
+        return not self._handle or self._closing
+
+    def acquire(self) -> None:
+        """Count one call in flight (refused once closed); pair with release()."""
+        with self._idle:
+            if not self._handle or self._closing:
+                raise InvalidArgumentError("pool: this posenc.ThreadPool is closed; create a new one "
+                                           "or pass threads= instead", 1)
+            self._in_flight += 1
+
+    def release(self) -> None:
+        with self._idle:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._idle.notify_all()
 
     def close(self) -> None:
-        if self._handle:
-            _lib.lib.posenc_threadpool_free(self._handle)
-            self._handle = None
-            self.exec.pool = None
+        """Free the worker threads, after every call in flight (other Python threads) is done."""
+        idle = getattr(self, "_idle", None)
+        if idle is None:  # __init__ failed before the pool existed
+            return
+        with idle:
+            self._closing = True  # refuse new calls, so busy threads cannot keep it open forever
+            while self._in_flight:
+                idle.wait()
+            if self._handle:
+                _lib.lib.posenc_threadpool_free(self._handle)
+                self._handle = None
+                self.exec.pool = None
 
     def __enter__(self) -> "ThreadPool":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def __reduce__(self) -> Any:
+        raise UnsupportedError("a posenc.ThreadPool holds live worker threads and cannot be pickled or "
+                               "copied; create one where it is used", 8)
+
+    def __repr__(self) -> str:
+        return "ThreadPool(size=%d%s)" % (self.size, ", closed" if self.closed else "")
 
     def __del__(self) -> None:
         try:
@@ -335,17 +453,27 @@ class ThreadPool:
 
 
 def make_exec(threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> Optional["_lib.Exec"]:
+    """The posenc_exec for threads= / pool= (None = the library's defaults). A pool's exec
+    is only valid between pool.acquire() and pool.release() (see apply_targets_)."""
+    if threads is not None:
+        threads = integer(threads, "threads")
+        if threads < 0:
+            raise InvalidArgumentError("threads must be >= 0 (0 = the machine's cores), got %d" % threads, 1)
     if pool is not None:
+        if not isinstance(pool, ThreadPool):
+            raise InvalidArgumentError("pool must be a posenc.ThreadPool, got %s" % type(pool).__name__, 1)
+        if pool.closed:
+            raise InvalidArgumentError("pool: this posenc.ThreadPool is closed; create a new one "
+                                       "or pass threads= instead", 1)
+        e = _lib.Exec()
+        ctypes.memmove(ctypes.byref(e), ctypes.byref(pool.exec), ctypes.sizeof(e))
         if threads:
-            e = _lib.Exec()
-            ctypes.memmove(ctypes.byref(e), ctypes.byref(pool.exec), ctypes.sizeof(e))
-            e.threads = int(threads)
-            return e
-        return pool.exec
+            e.threads = threads
+        return e
     if threads:
         e = _lib.Exec()
         _lib.lib.posenc_exec_default(ctypes.byref(e))
-        e.threads = int(threads)
+        e.threads = threads
         return e
     return None
 
@@ -364,6 +492,8 @@ def _plan_views(t: Target) -> Tuple[str, List[Tuple[int, "_lib.RopeView", int, i
     each call is (address, view, x_count, batch index b or -1 for all, head index) ..."""
     b_n, s_n, h_n, d_n = t.shape
     sb, ss, sh, sd = t.strides
+    if 0 in (b_n, s_n, h_n):
+        return "tokens", []  # nothing to rotate: a no-op, as torch's own ops on an empty tensor
     if min(t.strides) < 0:
         raise UnsupportedError("%s: negative strides %s cannot be handed to C; call .copy()/.contiguous() "
                                "first" % (t.name, t.strides), 8)
@@ -404,8 +534,29 @@ def _plan_views(t: Target) -> Tuple[str, List[Tuple[int, "_lib.RopeView", int, i
     return "heads", calls
 
 
+def _offset(offset: Any) -> Any:
+    """offset as an int or an int64 array [B]; a fraction (1.5) is refused, never truncated."""
+    if type(offset) is int:
+        return offset
+    if type(offset).__module__.startswith("torch"):
+        offset = offset.detach().cpu().numpy()
+    if isinstance(offset, (np.ndarray, list, tuple)):
+        arr = np.asarray(offset)
+        if arr.dtype.kind in "iu":
+            return int64_ids(arr, "offset")
+        if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+            return arr.astype(np.int64)
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        raise InvalidArgumentError("offset must be an int or integers (one per batch row), got %r"
+                                   % (offset,), 1)
+    return integer(offset, "offset")
+
+
 def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Optional[np.ndarray], bool]:
     """int64 positions [B, S] (or [S] shared by every batch row) and whether shared."""
+    if type(offset) is not int:
+        offset = _offset(offset)
     if positions is None:
         off = np.asarray(offset, dtype=np.int64)
         if off.ndim == 0:
@@ -423,7 +574,7 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
     pos = np.asarray(positions)
     if pos.dtype.kind not in "iu":
         raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
-    pos = pos.astype(np.int64, copy=False)
+    pos = int64_ids(pos, "positions")
     if pos.ndim == 2 and pos.shape[0] == 1 and b_n != 1:
         pos = pos[0]
     if offset is not None and not (np.ndim(offset) == 0 and int(offset) == 0):
@@ -439,12 +590,40 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
                                % (s_n, b_n, s_n, pos.shape), 1)
 
 
+def _byte_end(t: Target) -> int:
+    """One past the last byte of t (strides are >= 0 here: _plan_views checked them)."""
+    (n0, n1, n2, n3), (s0, s1, s2, s3) = t.shape, t.strides
+    last = (n0 - 1) * s0 + (n1 - 1) * s1 + (n2 - 1) * s2 + (n3 - 1) * s3
+    return t.address + (last + 1) * (4 if t.dtype_code == 0 else 2)
+
+
+def _overlap(a: Target, b: Target) -> bool:
+    """Whether two strided arrays share an element (exact: NumPy's solver), e.g. q and k that
+    are one tensor or overlapping views of it; two slices of a fused QKV buffer do not.
+    Both are non-empty with a contiguous last axis (checked before)."""
+    a_end, b_end = _byte_end(a), _byte_end(b)
+    if a_end <= b.address or b_end <= a.address:
+        return False  # disjoint byte ranges: the common case, no arrays needed
+    views = []
+    for t, end in ((a, a_end), (b, b_end)):
+        dtype = np.float32 if t.dtype_code == 0 else np.uint16
+        base = np.frombuffer((ctypes.c_char * (end - t.address)).from_address(t.address), dtype=dtype)
+        views.append(np.lib.stride_tricks.as_strided(base, shape=t.shape,
+                                                     strides=tuple(st * base.itemsize for st in t.strides)))
+    return bool(np.shares_memory(views[0], views[1]))
+
+
 def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
-                   exec_: Optional["_lib.Exec"]) -> None:
+                   threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> None:
     """Rotate every target in place, or raise before writing anything. The one exception,
     NonFiniteError (a rotated value is inf/NaN), comes after every target is rotated, as the
-    C library leaves x rotated in full; it names the first bad value."""
+    C library leaves x rotated in full; it names the first bad value. A pool is held
+    (pool.acquire) while the C calls run, so pool.close() in another thread waits for them."""
+    if type(params) is not RopeParams and not isinstance(params, RopeParams):
+        raise InvalidArgumentError("params must be a posenc.RopeParams, got %s" % type(params).__name__, 1)
+    if seq_len is not None and type(seq_len) is not int:
+        seq_len = integer(seq_len, "seq_len")
     layout_name = layout or params.layout or "half"
     layout_c = _lib.LAYOUT.get(layout_name) if isinstance(layout_name, str) else None
     if layout_c is None:
@@ -459,6 +638,8 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         if t.shape[3] != c_params.head_dim:
             raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
                                        % (t.name, t.shape[3], c_params.head_dim), 1)
+    if type(offset) is not int:
+        offset = _offset(offset)
     default_range = positions is None and type(offset) is int and offset == 0
     if positions is None and type(offset) is int:  # the common case, without numpy reductions
         pos, shared = np.arange(offset, offset + s_n, dtype=np.int64), True
@@ -468,12 +649,37 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
         pos, shared = _positions_for(positions, offset, b_n, s_n)
     if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
         seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
-    plans = [_plan_views(t) for t in targets]
+    plans = [_plan_views(t) for t in targets]  # refuses negative strides, overlapping elements within one
+    if not (plans[0][1] or (len(plans) > 1 and plans[1][1])):
+        params.check()  # nothing to rotate (an empty array): a no-op, after the parameters are checked
+        return
+    if len(targets) == 2 and _overlap(targets[0], targets[1]):
+        raise InvalidArgumentError("%s and %s share memory (the same tensor, or overlapping views of one): it "
+                                   "would be rotated twice; pass separate tensors" % (targets[0].name, targets[1].name), 1)
     for t, (_, calls) in zip(targets, plans):  # C's view rules, before anything is written
         for _, view, count, _ in calls[:1]:
             _check_view(view, c_params.head_dim, count, t.name)
+    if pool is None:
+        _run_calls(targets, plans, c_params, seq_len, layout_c, pos, shared, default_range, inverse,
+                   make_exec(threads, None) if threads is not None else None)
+        return
+    if not isinstance(pool, ThreadPool):
+        raise InvalidArgumentError("pool must be a posenc.ThreadPool, got %s" % type(pool).__name__, 1)
+    pool.acquire()
+    try:
+        _run_calls(targets, plans, c_params, seq_len, layout_c, pos, shared, default_range, inverse,
+                   make_exec(threads, pool))
+    finally:
+        pool.release()
+
+
+def _run_calls(targets: Sequence[Target], plans: List[Tuple[str, List[Tuple[int, "_lib.RopeView", int, int]]]],
+               c_params: "_lib.RopeParams", seq_len: int, layout_c: int, pos: np.ndarray, shared: bool,
+               default_range: bool, inverse: bool, exec_: Optional["_lib.Exec"]) -> None:
+    """The C calls of apply_targets_, everything checked before."""
     err = _lib.Error()
     lib = _lib.lib
+    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
     # Every call goes to posenc_rope_apply_exec: the per-dtype entry points are thin wrappers
     # of the same checked body (views, layout, positions |p| < 2^53, the torch-compat float32
     # angle), and exec_ = None passes NULL (the library's defaults).
@@ -553,35 +759,58 @@ def _numpy_target(x: np.ndarray, name: str, tensor_layout: str, dtype: Optional[
     return Target(x.ctypes.data, code, shape, strides, name)
 
 
-def _as_bshd(shape: Tuple[int, ...], strides: Tuple[int, ...], tensor_layout: str,
+_TENSOR_LAYOUTS = {"bshd": "bshd", "shd": "bshd", "bhsd": "bhsd", "hsd": "bhsd", "sd": "bshd"}
+
+
+def tensor_layout_of(tensor_layout: Any, ndim: int, name: str) -> str:
+    """"bshd" or "bhsd" for a 3-D/4-D array (required: the shape alone cannot say whether
+    axis 1 is the sequence or the heads, and guessing wrong rotates the heads axis without
+    a word); "sd" for [S, D], where any given value is accepted."""
+    if tensor_layout is not None and (not isinstance(tensor_layout, str) or tensor_layout not in _TENSOR_LAYOUTS):
+        raise InvalidArgumentError("tensor_layout must be 'bshd' ([B, S, H, D]; 'shd' for [S, H, D]) or "
+                                   "'bhsd' ([B, H, S, D], Hugging Face's after the head transpose; 'hsd'), "
+                                   "got %r" % (tensor_layout,), 1)
+    if ndim == 2:
+        return "sd"
+    if tensor_layout is None and ndim in (3, 4):
+        raise InvalidArgumentError("tensor_layout is required for a %d-D %s: 'bshd' (%s) or 'bhsd' (%s); "
+                                   "the shape cannot tell the sequence axis from the heads axis"
+                                   % (ndim, name, "[B, S, H, D]" if ndim == 4 else "[S, H, D]",
+                                      "[B, H, S, D]" if ndim == 4 else "[H, S, D]"), 1)
+    return _TENSOR_LAYOUTS[tensor_layout] if tensor_layout is not None else "bshd"
+
+
+def _as_bshd(shape: Tuple[int, ...], strides: Tuple[int, ...], tensor_layout: Any,
              name: str) -> Tuple[Tuple[int, int, int, int], Tuple[int, int, int, int]]:
     nd = len(shape)
+    if nd == 4 and tensor_layout == "bshd":  # the common case first
+        return shape, strides  # type: ignore[return-value]
+    if nd not in (2, 3, 4):
+        raise InvalidArgumentError("%s must be [S, D], [S, H, D] / [H, S, D] or 4-D [B, S, H, D] / [B, H, S, D], "
+                                   "got shape %s" % (name, tuple(shape)), 1)
+    tl = tensor_layout_of(tensor_layout, nd, name)
     if nd == 2:   # [S, D]
         return (1, shape[0], 1, shape[1]), (0, strides[0], shape[1], strides[1])
-    if nd == 3:   # [S, H, D]
-        if tensor_layout in ("bhsd", "hsd"):
+    if nd == 3:
+        if tl == "bhsd":  # [H, S, D]
             return (1, shape[1], shape[0], shape[2]), (0, strides[1], strides[0], strides[2])
         return (1,) + tuple(shape), (0,) + tuple(strides)  # type: ignore[return-value]
-    if nd == 4:
-        if tensor_layout == "bshd":
-            return tuple(shape), tuple(strides)  # type: ignore[return-value]
-        if tensor_layout == "bhsd":
-            return ((shape[0], shape[2], shape[1], shape[3]),
-                    (strides[0], strides[2], strides[1], strides[3]))
-        raise InvalidArgumentError("tensor_layout must be 'bshd' or 'bhsd', got %r" % (tensor_layout,), 1)
-    raise InvalidArgumentError("%s must be [S, D], [S, H, D] or 4-D [B, S, H, D] / [B, H, S, D], got shape %s"
-                               % (name, tuple(shape)), 1)
+    if tl == "bshd":
+        return tuple(shape), tuple(strides)  # type: ignore[return-value]
+    return ((shape[0], shape[2], shape[1], shape[3]),
+            (strides[0], strides[2], strides[1], strides[3]))
 
 
 def apply_rope_(q: np.ndarray, k: Optional[np.ndarray] = None, *, positions: Any = None,
-                offset: Any = 0, layout: Optional[str] = None, tensor_layout: str = "bshd",
+                offset: Any = 0, layout: Optional[Layout] = None, tensor_layout: Optional[TensorLayout] = None,
                 params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
                 seq_len: Optional[int] = None, inverse: bool = False, dtype: Optional[str] = None,
                 threads: Optional[int] = None, pool: Optional[ThreadPool] = None,
                 **flags: Any) -> None:
     """Rotate q (and k) in place, zero-copy (the data pointer goes to C; the GIL is released).
 
-    q, k: [S, D], [S, H, D], [B, S, H, D] (tensor_layout "bshd") or [B, H, S, D] ("bhsd");
+    q, k: [S, D]; [S, H, D] / [B, S, H, D] with tensor_layout="bshd"; [H, S, D] / [B, H, S, D]
+    with tensor_layout="bhsd" (required for 3-D and 4-D arrays: there is no default);
     float32, float16, or uint16 bfloat16 bits with dtype="bf16"; any non-negative strides
     with a contiguous last axis (others raise UnsupportedError before anything is written).
     positions: int ids [S] or [B, S]; else offset + 0..S-1 (offset: int or one per batch row).
@@ -595,9 +824,25 @@ def apply_rope_(q: np.ndarray, k: Optional[np.ndarray] = None, *, positions: Any
     if k is not None:
         targets.append(_numpy_target(k, "k", tensor_layout, dtype))
     p = params if (params is not None and not flags and config is None) else \
-        resolve_params(params, config, tq.shape[3], **flags)
-    apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, make_exec(threads, pool))
+        resolve_params(params, config, head_dim_of(tq, flags), **flags)
+    apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
+
+
+def head_dim_of(t: Target, flags: Dict[str, Any]) -> int:
+    """head_dim is the last axis; an explicit head_dim= keyword must agree with it."""
+    if "head_dim" in flags:
+        given = integer(flags.pop("head_dim"), "head_dim")
+        if given != t.shape[3]:
+            raise InvalidArgumentError("head_dim=%d but %s's last axis is %d" % (given, t.name, t.shape[3]), 1)
+    return t.shape[3]
 
 
 __all__ = ["RopeParams", "ModelConfig", "LayerType", "load_config", "resolve_params", "RopeFrequencies",
-           "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool"]
+           "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool", "Layout", "TensorLayout", "Mode",
+           "Scaling"]
+
+# apply_rope_ takes **flags (check_flags names a bad keyword): no wrapper on the per-call path
+check_keywords(globals(), ["load_config", "resolve_params", "rope_frequencies", "rope_cos_sin"])
+RopeParams.__init__ = keywords_checked(RopeParams.__init__)  # type: ignore[method-assign]
+RopeParams.from_config = classmethod(keywords_checked(RopeParams.from_config.__func__))  # type: ignore
+ThreadPool.__init__ = keywords_checked(ThreadPool.__init__)  # type: ignore[method-assign]

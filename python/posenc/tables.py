@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import _lib
-from ._common import NUMPY_DTYPE, PositionsLike, call, choose, dtype_name, make_positions
+from ._common import check_keywords, integer, NUMPY_DTYPE, PositionsLike, call, choose, dtype_name, make_positions
 from ._errors import InvalidArgumentError
 
 
@@ -22,7 +22,7 @@ def sinusoid_params(dim: int, *, base: float = 10000.0, freqs: str = "vaswani",
                     mode: str = "precise") -> "_lib.SinusoidParams":
     """The posenc_sinusoid_params struct for these options."""
     p = _lib.SinusoidParams()
-    _lib.lib.posenc_sinusoid_params_default(ctypes.byref(p), int(dim))
+    _lib.lib.posenc_sinusoid_params_default(ctypes.byref(p), integer(dim, "dim"))
     p.base = float(base)
     p.freqs = choose(_lib.FREQS, freqs, "freqs")
     p.layout = choose(_lib.LAYOUT, layout, "layout")
@@ -49,10 +49,10 @@ def sinusoid_table(length: Optional[int] = None, dim: int = 0, *, positions: Pos
     pos, keep = make_positions(positions if positions is not None else None,
                                length if positions is None else None, start)
     name = dtype_name(dtype)
-    out = _new((int(pos.count), int(dim)), name)
+    out = _new((int(pos.count), integer(dim, "dim")), name)
     exec_ = _lib.Exec()
     _lib.lib.posenc_exec_default(ctypes.byref(exec_))
-    exec_.threads = int(threads)
+    exec_.threads = integer(threads, "threads")
     call(_lib.lib.posenc_sinusoid_table_exec, ctypes.byref(p), ctypes.byref(pos), _lib.DTYPE[name],
          out.ctypes.data, out.size, ctypes.byref(exec_))
     del keep
@@ -76,8 +76,8 @@ def baseline_table(kind: str, length: Optional[int] = None, dim: int = 0, *,
     code = choose({"index": 1, "normalized": 2}, kind, "kind")
     pos, keep = make_positions(positions, length if positions is None else None, start)
     name = dtype_name(dtype)
-    out = _new((int(pos.count), int(dim)), name)
-    call(_lib.lib.posenc_baseline_table, code, int(dim), ctypes.byref(pos), _lib.DTYPE[name],
+    out = _new((int(pos.count), integer(dim, "dim")), name)
+    call(_lib.lib.posenc_baseline_table, code, integer(dim, "dim"), ctypes.byref(pos), _lib.DTYPE[name],
          out.ctypes.data, out.size)
     return out
 
@@ -87,8 +87,8 @@ def xl_relative_table(length: int, dim: int, *, clamp: int = -1, mode: str = "pr
     """Transformer-XL relative sinusoid R [klen, dim]; row r encodes distance klen-1-r
     (clamped to `clamp` when >= 0), [sin | cos] halves."""
     name = dtype_name(dtype)
-    out = _new((int(length), int(dim)), name)
-    call(_lib.lib.posenc_xl_relative_table, int(dim), int(length), int(clamp), choose(_lib.MODE, mode, "mode"),
+    out = _new((integer(length, "length"), integer(dim, "dim")), name)
+    call(_lib.lib.posenc_xl_relative_table, integer(dim, "dim"), integer(length, "length"), integer(clamp, "clamp"), choose(_lib.MODE, mode, "mode"),
          _lib.DTYPE[name], out.ctypes.data, out.size)
     return out
 
@@ -99,12 +99,12 @@ def grid_table(shape: Sequence[int], channels: int, *, split: str = "tatp22", mo
     [emb(x0) | emb(x1) | emb(x2)]. split: "tatp22" (ceil(C/2n)*2 per axis, surplus cut from
     the end) | "even" (C/n, C a multiple of 2n). mode "torch" = tatp22's float32 steps."""
     axes = len(shape)
-    c_shape = (ctypes.c_size_t * max(axes, 1))(*[int(s) for s in shape])
+    c_shape = (ctypes.c_size_t * max(axes, 1))(*[integer(s, "shape") for s in shape])
     name = dtype_name(dtype)
     count = ctypes.c_size_t()
-    call(_lib.lib.posenc_grid_count, axes, c_shape, int(channels), ctypes.byref(count))
-    out = _new(tuple(int(s) for s in shape) + (int(channels),), name)
-    call(_lib.lib.posenc_grid_table, axes, c_shape, int(channels), choose(_lib.GRID_SPLIT, split, "split"),
+    call(_lib.lib.posenc_grid_count, axes, c_shape, integer(channels, "channels"), ctypes.byref(count))
+    out = _new(tuple(integer(s, "shape") for s in shape) + (integer(channels, "channels"),), name)
+    call(_lib.lib.posenc_grid_table, axes, c_shape, integer(channels, "channels"), choose(_lib.GRID_SPLIT, split, "split"),
          choose(_lib.MODE, mode, "mode"), _lib.DTYPE[name], out.ctypes.data, out.size)
     return out
 
@@ -112,8 +112,8 @@ def grid_table(shape: Sequence[int], channels: int, *, split: str = "tatp22", mo
 def grid_positions(shape: Sequence[int]) -> np.ndarray:
     """Cell coordinates in row-major order, int64 [cells, axes] (2x3 -> (0,0) (0,1) ..)."""
     axes = len(shape)
-    c_shape = (ctypes.c_size_t * max(axes, 1))(*[int(s) for s in shape])
-    cells = int(np.prod([int(s) for s in shape])) if axes else 0
+    c_shape = (ctypes.c_size_t * max(axes, 1))(*[integer(s, "shape") for s in shape])
+    cells = int(np.prod([integer(s, "shape") for s in shape])) if axes else 0
     out = np.empty((cells, axes), np.int64)
     call(_lib.lib.posenc_grid_positions, axes, c_shape, out.ctypes.data, out.size)
     return out
@@ -129,7 +129,7 @@ def hybrid_table(learned: np.ndarray, length: Optional[int] = None, dim: int = 0
         raise InvalidArgumentError("learned must be [rows, learned_dim], got shape %s" % (table.shape,), 1)
     p = sinusoid_params(dim, base=base)
     pos, keep = make_positions(positions, length if positions is None else None, start)
-    out = np.empty((int(pos.count), int(dim)), np.float32)
+    out = np.empty((int(pos.count), integer(dim, "dim")), np.float32)
     call(_lib.lib.posenc_hybrid_table_f32, table.ctypes.data, table.shape[0], table.shape[1],
          ctypes.byref(p), ctypes.byref(pos), choose(_lib.PAST_END, past_end, "past_end"),
          out.ctypes.data, out.size)
@@ -142,7 +142,7 @@ def freq_scale_table(length: Optional[int] = None, dim: int = 0, scale: float = 
     """Sinusoid table [T, dim] float32 with every frequency multiplied by scale (> 0)."""
     p = sinusoid_params(dim, base=base, freqs=freqs, layout=layout)
     pos, keep = make_positions(positions, length if positions is None else None, start)
-    out = np.empty((int(pos.count), int(dim)), np.float32)
+    out = np.empty((int(pos.count), integer(dim, "dim")), np.float32)
     call(_lib.lib.posenc_freq_scale_table_f32, ctypes.byref(p), float(scale), ctypes.byref(pos),
          out.ctypes.data, out.size)
     return out
@@ -155,3 +155,5 @@ def bf16_to_f32(bits: np.ndarray) -> np.ndarray:
 
 __all__ = ["sinusoid_table", "sinusoid_frequencies", "baseline_table", "xl_relative_table", "grid_table",
            "grid_positions", "hybrid_table", "freq_scale_table", "bf16_to_f32", "sinusoid_params"]
+
+check_keywords(globals(), __all__)  # a bad keyword raises posenc.KeywordError naming it

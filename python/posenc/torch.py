@@ -1,25 +1,41 @@
-"""PyTorch: RoPE in place on CPU tensors, an autograd Function, and modules that
-replace a Hugging Face rotary embedding.
+"""PyTorch: RoPE in place on CPU tensors, an autograd Function, modules that replace a
+Hugging Face rotary embedding, and HF's apply_rotary_pos_emb as a drop-in.
 
     import posenc.torch as pt
     pt.apply_rope_(q, k, positions=position_ids, layout="neox", tensor_layout="bhsd", base=500000)
+    pt.patch_llama(model)        # HF Llama-style model: posenc's RotaryEmbedding + apply, HF's bits
 
-Tensors: float32, float16 or bfloat16 on the CPU; [S, D], [S, H, D], [B, S, H, D]
-("bshd", default) or [B, H, S, D] ("bhsd"); any non-negative strides with a
-contiguous last axis. The data pointer goes to C (zero-copy); ctypes releases
-the GIL for the call. float64 (for gradcheck) is computed in torch from the
-library's float64 cos/sin table, since libposenc has no float64 rotation.
+Tensors: float32, float16 or bfloat16 on the CPU; [S, D]; [S, H, D] / [B, S, H, D] with
+tensor_layout="bshd", [H, S, D] / [B, H, S, D] (HF's) with "bhsd": required for 3-D and
+4-D tensors (no default: the shape cannot tell the sequence axis from the heads axis);
+any non-negative strides with a contiguous last axis. The data pointer goes to C
+(zero-copy); ctypes releases the GIL for the call. float64 (for gradcheck) is computed in
+torch from the library's float64 cos/sin table, since libposenc has no float64 rotation.
+Mode: "precise" by default everywhere (apply_rope_, apply_rope, Rotary, RotaryEmbedding);
+mode="torch" reproduces HF's float32 cos/sin (patch_llama uses it).
+
+Tracing: apply_rope, Rotary and RotaryEmbedding go through ops registered with
+torch.library (posenc::rope, posenc::rope_cos_sin) while torch.jit.trace runs, so the
+trace holds one op with the positions as an input. torch 1.13 has no torch.compile.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import json
+import warnings
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 import torch as _torch
 
 from . import rope as _rope
+from ._common import integer, keywords_checked
 from ._errors import InvalidArgumentError, UnsupportedError
-from .rope import ConfigLike, RopeParams, ThreadPool, make_exec, resolve_params
+from .rope import (ConfigLike, Layout, Mode, RopeParams, TensorLayout, ThreadPool, check_flags, head_dim_of,
+                   resolve_params, tensor_layout_of)
+
+# torch.jit.is_tracing() is a Python function (it asks is_scripting first); the C query is
+# what it returns outside TorchScript, at a tenth of the cost on the per-call path
+_is_tracing = getattr(_torch._C, "_is_tracing", _torch.jit.is_tracing)
 
 _DTYPE_CODE = {_torch.float32: 0, _torch.float16: 2, _torch.bfloat16: 3}
 
@@ -50,7 +66,7 @@ def _params(params: Optional[RopeParams], config: Optional[ConfigLike], head_dim
 
 
 def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, positions: Any = None,
-                offset: Any = 0, layout: Optional[str] = None, tensor_layout: str = "bshd",
+                offset: Any = 0, layout: Optional[Layout] = None, tensor_layout: Optional[TensorLayout] = None,
                 params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
                 seq_len: Optional[int] = None, inverse: bool = False, threads: Optional[int] = None,
                 pool: Optional[ThreadPool] = None, **flags: Any) -> None:
@@ -64,12 +80,19 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     last axis. seq_len for DYNAMIC/LONGROPE defaults to max(position) + 1 (HF's rule).
     Errors (posenc.Error subclasses) are raised before anything is written.
     """
+    if flags:
+        check_flags(flags, allow_head_dim=True)
+    if _is_tracing():
+        warnings.warn("posenc.torch.apply_rope_ writes through the data pointer, which torch.jit.trace "
+                      "cannot record (the trace would not rotate at all): trace posenc.torch.apply_rope or "
+                      "Rotary instead", _torch.jit.TracerWarning, stacklevel=2)
     tq = _target(q, "q", tensor_layout)
     targets = [tq]
     if k is not None:
         targets.append(_target(k, "k", tensor_layout))
-    p = _params(params, config, tq.shape[3], flags)
-    _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, make_exec(threads, pool))
+    p = params if (params is not None and not flags and config is None) else \
+        resolve_params(params, config, head_dim_of(tq, flags), **flags)
+    _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
 
 
 # ---- float64: the library's f64 cos/sin, rotation in torch ---------------------------
@@ -84,6 +107,7 @@ def _cos_sin_f64(p: RopeParams, pos: np.ndarray, seq_len: int) -> Tuple[_torch.T
 def _rotate_f64(x: _torch.Tensor, p: RopeParams, layout: str, pos: np.ndarray, seq_len: int,
                 tensor_layout: str, transpose: bool) -> _torch.Tensor:
     """y = R x (or R^T x) in float64 with the library's float64 cos/sin (attention factor folded)."""
+    tensor_layout = tensor_layout_of(tensor_layout, x.dim(), "x")
     cos, sin, pairs = _cos_sin_f64(p, pos, seq_len)
     # broadcast [S, K] / [B, S, K] over the heads axis
     if x.dim() == 2:
@@ -108,6 +132,7 @@ def _rotate_f64(x: _torch.Tensor, p: RopeParams, layout: str, pos: np.ndarray, s
 
 
 def _positions_array(positions: Any, offset: Any, x: _torch.Tensor, tensor_layout: str) -> np.ndarray:
+    tensor_layout = tensor_layout_of(tensor_layout, x.dim(), "x")
     if x.dim() == 2:
         b_n, s_n = 1, x.shape[0]
     elif x.dim() == 3:
@@ -154,37 +179,148 @@ class RotaryFunction(_torch.autograd.Function):
         return gx, None, None, None, None, None
 
 
-def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layout: Optional[str] = None,
-               tensor_layout: str = "bshd", params: Optional[RopeParams] = None,
+def _layout_name(layout: Optional[str], p: RopeParams) -> str:
+    name = {"neox": "half", "half": "half", "gptj": "interleaved",
+            "interleaved": "interleaved"}.get(layout or p.layout or "half")  # type: ignore[arg-type]
+    if name is None:
+        raise InvalidArgumentError("layout must be neox/half or gptj/interleaved, got %r" % (layout,), 1)
+    return name
+
+
+def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layout: Optional[Layout] = None,
+               tensor_layout: Optional[TensorLayout] = None, params: Optional[RopeParams] = None,
                config: Optional[ConfigLike] = None, seq_len: Optional[int] = None,
                **flags: Any) -> _torch.Tensor:
     """Differentiable RoPE (out of place): returns RoPE(x), same shape and dtype (float64 too).
-    Arguments as apply_rope_."""
+    Arguments as apply_rope_ (tensor_layout required for 3-D/4-D x)."""
+    if flags:
+        check_flags(flags, allow_head_dim=True)
+    if not isinstance(x, _torch.Tensor):
+        raise UnsupportedError("x must be a torch.Tensor, got %s" % type(x).__name__, 8)
+    tl = tensor_layout_of(tensor_layout, x.dim(), "x")
+    if "head_dim" in flags:
+        given = integer(flags.pop("head_dim"), "head_dim")
+        if given != x.shape[-1]:
+            raise InvalidArgumentError("head_dim=%d but x's last axis is %d" % (given, x.shape[-1]), 1)
     p = _params(params, config, x.shape[-1], flags)
-    layout_name = {"neox": "half", "half": "half", "gptj": "interleaved",
-                   "interleaved": "interleaved"}.get(layout or p.layout or "half")
-    if layout_name is None:
-        raise InvalidArgumentError("layout must be neox/half or gptj/interleaved, got %r" % (layout,), 1)
-    pos = _positions_array(positions, offset, x, tensor_layout)
+    layout_name = _layout_name(layout, p)
+    if _is_tracing():
+        return _traced_rope(x, positions, offset, p, layout_name, tl, seq_len)
+    pos = _positions_array(positions, offset, x, tl)
     if seq_len is None:
         seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
-    return RotaryFunction.apply(x, p, layout_name, pos, seq_len, tensor_layout)
+    return RotaryFunction.apply(x, p, layout_name, pos, integer(seq_len, "seq_len"), tl)
+
+
+# ---- torch.library ops: what torch.jit.trace records ------------------------------------
+
+def _params_json(p: RopeParams) -> str:
+    """RopeParams as the op's string argument (a trace stores it as a constant)."""
+    d = {f: getattr(p, f) for f in p.__dataclass_fields__}
+    return json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}, sort_keys=True)
+
+
+_PARSED: Dict[str, RopeParams] = {}
+
+
+def _params_from_json(text: str) -> RopeParams:
+    p = _PARSED.get(text)
+    if p is None:
+        p = RopeParams(**json.loads(text))
+        if len(_PARSED) < 256:
+            _PARSED[text] = p
+    return p
+
+
+def _op_rope(x: _torch.Tensor, positions: Optional[_torch.Tensor], offset: int, params: str, layout: str,
+             tensor_layout: str, seq_len: int) -> _torch.Tensor:
+    p = _params_from_json(params)
+    pos = _positions_array(positions, offset, x, tensor_layout)
+    if seq_len < 0:  # HF's rule, evaluated on this call's positions (not the traced ones)
+        seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
+    return RotaryFunction.apply(x, p, layout, pos, seq_len, tensor_layout)
+
+
+def _op_cos_sin(position_ids: _torch.Tensor, params: str) -> Tuple[_torch.Tensor, _torch.Tensor]:
+    return _cos_sin_tables(_params_from_json(params), position_ids)
+
+
+def _register_ops() -> Any:
+    """posenc::rope and posenc::rope_cos_sin through torch.library (torch >= 1.13), or None."""
+    library = getattr(_torch, "library", None)
+    if library is None or not hasattr(library, "Library"):
+        return None
+    try:
+        lib = library.Library("posenc", "DEF")
+        lib.define("rope(Tensor x, Tensor? positions, int offset, str params, str layout, str tensor_layout, "
+                   "int seq_len) -> Tensor")
+        lib.define("rope_cos_sin(Tensor position_ids, str params) -> (Tensor, Tensor)")
+        for key in ("CPU", "Autograd"):  # Autograd: RotaryFunction records the backward itself
+            lib.impl("rope", _op_rope, key)
+        lib.impl("rope_cos_sin", _op_cos_sin, "CPU")
+        return lib
+    except Exception as exc:  # e.g. a second copy of this module in one process
+        warnings.warn("posenc: torch.library registration failed (%s); torch.jit.trace will bake positions "
+                      "into the graph" % exc)
+        return None
+
+
+_LIBRARY = _register_ops()
+
+
+def _traced_rope(x: _torch.Tensor, positions: Any, offset: Any, p: RopeParams, layout: str, tensor_layout: str,
+                 seq_len: Optional[int]) -> _torch.Tensor:
+    if _LIBRARY is None or not (positions is None or isinstance(positions, _torch.Tensor)):
+        warnings.warn("posenc.torch.apply_rope: the positions are %s, so torch.jit.trace stores them as "
+                      "constants: the trace rotates by these positions whatever it is given later; pass "
+                      "them as a tensor" % ("not a tensor" if _LIBRARY is not None else "traced without "
+                                            "torch.library ops"), _torch.jit.TracerWarning, stacklevel=3)
+        pos = _positions_array(positions, offset, x, tensor_layout)
+        n = max(int(pos.max()) + 1, 0) if pos.size else 0
+        return RotaryFunction.apply(x, p, layout, pos, n if seq_len is None else seq_len, tensor_layout)
+    if type(offset) is not int:
+        offset = integer(offset, "offset")
+    return _torch.ops.posenc.rope(x, positions, offset, _params_json(p), layout, tensor_layout,
+                                  -1 if seq_len is None else integer(seq_len, "seq_len"))
+
+
+def _cos_sin_tables(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _torch.Tensor]:
+    """HF's cos/sin [*ids.shape, R] float32 (duplicated halves, attention factor folded)."""
+    cos, sin, _ = _cos_sin_ids(p, position_ids)
+    return cos, sin
+
+
+def _cos_sin_ids(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _torch.Tensor, np.ndarray]:
+    if isinstance(position_ids, _torch.Tensor):
+        if position_ids.dtype.is_floating_point or position_ids.dtype == _torch.bool:
+            raise UnsupportedError("position_ids must be integers, got dtype %s" % position_ids.dtype, 8)
+        ids = position_ids.detach().cpu().numpy().astype(np.int64)
+    else:
+        ids = np.asarray(position_ids)
+        if ids.dtype.kind not in "iu":
+            raise UnsupportedError("position_ids must be integers, got dtype %s" % ids.dtype, 8)
+        ids = _rope.int64_ids(ids, "position_ids")
+    seq_len = int(ids.max()) + 1 if ids.size else 0
+    cos, sin = _rope.rope_cos_sin(p, ids.reshape(-1), seq_len=seq_len, duplicate="half")
+    shape = tuple(ids.shape) + (cos.shape[1],)
+    return _torch.from_numpy(cos.reshape(shape)), _torch.from_numpy(sin.reshape(shape)), ids
 
 
 class Rotary(_torch.nn.Module):
     """Applies RoPE to q and k (differentiable, C kernels for f32/f16/bf16).
 
-    forward(q, k, position_ids=None) -> (q_rot, k_rot); q, k [B, H, S, D] by default
-    (HF's layout after the head transpose; tensor_layout="bshd" for [B, S, H, D]);
-    position_ids [B, S] or [S] (default 0..S-1)."""
+    forward(q, k, position_ids=None) -> (q_rot, k_rot); tensor_layout is required: "bhsd" for
+    HF's [B, H, S, D] (after the head transpose), "bshd" for [B, S, H, D]; position_ids [B, S]
+    or [S] (default 0..S-1). mode "precise" by default, as everywhere ("torch": HF's float32)."""
 
-    def __init__(self, config: Optional[ConfigLike] = None, *, params: Optional[RopeParams] = None,
-                 layout: Optional[str] = None, tensor_layout: str = "bhsd", head_dim: Optional[int] = None,
-                 **flags: Any):
+    def __init__(self, config: Optional[ConfigLike] = None, *, tensor_layout: TensorLayout,
+                 params: Optional[RopeParams] = None, layout: Optional[Layout] = None,
+                 head_dim: Optional[int] = None, **flags: Any):
         super().__init__()
         self.params = resolve_params(params, config, head_dim, **flags)
+        self.params.check()
         self.layout = layout
-        self.tensor_layout = tensor_layout
+        self.tensor_layout = tensor_layout_of(tensor_layout, 4, "q")
 
     def forward(self, q: _torch.Tensor, k: _torch.Tensor,
                 position_ids: Optional[_torch.Tensor] = None) -> Tuple[_torch.Tensor, _torch.Tensor]:
@@ -192,31 +328,87 @@ class Rotary(_torch.nn.Module):
                   params=self.params)
         return apply_rope(q, **kw), apply_rope(k, **kw)
 
+    def extra_repr(self) -> str:
+        return "tensor_layout=%r, layout=%r, params=%r" % (self.tensor_layout, self.layout or self.params.layout
+                                                           or "half", self.params)
+
 
 class RotaryEmbedding(_torch.nn.Module):
     """Drop-in for HF's LlamaRotaryEmbedding: forward(x, position_ids) -> (cos, sin), each
     [B, S, R] in x.dtype, attention scaling folded in, duplicated for rotate_half
-    ([c_0..c_{K-1}, c_0..c_{K-1}]). mode="torch" (default) reproduces HF's float32 values bit
-    for bit; mode="precise" gives the <= 1 ULP values. Takes the same config object as HF."""
+    ([c_0..c_{K-1}, c_0..c_{K-1}]). mode "precise" by default (<= 1 ULP values), as everywhere
+    in posenc; mode="torch" reproduces HF's float32 values bit for bit (patch_llama passes it).
+    Takes the same config object as HF. float32 outputs carry a tag that lets
+    apply_rotary_pos_emb rotate in C with the same bits (see there)."""
 
     def __init__(self, config: Optional[ConfigLike] = None, device: Any = None, *,
                  params: Optional[RopeParams] = None, head_dim: Optional[int] = None,
-                 mode: str = "torch", **flags: Any):
+                 mode: Optional[Mode] = None, **flags: Any):
         super().__init__()
-        self.params = resolve_params(params, config, head_dim, mode=mode, **flags)
+        if mode is not None:
+            flags["mode"] = mode
+        self.params = resolve_params(params, config, head_dim, **flags)
         freqs = _rope.rope_frequencies(self.params)
         self.attention_scaling = freqs.attention_factor
-        self.register_buffer("inv_freq", _torch.tensor(freqs.inv_freq, dtype=_torch.float32), persistent=False)
+        # what apply_rotary_pos_emb's C path needs (every channel rotated, no scaling), once
+        self._whole_head_unscaled = (self.params.check() == self.params.head_dim and freqs.attention_factor == 1.0)
+        self.register_buffer("inv_freq", _torch.tensor(freqs.inv_freq, dtype=_torch.float32, device=device),
+                             persistent=False)
 
     @_torch.no_grad()
     def forward(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
-        ids = position_ids.detach().cpu().numpy().astype(np.int64)
-        seq_len = int(ids.max()) + 1 if ids.size else 0
-        cos, sin = _rope.rope_cos_sin(self.params, ids.reshape(-1), seq_len=seq_len, duplicate="half")
-        shape = tuple(ids.shape) + (cos.shape[1],)
-        cos_t = _torch.from_numpy(cos.reshape(shape)).to(device=x.device, dtype=x.dtype)
-        sin_t = _torch.from_numpy(sin.reshape(shape)).to(device=x.device, dtype=x.dtype)
+        if _is_tracing() and _LIBRARY is not None:
+            cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
+            return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
+        cos, sin, ids = _cos_sin_ids(self.params, position_ids)
+        cos_t = cos.to(device=x.device, dtype=x.dtype)
+        sin_t = sin.to(device=x.device, dtype=x.dtype)
+        if cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu":
+            tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
+            cos_t._posenc_tag = tag  # type: ignore[attr-defined]
+            sin_t._posenc_tag = tag  # type: ignore[attr-defined]
         return cos_t, sin_t
 
+    def extra_repr(self) -> str:
+        return "attention_scaling=%r, params=%r" % (self.attention_scaling, self.params)
 
-__all__ = ["apply_rope_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding"]
+
+# ---- the tag apply_rotary_pos_emb (posenc.hf) reads ------------------------------------
+
+class _CosSinTag:
+    """What RotaryEmbedding made a float32 cos/sin pair from (params, integer ids), with the
+    tensors' version counters: any in-place change to either afterwards voids the tag."""
+
+    def __init__(self, params: RopeParams, ids: np.ndarray, cos: _torch.Tensor, sin: _torch.Tensor,
+                 whole_head_unscaled: bool):
+        self.params, self.ids, self.whole_head_unscaled = params, ids, whole_head_unscaled
+        self.cos_id, self.sin_id = id(cos), id(sin)
+        self.versions = (cos._version, sin._version)
+
+    def valid_for(self, cos: _torch.Tensor, sin: _torch.Tensor) -> bool:
+        return (id(cos) == self.cos_id and id(sin) == self.sin_id and getattr(sin, "_posenc_tag", None) is self
+                and (cos._version, sin._version) == self.versions)
+
+    def __reduce__(self) -> Any:  # a tag is a cache hint, never state: it does not survive a copy
+        return (type(None), ())
+
+
+_HF_NAMES = ("apply_rotary_pos_emb", "rotate_half", "patch_llama")
+
+
+def __getattr__(name: str) -> Any:
+    """The Hugging Face drop-in lives in posenc/hf.py (it builds on the classes above);
+    posenc.torch.apply_rotary_pos_emb etc. load it on first use (no import cycle)."""
+    if name in _HF_NAMES:
+        from . import hf
+        return getattr(hf, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+__all__ = ["apply_rope_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
+           "rotate_half", "patch_llama"]
+
+# apply_rope_ / apply_rope take **flags, checked by check_flags (KeywordError naming a bad one),
+# so the per-call hot path needs no keywords_checked wrapper.
+Rotary.__init__ = keywords_checked(Rotary.__init__)  # type: ignore[method-assign]
+RotaryEmbedding.__init__ = keywords_checked(RotaryEmbedding.__init__)  # type: ignore[method-assign]

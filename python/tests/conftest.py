@@ -54,23 +54,21 @@ def avx2_fma():
         return False
 
 
-def pytest_sessionfinish(session, exitstatus):
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
-    if skipped:
-        print("\n%d test(s) skipped: a skip is a failure here" % skipped)
-        session.exitstatus = 1
-
-
 @pytest.fixture
 def tmp(tmp_path):
     return tmp_path
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Leave nothing behind: CTest passes --basetemp (a folder of its own per test in the
-    build tree); remove it with everything tmp_path made there."""
+    """One hook (a second definition of it in this file would replace the first): a skipped
+    test fails the run, then the temporary files go. CTest passes --basetemp (a folder of its
+    own per test in the build tree); remove it with everything tmp_path made there."""
     import shutil
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped:
+        print("\n%d test(s) skipped: a skip is a failure here" % skipped)
+        session.exitstatus = 1
     base = session.config.option.basetemp
     if base:
         shutil.rmtree(base, ignore_errors=True)

@@ -3,8 +3,10 @@ here prints sizeof and every field's offset, which must equal the ctypes layout.
 the check to rerun when the C API changes (adjust _lib.py until it passes)."""
 import ctypes
 import os
+import re
 import shutil
 import subprocess
+import sys
 
 import posenc
 from posenc import _lib
@@ -38,7 +40,44 @@ def test_struct_layouts_match_the_header(tmp_path):
 def test_every_declared_function_exists():
     print("library:", posenc.LIBRARY_PATH, "version", posenc.version())
     assert not _lib.MISSING, "libposenc lacks %s" % _lib.MISSING
-    assert posenc.version() == "0.3.1"
+    with open(os.path.join(INCLUDE, "posenc.h")) as f:
+        header = re.search(r'^#define POSENC_VERSION_STRING "([^"]+)"', f.read(), re.M).group(1)
+    assert posenc.version() == posenc.__version__ == header
+
+
+def _fake_library(tmp_path, version, with_strerror):
+    """A shared library that only claims to be libposenc (another version, or missing functions)."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    src = tmp_path / "fake.c"
+    body = 'const char *posenc_version(void); const char *posenc_version(void) { return "%s"; }\n' % version
+    if with_strerror:
+        body += 'const char *posenc_strerror(int s); const char *posenc_strerror(int s) { (void)s; return "x"; }\n'
+    src.write_text(body)
+    out = tmp_path / ("libfake-%s.so" % version)
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", str(out)], check=True)
+    return out
+
+
+def _import_with(library):
+    env = dict(os.environ, POSENC_LIBRARY=str(library))
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(posenc.__file__))] +
+                                        [p for p in [env.get("PYTHONPATH")] if p])
+    return subprocess.run([sys.executable, "-c", "import posenc"], capture_output=True, text=True, env=env)
+
+
+def test_import_refuses_another_library_version_by_name(tmp_path):
+    """Before: any libposenc.so was loaded, whatever its version, and functions it lacked were
+    only noted in _lib.MISSING (an AttributeError at the first call)."""
+    fake = _fake_library(tmp_path, "9.9.9", True)
+    done = _import_with(fake)
+    print(done.stderr[-600:])
+    assert done.returncode != 0
+    assert "ImportError: posenc: the library %s is version 9.9.9 but this package needs %s" % (
+        fake, posenc.__version__) in done.stderr
+    fake = _fake_library(tmp_path, posenc.__version__, False)
+    done = _import_with(fake)
+    print(done.stderr[-600:])
+    assert done.returncode != 0 and "lacks posenc_strerror" in done.stderr
 
 
 def test_status_codes_map_to_classes():

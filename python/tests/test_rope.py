@@ -86,7 +86,7 @@ def test_neox_apply_golden(case, config_case, start):
     want = golden(case)
     for mode in ("torch", "precise"):
         x = formula_input().copy()
-        posenc.apply_rope_(x, offset=start, layout="neox", config=config, mode=mode, seq_len=0)
+        posenc.apply_rope_(x, offset=start, layout="neox", config=config, mode=mode, seq_len=0, tensor_layout="bshd")
         if mode == "torch":
             ulp, at = ulp_f32(x, want)
             print("%s torch-compat: %d ULP at %d" % (case, ulp, at))
@@ -103,7 +103,7 @@ def test_neox_apply_golden(case, config_case, start):
 def test_gptj_apply_golden(rotary_dim, start):
     want = golden("hf_gptj_apply_q_rotarydim%d_pos%d" % (rotary_dim, start))
     x = formula_input().copy()
-    posenc.apply_rope_(x, offset=start, layout="gptj", rotary_dim=rotary_dim)
+    posenc.apply_rope_(x, offset=start, layout="gptj", rotary_dim=rotary_dim, tensor_layout="bshd")
     err = np.max(np.abs(x.astype(np.float64) - want))
     tol = 2e-4 if start else 1e-5
     print("gptj rotary_dim %d pos %d precise: max abs %.3g (tol %g)" % (rotary_dim, start, err, tol))
@@ -165,7 +165,7 @@ def test_numpy_apply_matches_cli_bits(tmp, dtype, case):
     np.save(tmp / "p.npy", positions)
     want = _cli_rotate(tmp, x, dtype, args + ["--positions", str(tmp / "p.npy")])
     got = x.copy()
-    posenc.apply_rope_(got, positions=positions, dtype="bf16" if dtype == "bf16" else None, **flags)
+    posenc.apply_rope_(got, positions=positions, dtype="bf16" if dtype == "bf16" else None, **flags, tensor_layout="bshd")
     same = np.array_equal(got.view(np.uint16 if dtype != "f32" else np.uint32),
                           want.view(np.uint16 if dtype != "f32" else np.uint32))
     print("numpy %s case %d: %s, %d elements changed" % (dtype, case, "identical" if same else "DIFFERENT",
@@ -190,9 +190,9 @@ def test_numpy_bhsd_and_batch_offsets_match_cli(tmp):
 def test_inverse_round_trip_and_untouched_passthrough():
     x = _sample((16, 2, 64), "f32", seed=5)
     y = x.copy()
-    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj")
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", tensor_layout="bshd")
     assert np.array_equal(y[..., 48:], x[..., 48:])
-    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", inverse=True)
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", inverse=True, tensor_layout="bshd")
     err = np.max(np.abs(y - x))
     print("inverse round trip max abs %.3g (tol 1e-6)" % err)
     assert err <= 1e-6
@@ -231,18 +231,18 @@ def test_errors_leave_numpy_untouched():
     ]
     for kwargs, cls, words in cases:
         with pytest.raises(cls) as info:
-            posenc.apply_rope_(x, **kwargs)
+            posenc.apply_rope_(x, **kwargs, tensor_layout="bshd")
         print("%s -> %s: %s" % (kwargs, cls.__name__, info.value))
         assert words in str(info.value)
         assert np.array_equal(x, before)
     with pytest.raises(posenc.UnsupportedError, match="float32, float16"):
-        posenc.apply_rope_(x.astype(np.float64))
+        posenc.apply_rope_(x.astype(np.float64), tensor_layout="bshd")
     with pytest.raises(posenc.UnsupportedError, match="stride 1"):
-        posenc.apply_rope_(np.asfortranarray(x))
+        posenc.apply_rope_(np.asfortranarray(x), tensor_layout="bshd")
     ro = x.copy()
     ro.setflags(write=False)
     with pytest.raises(posenc.InvalidArgumentError, match="read-only"):
-        posenc.apply_rope_(ro)
+        posenc.apply_rope_(ro, tensor_layout="bshd")
     # a probe keeps multi-call applies all-or-nothing: torch-compat angle overflow in the
     # last batch row must leave the first rows alone
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
@@ -265,7 +265,7 @@ def test_errors_leave_numpy_untouched():
     k = q.copy()
     with pytest.raises(posenc.NonFiniteError, match=r"q: rotated value at token 0 \(position 0\), head 0, "
                        r"channel 0 is inf: the rotation scaled by the attention factor 100000 overflows f16"):
-        posenc.apply_rope_(q, k, scaling="yarn", factor=4, original_max_position=4096, attention_factor=1e5)
+        posenc.apply_rope_(q, k, scaling="yarn", factor=4, original_max_position=4096, attention_factor=1e5, tensor_layout="bshd")
     assert np.isinf(q).any() and np.isinf(k).any() and np.array_equal(q, k)
 
 
@@ -292,7 +292,7 @@ def test_ggml_rope_golden(mode, kind, n_dims, start):
     elif kind == "yarn":
         flags.update(scaling="yarn", factor=4, original_max_position=4096)
     x = formula_input().copy()
-    posenc.apply_rope_(x, offset=start, layout="neox" if mode == "neox" else "gptj", seq_len=0, **flags)
+    posenc.apply_rope_(x, offset=start, layout="neox" if mode == "neox" else "gptj", seq_len=0, **flags, tensor_layout="bshd")
     want = golden("ggml_rope_%s_%s_ndims%d_pos%d" % (mode, kind, n_dims, start))
     err = np.max(np.abs(x.astype(np.float64) - want))
     tol = 2e-4 if start else 1e-5
@@ -307,7 +307,7 @@ def test_deepseek_apply_golden(case):
     flags = {} if case.startswith("noyarn") else dict(scaling="yarn", factor=40, original_max_position=4096,
                                                       attention_factor=1.0)
     x = formula_input().copy()
-    posenc.apply_rope_(x, layout="gptj", seq_len=0, **flags)
+    posenc.apply_rope_(x, layout="gptj", seq_len=0, **flags, tensor_layout="bshd")
     want = golden("deepseek_v3_apply_rotary_%s_pos0" % case)
     err = np.max(np.abs(x.astype(np.float64) - want))
     print("deepseek %s: max abs %.3g (tol 1e-5)" % (case, err))
@@ -321,7 +321,7 @@ def test_layout_names_neox_is_half_gptj_is_interleaved():
     rotated = {}
     for name in ("neox", "half", "gptj", "interleaved"):
         y = x.copy()
-        posenc.apply_rope_(y, layout=name)
+        posenc.apply_rope_(y, layout=name, tensor_layout="bshd")
         rotated[name] = y
     assert np.array_equal(rotated["neox"], rotated["half"])
     assert np.array_equal(rotated["gptj"], rotated["interleaved"])

@@ -62,8 +62,8 @@ def test_apply_q_and_k_strided_views_match_contiguous():
     q, k = qkv[:, :Hq], qkv[:, Hq:Hq + Hkv]
     q_ref, k_ref = q.clone(), k.clone()
     v_before = qkv[:, Hq + Hkv:].clone()
-    pt.apply_rope_(q, k, offset=5, layout="gptj")
-    pt.apply_rope_(q_ref, k_ref, offset=5, layout="gptj")
+    pt.apply_rope_(q, k, offset=5, layout="gptj", tensor_layout="bshd")
+    pt.apply_rope_(q_ref, k_ref, offset=5, layout="gptj", tensor_layout="bshd")
     assert torch.equal(q, q_ref) and torch.equal(k, k_ref)
     assert torch.equal(qkv[:, Hq + Hkv:], v_before)  # v untouched
 
@@ -95,7 +95,7 @@ def test_torch_compat_equals_torch_float32(base):
     ulp, at = ulp_f32(got.numpy(), want.numpy())
     print("apply_rope_(mode=torch) vs HF float32 code, base %g: %d ULP at %d (tol %d)" % (base, ulp, at, 2 * TRIG_ULP))
     assert ulp <= 2 * TRIG_ULP
-    emb = pt.RotaryEmbedding(head_dim=D, base=base)
+    emb = pt.RotaryEmbedding(head_dim=D, base=base, mode="torch")
     cos, sin = emb(q, positions)
     ulp_c, _ = ulp_f32(cos.numpy(), cos_ref.numpy())
     ulp_s, _ = ulp_f32(sin.numpy(), sin_ref.numpy())
@@ -141,7 +141,7 @@ def test_gradcheck_float64(layout, tensor_layout):
 def test_float32_backward_is_the_transpose():
     """The C path's backward (inverse rotation times A^2) equals autograd of the f64 path."""
     torch.manual_seed(4)
-    kw = dict(offset=10, layout="neox", scaling="yarn", factor=4.0, original_max_position=64)
+    kw = dict(offset=10, layout="neox", tensor_layout="bshd", scaling="yarn", factor=4.0, original_max_position=64)
     x64 = torch.randn(1, 6, 2, 32, dtype=torch.float64, requires_grad=True)
     g = torch.randn(1, 6, 2, 32, dtype=torch.float64)
     pt.apply_rope(x64, **kw).backward(g)
@@ -160,7 +160,7 @@ def test_rotary_module_inside_attention():
     B, H, S, D = 1, 2, 10, 32
     q, k = torch.randn(B, H, S, D), torch.randn(B, H, S, D)
     pos = torch.arange(S)[None]
-    rot = pt.Rotary(head_dim=D, mode="torch")
+    rot = pt.Rotary(head_dim=D, mode="torch", tensor_layout="bhsd")
     q1, k1 = rot(q, k, pos)
     q2, _, _ = _hf_reference(q, pos, 10000.0, D)
     k2, _, _ = _hf_reference(k, pos, 10000.0, D)
@@ -175,7 +175,7 @@ def test_bad_input_raises_and_leaves_tensor_untouched():
 
     def refused(cls, words, *args, **kwargs):
         with pytest.raises(cls) as info:
-            pt.apply_rope_(*args, **kwargs)
+            pt.apply_rope_(*args, **kwargs, tensor_layout="bshd")
         print("%s: %s" % (cls.__name__, info.value))
         assert words in str(info.value)
         assert torch.equal(q, before)
@@ -194,7 +194,7 @@ def test_bad_input_raises_and_leaves_tensor_untouched():
     # errors from C carry the library's message
     refused(posenc.InvalidArgumentError, "base (rope_theta) must be finite", q, base=0.5)
     with pytest.raises(posenc.Error):
-        pt.apply_rope_(q, layout="sideways")
+        pt.apply_rope_(q, layout="sideways", tensor_layout="bshd")
     assert torch.equal(q, before)
 
 
@@ -202,10 +202,10 @@ def test_threads_and_pool_give_the_same_bits():
     torch.manual_seed(7)
     x = torch.randn(1, 300, 8, 128)
     a, b, c = x.clone(), x.clone(), x.clone()
-    pt.apply_rope_(a, offset=100)
-    pt.apply_rope_(b, offset=100, threads=2)
+    pt.apply_rope_(a, offset=100, tensor_layout="bshd")
+    pt.apply_rope_(b, offset=100, threads=2, tensor_layout="bshd")
     with posenc.ThreadPool(2) as pool:
-        pt.apply_rope_(c, offset=100, pool=pool)
+        pt.apply_rope_(c, offset=100, pool=pool, tensor_layout="bshd")
     assert torch.equal(a, b) and torch.equal(a, c)
 
 
@@ -218,8 +218,8 @@ def test_concurrent_calls_from_threads_match_sequential():
     seq = [x.clone() for x in xs]
     par = [x.clone() for x in xs]
     for i, x in enumerate(seq):
-        pt.apply_rope_(x, offset=i * 100, threads=1)
-    threads = [threading.Thread(target=pt.apply_rope_, args=(x,), kwargs=dict(offset=i * 100, threads=1))
+        pt.apply_rope_(x, offset=i * 100, threads=1, tensor_layout="bshd")
+    threads = [threading.Thread(target=pt.apply_rope_, args=(x,), kwargs=dict(offset=i * 100, threads=1, tensor_layout="bshd"))
                for i, x in enumerate(par)]
     for t in threads:
         t.start()
