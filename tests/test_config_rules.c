@@ -211,11 +211,41 @@ static void test_json_rules(void) {
           "config.json duplicate key: the last wins (base %g, as Python's json), warning names '%s'", c.rope.base,
           c.duplicate_key);
     posenc_model_config_free(&c);
+    /* issue 23: an unknown model_type is refused by name, never read generically */
     const char *unknown = "{\"model_type\":\"mystery_lm\",\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
-    st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &err);
-    CHECK(st == POSENC_OK && (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(c.keys_used, "rope_theta") &&
-              strstr(c.keys_used, "hidden_size"),
-          "unknown model_type: generic reading, warning with the keys used: %s", c.keys_used);
+    posenc_error eu = {0};
+    st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &eu);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eu.message, "'mystery_lm'") && strstr(eu.message, "rope_theta") &&
+              strstr(eu.message, "closest:"),
+          "unknown model_type refused by name with its position keys and the closest families: %s", eu.message);
+    posenc_model_config_free(&c);
+    posenc_model mm;
+    posenc_config_options assume = {"llama"};
+    st = posenc_model_parse_hf_json(unknown, strlen(unknown), &assume, &mm, &err);
+    CHECK(st == POSENC_OK && mm.assumed && strcmp(mm.assumed_family, "llama") == 0 &&
+              (mm.config.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(mm.config.keys_used, "rope_theta") &&
+              mm.config.rope.base == 2e5 && mm.layer_count == 32 && mm.layers[31].scheme == POSENC_LAYER_ROPE,
+          "--assume llama: read on purpose, assumed, keys read listed (%s), 32 RoPE layers", mm.config.keys_used);
+    posenc_model_free(&mm);
+    posenc_config_options bogus = {"lama"};
+    eu = (posenc_error){0};
+    st = posenc_model_parse_hf_json(unknown, strlen(unknown), &bogus, &mm, &eu);
+    CHECK(st == POSENC_ERR_INVALID_ARGUMENT && strstr(eu.message, "'lama'") && strstr(eu.message, "llama"),
+          "assume_family not in the table: refused with the closest names: %s", eu.message);
+    posenc_model_free(&mm);
+    const char *nameless = "{\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
+    eu = (posenc_error){0};
+    st = posenc_config_parse_hf_json(nameless, strlen(nameless), &c, &eu);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eu.message, "no model_type"), "no model_type, no class: refused: %s",
+          eu.message);
+    /* issue 26 item 9: a NUL would cut the name short */
+    const char *nul = "{\"model_type\":\"lla\\u0000ma\",\"hidden_size\":1024,\"num_attention_heads\":8}";
+    eu = (posenc_error){0};
+    st = posenc_config_parse_hf_json(nul, strlen(nul), &c, &eu);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(eu.message, "NUL"), "model_type with \\u0000 refused: %s", eu.message);
+    const char *escaped = "{\"model_type\":\"llama\",\"note\":\"a\\\\u0000\",\"hidden_size\":1024,\"num_attention_heads\":8}";
+    st = posenc_config_parse_hf_json(escaped, strlen(escaped), &c, &err);
+    CHECK(st == POSENC_OK, "an escaped backslash before u0000 is text, not a NUL: accepted");
     posenc_model_config_free(&c);
     static const struct {
         const char *text, *needle;
