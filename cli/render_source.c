@@ -213,9 +213,9 @@ static int table_from_config(const char *command, const cli_args *a, cli_table *
     if (!cli_int64(a, "len", 1, INT64_MAX, &len) || !cli_int64(a, "start", 0, INT64_MAX, &start)) return EXIT_USAGE;
     const char *path = cli_string(a, "config", "");
     posenc_model_config cfg;
-    posenc_error err = {0};
     memset(&cfg, 0, sizeof cfg);
-    if (posenc_config_read(path, 0, &cfg, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    int read = cli_read_rope_config(command, a, &cfg);
+    if (read != EXIT_OK) return read;
     int rc = compute_rope(command, len, start, &cfg.rope, t);
     if (rc == EXIT_OK) {
         const char *base = strrchr(path, '/');

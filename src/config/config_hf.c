@@ -557,6 +557,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f && !has_heads && f->heads) note_default(&h, "num_attention_heads", heads = f->heads);
     if (f && !has_layers && f->layers) layers = f->layers;
     if (f && !has_max && f->max_position) note_default(&h, "max_position_embeddings", (double)(max_pos = f->max_position));
+    if (strcmp(f->model_type, "cohere2") == 0 && has_head_dim) /* Cohere2Config: head_dim = hidden // heads, always */
+        has_head_dim = false;
     if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM)) {
         head_dim = f->head_dim;
         has_head_dim = true;

@@ -161,12 +161,9 @@ static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     const char *key = "layer_types";
     if (!types) types = hf_use_(h, cfg, key = "layers_block_type");
-    RETURN_ERROR_IF(!types, h->err, POSENC_ERR_FORMAT,
-                    "config.json: a %s model needs 'layer_types' (mamba / attention per layer)",
-                    h->family->model_type);
-    FORWARD_IF_ERROR(string_list(h, types, key, layers));
+    if (types) FORWARD_IF_ERROR(string_list(h, types, key, layers));
     for (int64_t i = 0; i < layers; i++) {
-        const char *t = list_at(types, i);
+        const char *t = types ? list_at(types, i) : "mamba"; /* GraniteMoeHybridConfig: default every layer mamba */
         RETURN_ERROR_IF(strcmp(t, "mamba") != 0 && strcmp(t, "attention") != 0, h->err, POSENC_ERR_UNSUPPORTED,
                         "config.json: %s[%lld] is '%.32s' (known: mamba, attention)", key, (long long)i, t);
         bool attn = strcmp(t, "attention") == 0;
