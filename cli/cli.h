@@ -150,8 +150,9 @@ int cli_read_model(const char *command, const cli_args *args, posenc_model *out)
 int cli_read_rope_config(const char *command, const cli_args *args, posenc_model_config *out);
 /* Layer i's position scheme in words (equal words = equal layers). */
 void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t size);
-/* "layers 0-2, 4-6, ...: RoPE ..." runs of equal layers, folded. */
+/* "layers 0-2, 4-6, ...: RoPE ..." runs of equal layers, folded (one line each). */
 void cli_model_print_layers(const posenc_model *m);
+void cli_model_layers_text(const posenc_model *m, char *buf, size_t size);
 /* Warning `index` (0..8) in words, "" when it does not apply. */
 void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t size);
 /* The model as one JSON object (docs/rope.md). */
@@ -351,6 +352,7 @@ typedef struct {
     int64_t rope_long_context;     /* max_position_embeddings, else factor x L0 */
     bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
     posenc_sinusoid_params sinusoid;
+    char layers[1024];    /* --config: which layers carry which encoding, one folded run per line */
 } cli_table;
 void cli_table_free(cli_table *t);
 /* The one list of RoPE frequency flags, shared by `rope freqs`, `rope apply`,

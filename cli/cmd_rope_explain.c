@@ -110,8 +110,11 @@ int cmd_rope_explain(int argc, char **argv) {
     }
     printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
     printf("architecture: %s", c.architecture[0] ? c.architecture : "(not stated: no model_type or architectures)");
-    printf(" -- read with posenc's '%s' family rules", c.family);
-    if (model.assumed) printf(" (ASSUMED on purpose: --assume; keys read: %s)", c.keys_used[0] ? c.keys_used : "none");
+    if (!c.family[0]) printf(" -- no family named: read as HF's generic rope keys, layout ASSUMED (keys read: %s)",
+                             c.keys_used[0] ? c.keys_used : "none");
+    else printf(" -- read with posenc's '%s' family rules", c.family);
+    if (model.assumed && c.family[0])
+        printf(" (ASSUMED on purpose: --assume; keys read: %s)", c.keys_used[0] ? c.keys_used : "none");
     printf("\n");
     if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
     int32_t head = c.attention_head_dim > 0 ? c.attention_head_dim : p->head_dim;

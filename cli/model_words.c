@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,10 @@ int cli_read_model(const char *command, const cli_args *a, posenc_model *out) {
                         err.status == POSENC_ERR_INVALID_ARGUMENT ? "--assume takes a family of posenc's table "
                                                                     "(docs/rope.md)" : NULL,
                         "%s", err.message);
-    if (out->assumed)
+    if (out->assumed && !out->config.family[0])
+        fprintf(stderr, "posenc %s: warning: the config names no model_type or architectures: read as HF's generic "
+                        "rope keys, layout half ASSUMED (--assume FAMILY to choose)\n", command);
+    else if (out->assumed)
         fprintf(stderr, "posenc %s: note: '%s' read as the '%s' family on purpose (--assume): assumed, not known\n",
                 command, out->config.architecture, out->assumed_family);
     return EXIT_OK;
@@ -85,10 +89,21 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
     }
 }
 
-/* Print "layers 0-2, 4-6, ..." for the layers whose words equal want. */
-static void print_runs(const posenc_model *m, const char *want, int32_t *count) {
+/* Append printf-style text to buf (cut at its size). */
+static void add(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t size, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* "0-2, 4-6, ..., 32-34" for the layers whose words equal want; *count = how many layers. */
+static void runs_text(const posenc_model *m, const char *want, char *buf, size_t size, int32_t *count) {
     char words[256];
-    int32_t runs = 0, total = 0, i = 0, shown = 0, last_start = -1, last_end = -1;
+    int32_t runs = 0, total = 0, i = 0, last_start = -1, last_end = -1;
     while (i < m->layer_count) {
         cli_model_layer_words(m, i, words, sizeof words);
         if (strcmp(words, want) != 0) {
@@ -101,29 +116,28 @@ static void print_runs(const posenc_model *m, const char *want, int32_t *count) 
             if (strcmp(words, want) != 0) break;
             e++;
         }
-        runs++;
-        total += e - i + 1;
-        if (runs <= 4) {
-            printf("%s%d", shown++ ? ", " : "", i);
-            if (e > i) printf("-%d", e);
+        if (++runs <= 4) {
+            add(buf, size, "%s%d", runs > 1 ? ", " : "", i);
+            if (e > i) add(buf, size, "-%d", e);
         }
+        total += e - i + 1;
         last_start = i;
         last_end = e;
         i = e + 1;
     }
     if (runs > 4) {
-        printf(", ..., %d", last_start);
-        if (last_end > last_start) printf("-%d", last_end);
+        add(buf, size, ", ..., %d", last_start);
+        if (last_end > last_start) add(buf, size, "-%d", last_end);
     }
     *count = total;
 }
 
-void cli_model_print_layers(const posenc_model *m) {
+void cli_model_layers_text(const posenc_model *m, char *buf, size_t size) {
+    buf[0] = '\0';
     if (m->layer_count == 0) {
-        printf("layers: the config states no layer count\n");
+        add(buf, size, "the config states no layer count\n");
         return;
     }
-    printf("layers (%d):\n", m->layer_count);
     char words[256], seen[8][256];
     int nseen = 0;
     for (int32_t i = 0; i < m->layer_count; i++) {
@@ -133,9 +147,21 @@ void cli_model_print_layers(const posenc_model *m) {
         if (done) continue;
         if (nseen < 8) memcpy(seen[nseen++], words, sizeof words);
         int32_t count = 0;
-        printf("  layer%s ", i + 1 < m->layer_count ? "s" : "");
-        print_runs(m, words, &count);
-        printf(": %s [%d layer%s]\n", words, count, count == 1 ? "" : "s");
+        char runs[160] = "";
+        runs_text(m, words, runs, sizeof runs, &count);
+        add(buf, size, "layer%s %s: %s [%d layer%s]\n", count > 1 ? "s" : "", runs, words, count, count == 1 ? "" : "s");
+    }
+}
+
+void cli_model_print_layers(const posenc_model *m) {
+    char text[4096];
+    cli_model_layers_text(m, text, sizeof text);
+    printf("layers (%d):\n", m->layer_count);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        printf("  %.*s\n", (int)n, line);
+        line += n + (end != NULL);
     }
 }
 
@@ -163,7 +189,9 @@ void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t
     buf[0] = '\0';
     switch (index) {
     case 0:
-        if (m->assumed)
+        if (m->assumed && !c->family[0])
+            snprintf(buf, size, "no model_type or architectures: read as HF's generic rope keys; layout half assumed");
+        else if (m->assumed)
             snprintf(buf, size, "'%s' is not a family posenc knows: read as '%s' on purpose (--assume); assumed",
                      c->architecture, m->assumed_family);
         break;

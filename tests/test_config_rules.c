@@ -235,9 +235,11 @@ static void test_json_rules(void) {
     posenc_model_free(&mm);
     const char *nameless = "{\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
     eu = (posenc_error){0};
-    st = posenc_config_parse_hf_json(nameless, strlen(nameless), &c, &eu);
-    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eu.message, "no model_type"), "no model_type, no class: refused: %s",
-          eu.message);
+    st = posenc_model_parse_hf_json(nameless, strlen(nameless), NULL, &mm, &eu);
+    CHECK(st == POSENC_OK && mm.assumed && strcmp(mm.assumed_family, "generic") == 0 && !mm.config.layout_known &&
+              (mm.config.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY),
+          "no model_type, no class: HF's generic rope keys, marked assumed 'generic' (never silent)");
+    posenc_model_free(&mm);
     /* issue 26 item 9: a NUL would cut the name short */
     const char *nul = "{\"model_type\":\"lla\\u0000ma\",\"hidden_size\":1024,\"num_attention_heads\":8}";
     eu = (posenc_error){0};

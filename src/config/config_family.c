@@ -106,6 +106,12 @@ const config_family *config_family_from_class_(const char *class_name) {
     return best;
 }
 
+const config_family *config_family_generic_(void) {
+    static const config_family generic = {"generic", NULL, "", H, 10000, 0, 0, 0, 0, 0, 0, FAMILY_GENERIC, 0, 0, 0,
+                                          NULL};
+    return &generic;
+}
+
 size_t config_family_count_(void) { return sizeof families / sizeof families[0]; }
 const config_family *config_family_at_(size_t i) {
     return i < sizeof families / sizeof families[0] ? &families[i] : NULL;

@@ -449,8 +449,8 @@ static posenc_status gguf_family(gguf_found *f, const posenc_config_options *opt
     if (!arch) {
         config_closest_families_(out->architecture, true, close, sizeof close);
         return posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
-                            "GGUF general.architecture '%.40s' is not an architecture posenc knows (position keys: "
-                            "%.90s; closest: %s); read it as one on purpose with --assume ARCH",
+                            "GGUF general.architecture '%.40s' is not an architecture posenc knows (keys: "
+                            "%.60s; closest: %s); read it as one on purpose with --assume ARCH",
                             out->architecture, keys[0] ? keys : "none", close);
     }
     out->layout = arch->layout;

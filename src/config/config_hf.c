@@ -349,11 +349,15 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, const pose
         return POSENC_OK;
     }
     if (h->family) return POSENC_OK;
-    if (!out->architecture[0])
-        return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
-                            "config.json names no model_type and no architectures class (position keys: %.100s); "
-                            "posenc does not guess a family: read it as one on purpose with --assume FAMILY",
-                            keys[0] ? keys : "none");
+    if (!out->architecture[0]) {
+        /* a bare dict of HF rope keys (modeling_rope_utils' own inputs): read as such, and said to be
+         * assumed (the layout above all), never passed off as a known model */
+        h->family = config_family_generic_();
+        h->model->assumed = 1;
+        config_copy_name_(h->model->assumed_family, sizeof h->model->assumed_family, "generic", 7);
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+        return POSENC_OK;
+    }
     config_closest_families_(out->architecture, false, close, sizeof close);
     return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
                         "config.json: model_type '%.40s' is not a model family posenc knows (position keys: %.80s; "
@@ -527,9 +531,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (cfg != root) FORWARD_IF_ERROR(note_duplicates(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
     const config_family *f = h.family;
-    config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
+    bool generic = (f->flags & FAMILY_GENERIC) != 0;
+    if (!generic) config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
     out->layout = f->layout;
-    out->layout_known = 1;
+    out->layout_known = !generic;
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
     if (rope_free) {
@@ -580,8 +585,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                     dict_theta);
     if (has_theta) p->base = top_theta;
     else if (has_dict_theta) p->base = dict_theta, has_theta = true;
-    else if (f && !(f->flags & FAMILY_FIXED_BASE)) note_default(&h, "rope_theta", p->base = f->theta);
-    else if (!f) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    else if (generic) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    else if (!(f->flags & FAMILY_FIXED_BASE)) note_default(&h, "rope_theta", p->base = f->theta);
     if (f && (f->flags & FAMILY_FIXED_BASE)) {
         RETURN_ERROR_IF(has_theta && p->base != 10000.0, err, POSENC_ERR_FORMAT,
                         "config.json: '%s' hard-codes RoPE base 10000 but the config says rope_theta %g",

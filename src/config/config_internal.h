@@ -32,7 +32,9 @@ enum {
     FAMILY_T5 = 1u << 17,            /* T5 relative buckets */
     FAMILY_ATTN_CONFIG_THETA = 1u << 18, /* DBRX: rope_theta inside attn_config */
     FAMILY_DYNAMIC_ALPHA = 1u << 19, /* Hunyuan: rope dict alpha: base = theta * alpha^(d/(d-2)) */
-    FAMILY_OPT_OFFSET = 1u << 20     /* OPT: learned table rows = position + 2 */
+    FAMILY_OPT_OFFSET = 1u << 20,    /* OPT: learned table rows = position + 2 */
+    FAMILY_GENERIC = 1u << 21        /* no model_type and no class at all: HF's modeling_rope_utils keys
+                                        (no class defaults), layout half ASSUMED (said so) */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
@@ -60,6 +62,8 @@ void config_closest_families_(const char *name, bool gguf, char *buf, size_t siz
 
 const config_family *config_family_find_(const char *model_type);
 const config_family *config_family_from_class_(const char *class_name);
+/* The reading of a config that names no model at all (marked assumed "generic"). */
+const config_family *config_family_generic_(void);
 size_t config_family_count_(void);
 const config_family *config_family_at_(size_t i);
 
