@@ -388,7 +388,7 @@ static void test_gguf_layers(void) {
     put(b, "lla\0a", 5);
     e2 = (posenc_error){0};
     st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e2);
-    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "NUL"), "GGUF architecture with a NUL byte refused: %s",
+    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "NUL"), "[G11] GGUF architecture with a NUL byte refused: %s",
           e2.message);
     free(b);
 }
@@ -406,7 +406,7 @@ static void test_json_layers(void) {
     const char *short_list = "{\"model_type\":\"smollm3\",\"num_hidden_layers\":8,\"no_rope_layers\":[1,1,1]}";
     posenc_error e2 = {0};
     st = posenc_model_parse_hf_json(short_list, strlen(short_list), NULL, &m, &e2);
-    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "3 entries for 8 layers"), "short no_rope_layers refused: %s",
+    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "3 entries for 8 layers"), "[H11] short no_rope_layers refused: %s",
           e2.message);
     const char *flat = "{\"model_type\":\"llama\",\"max_position_embeddings\":131072,\"rope_scaling\":{\"rope_type\":"
                        "\"llama3\",\"factor\":16,\"low_freq_factor\":1,\"high_freq_factor\":1,"

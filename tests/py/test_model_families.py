@@ -135,6 +135,7 @@ def main():
     t = Checks()
     d = tmpdir()
     expected = json.load(open(os.path.join(MODELS, "expected.json")))
+    expected.update(json.load(open(os.path.join(MODELS, "expected_no_rope.json"))))  # issue 23: no RoPE at all
     t.check(len(expected) >= 25, f"{len(expected)} model fixtures (>= 25 families required)")
     rng = np.random.default_rng(12)
     worst_ulp, worst_apply, torch_ulps = (0, ""), (0, ""), []

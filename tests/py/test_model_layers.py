@@ -60,7 +60,7 @@ def main():
     t.check(rc == 0 and "no RoPE in any layer" in so and "layers 0-23: ALiBi, 16 heads, max bias 8" in so,
             "BLOOM in words: no RoPE, ALiBi layers 0-23")
     rc, so, se = run("rope", "freqs", "--config", model("gpt2"))
-    t.check(rc == 1 and "no RoPE layer" in se and "learned" in se, f"rope freqs on GPT-2 refused by scheme: {se.strip()}")
+    t.check(rc == 1 and "no RoPE layer" in se and "learned" in se, f"[H10] rope freqs on GPT-2 refused by scheme: {se.strip()}")
     rc, so, se = run("rope", "explain", "--config", model("llama4_scout_17b_16e_instruct"), "--json")
     j = json.loads(so) if rc == 0 else {}
     t.check(rc == 0 and any("low_freq_factor == high_freq_factor" in w for w in j["warnings"]) and
@@ -73,16 +73,20 @@ def main():
     t.check(rc == 0 and "assumed" in se and json.loads(so)["base"] == 250000,
             "rope freqs --assume llama: read on purpose, a note says assumed")
     rc, so, se = run("rope", "explain", "--config", unknown, "--assume", "lama")
-    t.check(rc == 2 and "'lama'" in se and "llama" in se, f"--assume with no such family: usage error: {se.strip()}")
+    t.check(rc == 2 and "'lama'" in se and "llama" in se, f"[H8] --assume with no such family: usage error: {se.strip()}")
     rc, so, se = run("report", "--config", unknown, "-o", os.path.join(d, "u.html"))
     t.check(rc == 1 and "'mystery_lm'" in se and not os.path.exists(os.path.join(d, "u.html")),
-            "report --config refuses the unknown model_type by name, writes nothing")
+            "[H7] report --config refuses the unknown model_type by name, writes nothing")
     nul = os.path.join(d, "nul.json")
     open(nul, "w").write('{"model_type": "lla\\u0000ma", "hidden_size": 64, "num_attention_heads": 2}')
     rc, so, se = run("rope", "explain", "--config", nul)
-    t.check(rc == 1 and "NUL" in se, f"model_type with a NUL refused: {se.strip()}")
+    t.check(rc == 1 and "NUL" in se, f"[H9] model_type with a NUL refused: {se.strip()}")
+    mpt = os.path.join(d, "mpt.json")
+    json.dump({"model_type": "mpt", "n_heads": 8, "n_layers": 2, "attn_config": {"alibi": False}}, open(mpt, "w"))
+    rc, so, se = run("rope", "explain", "--config", mpt)
+    t.check(rc == 1 and "attn_config.alibi false" in se, f"[H12] MPT without ALiBi refused, not guessed: {se.strip()}")
     rc, so, se = run("rope", "explain", "--config", gguf(os.path.join(d, "sc.gguf"), "starcoder"), "--json")
-    t.check(rc == 1 and "'starcoder'" in se and so == "", f"unknown GGUF architecture refused by name: {se.strip()}")
+    t.check(rc == 1 and "'starcoder'" in se and so == "", f"[G10] unknown GGUF architecture refused by name: {se.strip()}")
     rc, so, se = run("rope", "explain", "--config", gguf(os.path.join(d, "s3.gguf"), "smollm3"), "--json")
     j = json.loads(so) if rc == 0 else {}
     t.check(rc == 0 and [x["scheme"] for x in j["layers"]] == ["rope"] * 3 + ["nope"] + ["rope"] * 3 + ["nope"] and
