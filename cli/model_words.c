@@ -75,8 +75,10 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                                                             : "NoPE attention");
         break;
     case POSENC_LAYER_ALIBI:
-        snprintf(buf, size, "ALiBi, %d heads, max bias %g, slopes %.6g .. %.6g", m->alibi_heads, m->alibi_max_bias,
-                 m->alibi_heads ? m->alibi_slopes[0] : 0.0, m->alibi_heads ? m->alibi_slopes[m->alibi_heads - 1] : 0.0);
+        snprintf(buf, size, "ALiBi, %d heads, max bias %g, slopes %.6g .. %.6g%s", m->alibi_heads, m->alibi_max_bias,
+                 m->alibi_heads ? m->alibi_slopes[0] : 0.0, m->alibi_heads ? m->alibi_slopes[m->alibi_heads - 1] : 0.0,
+                 m->alibi_before_scale ? ", added before the 1/sqrt(head_dim) scale (effective slopes / sqrt(d))"
+                                       : "");
         break;
     case POSENC_LAYER_LEARNED:
         snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added before layer 0",
@@ -298,7 +300,7 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
         cli_json_number(m->alibi_max_bias);
         printf(", \"slopes\": ");
         cli_json_numbers(m->alibi_slopes, (size_t)m->alibi_heads);
-        printf("}");
+        printf(", \"before_softmax_scale\": %s}", m->alibi_before_scale ? "true" : "false");
     } else {
         printf("null");
     }

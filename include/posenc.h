@@ -1824,6 +1824,9 @@ typedef struct posenc_model {
     int32_t alibi_heads;            /* ALIBI: heads and slopes (owned, alibi_heads entries) */
     double alibi_max_bias;
     double *alibi_slopes;
+    int alibi_before_scale;         /* 1: the bias is added to q.k BEFORE the 1/sqrt(head_dim) scale
+                                       (HF Falcon): the effective slopes are alibi_slopes / sqrt(head_dim);
+                                       0: added to the scaled scores (BLOOM, MPT, Baichuan) */
     char learned_tensor[64];        /* LEARNED: the table's tensor name */
     int64_t learned_offset;         /* row = position + offset (OPT: 2) */
     int64_t learned_size;           /* rows of the table */

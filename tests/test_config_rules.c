@@ -448,6 +448,31 @@ static void test_json_layers(void) {
               strstr(m.unused_keys, "attn_config.rope_theta"),
           "MPT: ALiBi with alibi_bias_max 16 (slope 0 = 2^-16/32), unused key listed: %s", m.unused_keys);
     posenc_model_free(&m);
+    const char *falcon = "{\"model_type\":\"falcon\",\"hidden_size\":4544,\"num_attention_heads\":8,"
+                         "\"num_hidden_layers\":2,\"alibi\":true}";
+    st = posenc_model_parse_hf_json(falcon, strlen(falcon), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.alibi_before_scale && m.alibi_slopes[0] == 0.5 && m.layers[1].scheme == POSENC_LAYER_ALIBI,
+          "Falcon alibi: ALiBi layers, the bias added before the 1/sqrt(d) scale (modeling_falcon.py)");
+    posenc_model_free(&m);
+    const char *gptj = "{\"model_type\":\"gptj\",\"n_embd\":4096,\"n_head\":16}";
+    st = posenc_model_parse_hf_json(gptj, strlen(gptj), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.ropes[0].rotary_dim == 64 && strstr(m.config.defaults_used, "rotary_dim=64"),
+          "GPT-J without rotary_dim: GPTJConfig's default 64 (%s)", m.config.defaults_used);
+    posenc_model_free(&m);
+    const char *dsv3 = "{\"model_type\":\"deepseek_v3\",\"rope_interleave\":false}";
+    st = posenc_model_parse_hf_json(dsv3, strlen(dsv3), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.layout == POSENC_LAYOUT_HALF && m.ropes[0].layout == POSENC_LAYOUT_HALF,
+          "DeepSeek-V3 with rope_interleave false: half split (%s)", err.message);
+    posenc_model_free(&m);
+    const char *q3m = "{\"model_type\":\"qwen3_moe\"}";
+    st = posenc_model_parse_hf_json(q3m, strlen(q3m), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.rope.head_dim == 64, "Qwen3-MoE defaults: head 2048/32 = 64 (no head_dim field)");
+    posenc_model_free(&m);
+    const char *exa_str = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window_pattern\":\"LLLG\"}";
+    posenc_error e3 = {0};
+    st = posenc_model_parse_hf_json(exa_str, strlen(exa_str), NULL, &m, &e3);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "LLLG"), "[H11] EXAONE 4 string pattern without "
+          "layer_types refused (HF's class cannot read it): %s", e3.message);
     const char *exa = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null}";
     st = posenc_model_parse_hf_json(exa, strlen(exa), NULL, &m, &err);
     CHECK(st == POSENC_OK && m.layers[3].scheme == POSENC_LAYER_ROPE, "EXAONE 4 without a window: RoPE everywhere");

@@ -48,7 +48,7 @@ class _ModelLayer(Structure):
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
-                ("alibi_max_bias", c_double), ("alibi_slopes", POINTER(c_double)), ("learned_tensor", c_char * 64),
+                ("alibi_max_bias", c_double), ("alibi_slopes", POINTER(c_double)), ("alibi_before_scale", c_int), ("learned_tensor", c_char * 64),
                 ("learned_offset", c_int64), ("learned_size", c_int64), ("t5", _lib.T5Params),
                 ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512)]
 
@@ -102,6 +102,7 @@ class Model:
     ropes: Tuple[RopeParams, ...]        # the RoPE variants (layers point into them)
     layers: Tuple[Layer, ...]            # one per layer, in order
     alibi_max_bias: Optional[float]
+    alibi_before_scale: bool             # Falcon: bias added before 1/sqrt(head_dim) (effective slope / sqrt(d))
     unused_keys: Tuple[str, ...]         # position keys posenc did not use
     warnings: Tuple[str, ...]            # the ModelConfig warning names
     config: Optional[ModelConfig] = field(default=None, repr=False)  # the one-RoPE view (None: no RoPE)
@@ -203,6 +204,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                      hidden_size=int(c.hidden_size), max_position_embeddings=int(c.max_position_embeddings),
                      ropes=tuple(ropes), layers=tuple(layers),
                      alibi_max_bias=float(m.alibi_max_bias) if m.alibi_heads > 0 else None,
+                     alibi_before_scale=bool(m.alibi_before_scale),
                      unused_keys=unused, warnings=_warnings(c),
                      config=_model_config(c, mode) if m.rope_count > 0 else None)
     finally:  # the model owns its layer list, slopes and factor lists: always release it

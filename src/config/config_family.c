@@ -26,7 +26,7 @@ static const config_family families[] = {
     {"qwen2_vl", "qwen2_vl_text", "Qwen2VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
     {"qwen2_5_vl", "qwen2_5_vl_text", "Qwen2_5_VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
     {"qwen3", NULL, "Qwen3", H, 10000, 32768, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
-    {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 128, 24, 0, 0, 0, 0, 0, NULL},
+    {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 0, 24, 0, 0, 0, 0, 0, NULL}, /* no head_dim field */
     {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, 0, 0, 0, 0, NULL},
     {"phi3", NULL, "Phi3", H, 10000, 4096, 3072, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"phimoe", NULL, "PhiMoE", H, 1e6, 131072, 4096, 32, 0, 32, 0, FAMILY_PHIMOE_MSCALE, 0, 0, 0, NULL},
@@ -52,7 +52,7 @@ static const config_family families[] = {
     {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
-    {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 4096, 32, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
+    {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
     {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},

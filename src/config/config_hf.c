@@ -628,6 +628,17 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->head_dim = (int32_t)head_dim;
     out->attention_head_dim = (int32_t)head_dim;
     if (f && (f->flags & FAMILY_CHATGLM)) p->rotary_dim = (int32_t)(head_dim / 2);
+    if (!has_rotary && (f->flags & FAMILY_FIXED_BASE) && !has_partial) {
+        /* GPTJConfig / CodeGenConfig: rotary_dim defaults to 64 (an explicit null: the whole head) */
+        bool null_given = false;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cfg) if (c->string && strcmp(c->string, "rotary_dim") == 0) null_given = true;
+        if (!null_given && head_dim >= 64) {
+            rotary_dim = 64;
+            has_rotary = true;
+            note_default(&h, "rotary_dim", 64);
+        }
+    }
     if (has_rotary) {
         /* HF: int(head_dim * partial_rotary_factor); compared in double, since a
          * factor like 1e300 would make the integer conversion undefined */
@@ -636,6 +647,12 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         "config.json: 'rotary_dim' %lld contradicts 'partial_rotary_factor' %g (head %lld -> %.15g)",
                         (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim, implied);
         p->rotary_dim = (int32_t)rotary_dim;
+    }
+    if (strcmp(f->model_type, "deepseek_v3") == 0) { /* DeepseekV3: interleaved iff rope_interleave (default true) */
+        const cJSON *ri = hf_use_(&h, cfg, "rope_interleave");
+        RETURN_ERROR_IF(ri && !cJSON_IsBool(ri), err, POSENC_ERR_FORMAT,
+                        "config.json: 'rope_interleave' must be true or false");
+        if (ri && !cJSON_IsTrue(ri)) out->layout = POSENC_LAYOUT_HALF;
     }
     if (f && (f->flags & FAMILY_MLA)) { /* q/k head = [nope | rope]: the rotated channels are the last */
         int64_t rope_dim = 64, nope_dim = 128;

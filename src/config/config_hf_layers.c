@@ -107,13 +107,14 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     int64_t every = f->sliding_pattern;
-    const char *letters = NULL;
-    if (!types && pat) {
-        if (cJSON_IsString(pat) && exaone && pat->valuestring[0]) {
-            letters = pat->valuestring; /* "LLLG": L local, G global, repeating; the last layer global */
-            for (const char *c = letters; *c; c++)
-                RETURN_ERROR_IF(*c != 'L' && *c != 'G', h->err, POSENC_ERR_FORMAT,
-                                "config.json: 'sliding_window_pattern' '%.32s' must hold only L and G", letters);
+    if (!types && pat && window != 0) {
+        /* Exaone4Config.__post_init__ computes (i + 1) % sliding_window_pattern: a string such as "LLLG"
+         * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */
+        if (cJSON_IsString(pat)) {
+            return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: 'sliding_window_pattern' is the string '%.16s' and there is no "
+                                "'layer_types': HF's config class cannot read that either (it needs an integer)",
+                                pat->valuestring);
         } else {
             bool has = false;
             FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
@@ -122,7 +123,6 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     for (int64_t i = 0; i < layers; i++) {
         bool sliding;
         if (types) sliding = strcmp(list_at(types, i), "sliding_attention") == 0;
-        else if (letters) sliding = letters[i % (int64_t)strlen(letters)] == 'L' && i != layers - 1;
         else sliding = every > 0 && (i + 1) % every != 0;
         if (window == 0) sliding = false; /* sliding_window None: no layer slides */
         /* EXAONE 4 without a window rotates every layer; Cohere2 then rotates none */
@@ -232,6 +232,8 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
             if (ac) FORWARD_IF_ERROR(hf_number_(h, ac, "attn_config.", "alibi_bias_max", &bias, &has));
         }
         FORWARD_IF_ERROR(config_alibi_(m, out->num_attention_heads, bias, "config.json", h->err));
+        /* modeling_falcon.py: attention_logits = scores + alibi; attention_logits *= inv_norm_factor */
+        m->alibi_before_scale = (f->flags & FAMILY_ALIBI_KEY) != 0;
         for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ALIBI, -1, "attention", 0);
         return POSENC_OK;
     }
