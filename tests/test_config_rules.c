@@ -444,7 +444,7 @@ static void test_json_layers(void) {
     const char *mpt = "{\"model_type\":\"mpt\",\"n_heads\":32,\"n_layers\":4,\"attn_config\":{\"alibi\":true,"
                       "\"alibi_bias_max\":16,\"rope_theta\":1}}";
     st = posenc_model_parse_hf_json(mpt, strlen(mpt), NULL, &m, &err);
-    CHECK(st == POSENC_OK && m.rope_count == 0 && m.alibi_max_bias == 16 && m.alibi_slopes[0] == sqrt(0.5) &&
+    CHECK(st == POSENC_OK && m.rope_count == 0 && m.alibi_max_bias == 16 && fabs(m.alibi_slopes[0] - sqrt(0.5)) <= 1.2e-16 &&
               strstr(m.unused_keys, "attn_config.rope_theta"),
           "MPT: ALiBi with alibi_bias_max 16 (slope 0 = 2^-16/32), unused key listed: %s", m.unused_keys);
     posenc_model_free(&m);
@@ -473,6 +473,11 @@ static void test_json_layers(void) {
     st = posenc_model_parse_hf_json(exa_str, strlen(exa_str), NULL, &m, &e3);
     CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "LLLG"), "[H11] EXAONE 4 string pattern without "
           "layer_types refused (HF's class cannot read it): %s", e3.message);
+    const char *m3 = "{\"model_type\":\"mistral3\",\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":1e6}";
+    e3 = (posenc_error){0};
+    st = posenc_model_parse_hf_json(m3, strlen(m3), NULL, &m, &e3);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "text_config"),
+          "[H12] mistral3 without text_config refused (HF would use rope_theta 1e9, not the file's): %s", e3.message);
     const char *exa = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null}";
     st = posenc_model_parse_hf_json(exa, strlen(exa), NULL, &m, &err);
     CHECK(st == POSENC_OK && m.layers[3].scheme == POSENC_LAYER_ROPE, "EXAONE 4 without a window: RoPE everywhere");

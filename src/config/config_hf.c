@@ -535,6 +535,11 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (!generic) config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
     out->layout = f->layout;
     out->layout_known = !generic;
+    /* Mistral3Config without text_config builds its own MistralConfig (rope_theta 1e9, hidden 5120, 40
+     * layers) and never reads top-level RoPE keys: which one a file means is a guess, so refuse */
+    RETURN_ERROR_IF(strcmp(f->model_type, "mistral3") == 0 && !cJSON_IsObject(text), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a mistral3 config without text_config: HF uses its built-in text model "
+                    "(rope_theta 1e9, hidden 5120) and ignores top-level RoPE keys; give the text_config");
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
     if (rope_free) {
