@@ -91,6 +91,9 @@ def main():
     j = json.loads(so) if rc == 0 else {}
     t.check(rc == 0 and [x["scheme"] for x in j["layers"]] == ["rope"] * 3 + ["nope"] + ["rope"] * 3 + ["nope"] and
             j["layout"] == "interleaved", "smollm3 GGUF: NORM, NoPE at layers 3 and 7")
+    rc, so, se = run("plot", "rope-bands", "--config", model("llama4_scout_17b_16e"), "-o", os.path.join(d, "b.svg"))
+    t.check(rc == 2 and "--config does not apply" in se, "plot rope-bands refuses --config (it used to draw "
+            "its defaults and ignore the model)")
     # report --config: the layers, also without RoPE
     for name, want in (("bloom_560m", "ALiBi, 16 heads"), ("jamba_v0_1", "mamba: no attention"),
                        ("smollm3_3b", "no position encoding (NoPE attention)"), ("t5_v1_1_xxl_encoder", "T5 relative")):
