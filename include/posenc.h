@@ -1683,7 +1683,8 @@ typedef struct posenc_config_layer_type {
 typedef struct posenc_model_config {
     posenc_config_format format;
     char architecture[64];          /* model_type / general.architecture ("" if absent) */
-    char family[32];                /* the family-table entry used ("" = generic reading) */
+    char family[32];                /* the family-table entry used ("" = a config naming no model:
+                                       HF's generic rope keys, marked assumed) */
     char scaling_name[32];          /* scaling type as written ("" if none) */
     int32_t num_attention_heads;    /* 0 if absent */
     int32_t hidden_size;            /* 0 if absent */
@@ -1772,7 +1773,10 @@ POSENC_API void posenc_model_config_free(posenc_model_config *config);
  * found: rope_theta, max_position_embeddings; closest: llama, olmo, ..."):
  * never a silent guess. options->assume_family reads it as that family on
  * purpose (assumed = 1; POSENC_CONFIG_WARN_UNKNOWN_FAMILY; keys_used lists
- * what was read). A name holding a NUL (\u0000 in config.json, a NUL byte in a
+ * what was read). A config naming no model at all (no model_type, no
+ * architectures: a bare dict of HF rope keys) is read with HF's generic rules
+ * (modeling_rope_utils, layout half) and is marked assumed too, assumed_family
+ * "generic". A name holding a NUL (\u0000 in config.json, a NUL byte in a
  * GGUF string) is refused (POSENC_ERR_FORMAT) rather than truncated. */
 
 typedef struct posenc_config_options {
