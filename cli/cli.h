@@ -143,6 +143,23 @@ int cmd_signal(int argc, char **argv);
 /* Read a table: .npy, or tensor `tensor` of a .safetensors file; empty -> exit 1. */
 int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
                    posenc_array *out);
+/* ---- models (model_words.c) ------------------------------------------------ */
+/* posenc_model_read of --config with --assume FAMILY; prints the error, EXIT_* code. */
+int cli_read_model(const char *command, const cli_args *args, posenc_model *out);
+/* The same, for commands that need one RoPE: a model without RoPE layers is refused (exit 1). */
+int cli_read_rope_config(const char *command, const cli_args *args, posenc_model_config *out);
+/* Layer i's position scheme in words (equal words = equal layers). */
+void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t size);
+/* "layers 0-2, 4-6, ...: RoPE ..." runs of equal layers, folded (one line each). */
+void cli_model_print_layers(const posenc_model *m);
+void cli_model_layers_text(const posenc_model *m, char *buf, size_t size);
+/* Warning `index` (0..8) in words, "" when it does not apply. */
+void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t size);
+/* The model as one JSON object (docs/rope.md). */
+int cli_model_print_json(const posenc_model *m, int64_t seq_len);
+#define CLI_ASSUME_OPTION \
+    {"assume", "FAMILY", "read an unknown model_type / GGUF architecture as this family, on purpose (said as assumed)"}
+
 void cli_json_string(const char *s);
 void cli_json_number(double v); /* null for NaN/inf */
 void cli_json_numbers(const double *v, size_t n);
@@ -335,6 +352,7 @@ typedef struct {
     int64_t rope_long_context;     /* max_position_embeddings, else factor x L0 */
     bool has_sinusoid;    /* made from sinusoid_params (precision audits use them) */
     posenc_sinusoid_params sinusoid;
+    char layers[1024];    /* --config: which layers carry which encoding, one folded run per line */
 } cli_table;
 void cli_table_free(cli_table *t);
 /* The one list of RoPE frequency flags, shared by `rope freqs`, `rope apply`,
@@ -373,6 +391,7 @@ const char *cli_rope_scaling_flag_given(const cli_args *args, const char *const 
 #define CLI_TABLE_OPTIONS                                                                          \
     {"kind", "KIND", "sinusoidal (default) | rope | learned | index | normalized"},                \
     {"config", "FILE", "a model's config.json or .gguf: draw its RoPE (head_dim, theta, scaling)"}, \
+    CLI_ASSUME_OPTION,                                                                             \
     {"len", "N", "positions (rows), default 128"},                                                 \
     {"dim", "D", "channels per position, default 64"},                                             \
     {"base", "B", "frequency base, default 10000"},                                                \

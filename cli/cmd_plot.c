@@ -123,7 +123,7 @@ static int draw(const char *chart_name, int chart, const cli_args *a, const cli_
 
 /* Charts computed from their own flags rather than from a position table. */
 static int draw_computed(int chart, const cli_args *a, cli_table *t, cli_buffer *out) {
-    const char *table_only[] = {"kind", "freqs", "layout", "start", "seed", "sigma"};
+    const char *table_only[] = {"kind", "freqs", "layout", "start", "seed", "sigma", "config", "assume"};
     for (size_t i = 0; i < sizeof table_only / sizeof *table_only; i++)
         if (cli_has(a, table_only[i]))
             return cli_fail("plot", EXIT_USAGE, NULL, "--%s does not apply to the %s chart", table_only[i], charts[chart]);

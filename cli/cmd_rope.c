@@ -12,6 +12,7 @@
  * of them (apply adds its own below). A flag overrides the --config value. */
 #define ROPE_FREQUENCY_OPTIONS                                                                                   \
     {"config", "FILE", "read the model's settings from config.json or model.gguf (the flags below override)"},  \
+    CLI_ASSUME_OPTION,                                                                                           \
     {"layer-type", "NAME", "with --config: the layer kind to use (e.g. sliding_attention; default: the first)"}, \
     {"dim", "D", "head_dim (channels per head); required unless --config"},                                      \
     {"base", "B", "rope_theta, default 10000"},                                                                  \
@@ -73,9 +74,8 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
     q->layout = POSENC_LAYOUT_HALF;
     unsigned given = 0;
     if (cli_has(a, "config")) {
-        posenc_error err = {0};
-        if (posenc_config_read(cli_string(a, "config", ""), 0, &q->config, &err) != POSENC_OK)
-            return cli_fail(cmd, EXIT_RUNTIME, NULL, "%s", err.message);
+        int rc = cli_read_rope_config(cmd, a, &q->config);
+        if (rc != EXIT_OK) return rc;
         q->have_config = true;
         const posenc_model_config *c = &q->config;
         *p = c->rope;
@@ -96,10 +96,6 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
             *p = c->layer_types[found].rope;
             if (found > 0) given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
         }
-        if (c->warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)
-            fprintf(stderr, "posenc %s: warning: '%s' is not in posenc's model-family table; read generically "
-                            "from: %s\n", cmd, c->architecture[0] ? c->architecture : "(no model_type)",
-                    c->keys_used[0] ? c->keys_used : "(nothing)");
         if (c->warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
             fprintf(stderr, "posenc %s: warning: config.json has '%s' more than once; the last one is used (as "
                             "Python's json does)\n", cmd, c->duplicate_key);

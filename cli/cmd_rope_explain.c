@@ -11,6 +11,8 @@
 
 static const cli_option explain_options[] = {
     {"config", "FILE", "config.json or model.gguf (required)"},
+    CLI_ASSUME_OPTION,
+    {"json", NULL, "print the model as one JSON object: every layer's scheme (keys in docs/rope.md)"},
     {"seq-len", "L", "sequence length for dynamic NTK / longrope (default: the trained length)"},
     {"pairs", NULL, "also print every pair (frequency, wavelength, scale)"},
     {NULL, NULL, NULL}};
@@ -54,8 +56,10 @@ int cmd_rope_explain(int argc, char **argv) {
     int rc = cli_parse(&a, "rope explain", explain_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc rope explain --config config.json|model.gguf [--seq-len L] [--pairs]\n\n"
-               "Explain a model's rotary position embedding in plain words.\n\n");
+        printf("usage: posenc rope explain --config config.json|model.gguf [--assume FAMILY] [--seq-len L] [--pairs] "
+               "[--json]\n\n"
+               "Explain a model's position encoding layer by layer (RoPE in plain words, NoPE, ALiBi, learned, "
+               "T5).\n\n");
         cli_print_options(explain_options);
         return EXIT_OK;
     }
@@ -63,11 +67,34 @@ int cmd_rope_explain(int argc, char **argv) {
         return cli_fail("rope explain", EXIT_USAGE, "e.g. --config config.json", "--config FILE is required");
     int64_t seq_len = 0;
     if (!cli_int64(&a, "seq-len", 0, INT64_MAX, &seq_len)) return EXIT_USAGE;
-    posenc_model_config c;
+    posenc_model model;
     posenc_error err = {0};
     const char *path = cli_string(&a, "config", "");
-    if (posenc_config_read(path, 0, &c, &err) != POSENC_OK)
-        return cli_fail("rope explain", EXIT_RUNTIME, NULL, "%s", err.message);
+    rc = cli_read_model("rope explain", &a, &model);
+    if (rc != EXIT_OK) return rc;
+    if (cli_has(&a, "json")) {
+        rc = cli_model_print_json(&model, seq_len);
+        posenc_model_free(&model);
+        return rc;
+    }
+    const posenc_model_config c = model.config;
+    if (model.rope_count == 0) { /* ALiBi, learned, T5, NoPE: the layers say it all */
+        printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
+        printf("architecture: %s -- read with posenc's '%s' family rules%s\n", c.architecture, c.family,
+               model.assumed ? " (ASSUMED on purpose: --assume)" : "");
+        if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
+        printf("no RoPE in any layer\n");
+        cli_model_print_layers(&model);
+        int warnings = 0;
+        for (int k = 0; k < 9; k++) {
+            char words[512];
+            cli_model_warning_words(&model, k, words, sizeof words);
+            if (words[0]) printf("warning %d: %s\n", ++warnings, words);
+        }
+        if (!warnings) printf("no warnings\n");
+        posenc_model_free(&model);
+        return EXIT_OK;
+    }
     const posenc_rope_params *p = &c.rope;
     int32_t r = 0;
     posenc_rope_check(p, &r, NULL);
@@ -78,13 +105,16 @@ int cmd_rope_explain(int argc, char **argv) {
     if (!w || posenc_rope_frequencies(p, seq_len, w, (size_t)pairs, &att, &err) != POSENC_OK ||
         posenc_rope_frequencies(&plain, 0, w0, (size_t)pairs, NULL, &err) != POSENC_OK) {
         free(w);
-        posenc_model_config_free(&c);
+        posenc_model_free(&model);
         return cli_fail_status("rope explain", &err);
     }
     printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
     printf("architecture: %s", c.architecture[0] ? c.architecture : "(not stated: no model_type or architectures)");
-    if (c.family[0]) printf(" -- read with posenc's '%s' family rules", c.family);
-    else printf(" -- not in posenc's family table: read generically from %s", c.keys_used[0] ? c.keys_used : "(no keys)");
+    if (!c.family[0]) printf(" -- no family named: read as HF's generic rope keys, layout ASSUMED (keys read: %s)",
+                             c.keys_used[0] ? c.keys_used : "none");
+    else printf(" -- read with posenc's '%s' family rules", c.family);
+    if (model.assumed && c.family[0])
+        printf(" (ASSUMED on purpose: --assume; keys read: %s)", c.keys_used[0] ? c.keys_used : "none");
     printf("\n");
     if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
     int32_t head = c.attention_head_dim > 0 ? c.attention_head_dim : p->head_dim;
@@ -95,7 +125,7 @@ int cmd_rope_explain(int argc, char **argv) {
     printf(")\nlayout: %s%s\n",
            c.layout == POSENC_LAYOUT_HALF ? "half split, pairs (k, k+R/2) (GPT-NeoX / HF rotate_half / ggml NEOX)"
                                           : "interleaved, pairs (2k, 2k+1) (GPT-J / Meta LLaMA / ggml NORMAL)",
-           c.layout_known ? "" : " -- assumed: architecture not in posenc's list");
+           model.assumed ? " -- assumed with the family" : "");
     printf("base (rope_theta): %.10g%s\n", p->base, (c.warnings & POSENC_CONFIG_WARN_NO_THETA) ? " (default: not in the file)" : "");
     printf("scaling: %s", posenc_rope_scaling_name(p->scaling));
     if (c.warnings & POSENC_CONFIG_WARN_FREQ_TENSOR)
@@ -129,7 +159,8 @@ int cmd_rope_explain(int argc, char **argv) {
         if (t->rope.scaling != POSENC_ROPE_NONE) printf(" x%.6g", t->rope.factor);
         printf(", magnitude %.6g, slowest inv_freq %.6g\n", tatt, w0_t);
     }
-    printf("frequencies: inv_freq %.6g (pair 0) .. %.6g (pair %d); wavelengths %.4g .. %.4g positions\n", w[0],
+    cli_model_print_layers(&model);
+    printf("frequencies (the first RoPE): inv_freq %.6g (pair 0) .. %.6g (pair %d); wavelengths %.4g .. %.4g positions\n", w[0],
            w[pairs - 1], pairs - 1, 6.283185307179586 / w[0], 6.283185307179586 / w[pairs - 1]);
     int64_t trained = p->original_max_position > 0 ? p->original_max_position : c.max_position_embeddings;
     int64_t extended = c.max_position_embeddings;
@@ -165,9 +196,11 @@ int cmd_rope_explain(int argc, char **argv) {
     if (c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH)
         printf("warning %d: partial rotary leaves an odd number of pass-through channels (%d)\n", ++warnings,
                p->head_dim - r);
-    if (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)
-        printf("warning %d: '%s' is not in posenc's family table; read generically from: %s\n", ++warnings,
-               c.architecture[0] ? c.architecture : "(unnamed)", c.keys_used[0] ? c.keys_used : "(no keys)");
+    for (int k = 0; k < 3; k++) { /* assumed, llama3 flat, unused keys */
+        char words[512];
+        cli_model_warning_words(&model, k, words, sizeof words);
+        if (words[0]) printf("warning %d: %s\n", ++warnings, words);
+    }
     if (c.warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
         printf("warning %d: '%s' is written more than once; the last value is used (as Python's json does)\n",
                ++warnings, c.duplicate_key);
@@ -175,6 +208,6 @@ int cmd_rope_explain(int argc, char **argv) {
         printf("warning %d: max position embeddings is missing\n", ++warnings);
     if (!warnings) printf("no warnings\n");
     free(w);
-    posenc_model_config_free(&c);
+    posenc_model_free(&model);
     return EXIT_OK;
 }

@@ -198,6 +198,60 @@ static int read_table(const char *command, const char *path, size_t max_bytes, c
     return EXIT_OK;
 }
 
+/* A model without RoPE: its first layer's bias as a [query x key] table (ALiBi head 0, the
+ * steepest; T5 bucket numbers), its learned table's untrained initialisation (a config
+ * holds no weights), or a constant (no position encoding at all: positions look alike). */
+static int table_from_model(const char *command, const posenc_model *m, int64_t len, int64_t start, const char *path,
+                            cli_table *t) {
+    posenc_layer_scheme s = m->layer_count > 0 ? m->layers[0].scheme : POSENC_LAYER_NOPE;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (s == POSENC_LAYER_LEARNED) {
+        int rc = compute_learned(command, len, m->config.hidden_size > 0 ? m->config.hidden_size : 64, 0,
+                                 POSENC_LEARNED_SIGMA_DEFAULT, t);
+        if (rc == EXIT_OK)
+            snprintf(t->about, sizeof t->about, "%s: learned table %.60s (%lld rows): its untrained init, the config "
+                     "holds no weights", base, m->learned_tensor, (long long)m->learned_size);
+        return rc;
+    }
+    if (len > 4096) len = 4096; /* a [len x len] bias */
+    memset(t, 0, sizeof *t);
+    t->rows = (size_t)len;
+    t->cols = s == POSENC_LAYER_NOPE ? 2 : (size_t)len; /* the surface needs 2 x 2 cells */
+    t->values = calloc(t->rows * t->cols, sizeof *t->values);
+    if (!t->values) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory for a %lld-row table", (long long)len);
+    t->first_position = start;
+    posenc_error err = {0};
+    if (s == POSENC_LAYER_NOPE) /* every position the same: cosine 1 at every distance, which is the point */
+        for (size_t k = 0; k < t->rows * t->cols; k++) t->values[k] = 1.0;
+    for (int64_t i = 0; i < len && s != POSENC_LAYER_NOPE; i++)
+        for (int64_t j = 0; j < len; j++) {
+            double v = 0;
+            if (s == POSENC_LAYER_ALIBI) {
+                v = j <= i ? m->alibi_slopes[0] * (double)(j - i) : 0.0; /* causal: m (j - i), future masked */
+            } else {
+                int32_t bucket = 0;
+                posenc_t5_params p = m->t5;
+                if (posenc_t5_bucket(&p, j - i, &bucket, &err) != POSENC_OK) {
+                    cli_table_free(t);
+                    return cli_fail_status(command, &err);
+                }
+                v = bucket;
+            }
+            t->values[(size_t)i * t->cols + (size_t)j] = v;
+        }
+    snprintf(t->name, sizeof t->name, "%.24s (%s)", m->config.architecture, posenc_layer_scheme_name(s));
+    if (s == POSENC_LAYER_ALIBI)
+        snprintf(t->about, sizeof t->about, "%s: ALiBi bias of head 0 (slope %.6g), query x key, future keys 0 "
+                 "(masked)", base, m->alibi_slopes[0]);
+    else if (s == POSENC_LAYER_T5)
+        snprintf(t->about, sizeof t->about, "%s: T5 bucket of each (query, key), %d buckets, max distance %d", base,
+                 m->t5.num_buckets, m->t5.max_distance);
+    else
+        snprintf(t->about, sizeof t->about, "%s: no position encoding in any layer: every position looks the same (a constant table)", base);
+    return EXIT_OK;
+}
+
 /* A model's RoPE, as its config.json or GGUF header describes it. */
 static int table_from_config(const char *command, const cli_args *a, cli_table *t) {
     const char *model_flags[] = {"kind", "dim", "base", "freqs", "layout", "scaling", "factor", "original-max", "seed",
@@ -212,11 +266,22 @@ static int table_from_config(const char *command, const cli_args *a, cli_table *
     int64_t len = 128, start = 0;
     if (!cli_int64(a, "len", 1, INT64_MAX, &len) || !cli_int64(a, "start", 0, INT64_MAX, &start)) return EXIT_USAGE;
     const char *path = cli_string(a, "config", "");
-    posenc_model_config cfg;
-    posenc_error err = {0};
-    memset(&cfg, 0, sizeof cfg);
-    if (posenc_config_read(path, 0, &cfg, &err) != POSENC_OK) return cli_fail_status(command, &err);
+    posenc_model model;
+    int read = cli_read_model(command, a, &model);
+    if (read != EXIT_OK) return read;
+    if (model.rope_count == 0) { /* ALiBi, learned, T5, NoPE: draw what the model has */
+        int rc = table_from_model(command, &model, len, start, path, t);
+        if (rc == EXIT_OK) cli_model_layers_text(&model, t->layers, sizeof t->layers);
+        posenc_model_free(&model);
+        return rc;
+    }
+    posenc_model_config cfg = model.config;
+    model.config.factor_storage = NULL; /* moved into cfg */
+    char layers[sizeof t->layers];
+    cli_model_layers_text(&model, layers, sizeof layers);
+    posenc_model_free(&model);
     int rc = compute_rope(command, len, start, &cfg.rope, t);
+    if (rc == EXIT_OK) memcpy(t->layers, layers, sizeof layers);
     if (rc == EXIT_OK) {
         const char *base = strrchr(path, '/');
         snprintf(t->name, sizeof t->name, "rope (%.48s)", cfg.architecture[0] ? cfg.architecture : "model");

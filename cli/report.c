@@ -67,6 +67,28 @@ static int section_overview(report *r) {
         cli_buffer_puts(b, "</li>\n");
     }
     cli_buffer_puts(b, "</ul>\n");
+    for (size_t i = 0; i < r->req->count; i++) { /* --config: which layers carry which encoding */
+        const char *text = r->req->tables[i]->layers;
+        if (!text[0]) continue;
+        cli_buffer_puts(b, "<h3 id=\"layers\">Layers of ");
+        cli_buffer_escape(b, r->req->tables[i]->name);
+        cli_buffer_puts(b, "</h3>\n<table class=\"layers\"><tr><th>layers</th><th>position encoding</th></tr>\n");
+        for (const char *line = text; *line;) {
+            const char *end = strchr(line, '\n'), *colon = strstr(line, ": ");
+            size_t n = end ? (size_t)(end - line) : strlen(line);
+            char cell[512];
+            size_t head = colon && colon < line + n ? (size_t)(colon - line) : n;
+            snprintf(cell, sizeof cell, "%.*s", (int)head, line);
+            cli_buffer_puts(b, "<tr><td>");
+            cli_buffer_escape(b, cell);
+            cli_buffer_puts(b, "</td><td>");
+            snprintf(cell, sizeof cell, "%.*s", head < n ? (int)(n - head - 2) : 0, head < n ? line + head + 2 : "");
+            cli_buffer_escape(b, cell);
+            cli_buffer_puts(b, "</td></tr>\n");
+            line += n + (end != NULL);
+        }
+        cli_buffer_puts(b, "</table>\n");
+    }
     if (!r->req->default_comparison) {
         look(b, "the <a href=\"#heatmaps\">heat map</a> for structure (stripes = waves, smooth gradient = slow "
                 "channels), the <a href=\"#similarity\">similarity curve</a> for whether distant positions stay "

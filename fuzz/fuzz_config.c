@@ -11,7 +11,9 @@
  * Also: the rotated channels lie inside the head (rotary_offset + head_dim <=
  * attention_head_dim), every layer kind passes posenc_rope_check, factor
  * lists read from GGUF rope tensors are finite and > 0, and every name
- * buffer (family, duplicate_key, keys_used, defaults_used) is terminated. */
+ * buffer (family, duplicate_key, keys_used, defaults_used) is terminated.
+ * The per-layer reading (posenc_model_parse_*, with and without assume_family)
+ * keeps its layer list consistent (parse_model below). */
 #include "fuzz_common.h"
 
 #include <math.h>
@@ -82,8 +84,50 @@ static void parse_twice(const uint8_t *data, size_t size, int gguf) {
     posenc_model_config_free(&a); /* freeing twice is fine */
 }
 
+/* The layer list (issue 23): every layer names a scheme, a RoPE layer a variant that exists, ALiBi
+ * slopes are finite and in (0, 1], names and key lists are terminated; with and without --assume. */
+static void parse_model(const uint8_t *data, size_t size, int gguf, const char *assume) {
+    posenc_model m;
+    posenc_error err;
+    posenc_config_options o = {assume};
+    memset(&m, 0xA5, sizeof m);
+    posenc_status st = gguf ? posenc_model_parse_gguf(data, size, &o, &m, &err)
+                            : posenc_model_parse_hf_json((const char *)data, size, &o, &m, &err);
+    if (st == POSENC_OK) {
+        FUZZ_REQUIRE(m.layer_count >= 0 && m.layer_count <= POSENC_MODEL_MAX_LAYERS && (m.layer_count == 0 || m.layers),
+                     "layer count %d", m.layer_count);
+        FUZZ_REQUIRE(m.rope_count >= 0 && m.rope_count <= POSENC_MODEL_MAX_ROPES, "rope count %d", m.rope_count);
+        for (int32_t i = 0; i < m.layer_count; i++) {
+            const posenc_model_layer *l = &m.layers[i];
+            FUZZ_REQUIRE(l->scheme >= POSENC_LAYER_NOPE && l->scheme <= POSENC_LAYER_T5, "layer %d scheme %d", i,
+                         (int)l->scheme);
+            FUZZ_REQUIRE(l->scheme != POSENC_LAYER_ROPE || (l->rope >= 0 && l->rope < m.rope_count),
+                         "layer %d points at RoPE variant %d of %d", i, l->rope, m.rope_count);
+            FUZZ_REQUIRE(memchr(l->kind, '\0', sizeof l->kind) != NULL, "layer %d kind unterminated", i);
+            FUZZ_REQUIRE(l->scheme != POSENC_LAYER_ALIBI || m.alibi_heads > 0, "ALiBi layer %d without slopes", i);
+        }
+        for (int32_t h = 0; h < m.alibi_heads; h++)
+            FUZZ_REQUIRE(isfinite(m.alibi_slopes[h]) && m.alibi_slopes[h] > 0 && m.alibi_slopes[h] <= 1,
+                         "slope %d = %g", h, m.alibi_slopes[h]);
+        for (int32_t r = 0; r < m.rope_count; r++)
+            FUZZ_REQUIRE(posenc_rope_check(&m.ropes[r].params, NULL, &err) == POSENC_OK, "variant %d: %s", r, err.message);
+        FUZZ_REQUIRE(memchr(m.unused_keys, '\0', sizeof m.unused_keys) &&
+                         memchr(m.assumed_family, '\0', sizeof m.assumed_family) &&
+                         memchr(m.learned_tensor, '\0', sizeof m.learned_tensor),
+                     "unterminated model names");
+    } else {
+        fuzz_require_error(st, &err);
+    }
+    posenc_model_free(&m);
+    posenc_model_free(&m); /* freeing twice is fine */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     parse_twice(data, size, 0);
     parse_twice(data, size, 1);
+    parse_model(data, size, 0, NULL);
+    parse_model(data, size, 1, NULL);
+    parse_model(data, size, 0, "llama");
+    parse_model(data, size, 1, "llama");
     return 0;
 }

@@ -1601,8 +1601,11 @@ POSENC_API void posenc_signal_report_free(posenc_signal_report *report);
  * qk_rope_head_dim), and per-layer-type variants (Gemma-2/3 sliding vs full
  * attention layers). The model_type comes from the object, or else from
  * architectures[0] ("LlamaForCausalLM" -> llama); multimodal configs use
- * text_config. An unknown model_type is read generically and warned about
- * (POSENC_CONFIG_WARN_UNKNOWN_FAMILY; keys_used names what was read).
+ * text_config. An unknown model_type is refused by name (see 8.1; the
+ * posenc_model functions take an assume_family option). A model without any
+ * RoPE layer (ALiBi, learned table, T5, NoPE) is refused here with
+ * POSENC_ERR_UNSUPPORTED naming its scheme: posenc_model_read lists its
+ * layers.
  * rope_scaling and rope_parameters (flat, or one dict per layer type) are
  * both read; `type` and `rope_type` are aliases ("su" = longrope, "mrope" =
  * default with sections). A key written twice: the last one wins (Python's
@@ -1628,8 +1631,15 @@ enum {
     POSENC_CONFIG_WARN_FREQ_TENSOR = 1u << 4,      /* GGUF rope_freqs tensor applied (per-pair
                                                       divisors, e.g. Llama 3.1) */
     POSENC_CONFIG_WARN_NO_MAX_POSITION = 1u << 5,  /* max position embeddings missing */
-    POSENC_CONFIG_WARN_UNKNOWN_FAMILY = 1u << 6,   /* model_type not in the family table */
-    POSENC_CONFIG_WARN_DUPLICATE_KEY = 1u << 7     /* config.json key given twice (last kept) */
+    POSENC_CONFIG_WARN_UNKNOWN_FAMILY = 1u << 6,   /* model_type not in the family table: read as
+                                                      the family named by --assume / options
+                                                      (never without it: unknown is refused) */
+    POSENC_CONFIG_WARN_DUPLICATE_KEY = 1u << 7,    /* config.json key given twice (last kept) */
+    POSENC_CONFIG_WARN_LLAMA3_FLAT = 1u << 8,      /* llama3 scaling with low_freq_factor ==
+                                                      high_freq_factor (Llama 4 Scout): no blend
+                                                      band; HF only warns, so does posenc */
+    POSENC_CONFIG_WARN_UNUSED_KEYS = 1u << 9       /* position-related keys posenc does not use
+                                                      (posenc_model.unused_keys names them) */
 };
 
 typedef enum posenc_config_format {
@@ -1673,7 +1683,8 @@ typedef struct posenc_config_layer_type {
 typedef struct posenc_model_config {
     posenc_config_format format;
     char architecture[64];          /* model_type / general.architecture ("" if absent) */
-    char family[32];                /* the family-table entry used ("" = generic reading) */
+    char family[32];                /* the family-table entry used ("" = a config naming no model:
+                                       HF's generic rope keys, marked assumed) */
     char scaling_name[32];          /* scaling type as written ("" if none) */
     int32_t num_attention_heads;    /* 0 if absent */
     int32_t hidden_size;            /* 0 if absent */
@@ -1723,6 +1734,133 @@ POSENC_API posenc_status posenc_config_read(const char *path, size_t max_bytes,
 /* Release what a parse/read allocated; NULL and zeroed structs are fine. */
 POSENC_EXPERIMENTAL
 POSENC_API void posenc_model_config_free(posenc_model_config *config);
+
+/* ---- 8.1 A model as a list of layers -------------------------------------
+ *
+ * posenc_model_config above holds one RoPE (plus Gemma's layer kinds). A model
+ * is more: each of its num_hidden_layers layers has its own position scheme.
+ * posenc_model_read / posenc_model_parse_* fill one posenc_model: the config
+ * above (unchanged meaning, its `rope` = the first RoPE variant) plus one
+ * entry per layer:
+ *
+ *   ROPE     rotary: ropes[layer.rope] holds its params, layout, rotated
+ *            channels and M-RoPE sections. Llama-style models: every layer;
+ *            Gemma-2/3/3n: full vs sliding variants (two bases); SmolLM3 /
+ *            Llama 4: no_rope_layers[i] == 1 (default: NoPE every 4th layer,
+ *            (i+1) % no_rope_layer_interval == 0); Cohere2 and EXAONE 4 (with a
+ *            sliding window): the sliding layers only; Qwen3-Next: the
+ *            full_attention layers only.
+ *   NOPE     no position encoding in this layer: a NoPE attention layer, or a
+ *            layer without attention positions (mamba, linear attention:
+ *            layer.kind says which). Jamba, Granite-4.0-H (position_embedding_type
+ *            "nope") have no positions in any layer.
+ *   ALIBI    linear biases: alibi_heads slopes from posenc_alibi_slopes_f64 (the
+ *            library's own ALiBi schedule, section 5) with alibi_max_bias
+ *            (BLOOM, MPT attn_config.alibi / alibi_bias_max, Falcon alibi,
+ *            Baichuan-13B).
+ *   LEARNED  a learned absolute table added to the token embeddings before
+ *            layer 0 (GPT-2 "wpe", OPT "embed_positions" with offset 2: row =
+ *            position + learned_offset, learned_size rows). Every layer is
+ *            marked LEARNED: it sees the positions only through its input.
+ *   T5       relative buckets (t5: num_buckets, max_distance; bidirectional in
+ *            the encoder layers, not in the decoder's self-attention), one
+ *            bias table shared by the layers of each stack.
+ *
+ * An unknown model_type (config.json; also an architectures[0] class with no
+ * family) or GGUF general.architecture is refused (POSENC_ERR_UNSUPPORTED),
+ * the message naming it, the position-related keys found and the closest
+ * known families ("... is not a model family posenc knows; position keys
+ * found: rope_theta, max_position_embeddings; closest: llama, olmo, ..."):
+ * never a silent guess. options->assume_family reads it as that family on
+ * purpose (assumed = 1; POSENC_CONFIG_WARN_UNKNOWN_FAMILY; keys_used lists
+ * what was read). A config naming no model at all (no model_type, no
+ * architectures: a bare dict of HF rope keys) is read with HF's generic rules
+ * (modeling_rope_utils, layout half) and is marked assumed too, assumed_family
+ * "generic". A name holding a NUL (\u0000 in config.json, a NUL byte in a
+ * GGUF string) is refused (POSENC_ERR_FORMAT) rather than truncated. */
+
+typedef struct posenc_config_options {
+    const char *assume_family;  /* NULL: refuse unknown models; else a model_type of the
+                                   family table (config.json) or a GGUF architecture
+                                   (posenc_config_family_name lists them) */
+} posenc_config_options;
+
+typedef enum posenc_layer_scheme {
+    POSENC_LAYER_NOPE = 0,
+    POSENC_LAYER_ROPE = 1,
+    POSENC_LAYER_ALIBI = 2,
+    POSENC_LAYER_LEARNED = 3,
+    POSENC_LAYER_T5 = 4
+} posenc_layer_scheme;
+
+/* "nope", "rope", "alibi", "learned", "t5"; "?" if unknown. */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
+
+#define POSENC_MODEL_MAX_ROPES 4
+typedef struct posenc_model_rope {
+    char name[32];                  /* "rope", "full_attention", "sliding_attention" */
+    posenc_rope_params params;      /* resolved; factor lists point into config.factor_storage */
+    posenc_layout layout;           /* the runtime's pairing for these layers */
+    int32_t rotary_dim;             /* R: rotated channels */
+    int32_t attention_head_dim;     /* channels of the q/k head */
+    int32_t rotary_offset;          /* first rotated channel (MLA: the last R channels) */
+    posenc_mrope_sections mrope;    /* axes 0: plain 1-D RoPE */
+    double dynamic_alpha;           /* Hunyuan: base = rope_theta * alpha^(d/(d-2)) already
+                                       in params.base; 0 = none */
+} posenc_model_rope;
+
+typedef struct posenc_model_layer {
+    posenc_layer_scheme scheme;
+    int32_t rope;                   /* ROPE: index into ropes; else -1 */
+    char kind[24];                  /* "attention", "full_attention", "sliding_attention",
+                                       "linear_attention", "mamba", "encoder", "decoder" */
+    int64_t sliding_window;         /* attention window, 0 = whole context */
+} posenc_model_layer;
+
+#define POSENC_MODEL_MAX_LAYERS 65536
+typedef struct posenc_model {
+    posenc_model_config config;     /* as posenc_config_read fills it (rope = ropes[0]) */
+    int assumed;                    /* 1: read as assumed_family on purpose */
+    char assumed_family[32];
+    int32_t rope_count;             /* variants in ropes (0: no RoPE layer) */
+    posenc_model_rope ropes[POSENC_MODEL_MAX_ROPES];
+    int32_t alibi_heads;            /* ALIBI: heads and slopes (owned, alibi_heads entries) */
+    double alibi_max_bias;
+    double *alibi_slopes;
+    int alibi_before_scale;         /* 1: the bias is added to q.k BEFORE the 1/sqrt(head_dim) scale
+                                       (HF Falcon): the effective slopes are alibi_slopes / sqrt(head_dim);
+                                       0: added to the scaled scores (BLOOM, MPT, Baichuan) */
+    char learned_tensor[64];        /* LEARNED: the table's tensor name */
+    int64_t learned_offset;         /* row = position + offset (OPT: 2) */
+    int64_t learned_size;           /* rows of the table */
+    posenc_t5_params t5;            /* T5: buckets and distance (bidirectional: per layer kind) */
+    int32_t layer_count;            /* entries in layers (0: the config states no layer count) */
+    posenc_model_layer *layers;     /* owned */
+    char unused_keys[512];          /* position-related keys present but not used, comma-separated */
+} posenc_model;
+
+/* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;
+ * options may be NULL). On failure *out is empty (free is still fine). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc_config_options *options,
+                                           posenc_model *out, posenc_error *err);
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_model_parse_hf_json(const char *text, size_t size,
+                                                    const posenc_config_options *options, posenc_model *out,
+                                                    posenc_error *err);
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_model_parse_gguf(const void *bytes, size_t size, const posenc_config_options *options,
+                                                 posenc_model *out, posenc_error *err);
+/* Release what a read/parse allocated; NULL and zeroed structs are fine. */
+POSENC_EXPERIMENTAL
+POSENC_API void posenc_model_free(posenc_model *model);
+
+/* The families posenc knows: i-th name of the config.json family table
+ * (format POSENC_CONFIG_HF_JSON) or of the GGUF architecture table; NULL past
+ * the end. */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_config_family_name(posenc_config_format format, size_t i);
 
 /* ========================================================================
  * 9. Kernels, threads and dispatch

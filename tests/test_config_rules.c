@@ -211,11 +211,43 @@ static void test_json_rules(void) {
           "config.json duplicate key: the last wins (base %g, as Python's json), warning names '%s'", c.rope.base,
           c.duplicate_key);
     posenc_model_config_free(&c);
+    /* issue 23: an unknown model_type is refused by name, never read generically */
     const char *unknown = "{\"model_type\":\"mystery_lm\",\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
-    st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &err);
-    CHECK(st == POSENC_OK && (c.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(c.keys_used, "rope_theta") &&
-              strstr(c.keys_used, "hidden_size"),
-          "unknown model_type: generic reading, warning with the keys used: %s", c.keys_used);
+    posenc_error eu = {0};
+    st = posenc_config_parse_hf_json(unknown, strlen(unknown), &c, &eu);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eu.message, "'mystery_lm'") && strstr(eu.message, "rope_theta") &&
+              strstr(eu.message, "closest:"),
+          "unknown model_type refused by name with its position keys and the closest families: %s", eu.message);
+    posenc_model_config_free(&c);
+    posenc_model mm;
+    posenc_config_options assume = {"llama"};
+    st = posenc_model_parse_hf_json(unknown, strlen(unknown), &assume, &mm, &err);
+    CHECK(st == POSENC_OK && mm.assumed && strcmp(mm.assumed_family, "llama") == 0 &&
+              (mm.config.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY) && strstr(mm.config.keys_used, "rope_theta") &&
+              mm.config.rope.base == 2e5 && mm.layer_count == 32 && mm.layers[31].scheme == POSENC_LAYER_ROPE,
+          "--assume llama: read on purpose, assumed, keys read listed (%s), 32 RoPE layers", mm.config.keys_used);
+    posenc_model_free(&mm);
+    posenc_config_options bogus = {"lama"};
+    eu = (posenc_error){0};
+    st = posenc_model_parse_hf_json(unknown, strlen(unknown), &bogus, &mm, &eu);
+    CHECK(st == POSENC_ERR_INVALID_ARGUMENT && strstr(eu.message, "'lama'") && strstr(eu.message, "llama"),
+          "assume_family not in the table: refused with the closest names: %s", eu.message);
+    posenc_model_free(&mm);
+    const char *nameless = "{\"hidden_size\":1024,\"num_attention_heads\":8,\"rope_theta\":2e5}";
+    eu = (posenc_error){0};
+    st = posenc_model_parse_hf_json(nameless, strlen(nameless), NULL, &mm, &eu);
+    CHECK(st == POSENC_OK && mm.assumed && strcmp(mm.assumed_family, "generic") == 0 && !mm.config.layout_known &&
+              (mm.config.warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY),
+          "no model_type, no class: HF's generic rope keys, marked assumed 'generic' (never silent)");
+    posenc_model_free(&mm);
+    /* issue 26 item 9: a NUL would cut the name short */
+    const char *nul = "{\"model_type\":\"lla\\u0000ma\",\"hidden_size\":1024,\"num_attention_heads\":8}";
+    eu = (posenc_error){0};
+    st = posenc_config_parse_hf_json(nul, strlen(nul), &c, &eu);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(eu.message, "NUL"), "model_type with \\u0000 refused: %s", eu.message);
+    const char *escaped = "{\"model_type\":\"llama\",\"note\":\"a\\\\u0000\",\"hidden_size\":1024,\"num_attention_heads\":8}";
+    st = posenc_config_parse_hf_json(escaped, strlen(escaped), &c, &err);
+    CHECK(st == POSENC_OK, "an escaped backslash before u0000 is text, not a NUL: accepted");
     posenc_model_config_free(&c);
     static const struct {
         const char *text, *needle;
@@ -281,7 +313,180 @@ static void test_resolve(void) {
           err.message);
 }
 
+
+/* issue 23: llama.cpp's per-layer rules and refusals on tensor-less GGUF headers. */
+static void small_gguf(gguf_buf *b, const char *arch, uint32_t blocks, int swa0) {
+    char k[96];
+    header(b, 0, swa0 ? 7 : 6);
+    kv_str(b, "general.architecture", arch);
+#define KEY(s) (snprintf(k, sizeof k, "%s.%s", arch, s), k)
+    kv_u32(b, KEY("block_count"), blocks);
+    kv_u32(b, KEY("context_length"), 2048);
+    kv_u32(b, KEY("embedding_length"), 512);
+    kv_u32(b, KEY("attention.head_count"), 8);
+    kv_f32(b, KEY("rope.freq_base"), 10000.0f);
+    if (swa0) kv_u32(b, KEY("attention.sliding_window"), 0);
+#undef KEY
+}
+
+static void test_gguf_layers(void) {
+    gguf_buf *b = malloc(sizeof *b);
+    posenc_model m;
+    posenc_error err = {0};
+    small_gguf(b, "smollm3", 8, 0);
+    posenc_status st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.layer_count == 8 && m.config.layout == POSENC_LAYOUT_INTERLEAVED &&
+              m.layers[2].scheme == POSENC_LAYER_ROPE && m.layers[3].scheme == POSENC_LAYER_NOPE &&
+              m.layers[7].scheme == POSENC_LAYER_NOPE && m.layers[4].scheme == POSENC_LAYER_ROPE,
+          "smollm3 GGUF: NORM (interleaved), NoPE at layers 3 and 7 (n_no_rope_layer_step 4) (%s)", err.message);
+    posenc_model_free(&m);
+    small_gguf(b, "llama4", 8, 1);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.layer_count == 8 && m.layers[3].scheme == POSENC_LAYER_ROPE,
+          "llama4 GGUF with attention.sliding_window 0: RoPE in every layer (n_no_rope_layer_step = n_layer)");
+    posenc_model_free(&m);
+    small_gguf(b, "ernie4_5", 4, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.layout == POSENC_LAYOUT_INTERLEAVED && m.layers[3].scheme == POSENC_LAYER_ROPE,
+          "ernie4_5 GGUF: NORM (interleaved), RoPE everywhere");
+    posenc_model_free(&m);
+    small_gguf(b, "bloom", 4, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.rope_count == 0 && m.layers[0].scheme == POSENC_LAYER_ALIBI && m.alibi_heads == 8 &&
+              m.alibi_slopes[0] == 0.5 && m.alibi_slopes[7] == 1.0 / 256,
+          "bloom GGUF: ALiBi in every layer, 8 heads, slopes 1/2 .. 1/256 from posenc's ALiBi (%s)", err.message);
+    posenc_model_free(&m);
+    posenc_model_config c;
+    posenc_error e2 = {0};
+    st = posenc_config_parse_gguf(b->buf, b->n, &c, &e2);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e2.message, "no RoPE layer"), "bloom GGUF through the one-RoPE API: "
+          "refused by scheme: %s", e2.message);
+    small_gguf(b, "baichuan", 40, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.rope_count == 0 && m.layers[39].scheme == POSENC_LAYER_ALIBI,
+          "baichuan GGUF with 40 blocks (13B): ALiBi");
+    posenc_model_free(&m);
+    small_gguf(b, "cohere2", 8, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.layers[2].scheme == POSENC_LAYER_ROPE && m.layers[3].scheme == POSENC_LAYER_NOPE,
+          "cohere2 GGUF: RoPE in the SWA layers, none in layer 3");
+    posenc_model_free(&m);
+    small_gguf(b, "starcoder", 4, 0);
+    e2 = (posenc_error){0};
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e2);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e2.message, "'starcoder'") && strstr(e2.message, "closest:"),
+          "unknown GGUF architecture refused by name: %s", e2.message);
+    posenc_config_options o = {"llama"};
+    st = posenc_model_parse_gguf(b->buf, b->n, &o, &m, &err);
+    CHECK(st == POSENC_OK && m.assumed && strcmp(m.assumed_family, "llama") == 0 && m.config.rope.base == 10000,
+          "--assume llama on the GGUF: read on purpose, assumed");
+    posenc_model_free(&m);
+    header(b, 0, 1);
+    str(b, "general.architecture");
+    u32(b, 8);
+    u64(b, 5);
+    put(b, "lla\0a", 5);
+    e2 = (posenc_error){0};
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e2);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "NUL"), "[G11] GGUF architecture with a NUL byte refused: %s",
+          e2.message);
+    free(b);
+}
+
+/* issue 23: config.json layer rules that need no fixture file. */
+static void test_json_layers(void) {
+    posenc_model m;
+    posenc_error err = {0};
+    const char *smol = "{\"model_type\":\"smollm3\",\"num_hidden_layers\":8,\"no_rope_layer_interval\":4}";
+    posenc_status st = posenc_model_parse_hf_json(smol, strlen(smol), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.layer_count == 8 && m.layers[3].scheme == POSENC_LAYER_NOPE &&
+              m.layers[4].scheme == POSENC_LAYER_ROPE && m.config.rope.base == 2e6,
+          "SmolLM3: NoPE where (i+1) %% 4 == 0, base 2e6 class default (%s)", err.message);
+    posenc_model_free(&m);
+    const char *short_list = "{\"model_type\":\"smollm3\",\"num_hidden_layers\":8,\"no_rope_layers\":[1,1,1]}";
+    posenc_error e2 = {0};
+    st = posenc_model_parse_hf_json(short_list, strlen(short_list), NULL, &m, &e2);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "3 entries for 8 layers"), "[H11] short no_rope_layers refused: %s",
+          e2.message);
+    const char *flat = "{\"model_type\":\"llama\",\"max_position_embeddings\":131072,\"rope_scaling\":{\"rope_type\":"
+                       "\"llama3\",\"factor\":16,\"low_freq_factor\":1,\"high_freq_factor\":1,"
+                       "\"original_max_position_embeddings\":8192}}";
+    st = posenc_model_parse_hf_json(flat, strlen(flat), NULL, &m, &err);
+    CHECK(st == POSENC_OK && (m.config.warnings & POSENC_CONFIG_WARN_LLAMA3_FLAT),
+          "llama3 with low_freq_factor == high_freq_factor: accepted with a warning (HF only warns) (%s)", err.message);
+    if (st == POSENC_OK) {
+        double w[64], w0[64];
+        posenc_rope_params plain = m.config.rope;
+        plain.scaling = POSENC_ROPE_NONE;
+        posenc_rope_frequencies(&m.config.rope, 0, w, 64, NULL, &err);
+        posenc_rope_frequencies(&plain, 0, w0, 64, NULL, &err);
+        int kept = 0, divided = 0;
+        for (int k = 0; k < 64; k++) {
+            kept += w[k] == w0[k];
+            divided += w[k] == w0[k] / 16;
+        }
+        CHECK(kept + divided == 64, "  every pair kept (%d) or divided by 16 (%d): no blend band", kept, divided);
+    }
+    posenc_model_free(&m);
+    const char *hunyuan = "{\"model_type\":\"hunyuan_v1_dense\",\"hidden_size\":4096,\"num_attention_heads\":32,"
+                          "\"head_dim\":128,\"rope_theta\":10000,\"rope_scaling\":{\"type\":\"dynamic\",\"alpha\":1000,"
+                          "\"factor\":1}}";
+    st = posenc_model_parse_hf_json(hunyuan, strlen(hunyuan), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.rope.base == 10000.0 * pow(1000.0, 128.0 / 126.0) &&
+              m.config.rope.scaling == POSENC_ROPE_NONE && m.ropes[0].dynamic_alpha == 1000,
+          "Hunyuan alpha: base = theta * alpha^(d/(d-2)) = %.17g, static", m.config.rope.base);
+    posenc_model_free(&m);
+    const char *dbrx = "{\"model_type\":\"dbrx\",\"d_model\":6144,\"n_heads\":48,\"attn_config\":{\"rope_theta\":500000}}";
+    st = posenc_model_parse_hf_json(dbrx, strlen(dbrx), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.rope.base == 500000 && !strstr(m.config.defaults_used, "rope_theta"),
+          "DBRX: rope_theta from attn_config (%s)", m.config.defaults_used);
+    posenc_model_free(&m);
+    const char *mpt = "{\"model_type\":\"mpt\",\"n_heads\":32,\"n_layers\":4,\"attn_config\":{\"alibi\":true,"
+                      "\"alibi_bias_max\":16,\"rope_theta\":1}}";
+    st = posenc_model_parse_hf_json(mpt, strlen(mpt), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.rope_count == 0 && m.alibi_max_bias == 16 && fabs(m.alibi_slopes[0] - sqrt(0.5)) <= 1.2e-16 &&
+              strstr(m.unused_keys, "attn_config.rope_theta"),
+          "MPT: ALiBi with alibi_bias_max 16 (slope 0 = 2^-16/32), unused key listed: %s", m.unused_keys);
+    posenc_model_free(&m);
+    const char *falcon = "{\"model_type\":\"falcon\",\"hidden_size\":4544,\"num_attention_heads\":8,"
+                         "\"num_hidden_layers\":2,\"alibi\":true}";
+    st = posenc_model_parse_hf_json(falcon, strlen(falcon), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.alibi_before_scale && m.alibi_slopes[0] == 0.5 && m.layers[1].scheme == POSENC_LAYER_ALIBI,
+          "Falcon alibi: ALiBi layers, the bias added before the 1/sqrt(d) scale (modeling_falcon.py)");
+    posenc_model_free(&m);
+    const char *gptj = "{\"model_type\":\"gptj\",\"n_embd\":4096,\"n_head\":16}";
+    st = posenc_model_parse_hf_json(gptj, strlen(gptj), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.ropes[0].rotary_dim == 64 && strstr(m.config.defaults_used, "rotary_dim=64"),
+          "GPT-J without rotary_dim: GPTJConfig's default 64 (%s)", m.config.defaults_used);
+    posenc_model_free(&m);
+    const char *dsv3 = "{\"model_type\":\"deepseek_v3\",\"rope_interleave\":false}";
+    st = posenc_model_parse_hf_json(dsv3, strlen(dsv3), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.layout == POSENC_LAYOUT_HALF && m.ropes[0].layout == POSENC_LAYOUT_HALF,
+          "DeepSeek-V3 with rope_interleave false: half split (%s)", err.message);
+    posenc_model_free(&m);
+    const char *q3m = "{\"model_type\":\"qwen3_moe\"}";
+    st = posenc_model_parse_hf_json(q3m, strlen(q3m), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.config.rope.head_dim == 64, "Qwen3-MoE defaults: head 2048/32 = 64 (no head_dim field)");
+    posenc_model_free(&m);
+    const char *exa_str = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window_pattern\":\"LLLG\"}";
+    posenc_error e3 = {0};
+    st = posenc_model_parse_hf_json(exa_str, strlen(exa_str), NULL, &m, &e3);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "LLLG"), "[H11] EXAONE 4 string pattern without "
+          "layer_types refused (HF's class cannot read it): %s", e3.message);
+    const char *m3 = "{\"model_type\":\"mistral3\",\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":1e6}";
+    e3 = (posenc_error){0};
+    st = posenc_model_parse_hf_json(m3, strlen(m3), NULL, &m, &e3);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "text_config"),
+          "[H12] mistral3 without text_config refused (HF would use rope_theta 1e9, not the file's): %s", e3.message);
+    const char *exa = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null}";
+    st = posenc_model_parse_hf_json(exa, strlen(exa), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.layers[3].scheme == POSENC_LAYER_ROPE, "EXAONE 4 without a window: RoPE everywhere");
+    posenc_model_free(&m);
+}
+
 int main(void) {
+    test_gguf_layers();
+    test_json_layers();
     test_gguf_tensors();
     test_gguf_arch_rules();
     test_json_rules();

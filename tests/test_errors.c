@@ -304,7 +304,7 @@ static void rope_rows(void) {
     p.low_freq_factor = 4;
     p.high_freq_factor = 1;
     expect("R9", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT,
-           "high_freq_factor must be > low_freq_factor, got high=1 low=4");
+           "high_freq_factor must be >= low_freq_factor, got high=1 low=4");
     posenc_rope_params_default(&p, 64);
     p.scaling = POSENC_ROPE_NTK;
     p.factor = 1e300; /* base' = base * factor^(64/62) = inf: every knob valid, the product not */

@@ -117,11 +117,12 @@ static void test_models(void) {
           "  head 96, rotary 24 (int(96 x 0.25)), base from rotary_emb_base (warnings 0x%x)", c.warnings);
     posenc_model_config_free(&c);
 
-    c = parse_json("{\"hidden_size\":4160,\"num_attention_heads\":64,\"rotary_dim\":64}", POSENC_OK,
-                   "odd head 65 with rotary 64, no theta");
-    CHECK((c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH) && (c.warnings & POSENC_CONFIG_WARN_NO_THETA) &&
-              (c.warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION),
-          "  warns: odd pass-through, missing theta, missing max positions (0x%x)", c.warnings);
+    /* no generic reading since issue 23: a family fills the absent theta and says so */
+    c = parse_json("{\"model_type\":\"llama\",\"hidden_size\":4160,\"num_attention_heads\":64,\"rotary_dim\":64}",
+                   POSENC_OK, "odd head 65 with rotary 64, no theta");
+    CHECK((c.warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH) && strstr(c.defaults_used, "rope_theta=10000") &&
+              strstr(c.defaults_used, "max_position_embeddings=2048"),
+          "  warns: odd pass-through; theta and max positions from the class defaults (%s)", c.defaults_used);
     posenc_model_config_free(&c);
     c = parse_json("{\"model_type\":\"qwen2_vl\",\"text_config\":{\"hidden_size\":1536,\"num_attention_heads\":12,"
                    "\"rope_theta\":1000000,\"max_position_embeddings\":32768,"
@@ -130,7 +131,7 @@ static void test_models(void) {
     CHECK(c.rope.head_dim == 128 && c.rope.base == 1e6 && c.rope.scaling == POSENC_ROPE_NONE,
           "  text_config read: head 128, theta 1e6, mrope = no rescaling");
     posenc_model_config_free(&c);
-    c = parse_json("{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_parameters\":{\"full_attention\":"
+    c = parse_json("{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_parameters\":{\"full_attention\":"
                    "{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":20000},\"sliding_attention\":"
                    "{\"rope_type\":\"default\",\"rope_theta\":10000}}}",
                    POSENC_OK, "rope_parameters per layer type (HF 2025)");
@@ -145,33 +146,33 @@ static void test_bad_json(void) {
         posenc_status want;
         const char *needle;
     } cases[] = {
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"ntk-by-parts\",\"factor\":2}}",
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"ntk-by-parts\",\"factor\":2}}",
          POSENC_ERR_UNSUPPORTED, "ntk-by-parts"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":\"1e6\"}", POSENC_ERR_FORMAT, "rope_theta"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":1e4", POSENC_ERR_FORMAT, "not valid JSON"},
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":\"1e6\"}", POSENC_ERR_FORMAT, "rope_theta"},
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":1e4", POSENC_ERR_FORMAT, "not valid JSON"},
         {"[1,2,3]", POSENC_ERR_FORMAT, "JSON object"},
-        {"{\"rope_theta\":10000}", POSENC_ERR_FORMAT, "head_dim"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"linear\",\"factor\":0}}",
+        {"{\"model_type\":\"llama\",\"hidden_size\":0,\"rope_theta\":10000}", POSENC_ERR_FORMAT, "head_dim"},
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"linear\",\"factor\":0}}",
          POSENC_ERR_INVALID_ARGUMENT, "factor"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"linear\",\"factor\":-2}}",
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"linear\",\"factor\":-2}}",
          POSENC_ERR_INVALID_ARGUMENT, "got -2"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"yarn\",\"factor\":0.5,"
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"yarn\",\"factor\":0.5,"
          "\"original_max_position_embeddings\":4096}}", POSENC_ERR_INVALID_ARGUMENT, ">= 1"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"yarn\",\"factor\":4,"
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"yarn\",\"factor\":4,"
          "\"beta_fast\":1,\"beta_slow\":32,\"original_max_position_embeddings\":4096}}", POSENC_ERR_INVALID_ARGUMENT,
          "beta_fast"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8}}",
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"rope_type\":\"llama3\",\"factor\":8}}",
          POSENC_ERR_INVALID_ARGUMENT, "original_max_position"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"max_position_embeddings\":8192,"
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"max_position_embeddings\":8192,"
          "\"original_max_position_embeddings\":4096,\"rope_scaling\":{\"type\":\"longrope\","
          "\"short_factor\":[1,1,1],\"long_factor\":[1,1,1]}}", POSENC_ERR_INVALID_ARGUMENT, "got 3"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"longrope\","
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"longrope\","
          "\"short_factor\":[1,\"x\"],\"long_factor\":[1,1]}}", POSENC_ERR_FORMAT, "short_factor'[1]"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"partial_rotary_factor\":0.3}", POSENC_ERR_INVALID_ARGUMENT,
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"partial_rotary_factor\":0.3}", POSENC_ERR_INVALID_ARGUMENT,
          "got 19"},
-        {"{\"head_dim\":64,\"rotary_dim\":80}", POSENC_ERR_INVALID_ARGUMENT, "got 80"},
-        {"{\"hidden_size\":1e300,\"num_attention_heads\":8}", POSENC_ERR_FORMAT, "hidden_size"},
-        {"{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":[1]}", POSENC_ERR_FORMAT, "rope_scaling"},
+        {"{\"model_type\":\"llama\",\"head_dim\":64,\"rotary_dim\":80}", POSENC_ERR_INVALID_ARGUMENT, "got 80"},
+        {"{\"model_type\":\"llama\",\"hidden_size\":1e300,\"num_attention_heads\":8}", POSENC_ERR_FORMAT, "hidden_size"},
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":[1]}", POSENC_ERR_FORMAT, "rope_scaling"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         posenc_model_config c;
@@ -195,7 +196,7 @@ static void test_bad_json(void) {
     free(deep);
     size_t big = 70000 * 2 + 200;
     char *list = malloc(2 * big);
-    n = (size_t)sprintf(list, "{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":[");
+    n = (size_t)sprintf(list, "{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":[");
     for (int i = 0; i < 70000; i++) n += (size_t)sprintf(list + n, "%s1", i ? "," : "");
     strcpy(list + n, "],\"long_factor\":[1]}}");
     st = posenc_config_parse_hf_json(list, strlen(list), &c, &err);
@@ -375,7 +376,7 @@ static void test_gguf(void) {
               hostile[i].what, posenc_strerror(st), e2.message);
     }
     /* a config.json file through posenc_config_read */
-    const char *json = "{\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":1e4}";
+    const char *json = "{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_theta\":1e4}";
     const char *jpath = "test_rope_config_fixture.json";
     const void *jp[1] = {json};
     size_t js[1] = {strlen(json)};
@@ -398,9 +399,9 @@ static void test_gguf(void) {
  * parse call because cJSON's source writes that record on every parse. */
 static void *parse_many(void *arg) {
     int *bad = arg;
-    const char *good = "{\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":500000,"
+    const char *good = "{\"model_type\":\"llama\",\"hidden_size\":4096,\"num_attention_heads\":32,\"rope_theta\":500000,"
                        "\"max_position_embeddings\":8192}";
-    const char *broken = "{\"hidden_size\":4096,";
+    const char *broken = "{\"model_type\":\"llama\",\"hidden_size\":4096,";
     for (int i = 0; i < 300; i++) {
         posenc_model_config c;
         posenc_error err = {0};

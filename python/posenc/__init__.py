@@ -23,6 +23,7 @@ from .learned import (learned_backward, learned_gather, learned_init, learned_re
                       positions_from_input_ids)
 from .rope import (LayerType, ModelConfig, RopeFrequencies, RopeParams, ThreadPool, apply_rope_, load_config,
                    rope_cos_sin, rope_frequencies)
+from .config import Layer, Model, load_config  # noqa: F811  (layer by layer; replaces rope.load_config here)
 from .tables import (baseline_table, bf16_to_f32, freq_scale_table, grid_positions, grid_table,
                      hybrid_table, sinusoid_frequencies, sinusoid_table, xl_relative_table)
 

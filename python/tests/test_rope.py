@@ -350,8 +350,8 @@ def test_model_config_fields_and_free(tmp):
     assert cfg.family != "" and cfg.num_hidden_layers == 28 and cfg.mrope_sections == (16, 24, 24)
     assert cfg.attention_head_dim == 128 and cfg.rotary_offset == 0 and cfg.softmax_head_dim == 128
     assert cfg.layer_types == () and isinstance(cfg.defaults_used, str)
-    odd = posenc.load_config({"model_type": "mystery_lm", "hidden_size": 256, "num_attention_heads": 4})
-    assert "unknown_family" in odd.warnings and "hidden_size" in odd.keys_used
+    with pytest.raises(posenc.UnsupportedError, match="mystery_lm"):  # issue 23: refused by name, no guess
+        posenc.load_config({"model_type": "mystery_lm", "hidden_size": 256, "num_attention_heads": 4})
     with pytest.raises(posenc.FormatError):
         posenc.load_config(str(_write(tmp / "bad.json", "{")))
 

@@ -7,46 +7,78 @@
  * docs/rope.md lists them. */
 #include "config_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define I POSENC_LAYOUT_INTERLEAVED
 #define H POSENC_LAYOUT_HALF
 
 /* model_type, alias, class stem, layout, theta, max_pos, hidden, heads, head_dim,
- * layers, partial, flags, local_theta, sliding_window, sliding_pattern */
+ * layers, partial, flags, local_theta, sliding_window, sliding_pattern, table.
+ * Rows after mistral3: issue 23 (layer lists, non-RoPE families); each checked
+ * against transformers' configuration_/modeling_<model>.py (docs/rope.md). */
 static const config_family families[] = {
-    {"llama", NULL, "Llama", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"mistral", NULL, "Mistral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"mixtral", NULL, "Mixtral", H, 1e6, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"qwen2", NULL, "Qwen2", H, 10000, 32768, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"qwen2_moe", NULL, "Qwen2Moe", H, 10000, 32768, 2048, 16, 0, 24, 0, 0, 0, 0, 0},
-    {"qwen2_vl", "qwen2_vl_text", "Qwen2VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0},
-    {"qwen2_5_vl", "qwen2_5_vl_text", "Qwen2_5_VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0},
-    {"qwen3", NULL, "Qwen3", H, 10000, 32768, 4096, 32, 128, 32, 0, 0, 0, 0, 0},
-    {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 128, 24, 0, 0, 0, 0, 0},
-    {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, 0, 0, 0, 0},
-    {"phi3", NULL, "Phi3", H, 10000, 4096, 3072, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"phimoe", NULL, "PhiMoE", H, 1e6, 131072, 4096, 32, 0, 32, 0, FAMILY_PHIMOE_MSCALE, 0, 0, 0},
-    {"gemma", NULL, "Gemma", H, 10000, 8192, 3072, 16, 256, 28, 0, 0, 0, 0, 0},
-    {"gemma2", NULL, "Gemma2", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2},
-    {"gemma3_text", "gemma3", "Gemma3", H, 1e6, 131072, 2304, 8, 256, 26, 0, FAMILY_GEMMA3_LAYERS, 10000, 4096, 6},
-    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, 0, 0, 0, 0},
-    {"gptj", NULL, "GPTJ", I, 10000, 2048, 4096, 16, 0, 28, 0, FAMILY_FIXED_BASE, 0, 0, 0},
-    {"falcon", "RefinedWeb", "Falcon", H, 10000, 2048, 4544, 71, 0, 32, 0, FAMILY_ALIBI_KEY, 0, 0, 0},
-    {"stablelm", NULL, "StableLm", H, 10000, 4096, 2560, 32, 0, 32, 0.25, 0, 0, 0, 0},
-    {"internlm2", NULL, "InternLM2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"glm", NULL, "Glm", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0},
-    {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0},
-    {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0},
-    {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 5120, 128, 0, 60, 0, FAMILY_MLA, 0, 0, 0},
-    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0},
-    {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"cohere", NULL, "Cohere", I, 10000, 8192, 8192, 64, 0, 40, 0, 0, 0, 0, 0},
-    {"starcoder2", NULL, "Starcoder2", H, 10000, 4096, 3072, 24, 0, 30, 0, 0, 0, 0, 0},
-    {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
-    {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, 0, 0, 0, 0},
-    {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0},
+    {"llama", NULL, "Llama", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"mistral", NULL, "Mistral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"mixtral", NULL, "Mixtral", H, 1e6, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"qwen2", NULL, "Qwen2", H, 10000, 32768, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"qwen2_moe", NULL, "Qwen2Moe", H, 10000, 32768, 2048, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
+    {"qwen2_vl", "qwen2_vl_text", "Qwen2VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
+    {"qwen2_5_vl", "qwen2_5_vl_text", "Qwen2_5_VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
+    {"qwen3", NULL, "Qwen3", H, 10000, 32768, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
+    {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 0, 24, 0, 0, 0, 0, 0, NULL}, /* no head_dim field */
+    {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, 0, 0, 0, 0, NULL},
+    {"phi3", NULL, "Phi3", H, 10000, 4096, 3072, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"phimoe", NULL, "PhiMoE", H, 1e6, 131072, 4096, 32, 0, 32, 0, FAMILY_PHIMOE_MSCALE, 0, 0, 0, NULL},
+    {"gemma", NULL, "Gemma", H, 10000, 8192, 3072, 16, 256, 28, 0, 0, 0, 0, 0, NULL},
+    {"gemma2", NULL, "Gemma2", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2, NULL},
+    {"gemma3_text", "gemma3", "Gemma3", H, 1e6, 131072, 2304, 8, 256, 26, 0, FAMILY_GEMMA3_LAYERS, 10000, 4096, 6, NULL},
+    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, 0, 0, 0, 0, NULL},
+    {"gptj", NULL, "GPTJ", I, 10000, 2048, 4096, 16, 0, 28, 0, FAMILY_FIXED_BASE, 0, 0, 0, NULL},
+    {"falcon", "RefinedWeb", "Falcon", H, 10000, 2048, 4544, 71, 0, 32, 0, FAMILY_ALIBI_KEY, 0, 0, 0, NULL},
+    {"stablelm", NULL, "StableLm", H, 10000, 4096, 2560, 32, 0, 32, 0.25, 0, 0, 0, 0, NULL},
+    {"internlm2", NULL, "InternLM2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"glm", NULL, "Glm", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
+    {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
+    {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0, NULL},
+    {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 5120, 128, 0, 60, 0, FAMILY_MLA, 0, 0, 0, NULL},
+    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
+    {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"cohere", NULL, "Cohere", I, 10000, 8192, 8192, 64, 0, 40, 0, 0, 0, 0, 0, NULL},
+    {"starcoder2", NULL, "Starcoder2", H, 10000, 4096, 3072, 24, 0, 30, 0, 0, 0, 0, 0, NULL},
+    {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, 0, 0, 0, 0, NULL},
+    {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
+    {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
+    {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
+    /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
+    {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    /* Qwen3-Next: gated DeltaNet (linear attention) layers, a full attention layer every 4th */
+    {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
+    /* Gemma-3n: full layers rope_theta, sliding layers rope_local_base_freq */
+    {"gemma3n_text", "gemma3n", "Gemma3n", H, 1e6, 32768, 2048, 8, 256, 35, 0, FAMILY_GEMMA3_LAYERS, 10000, 512, 5, NULL},
+    /* interleaved pairs (rotate_every_two / repeat_interleave) */
+    {"ernie4_5", NULL, "Ernie4_5", I, 500000, 131072, 1024, 16, 128, 18, 0, 0, 0, 0, 0, NULL},
+    {"ernie4_5_moe", NULL, "Ernie4_5_Moe", I, 500000, 131072, 2560, 20, 128, 28, 0, 0, 0, 0, 0, NULL},
+    {"helium", NULL, "Helium", I, 100000, 4096, 2560, 20, 128, 24, 0, 0, 0, 0, 0, NULL},
+    {"codegen", NULL, "CodeGen", I, 10000, 2048, 4096, 16, 0, 28, 0, FAMILY_FIXED_BASE, 0, 0, 0, NULL},
+    /* keys in unusual places */
+    {"dbrx", NULL, "Dbrx", H, 10000, 2048, 2048, 16, 0, 24, 0, FAMILY_ATTN_CONFIG_THETA, 0, 0, 0, NULL},
+    {"hunyuan_v1_dense", NULL, "HunYuanDenseV1", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_DYNAMIC_ALPHA, 0, 0, 0, NULL},
+    {"hunyuan_v1_moe", NULL, "HunYuanMoEV1", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_DYNAMIC_ALPHA, 0, 0, 0, NULL},
+    /* no RoPE: ALiBi, Mamba hybrids, learned tables, T5 buckets */
+    {"bloom", NULL, "Bloom", H, 0, 0, 64, 8, 0, 2, 0, FAMILY_ALIBI, 0, 0, 0, NULL},
+    {"mpt", NULL, "Mpt", H, 0, 2048, 2048, 16, 0, 24, 0, FAMILY_MPT, 0, 0, 0, NULL},
+    {"baichuan", NULL, "Baichuan", H, 10000, 4096, 4096, 32, 0, 32, 0, FAMILY_BAICHUAN, 0, 0, 0, NULL},
+    {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
+    {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
+    {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "model.decoder.embed_positions.weight"},
+    {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {
@@ -74,6 +106,12 @@ const config_family *config_family_from_class_(const char *class_name) {
     return best;
 }
 
+const config_family *config_family_generic_(void) {
+    static const config_family generic = {"generic", NULL, "", H, 10000, 0, 0, 0, 0, 0, 0, FAMILY_GENERIC, 0, 0, 0,
+                                          NULL};
+    return &generic;
+}
+
 size_t config_family_count_(void) { return sizeof families / sizeof families[0]; }
 const config_family *config_family_at_(size_t i) {
     return i < sizeof families / sizeof families[0] ? &families[i] : NULL;
@@ -83,21 +121,95 @@ const config_family *config_family_at_(size_t i) {
  * interleaved; NEOX / MROPE = half split; the converter row-permuted the
  * NORM models' q/k weights) and the loader's special rules. */
 static const gguf_arch gguf_archs[] = {
-    {"llama", I, 0}, {"llama4", I, 0}, {"deci", I, 0}, {"baichuan", I, 0}, {"starcoder", I, 0},
-    {"internlm2", I, 0}, {"minicpm", I, 0}, {"xverse", I, 0}, {"command-r", I, 0}, {"cohere2", I, 0},
+    {"llama", I, 0}, {"llama4", I, GGUF_ARCH_NOPE_STEP}, {"deci", I, 0}, {"baichuan", I, GGUF_ARCH_BAICHUAN},
+    {"internlm2", I, 0}, {"minicpm", I, 0}, {"xverse", I, 0}, {"command-r", I, 0}, {"cohere2", I, GGUF_ARCH_SWA_ROPE_ONLY},
     {"olmo", I, 0}, {"arctic", I, 0}, {"deepseek", I, 0}, {"deepseek2", I, GGUF_ARCH_DEEPSEEK2},
     {"plm", I, 0}, {"chatglm", I, 0}, {"glm4", I, 0}, {"granite", I, 0}, {"granitemoe", I, 0},
     {"chameleon", I, 0}, {"bailingmoe", I, 0}, {"mistral3", I, GGUF_ARCH_RAW_LOG_MUL},
-    {"falcon", H, 0}, {"grok", H, 0}, {"dbrx", H, 0}, {"bert", H, 0}, {"nomic-bert", H, 0},
+    {"falcon", H, 0}, {"grok", H, 0}, {"dbrx", H, 0}, {"nomic-bert", H, 0},
     {"stablelm", H, 0}, {"bitnet", H, 0}, {"qwen", H, 0}, {"qwen2", H, 0}, {"qwen2moe", H, 0},
     {"qwen2vl", H, GGUF_ARCH_MROPE}, {"qwen25vl", H, GGUF_ARCH_MROPE}, {"qwen3", H, 0}, {"qwen3moe", H, 0},
     {"olmo2", H, 0}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
     {"gemma", H, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2}, {"gemma3", H, GGUF_ARCH_GEMMA3}, {"starcoder2", H, 0},
     {"openelm", H, 0}, {"gptneox", H, 0}, {"codeshell", H, 0}, {"orion", H, 0}, {"nemotron", H, 0},
-    {"exaone", H, 0}, {"minicpm3", H, 0}};
+    {"exaone", H, 0}, {"minicpm3", H, 0},
+    /* issue 23: llama_model_rope_type NORM, NoPE every 4th layer (n_no_rope_layer_step = 4) */
+    {"smollm3", I, GGUF_ARCH_NOPE_STEP}, {"ernie4_5", I, 0}, {"ernie4_5-moe", I, 0},
+    /* LLAMA_ROPE_TYPE_NONE, ALiBi in the graph (f_max_alibi_bias) */
+    {"bloom", H, GGUF_ARCH_ALIBI}, {"mpt", H, GGUF_ARCH_ALIBI}};
 
 const gguf_arch *config_gguf_arch_find_(const char *name) {
     for (size_t i = 0; i < sizeof gguf_archs / sizeof gguf_archs[0]; i++)
         if (strcmp(gguf_archs[i].name, name) == 0) return &gguf_archs[i];
     return NULL;
+}
+
+const char *posenc_config_family_name(posenc_config_format format, size_t i) {
+    if (format == POSENC_CONFIG_GGUF) return i < sizeof gguf_archs / sizeof gguf_archs[0] ? gguf_archs[i].name : NULL;
+    return i < sizeof families / sizeof families[0] ? families[i].model_type : NULL;
+}
+
+/* Levenshtein distance of two short names (longer names are cut at 63). */
+static size_t edit_distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b), row[64];
+    if (n > 63) n = 63;
+    if (m > 63) m = 63;
+    for (size_t j = 0; j <= m; j++) row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[m];
+}
+
+/* Lower-case letters and digits only ("Qwen3-Next" and "qwen3_next" compare equal). */
+static void squash(const char *src, char *dst, size_t size) {
+    size_t n = 0;
+    for (; *src && n + 1 < size; src++) {
+        char c = *src;
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) dst[n++] = c;
+    }
+    dst[n] = '\0';
+}
+
+/* Distance with a shared stem counted as near: "qwen3_next_v2" is 1 from "qwen3_next". */
+static size_t family_distance(const char *name, const char *candidate) {
+    char a[64], b[64];
+    squash(name, a, sizeof a);
+    squash(candidate, b, sizeof b);
+    size_t d = edit_distance(a, b), la = strlen(a), lb = strlen(b);
+    if (lb >= 3 && la >= lb && strncmp(a, b, lb) == 0 && d > 1) d = 1 + (la - lb) / 4;
+    if (la >= 3 && lb >= la && strncmp(a, b, la) == 0 && d > 1) d = 1 + (lb - la) / 4;
+    return d;
+}
+
+void config_closest_families_(const char *name, bool gguf, char *buf, size_t size) {
+    enum { BEST = 3 };
+    const char *best[BEST] = {NULL, NULL, NULL};
+    size_t best_d[BEST] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    buf[0] = '\0';
+    const char *cand;
+    for (size_t i = 0; (cand = posenc_config_family_name(gguf ? POSENC_CONFIG_GGUF : POSENC_CONFIG_HF_JSON, i)); i++) {
+        size_t d = family_distance(name, cand);
+        if (!gguf && families[i].alias) {
+            size_t da = family_distance(name, families[i].alias);
+            if (da < d) d = da;
+        }
+        for (int k = 0; k < BEST; k++)
+            if (d < best_d[k]) {
+                for (int j = BEST - 1; j > k; j--) best[j] = best[j - 1], best_d[j] = best_d[j - 1];
+                best[k] = cand;
+                best_d[k] = d;
+                break;
+            }
+    }
+    for (int k = 0; k < BEST && best[k]; k++) config_note_(buf, size, best[k]);
 }

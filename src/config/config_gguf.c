@@ -71,14 +71,14 @@ static posenc_status rd_u64(reader *r, uint64_t *v, const char *what, posenc_err
 /* Keys we use, by the part after "<arch>." (docs/rope.md says what each means). */
 enum { K_FREQ_BASE, K_FREQ_BASE_SWA, K_DIM_COUNT, K_DIM_SECTIONS, K_SCALING_TYPE, K_FACTOR, K_SCALE_LINEAR,
        K_ORIG_CTX, K_ATTN_FACTOR, K_BETA_FAST, K_BETA_SLOW, K_LOG_MUL, K_EXT_FACTOR, K_YARN_ATTN_FACTOR, K_CTX,
-       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_KNOWN };
+       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_MAX_ALIBI, K_KNOWN };
 static const char *const known_suffix[K_KNOWN] = {
     "rope.freq_base", "rope.freq_base_swa", "rope.dimension_count", "rope.dimension_sections", "rope.scaling.type",
     "rope.scaling.factor", "rope.scale_linear", "rope.scaling.original_context_length", "rope.scaling.attn_factor",
     "rope.scaling.yarn_beta_fast", "rope.scaling.yarn_beta_slow", "rope.scaling.yarn_log_multiplier",
     "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "context_length", "attention.key_length",
     "attention.key_length_mla", "attention.head_count", "embedding_length", "block_count",
-    "attention.sliding_window"};
+    "attention.sliding_window", "attention.max_alibi_bias"};
 
 #define GGUF_MAX_ROPE_TENSOR 65536u /* elements of a rope_freqs / rope_factors tensor */
 enum { T_FREQS, T_LONG, T_SHORT, T_KINDS };
@@ -184,6 +184,10 @@ static posenc_status value(reader *r, uint32_t type, const char *key, kv_value *
         if (kept && len < GGUF_MAX_KEPT_STRING) {
             FORWARD_IF_ERROR(rd(r, kept->text, len, "a string", err));
             kept->text[len] = '\0';
+            /* a NUL inside would silently shorten the name (issue 26) */
+            RETURN_ERROR_IF(strlen(kept->text) != len, err, POSENC_ERR_FORMAT,
+                            "GGUF key '%.64s' holds a NUL byte at character %zu of its %llu-byte string", key,
+                            strlen(kept->text), (unsigned long long)len);
             kept->present = true;
             return POSENC_OK;
         }
@@ -292,7 +296,16 @@ static posenc_status tensor_info(reader *r, char *key, gguf_found *f, bool *ok, 
     return POSENC_OK;
 }
 
-static posenc_status scan(reader *r, posenc_model_config *out, gguf_found *f, posenc_error *err) {
+/* A key about positions that posenc does not read ("<arch>.rope.scaling.foo", "...alibi..."). */
+static bool position_key(const char *suffix) {
+    static const char *const words[] = {"rope", "rotary", "position", "alibi", "swa", "sliding", "pos_"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(suffix, words[i])) return true;
+    return false;
+}
+
+static posenc_status scan(reader *r, posenc_model *m, gguf_found *f, posenc_error *err) {
+    posenc_model_config *out = &m->config;
     char magic[4];
     FORWARD_IF_ERROR(rd(r, magic, 4, "the magic", err));
     RETURN_ERROR_IF(memcmp(magic, "GGUF", 4) != 0, err, POSENC_ERR_FORMAT, "not a GGUF file (magic is not 'GGUF')");
@@ -348,6 +361,9 @@ static posenc_status scan(reader *r, posenc_model_config *out, gguf_found *f, po
                     }
                     break;
                 }
+            if (!kept && dot && strncmp(key, "general.", 8) != 0 && strncmp(key, "tokenizer.", 10) != 0 &&
+                position_key(dot + 1))
+                config_note_(m->unused_keys, sizeof m->unused_keys, key);
         }
         if (st == POSENC_OK) st = value(r, type, key, kept, err);
         if (st == POSENC_OK && kept == &arch) {
@@ -407,22 +423,49 @@ static posenc_status scan(reader *r, posenc_model_config *out, gguf_found *f, po
     return st;
 }
 
-static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc_error *err) {
+/* The family: general.architecture, or the one assumed on purpose; an unknown one is refused by name. */
+static posenc_status gguf_family(gguf_found *f, const posenc_config_options *options, posenc_model *m,
+                                 const gguf_arch **found, posenc_error *err) {
+    posenc_model_config *out = &m->config;
     RETURN_ERROR_IF(!f->has_arch, err, POSENC_ERR_FORMAT, "GGUF has no general.architecture key");
     const kv_value *v = f->v;
     const gguf_arch *arch = config_gguf_arch_find_(out->architecture);
-    if (arch) {
-        out->layout = arch->layout;
-        out->layout_known = 1;
-        config_copy_name_(out->family, sizeof out->family, arch->name, strlen(arch->name));
-    } else {
-        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
-    }
-    unsigned flags = arch ? arch->flags : 0;
+    const char *assume = options ? options->assume_family : NULL;
+    char keys[160] = "", close[96] = "";
 #define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
     for (int k = 0; k < K_KNOWN; k++)
-        if (HAS(k)) config_note_(out->keys_used, sizeof out->keys_used, known_suffix[k]);
-    if (arch) out->keys_used[0] = '\0';
+        if (HAS(k)) config_note_(keys, sizeof keys, known_suffix[k]);
+    if (assume) {
+        const gguf_arch *a = config_gguf_arch_find_(assume);
+        config_closest_families_(assume, true, close, sizeof close);
+        RETURN_ERROR_IF(!a, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "assume_family '%.40s' is not a GGUF architecture posenc knows (closest: %s)", assume, close);
+        m->assumed = 1;
+        config_copy_name_(m->assumed_family, sizeof m->assumed_family, a->name, strlen(a->name));
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+        config_copy_name_(out->keys_used, sizeof out->keys_used, keys, strlen(keys));
+        arch = a;
+    }
+    if (!arch) {
+        config_closest_families_(out->architecture, true, close, sizeof close);
+        return posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
+                            "GGUF general.architecture '%.40s' is not an architecture posenc knows (keys: "
+                            "%.60s; closest: %s); read it as one on purpose with --assume ARCH",
+                            out->architecture, keys[0] ? keys : "none", close);
+    }
+    out->layout = arch->layout;
+    out->layout_known = 1;
+    config_copy_name_(out->family, sizeof out->family, arch->name, strlen(arch->name));
+    *found = arch;
+#undef HAS
+    return POSENC_OK;
+}
+
+static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_model_config *out, posenc_error *err) {
+    const kv_value *v = f->v;
+    unsigned flags = arch->flags;
+    /* a file's keys carry its own architecture's prefix, also when read as another family */
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
     posenc_rope_params *p = &out->rope;
     if (HAS(K_FREQ_BASE)) p->base = v[K_FREQ_BASE].number;
     else out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
@@ -544,10 +587,10 @@ static posenc_status apply_found(gguf_found *f, posenc_model_config *out, posenc
 }
 
 /* After resolving: the YaRN magnitude keys (they scale the derived value), layer kinds, softmax. */
-static posenc_status apply_after(const gguf_found *f, posenc_model_config *out, posenc_error *err) {
+static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, posenc_model_config *out,
+                                 posenc_error *err) {
     const kv_value *v = f->v;
-    const gguf_arch *arch = config_gguf_arch_find_(out->architecture);
-    unsigned flags = arch ? arch->flags : 0;
+    unsigned flags = arch->flags;
     posenc_rope_params *p = &out->rope;
 #define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
     if (p->scaling == POSENC_ROPE_YARN && (HAS(K_YARN_ATTN_FACTOR) || HAS(K_ATTN_FACTOR))) {
@@ -596,31 +639,89 @@ static posenc_status apply_after(const gguf_found *f, posenc_model_config *out, 
     return POSENC_OK;
 }
 
-static posenc_status parse_reader(reader *r, posenc_model_config *out, posenc_error *err) {
-    config_init_(out, POSENC_CONFIG_GGUF);
+/* llama.cpp's per-layer rules: which layers rotate, which are ALiBi. */
+static posenc_status gguf_layers(const gguf_found *f, const gguf_arch *arch, posenc_model *m, posenc_error *err) {
+    const kv_value *v = f->v;
+    posenc_model_config *out = &m->config;
+    int32_t layers = out->num_hidden_layers;
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
+    FORWARD_IF_ERROR(config_layers_alloc_(m, layers, err));
+    bool alibi = (arch->flags & GGUF_ARCH_ALIBI) || ((arch->flags & GGUF_ARCH_BAICHUAN) && layers == 40);
+    if (alibi) {
+        /* llama.cpp: bloom/baichuan-13B use 8; mpt reads attention.max_alibi_bias */
+        double bias = HAS(K_MAX_ALIBI) && v[K_MAX_ALIBI].number > 0 ? v[K_MAX_ALIBI].number : 8.0;
+        FORWARD_IF_ERROR(config_alibi_(m, out->num_attention_heads, bias, "GGUF", err));
+        for (int32_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ALIBI, -1, "attention", 0);
+        m->rope_count = 0;
+        return POSENC_OK;
+    }
+    config_ropes_from_config_(m);
+    int64_t window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : 0;
+    for (int32_t i = 0; i < layers; i++) {
+        if (out->layer_type_count == 2) { /* gemma2/3: full iff (i + 1) % pattern == 0 */
+            int32_t pattern = (arch->flags & GGUF_ARCH_GEMMA3) ? 6 : 2;
+            bool full = (i + 1) % pattern == 0;
+            config_layer_set_(m, i, POSENC_LAYER_ROPE, full ? 0 : 1, full ? "full_attention" : "sliding_attention",
+                              full ? 0 : out->layer_types[1].sliding_window);
+        } else if (arch->flags & GGUF_ARCH_NOPE_STEP) {
+            /* llama4 with attention.sliding_window 0: n_no_rope_layer_step = n_layer (RoPE everywhere) */
+            bool every = strcmp(arch->name, "llama4") == 0 && HAS(K_SLIDING_WINDOW) && window == 0;
+            bool rope = every || (i + 1) % 4 != 0;
+            config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, "attention", 0);
+        } else if (arch->flags & GGUF_ARCH_SWA_ROPE_ONLY) { /* cohere2: set_swa_pattern(4) */
+            bool swa = (i + 1) % 4 != 0;
+            config_layer_set_(m, i, swa ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                              swa ? "sliding_attention" : "full_attention", swa ? window : 0);
+        } else {
+            config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
+        }
+    }
+#undef HAS
+    return POSENC_OK;
+}
+
+static posenc_status parse_reader(reader *r, const posenc_config_options *options, posenc_model *m,
+                                  posenc_error *err) {
+    posenc_model_config *out = &m->config;
     gguf_found *f = calloc(1, sizeof *f);
     RETURN_ERROR_IF(!f, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the GGUF scan state");
-    posenc_status st = scan(r, out, f, err);
-    if (st == POSENC_OK) st = apply_found(f, out, err);
-    if (st == POSENC_OK) st = config_finish_(out, "GGUF", err);
-    if (st == POSENC_OK) st = apply_after(f, out, err);
+    const gguf_arch *arch = NULL;
+    posenc_status st = scan(r, m, f, err);
+    if (st == POSENC_OK) st = gguf_family(f, options, m, &arch, err);
+    bool alibi = arch && ((arch->flags & GGUF_ARCH_ALIBI) ||
+                          ((arch->flags & GGUF_ARCH_BAICHUAN) && f->v[K_BLOCKS].present &&
+                           strcmp(f->v[K_BLOCKS].prefix, out->architecture) == 0 && f->v[K_BLOCKS].number == 40));
+    if (alibi && st == POSENC_OK) { /* no RoPE keys to read: the counts only */
+        const kv_value *v = f->v;
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
+        const double dim_max = (double)(1 << 30);
+        out->num_attention_heads = HAS(K_HEAD_COUNT) && v[K_HEAD_COUNT].number <= dim_max ? (int32_t)v[K_HEAD_COUNT].number : 0;
+        out->hidden_size = HAS(K_EMBED) && v[K_EMBED].number <= dim_max ? (int32_t)v[K_EMBED].number : 0;
+        out->num_hidden_layers = HAS(K_BLOCKS) && v[K_BLOCKS].number <= dim_max ? (int32_t)v[K_BLOCKS].number : 0;
+        out->max_position_embeddings = HAS(K_CTX) && v[K_CTX].number <= dim_max * 8192 ? (int64_t)v[K_CTX].number : 0;
+#undef HAS
+    } else {
+        if (st == POSENC_OK) st = apply_found(f, arch, out, err);
+        if (st == POSENC_OK) st = config_finish_(out, "GGUF", err);
+        if (st == POSENC_OK) st = apply_after(f, arch, out, err);
+    }
+    if (st == POSENC_OK) st = gguf_layers(f, arch, m, err);
+    if (st == POSENC_OK && m->unused_keys[0]) out->warnings |= POSENC_CONFIG_WARN_UNUSED_KEYS;
     for (int t = 0; t < T_KINDS; t++) free(f->values[t]);
     free(f);
-    if (st != POSENC_OK) posenc_model_config_free(out);
     return st;
 }
 
-posenc_status posenc_config_parse_gguf(const void *bytes, size_t size, posenc_model_config *out, posenc_error *err) {
-    RETURN_IF_NULL(out, err);
-    config_init_(out, POSENC_CONFIG_GGUF);
-    RETURN_IF_NULL(bytes, err);
-    reader r = {bytes, NULL, size, 0};
-    return parse_reader(&r, out, err);
+posenc_status config_gguf_parse_(const void *bytes, size_t size, FILE *file, const posenc_config_options *options,
+                                 posenc_model *out, posenc_error *err) {
+    reader r = {bytes, file, size, 0};
+    return parse_reader(&r, options, out, err);
 }
 
-posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_model_config *out, posenc_error *err) {
+posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc_config_options *options,
+                                posenc_model *out, posenc_error *err) {
     RETURN_IF_NULL(out, err);
-    config_init_(out, POSENC_CONFIG_HF_JSON);
+    config_model_init_(out, POSENC_CONFIG_HF_JSON);
     RETURN_IF_NULL(path, err);
     FILE *file;
     unsigned long long file_size;
@@ -638,16 +739,18 @@ posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_mode
     }
     if (got == 4 && memcmp(magic, "GGUF", 4) == 0) {
         rewind(file);
+        config_model_init_(out, POSENC_CONFIG_GGUF);
         reader r = {NULL, file, (uint64_t)file_size, 0};
-        posenc_status st = parse_reader(&r, out, err);
+        posenc_status st = parse_reader(&r, options, out, err);
         fclose(file);
+        if (st != POSENC_OK) posenc_model_free(out);
         return st;
     }
     fclose(file);
     void *bytes = NULL;
     size_t size = 0;
     FORWARD_IF_ERROR(posenc_file_read_all(path, max_bytes ? max_bytes : (size_t)64 << 20, &bytes, &size, err));
-    posenc_status st = posenc_config_parse_hf_json(bytes, size, out, err);
+    posenc_status st = posenc_model_parse_hf_json(bytes, size, options, out, err);
     free(bytes);
     return st;
 }

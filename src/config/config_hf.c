@@ -11,26 +11,28 @@
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "config_internal.h"
 
-#include "../common/json_internal.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define HF_MAX_FACTORS 65536
 
-typedef struct {
-    posenc_model_config *out;
-    const config_family *family;
-    posenc_error *err;
-} hf_reader;
-
-/* The last member named key (Python's json keeps the last duplicate). */
-static const cJSON *item(const cJSON *obj, const char *key) {
+const cJSON *hf_item_(const cJSON *obj, const char *key) {
     const cJSON *found = NULL, *c;
     if (!cJSON_IsObject(obj)) return NULL;
     cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
     return found && !cJSON_IsNull(found) ? found : NULL;
+}
+#define item hf_item_
+
+static void mark(hf_reader *h, const cJSON *v) {
+    if (v && h->used_count < HF_MAX_USED) h->used[h->used_count++] = v;
+}
+
+const cJSON *hf_use_(hf_reader *h, const cJSON *obj, const char *key) {
+    const cJSON *v = hf_item_(obj, key);
+    mark(h, v);
+    return v;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -95,6 +97,7 @@ static posenc_status number_of(hf_reader *h, const cJSON *obj, const char *where
     const cJSON *v = first_of(obj, names, &used);
     *present = v != NULL;
     if (!v) return POSENC_OK;
+    mark(h, v);
     config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
     return as_number(v, where, used, out, h->err);
 }
@@ -105,8 +108,21 @@ static posenc_status count_of(hf_reader *h, const cJSON *obj, const char *where,
     const cJSON *v = first_of(obj, names, &used);
     *present = v != NULL;
     if (!v) return POSENC_OK;
+    mark(h, v);
     config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
     return as_count(v, where, used, max, out, h->err);
+}
+
+posenc_status hf_count_(hf_reader *h, const cJSON *obj, const char *where, const char *key, int64_t max,
+                        int64_t *out, bool *present) {
+    const char *names[] = {key, NULL};
+    return count_of(h, obj, where, names, max, out, present);
+}
+
+posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, const char *key, double *out,
+                         bool *present) {
+    const char *names[] = {key, NULL};
+    return number_of(h, obj, where, names, out, present);
 }
 
 static void note_default(hf_reader *h, const char *key, double value) {
@@ -115,12 +131,12 @@ static void note_default(hf_reader *h, const char *key, double value) {
     config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
 }
 
-static posenc_status scaling_of(const cJSON *rope, posenc_model_config *out, posenc_rope_params *p, bool main,
-                                posenc_error *err) {
-    const cJSON *t = item(rope, "rope_type");
+static posenc_status scaling_of(hf_reader *h, const cJSON *rope, posenc_model_config *out, posenc_rope_params *p,
+                                bool main, posenc_error *err) {
+    const cJSON *t = hf_use_(h, rope, "rope_type");
     const char *key = "rope_type";
     if (!t) {
-        t = item(rope, "type");
+        t = hf_use_(h, rope, "type");
         key = "type";
     }
     if (!t) return POSENC_OK; /* no type: HF treats it as default */
@@ -200,7 +216,7 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
     posenc_model_config *out = h->out;
     posenc_error *err = h->err;
     FORWARD_IF_ERROR(note_duplicates(rope, "rope.", h));
-    FORWARD_IF_ERROR(scaling_of(rope, out, p, main, err));
+    FORWARD_IF_ERROR(scaling_of(h, rope, out, p, main, err));
     static const char *const factor_k[] = {"factor", NULL}, *const bf_k[] = {"beta_fast", NULL},
                              *const bs_k[] = {"beta_slow", NULL}, *const ms_k[] = {"mscale", NULL},
                              *const msa_k[] = {"mscale_all_dim", NULL}, *const af_k[] = {"attention_factor", NULL},
@@ -225,14 +241,18 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
         p->original_max_position = orig;
         *given |= POSENC_ROPE_GIVEN_ORIGINAL;
     }
-    const cJSON *tr = item(rope, "truncate");
+    const cJSON *tr = hf_use_(h, rope, "truncate");
     if (tr) {
         RETURN_ERROR_IF(!cJSON_IsBool(tr), err, POSENC_ERR_FORMAT, "config.json: rope 'truncate' must be true or false");
         p->truncate = cJSON_IsTrue(tr);
     }
-    if (p->scaling == POSENC_ROPE_LONGROPE) FORWARD_IF_ERROR(longrope_lists(rope, out, p, err));
+    if (p->scaling == POSENC_ROPE_LONGROPE) {
+        hf_use_(h, rope, "short_factor");
+        hf_use_(h, rope, "long_factor");
+        FORWARD_IF_ERROR(longrope_lists(rope, out, p, err));
+    }
     if (main && (h->family && (h->family->flags & FAMILY_MROPE))) {
-        const cJSON *sec = item(rope, "mrope_section");
+        const cJSON *sec = hf_use_(h, rope, "mrope_section");
         if (sec) {
             RETURN_ERROR_IF(!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) > 4, err, POSENC_ERR_FORMAT,
                             "config.json: rope 'mrope_section' must be an array of at most 4 integers");
@@ -298,8 +318,55 @@ static const char *const local_theta_k[] = {"rope_local_base_freq", NULL};
 static const char *const window_k[] = {"sliding_window", NULL};
 static const char *const pattern_k[] = {"sliding_window_pattern", "_sliding_window_pattern", NULL};
 
-/* Which model family: model_type of the object read, of the root, or the first architectures entry. */
-static posenc_status find_family(const cJSON *root, const cJSON *cfg, hf_reader *h) {
+static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h);
+
+/* The position-related keys of obj, comma-separated (for the refusal message). */
+static void position_keys(const cJSON *obj, char *buf, size_t size) {
+    const cJSON *c;
+    buf[0] = '\0';
+    cJSON_ArrayForEach(c, obj) if (c->string && hf_position_key_(c->string)) config_note_(buf, size, c->string);
+}
+
+/* Which model family: model_type of the object read, of the root, or the first architectures entry;
+ * the one assumed on purpose; else refused by name. */
+static posenc_status find_family(const cJSON *root, const cJSON *cfg, const posenc_config_options *options,
+                                 hf_reader *h) {
+    posenc_model_config *out = h->out;
+    FORWARD_IF_ERROR(find_named_family(root, cfg, h));
+    const char *assume = options ? options->assume_family : NULL;
+    char close[96] = "", keys[120] = "";
+    position_keys(cfg, keys, sizeof keys);
+    if (assume) {
+        const config_family *a = config_family_find_(assume);
+        config_closest_families_(assume, false, close, sizeof close);
+        RETURN_ERROR_IF(!a, h->err, POSENC_ERR_INVALID_ARGUMENT,
+                        "assume_family '%.40s' is not a model family posenc knows (closest: %s)", assume, close);
+        h->family = a;
+        h->model->assumed = 1;
+        config_copy_name_(h->model->assumed_family, sizeof h->model->assumed_family, a->model_type,
+                          strlen(a->model_type));
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+        return POSENC_OK;
+    }
+    if (h->family) return POSENC_OK;
+    if (!out->architecture[0]) {
+        /* a bare dict of HF rope keys (modeling_rope_utils' own inputs): read as such, and said to be
+         * assumed (the layout above all), never passed off as a known model */
+        h->family = config_family_generic_();
+        h->model->assumed = 1;
+        config_copy_name_(h->model->assumed_family, sizeof h->model->assumed_family, "generic", 7);
+        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
+        return POSENC_OK;
+    }
+    config_closest_families_(out->architecture, false, close, sizeof close);
+    return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: model_type '%.40s' is not a model family posenc knows (position keys: %.80s; "
+                        "closest: %s); read it as one on purpose with --assume FAMILY",
+                        out->architecture, keys[0] ? keys : "none", close);
+}
+
+/* model_type of the object read, of the root, or the first architectures entry. */
+static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h) {
     posenc_model_config *out = h->out;
     const cJSON *mt = item(cfg, "model_type");
     if (!mt) mt = item(root, "model_type");
@@ -310,7 +377,7 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, hf_reader 
                         h->err, POSENC_ERR_FORMAT, "config.json: model_type is too long (%zu characters)",
                         strlen(mt->valuestring));
         h->family = config_family_find_(out->architecture);
-        if (h->family) return POSENC_OK;
+        return POSENC_OK; /* a model_type names the family; no guessing from the class name */
     }
     const cJSON *arch = item(cfg, "architectures");
     if (!arch) arch = item(root, "architectures");
@@ -321,8 +388,10 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, hf_reader 
         if (cJSON_IsString(first)) {
             h->family = config_family_from_class_(first->valuestring);
             if (!out->architecture[0])
-                config_copy_name_(out->architecture, sizeof out->architecture, first->valuestring,
-                                  strnlen(first->valuestring, sizeof out->architecture - 1));
+                RETURN_ERROR_IF(!config_copy_name_(out->architecture, sizeof out->architecture, first->valuestring,
+                                                   strlen(first->valuestring)),
+                                h->err, POSENC_ERR_FORMAT, "config.json: architectures[0] is too long (%zu characters)",
+                                strlen(first->valuestring));
         }
     }
     return POSENC_OK;
@@ -336,7 +405,7 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     bool has = false;
     FORWARD_IF_ERROR(count_of(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
     FORWARD_IF_ERROR(count_of(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
-    const cJSON *types = item(cfg, "layer_types");
+    const cJSON *types = hf_use_(h, cfg, "layer_types");
     if (types) {
         RETURN_ERROR_IF(!cJSON_IsArray(types), h->err, POSENC_ERR_FORMAT,
                         "config.json: 'layer_types' must be an array of strings");
@@ -385,30 +454,104 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     return POSENC_OK;
 }
 
-static posenc_status parse_model(const cJSON *root, posenc_model_config *out, posenc_error *err) {
+/* Does this model have no RoPE layer at all? (decided as the model's own code decides) */
+static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_free) {
+    const config_family *f = h->family;
+    *rope_free = (f->flags & FAMILY_NO_ROPE) != 0;
+    if (f->flags & FAMILY_ALIBI_KEY) { /* Falcon: "alibi": true replaces RoPE */
+        const cJSON *alibi = hf_use_(h, cfg, "alibi");
+        RETURN_ERROR_IF(alibi && !cJSON_IsBool(alibi), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'alibi' must be true or false");
+        *rope_free = cJSON_IsTrue(alibi);
+    }
+    if (f->flags & FAMILY_MPT) { /* HF's MptModel always adds ALiBi; the original code has a learned table */
+        const cJSON *ac = hf_use_(h, cfg, "attn_config"), *alibi = ac ? hf_use_(h, ac, "alibi") : NULL;
+        RETURN_ERROR_IF(alibi && !cJSON_IsBool(alibi), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'attn_config.alibi' must be true or false");
+        RETURN_ERROR_IF(alibi && !cJSON_IsTrue(alibi), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: MPT with attn_config.alibi false uses the original code's learned table, "
+                        "which HF's MptModel does not implement (it always adds ALiBi); posenc does not guess");
+        *rope_free = true;
+    }
+    if (f->flags & FAMILY_BAICHUAN) { /* llama.cpp (and the two model codes): 40 layers = 13B = ALiBi */
+        int64_t layers = 0;
+        bool has = false;
+        static const char *const lk[] = {"num_hidden_layers", NULL};
+        FORWARD_IF_ERROR(count_of(h, cfg, "", lk, (int64_t)1 << 30, &layers, &has));
+        *rope_free = has && layers == 40;
+    }
+    if (f->flags & FAMILY_MAMBA_HYBRID) { /* Granite-4.0-H: position_embedding_type "rope" or not */
+        const cJSON *t = hf_use_(h, cfg, "position_embedding_type");
+        RETURN_ERROR_IF(t && !cJSON_IsString(t), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'position_embedding_type' must be a string");
+        RETURN_ERROR_IF(t && strcmp(t->valuestring, "rope") != 0 && strcmp(t->valuestring, "nope") != 0, h->err,
+                        POSENC_ERR_UNSUPPORTED,
+                        "config.json: position_embedding_type '%.32s' is not one posenc knows (rope, nope)",
+                        t->valuestring);
+        *rope_free = !t || strcmp(t->valuestring, "rope") != 0;
+    }
+    return POSENC_OK;
+}
+
+/* The counts of a model without RoPE (ALiBi heads, learned table size, layer count). */
+static posenc_status read_counts(hf_reader *h, const cJSON *cfg) {
+    posenc_model_config *out = h->out;
+    const config_family *f = h->family;
+    const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;
+    int64_t hidden = 0, heads = 0, layers = 0, max_pos = 0;
+    bool has_hidden, has_heads, has_layers, has_max;
+    FORWARD_IF_ERROR(count_of(h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
+    FORWARD_IF_ERROR(count_of(h, cfg, "", heads_k, dim_max, &heads, &has_heads));
+    FORWARD_IF_ERROR(count_of(h, cfg, "", layers_k, dim_max, &layers, &has_layers));
+    FORWARD_IF_ERROR(count_of(h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
+    if (!has_hidden && f->hidden) note_default(h, "hidden_size", (double)(hidden = f->hidden));
+    if (!has_heads && f->heads) note_default(h, "num_attention_heads", (double)(heads = f->heads));
+    if (!has_layers && f->layers) note_default(h, "num_hidden_layers", (double)(layers = f->layers));
+    if (!has_max && f->max_position) note_default(h, "max_position_embeddings", (double)(max_pos = f->max_position));
+    out->hidden_size = (int32_t)hidden;
+    out->num_attention_heads = (int32_t)heads;
+    out->num_hidden_layers = (int32_t)layers;
+    out->max_position_embeddings = max_pos;
+    return POSENC_OK;
+}
+
+static posenc_status parse_model(const cJSON *root, const posenc_config_options *options, posenc_model *m,
+                                 posenc_error *err) {
+    posenc_model_config *out = &m->config;
     RETURN_ERROR_IF(!cJSON_IsObject(root), err, POSENC_ERR_FORMAT, "config.json: the document must be a JSON object");
-    hf_reader h = {out, NULL, err};
+    hf_reader h;
+    memset(&h, 0, sizeof h);
+    h.model = m;
+    h.out = out;
+    h.err = err;
     const cJSON *cfg = root;
     const cJSON *text = item(root, "text_config");
     if (!item(root, "rope_theta") && !item(root, "hidden_size") && cJSON_IsObject(text)) cfg = text;
     FORWARD_IF_ERROR(note_duplicates(root, "", &h));
     if (cfg != root) FORWARD_IF_ERROR(note_duplicates(cfg, "text_config.", &h));
-    FORWARD_IF_ERROR(find_family(root, cfg, &h));
+    FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
     const config_family *f = h.family;
-    if (f) {
-        config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
-        out->layout = f->layout;
-        out->layout_known = 1;
-    } else {
-        out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
-    }
-    if (f && (f->flags & FAMILY_ALIBI_KEY)) {
-        const cJSON *alibi = item(cfg, "alibi");
-        RETURN_ERROR_IF(cJSON_IsTrue(alibi), err, POSENC_ERR_UNSUPPORTED,
-                        "config.json: 'alibi' is true: this model uses ALiBi biases, not RoPE (see posenc bias)");
+    bool generic = (f->flags & FAMILY_GENERIC) != 0;
+    if (!generic) config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
+    out->layout = f->layout;
+    out->layout_known = !generic;
+    /* Mistral3Config without text_config builds its own MistralConfig (rope_theta 1e9, hidden 5120, 40
+     * layers) and never reads top-level RoPE keys: which one a file means is a guess, so refuse */
+    RETURN_ERROR_IF(strcmp(f->model_type, "mistral3") == 0 && !cJSON_IsObject(text), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a mistral3 config without text_config: HF uses its built-in text model "
+                    "(rope_theta 1e9, hidden 5120) and ignores top-level RoPE keys; give the text_config");
+    bool rope_free = false;
+    FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
+    if (rope_free) {
+        FORWARD_IF_ERROR(read_counts(&h, cfg));
+        FORWARD_IF_ERROR(hf_layers_(&h, cfg, true));
+        hf_unused_keys_(&h, cfg, "", false);
+        if (!m->assumed) out->keys_used[0] = '\0';
+        return POSENC_OK;
     }
     const cJSON *rope = NULL, *local_rope = NULL;
     FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
+    if (!hf_use_(&h, cfg, "rope_parameters")) hf_use_(&h, cfg, "rope_scaling"); /* the one read */
     posenc_rope_params *p = &out->rope;
     const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;
     int64_t hidden = 0, heads = 0, layers = 0, max_pos = 0, head_dim = 0, rotary_dim = 0, top_orig = 0;
@@ -424,6 +567,8 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
     if (f && !has_heads && f->heads) note_default(&h, "num_attention_heads", heads = f->heads);
     if (f && !has_layers && f->layers) layers = f->layers;
     if (f && !has_max && f->max_position) note_default(&h, "max_position_embeddings", (double)(max_pos = f->max_position));
+    if (strcmp(f->model_type, "cohere2") == 0 && has_head_dim) /* Cohere2Config: head_dim = hidden // heads, always */
+        has_head_dim = false;
     if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM)) {
         head_dim = f->head_dim;
         has_head_dim = true;
@@ -434,14 +579,19 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
     bool has_dict_theta = false;
     static const char *const rt_k[] = {"rope_theta", NULL};
     FORWARD_IF_ERROR(number_of(&h, cfg, "", theta_k, &top_theta, &has_theta));
+    if (!has_theta && (f->flags & FAMILY_ATTN_CONFIG_THETA)) { /* DBRX: attn_config.rope_theta */
+        const cJSON *ac = hf_use_(&h, cfg, "attn_config");
+        RETURN_ERROR_IF(ac && !cJSON_IsObject(ac), err, POSENC_ERR_FORMAT, "config.json: 'attn_config' must be an object");
+        if (ac) FORWARD_IF_ERROR(number_of(&h, ac, "attn_config.", rt_k, &top_theta, &has_theta));
+    }
     if (rope) FORWARD_IF_ERROR(number_of(&h, rope, "rope ", rt_k, &dict_theta, &has_dict_theta));
     RETURN_ERROR_IF(has_theta && has_dict_theta && top_theta != dict_theta, err, POSENC_ERR_FORMAT,
                     "config.json: 'rope_theta' %.17g contradicts the rope dict's 'rope_theta' %.17g", top_theta,
                     dict_theta);
     if (has_theta) p->base = top_theta;
     else if (has_dict_theta) p->base = dict_theta, has_theta = true;
-    else if (f && !(f->flags & FAMILY_FIXED_BASE)) note_default(&h, "rope_theta", p->base = f->theta);
-    else if (!f) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    else if (generic) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;
+    else if (!(f->flags & FAMILY_FIXED_BASE)) note_default(&h, "rope_theta", p->base = f->theta);
     if (f && (f->flags & FAMILY_FIXED_BASE)) {
         RETURN_ERROR_IF(has_theta && p->base != 10000.0, err, POSENC_ERR_FORMAT,
                         "config.json: '%s' hard-codes RoPE base 10000 but the config says rope_theta %g",
@@ -483,6 +633,17 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
     p->head_dim = (int32_t)head_dim;
     out->attention_head_dim = (int32_t)head_dim;
     if (f && (f->flags & FAMILY_CHATGLM)) p->rotary_dim = (int32_t)(head_dim / 2);
+    if (!has_rotary && (f->flags & FAMILY_FIXED_BASE) && !has_partial) {
+        /* GPTJConfig / CodeGenConfig: rotary_dim defaults to 64 (an explicit null: the whole head) */
+        bool null_given = false;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cfg) if (c->string && strcmp(c->string, "rotary_dim") == 0) null_given = true;
+        if (!null_given && head_dim >= 64) {
+            rotary_dim = 64;
+            has_rotary = true;
+            note_default(&h, "rotary_dim", 64);
+        }
+    }
     if (has_rotary) {
         /* HF: int(head_dim * partial_rotary_factor); compared in double, since a
          * factor like 1e300 would make the integer conversion undefined */
@@ -491,6 +652,12 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
                         "config.json: 'rotary_dim' %lld contradicts 'partial_rotary_factor' %g (head %lld -> %.15g)",
                         (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim, implied);
         p->rotary_dim = (int32_t)rotary_dim;
+    }
+    if (strcmp(f->model_type, "deepseek_v3") == 0) { /* DeepseekV3: interleaved iff rope_interleave (default true) */
+        const cJSON *ri = hf_use_(&h, cfg, "rope_interleave");
+        RETURN_ERROR_IF(ri && !cJSON_IsBool(ri), err, POSENC_ERR_FORMAT,
+                        "config.json: 'rope_interleave' must be true or false");
+        if (ri && !cJSON_IsTrue(ri)) out->layout = POSENC_LAYOUT_HALF;
     }
     if (f && (f->flags & FAMILY_MLA)) { /* q/k head = [nope | rope]: the rotated channels are the last */
         int64_t rope_dim = 64, nope_dim = 128;
@@ -523,6 +690,27 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
         p->original_max_position = top_orig;
         given |= POSENC_ROPE_GIVEN_ORIGINAL;
     }
+    double alpha = 0;
+    if ((f->flags & FAMILY_DYNAMIC_ALPHA) && rope && p->scaling == POSENC_ROPE_DYNAMIC) {
+        /* Hunyuan's DynamicNTKAlphaRotary: a static base theta * alpha^(d/(d-2)), no rescaling */
+        static const char *const alpha_k[] = {"alpha", NULL};
+        bool has_alpha = false;
+        FORWARD_IF_ERROR(number_of(&h, rope, "rope ", alpha_k, &alpha, &has_alpha));
+        if (has_alpha && alpha != 0) { /* HF: `rope_parameters.get("alpha")` is truthy */
+            RETURN_ERROR_IF(!(alpha > 0) || p->head_dim <= 2, err, POSENC_ERR_FORMAT,
+                            "config.json: rope 'alpha' %g needs alpha > 0 and head_dim > 2 (head_dim %d)", alpha,
+                            p->head_dim);
+            double d = (double)p->head_dim;
+            p->base = p->base * pow(alpha, d / (d - 2.0)); /* Python: rope_theta * alpha ** (dim / (dim - 2)) */
+            RETURN_ERROR_IF(!isfinite(p->base), err, POSENC_ERR_FORMAT,
+                            "config.json: rope 'alpha' %g makes the base theta * alpha^(d/(d-2)) overflow", alpha);
+            p->scaling = POSENC_ROPE_NONE;
+            p->factor = 1.0;
+            given = 0;
+        } else {
+            alpha = 0;
+        }
+    }
     out->rope_given = given;
     if (!(out->warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)) out->keys_used[0] = '\0';
     if (f && (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS))) {
@@ -533,17 +721,41 @@ static posenc_status parse_model(const cJSON *root, posenc_model_config *out, po
     }
     FORWARD_IF_ERROR(config_finish_(out, "config.json", err));
     if (f && (f->flags & FAMILY_MLA) && p->scaling == POSENC_ROPE_YARN && p->mscale_all_dim > 0.0) {
-        double m = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
-        out->softmax_scale_factor = m * m; /* DeepSeek-V2/V3: softmax_scale = qk_head_dim^-0.5 * mscale^2 */
+        double ms = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
+        out->softmax_scale_factor = ms * ms; /* DeepSeek-V2/V3: softmax_scale = qk_head_dim^-0.5 * mscale^2 */
+    }
+    if (p->scaling == POSENC_ROPE_LLAMA3 && p->low_freq_factor == p->high_freq_factor)
+        out->warnings |= POSENC_CONFIG_WARN_LLAMA3_FLAT;
+    config_ropes_from_config_(m);
+    m->ropes[0].dynamic_alpha = alpha;
+    FORWARD_IF_ERROR(hf_layers_(&h, cfg, false));
+    hf_unused_keys_(&h, cfg, "", false);
+    if (rope) hf_unused_keys_(&h, rope, item(cfg, "rope_parameters") ? "rope_parameters." : "rope_scaling.", true);
+    if (local_rope) hf_unused_keys_(&h, local_rope, "rope.sliding_attention.", true);
+    return POSENC_OK;
+}
+
+/* A backslash-u0000 escape inside a string would cut a name short in cJSON's C string
+ * (issue 26): refuse the document, naming the byte. An escape is a backslash
+ * preceded by an even number of backslashes. */
+static posenc_status refuse_nul_escape(const char *text, size_t size, posenc_error *err) {
+    for (size_t i = 0; i + 6 <= size; i++) {
+        if (text[i] != '\\') continue;
+        size_t run = 0;
+        while (i + run < size && text[i + run] == '\\') run++;
+        size_t last = i + run - 1; /* the escaping backslash, if run is odd */
+        if (run % 2 == 1 && last + 6 <= size && text[last + 1] == 'u' && memcmp(text + last + 2, "0000", 4) == 0)
+            return posenc_fail_(err, POSENC_ERR_FORMAT,
+                                "config.json: a string holds a NUL character (\\u0000 at byte %zu); posenc refuses "
+                                "names that would be cut short there", last);
+        i += run - 1;
     }
     return POSENC_OK;
 }
 
-posenc_status posenc_config_parse_hf_json(const char *text, size_t size, posenc_model_config *out,
-                                          posenc_error *err) {
-    RETURN_IF_NULL(out, err);
-    config_init_(out, POSENC_CONFIG_HF_JSON);
-    RETURN_IF_NULL(text, err);
+posenc_status config_hf_parse_(const char *text, size_t size, const posenc_config_options *options,
+                               posenc_model *out, posenc_error *err) {
+    FORWARD_IF_ERROR(refuse_nul_escape(text, size, err));
     const char *end = NULL;
     cJSON *root = posenc_json_parse_(text, size, &end);
     if (!root) {
@@ -552,8 +764,8 @@ posenc_status posenc_config_parse_hf_json(const char *text, size_t size, posenc_
                             "config.json: not valid JSON (error near byte %zu of %zu; truncated, or nested deeper "
                             "than %d levels?)", at, size, CJSON_NESTING_LIMIT);
     }
-    posenc_status st = parse_model(root, out, err);
+    posenc_status st = parse_model(root, options, out, err);
+    if (st == POSENC_OK && out->unused_keys[0]) out->config.warnings |= POSENC_CONFIG_WARN_UNUSED_KEYS;
     cJSON_Delete(root);
-    if (st != POSENC_OK) posenc_model_config_free(out);
     return st;
 }

@@ -4,6 +4,8 @@
 
 #include "../common/internal.h"
 
+#include <stdio.h>
+
 /* Family flags */
 enum {
     FAMILY_MLA = 1u << 0,            /* DeepSeek MLA: qk_rope_head_dim rotated, last in the head;
@@ -15,8 +17,28 @@ enum {
     FAMILY_PHIMOE_MSCALE = 1u << 4,  /* longrope magnitude from short_mscale / long_mscale */
     FAMILY_MROPE = 1u << 5,          /* mrope_section in the rope dict */
     FAMILY_FIXED_BASE = 1u << 6,     /* GPT-J: base 10000 hard-coded */
-    FAMILY_ALIBI_KEY = 1u << 7       /* Falcon: "alibi": true means no RoPE */
+    FAMILY_ALIBI_KEY = 1u << 7,      /* Falcon: "alibi": true means ALiBi, not RoPE */
+    FAMILY_NOPE_LIST = 1u << 8,      /* SmolLM3, Llama 4: no_rope_layers[i] (1 = RoPE), default
+                                        NoPE where (i+1) % no_rope_layer_interval == 0 */
+    FAMILY_GLOBAL_NOPE = 1u << 9,    /* Cohere2 (always), EXAONE 4 (with a sliding window): RoPE in
+                                        the sliding layers only, the full layers are NoPE */
+    FAMILY_LINEAR_LAYERS = 1u << 10, /* Qwen3-Next: linear_attention layers carry no positions */
+    FAMILY_ALIBI = 1u << 11,         /* BLOOM: ALiBi in every layer */
+    FAMILY_MPT = 1u << 12,           /* MPT: attn_config.alibi / alibi_bias_max */
+    FAMILY_BAICHUAN = 1u << 13,      /* Baichuan: 40 layers (13B) ALiBi, else RoPE */
+    FAMILY_JAMBA = 1u << 14,         /* attention every attn_layer_period at attn_layer_offset, NoPE */
+    FAMILY_MAMBA_HYBRID = 1u << 15,  /* Granite-4.0-H: layer_types mamba/attention, position_embedding_type */
+    FAMILY_LEARNED = 1u << 16,       /* learned absolute table (GPT-2 wpe, OPT embed_positions +2) */
+    FAMILY_T5 = 1u << 17,            /* T5 relative buckets */
+    FAMILY_ATTN_CONFIG_THETA = 1u << 18, /* DBRX: rope_theta inside attn_config */
+    FAMILY_DYNAMIC_ALPHA = 1u << 19, /* Hunyuan: rope dict alpha: base = theta * alpha^(d/(d-2)) */
+    FAMILY_OPT_OFFSET = 1u << 20,    /* OPT: learned table rows = position + 2 */
+    FAMILY_GENERIC = 1u << 21        /* no model_type and no class at all: HF's modeling_rope_utils keys
+                                        (no class defaults), layout half ASSUMED (said so) */
 };
+
+/* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
+#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5)
 
 typedef struct {
     const char *model_type;
@@ -31,10 +53,17 @@ typedef struct {
     double local_theta;       /* FAMILY_GEMMA3_LAYERS: rope_local_base_freq default */
     int32_t sliding_window;   /* class default sliding window of the local layers */
     int32_t sliding_pattern;  /* every Nth layer is full attention */
+    const char *table;        /* FAMILY_LEARNED: the tensor holding the table */
 } config_family;
+
+/* Up to n names of families closest to name (edit distance, shared class stem),
+ * comma-separated into buf; GGUF architectures when gguf. */
+void config_closest_families_(const char *name, bool gguf, char *buf, size_t size);
 
 const config_family *config_family_find_(const char *model_type);
 const config_family *config_family_from_class_(const char *class_name);
+/* The reading of a config that names no model at all (marked assumed "generic"). */
+const config_family *config_family_generic_(void);
 size_t config_family_count_(void);
 const config_family *config_family_at_(size_t i);
 
@@ -43,7 +72,12 @@ enum {
     GGUF_ARCH_RAW_LOG_MUL = 1u << 1,  /* yarn_log_multiplier stored as mscale_all_dim (no 0.1) */
     GGUF_ARCH_GEMMA2 = 1u << 2,       /* alternating sliding/full layers */
     GGUF_ARCH_GEMMA3 = 1u << 3,       /* sliding layers use rope.freq_base_swa, unscaled */
-    GGUF_ARCH_MROPE = 1u << 4         /* rope.dimension_sections */
+    GGUF_ARCH_MROPE = 1u << 4,        /* rope.dimension_sections */
+    GGUF_ARCH_NOPE_STEP = 1u << 5,    /* smollm3, llama4: NoPE where (il + 1) % 4 == 0 (llama4: not
+                                         when attention.sliding_window is 0) */
+    GGUF_ARCH_SWA_ROPE_ONLY = 1u << 6,/* cohere2: SWA pattern 4, RoPE in the SWA layers only */
+    GGUF_ARCH_ALIBI = 1u << 7,        /* bloom, mpt: ALiBi, no RoPE */
+    GGUF_ARCH_BAICHUAN = 1u << 8      /* baichuan: 40 layers (13B) ALiBi, else RoPE */
 };
 
 typedef struct {
@@ -53,6 +87,23 @@ typedef struct {
 } gguf_arch;
 
 const gguf_arch *config_gguf_arch_find_(const char *name);
+
+/* The model parsers (config_hf.c, config_gguf.c) fill a posenc_model. */
+posenc_status config_hf_parse_(const char *text, size_t size, const posenc_config_options *options,
+                               posenc_model *out, posenc_error *err);
+posenc_status config_gguf_parse_(const void *bytes, size_t size, FILE *file, const posenc_config_options *options,
+                                 posenc_model *out, posenc_error *err);
+/* Reset *m: an empty model around an empty config. */
+void config_model_init_(posenc_model *m, posenc_config_format format);
+/* Allocate m->layers (count entries, all NOPE "attention"); count 0 is fine. */
+posenc_status config_layers_alloc_(posenc_model *m, int64_t count, posenc_error *err);
+/* Set layer i: scheme, rope variant (-1 if not ROPE), kind, window. */
+void config_layer_set_(posenc_model *m, int64_t i, posenc_layer_scheme scheme, int32_t rope, const char *kind,
+                       int64_t window);
+/* ropes[0] from config.rope/layout/head dims; ropes[1..] from the layer kinds. */
+void config_ropes_from_config_(posenc_model *m);
+/* ALiBi slopes of heads heads with bias max_bias (posenc_alibi_slopes_f64, precise). */
+posenc_status config_alibi_(posenc_model *m, int64_t heads, double max_bias, const char *source, posenc_error *err);
 
 /* Reset *out to an empty config with RoPE defaults. */
 void config_init_(posenc_model_config *out, posenc_config_format format);
@@ -66,5 +117,35 @@ posenc_status config_resolve_(posenc_rope_params *p, unsigned given, unsigned *w
 bool config_copy_name_(char *dst, size_t size, const char *src, size_t len);
 /* Append ", name" to a comma-separated list held in a fixed buffer (dropped if full). */
 void config_note_(char *list, size_t size, const char *name);
+
+/* ---- config.json reading, shared by config_hf.c and config_hf_layers.c ---- */
+#include "../common/json_internal.h"
+
+#define HF_MAX_USED 256
+typedef struct {
+    posenc_model *model;
+    posenc_model_config *out;
+    const config_family *family;
+    posenc_error *err;
+    const cJSON *used[HF_MAX_USED]; /* members read (for the unused-key list) */
+    size_t used_count;
+} hf_reader;
+
+/* The last member named key (Python's json keeps the last duplicate); JSON null = absent. */
+const cJSON *hf_item_(const cJSON *obj, const char *key);
+/* The same, remembered as read. */
+const cJSON *hf_use_(hf_reader *h, const cJSON *obj, const char *key);
+/* An integer in [0, max] / a finite number under key; *present says whether it was there. */
+posenc_status hf_count_(hf_reader *h, const cJSON *obj, const char *where, const char *key, int64_t max,
+                        int64_t *out, bool *present);
+posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, const char *key, double *out,
+                         bool *present);
+/* The per-layer list of a config.json model (config_hf_layers.c); rope_free: the
+ * model has no RoPE layer (its RoPE settings were not read). */
+posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
+/* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */
+void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all);
+/* Does a key name look like it is about positions? */
+bool hf_position_key_(const char *key);
 
 #endif

@@ -121,8 +121,9 @@ static posenc_status check_scheme(const posenc_rope_params *p, int32_t rotary_di
                         err, POSENC_ERR_INVALID_ARGUMENT,
                         "low_freq_factor must be finite and > 0 and high_freq_factor finite, got %g and %g",
                         p->low_freq_factor, p->high_freq_factor);
-        RETURN_ERROR_IF(p->high_freq_factor <= p->low_freq_factor, err, POSENC_ERR_INVALID_ARGUMENT,
-                        "high_freq_factor must be > low_freq_factor, got high=%g low=%g",
+        /* equal factors are legal (Llama 4 Scout: 1 and 1; HF only warns): no blend band */
+        RETURN_ERROR_IF(p->high_freq_factor < p->low_freq_factor, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "high_freq_factor must be >= low_freq_factor, got high=%g low=%g",
                         p->high_freq_factor, p->low_freq_factor);
         break;
     default:
@@ -251,7 +252,7 @@ static void frequencies_precise(const posenc_rope_params *p, int32_t r, int64_t 
             long double lo = (long double)p->low_freq_factor, hi = (long double)p->high_freq_factor;
             if (wavelen > l0 / lo) {
                 w /= f;
-            } else if (!(wavelen < l0 / hi)) {
+            } else if (!(wavelen < l0 / hi) && hi > lo) { /* hi == lo: no band (HF: 0/0 at the one edge) */
                 long double s = (l0 / wavelen - lo) / (hi - lo);
                 w = (1 - s) * w / f + s * w;
             }
@@ -312,7 +313,7 @@ static posenc_status frequencies_torch(const posenc_rope_params *p, int32_t r, i
             float low_wavelen = (float)(l0 / p->low_freq_factor);
             float high_wavelen = (float)(l0 / p->high_freq_factor);
             float llama = wavelen > low_wavelen ? w / ffactor : w;
-            if (!(wavelen < high_wavelen) && !(wavelen > low_wavelen)) {
+            if (!(wavelen < high_wavelen) && !(wavelen > low_wavelen) && p->high_freq_factor > p->low_freq_factor) {
                 float recip_wavelen = 1.0f / wavelen;
                 float ratio = recip_wavelen * (float)l0;
                 float num = ratio - (float)p->low_freq_factor;

@@ -96,15 +96,67 @@ def hf_float32(p):
     return inv
 
 
+def check_layers(t, name, path, want):
+    """`rope explain --json`: every layer's scheme, and its RoPE base / layout, ALiBi slopes, table, buckets."""
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    j = json.loads(so) if rc == 0 else None
+    if not t.check(j is not None and j.get("assumed") is False, f"{name}: rope explain --json exits 0, not assumed "
+                                                                 f"{se.strip()[:200]}"):
+        return
+    schemes = [layer["scheme"] for layer in j["layers"]]
+    want_schemes = want.get("layer_schemes", [])
+    t.check(schemes == want_schemes and all(layer["index"] == i for i, layer in enumerate(j["layers"])),
+            f"{name}: {len(schemes)} layers, schemes {''.join(x[0] for x in schemes)} "
+            f"(want {''.join(x[0] for x in want_schemes)})")
+    bases = {want.get("base")} | {k["base"] for k in want.get("layer_types", [])}
+    rot = [layer for layer in j["layers"] if layer["scheme"] == "rope"]
+    t.check(all(layer["base"] in bases and layer["layout"] == want["layout"] for layer in rot),
+            f"{name}: RoPE layers use base(s) {sorted({layer['base'] for layer in rot})} with layout "
+            f"{sorted({layer['layout'] for layer in rot})} (want {sorted(b for b in bases if b)} {want.get('layout')})")
+    if "alibi_slopes" in want:
+        got = j["alibi"]["slopes"]
+        u = max(ulps(g, w) for g, w in zip(got, want["alibi_slopes"]))
+        t.check(len(got) == len(want["alibi_slopes"]) and u <= 1 and
+                all(layer["slope"] == got for layer in j["layers"]),
+                f"{name}: ALiBi slopes of {len(got)} heads from posenc's ALiBi, max {u:.0f} ULP from Press et al.")
+    if "learned_size" in want:
+        t.check(all(layer["size"] == want["learned_size"] and layer["offset"] == want["learned_offset"] and
+                    layer["tensor"] for layer in j["layers"]),
+                f"{name}: learned table {j['layers'][0].get('tensor')}, {want['learned_size']} rows, offset "
+                f"{want['learned_offset']}")
+    if "num_buckets" in want:
+        t.check(all(layer["num_buckets"] == want["num_buckets"] and layer["max_distance"] == want["max_distance"]
+                    for layer in j["layers"]) and j["layers"][0]["bidirectional"] and not j["layers"][-1]["bidirectional"],
+                f"{name}: T5 buckets {want['num_buckets']}, distance {want['max_distance']}; encoder bidirectional, "
+                f"decoder causal")
+
+
 def main():
     t = Checks()
     d = tmpdir()
     expected = json.load(open(os.path.join(MODELS, "expected.json")))
+    expected.update(json.load(open(os.path.join(MODELS, "expected_no_rope.json"))))  # issue 23: no RoPE at all
     t.check(len(expected) >= 25, f"{len(expected)} model fixtures (>= 25 families required)")
     rng = np.random.default_rng(12)
     worst_ulp, worst_apply, torch_ulps = (0, ""), (0, ""), []
+    for name in sorted(reference.REFUSED):  # issue 23: an unknown model_type is refused by name, never guessed
+        path = os.path.join(MODELS, name + ".json")
+        mt = json.load(open(path))["model_type"]
+        for cmd in (("rope", "explain"), ("rope", "freqs")):
+            rc, so, se = run(*cmd, "--config", path, "--json")
+            t.check(rc == 1 and f"'{mt}'" in se and "closest" in se and so == "",
+                    f"{name}: {' '.join(cmd)} refuses model_type '{mt}' by name (exit {rc}): {se.strip()[:160]}")
+        rc, so, se = run("rope", "explain", "--config", path, "--json", "--assume", "llama")
+        j = json.loads(so) if rc == 0 else {}
+        t.check(rc == 0 and j.get("assumed") is True and j.get("assumed_family") == "llama" and "assumed" in se,
+                f"{name}: --assume llama reads it on purpose and says so (\"assumed\": {j.get('assumed')})")
     for name, want in sorted(expected.items()):
         path = os.path.join(MODELS, name + ".json")
+        check_layers(t, name, path, want)
+        if want.get("rope") is False:  # no RoPE layer: the one-RoPE commands refuse by scheme
+            rc, so, se = run("rope", "freqs", "--config", path, "--json")
+            t.check(rc == 1 and "no RoPE layer" in se, f"{name}: rope freqs refuses (no RoPE layer): {se.strip()[:120]}")
+            continue
         rc, so, se = run("rope", "freqs", "--config", path, "--json")
         j = json.loads(so) if rc == 0 else None
         if not t.check(j is not None, f"{name}: rope freqs --config exits 0 {se.strip()[:200]}"):
@@ -147,6 +199,18 @@ def main():
             t.check(len(got) == len(hf) and u32 == 0,
                     f"{name}: --torch-compat vs HF float32 in torch: max {u32} float32 ULP "
                     f"({int(np.sum(got != hf))} of {len(hf)} differ)")
+        if "local" in params0:  # the second RoPE layer kind (Gemma sliding layers), torch-compat too
+            rc, so, se = run("rope", "freqs", "--config", path, "--json", "--torch-compat", "--layer-type",
+                             "sliding_attention")
+            jt = json.loads(so) if rc == 0 else None
+            if t.check(jt is not None, f"{name}: sliding_attention --torch-compat exits 0 {se.strip()[:200]}"):
+                hf = hf_float32(params0["local"]).double().numpy()
+                got = np.array(jt["inv_freq"])
+                u32 = int(np.max(np.abs(got.astype(np.float32).view(np.int32).astype(np.int64) -
+                                        hf.astype(np.float32).view(np.int32).astype(np.int64))))
+                torch_ulps.append((u32, name + " sliding"))
+                t.check(len(got) == len(hf) and u32 == 0,
+                        f"{name}: sliding_attention --torch-compat vs HF float32 in torch: max {u32} float32 ULP")
         # rope apply --config against the reference rotation
         _, _, c = reference.load(path)
         desc, params = reference.describe(path)

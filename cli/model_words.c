@@ -1,0 +1,356 @@
+/* model_words.c: reading a model for the commands that take --config (with
+ * --assume FAMILY), and saying which layers carry which position encoding:
+ * runs of equal layers folded in words, every layer in JSON. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_read_model(const char *command, const cli_args *a, posenc_model *out) {
+    posenc_config_options options = {cli_has(a, "assume") ? cli_string(a, "assume", "") : NULL};
+    posenc_error err = {0};
+    if (posenc_model_read(cli_string(a, "config", ""), 0, &options, out, &err) != POSENC_OK)
+        return cli_fail(command, err.status == POSENC_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME,
+                        err.status == POSENC_ERR_INVALID_ARGUMENT ? "--assume takes a family of posenc's table "
+                                                                    "(docs/rope.md)" : NULL,
+                        "%s", err.message);
+    if (out->assumed && !out->config.family[0])
+        fprintf(stderr, "posenc %s: warning: the config names no model_type or architectures: read as HF's generic "
+                        "rope keys, layout half ASSUMED (--assume FAMILY to choose)\n", command);
+    else if (out->assumed)
+        fprintf(stderr, "posenc %s: note: '%s' read as the '%s' family on purpose (--assume): assumed, not known\n",
+                command, out->config.architecture, out->assumed_family);
+    return EXIT_OK;
+}
+
+int cli_read_rope_config(const char *command, const cli_args *a, posenc_model_config *out) {
+    posenc_model m;
+    int rc = cli_read_model(command, a, &m);
+    if (rc != EXIT_OK) return rc;
+    if (m.rope_count == 0) {
+        char what[160];
+        cli_model_layer_words(&m, 0, what, sizeof what);
+        rc = cli_fail(command, EXIT_RUNTIME, "posenc rope explain --config FILE lists its layers",
+                      "%s: '%s' has no RoPE layer (%s)", cli_string(a, "config", ""), m.config.architecture, what);
+        posenc_model_free(&m);
+        return rc;
+    }
+    *out = m.config;
+    m.config.factor_storage = NULL; /* moved into *out */
+    posenc_model_free(&m);
+    return EXIT_OK;
+}
+
+static const char *layout_words(posenc_layout layout) {
+    return layout == POSENC_LAYOUT_INTERLEAVED ? "interleaved" : "half";
+}
+
+void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t size) {
+    if (i < 0 || i >= m->layer_count) {
+        snprintf(buf, size, "no layer list");
+        return;
+    }
+    const posenc_model_layer *l = &m->layers[i];
+    switch (l->scheme) {
+    case POSENC_LAYER_ROPE: {
+        const posenc_model_rope *r = &m->ropes[l->rope];
+        const posenc_rope_params *p = &r->params;
+        int n = snprintf(buf, size, "RoPE base %.10g, %s, %d of %d channels", p->base,
+                         layout_words(r->layout) , r->rotary_dim, r->attention_head_dim);
+        if (n >= 0 && (size_t)n < size && p->scaling != POSENC_ROPE_NONE)
+            n += snprintf(buf + n, size - (size_t)n, ", %s x%.6g", posenc_rope_scaling_name(p->scaling), p->factor);
+        if (n >= 0 && (size_t)n < size && r->dynamic_alpha > 0)
+            n += snprintf(buf + n, size - (size_t)n, " (rope_theta x alpha %.6g^(d/(d-2)))", r->dynamic_alpha);
+        if (n >= 0 && (size_t)n < size && strcmp(l->kind, "attention") != 0)
+            n += snprintf(buf + n, size - (size_t)n, " (%s%s)", l->kind, l->sliding_window > 0 ? ", windowed" : "");
+        break;
+    }
+    case POSENC_LAYER_NOPE:
+        snprintf(buf, size, "no position encoding (%s)",
+                 strcmp(l->kind, "mamba") == 0              ? "mamba: no attention"
+                 : strcmp(l->kind, "linear_attention") == 0 ? "linear attention: no positions"
+                                                            : "NoPE attention");
+        break;
+    case POSENC_LAYER_ALIBI:
+        snprintf(buf, size, "ALiBi, %d heads, max bias %g, slopes %.6g .. %.6g%s", m->alibi_heads, m->alibi_max_bias,
+                 m->alibi_heads ? m->alibi_slopes[0] : 0.0, m->alibi_heads ? m->alibi_slopes[m->alibi_heads - 1] : 0.0,
+                 m->alibi_before_scale ? ", added before the 1/sqrt(head_dim) scale (effective slopes / sqrt(d))"
+                                       : "");
+        break;
+    case POSENC_LAYER_LEARNED:
+        snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added before layer 0",
+                 m->learned_tensor, (long long)m->learned_size, (long long)m->learned_offset);
+        break;
+    case POSENC_LAYER_T5:
+        snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
+                 m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
+        break;
+    }
+}
+
+/* Append printf-style text to buf (cut at its size). */
+static void add(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t size, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* "0-2, 4-6, ..., 32-34" for the layers whose words equal want; *count = how many layers. */
+static void runs_text(const posenc_model *m, const char *want, char *buf, size_t size, int32_t *count) {
+    char words[256];
+    int32_t runs = 0, total = 0, i = 0, last_start = -1, last_end = -1;
+    while (i < m->layer_count) {
+        cli_model_layer_words(m, i, words, sizeof words);
+        if (strcmp(words, want) != 0) {
+            i++;
+            continue;
+        }
+        int32_t e = i;
+        while (e + 1 < m->layer_count) {
+            cli_model_layer_words(m, e + 1, words, sizeof words);
+            if (strcmp(words, want) != 0) break;
+            e++;
+        }
+        if (++runs <= 4) {
+            add(buf, size, "%s%d", runs > 1 ? ", " : "", i);
+            if (e > i) add(buf, size, "-%d", e);
+        }
+        total += e - i + 1;
+        last_start = i;
+        last_end = e;
+        i = e + 1;
+    }
+    if (runs > 4) {
+        add(buf, size, ", ..., %d", last_start);
+        if (last_end > last_start) add(buf, size, "-%d", last_end);
+    }
+    *count = total;
+}
+
+void cli_model_layers_text(const posenc_model *m, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (m->layer_count == 0) {
+        add(buf, size, "the config states no layer count\n");
+        return;
+    }
+    char words[256], seen[8][256];
+    int nseen = 0;
+    for (int32_t i = 0; i < m->layer_count; i++) {
+        cli_model_layer_words(m, i, words, sizeof words);
+        bool done = false;
+        for (int k = 0; k < nseen && !done; k++) done = strcmp(seen[k], words) == 0;
+        if (done) continue;
+        if (nseen < 8) memcpy(seen[nseen++], words, sizeof words);
+        int32_t count = 0;
+        char runs[160] = "";
+        runs_text(m, words, runs, sizeof runs, &count);
+        add(buf, size, "layer%s %s: %s [%d layer%s]\n", count > 1 ? "s" : "", runs, words, count, count == 1 ? "" : "s");
+    }
+}
+
+void cli_model_print_layers(const posenc_model *m) {
+    char text[4096];
+    cli_model_layers_text(m, text, sizeof text);
+    printf("layers (%d):\n", m->layer_count);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        printf("  %.*s\n", (int)n, line);
+        line += n + (end != NULL);
+    }
+}
+
+/* One JSON string array from a comma-separated list. */
+static void json_list(const char *list) {
+    printf("[");
+    const char *s = list;
+    bool first = true;
+    while (s && *s) {
+        const char *e = strstr(s, ", ");
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char item[160];
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), s);
+        printf("%s", first ? "" : ", ");
+        cli_json_string(item);
+        first = false;
+        s = e ? e + 2 : NULL;
+    }
+    printf("]");
+}
+
+void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t size) {
+    const posenc_model_config *c = &m->config;
+    const posenc_rope_params *p = &c->rope;
+    buf[0] = '\0';
+    switch (index) {
+    case 0:
+        if (m->assumed && !c->family[0])
+            snprintf(buf, size, "no model_type or architectures: read as HF's generic rope keys; layout half assumed");
+        else if (m->assumed)
+            snprintf(buf, size, "'%s' is not a family posenc knows: read as '%s' on purpose (--assume); assumed",
+                     c->architecture, m->assumed_family);
+        break;
+    case 1:
+        if (c->warnings & POSENC_CONFIG_WARN_LLAMA3_FLAT)
+            snprintf(buf, size, "llama3 scaling with low_freq_factor == high_freq_factor (%g): no blend band (HF only "
+                                "warns: accepted)", p->low_freq_factor);
+        break;
+    case 2:
+        if (m->unused_keys[0]) snprintf(buf, size, "position keys posenc does not use: %s", m->unused_keys);
+        break;
+    case 3:
+        if (c->warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
+            snprintf(buf, size, "'%s' is written more than once; the last value is used (as Python's json does)",
+                     c->duplicate_key);
+        break;
+    case 4:
+        if ((c->warnings & POSENC_CONFIG_WARN_NO_THETA) && m->rope_count > 0)
+            snprintf(buf, size, "rope_theta is missing; 10000 assumed");
+        break;
+    case 5:
+        if ((c->warnings & POSENC_CONFIG_WARN_NO_ORIGINAL) && m->rope_count > 0)
+            snprintf(buf, size, "%s scaling without an original (trained) context length",
+                     posenc_rope_scaling_name(p->scaling));
+        break;
+    case 6:
+        if ((c->warnings & POSENC_CONFIG_WARN_FACTOR_MISMATCH) && m->rope_count > 0)
+            snprintf(buf, size, "factor %.10g x original context %lld != max positions %lld", p->factor,
+                     (long long)p->original_max_position, (long long)c->max_position_embeddings);
+        break;
+    case 7:
+        if ((c->warnings & POSENC_CONFIG_WARN_ODD_PASSTHROUGH) && m->rope_count > 0)
+            snprintf(buf, size, "partial rotary leaves an odd number of pass-through channels");
+        break;
+    case 8:
+        if (c->warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION) snprintf(buf, size, "max position embeddings is missing");
+        break;
+    default:
+        break;
+    }
+}
+
+static void rope_json(const posenc_model_rope *r) {
+    const posenc_rope_params *p = &r->params;
+    printf("\"base\": ");
+    cli_json_number(p->base);
+    printf(", \"layout\": \"%s\", \"head_dim\": %d, \"rotary_dim\": %d, \"rotary_offset\": %d, \"scaling\": \"%s\", "
+           "\"factor\": ", layout_words(r->layout), r->attention_head_dim, r->rotary_dim, r->rotary_offset,
+           posenc_rope_scaling_name(p->scaling));
+    cli_json_number(p->factor);
+    printf(", \"original_max_position\": %lld", (long long)p->original_max_position);
+    if (r->dynamic_alpha > 0) {
+        printf(", \"dynamic_alpha\": ");
+        cli_json_number(r->dynamic_alpha);
+    }
+    if (r->mrope.axes > 0) {
+        printf(", \"mrope_sections\": [");
+        for (int k = 0; k < r->mrope.axes; k++) printf("%s%d", k ? ", " : "", r->mrope.sizes[k]);
+        printf("], \"mrope_interleaved\": %s", r->mrope.kind == POSENC_MROPE_INTERLEAVED ? "true" : "false");
+    }
+}
+
+int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
+    const posenc_model_config *c = &m->config;
+    printf("{\"architecture\": ");
+    cli_json_string(c->architecture);
+    printf(", \"family\": ");
+    cli_json_string(c->family);
+    printf(", \"format\": \"%s\", \"assumed\": %s, \"assumed_family\": ", c->format == POSENC_CONFIG_GGUF ? "gguf" : "hf_json",
+           m->assumed ? "true" : "false");
+    if (m->assumed) cli_json_string(m->assumed_family);
+    else printf("null");
+    printf(", \"layout\": ");
+    if (m->rope_count > 0) printf("\"%s\"", layout_words(c->layout));
+    else printf("null");
+    printf(", \"num_hidden_layers\": %d, \"num_attention_heads\": %d, \"hidden_size\": %d, "
+           "\"max_position_embeddings\": %lld",
+           c->num_hidden_layers, c->num_attention_heads, c->hidden_size, (long long)c->max_position_embeddings);
+    printf(",\n \"ropes\": [");
+    for (int32_t i = 0; i < m->rope_count; i++) {
+        const posenc_model_rope *r = &m->ropes[i];
+        int32_t pairs = r->rotary_dim / 2;
+        double *w = malloc(sizeof *w * (size_t)(pairs > 0 ? pairs : 1)), att = 1.0;
+        posenc_error err = {0};
+        if (!w || posenc_rope_frequencies(&r->params, seq_len, w, (size_t)pairs, &att, &err) != POSENC_OK) {
+            free(w);
+            printf("]}\n");
+            return cli_fail_status("rope explain", &err);
+        }
+        printf("%s{\"index\": %d, \"name\": ", i ? ", " : "", i);
+        cli_json_string(r->name);
+        printf(", ");
+        rope_json(r);
+        printf(", \"attention_factor\": ");
+        cli_json_number(att);
+        printf(", \"inv_freq\": ");
+        cli_json_numbers(w, (size_t)pairs);
+        printf("}");
+        free(w);
+    }
+    printf("],\n \"alibi\": ");
+    if (m->alibi_heads > 0) {
+        printf("{\"heads\": %d, \"max_bias\": ", m->alibi_heads);
+        cli_json_number(m->alibi_max_bias);
+        printf(", \"slopes\": ");
+        cli_json_numbers(m->alibi_slopes, (size_t)m->alibi_heads);
+        printf(", \"before_softmax_scale\": %s}", m->alibi_before_scale ? "true" : "false");
+    } else {
+        printf("null");
+    }
+    printf(",\n \"layers\": [");
+    for (int32_t i = 0; i < m->layer_count; i++) {
+        const posenc_model_layer *l = &m->layers[i];
+        printf("%s\n  {\"index\": %d, \"scheme\": \"%s\", \"kind\": ", i ? "," : "", i, posenc_layer_scheme_name(l->scheme));
+        cli_json_string(l->kind);
+        printf(", \"sliding_window\": %lld", (long long)l->sliding_window);
+        switch (l->scheme) {
+        case POSENC_LAYER_ROPE:
+            printf(", \"rope\": %d, ", l->rope);
+            rope_json(&m->ropes[l->rope]);
+            break;
+        case POSENC_LAYER_ALIBI:
+            printf(", \"heads\": %d, \"max_bias\": ", m->alibi_heads);
+            cli_json_number(m->alibi_max_bias);
+            printf(", \"slope\": ");
+            cli_json_numbers(m->alibi_slopes, (size_t)m->alibi_heads);
+            break;
+        case POSENC_LAYER_LEARNED:
+            printf(", \"tensor\": ");
+            cli_json_string(m->learned_tensor);
+            printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset, (long long)m->learned_size);
+            break;
+        case POSENC_LAYER_T5:
+            printf(", \"num_buckets\": %d, \"max_distance\": %d, \"bidirectional\": %s", m->t5.num_buckets,
+                   m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "true" : "false");
+            break;
+        case POSENC_LAYER_NOPE:
+            break;
+        }
+        printf("}");
+    }
+    printf("],\n \"unused_keys\": ");
+    json_list(m->unused_keys);
+    printf(", \"keys_used\": ");
+    json_list(m->assumed ? c->keys_used : "");
+    printf(", \"defaults_used\": ");
+    json_list(c->defaults_used);
+    printf(",\n \"warnings\": [");
+    bool first = true;
+    for (int k = 0; k < 9; k++) {
+        char words[512];
+        cli_model_warning_words(m, k, words, sizeof words);
+        if (!words[0]) continue;
+        printf("%s", first ? "" : ", ");
+        cli_json_string(words);
+        first = false;
+    }
+    printf("]}\n");
+    return EXIT_OK;
+}

@@ -1,0 +1,85 @@
+"""posenc.load_config: a model layer by layer (posenc_model), from the fixtures of
+tests/fixtures/models (issue 23), with the struct layouts checked against posenc.h."""
+import ctypes
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import posenc
+from posenc import config as pconfig
+from conftest import ROOT
+
+MODELS = os.path.join(ROOT, "tests", "fixtures", "models")
+INCLUDE = os.environ.get("POSENC_INCLUDE_DIR", os.path.join(ROOT, "include"))
+
+
+def fixture(name):
+    return os.path.join(MODELS, name + ".json")
+
+
+def test_struct_layouts_match_the_header(tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    assert cc, "a C compiler is needed to check the ctypes layouts"
+    lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "posenc.h"', "int main(void) {"]
+    expected = []
+    for cls, cname in pconfig.STRUCTS.items():
+        lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
+        expected.append(("sizeof " + cname, ctypes.sizeof(cls)))
+        for fname, _ in cls._fields_:
+            lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, fname))
+            expected.append(("%s.%s" % (cname, fname), getattr(cls, fname).offset))
+    lines.append("return 0; }")
+    (tmp_path / "abi.c").write_text("\n".join(lines))
+    subprocess.run([cc, "-std=c11", "-I", INCLUDE, str(tmp_path / "abi.c"), "-o", str(tmp_path / "abi")], check=True)
+    got = [int(v) for v in subprocess.run([str(tmp_path / "abi")], capture_output=True, text=True,
+                                          check=True).stdout.split()]
+    bad = [(n, w, h) for (n, w), h in zip(expected, got) if w != h]
+    print("%d sizes/offsets compared, %d differ %s" % (len(expected), len(bad), bad[:5]))
+    assert len(got) == len(expected) and not bad
+
+
+def test_smollm3_layers_and_the_one_rope_fields():
+    m = posenc.load_config(fixture("smollm3_3b"))
+    schemes = [layer.scheme for layer in m.layers]
+    assert len(schemes) == 36 and schemes[:4] == ["rope", "rope", "rope", "nope"] and schemes.count("nope") == 9
+    assert m.layers[0].rope is m.ropes[0] and m.layers[3].rope is None and not m.assumed
+    assert m.family == "smollm3" and m.layout == "half" and m.rope.base == 5e6  # ModelConfig fields, delegated
+    assert "use_sliding_window" in m.unused_keys
+
+
+def test_models_without_rope():
+    bloom = posenc.load_config(fixture("bloom_560m"))
+    assert bloom.config is None and bloom.ropes == () and all(x.scheme == "alibi" for x in bloom.layers)
+    assert len(bloom.layers[0].alibi_slopes) == 16 and bloom.layers[0].alibi_slopes[1] == 0.5
+    with pytest.raises(AttributeError, match="no RoPE"):
+        bloom.rope
+    opt = posenc.load_config(fixture("opt_125m"))
+    assert (opt.layers[0].scheme, opt.layers[0].offset, opt.layers[0].size) == ("learned", 2, 2050)
+    t5 = posenc.load_config(fixture("t5_v1_1_xxl_encoder"))
+    assert t5.layers[0].bidirectional is True and t5.layers[-1].bidirectional is False
+    assert t5.layers[0].num_buckets == 32 and t5.layers[0].max_distance == 128
+    jamba = posenc.load_config(fixture("jamba_v0_1"))
+    assert [x.kind for x in jamba.layers].count("mamba") == 28 and {x.scheme for x in jamba.layers} == {"nope"}
+
+
+def test_unknown_refused_and_assumed():
+    with pytest.raises(posenc.UnsupportedError, match="mystery_lm.*closest"):
+        posenc.load_config(fixture("unknown_family"))
+    m = posenc.load_config(fixture("unknown_family"), assume="llama")
+    assert m.assumed and m.assumed_family == "llama" and m.rope.base == 250000 and "unknown_family" in m.warnings
+    with pytest.raises(posenc.InvalidArgumentError, match="'lama'"):
+        posenc.load_config(fixture("unknown_family"), assume="lama")
+    bare = posenc.load_config({"hidden_size": 512, "num_attention_heads": 8})  # no name at all: said to be assumed
+    assert bare.assumed and bare.assumed_family == "generic" and not bare.layout_known
+
+
+def test_dict_mode_and_variants():
+    m = posenc.load_config({"model_type": "gemma3_text", "num_hidden_layers": 6, "head_dim": 256,
+                            "hidden_size": 1152, "num_attention_heads": 4}, mode="torch")
+    kinds = [(x.kind, x.rope_index) for x in m.layers]
+    assert kinds[5] == ("full_attention", 0) and kinds[0] == ("sliding_attention", 1)
+    assert m.ropes[1].base == 10000 and m.ropes[0].base == 1e6 and m.ropes[0].mode == "torch"
+    hy = posenc.load_config(fixture("hunyuan_7b_instruct"))
+    assert hy.rope.base == 10000 * 1000 ** (128 / 126)  # Python's own arithmetic, as HF does it

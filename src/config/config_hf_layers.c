@@ -1,0 +1,275 @@
+/* config_hf_layers.c: which position scheme each layer of a config.json model
+ * has, decided as the model's own code decides (transformers'
+ * configuration_<m>.py and modeling_<m>.py; the rule of each family is
+ * quoted next to it), and the list of position keys posenc did not use. */
+#include "config_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A member even when it is JSON null (null and absent differ for Cohere2's sliding_window). */
+static const cJSON *member(const cJSON *obj, const char *key) {
+    const cJSON *found = NULL, *c;
+    if (!cJSON_IsObject(obj)) return NULL;
+    cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
+    return found;
+}
+
+/* The i-th string of a per-layer list; the list must have exactly `layers` entries. */
+static posenc_status string_list(hf_reader *h, const cJSON *list, const char *key, int64_t layers) {
+    RETURN_ERROR_IF(!cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an array of strings",
+                    key);
+    int n = cJSON_GetArraySize(list);
+    RETURN_ERROR_IF(n != layers, h->err, POSENC_ERR_FORMAT,
+                    "config.json: '%s' has %d entries for %lld layers (HF requires one per layer)", key, n,
+                    (long long)layers);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT,
+                                                "config.json: '%s' must be an array of strings", key);
+    return POSENC_OK;
+}
+
+static const char *list_at(const cJSON *list, int64_t i) {
+    const cJSON *e = cJSON_GetArrayItem(list, (int)i);
+    return e && cJSON_IsString(e) ? e->valuestring : "";
+}
+
+static posenc_status window_of(hf_reader *h, const cJSON *cfg, int64_t fallback, int64_t *window) {
+    bool has = false;
+    *window = fallback;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window", (int64_t)1 << 53, window, &has));
+    if (!has && member(cfg, "sliding_window")) *window = 0; /* null: no sliding window */
+    return POSENC_OK;
+}
+
+/* Gemma-2/3/3n: layer_types, else full iff (i + 1) % sliding_window_pattern == 0; ropes[0] full, [1] sliding. */
+static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const cJSON *types = hf_use_(h, cfg, "layer_types");
+    int64_t pattern = h->family->sliding_pattern;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
+    if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
+    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    int64_t window = m->config.layer_type_count > 1 ? m->config.layer_types[1].sliding_window : 0;
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
+                             : pattern > 0 && (i + 1) % pattern != 0;
+        config_layer_set_(m, i, POSENC_LAYER_ROPE, sliding ? 1 : 0, sliding ? "sliding_attention" : "full_attention",
+                          sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+/* SmolLM3 / Llama 4: use_rope = no_rope_layers[layer_idx]; default
+ * int((layer_idx + 1) % no_rope_layer_interval != 0) (Llama 4 also for an empty list). */
+static posenc_status nope_list_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const cJSON *list = hf_use_(h, cfg, "no_rope_layers");
+    int64_t interval = 4;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "no_rope_layer_interval", 1 << 20, &interval, &has));
+    RETURN_ERROR_IF(interval == 0, h->err, POSENC_ERR_FORMAT, "config.json: 'no_rope_layer_interval' must be > 0");
+    bool llama4 = strcmp(h->family->model_type, "llama4_text") == 0;
+    if (list) {
+        RETURN_ERROR_IF(!cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'no_rope_layers' must be an array of 0/1");
+        int n = cJSON_GetArraySize(list);
+        if (n == 0 && llama4) list = NULL; /* Llama4TextConfig: `no_rope_layers if no_rope_layers else default` */
+        else
+            RETURN_ERROR_IF(n < layers, h->err, POSENC_ERR_FORMAT,
+                            "config.json: 'no_rope_layers' has %d entries for %lld layers (one per layer needed)", n,
+                            (long long)layers);
+    }
+    for (int64_t i = 0; i < layers; i++) {
+        bool rope = (i + 1) % interval != 0;
+        if (list) {
+            const cJSON *e = cJSON_GetArrayItem(list, (int)i);
+            RETURN_ERROR_IF(!(cJSON_IsBool(e) || (cJSON_IsNumber(e) && (e->valuedouble == 0 || e->valuedouble == 1))),
+                            h->err, POSENC_ERR_FORMAT, "config.json: 'no_rope_layers'[%lld] must be 0 or 1 (1 = RoPE)",
+                            (long long)i);
+            rope = cJSON_IsTrue(e) || (cJSON_IsNumber(e) && e->valuedouble == 1);
+        }
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, "attention", 0);
+    }
+    return POSENC_OK;
+}
+
+/* Cohere2: apply RoPE iff the layer's sliding_window is not None (sliding layers);
+ * EXAONE 4: iff config.sliding_window is None or the layer slides. */
+static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t window = 0;
+    FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
+    bool exaone = strcmp(f->model_type, "exaone4") == 0;
+    const cJSON *types = hf_use_(h, cfg, "layer_types");
+    const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
+    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    int64_t every = f->sliding_pattern;
+    if (!types && pat && window != 0) {
+        /* Exaone4Config.__post_init__ computes (i + 1) % sliding_window_pattern: a string such as "LLLG"
+         * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */
+        if (cJSON_IsString(pat)) {
+            return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: 'sliding_window_pattern' is the string '%.16s' and there is no "
+                                "'layer_types': HF's config class cannot read that either (it needs an integer)",
+                                pat->valuestring);
+        } else {
+            bool has = false;
+            FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+        }
+    }
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding;
+        if (types) sliding = strcmp(list_at(types, i), "sliding_attention") == 0;
+        else sliding = every > 0 && (i + 1) % every != 0;
+        if (window == 0) sliding = false; /* sliding_window None: no layer slides */
+        /* EXAONE 4 without a window rotates every layer; Cohere2 then rotates none */
+        bool rope = exaone ? (window == 0 || sliding) : sliding;
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          sliding ? "sliding_attention" : "full_attention", sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+/* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
+ * only full attention layers rotate (the gated DeltaNet layers have no positions). */
+static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const cJSON *types = hf_use_(h, cfg, "layer_types");
+    int64_t interval = h->family->sliding_pattern;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "full_attention_interval", 1 << 20, &interval, &has));
+    RETURN_ERROR_IF(interval == 0, h->err, POSENC_ERR_FORMAT, "config.json: 'full_attention_interval' must be > 0");
+    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    for (int64_t i = 0; i < layers; i++) {
+        const char *t = types ? list_at(types, i) : (i + 1) % interval ? "linear_attention" : "full_attention";
+        RETURN_ERROR_IF(strcmp(t, "linear_attention") != 0 && strcmp(t, "full_attention") != 0, h->err,
+                        POSENC_ERR_UNSUPPORTED, "config.json: layer_types[%lld] is '%.32s' (known: linear_attention, "
+                        "full_attention)", (long long)i, t);
+        bool full = strcmp(t, "full_attention") == 0;
+        config_layer_set_(m, i, full ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+    }
+    return POSENC_OK;
+}
+
+/* Granite-4.0-H: layer_types "mamba" / "attention"; attention layers rotate iff
+ * position_embedding_type is "rope". */
+static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
+    posenc_model *m = h->model;
+    const cJSON *types = hf_use_(h, cfg, "layer_types");
+    const char *key = "layer_types";
+    if (!types) types = hf_use_(h, cfg, key = "layers_block_type");
+    if (types) FORWARD_IF_ERROR(string_list(h, types, key, layers));
+    for (int64_t i = 0; i < layers; i++) {
+        const char *t = types ? list_at(types, i) : "mamba"; /* GraniteMoeHybridConfig: default every layer mamba */
+        RETURN_ERROR_IF(strcmp(t, "mamba") != 0 && strcmp(t, "attention") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %s[%lld] is '%.32s' (known: mamba, attention)", key, (long long)i, t);
+        bool attn = strcmp(t, "attention") == 0;
+        config_layer_set_(m, i, attn && rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+    }
+    return POSENC_OK;
+}
+
+/* Jamba: "attention" if i % attn_layer_period == attn_layer_offset else "mamba"; no positions anywhere. */
+static posenc_status jamba_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    int64_t period = 8, offset = 4;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "attn_layer_period", 1 << 20, &period, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "attn_layer_offset", 1 << 20, &offset, &has));
+    RETURN_ERROR_IF(period == 0, h->err, POSENC_ERR_FORMAT, "config.json: 'attn_layer_period' must be > 0");
+    for (int64_t i = 0; i < layers; i++)
+        config_layer_set_(h->model, i, POSENC_LAYER_NOPE, -1, i % period == offset ? "attention" : "mamba", 0);
+    return POSENC_OK;
+}
+
+/* T5: num_layers encoder blocks (bidirectional buckets), num_decoder_layers decoder blocks (causal). */
+static posenc_status t5_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    int64_t enc = m->config.num_hidden_layers, dec = enc, buckets = 32, distance = 128;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_decoder_layers", 1 << 20, &dec, &has));
+    if (!has) dec = enc; /* T5Config: num_decoder_layers defaults to num_layers */
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "relative_attention_num_buckets", 1 << 20, &buckets, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "relative_attention_max_distance", 1 << 30, &distance, &has));
+    m->t5.num_buckets = (int32_t)buckets;
+    m->t5.max_distance = (int32_t)distance;
+    m->t5.bidirectional = 1;
+    posenc_error inner = {0};
+    if (posenc_t5_check(&m->t5, &inner) != POSENC_OK)
+        return posenc_fail_(h->err, POSENC_ERR_FORMAT, "config.json: T5 buckets: %s", inner.message);
+    FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
+    for (int64_t i = 0; i < enc + dec; i++)
+        config_layer_set_(m, i, POSENC_LAYER_T5, -1, i < enc ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
+posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
+    posenc_model *m = h->model;
+    posenc_model_config *out = h->out;
+    const config_family *f = h->family;
+    if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
+    int64_t layers = out->num_hidden_layers;
+    FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
+    if (rope_free) {
+        m->rope_count = 0;
+        if (f->flags & FAMILY_LEARNED) {
+            m->learned_offset = (f->flags & FAMILY_OPT_OFFSET) ? 2 : 0; /* OPTLearnedPositionalEmbedding: +2 */
+            m->learned_size = out->max_position_embeddings + m->learned_offset;
+            config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
+            RETURN_ERROR_IF(out->max_position_embeddings <= 0, h->err, POSENC_ERR_FORMAT,
+                            "config.json: a learned position table needs max_position_embeddings / n_positions");
+            for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_LEARNED, -1, "attention", 0);
+            return POSENC_OK;
+        }
+        if (f->flags & FAMILY_JAMBA) return jamba_layers(h, cfg, layers);
+        if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, false);
+        double bias = 8.0; /* BLOOM, Falcon, Baichuan-13B: Press et al.'s 8 */
+        if (f->flags & FAMILY_MPT) {
+            const cJSON *ac = hf_use_(h, cfg, "attn_config");
+            bool has = false;
+            if (ac) FORWARD_IF_ERROR(hf_number_(h, ac, "attn_config.", "alibi_bias_max", &bias, &has));
+        }
+        FORWARD_IF_ERROR(config_alibi_(m, out->num_attention_heads, bias, "config.json", h->err));
+        /* modeling_falcon.py: attention_logits = scores + alibi; attention_logits *= inv_norm_factor */
+        m->alibi_before_scale = (f->flags & FAMILY_ALIBI_KEY) != 0;
+        for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ALIBI, -1, "attention", 0);
+        return POSENC_OK;
+    }
+    if (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS)) return gemma_layers(h, cfg, layers);
+    if (f->flags & FAMILY_NOPE_LIST) return nope_list_layers(h, cfg, layers);
+    if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
+    if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
+    if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
+    return POSENC_OK;
+}
+
+bool hf_position_key_(const char *key) {
+    static const char *const words[] = {"rope", "rotary", "position", "alibi", "theta", "sliding", "layer_types",
+                                        "relative_attention", "n_positions", "seq_len", "seq_length", "partial",
+                                        "attn_layer", "attention_interval", "pos_emb", "temperature", "floor_scale",
+                                        "attn_scale", "chunk", "max_distance", "num_buckets", "mrope", "yarn",
+                                        "original_max", "block_type", "window"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strstr(key, words[i])) return true;
+    return false;
+}
+
+void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all) {
+    const cJSON *c;
+    cJSON_ArrayForEach(c, obj) {
+        if (!c->string || cJSON_IsNull(c)) continue;
+        bool used = false;
+        for (size_t i = 0; i < h->used_count && !used; i++) used = h->used[i] == c;
+        if (used && cJSON_IsObject(c) && !all && strcmp(c->string, "attn_config") == 0) {
+            hf_unused_keys_(h, c, "attn_config.", false); /* MPT / DBRX keep position keys in there */
+            continue;
+        }
+        if (used || !(all || hf_position_key_(c->string))) continue;
+        char name[96];
+        snprintf(name, sizeof name, "%s%.60s", prefix, c->string);
+        config_note_(h->model->unused_keys, sizeof h->model->unused_keys, name);
+    }
+}
