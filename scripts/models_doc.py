@@ -124,6 +124,8 @@ Recorded with the source that shows each (details: the issue-23 notes, `mismatch
 
 - `qwen3_moe`: Qwen3MoeConfig has no `head_dim` field; without the key the attention uses
   hidden_size / num_attention_heads (64 with the class defaults), not 128.
+- `deepseek_v2`: the class defaults are hidden 4096, 32 heads, 32 layers (qk_rope_head_dim 64), not
+  DeepSeek-V2's 5120 / 128 / 60.
 - `gptj` (and `codegen`): the class default `rotary_dim` is 64; a config without the key rotates 64
   channels in HF.
 - `mistral3` without `text_config`: the class builds a Mistral text config with rope_theta 1e9,
