@@ -63,6 +63,9 @@ def esc(s):
 def test_cell(variants):
     parts = []
     for r in variants:
+        if r["posenc"] == "invalid":
+            parts.append(f"{r['variant']}: inline config -> refused naming {r['keys']} (the framework cannot load it)")
+            continue
         cfg = r["config"]
         what = ("defaults" if cfg == "defaults" else cfg if cfg.startswith("fixture:") else "inline config")
         if r["framework"] == "llama.cpp":

@@ -10,8 +10,9 @@ runs `posenc rope explain --config FILE --json`:
   supported: exit 0, "assumed" false, and "layers" (one entry per layer) matching the row's
              per-layer pattern: scheme (rope / nope / alibi / learned / t5; a/b = either), the layout
              of rotated layers (half / interleaved), the RoPE base where the row gives one (1e-12
-             relative), and the layer count where the row gives one;
-  refused:   exit 1 and the model type named on stderr (never a guess).
+             relative), head_dim / rotary_dim where given, and the layer count where given;
+  refused:   exit 1 and the model type named on stderr (never a guess);
+  invalid:   a config the framework itself cannot load: exit 1 naming the key.
 Then: docs/models.md and coverage.tsv list the same model types with the same verdicts, every
 fixture is used and has a provenance entry, and scripts/models_inventory.py parses a small
 checkout-shaped tree correctly. Nothing is skipped: a missing feature is a failure."""
@@ -127,6 +128,9 @@ def check_layers(row, j):
                 got = layer.get("base")
                 if not isinstance(got, (int, float)) or abs(got - base) > 1e-12 * base:
                     return f"layer {i}: base {got!r}, want {base!r}"
+            for field in ("head_dim", "rotary_dim"):
+                if row[field] and layer.get(field) != int(row[field]):
+                    return f"layer {i}: {field} {layer.get(field)!r}, want {row[field]}"
     return ""
 
 
@@ -149,6 +153,10 @@ def check_rows(t, rows):
                     why = f"stdout is not JSON ({e})"
             ok = t.check(not why, f"{label(row)}: supported, layers {row['layers']} {row['layout']}" +
                          (f" -- {why}" if why else ""))
+        elif row["posenc"] == "invalid":  # the framework cannot load it either: exit 1 naming the key
+            named = row["keys"] in se
+            ok = t.check(rc == 1 and named, f"{label(row)}: invalid config, refused naming '{row['keys']}'" +
+                         ("" if rc == 1 and named else f" -- exit {rc}, stderr {se.strip()[:160]!r}"))
         else:
             named = row["name"] in se
             ok = t.check(rc == 1 and named, f"{label(row)}: refused by name" +
@@ -181,7 +189,8 @@ def doc_entries():
 def check_docs(t, rows):
     tsv = {}
     for r in rows:
-        tsv.setdefault((r["framework"], r["name"]), set()).add(r["posenc"])
+        if r["posenc"] != "invalid":  # extra rows of a supported model type, not a verdict of their own
+            tsv.setdefault((r["framework"], r["name"]), set()).add(r["posenc"])
     t.check(all(len(v) == 1 for v in tsv.values()), "coverage.tsv: one verdict per model type")
     doc = doc_entries()
     only_tsv = sorted(set(tsv) - set(doc))
