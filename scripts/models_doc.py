@@ -84,7 +84,10 @@ def main():
     def has_position(r):
         """False for model types whose attention (if any) sees no position at all: convolutional,
         state-space, recurrent, codec, external or composite rows say so in their scheme."""
-        s = r["scheme"].lower().replace("no position encoding", "")
+        s = r["scheme"].lower()
+        for negated in ("no position encoding", "without position encoding", "without rope", "no rotary",
+                        "no graph builds rope"):
+            s = s.replace(negated, "")
         if re.search(r"rope|alibi|table|relativ|sinus|bucket|sine|position|bias|m-rope|learned", s):
             return True
         return False
@@ -93,7 +96,8 @@ def main():
         names = [v for (f, _), v in groups.items() if f == fw]
         sup = sum(v[0]["posenc"] == "supported" for v in names)
         pos = sum(has_position(v[0]) for v in names)
-        return (f"{len(names)} {fw} model types: {pos} with a position encoding, {len(names) - pos} without one "
+        what = "architectures" if fw == "llama.cpp" else "model types"
+        return (f"{len(names)} {fw} {what}: {pos} with a position encoding, {len(names) - pos} without one "
                 f"or composite; {sup} supported, {len(names) - sup} refused by name")
 
     out = [INTRO.format(pins="\n".join(f"- {p}" for p in pins),
