@@ -478,10 +478,18 @@ static void test_json_layers(void) {
     st = posenc_model_parse_hf_json(m3, strlen(m3), NULL, &m, &e3);
     CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "text_config"),
           "[H12] mistral3 without text_config refused (HF would use rope_theta 1e9, not the file's): %s", e3.message);
-    const char *exa = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null}";
+    const char *exa = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null,"
+                      "\"layer_types\":[\"full_attention\",\"full_attention\",\"full_attention\",\"full_attention\"]}";
     st = posenc_model_parse_hf_json(exa, strlen(exa), NULL, &m, &err);
     CHECK(st == POSENC_OK && m.layers[3].scheme == POSENC_LAYER_ROPE, "EXAONE 4 without a window: RoPE everywhere");
     posenc_model_free(&m);
+    /* without layer_types HF's Exaone4Config computes (i + 1) % 0: it cannot load this config */
+    const char *exa0 = "{\"model_type\":\"exaone4\",\"num_hidden_layers\":4,\"sliding_window\":null}";
+    e3 = (posenc_error){0};
+    st = posenc_model_parse_hf_json(exa0, strlen(exa0), NULL, &m, &e3);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e3.message, "'sliding_window' is null"),
+          "EXAONE 4 with sliding_window null and no layer_types refused (HF raises ZeroDivisionError): %s",
+          e3.message);
 }
 
 int main(void) {

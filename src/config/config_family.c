@@ -41,7 +41,7 @@ static const config_family families[] = {
     {"glm", NULL, "Glm", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
     {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
     {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0, NULL},
-    {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 5120, 128, 0, 60, 0, FAMILY_MLA, 0, 0, 0, NULL},
+    {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MLA, 0, 0, 0, NULL},
     {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
