@@ -142,8 +142,10 @@ Each was a difference between the family table and the framework's own code; eac
 - `falcon` with `alibi: true`: the ALiBi bias is added before the 1/sqrt(head_dim) scaling, so the
   effective slope is the BLOOM slope / sqrt(head_dim).
 - `deepseek_v3`: interleaved only while `rope_interleave` is true (the default).
-- llama.cpp `glm4` / `glm4moe` / `hunyuan_vl`: M-RoPE when the GGUF carries M-RoPE sections;
-  `qwen25vl` is not a llama.cpp architecture name (Qwen2.5-VL GGUFs say `qwen2vl`).
+- llama.cpp `glm4` / `glm4moe` / `hunyuan_vl`: M-RoPE when the GGUF carries M-RoPE sections. posenc
+  reads a `glm4` GGUF without sections as interleaved RoPE and refuses one with sections by name
+  (test_config_rules); `glm4moe` and `hunyuan_vl` are refused. `qwen25vl` is not a llama.cpp
+  architecture name (Qwen2.5-VL GGUFs say `qwen2vl`).
 """)
     sys.stdout.write("\n".join(out))
 

@@ -350,6 +350,29 @@ static void test_gguf_layers(void) {
     CHECK(st == POSENC_OK && m.config.layout == POSENC_LAYOUT_INTERLEAVED && m.layers[3].scheme == POSENC_LAYER_ROPE,
           "ernie4_5 GGUF: NORM (interleaved), RoPE everywhere");
     posenc_model_free(&m);
+    { /* glm4 with M-RoPE sections (llama.cpp then rotates it as MROPE): refused, not read interleaved */
+        char k[96];
+        header(b, 0, 7);
+        kv_str(b, "general.architecture", "glm4");
+        kv_u32(b, "glm4.block_count", 4);
+        kv_u32(b, "glm4.context_length", 2048);
+        kv_u32(b, "glm4.embedding_length", 512);
+        kv_u32(b, "glm4.attention.head_count", 8);
+        kv_f32(b, "glm4.rope.freq_base", 10000.0f);
+        snprintf(k, sizeof k, "glm4.rope.dimension_sections");
+        str(b, k);
+        u32(b, 9 /* array */);
+        u32(b, 5 /* int32 */);
+        u64(b, 4);
+        const uint32_t sections[4] = {8, 12, 12, 0};
+        for (int i = 0; i < 4; i++) u32(b, sections[i]);
+        posenc_error eg = {0};
+        st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &eg);
+        CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eg.message, "rope.dimension_sections") &&
+                  strstr(eg.message, "glm4"),
+              "glm4 GGUF with M-RoPE sections refused by name, not read as interleaved RoPE: %s", eg.message);
+        posenc_model_free(&m);
+    }
     small_gguf(b, "bloom", 4, 0);
     st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
     CHECK(st == POSENC_OK && m.rope_count == 0 && m.layers[0].scheme == POSENC_LAYER_ALIBI && m.alibi_heads == 8 &&

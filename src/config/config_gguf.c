@@ -502,8 +502,17 @@ static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_mo
                                     ? (int32_t)v[K_KEY_LENGTH_MLA].number
                                     : out->attention_head_dim;
     }
-    if (HAS(K_DIM_SECTIONS))
+    if (HAS(K_DIM_SECTIONS)) {
+        int32_t pairs = 0;
+        for (int i = 0; i < 4; i++) pairs += (int32_t)v[K_DIM_SECTIONS].ints[i];
+        /* llama.cpp rotates glm4 / glm4moe with M-RoPE when the file carries sections (its
+         * vision variants); posenc reads M-RoPE only where the architecture always has it */
+        RETURN_ERROR_IF(pairs > 0 && !(flags & GGUF_ARCH_MROPE), err, POSENC_ERR_UNSUPPORTED,
+                        "GGUF %s carries rope.dimension_sections (M-RoPE, %d pairs in sections): posenc reads "
+                        "M-RoPE sections only for qwen2vl; it does not guess how %s uses them",
+                        out->architecture, pairs, out->architecture);
         for (int i = 0; i < 4; i++) out->mrope_sections[i] = v[K_DIM_SECTIONS].ints[i];
+    }
     p->max_position = out->max_position_embeddings;
     const char *type = HAS(K_SCALING_TYPE) ? v[K_SCALING_TYPE].text : HAS(K_SCALE_LINEAR) ? "linear" : "none";
     config_copy_name_(out->scaling_name, sizeof out->scaling_name, type, strnlen(type, sizeof out->scaling_name - 1));
