@@ -370,7 +370,7 @@ static void test_gguf_layers(void) {
         st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &eg);
         CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(eg.message, "rope.dimension_sections") &&
                   strstr(eg.message, "glm4"),
-              "glm4 GGUF with M-RoPE sections refused by name, not read as interleaved RoPE: %s", eg.message);
+              "[G12] glm4 GGUF with M-RoPE sections refused by name, not read as interleaved RoPE: %s", eg.message);
         posenc_model_free(&m);
     }
     small_gguf(b, "bloom", 4, 0);
