@@ -357,7 +357,8 @@ void cli_table_free(cli_table *t);
     {"rotary-dim", "R", "rope: rotate only R channels (partial rotary), even, <= dim"},                        \
     {"partial", "F", "rope: partial_rotary_factor, rotary dim = int(dim * F)"},                                \
     {"torch-compat", NULL, "rope: HF's float32 arithmetic (bit-identical to transformers on CPU)"},            \
-    {"precise", NULL, "rope: long double formulas rounded once (default)"}
+    {"precise", NULL, "rope: long double formulas rounded once (default)"},                                   \
+    {"mode", "M", "rope arithmetic: precise (default) | torch-compat | ggml (ggml CPU's float32 bits)"}
 typedef struct {
     posenc_rope_params params; /* start from defaults or a config; the flags override */
     unsigned given;            /* POSENC_ROPE_GIVEN_* (for posenc_rope_resolve) */

@@ -176,7 +176,7 @@ static int print_freqs_json(const rope_request *q, int32_t r, double att, const 
            "\"mode\": \"%s\", \"seq_len\": %lld, \"attention_factor\": %.17g, \"layout\": \"%s\", "
            "\"attention_head_dim\": %d, \"first_rotated_channel\": %d",
            q->params.head_dim, r, q->params.base, posenc_rope_scaling_name(q->params.scaling), q->params.factor,
-           q->params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : "precise", (long long)q->seq_len, att,
+           q->params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : q->params.mode == POSENC_MODE_GGML ? "ggml" : "precise", (long long)q->seq_len, att,
            layout_name(q->layout), q->attention_head_dim, q->rotary_offset);
     if (q->have_config) {
         printf(", \"architecture\": \"%s\", \"family\": \"%s\", \"original_max_position\": %lld, "

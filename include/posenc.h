@@ -173,7 +173,18 @@ typedef enum posenc_mode {
      * ATEN_CPU_CAPABILITY=avx512; that variable is read as torch reads it) and
      * its vector blocks (docs/sinusoidal.md). The angle's rounding error grows like p * 2^-24, so at long
      * positions this mode is *less* accurate, exactly as the peer is. */
-    POSENC_MODE_TORCH_COMPAT = 1
+    POSENC_MODE_TORCH_COMPAT = 1,
+    /* RoPE only (other families refuse it): ggml's CPU RoPE bit for bit
+     * (ggml_rope_ext, modes NORMAL = POSENC_LAYOUT_INTERLEAVED and NEOX =
+     * POSENC_LAYOUT_HALF; checked against ggml d99724f2 = v0.21.0, built with
+     * FMA). Every step in float32: theta_scale = powf(base, -2/R); the angle
+     * of pair k at position p is the chain (float)p * theta_scale * ... (k
+     * rounded multiplications, not a power); divided by the pair's freq
+     * factor; YaRN ramp between floorf/ceilf correction dims, mixed with one
+     * fused multiply-add; cosf/sinf (libm) times mscale; the rotation
+     * fma(x0, c, -(x1 s)), fma(x0, s, x1 c). Section 4 says how each scaling
+     * maps onto ggml's knobs. Multi-axis RoPE refuses it. */
+    POSENC_MODE_GGML = 2
 } posenc_mode;
 
 /* A list of positions: either a range start, start+1, ..., start+count-1
@@ -453,7 +464,19 @@ POSENC_API void posenc_temp_files_remove(posenc_temp_files *files);
  * (measured against torch at 4096 positions, docs/rope.md); rotated outputs
  * bit for bit when R/2 is a multiple of torch's vector width (8; 16 with
  * ATEN_CPU_CAPABILITY=avx512), else within 4 * 2^-24 * (|x_k| + |x_k+R/2|).
- * Its angle error grows like p * 2^-24 rad. */
+ * Its angle error grows like p * 2^-24 rad.
+ * POSENC_MODE_GGML: ggml/llama.cpp's CPU bits (posenc_mode). The scalings map
+ * onto ggml_rope_ext's knobs as llama.cpp sets them: freq_base = (float)base
+ * (NTK: the NTK base'); LINEAR and YARN: freq_scale = 1.0f / (float)factor;
+ * YARN: ext_factor 1, n_ctx_orig = L0, beta_fast/slow, and attn_factor 1 when
+ * the attention factor is derived (ggml's own 1 + 0.1 logf(factor) then gives
+ * it), else A / that magnitude; LLAMA3: freq_factors w_k / w'_k (the precise
+ * formula's ratio, rounded to f32, as llama.cpp's converter stores them in
+ * rope_freqs), LONGROPE: freq_factors = the chosen list, attn_factor = A.
+ * DYNAMIC and YaRN truncate = 0 have no ggml form and are refused. The
+ * frequencies reported (posenc_rope_frequencies) are ggml's float32 angles at
+ * position 1; the attention factor is ggml's mscale. Apply's inverse is
+ * ggml's backward (sin negated) divided by mscale^2; shift uses mscale 1. */
 
 typedef enum posenc_rope_scaling {
     POSENC_ROPE_NONE = 0,     /* HF "default" */
@@ -496,7 +519,7 @@ typedef struct posenc_rope_params {
     const double *long_factors;
     size_t factors_count;          /* entries in each list */
     posenc_rope_longrope_select longrope_select; /* default BY_SEQ_LEN */
-    posenc_mode mode;              /* PRECISE (default) or TORCH_COMPAT */
+    posenc_mode mode;              /* PRECISE (default), TORCH_COMPAT or GGML */
 } posenc_rope_params;
 
 /* Defaults: rotary_dim 0 (= whole head), partial 1, base 10000, NONE, factor
