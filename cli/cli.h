@@ -120,6 +120,7 @@ size_t cli_max_bytes(const cli_args *args);
 int cmd_table(int argc, char **argv);
 int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain */
 int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
+int cmd_rope_identify(int argc, char **argv); /* posenc rope identify (cmd_rope_identify.c) */
 int cmd_bias(int argc, char **argv);
 /* posenc lab (cli/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
