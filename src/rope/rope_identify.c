@@ -185,13 +185,34 @@ static void pair_from_one(const double *f, size_t n, double *w, double *phi, dou
     double cw = den > 0 ? num / den : 1.0;
     cw = cw > 1 ? 1 : cw < -1 ? -1 : cw;
     *w = acos(cw);
-    double scc = 0, sss = 0, scs = 0, fc = 0, fs = 0;
-    for (size_t t = 0; t < n; t++) {
-        double ct = cos(*w * (double)t), st = sin(*w * (double)t);
-        scc += ct * ct, sss += st * st, scs += ct * st, fc += f[t] * ct, fs += f[t] * st;
+    /* the recurrence loses low frequencies (cos w ~ 1 - w^2/2 under the
+     * rounding noise): refine w, a, b by Gauss-Newton on a cos(wt) + b sin(wt) */
+    double a = f[0], b = 0;
+    for (int iter = 0; iter < 8; iter++) {
+        double scc = 0, sss = 0, scs = 0, fc = 0, fs = 0;
+        for (size_t t = 0; t < n; t++) {
+            double ct = cos(*w * (double)t), st = sin(*w * (double)t);
+            scc += ct * ct, sss += st * st, scs += ct * st, fc += f[t] * ct, fs += f[t] * st;
+        }
+        double det = scc * sss - scs * scs;
+        if (!(fabs(det) > 1e-12 * scc * sss)) { /* w ~ 0: no second basis function */
+            a = fc / scc, b = 0;
+        } else {
+            a = (fc * sss - fs * scs) / det, b = (fs * scc - fc * scs) / det;
+        }
+        double num_w = 0, den_w = 0;
+        for (size_t t = 0; t < n; t++) {
+            double x = *w * (double)t, ct = cos(x), st = sin(x);
+            double r = f[t] - (a * ct + b * st), d = (double)t * (-a * st + b * ct);
+            num_w += r * d, den_w += d * d;
+        }
+        double step = den_w > 0 ? num_w / den_w : 0;
+        if (!isfinite(step)) break;
+        double nw = *w + step;
+        if (nw < 0) nw = -nw, b = -b; /* cos(-wt + phi) = cos(wt - phi) */
+        *w = nw;
+        if (fabs(step) <= 1e-15 * (*w + 1e-300)) break;
     }
-    double det = scc * sss - scs * scs;
-    double a = det != 0 ? (fc * sss - fs * scs) / det : f[0], b = det != 0 ? (fs * scc - fc * scs) / det : 0;
     /* f = a cos + b sin = A cos(w t + phi), A cos phi = a, -A sin phi = b */
     *mag = hypot(a, b);
     *phi = atan2(-b, a);
@@ -294,13 +315,15 @@ typedef struct {
     int32_t pairs;
     int64_t offset;
     posenc_dtype grid;
+    const int64_t *ids; /* positions of the rows (NULL: offset, offset + 1, ...) */
 } target;
 
 /* max ULP and count of differing values of params in `mode`; false if refused. */
 static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
                   int64_t *max_ulp, size_t *differ) {
     params.mode = mode;
-    posenc_positions pos = posenc_positions_range(tg->offset, tg->rows);
+    posenc_positions pos =
+        tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
     posenc_error e = {0};
     size_t n = tg->rows * (size_t)tg->pairs;
     if (posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e) != POSENC_OK)
@@ -324,6 +347,63 @@ static bool score(const target *tg, posenc_rope_params params, posenc_mode mode,
     *max_ulp = worst;
     *differ = bad;
     return true;
+}
+
+/* The fit snaps to round numbers, but a noisy profile (one function, bf16)
+ * can land next to them: score nearby round candidates (factor, original
+ * context, scheme) on up to 512 sampled rows in HF and ggml arithmetic and
+ * keep the one that reproduces the most values. */
+static posenc_rope_params refine(const target *tg, posenc_rope_params p, const double *pair_factor, int32_t K,
+                                 float *cbuf, float *sbuf) {
+    size_t step = tg->rows > 512 ? tg->rows / 512 : 1, m = 0;
+    int64_t *ids = malloc(sizeof *ids * 513);
+    double *sc = malloc(sizeof *sc * 513 * (size_t)K), *ss = malloc(sizeof *ss * 513 * (size_t)K);
+    if (!ids || !sc || !ss) goto done;
+    for (size_t t = 0; t < tg->rows && m < 513; t += step, m++) {
+        ids[m] = tg->offset + (int64_t)t;
+        for (int32_t k = 0; k < K; k++) {
+            if (tg->cos_v) sc[m * (size_t)K + (size_t)k] = tg->cos_v[t * (size_t)K + (size_t)k];
+            if (tg->sin_v) ss[m * (size_t)K + (size_t)k] = tg->sin_v[t * (size_t)K + (size_t)k];
+        }
+    }
+    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids};
+    posenc_rope_params best = p;
+    size_t best_bad = SIZE_MAX;
+    int64_t ulp0;
+    if (p.scaling != POSENC_ROPE_LONGROPE && !score(&sub, p, POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp0, &best_bad))
+        best_bad = SIZE_MAX;
+    double f_last = pair_factor[K - 1] > 0 ? pair_factor[K - 1] : p.factor;
+    double f_mid = pair_factor[K / 2] > 0 ? pair_factor[K / 2] : p.factor;
+    double factors[5] = {p.factor, round(p.factor), round(2 * f_last) / 2, round(f_last), round(f_mid)};
+    static const posenc_rope_scaling schemes[4] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_YARN,
+                                                   POSENC_ROPE_LLAMA3};
+    for (int si = 0; si < 4 && best_bad; si++)
+        for (int fi = 0; fi < 5 && best_bad; fi++) {
+            if (schemes[si] == POSENC_ROPE_NONE && fi) break;
+            if (schemes[si] != POSENC_ROPE_NONE && !(factors[fi] > 1)) continue;
+            bool ctx = schemes[si] == POSENC_ROPE_YARN || schemes[si] == POSENC_ROPE_LLAMA3;
+            for (int li = 0; li < (ctx ? 8 : 1) && best_bad; li++) {
+                posenc_rope_params q = p;
+                q.scaling = schemes[si];
+                q.factor = schemes[si] == POSENC_ROPE_NONE ? 1 : factors[fi];
+                q.short_factors = q.long_factors = NULL;
+                q.factors_count = 0;
+                if (ctx) q.original_max_position = (int64_t)1 << (11 + li); /* 2048 .. 262144 */
+                for (int m2 = 0; m2 < 2; m2++) {
+                    int64_t ulp;
+                    size_t bad;
+                    if (!score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad))
+                        continue;
+                    if (bad < best_bad) best_bad = bad, best = q;
+                }
+            }
+        }
+    p = best;
+done:
+    free(ids);
+    free(sc);
+    free(ss);
+    return p;
 }
 
 /* ---- the entry point -------------------------------------------------------- */
@@ -419,8 +499,13 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         if (two) pair_from_both(c, wk->ps + (size_t)k * T, T, wk->buf, &wk->w[k], &wk->phi[k], &wk->mag[k]);
         else pair_from_one(c, T, &wk->w[k], &wk->phi[k], &wk->mag[k]);
         /* reliable: enough turning over the rows to see the slope */
-        wk->ok[k] = wk->w[k] > 0 && (two ? wk->w[k] * (double)T > 1e-3 : wk->w[k] * (double)T > 0.5);
-        wk->rho[k] = wk->w[k] > 0 ? eps / (wk->w[k] * (double)T) + 1e-7 : 1;
+        /* expected relative error of w_k: phase noise over the span (two
+         * functions); one function sees low frequencies only through the
+         * curvature of less than a turn, so its error grows like 1/(wT)^2 */
+        double turn = wk->w[k] * (double)T;
+        wk->rho[k] = turn > 0 ? (two ? eps / turn : 8 * eps / fmin(turn, 1.0) / fmin(turn, 1.0) / fmin(turn, 1.0)) + 1e-7
+                              : 1;
+        wk->ok[k] = turn > 0 && (two ? turn > 1e-3 : turn > 1.0 || wk->rho[k] < 1e-4);
     }
     memcpy(wk->buf, wk->mag, sizeof *wk->mag * (size_t)K);
     out->magnitude = median(wk->buf, (size_t)K);
@@ -568,7 +653,7 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
     }
     /* 4. arithmetics */
-    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid};
+    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL};
     if (!two && !out->has_cos) tg.cos_v = NULL, tg.sin_v = wk->pc;
     /* the fits above are pair-major; the table is row-major: transpose once */
     double *rm_c = malloc(sizeof *rm_c * n), *rm_s = two ? malloc(sizeof *rm_s * n) : NULL;
@@ -584,6 +669,7 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     int best = -1;
     static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
                                                           POSENC_MODE_GGML};
+    p = refine(&tg, p, out->pair_factor, K, wk->fc, wk->fs);
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
         if (!score(&tg, p, modes[a], wk->fc, wk->fs, &out->max_ulp[a], &out->differ[a])) {
             out->max_ulp[a] = -1;
