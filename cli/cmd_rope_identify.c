@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
     printf("fit time: %.2f s\n", secs);
 }
 
-static void print_json(const char *path, const posenc_rope_identity *id, double secs) {
+static void print_json(const char *path, const posenc_rope_identity *id, double secs, bool newline) {
     const posenc_rope_params *p = &id->params;
     printf("{\"file\": ");
     cli_json_string(path);
@@ -159,7 +160,7 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_numbers(id->inv_freq, (size_t)id->rotary_dim / 2);
     printf(", \"seconds\": ");
     cli_json_number(secs);
-    printf("}\n");
+    printf(newline ? "}\n" : "}");
 }
 
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
@@ -213,10 +214,15 @@ int cmd_rope_identify(int argc, char **argv) {
         goto done;
     }
     if (!have_cfg) {
-        if (cli_has(&a, "json")) print_json(a.positional[0], &id, secs);
+        if (cli_has(&a, "json")) print_json(a.positional[0], &id, secs, true);
         else print_text(a.positional[0], &cache, &id, secs);
     } else {
         if (!cli_has(&a, "json")) print_text(a.positional[0], &cache, &id, secs);
+        else {
+            printf("{\"identity\": ");
+            print_json(a.positional[0], &id, secs, false);
+            printf(", \"config\": ");
+        }
         rc = cli_rope_identify_against(&id, &cfg, &cache, cli_has(&a, "sin") ? &sin_t : NULL, cli_has(&a, "json"));
     }
     posenc_rope_identity_free(&id);
@@ -229,12 +235,150 @@ done:
 
 /* ---- against the model's config ------------------------------------------ */
 
+/* One departure sentence, kept for text and JSON. */
+typedef struct {
+    char text[8][600];
+    int n;
+} departures;
+
+static void add(departures *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(departures *d, const char *fmt, ...) {
+    if (d->n >= 8) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->text[d->n++], sizeof d->text[0], fmt, ap);
+    va_end(ap);
+}
+
+static void scheme_text(char *out, size_t size, const posenc_rope_params *p) {
+    switch (p->scaling) {
+    case POSENC_ROPE_LINEAR: snprintf(out, size, "linear interpolation (factor %g)", p->factor); break;
+    case POSENC_ROPE_YARN:
+        snprintf(out, size, "YaRN (factor %g, original context %lld)", p->factor, (long long)p->original_max_position);
+        break;
+    case POSENC_ROPE_LLAMA3:
+        snprintf(out, size, "llama3 bands (factor %g, original context %lld, low/high %g/%g)", p->factor,
+                 (long long)p->original_max_position, p->low_freq_factor, p->high_freq_factor);
+        break;
+    case POSENC_ROPE_NONE: snprintf(out, size, "no scaling"); break;
+    default: snprintf(out, size, "%s (factor %g)", posenc_rope_scaling_name(p->scaling), p->factor); break;
+    }
+}
+
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
                               const posenc_array *sin_table, bool json) {
-    (void)cache;
-    (void)sin_table;
-    (void)c;
-    (void)id;
-    (void)json;
+    posenc_rope_params cfg = c->rope;
+    int32_t r = 0;
+    posenc_error err = {0};
+    if (posenc_rope_check(&cfg, &r, &err) != POSENC_OK) return cli_fail_status("rope identify", &err);
+    departures d = {.n = 0};
+    const char *match = NULL;
+    int64_t ulp[POSENC_ROPE_ARITHS] = {-1, -1, -1};
+    size_t differ[POSENC_ROPE_ARITHS] = {0, 0, 0};
+    if (r != id->rotary_dim) {
+        add(&d, "rotary dim %d where the config gives %d (head_dim %d): %s", id->rotary_dim, r, cfg.head_dim,
+            id->rotary_dim < r ? "a partial rotary the config does not state" : "the cache rotates more channels");
+    } else {
+        static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
+                                                              POSENC_MODE_GGML};
+        static const char *const words[POSENC_ROPE_ARITHS] = {"exact arithmetic", "HF's float32 arithmetic",
+                                                              "ggml's float32 arithmetic"};
+        for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
+            posenc_rope_params q = cfg;
+            q.mode = modes[a];
+            posenc_error e = {0};
+            if (posenc_rope_cache_residual(cache, sin_table, id->layout, id->has_sin && !id->has_cos, 0, &q, &ulp[a],
+                                           &differ[a], &e) != POSENC_OK)
+                ulp[a] = -1;
+            else if (!differ[a] && !match) match = words[a];
+        }
+        /* the config's own frequencies and magnitude (precise), against the measured ones */
+        int32_t K = r / 2;
+        double *w = malloc(sizeof *w * (size_t)K), att = 1;
+        if (!w || posenc_rope_frequencies(&cfg, id->rows + id->offset, w, (size_t)K, &att, &err) != POSENC_OK) {
+            free(w);
+            return cli_fail_status("rope identify", &err);
+        }
+        if (id->offset != 0)
+            add(&d, "positions start at %lld: row 0 holds position %lld, the model's first token is position 0 "
+                    "(shows at pair 0, row 0)",
+                (long long)id->offset, (long long)id->offset);
+        double mtol = id->grid == POSENC_DTYPE_F32 ? 2e-6 : 8e-3;
+        if (!match && fabs(id->magnitude - att) > mtol * att) {
+            const char *why = fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
+                              : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
+                                                      : ": a different attention factor (e.g. mscale) was applied";
+            add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
+                posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
+        }
+        /* frequencies: runs of pairs whose measured w departs from the config's */
+        int32_t run0 = -1;
+        double worst = 0;
+        char cache_s[120], cfg_s[120];
+        scheme_text(cache_s, sizeof cache_s, &id->params);
+        scheme_text(cfg_s, sizeof cfg_s, &cfg);
+        double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-9 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+        for (int32_t k = 0; k <= K && !match; k++) {
+            double rel = k < K && id->inv_freq[k] > 0 ? fabs(id->inv_freq[k] / w[k] - 1) : 0;
+            /* the fit's noise: the grid's step over the angle the pair turns through the rows */
+            double noise = k < K ? 8 * unit / fmax(id->inv_freq[k] * (double)id->rows, 1e-30) : 0;
+            bool off = k < K && isfinite(id->pair_factor[k]) && rel > 1e-4 + noise;
+            if (off && run0 < 0) run0 = k, worst = 0;
+            if (off) worst = fmax(worst, rel);
+            if (!off && run0 >= 0) {
+                double dw = fabs(id->inv_freq[run0] - w[run0]);
+                double p_show = dw > 0 ? ceil(unit / (dw * fmax(id->magnitude, 1e-30))) : 0;
+                bool scheme_differs = id->params.scaling != cfg.scaling;
+                add(&d, "pairs %d-%d", run0, k - 1); /* the sentence is written below */
+                if (!scheme_differs) { /* same scheme, other parameters */
+                    snprintf(d.text[d.n - 1], sizeof d.text[0],
+                             "pairs %d-%d depart from the config's %s frequencies by up to %.3g%% (the cache fits "
+                             "%s, base %g; first visible at pair %d, position %.0f)",
+                             run0, k - 1, cfg_s, worst * 100, cache_s, id->params.base, run0,
+                             (double)id->offset + p_show);
+                } else {
+                    snprintf(d.text[d.n - 1], sizeof d.text[0],
+                             "pairs %d-%d follow %s, the config says %s (frequencies off by up to %.3g%%; first "
+                             "visible at pair %d, position %.0f)",
+                             run0, k - 1, cache_s, cfg_s, worst * 100, run0, (double)id->offset + p_show);
+                }
+                run0 = -1;
+            }
+        }
+        free(w);
+        if (id->grid != POSENC_DTYPE_F32 && !match)
+            add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",
+                grid_words(id->grid), (long long)(ulp[1] >= 0 ? ulp[1] : ulp[0]));
+        if (!match && d.n == 0) {
+            int best = -1;
+            for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+                if (ulp[a] >= 0 && (best < 0 || differ[a] < differ[best])) best = a;
+            if (best >= 0)
+                add(&d, "frequencies and magnitude agree with the config, but no arithmetic reproduces every value: "
+                        "closest %s, %zu values differ by up to %lld ULP; the cache itself fits %s",
+                    words[best], differ[best], (long long)ulp[best], arith_words(id->arith));
+        }
+    }
+    if (json) {
+        printf("{\"matches\": %s, \"arithmetic\": ", match ? "true" : "false");
+        if (match) cli_json_string(match);
+        else printf("null");
+        printf(", \"residual\": {");
+        for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+            printf("%s\"%s\": {\"max_ulp\": %lld, \"differ\": %zu}", a ? ", " : "",
+                   posenc_rope_arith_name((posenc_rope_arith)a), (long long)ulp[a], differ[a]);
+        printf("}, \"departures\": [");
+        for (int i = 0; i < d.n; i++) {
+            if (i) printf(", ");
+            cli_json_string(d.text[i]);
+        }
+        printf("]}}\n");
+        return EXIT_OK;
+    }
+    printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
+    if (match)
+        printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",
+               id->grid != POSENC_DTYPE_F32 ? grid_words(id->grid) : "");
+    for (int i = 0; i < d.n; i++) printf("  - %s\n", d.text[i]);
     return EXIT_OK;
 }

@@ -772,6 +772,17 @@ POSENC_API posenc_status posenc_rope_identify(const posenc_array *table, const p
                                               posenc_error *err);
 POSENC_EXPERIMENTAL
 POSENC_API void posenc_rope_identity_free(posenc_rope_identity *identity);
+/* How far a cache is from the table `params` prescribe (in params->mode's
+ * arithmetic) at positions offset, offset + 1, ...: max |difference| in the
+ * residual units above and the count of values that differ at all, after
+ * rounding the prescribed table to the cache's grid. layout must be stated
+ * (not AUTO); table_is_sin says a one-function table holds sin. The rotary
+ * dim of params must be the cache's (else INVALID_ARGUMENT naming both). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc_array *sin_table,
+                                                    posenc_rope_cache_layout layout, int table_is_sin,
+                                                    int64_t offset, const posenc_rope_params *params,
+                                                    int64_t *max_ulp, size_t *differ, posenc_error *err);
 /* "hf", "vllm", "ggml", "plain" ("auto"); "exact", "hf-f32", "ggml-f32". */
 POSENC_API const char *posenc_rope_cache_layout_name(posenc_rope_cache_layout layout);
 POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);

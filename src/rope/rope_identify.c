@@ -713,3 +713,52 @@ posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array
     }
     return posenc_ok_(err);
 }
+
+posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc_array *sin_table,
+                                         posenc_rope_cache_layout layout, int table_is_sin, int64_t offset,
+                                         const posenc_rope_params *params, int64_t *max_ulp, size_t *differ,
+                                         posenc_error *err) {
+    RETURN_IF_NULL(table, err);
+    RETURN_IF_NULL(params, err);
+    RETURN_IF_NULL(max_ulp, err);
+    RETURN_IF_NULL(differ, err);
+    RETURN_ERROR_IF(layout < POSENC_CACHE_HF || layout > POSENC_CACHE_PLAIN, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "give the cache layout (hf, vllm, ggml or plain), got %d", (int)layout);
+    int32_t r = 0;
+    FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
+    grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
+    posenc_status st = load_2d(table, "cache", &c, err);
+    if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    size_t T = c.rows, W = c.width, K = layout == POSENC_CACHE_PLAIN ? W : W / 2;
+    if (st == POSENC_OK && (2 * K != (size_t)r || (sin_table && (s.rows != T || s.width != W))))
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                          "the %s cache [%zu, %zu] holds rotary dim %zu, the parameters give %d",
+                          posenc_rope_cache_layout_name(layout), T, W, 2 * K, r);
+    bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    size_t n = T * K;
+    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
+    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
+    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    if (st == POSENC_OK) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < K; k++) {
+                const double *row = c.v + t * W;
+                double cv, sv = 0;
+                switch (layout) {
+                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
+                }
+                rc[t * K + k] = cv;
+                if (two) rs[t * K + k] = sv;
+            }
+        target tg = {rc, two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W), NULL};
+        if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
+        if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
+            st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
+                              (int)params->mode);
+    }
+    free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
