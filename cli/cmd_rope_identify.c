@@ -81,7 +81,11 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
     printf("holds: %s; rotary dim %d (%d pairs); positions %lld..%lld\n",
            id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos", id->rotary_dim,
            id->rotary_dim / 2, (long long)id->offset, (long long)(id->offset + id->rows - 1));
-    printf("base: %g\n", id->params.base);
+    printf("base: %.10g", id->params.base);
+    if (id->ntk_factor > 0)
+        printf(" = %g * %g^(R/(R-2)): an NTK base change by factor %g of base %g", id->ntk_base, id->ntk_factor,
+               id->ntk_factor, id->ntk_base);
+    printf("\n");
     print_scheme(id);
     printf("magnitude: %.6g%s\n", id->magnitude,
            id->params.attention_factor > 0 ? " (stated explicitly: not the scheme's own)" : " (the scheme's own)");
@@ -125,6 +129,10 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_number(id->magnitude);
     printf(", \"base\": ");
     cli_json_number(p->base);
+    printf(", \"ntk_base\": ");
+    cli_json_number(id->ntk_base);
+    printf(", \"ntk_factor\": ");
+    cli_json_number(id->ntk_factor);
     printf(", \"scaling\": \"%s\", \"factor\": ", posenc_rope_scaling_name(p->scaling));
     cli_json_number(p->factor);
     printf(", \"original_max_position\": %lld, \"attention_factor\": ", (long long)p->original_max_position);

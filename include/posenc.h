@@ -746,6 +746,8 @@ typedef struct posenc_rope_identity {
     double yarn_low, yarn_high;  /* YaRN ramp ends (pair units) */
     double yarn_context_lo, yarn_context_hi; /* L0 range consistent with betas 32 / 1 */
     double llama3_wave_lo, llama3_wave_hi;   /* Llama 3: edges L0/high, L0/low (wavelengths) */
+    double ntk_base, ntk_factor; /* when the base is b0 * s^(R/(R-2)) for a round b0 and s (an NTK
+                                    base change): b0 and s; 0 otherwise */
     posenc_dtype grid;           /* f32, bf16 or f16: the values all lie on this grid */
     posenc_rope_arith arith;     /* best arithmetic (= params.mode) */
     int64_t max_ulp[POSENC_ROPE_ARITHS];  /* per arithmetic: max |difference| over all values in

@@ -354,7 +354,7 @@ static bool score(const target *tg, posenc_rope_params params, posenc_mode mode,
  * context, scheme) on up to 512 sampled rows in HF and ggml arithmetic and
  * keep the one that reproduces the most values. */
 static posenc_rope_params refine(const target *tg, posenc_rope_params p, const double *pair_factor, int32_t K,
-                                 float *cbuf, float *sbuf) {
+                                 double raw_base, float *cbuf, float *sbuf, double *ntk_base0, double *ntk_factor) {
     size_t step = tg->rows > 512 ? tg->rows / 512 : 1, m = 0;
     int64_t *ids = malloc(sizeof *ids * 513);
     double *sc = malloc(sizeof *sc * 513 * (size_t)K), *ss = malloc(sizeof *ss * 513 * (size_t)K);
@@ -369,18 +369,45 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
     target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids};
     posenc_rope_params best = p;
     size_t best_bad = SIZE_MAX;
-    int64_t ulp0;
-    if (p.scaling != POSENC_ROPE_LONGROPE && !score(&sub, p, POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp0, &best_bad))
-        best_bad = SIZE_MAX;
+    for (int m2 = 0; m2 < 2 && p.scaling != POSENC_ROPE_LONGROPE; m2++) {
+        int64_t ulp;
+        size_t bad;
+        if (score(&sub, p, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) && bad < best_bad)
+            best_bad = bad;
+    }
     double f_last = pair_factor[K - 1] > 0 ? pair_factor[K - 1] : p.factor;
     double f_mid = pair_factor[K / 2] > 0 ? pair_factor[K / 2] : p.factor;
-    double factors[5] = {p.factor, round(p.factor), round(2 * f_last) / 2, round(f_last), round(f_mid)};
+    double factors[14] = {p.factor, round(p.factor), round(2 * f_last) / 2, round(f_last), round(f_mid), 2, 4, 8, 16,
+                          32, 40, 64, 1.5, 3};
     static const posenc_rope_scaling schemes[4] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_YARN,
                                                    POSENC_ROPE_LLAMA3};
+    /* a base that is no round number may be an NTK base' = b0 s^(R/(R-2)) (HF: in double) */
+    static const double nominal[] = {10000, 100000, 500000, 1000000, 5000000, 10000000};
+    static const double ntk_s[] = {1.5, 2, 3, 4, 8, 16, 32};
+    for (int bi = 0; bi < 6 && best_bad; bi++)
+        for (int si = 0; si < 7 && best_bad; si++) {
+            double r = 2.0 * K, b = nominal[bi] * pow(ntk_s[si], r / (r - 2));
+            if (fabs(b / raw_base - 1) > 2e-3) continue;
+            posenc_rope_params q = p;
+            q.base = b;
+            q.scaling = POSENC_ROPE_NONE;
+            q.factor = 1;
+            q.short_factors = q.long_factors = NULL;
+            q.factors_count = 0;
+            int64_t ulp;
+            size_t bad;
+            for (int m2 = 0; m2 < 2; m2++)
+                if (score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) &&
+                    bad < best_bad)
+                    best_bad = bad, best = q, *ntk_base0 = nominal[bi], *ntk_factor = ntk_s[si];
+        }
     for (int si = 0; si < 4 && best_bad; si++)
-        for (int fi = 0; fi < 5 && best_bad; fi++) {
+        for (int fi = 0; fi < 14 && best_bad; fi++) {
             if (schemes[si] == POSENC_ROPE_NONE && fi) break;
             if (schemes[si] != POSENC_ROPE_NONE && !(factors[fi] > 1)) continue;
+            bool seen = false;
+            for (int j = 0; j < fi; j++) seen = seen || factors[j] == factors[fi];
+            if (seen) continue;
             bool ctx = schemes[si] == POSENC_ROPE_YARN || schemes[si] == POSENC_ROPE_LLAMA3;
             for (int li = 0; li < (ctx ? 8 : 1) && best_bad; li++) {
                 posenc_rope_params q = p;
@@ -397,6 +424,16 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
                     if (bad < best_bad) best_bad = bad, best = q;
                 }
             }
+        }
+    if (best_bad) /* the unsnapped base */
+        for (int m2 = 0; m2 < 2; m2++) {
+            posenc_rope_params q = p;
+            q.base = raw_base;
+            int64_t ulp;
+            size_t bad;
+            if (score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) &&
+                bad < best_bad)
+                best_bad = bad, best = q;
         }
     p = best;
 done:
@@ -669,7 +706,17 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     int best = -1;
     static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
                                                           POSENC_MODE_GGML};
-    p = refine(&tg, p, out->pair_factor, K, wk->fc, wk->fs);
+    p = refine(&tg, p, out->pair_factor, K, base, wk->fc, wk->fs, &out->ntk_base, &out->ntk_factor);
+    if (p.scaling != POSENC_ROPE_NONE && p.scaling != POSENC_ROPE_LONGROPE && p.factor == 1) { /* no scaling at all */
+        p.scaling = POSENC_ROPE_NONE;
+        p.original_max_position = 0;
+    }
+    if (p.scaling == POSENC_ROPE_NONE) {
+        out->ambiguous |= POSENC_IDENTIFY_NTK_IS_BASE;
+        out->ambiguous &= ~(POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS);
+    }
+    if (p.scaling != POSENC_ROPE_YARN) out->ambiguous &= ~POSENC_IDENTIFY_YARN_CONTEXT;
+    if (p.scaling != POSENC_ROPE_LLAMA3) out->ambiguous &= ~POSENC_IDENTIFY_LLAMA3_BANDS;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
         if (!score(&tg, p, modes[a], wk->fc, wk->fs, &out->max_ulp[a], &out->differ[a])) {
             out->max_ulp[a] = -1;
