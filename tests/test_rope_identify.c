@@ -85,10 +85,10 @@ static void test_errors(void) {
     float bad[3 * 4] = {1, 0, 1, 0, 0.5f, 0.8f, 0.5f, 0.8f, NAN, 0, 0, 0};
     posenc_array a = {POSENC_DTYPE_F32, 2, {3, 4}, 12, bad};
     CHECK_STATUS(posenc_rope_identify(&a, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(err.message, "[2, 0]") && strstr(err.message, "nan"), "non-finite value named: %s", err.message);
+    CHECK(strstr(err.message, "[2, 0]") && strstr(err.message, "nan"), "[P20] non-finite value named: %s", err.message);
     posenc_array two = {POSENC_DTYPE_F32, 2, {2, 4}, 8, bad};
     CHECK_STATUS(posenc_rope_identify(&two, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(err.message, "2 positions") != NULL, "too few rows named: %s", err.message);
+    CHECK(strstr(err.message, "2 positions") != NULL, "[P21] too few rows named: %s", err.message);
     posenc_array r3 = {POSENC_DTYPE_F32, 3, {2, 3, 2}, 12, bad};
     CHECK_STATUS(posenc_rope_identify(&r3, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "rank 3") != NULL, "rank named: %s", err.message);
@@ -106,7 +106,7 @@ static void test_errors(void) {
     posenc_rope_params_default(&p, 64);
     CHECK_STATUS(posenc_rope_cache_residual(&c, NULL, POSENC_CACHE_GGML, 0, 0, &p, &ulp, &differ, &err),
                  POSENC_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(err.message, "rotary dim 128") && strstr(err.message, "give 64"), "rotary dims named: %s",
+    CHECK(strstr(err.message, "rotary dim 128") && strstr(err.message, "give 64"), "[P22] rotary dims named: %s",
           err.message);
 }
 
