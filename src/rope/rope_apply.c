@@ -110,8 +110,8 @@ static unsigned ggml_rotate_head(void *head, bool f16, bool bits16, int32_t pair
         if (!bits16) {
             a = ((float *)head)[ia];
             b = ((float *)head)[ib];
-            over |= (rope_abs_bits_(a) > big_bits) | (rope_abs_bits_(b) > big_bits);
-            nonfinite |= (rope_abs_bits_(a) > ROPE_FINITE_BITS_F32) | (rope_abs_bits_(b) > ROPE_FINITE_BITS_F32);
+            over |= (int)(rope_abs_bits_(a) > big_bits) | (int)(rope_abs_bits_(b) > big_bits);
+            nonfinite |= (int)(rope_abs_bits_(a) > ROPE_FINITE_BITS_F32) | (int)(rope_abs_bits_(b) > ROPE_FINITE_BITS_F32);
         } else {
             uint16_t *h = head;
             a = f16 ? posenc_f16_to_f32(h[ia]) : posenc_bf16_to_f32(h[ia]);
