@@ -715,6 +715,23 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         out->ambiguous |= POSENC_IDENTIFY_NTK_IS_BASE;
         out->ambiguous &= ~(POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS);
     }
+    if (p.scaling == POSENC_ROPE_YARN && p.original_max_position > 0) { /* the ramp of the final candidate */
+        double R = 2.0 * K, lb = log(p.base), l0 = (double)p.original_max_position;
+        out->yarn_low = fmax(floor(R * log(l0 / (p.beta_fast * TWO_PI)) / (2 * lb)), 0);
+        out->yarn_high = fmin(ceil(R * log(l0 / (p.beta_slow * TWO_PI)) / (2 * lb)), R - 1);
+        out->yarn_context_lo = fmax(TWO_PI * p.beta_fast * exp(2 * lb * out->yarn_low / R),
+                                    TWO_PI * p.beta_slow * exp(2 * lb * (out->yarn_high - 1) / R));
+        out->yarn_context_hi = fmin(TWO_PI * p.beta_fast * exp(2 * lb * (out->yarn_low + 1) / R),
+                                    TWO_PI * p.beta_slow * exp(2 * lb * out->yarn_high / R));
+        out->ramp_first = (int32_t)out->yarn_low + 1; /* strictly inside the ramp */
+        out->ramp_last = (int32_t)fmin(out->yarn_high - 1, K - 1);
+        out->ambiguous |= POSENC_IDENTIFY_YARN_CONTEXT;
+    }
+    if (p.scaling == POSENC_ROPE_LLAMA3 && p.original_max_position > 0) {
+        out->llama3_wave_lo = (double)p.original_max_position / p.high_freq_factor;
+        out->llama3_wave_hi = (double)p.original_max_position / p.low_freq_factor;
+        out->ambiguous |= POSENC_IDENTIFY_LLAMA3_BANDS;
+    }
     if (p.scaling != POSENC_ROPE_YARN) out->ambiguous &= ~POSENC_IDENTIFY_YARN_CONTEXT;
     if (p.scaling != POSENC_ROPE_LLAMA3) out->ambiguous &= ~POSENC_IDENTIFY_LLAMA3_BANDS;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {

@@ -188,6 +188,23 @@ def main():
     rc, so, se = run("rope", "identify", *args, "--config", cfg_l3)
     t.check(rc == 0 and "follow linear interpolation (factor 8), the config says llama3 bands" in so,
             "linear instead of llama3 named: " + (so.strip().splitlines()[-1] if rc == 0 else se))
+    # ggml's theta chain vs HF's power: a ggml cache made by `rope apply --mode ggml` on
+    # x = (1, 0) per interleaved pair (the rotation then returns (cos, sin) exactly)
+    ones = np.zeros((T, 1, 128), np.float32)
+    ones[:, :, 0::2] = 1
+    src = save(d, "ones", ones)
+    gcache = os.path.join(d, "ggml_cache.npy")
+    rc, _, se = run("rope", "apply", "--in", src, "--dim", "128", "--layout", "interleaved", "--mode", "ggml",
+                    "--scaling", "yarn", "--factor", "4", "--original-max", "4096", "-o", gcache)
+    np.save(gcache, np.load(gcache).reshape(T, 128))
+    rc, j, se = identify(gcache)
+    t.check(rc == 0 and j["layout"] == "ggml" and j["scaling"] == "yarn" and j["arithmetic"] == "ggml-f32"
+            and j["residual"]["ggml-f32"]["differ"] == 0 and j["residual"]["hf-f32"]["differ"] > 0,
+            "ggml YaRN cache: ggml layout, yarn, ggml float32 bit for bit, HF's power told apart: "
+            + (json.dumps(j["residual"]) if j else se))
+    rc, so, se = run("rope", "identify", gcache, "--config", cfg_yarn)
+    t.check(rc == 0 and "matches the config bit for bit in ggml's float32 arithmetic" in so,
+            "ggml cache against the HF config: bit for bit in ggml's arithmetic")
     # bad input: exit 2 naming the value, nothing printed on stdout
     bad = np.ones((5, 8), np.float32)
     bad[3, 2] = np.nan
