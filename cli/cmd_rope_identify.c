@@ -102,7 +102,7 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
            id->differ[id->arith] ? " (closest; none reproduces every value)" : "");
     unsigned amb = id->ambiguous;
     if (amb & (POSENC_IDENTIFY_NTK_IS_BASE | POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS |
-               POSENC_IDENTIFY_ARITH | POSENC_IDENTIFY_COS_OR_SIN))
+               POSENC_IDENTIFY_ARITH | POSENC_IDENTIFY_COS_OR_SIN | POSENC_IDENTIFY_ONE_PAIR))
         printf("the data cannot tell apart:\n");
     if (amb & POSENC_IDENTIFY_NTK_IS_BASE)
         printf("  - NTK / dynamic NTK with factor s from plain RoPE with base %g = base * s^(R/(R-2))\n",
@@ -113,6 +113,7 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
     if (amb & POSENC_IDENTIFY_LLAMA3_BANDS)
         printf("  - Llama 3's original context from low/high_freq_factor: only L0/low and L0/high show\n");
     if (amb & POSENC_IDENTIFY_ARITH) printf("  - the arithmetics marked bit for bit above\n");
+    if (amb & POSENC_IDENTIFY_ONE_PAIR) printf("  - the base: one pair turns at 1 radian per position whatever it is\n");
     if (amb & POSENC_IDENTIFY_COS_OR_SIN)
         printf("  - cos from sin by the values alone: decided by the offset that fits (give --sin to be sure)\n");
     printf("fit time: %.2f s\n", secs);
@@ -158,9 +159,9 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_number(id->profile_residual);
     printf(", \"ambiguous\": [");
     static const char *const amb[] = {"ntk_is_base", "yarn_context", "llama3_bands", "arithmetic", "cos_or_sin",
-                                      "not_exact"};
+                                      "not_exact", "one_pair"};
     int n = 0;
-    for (int b = 0; b < 6; b++)
+    for (int b = 0; b < 7; b++)
         if (id->ambiguous & (1u << b)) printf("%s\"%s\"", n++ ? ", " : "", amb[b]);
     printf("], \"pair_factor\": ");
     cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);

@@ -727,6 +727,7 @@ typedef enum posenc_rope_arith {
 #define POSENC_IDENTIFY_COS_OR_SIN 16u    /* one table without a partner: cos vs sin was decided
                                              by the offset fit (has_sin) */
 #define POSENC_IDENTIFY_NOT_EXACT 32u     /* no candidate reproduces the values bit for bit */
+#define POSENC_IDENTIFY_ONE_PAIR 64u      /* R = 2: pair 0's frequency is 1 whatever the base */
 
 typedef struct posenc_rope_identity {
     posenc_rope_cache_layout layout;

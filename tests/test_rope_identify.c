@@ -110,7 +110,34 @@ static void test_errors(void) {
           err.message);
 }
 
+/* Fewer rows than pairs (37 x 64, positions 1000..): once overran a per-row
+ * buffer with the per-pair magnitudes (found by valgrind). */
+static void test_short(void) {
+    enum { ROWS = 37 };
+    posenc_rope_params p = params(POSENC_ROPE_YARN, 10000, 4, 4096, POSENC_MODE_TORCH_COMPAT);
+    posenc_positions pos = posenc_positions_range(1000, ROWS);
+    posenc_error err = {0};
+    static float c[ROWS * K], s[ROWS * K];
+    CHECK_STATUS(posenc_rope_table_f32(&p, 0, &pos, 1, c, s, ROWS * K, &err), POSENC_OK);
+    posenc_array ca = {POSENC_DTYPE_F32, 2, {ROWS, K}, (size_t)ROWS * K, c};
+    posenc_array sa = {POSENC_DTYPE_F32, 2, {ROWS, K}, (size_t)ROWS * K, s};
+    posenc_rope_identity id;
+    CHECK_STATUS(posenc_rope_identify(&ca, &sa, POSENC_CACHE_PLAIN, &id, &err), POSENC_OK);
+    CHECK(id.offset == 1000 && id.params.scaling == POSENC_ROPE_YARN && id.params.factor == 4 &&
+              id.arith == POSENC_ARITH_HF_F32 && id.differ[POSENC_ARITH_HF_F32] == 0,
+          "37 rows from position 1000, plain cos + sin: offset %lld, %s factor %g, %s, %zu differ",
+          (long long)id.offset, posenc_rope_scaling_name(id.params.scaling), id.params.factor,
+          posenc_rope_arith_name(id.arith), id.differ[POSENC_ARITH_HF_F32]);
+    posenc_rope_identity_free(&id);
+    /* every column the same cos(t): no frequency falls with the pair index */
+    for (int t = 0; t < ROWS; t++)
+        for (int k = 0; k < K; k++) c[t * K + k] = (float)cos((double)t);
+    CHECK_STATUS(posenc_rope_identify(&ca, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "do not fall") != NULL, "[P21] equal frequencies refused: %s", err.message);
+}
+
 int main(void) {
+    test_short();
     posenc_rope_params p = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_GGML);
     expect("ggml plain, base 10000", &p, 0, POSENC_CACHE_GGML, POSENC_ARITH_GGML_F32);
     p = params(POSENC_ROPE_LINEAR, 10000, 4, 0, POSENC_MODE_GGML);

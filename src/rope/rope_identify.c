@@ -509,7 +509,7 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     wk->mag = calloc((size_t)K, sizeof *wk->mag);
     wk->rho = calloc((size_t)K, sizeof *wk->rho);
     wk->ok = calloc((size_t)K, sizeof *wk->ok);
-    wk->buf = malloc(sizeof *wk->buf * T);
+    wk->buf = malloc(sizeof *wk->buf * (T > (size_t)K ? T : (size_t)K)); /* phases of one pair, or the K magnitudes */
     wk->fc = malloc(sizeof *wk->fc * n);
     wk->fs = malloc(sizeof *wk->fs * n);
     RETURN_ERROR_IF(!wk->pc || (two && !wk->ps) || !wk->w || !wk->phi || !wk->mag || !wk->rho || !wk->ok || !wk->buf ||
@@ -583,6 +583,10 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         }
     RETURN_ERROR_IF(first < 0, err, POSENC_ERR_INVALID_ARGUMENT,
                     "no pair turns enough over %zu positions to measure its frequency", T);
+    RETURN_ERROR_IF(K > 1 && !(base > 1.0 + 1e-9), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "the pair frequencies do not fall with the pair index (fitted base %g): not a RoPE cache in the "
+                    "%s layout", base, posenc_rope_cache_layout_name(layout));
+    if (K == 1) out->ambiguous |= POSENC_IDENTIFY_ONE_PAIR;
     double f_first = out->pair_factor[first], f_last = out->pair_factor[last];
     posenc_rope_params p;
     posenc_rope_params_default(&p, 2 * K);
