@@ -71,10 +71,11 @@ static posenc_status load_2d(const posenc_array *a, const char *what, grid2d *g,
     g->v = f.data;
     for (size_t i = 0; i < f.count; i++)
         if (!isfinite(g->v[i])) {
+            double bad = g->v[i];
             free(g->v);
             g->v = NULL;
             return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "%s value at [%zu, %zu] is %g: a RoPE cache is finite",
-                                what, i / g->width, i % g->width, f.count ? ((double *)f.data)[i] : 0.0);
+                                what, i / g->width, i % g->width, bad);
         }
     return POSENC_OK;
 }
