@@ -766,8 +766,9 @@ typedef struct posenc_rope_identity {
  * sin partner in `sin_table` (same shape; NULL when absent). layout: AUTO or
  * the layout to assume. T >= 3. Fills *out (free with
  * posenc_rope_identity_free). Errors: INVALID_ARGUMENT naming a shape, dtype
- * or value that no RoPE cache has (non-finite values, a magnitude that
- * varies by more than the grid allows between pairs). Speed: a [131072, 128]
+ * or value that no RoPE cache has (a non-finite value and its [row, column],
+ * fewer than 3 rows, no pair that turns over the rows, frequencies that do not
+ * fall with the pair index, a sin table of another shape). Speed: a [131072, 128]
  * cache takes 3.5-4.6 s on one core, all three arithmetics included (docs/rope.md). */
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array *sin_table,
