@@ -8,7 +8,7 @@ and, with --config, named in words."""
 import json
 import math
 import os
-import subprocess
+import struct
 import sys
 
 import numpy as np
@@ -205,6 +205,26 @@ def main():
     rc, so, se = run("rope", "identify", gcache, "--config", cfg_yarn)
     t.check(rc == 0 and "matches the config bit for bit in ggml's float32 arithmetic" in so,
             "ggml cache against the HF config: bit for bit in ggml's arithmetic")
+    # the same against a GGUF header (llama.cpp's view of the model)
+    kvs = [("general.architecture", 8, "llama"), ("llama.attention.head_count", 4, 8),
+           ("llama.embedding_length", 4, 1024), ("llama.context_length", 4, 16384),
+           ("llama.rope.dimension_count", 4, 128), ("llama.rope.freq_base", 6, 10000.0),
+           ("llama.rope.scaling.type", 8, "yarn"), ("llama.rope.scaling.factor", 6, 4.0),
+           ("llama.rope.scaling.original_context_length", 4, 4096)]
+    blob = b"GGUF" + struct.pack("<IQQ", 3, 0, len(kvs))
+    for k, typ, v in kvs:
+        blob += struct.pack("<Q", len(k)) + k.encode() + struct.pack("<I", typ)
+        blob += (struct.pack("<Q", len(v)) + v.encode() if typ == 8 else
+                 struct.pack("<I", v) if typ == 4 else struct.pack("<f", v))
+    gg = os.path.join(d, "yarn.gguf")
+    with open(gg, "wb") as f:
+        f.write(blob)
+    rc, so, se = run("rope", "identify", gcache, "--config", gg)
+    t.check(rc == 0 and "matches the config bit for bit in ggml's float32 arithmetic" in so,
+            "ggml cache against its GGUF header: bit for bit in ggml's arithmetic")
+    rc, so, se = run("rope", "identify", os.path.join(d, "noatt_c.npy"), "--sin", os.path.join(d, "noatt_s.npy"),
+                     "--config", gg)
+    t.check(rc == 0 and "the attention factor was dropped" in so, "dropped attention factor named against the GGUF")
     # bad input: exit 2 naming the value, nothing printed on stdout
     bad = np.ones((5, 8), np.float32)
     bad[3, 2] = np.nan
