@@ -120,6 +120,7 @@ size_t cli_max_bytes(const cli_args *args);
 int cmd_table(int argc, char **argv);
 int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain */
 int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
+int cmd_rope_identify(int argc, char **argv); /* posenc rope identify (cmd_rope_identify.c) */
 int cmd_bias(int argc, char **argv);
 /* posenc lab (cli/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
@@ -375,7 +376,8 @@ void cli_table_free(cli_table *t);
     {"rotary-dim", "R", "rope: rotate only R channels (partial rotary), even, <= dim"},                        \
     {"partial", "F", "rope: partial_rotary_factor, rotary dim = int(dim * F)"},                                \
     {"torch-compat", NULL, "rope: HF's float32 arithmetic (bit-identical to transformers on CPU)"},            \
-    {"precise", NULL, "rope: long double formulas rounded once (default)"}
+    {"precise", NULL, "rope: long double formulas rounded once (default)"},                                   \
+    {"mode", "M", "rope arithmetic: precise (default) | torch-compat | ggml (ggml CPU's float32 bits)"}
 typedef struct {
     posenc_rope_params params; /* start from defaults or a config; the flags override */
     unsigned given;            /* POSENC_ROPE_GIVEN_* (for posenc_rope_resolve) */

@@ -172,7 +172,7 @@ static int print_freqs_json(const rope_request *q, int32_t r, double att, const 
            "\"mode\": \"%s\", \"seq_len\": %lld, \"attention_factor\": %.17g, \"layout\": \"%s\", "
            "\"attention_head_dim\": %d, \"first_rotated_channel\": %d",
            q->params.head_dim, r, q->params.base, posenc_rope_scaling_name(q->params.scaling), q->params.factor,
-           q->params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : "precise", (long long)q->seq_len, att,
+           q->params.mode == POSENC_MODE_TORCH_COMPAT ? "torch-compat" : q->params.mode == POSENC_MODE_GGML ? "ggml" : "precise", (long long)q->seq_len, att,
            layout_name(q->layout), q->attention_head_dim, q->rotary_offset);
     if (q->have_config) {
         printf(", \"architecture\": \"%s\", \"family\": \"%s\", \"original_max_position\": %lld, "
@@ -404,12 +404,15 @@ int cmd_rope(int argc, char **argv) {
     if (argc >= 1 && strcmp(argv[0], "freqs") == 0) return rope_freqs(argc - 1, argv + 1);
     if (argc >= 1 && strcmp(argv[0], "apply") == 0) return rope_apply(argc - 1, argv + 1);
     if (argc >= 1 && strcmp(argv[0], "explain") == 0) return cmd_rope_explain(argc - 1, argv + 1);
+    /* issue 24: which RoPE made a cos/sin cache (cmd_rope_identify.c) */
+    if (argc >= 1 && strcmp(argv[0], "identify") == 0) return cmd_rope_identify(argc - 1, argv + 1);
     bool help = argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0);
     fprintf(help ? stdout : stderr,
-            "usage: posenc rope freqs|apply|explain [options]   (posenc rope SUBCOMMAND --help)\n\n"
+            "usage: posenc rope freqs|apply|explain|identify [options]   (posenc rope SUBCOMMAND --help)\n\n"
             "  freqs    inverse frequencies + attention factor for every scaling scheme\n"
             "  apply    rotate q/k arrays (.npy) in either layout, partial rotary, inverse, shift\n"
-            "  explain  a model config (config.json or .gguf) in plain words\n");
+            "  explain  a model config (config.json or .gguf) in plain words\n"
+            "  identify which RoPE made a cos/sin cache (layout, scaling, arithmetic; --config: vs a model)\n");
     if (help) return EXIT_OK;
     if (argc >= 1) fprintf(stderr, "posenc rope: unknown subcommand '%s'\n", argv[0]);
     return EXIT_USAGE;

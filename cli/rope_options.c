@@ -12,7 +12,8 @@
 static const char *const scaling_flags[] = {
     "scaling", "factor", "original-max", "beta-fast", "beta-slow", "mscale", "mscale-all-dim", "attention-factor",
     "no-truncate", "low-freq-factor", "high-freq-factor", "short-factors", "long-factors", "longrope", "rotary-dim",
-    "partial", "torch-compat", "precise", NULL};
+    "partial", "torch-compat", "precise", "mode", NULL};
+static const char *const mode_choices[] = {"precise", "torch-compat", "ggml", NULL};
 static const char *const longrope_choices[] = {"by-seq-len", "short", "long", NULL};
 
 const char *cli_rope_scaling_flag_given(const cli_args *args, const char *const *except) {
@@ -81,6 +82,12 @@ int cli_rope_scaling_parse(const char *cmd, const cli_args *a, cli_rope_scaling 
     if (select >= 0) p->longrope_select = (posenc_rope_longrope_select)select;
     if (cli_has(a, "no-truncate")) p->truncate = 0;
     if (!cli_get_mode(a, &p->mode)) return EXIT_USAGE;
+    int mode = -1;
+    if (!cli_choice(a, "mode", mode_choices, &mode)) return EXIT_USAGE;
+    if (mode >= 0 && (cli_has(a, "precise") || cli_has(a, "torch-compat")))
+        return cli_fail(cmd, EXIT_USAGE, NULL, "give --mode or --precise/--torch-compat, not both");
+    if (mode >= 0) /* the choices are listed in posenc_mode's order */
+        p->mode = mode == 2 ? POSENC_MODE_GGML : mode == 1 ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
     if (p->scaling == POSENC_ROPE_NONE && cli_has(a, "factor"))
         return cli_fail(cmd, EXIT_USAGE, "add --scaling linear|ntk|dynamic|yarn|longrope|llama3",
                         "--factor %g has no effect with --scaling none", p->factor);

@@ -105,6 +105,15 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
                                     (float *)sin_out + o);
             continue;
         }
+        if (plan.mode == POSENC_MODE_GGML) { /* ggml's float32 cache entries (widened when wide) */
+            float *c = wide ? row : (float *)cos_out + o, *s = wide ? row + plan.pairs : (float *)sin_out + o;
+            rope_ggml_cos_sin_(&plan.ggml, plan.pairs, pos, fold_attention != 0, 1.0f, c, s);
+            for (int32_t k = 0; wide && k < plan.pairs; k++) {
+                ((double *)cos_out)[o + (size_t)k] = c[k];
+                ((double *)sin_out)[o + (size_t)k] = s[k];
+            }
+            continue;
+        }
         if (!wide) {
             rope_cos_sin_f32_(plan.mode, plan.inv, plan.pairs, pos, scale, (float *)cos_out + o, (float *)sin_out + o);
             continue;

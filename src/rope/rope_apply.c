@@ -95,3 +95,67 @@ unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int3
     return flags;
 }
 
+
+/* ---- POSENC_MODE_GGML: ggml's rotation, x0*c - x1*s and x0*s + x1*c with the
+ * first product fused (fmaf(x0, c, -(x1*s)), fmaf(x0, s, x1*c)): GCC contracts
+ * ggml's C++ kernel so on FMA hardware, and the goldens of ggml d99724f2 match
+ * only this form (tests/test_rope_ggml.c). fmaf is exact on every machine. */
+static unsigned ggml_rotate_head(void *head, bool f16, bool bits16, int32_t pairs, bool half, const float *cos_k,
+                                 const float *sin_k, uint32_t big_bits) {
+    uint32_t out = 0;
+    int over = 0, nonfinite = 0;
+    for (int32_t k = 0; k < pairs; k++) {
+        size_t ia = half ? (size_t)k : 2 * (size_t)k, ib = half ? (size_t)(pairs + k) : 2 * (size_t)k + 1;
+        float a, b;
+        if (!bits16) {
+            a = ((float *)head)[ia];
+            b = ((float *)head)[ib];
+            over |= (int)(rope_abs_bits_(a) > big_bits) | (int)(rope_abs_bits_(b) > big_bits);
+            nonfinite |= (int)(rope_abs_bits_(a) > ROPE_FINITE_BITS_F32) | (int)(rope_abs_bits_(b) > ROPE_FINITE_BITS_F32);
+        } else {
+            uint16_t *h = head;
+            a = f16 ? posenc_f16_to_f32(h[ia]) : posenc_bf16_to_f32(h[ia]);
+            b = f16 ? posenc_f16_to_f32(h[ib]) : posenc_bf16_to_f32(h[ib]);
+        }
+        float bs = b * sin_k[k], bc = b * cos_k[k];
+        float ra = fmaf(a, cos_k[k], -bs), rb = fmaf(a, sin_k[k], bc);
+        if (!bits16) {
+            ((float *)head)[ia] = ra;
+            ((float *)head)[ib] = rb;
+        } else {
+            uint16_t *h = head;
+            h[ia] = f16 ? posenc_f32_to_f16(ra) : posenc_f32_to_bf16(ra);
+            h[ib] = f16 ? posenc_f32_to_f16(rb) : posenc_f32_to_bf16(rb);
+            out = max_u32(out, max_u32(rope_abs_bits_(ra), rope_abs_bits_(rb)));
+        }
+    }
+    if (bits16) return rope_flags_16_(out, f16 ? ROPE_FINITE_BITS_F16 : ROPE_FINITE_BITS_BF16);
+    return (nonfinite ? ROPE_BAD_INPUT : 0u) | (over ? ROPE_MAYBE_OVERFLOW : 0u);
+}
+
+static unsigned ggml_rotate_token(void *x, size_t elem, bool f16, size_t heads, size_t head_stride, int32_t pairs,
+                                  posenc_layout layout, const float *cos_k, const float *sin_k, uint32_t big_bits) {
+    unsigned flags = 0;
+    for (size_t h = 0; h < heads; h++)
+        flags |= ggml_rotate_head((char *)x + h * head_stride * elem, f16, elem == 2, pairs,
+                                  layout == POSENC_LAYOUT_HALF, cos_k, sin_k, big_bits);
+    return flags;
+}
+
+unsigned rope_rotate_token_ggml_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
+    (void)dup;
+    return ggml_rotate_token(x, 4, false, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
+}
+
+unsigned rope_rotate_token_ggml_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
+    (void)dup;
+    return ggml_rotate_token(x, 2, true, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
+}
+
+unsigned rope_rotate_token_ggml_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                      const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
+    (void)dup;
+    return ggml_rotate_token(x, 2, false, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
+}

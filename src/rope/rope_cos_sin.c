@@ -92,6 +92,17 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
 /* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
  * attention; shift = R(theta) with no magnitude. */
 void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {
+    if (plan->mode == POSENC_MODE_GGML) { /* ggml's cache; inverse = ggml's backward (sin_sign -1) / a^2 */
+        rope_ggml_cos_sin_(&plan->ggml, plan->pairs, pos, !unit, inverse ? -1.0f : 1.0f, c, s);
+        if (inverse && !unit && plan->attention != 1.0) {
+            double a2 = plan->attention * plan->attention;
+            for (int32_t k = 0; k < plan->pairs; k++) {
+                c[k] = (float)((double)c[k] / a2);
+                s[k] = (float)((double)s[k] / a2);
+            }
+        }
+        return;
+    }
     double a = unit ? 1.0 : plan->attention;
     if (!inverse) {
         rope_cos_sin_f32_(plan->mode, plan->inv, plan->pairs, pos, a, c, s);

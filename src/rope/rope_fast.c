@@ -288,6 +288,12 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
      * contiguous id list; several: packed or batched sequences) when runs average
      * >= ROPE_MIN_RUN tokens; a run start costs about what a per-token evaluation
      * does. The choice depends on the positions only, never on path or threads. */
+    if (plan->mode == POSENC_MODE_GGML) { /* ggml's fused rotation, scalar on every path */
+        static const rope_rotate_fn_ ggml_kernels[3] = {rope_rotate_token_ggml_f32_, rope_rotate_token_ggml_f16_,
+                                                        rope_rotate_token_ggml_bf16_};
+        job.rotate = ggml_kernels[kind];
+        job.dup = false;
+    }
     job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
     if (job.recur && positions) {
         long double most = 0;

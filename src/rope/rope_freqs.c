@@ -162,7 +162,8 @@ posenc_status posenc_rope_check(const posenc_rope_params *params, int32_t *out_r
                     "base (rope_theta) must be finite and > 1, got %g", p->base);
     RETURN_ERROR_IF((int)p->scaling < 0 || (int)p->scaling > POSENC_ROPE_LLAMA3, err,
                     POSENC_ERR_INVALID_ARGUMENT, "unknown RoPE scaling %d", (int)p->scaling);
-    RETURN_ERROR_IF(p->mode != POSENC_MODE_PRECISE && p->mode != POSENC_MODE_TORCH_COMPAT, err,
+    RETURN_ERROR_IF(p->mode != POSENC_MODE_PRECISE && p->mode != POSENC_MODE_TORCH_COMPAT &&
+                        p->mode != POSENC_MODE_GGML, err,
                     POSENC_ERR_INVALID_ARGUMENT, "unknown mode %d", (int)p->mode);
     FORWARD_IF_ERROR(check_scheme(p, r, err));
     if (out_rotary_dim) *out_rotary_dim = r;
@@ -336,6 +337,45 @@ static posenc_status frequencies_torch(const posenc_rope_params *p, int32_t r, i
     return POSENC_OK;
 }
 
+/* GGML mode knobs. LLAMA3 and LONGROPE reach ggml as per-pair divisors of
+ * theta (llama.cpp's rope_freqs tensor): LLAMA3's are w_k / w'_k of the
+ * precise formulas, LONGROPE's the chosen factor list; both rounded to f32. */
+static posenc_status ggml_setup(const posenc_rope_params *p, int32_t r, int64_t seq_len, rope_ggml_ *g,
+                                posenc_error *err) {
+    int32_t pairs = r / 2;
+    long double *ff = NULL;
+    if (p->scaling == POSENC_ROPE_LLAMA3 || p->scaling == POSENC_ROPE_LONGROPE) {
+        ff = malloc(sizeof *ff * 2 * (size_t)pairs);
+        RETURN_ERROR_IF(!ff, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d frequency factors", pairs);
+        if (p->scaling == POSENC_ROPE_LONGROPE) {
+            const double *ext = longrope_list(p, seq_len);
+            for (int32_t k = 0; k < pairs; k++) ff[k] = (long double)ext[k];
+        } else {
+            posenc_rope_params plain = *p;
+            plain.scaling = POSENC_ROPE_NONE;
+            frequencies_precise(&plain, r, seq_len, ff + pairs);
+            frequencies_precise(p, r, seq_len, ff);
+            for (int32_t k = 0; k < pairs; k++) ff[k] = ff[pairs + k] / ff[k];
+        }
+    }
+    posenc_rope_params q = *p;
+    if (p->scaling == POSENC_ROPE_NTK) q.base = ntk_base(p, r, seq_len);
+    posenc_status st = rope_ggml_init_(&q, r, ff, g, err);
+    free(ff);
+    if (st == POSENC_OK && (p->scaling == POSENC_ROPE_YARN || p->scaling == POSENC_ROPE_LONGROPE)) {
+        /* our attention factor A = ggml's attn_factor x its own YaRN magnitude */
+        double a = attention_factor_of(p);
+        if (p->scaling == POSENC_ROPE_YARN) {
+            bool derived = !(p->attention_factor > 0.0) && !(p->mscale > 0.0 && p->mscale_all_dim > 0.0);
+            g->attn_factor = derived ? 1.0f : (float)(a / (double)rope_ggml_mscale_(g));
+        } else {
+            g->attn_factor = (float)a;
+        }
+    }
+    if (st != POSENC_OK) rope_ggml_free_(g);
+    return st;
+}
+
 posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
                                    size_t out_count, double *attention_factor, posenc_error *err) {
     int32_t r = 0;
@@ -345,8 +385,22 @@ posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq
     RETURN_IF_NULL(inv, err);
     RETURN_ERROR_IF(out_count < (size_t)(r / 2), err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "inv_freq needs rotary_dim/2 = %d entries, out_count is %zu", r / 2, out_count);
-    if (params->mode == POSENC_MODE_TORCH_COMPAT) FORWARD_IF_ERROR(frequencies_torch(params, r, seq_len, inv, err));
-    else frequencies_precise(params, r, seq_len, inv);
+    double attention = attention_factor_of(params);
+    if (params->mode == POSENC_MODE_GGML) { /* ggml's angle at position 1 and its magnitude */
+        rope_ggml_ g;
+        FORWARD_IF_ERROR(ggml_setup(params, r, seq_len, &g, err));
+        float *theta = malloc(sizeof *theta * (size_t)(r / 2));
+        if (theta) rope_ggml_angles_(&g, r / 2, 1.0L, theta);
+        for (int32_t k = 0; theta && k < r / 2; k++) inv[k] = (long double)theta[k];
+        attention = (double)rope_ggml_mscale_(&g);
+        rope_ggml_free_(&g);
+        RETURN_ERROR_IF(!theta, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d angles", r / 2);
+        free(theta);
+    } else if (params->mode == POSENC_MODE_TORCH_COMPAT) {
+        FORWARD_IF_ERROR(frequencies_torch(params, r, seq_len, inv, err));
+    } else {
+        frequencies_precise(params, r, seq_len, inv);
+    }
     /* Each knob is checked on its own above, but extreme combinations still
      * overflow: a factor beyond float32 in TORCH_COMPAT, or an NTK base'
      * = base * factor^(R/(R-2)) that reaches inf (then w_0 = exp(0 * inf) =
@@ -357,7 +411,6 @@ posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq
                         "use values within float32 range", posenc_rope_scaling_name(params->scaling),
                         params->base, params->factor, (double)inv[k], k);
     /* the factor multiplies float32 cos/sin: past 1e30 they would overflow to inf */
-    double attention = attention_factor_of(params);
     RETURN_ERROR_IF(!isfinite(attention) || attention <= 0.0 || attention > 1e30, err, POSENC_ERR_INVALID_ARGUMENT,
                     "scaling=%s with factor %g gives attention factor %g (must be > 0 and <= 1e30)",
                     posenc_rope_scaling_name(params->scaling), params->factor, attention);
@@ -397,6 +450,11 @@ posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_le
     plan->rotary_dim = r;
     plan->pairs = r / 2;
     plan->mode = params->mode;
+    if (params->mode == POSENC_MODE_GGML) {
+        st = ggml_setup(params, r, seq_len, &plan->ggml, err);
+        if (st != POSENC_OK) rope_plan_free_(plan);
+        return st;
+    }
     return POSENC_OK;
 }
 
@@ -404,4 +462,5 @@ void rope_plan_free_(rope_plan_ *plan) {
     if (!plan) return;
     free(plan->inv);
     plan->inv = NULL;
+    rope_ggml_free_(&plan->ggml);
 }

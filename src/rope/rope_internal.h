@@ -7,6 +7,13 @@
 /* Largest head_dim accepted (keeps every per-pair scratch buffer small). */
 #define POSENC_ROPE_MAX_HEAD_DIM (1 << 16)
 
+/* POSENC_MODE_GGML: ggml's float32 RoPE knobs (rope_ggml.c). */
+typedef struct {
+    float freq_base, theta_scale, freq_scale, ext_factor, attn_factor;
+    float corr[2];       /* YaRN correction dims (floorf/ceilf, clamped) */
+    float *freq_factors; /* [pairs] divisors of theta (LLAMA3, LONGROPE), or NULL */
+} rope_ggml_;
+
 /* Validated geometry + frequencies of one RoPE configuration. */
 typedef struct {
     int32_t head_dim;
@@ -15,7 +22,8 @@ typedef struct {
     posenc_mode mode;
     double attention;   /* cos/sin magnitude */
     long double *inv;   /* [pairs]; PRECISE: long double formula values; TORCH_COMPAT:
-                           HF's float32 values */
+                           HF's float32 values; GGML: ggml's angle at position 1 */
+    rope_ggml_ ggml;    /* GGML mode only */
 } rope_plan_;
 
 /* Check params and compute frequencies into a malloc'd plan (free with rope_plan_free_). */
@@ -49,6 +57,21 @@ void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, b
 /* posenc_rope_frequencies into long double (what the plan keeps). */
 posenc_status rope_frequencies_ld_(const posenc_rope_params *params, int64_t seq_len, long double *inv,
                                    size_t out_count, double *attention_factor, posenc_error *err);
+
+/* GGML mode (rope_ggml.c): knobs from params (freq_factors: [R/2] divisors or
+ * NULL; copied as float32); refuses what ggml cannot do (dynamic NTK, YaRN
+ * truncate 0). Free with rope_ggml_free_. */
+posenc_status rope_ggml_init_(const posenc_rope_params *p, int32_t r, const long double *freq_factors,
+                              rope_ggml_ *g, posenc_error *err);
+void rope_ggml_free_(rope_ggml_ *g);
+/* ggml's cos/sin magnitude: attn_factor, times 1 + 0.1 logf(1/freq_scale) under YaRN. */
+float rope_ggml_mscale_(const rope_ggml_ *g);
+/* ggml's float32 angle of each pair at one position. */
+void rope_ggml_angles_(const rope_ggml_ *g, int32_t pairs, long double pos, float *theta_out);
+/* ggml's cache entries: cosf(theta) m, sinf(theta) m sin_sign (m = mscale when
+ * magnitude, else 1). */
+void rope_ggml_cos_sin_(const rope_ggml_ *g, int32_t pairs, long double pos, bool magnitude, float sin_sign,
+                        float *c, float *s);
 
 /* Check a view against a head_dim and a buffer size. */
 posenc_status rope_check_view_(const posenc_rope_view *view, int32_t head_dim, size_t x_count,

@@ -64,6 +64,14 @@ unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32
 unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                              const float *cos_k, const float *sin_k, const float *dup,
                                  uint32_t big_bits);
+/* POSENC_MODE_GGML (rope_apply.c): ggml's fused rotation, one scalar kernel per
+ * dtype on every path (the fma is the point; dup unused). */
+unsigned rope_rotate_token_ggml_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
+unsigned rope_rotate_token_ggml_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
+unsigned rope_rotate_token_ggml_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                      const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
 /* Pairs first_pair..pairs-1 of one head, returning its flags: the vector
  * kernels' leftovers (in a file built without FMA, so the last bits match). */
 unsigned rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,

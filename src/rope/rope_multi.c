@@ -79,6 +79,9 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
     int32_t r = 0;
     FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
     FORWARD_IF_ERROR(check_sections(sections, r / 2, err));
+    RETURN_ERROR_IF(params->mode == POSENC_MODE_GGML, err, POSENC_ERR_UNSUPPORTED,
+                    "multi-axis RoPE has no ggml mode yet (ggml's MROPE/IMROPE arithmetic is not "
+                    "reproduced); use mode precise or torch-compat");
     RETURN_ERROR_IF(!positions && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
                     "positions must not be NULL");
     double attention = 1.0;
@@ -95,7 +98,14 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
         else st = posenc_rope_frequencies(params, 0, tmp, n, &attention, err);
         free(tmp);
     }
-    rope_plan_ plan = {params->head_dim, r, pairs, params->mode, attention, inv};
+    rope_plan_ plan;
+    memset(&plan, 0, sizeof plan);
+    plan.head_dim = params->head_dim;
+    plan.rotary_dim = r;
+    plan.pairs = pairs;
+    plan.mode = params->mode;
+    plan.attention = attention;
+    plan.inv = inv;
     /* the checks every apply shares (rope.c), positions [axes][tokens] */
     if (st == POSENC_OK) st = rope_check_apply_(&plan, layout, view, positions, (size_t)sections->axes, x, x_count, err);
     if (st == POSENC_OK && view->tokens > 0)

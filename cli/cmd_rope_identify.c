@@ -1,0 +1,393 @@
+/* cmd_rope_identify.c: `posenc rope identify CACHE.npy` -- which RoPE made
+ * this cos/sin cache (posenc_rope_identify), in words or --json, and with
+ * --config where it departs from what a model's config prescribes. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const cli_option identify_options[] = {
+    {"sin", "S.npy", "the sin table beside an HF / plain cos table (same shape)"},
+    {"layout", "L", "auto (default) | hf | vllm | ggml | plain: the cache layout to assume"},
+    {"bf16", NULL, "the cache is uint16 holding bfloat16 bits"},
+    {"config", "FILE", "a model's config.json or .gguf: say where the cache departs from it"},
+    {"json", NULL, "print the result as JSON"},
+    {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
+    {NULL, NULL, NULL}};
+
+static const char *const layout_choices[] = {"auto", "hf", "vllm", "ggml", "plain", NULL};
+
+static const char *arith_words(posenc_rope_arith a) {
+    return a == POSENC_ARITH_HF_F32 ? "HF transformers' float32 arithmetic"
+           : a == POSENC_ARITH_GGML_F32 ? "ggml's float32 arithmetic (theta *= theta_scale per pair)"
+                                         : "exact (correctly rounded) arithmetic";
+}
+
+static const char *layout_words(posenc_rope_cache_layout l) {
+    switch (l) {
+    case POSENC_CACHE_HF: return "HF [T, R], each pair's value in both halves";
+    case POSENC_CACHE_VLLM: return "vLLM cos_sin_cache [T, R] = cat(cos, sin)";
+    case POSENC_CACHE_GGML: return "ggml per-pair (cos, sin) interleaved";
+    default: return "plain [T, R/2], one value per pair";
+    }
+}
+
+static const char *grid_words(posenc_dtype g) {
+    return g == POSENC_DTYPE_BF16 ? "bf16" : g == POSENC_DTYPE_F16 ? "f16" : "f32";
+}
+
+static int read_cache(const char *path, bool bf16, size_t max_bytes, posenc_array *out) {
+    int rc = cli_read_table("rope identify", path, NULL, max_bytes, out);
+    if (rc != EXIT_OK || !bf16) return rc;
+    if (out->dtype != POSENC_DTYPE_U16) {
+        posenc_array_free(out);
+        return cli_fail("rope identify", EXIT_USAGE, NULL, "--bf16: %s must hold uint16 bits", path);
+    }
+    out->dtype = POSENC_DTYPE_BF16; /* same size, the bits are bfloat16 */
+    return EXIT_OK;
+}
+
+static void print_scheme(const posenc_rope_identity *id) {
+    const posenc_rope_params *p = &id->params;
+    printf("scaling: %s", posenc_rope_scaling_name(p->scaling));
+    switch (p->scaling) {
+    case POSENC_ROPE_LINEAR: printf(", factor %g (every pair's frequency / %g)", p->factor, p->factor); break;
+    case POSENC_ROPE_YARN:
+        printf(", factor %g; ramp pairs %d..%d (low %g, high %g); original context %lld with beta_fast 32 / "
+               "beta_slow 1 (L0 from %.0f to %.0f fits)",
+               p->factor, id->ramp_first, id->ramp_last, id->yarn_low, id->yarn_high,
+               (long long)p->original_max_position, id->yarn_context_lo, id->yarn_context_hi);
+        break;
+    case POSENC_ROPE_LLAMA3:
+        printf(", factor %g; pairs %d..%d blend; kept below wavelength %.1f, divided above %.1f: original "
+               "context %lld with low/high freq factors 1/4",
+               p->factor, id->ramp_first, id->ramp_last, id->llama3_wave_lo, id->llama3_wave_hi,
+               (long long)p->original_max_position);
+        break;
+    case POSENC_ROPE_LONGROPE: printf(" (per-pair factors, listed with --json)"); break;
+    default: break;
+    }
+    printf("\n");
+}
+
+static void print_text(const char *path, const posenc_array *a, const posenc_rope_identity *id, double secs) {
+    printf("%s: [%lld rows] %s, layout: %s\n", path, (long long)id->rows, posenc_dtype_name(a->dtype),
+           layout_words(id->layout));
+    printf("holds: %s; rotary dim %d (%d pairs); positions %lld..%lld\n",
+           id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos", id->rotary_dim,
+           id->rotary_dim / 2, (long long)id->offset, (long long)(id->offset + id->rows - 1));
+    printf("base: %.10g", id->params.base);
+    if (id->ntk_factor > 0)
+        printf(" = %g * %g^(R/(R-2)): an NTK base change by factor %g of base %g", id->ntk_base, id->ntk_factor,
+               id->ntk_factor, id->ntk_base);
+    printf("\n");
+    print_scheme(id);
+    printf("magnitude: %.6g%s\n", id->magnitude,
+           id->params.attention_factor > 0 ? " (stated explicitly: not the scheme's own)" : " (the scheme's own)");
+    printf("values on the %s grid; profile misfit %.2g\n", grid_words(id->grid), id->profile_residual);
+    for (int k = 0; k < POSENC_ROPE_ARITHS; k++) {
+        posenc_rope_arith ar = (posenc_rope_arith)k;
+        if (id->max_ulp[k] < 0) printf("  %-9s cannot express this scaling\n", posenc_rope_arith_name(ar));
+        else if (!id->differ[k]) printf("  %-9s bit for bit (%zu values)%s\n", posenc_rope_arith_name(ar), id->values,
+                                        ar == id->arith ? "  <- best" : "");
+        else printf("  %-9s %zu of %zu values differ, at most %lld ULP%s\n", posenc_rope_arith_name(ar), id->differ[k],
+                    id->values, (long long)id->max_ulp[k], ar == id->arith ? "  <- best" : "");
+    }
+    printf("arithmetic: %s%s\n", arith_words(id->arith),
+           id->differ[id->arith] ? " (closest; none reproduces every value)" : "");
+    unsigned amb = id->ambiguous;
+    if (amb & (POSENC_IDENTIFY_NTK_IS_BASE | POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS |
+               POSENC_IDENTIFY_ARITH | POSENC_IDENTIFY_COS_OR_SIN | POSENC_IDENTIFY_ONE_PAIR))
+        printf("the data cannot tell apart:\n");
+    if (amb & POSENC_IDENTIFY_NTK_IS_BASE)
+        printf("  - NTK / dynamic NTK with factor s from plain RoPE with base %g = base * s^(R/(R-2))\n",
+               id->params.base);
+    if (amb & POSENC_IDENTIFY_YARN_CONTEXT)
+        printf("  - YaRN's original context from beta_fast/beta_slow: only L0/beta_fast and L0/beta_slow show "
+               "(through the ramp ends)\n");
+    if (amb & POSENC_IDENTIFY_LLAMA3_BANDS)
+        printf("  - Llama 3's original context from low/high_freq_factor: only L0/low and L0/high show\n");
+    if (amb & POSENC_IDENTIFY_ARITH) printf("  - the arithmetics marked bit for bit above\n");
+    if (amb & POSENC_IDENTIFY_ONE_PAIR) printf("  - the base: one pair turns at 1 radian per position whatever it is\n");
+    if (amb & POSENC_IDENTIFY_COS_OR_SIN)
+        printf("  - cos from sin by the values alone: decided by the offset that fits (give --sin to be sure)\n");
+    printf("fit time: %.2f s\n", secs);
+}
+
+static void print_json(const char *path, const posenc_rope_identity *id, double secs, bool newline) {
+    const posenc_rope_params *p = &id->params;
+    printf("{\"file\": ");
+    cli_json_string(path);
+    printf(", \"layout\": \"%s\", \"has_cos\": %s, \"has_sin\": %s, \"rotary_dim\": %d, \"rows\": %lld, "
+           "\"offset\": %lld, \"magnitude\": ",
+           posenc_rope_cache_layout_name(id->layout), id->has_cos ? "true" : "false", id->has_sin ? "true" : "false",
+           id->rotary_dim, (long long)id->rows, (long long)id->offset);
+    cli_json_number(id->magnitude);
+    printf(", \"base\": ");
+    cli_json_number(p->base);
+    printf(", \"ntk_base\": ");
+    cli_json_number(id->ntk_base);
+    printf(", \"ntk_factor\": ");
+    cli_json_number(id->ntk_factor);
+    printf(", \"scaling\": \"%s\", \"factor\": ", posenc_rope_scaling_name(p->scaling));
+    cli_json_number(p->factor);
+    printf(", \"original_max_position\": %lld, \"attention_factor\": ", (long long)p->original_max_position);
+    cli_json_number(p->attention_factor);
+    printf(", \"ramp_pairs\": [%d, %d], \"yarn_low\": ", id->ramp_first, id->ramp_last);
+    cli_json_number(id->yarn_low);
+    printf(", \"yarn_high\": ");
+    cli_json_number(id->yarn_high);
+    printf(", \"yarn_context_range\": [");
+    cli_json_number(id->yarn_context_lo);
+    printf(", ");
+    cli_json_number(id->yarn_context_hi);
+    printf("], \"llama3_wavelength_edges\": [");
+    cli_json_number(id->llama3_wave_lo);
+    printf(", ");
+    cli_json_number(id->llama3_wave_hi);
+    printf("], \"grid\": \"%s\", \"arithmetic\": \"%s\", \"residual\": {", grid_words(id->grid),
+           posenc_rope_arith_name(id->arith));
+    for (int k = 0; k < POSENC_ROPE_ARITHS; k++)
+        printf("%s\"%s\": {\"max_ulp\": %lld, \"differ\": %zu}", k ? ", " : "",
+               posenc_rope_arith_name((posenc_rope_arith)k), (long long)id->max_ulp[k], id->differ[k]);
+    printf("}, \"values\": %zu, \"profile_residual\": ", id->values);
+    cli_json_number(id->profile_residual);
+    printf(", \"ambiguous\": [");
+    static const char *const amb[] = {"ntk_is_base", "yarn_context", "llama3_bands", "arithmetic", "cos_or_sin",
+                                      "not_exact", "one_pair"};
+    int n = 0;
+    for (int b = 0; b < 7; b++)
+        if (id->ambiguous & (1u << b)) printf("%s\"%s\"", n++ ? ", " : "", amb[b]);
+    printf("], \"pair_factor\": ");
+    cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);
+    printf(", \"inv_freq\": ");
+    cli_json_numbers(id->inv_freq, (size_t)id->rotary_dim / 2);
+    printf(", \"seconds\": ");
+    cli_json_number(secs);
+    printf(newline ? "}\n" : "}");
+}
+
+int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
+                              const posenc_array *sin_table, bool json);
+
+int cmd_rope_identify(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "rope identify", identify_options, argc, argv, 1);
+    if (rc != EXIT_OK) return rc;
+    if (a.help) {
+        printf("usage: posenc rope identify CACHE.npy [--sin S.npy] [--layout L] [--bf16] [--config FILE] [--json]\n\n"
+               "Which RoPE made this cos/sin cache? Fits the layout, rotary dim, offset, base, scaling and its\n"
+               "parameters, the cache's rounding and the arithmetic (exact, HF float32, ggml float32), each with\n"
+               "its residual in ULPs, and says what the data cannot tell apart.\n\n");
+        cli_print_options(identify_options);
+        return EXIT_OK;
+    }
+    if (a.positional_count != 1)
+        return cli_fail("rope identify", EXIT_USAGE, "posenc rope identify cache.npy", "give one cache file, got %d",
+                        a.positional_count);
+    int layout = 0;
+    int64_t max_bytes = 0;
+    if (!cli_choice(&a, "layout", layout_choices, &layout) ||
+        !cli_int64(&a, "max-bytes", 1, INT64_MAX, &max_bytes))
+        return EXIT_USAGE;
+    posenc_array cache = {0}, sin_t = {0};
+    posenc_model_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    bool bf16 = cli_has(&a, "bf16"), have_cfg = false;
+    if ((rc = read_cache(a.positional[0], bf16, (size_t)max_bytes, &cache)) != EXIT_OK) return rc;
+    if (cli_has(&a, "sin") && (rc = read_cache(cli_string(&a, "sin", ""), bf16, (size_t)max_bytes, &sin_t)) != EXIT_OK)
+        goto done;
+    posenc_error err = {0};
+    if (cli_has(&a, "config")) {
+        if (posenc_config_read(cli_string(&a, "config", ""), 0, &cfg, &err) != POSENC_OK) {
+            rc = cli_fail("rope identify", EXIT_RUNTIME, NULL, "%s", err.message);
+            goto done;
+        }
+        have_cfg = true;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    posenc_rope_identity id;
+    posenc_status st = posenc_rope_identify(&cache, cli_has(&a, "sin") ? &sin_t : NULL,
+                                            (posenc_rope_cache_layout)layout, &id, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st != POSENC_OK) {
+        rc = cli_fail("rope identify", st == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE, NULL, "%s: %s",
+                      a.positional[0], err.message);
+        goto done;
+    }
+    if (!have_cfg) {
+        if (cli_has(&a, "json")) print_json(a.positional[0], &id, secs, true);
+        else print_text(a.positional[0], &cache, &id, secs);
+    } else {
+        if (!cli_has(&a, "json")) print_text(a.positional[0], &cache, &id, secs);
+        else {
+            printf("{\"identity\": ");
+            print_json(a.positional[0], &id, secs, false);
+            printf(", \"config\": ");
+        }
+        rc = cli_rope_identify_against(&id, &cfg, &cache, cli_has(&a, "sin") ? &sin_t : NULL, cli_has(&a, "json"));
+    }
+    posenc_rope_identity_free(&id);
+done:
+    posenc_model_config_free(&cfg);
+    posenc_array_free(&cache);
+    posenc_array_free(&sin_t);
+    return rc;
+}
+
+/* ---- against the model's config ------------------------------------------ */
+
+/* One departure sentence, kept for text and JSON. */
+typedef struct {
+    char text[8][600];
+    int n;
+} departures;
+
+static void add(departures *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(departures *d, const char *fmt, ...) {
+    if (d->n >= 8) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->text[d->n++], sizeof d->text[0], fmt, ap);
+    va_end(ap);
+}
+
+static void scheme_text(char *out, size_t size, const posenc_rope_params *p) {
+    switch (p->scaling) {
+    case POSENC_ROPE_LINEAR: snprintf(out, size, "linear interpolation (factor %g)", p->factor); break;
+    case POSENC_ROPE_YARN:
+        snprintf(out, size, "YaRN (factor %g, original context %lld)", p->factor, (long long)p->original_max_position);
+        break;
+    case POSENC_ROPE_LLAMA3:
+        snprintf(out, size, "llama3 bands (factor %g, original context %lld, low/high %g/%g)", p->factor,
+                 (long long)p->original_max_position, p->low_freq_factor, p->high_freq_factor);
+        break;
+    case POSENC_ROPE_NONE: snprintf(out, size, "no scaling"); break;
+    default: snprintf(out, size, "%s (factor %g)", posenc_rope_scaling_name(p->scaling), p->factor); break;
+    }
+}
+
+int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
+                              const posenc_array *sin_table, bool json) {
+    posenc_rope_params cfg = c->rope;
+    int32_t r = 0;
+    posenc_error err = {0};
+    if (posenc_rope_check(&cfg, &r, &err) != POSENC_OK) return cli_fail_status("rope identify", &err);
+    departures d = {.n = 0};
+    const char *match = NULL;
+    int64_t ulp[POSENC_ROPE_ARITHS] = {-1, -1, -1};
+    size_t differ[POSENC_ROPE_ARITHS] = {0, 0, 0};
+    if (r != id->rotary_dim) {
+        add(&d, "rotary dim %d where the config gives %d (head_dim %d): %s", id->rotary_dim, r, cfg.head_dim,
+            id->rotary_dim < r ? "a partial rotary the config does not state" : "the cache rotates more channels");
+    } else {
+        static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
+                                                              POSENC_MODE_GGML};
+        static const char *const words[POSENC_ROPE_ARITHS] = {"exact arithmetic", "HF's float32 arithmetic",
+                                                              "ggml's float32 arithmetic"};
+        for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
+            posenc_rope_params q = cfg;
+            q.mode = modes[a];
+            posenc_error e = {0};
+            if (posenc_rope_cache_residual(cache, sin_table, id->layout, id->has_sin && !id->has_cos, 0, &q, &ulp[a],
+                                           &differ[a], &e) != POSENC_OK)
+                ulp[a] = -1;
+            else if (!differ[a] && !match) match = words[a];
+        }
+        /* the config's own frequencies and magnitude (precise), against the measured ones */
+        int32_t K = r / 2;
+        double *w = malloc(sizeof *w * (size_t)K), att = 1;
+        if (!w || posenc_rope_frequencies(&cfg, id->rows + id->offset, w, (size_t)K, &att, &err) != POSENC_OK) {
+            free(w);
+            return cli_fail_status("rope identify", &err);
+        }
+        if (id->offset != 0)
+            add(&d, "positions start at %lld: row 0 holds position %lld, the model's first token is position 0 "
+                    "(shows at pair 0, row 0)",
+                (long long)id->offset, (long long)id->offset);
+        double mtol = id->grid == POSENC_DTYPE_F32 ? 2e-6 : 8e-3;
+        if (!match && fabs(id->magnitude - att) > mtol * att) {
+            const char *why = fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
+                              : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
+                                                      : ": a different attention factor (e.g. mscale) was applied";
+            add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
+                posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
+        }
+        /* frequencies: runs of pairs whose measured w departs from the config's */
+        int32_t run0 = -1;
+        double worst = 0;
+        char cache_s[120], cfg_s[120];
+        scheme_text(cache_s, sizeof cache_s, &id->params);
+        scheme_text(cfg_s, sizeof cfg_s, &cfg);
+        double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-9 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+        for (int32_t k = 0; k <= K && !match; k++) {
+            double rel = k < K && id->inv_freq[k] > 0 ? fabs(id->inv_freq[k] / w[k] - 1) : 0;
+            /* the fit's noise: the grid's step over the angle the pair turns through the rows */
+            double noise = k < K ? 8 * unit / fmax(id->inv_freq[k] * (double)id->rows, 1e-30) : 0;
+            bool off = k < K && isfinite(id->pair_factor[k]) && rel > 1e-4 + noise;
+            if (off && run0 < 0) run0 = k, worst = 0;
+            if (off) worst = fmax(worst, rel);
+            if (!off && run0 >= 0) {
+                double dw = fabs(id->inv_freq[run0] - w[run0]);
+                double p_show = dw > 0 ? ceil(unit / (dw * fmax(id->magnitude, 1e-30))) : 0;
+                bool scheme_differs = id->params.scaling != cfg.scaling;
+                add(&d, "pairs %d-%d", run0, k - 1); /* the sentence is written below */
+                if (!scheme_differs) { /* same scheme, other parameters */
+                    snprintf(d.text[d.n - 1], sizeof d.text[0],
+                             "pairs %d-%d depart from the config's %s frequencies by up to %.3g%% (the cache fits "
+                             "%s, base %g; first visible at pair %d, position %.0f)",
+                             run0, k - 1, cfg_s, worst * 100, cache_s, id->params.base, run0,
+                             (double)id->offset + p_show);
+                } else {
+                    snprintf(d.text[d.n - 1], sizeof d.text[0],
+                             "pairs %d-%d follow %s, the config says %s (frequencies off by up to %.3g%%; first "
+                             "visible at pair %d, position %.0f)",
+                             run0, k - 1, cache_s, cfg_s, worst * 100, run0, (double)id->offset + p_show);
+                }
+                run0 = -1;
+            }
+        }
+        free(w);
+        if (id->grid != POSENC_DTYPE_F32 && !match)
+            add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",
+                grid_words(id->grid), (long long)(ulp[1] >= 0 ? ulp[1] : ulp[0]));
+        if (!match && d.n == 0) {
+            int best = -1;
+            for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+                if (ulp[a] >= 0 && (best < 0 || differ[a] < differ[best])) best = a;
+            if (best >= 0)
+                add(&d, "frequencies and magnitude agree with the config, but no arithmetic reproduces every value: "
+                        "closest %s, %zu values differ by up to %lld ULP; the cache itself fits %s",
+                    words[best], differ[best], (long long)ulp[best], arith_words(id->arith));
+        }
+    }
+    if (json) {
+        printf("{\"matches\": %s, \"arithmetic\": ", match ? "true" : "false");
+        if (match) cli_json_string(match);
+        else printf("null");
+        printf(", \"residual\": {");
+        for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+            printf("%s\"%s\": {\"max_ulp\": %lld, \"differ\": %zu}", a ? ", " : "",
+                   posenc_rope_arith_name((posenc_rope_arith)a), (long long)ulp[a], differ[a]);
+        printf("}, \"departures\": [");
+        for (int i = 0; i < d.n; i++) {
+            if (i) printf(", ");
+            cli_json_string(d.text[i]);
+        }
+        printf("]}}\n");
+        return EXIT_OK;
+    }
+    printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
+    if (match)
+        printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",
+               id->grid != POSENC_DTYPE_F32 ? grid_words(id->grid) : "");
+    for (int i = 0; i < d.n; i++) printf("  - %s\n", d.text[i]);
+    return EXIT_OK;
+}

@@ -1,0 +1,833 @@
+/* rope_identify.c: "which RoPE is this?" (posenc_rope_identify, posenc.h 4b).
+ *
+ * Steps, each from the values alone:
+ *  1. layout: HF's duplicated halves (column k == column k + R/2), ggml's
+ *     interleaved (cos, sin) pairs or vLLM's cat(cos, sin) (c^2 + s^2 constant
+ *     per pair), else one value per pair;
+ *  2. per pair: the angle's slope w_k (unwrapped atan2 phase fitted by least
+ *     squares when cos and sin are both there; the recurrence
+ *     f(t+1) + f(t-1) = 2 cos(w) f(t) when only one is), its phase and the
+ *     magnitude; then the integer position offset (and, for one table,
+ *     whether it is cos or sin) that explains every pair's phase;
+ *  3. the profile w_k against base^(-2k/R): base from the leading pairs, then
+ *     the per-pair factor w(base)/w_k names the scheme (flat 1: none; flat f:
+ *     linear; 1 rising to f linearly in k: YaRN; linearly in the frequency:
+ *     Llama 3; anything else: per-pair factors, LongRoPE-like);
+ *  4. candidates (snapped to round numbers) regenerated with
+ *     posenc_rope_table_f32 in each arithmetic, rounded to the values' grid
+ *     and compared value by value in ULPs: the best names the arithmetic.
+ * Calls rope.c's public table function; nothing calls back. */
+#include "rope_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TWO_PI 6.283185307179586
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const char *const layout_names[] = {"auto", "hf", "vllm", "ggml", "plain"};
+static const char *const arith_names[] = {"exact", "hf-f32", "ggml-f32"};
+
+const char *posenc_rope_cache_layout_name(posenc_rope_cache_layout layout) {
+    return (int)layout >= 0 && (int)layout <= POSENC_CACHE_PLAIN ? layout_names[layout] : "?";
+}
+
+const char *posenc_rope_arith_name(posenc_rope_arith arith) {
+    return (int)arith >= 0 && (int)arith < POSENC_ROPE_ARITHS ? arith_names[arith] : "?";
+}
+
+void posenc_rope_identity_free(posenc_rope_identity *id) {
+    if (!id) return;
+    free(id->inv_freq);
+    free(id->pair_factor);
+    memset(id, 0, sizeof *id);
+}
+
+/* ---- values and their grid ---------------------------------------------- */
+
+typedef struct {
+    size_t rows, width;
+    double *v; /* [rows][width] */
+} grid2d;
+
+static posenc_status load_2d(const posenc_array *a, const char *what, grid2d *g, posenc_error *err) {
+    RETURN_ERROR_IF(a->dtype != POSENC_DTYPE_F32 && a->dtype != POSENC_DTYPE_F64 && a->dtype != POSENC_DTYPE_F16 &&
+                        a->dtype != POSENC_DTYPE_BF16,
+                    err, POSENC_ERR_INVALID_ARGUMENT, "%s must be f32, f64, f16 or bf16, got %s", what,
+                    posenc_dtype_name(a->dtype));
+    int first = 0;
+    while (a->ndim - first > 2 && a->shape[first] == 1) first++;
+    RETURN_ERROR_IF(a->ndim - first != 2, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "%s must be [positions, channels] (leading size-1 dims allowed), got rank %d", what, a->ndim);
+    g->rows = a->shape[first];
+    g->width = a->shape[first + 1];
+    RETURN_ERROR_IF(g->rows < 3, err, POSENC_ERR_INVALID_ARGUMENT, "%s has %zu positions; at least 3 are needed",
+                    what, g->rows);
+    RETURN_ERROR_IF(g->width < 1, err, POSENC_ERR_INVALID_ARGUMENT, "%s has no channels", what);
+    posenc_array f;
+    FORWARD_IF_ERROR(posenc_array_to_f64(a, &f, err));
+    g->v = f.data;
+    for (size_t i = 0; i < f.count; i++)
+        if (!isfinite(g->v[i])) {
+            double bad = g->v[i];
+            free(g->v);
+            g->v = NULL;
+            return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "%s value at [%zu, %zu] is %g: a RoPE cache is finite",
+                                what, i / g->width, i % g->width, bad);
+        }
+    return POSENC_OK;
+}
+
+/* The narrowest grid every value lies on: the array's own 16-bit dtype, or for
+ * wider arrays bf16 / f16 when every value converts back unchanged. */
+static posenc_dtype find_grid(posenc_dtype dtype, const double *v, size_t n) {
+    if (dtype == POSENC_DTYPE_F16 || dtype == POSENC_DTYPE_BF16) return dtype;
+    bool bf = true, h = true;
+    for (size_t i = 0; i < n && (bf || h); i++) {
+        float f = (float)v[i];
+        bf = bf && posenc_bf16_to_f32(posenc_f32_to_bf16(f)) == f;
+        h = h && posenc_f16_to_f32(posenc_f32_to_f16(f)) == f;
+    }
+    return bf ? POSENC_DTYPE_BF16 : h ? POSENC_DTYPE_F16 : POSENC_DTYPE_F32;
+}
+
+/* A value rounded to the grid (what the cache would hold). */
+static float on_grid(posenc_dtype grid, float f) {
+    if (grid == POSENC_DTYPE_BF16) return posenc_bf16_to_f32(posenc_f32_to_bf16(f));
+    if (grid == POSENC_DTYPE_F16) return posenc_f16_to_f32(posenc_f32_to_f16(f));
+    return f;
+}
+
+/* The residual unit: the grid's spacing for values in [0.5, 1) (f32 2^-24,
+ * bf16 2^-9, f16 2^-11): the ULP of a cos/sin near its peak. A ULP count of the
+ * value itself would explode near the zeros of cos/sin, where one angle error
+ * crosses thousands of tiny ULPs. */
+static double grid_unit(posenc_dtype grid) {
+    return grid == POSENC_DTYPE_BF16 ? 0x1p-9 : grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+}
+
+/* ---- 1. layout ------------------------------------------------------------ */
+
+static bool halves_equal(const grid2d *g) {
+    if (g->width % 2) return false;
+    size_t h = g->width / 2;
+    for (size_t t = 0; t < g->rows; t++)
+        for (size_t k = 0; k < h; k++)
+            if (g->v[t * g->width + k] != g->v[t * g->width + k + h]) return false;
+    return true;
+}
+
+/* c^2 + s^2 of every pair within `tol` (relative) of the first row's. */
+static bool norm_constant(const grid2d *g, bool interleaved, double tol) {
+    if (g->width % 2) return false;
+    size_t h = g->width / 2;
+    double ref = -1;
+    for (size_t t = 0; t < g->rows; t++)
+        for (size_t k = 0; k < h; k++) {
+            const double *row = g->v + t * g->width;
+            double c = interleaved ? row[2 * k] : row[k], s = interleaved ? row[2 * k + 1] : row[k + h];
+            double n = c * c + s * s;
+            if (ref < 0) ref = n;
+            if (!(ref > 0) || fabs(n - ref) > tol * ref) return false;
+        }
+    return true;
+}
+
+/* ---- 2. per-pair slope, phase, magnitude ---------------------------------- */
+
+/* Least squares line y = a + b x over x = 0..n-1. */
+static void fit_line(const double *y, size_t n, double *a, double *b) {
+    double mx = (double)(n - 1) / 2.0, my = 0, sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++) my += y[i];
+    my /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double dx = (double)i - mx;
+        sxy += dx * (y[i] - my);
+        sxx += dx * dx;
+    }
+    *b = sxy / sxx;
+    *a = my - *b * mx;
+}
+
+static double wrap_pi(double x) {
+    x = fmod(x, TWO_PI);
+    if (x > M_PI) x -= TWO_PI;
+    if (x <= -M_PI) x += TWO_PI;
+    return x;
+}
+
+/* Both functions: unwrapped atan2 phase, fitted line. */
+static void pair_from_both(const double *c, const double *s, size_t n, double *phase_buf, double *w, double *phi,
+                           double *mag) {
+    double prev = atan2(s[0], c[0]), acc = prev;
+    phase_buf[0] = prev;
+    double m = hypot(c[0], s[0]);
+    for (size_t t = 1; t < n; t++) {
+        double p = atan2(s[t], c[t]);
+        acc += wrap_pi(p - prev);
+        prev = p;
+        phase_buf[t] = acc;
+        m += hypot(c[t], s[t]);
+    }
+    fit_line(phase_buf, n, phi, w);
+    *mag = m / (double)n;
+}
+
+/* One function f(t) = A cos(w t + phi): cos w from the recurrence, then A and
+ * phi by least squares on cos(w t), sin(w t). */
+static void pair_from_one(const double *f, size_t n, double *w, double *phi, double *mag) {
+    double num = 0, den = 0;
+    for (size_t t = 1; t + 1 < n; t++) {
+        num += f[t] * (f[t + 1] + f[t - 1]);
+        den += 2.0 * f[t] * f[t];
+    }
+    double cw = den > 0 ? num / den : 1.0;
+    cw = cw > 1 ? 1 : cw < -1 ? -1 : cw;
+    *w = acos(cw);
+    /* the recurrence loses low frequencies (cos w ~ 1 - w^2/2 under the
+     * rounding noise): refine w, a, b by Gauss-Newton on a cos(wt) + b sin(wt) */
+    double a = f[0], b = 0;
+    for (int iter = 0; iter < 8; iter++) {
+        double scc = 0, sss = 0, scs = 0, fc = 0, fs = 0;
+        for (size_t t = 0; t < n; t++) {
+            double ct = cos(*w * (double)t), st = sin(*w * (double)t);
+            scc += ct * ct, sss += st * st, scs += ct * st, fc += f[t] * ct, fs += f[t] * st;
+        }
+        double det = scc * sss - scs * scs;
+        if (!(fabs(det) > 1e-12 * scc * sss)) { /* w ~ 0: no second basis function */
+            a = fc / scc, b = 0;
+        } else {
+            a = (fc * sss - fs * scs) / det, b = (fs * scc - fc * scs) / det;
+        }
+        double num_w = 0, den_w = 0;
+        for (size_t t = 0; t < n; t++) {
+            double x = *w * (double)t, ct = cos(x), st = sin(x);
+            double r = f[t] - (a * ct + b * st), d = (double)t * (-a * st + b * ct);
+            num_w += r * d, den_w += d * d;
+        }
+        double step = den_w > 0 ? num_w / den_w : 0;
+        if (!isfinite(step)) break;
+        double nw = *w + step;
+        if (nw < 0) nw = -nw, b = -b; /* cos(-wt + phi) = cos(wt - phi) */
+        *w = nw;
+        if (fabs(step) <= 1e-15 * (*w + 1e-300)) break;
+    }
+    /* f = a cos + b sin = A cos(w t + phi), A cos phi = a, -A sin phi = b */
+    *mag = hypot(a, b);
+    *phi = atan2(-b, a);
+}
+
+/* The integer offset o (searched 0, 1, -1, 2, ... up to 2^20) that best
+ * explains phi_k = w_k o + shift over the reliable pairs; returns the summed
+ * squared misfit. The highest-frequency pair screens candidates first. */
+static double fit_offset(const double *w, const double *phi, const bool *ok, int32_t pairs, double shift,
+                         int64_t *out) {
+    int32_t best_k = -1, used = 0;
+    for (int32_t k = 0; k < pairs; k++)
+        if (ok[k]) {
+            used++;
+            if (best_k < 0 || w[k] > w[best_k]) best_k = k;
+        }
+    double best = INFINITY;
+    *out = 0;
+    if (best_k < 0) return best;
+    for (int64_t i = 0; i <= 2 * (1 << 20); i++) {
+        int64_t o = i % 2 ? (i + 1) / 2 : -(i / 2);
+        double e = wrap_pi(w[best_k] * (double)o + shift - phi[best_k]);
+        if (fabs(e) > 0.05) continue;
+        double sum = 0;
+        for (int32_t k = 0; k < pairs && sum < best; k++)
+            if (ok[k]) {
+                double d = wrap_pi(w[k] * (double)o + shift - phi[k]);
+                sum += d * d;
+            }
+        if (sum < best) {
+            best = sum;
+            *out = o;
+        }
+        if (best < 1e-6 * used) break; /* within a milliradian everywhere: the smallest such |o| */
+    }
+    return best;
+}
+
+/* ---- 3. profile ------------------------------------------------------------ */
+
+static double snap_round(double x, double rel) {
+    if (!(x > 0)) return x;
+    double digits[] = {1, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        double e = pow(10.0, floor(log10(x)) - digits[i] + 1);
+        double r = round(x / e) * e;
+        if (fabs(r - x) <= rel * x) return r;
+    }
+    double q = round(x * 8) / 8; /* eighths: factors like 2.5, 0.125 */
+    if (fabs(q - x) <= rel * x) return q;
+    return x;
+}
+
+static double pow2_in(double lo, double hi, double fallback) {
+    for (double p = 256; p <= (double)(1 << 30); p *= 2)
+        if (p >= lo && p <= hi) return p;
+    for (double m = 1024; m <= (double)(1 << 30); m += 1024)
+        if (m >= lo && m <= hi) return m;
+    return fallback;
+}
+
+typedef struct {
+    int32_t pairs, r;
+    const double *w;
+    const bool *ok;
+    const double *sig; /* expected relative error of each w_k */
+} profile_in;
+
+/* base and global scale from the leading pairs: log w_k = a - (2k/R) ln b over
+ * the longest prefix that stays on one line. */
+static void fit_base(const profile_in *p, double *base, double *w0) {
+    double best_b = 10000, best_a = 0;
+    int32_t n = 0;
+    double xs[4096], ys[4096];
+    for (int32_t k = 0; k < p->pairs && n < 4096; k++) {
+        if (!p->ok[k]) continue;
+        xs[n] = 2.0 * k / p->r;
+        ys[n] = log(p->w[k]);
+        n++;
+        if (n < 2) continue;
+        double mx = 0, my = 0, sxy = 0, sxx = 0;
+        for (int32_t i = 0; i < n; i++) mx += xs[i], my += ys[i];
+        mx /= n, my /= n;
+        for (int32_t i = 0; i < n; i++) sxy += (xs[i] - mx) * (ys[i] - my), sxx += (xs[i] - mx) * (xs[i] - mx);
+        double slope = sxy / sxx, a = my - slope * mx, worst = 0;
+        for (int32_t i = 0; i < n; i++) worst = fmax(worst, fabs(a + slope * xs[i] - ys[i]));
+        if (n > 2 && worst > 2e-5 + 4 * p->sig[k]) break; /* the line bends: a scaled band starts */
+        best_b = exp(-slope);
+        best_a = a;
+    }
+    *base = best_b;
+    *w0 = exp(best_a);
+}
+
+/* ---- 4. candidates and their ULPs ----------------------------------------- */
+
+typedef struct {
+    const double *cos_v, *sin_v; /* [T][K] per pair (either may be NULL) */
+    size_t rows;
+    int32_t pairs;
+    int64_t offset;
+    posenc_dtype grid;
+    const int64_t *ids; /* positions of the rows (NULL: offset, offset + 1, ...) */
+} target;
+
+/* max ULP and count of differing values of params in `mode`; false if refused. */
+static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
+                  int64_t *max_ulp, size_t *differ) {
+    params.mode = mode;
+    posenc_positions pos =
+        tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
+    posenc_error e = {0};
+    size_t n = tg->rows * (size_t)tg->pairs;
+    if (posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e) != POSENC_OK)
+        return false;
+    int64_t worst = 0;
+    size_t bad = 0;
+    for (int f = 0; f < 2; f++) {
+        const double *want = f ? tg->sin_v : tg->cos_v;
+        const float *got = f ? sbuf : cbuf;
+        if (!want) continue;
+        double unit = grid_unit(tg->grid);
+        for (size_t i = 0; i < n; i++) {
+            double g = (double)on_grid(tg->grid, got[i]);
+            if (g != want[i]) {
+                bad++;
+                int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
+                if (d > worst) worst = d;
+            }
+        }
+    }
+    *max_ulp = worst;
+    *differ = bad;
+    return true;
+}
+
+/* The fit snaps to round numbers, but a noisy profile (one function, bf16)
+ * can land next to them: score nearby round candidates (factor, original
+ * context, scheme) on up to 512 sampled rows in HF and ggml arithmetic and
+ * keep the one that reproduces the most values. */
+static posenc_rope_params refine(const target *tg, posenc_rope_params p, const double *pair_factor, int32_t K,
+                                 double raw_base, float *cbuf, float *sbuf, double *ntk_base0, double *ntk_factor) {
+    size_t step = tg->rows > 512 ? tg->rows / 512 : 1, m = 0;
+    int64_t *ids = malloc(sizeof *ids * 513);
+    double *sc = malloc(sizeof *sc * 513 * (size_t)K), *ss = malloc(sizeof *ss * 513 * (size_t)K);
+    if (!ids || !sc || !ss) goto done;
+    for (size_t t = 0; t < tg->rows && m < 513; t += step, m++) {
+        ids[m] = tg->offset + (int64_t)t;
+        for (int32_t k = 0; k < K; k++) {
+            if (tg->cos_v) sc[m * (size_t)K + (size_t)k] = tg->cos_v[t * (size_t)K + (size_t)k];
+            if (tg->sin_v) ss[m * (size_t)K + (size_t)k] = tg->sin_v[t * (size_t)K + (size_t)k];
+        }
+    }
+    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids};
+    posenc_rope_params best = p;
+    size_t best_bad = SIZE_MAX;
+    for (int m2 = 0; m2 < 2 && p.scaling != POSENC_ROPE_LONGROPE; m2++) {
+        int64_t ulp;
+        size_t bad;
+        if (score(&sub, p, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) && bad < best_bad)
+            best_bad = bad;
+    }
+    double f_last = pair_factor[K - 1] > 0 ? pair_factor[K - 1] : p.factor;
+    double f_mid = pair_factor[K / 2] > 0 ? pair_factor[K / 2] : p.factor;
+    double factors[14] = {p.factor, round(p.factor), round(2 * f_last) / 2, round(f_last), round(f_mid), 2, 4, 8, 16,
+                          32, 40, 64, 1.5, 3};
+    static const posenc_rope_scaling schemes[4] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_YARN,
+                                                   POSENC_ROPE_LLAMA3};
+    /* a base that is no round number may be an NTK base' = b0 s^(R/(R-2)) (HF: in double) */
+    static const double nominal[] = {10000, 100000, 500000, 1000000, 5000000, 10000000};
+    static const double ntk_s[] = {1.5, 2, 3, 4, 8, 16, 32};
+    for (int bi = 0; bi < 6 && best_bad; bi++)
+        for (int si = 0; si < 7 && best_bad; si++) {
+            double r = 2.0 * K, b = nominal[bi] * pow(ntk_s[si], r / (r - 2));
+            if (fabs(b / raw_base - 1) > 2e-3) continue;
+            posenc_rope_params q = p;
+            q.base = b;
+            q.scaling = POSENC_ROPE_NONE;
+            q.factor = 1;
+            q.short_factors = q.long_factors = NULL;
+            q.factors_count = 0;
+            int64_t ulp;
+            size_t bad;
+            for (int m2 = 0; m2 < 2; m2++)
+                if (score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) &&
+                    bad < best_bad)
+                    best_bad = bad, best = q, *ntk_base0 = nominal[bi], *ntk_factor = ntk_s[si];
+        }
+    for (int si = 0; si < 4 && best_bad; si++)
+        for (int fi = 0; fi < 14 && best_bad; fi++) {
+            if (schemes[si] == POSENC_ROPE_NONE && fi) break;
+            if (schemes[si] != POSENC_ROPE_NONE && !(factors[fi] > 1)) continue;
+            bool seen = false;
+            for (int j = 0; j < fi; j++) seen = seen || factors[j] == factors[fi];
+            if (seen) continue;
+            bool ctx = schemes[si] == POSENC_ROPE_YARN || schemes[si] == POSENC_ROPE_LLAMA3;
+            for (int li = 0; li < (ctx ? 8 : 1) && best_bad; li++) {
+                posenc_rope_params q = p;
+                q.scaling = schemes[si];
+                q.factor = schemes[si] == POSENC_ROPE_NONE ? 1 : factors[fi];
+                q.short_factors = q.long_factors = NULL;
+                q.factors_count = 0;
+                if (ctx) q.original_max_position = (int64_t)1 << (11 + li); /* 2048 .. 262144 */
+                for (int m2 = 0; m2 < 2; m2++) {
+                    int64_t ulp;
+                    size_t bad;
+                    if (!score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad))
+                        continue;
+                    if (bad < best_bad) best_bad = bad, best = q;
+                }
+            }
+        }
+    if (best_bad) /* the unsnapped base */
+        for (int m2 = 0; m2 < 2; m2++) {
+            posenc_rope_params q = p;
+            q.base = raw_base;
+            int64_t ulp;
+            size_t bad;
+            if (score(&sub, q, m2 ? POSENC_MODE_GGML : POSENC_MODE_TORCH_COMPAT, cbuf, sbuf, &ulp, &bad) &&
+                bad < best_bad)
+                best_bad = bad, best = q;
+        }
+    p = best;
+done:
+    free(ids);
+    free(sc);
+    free(ss);
+    return p;
+}
+
+/* ---- the entry point -------------------------------------------------------- */
+
+typedef struct {
+    grid2d c, s;
+    double *pc, *ps, *w, *phi, *mag, *buf, *rho; /* rho: expected relative error of w_k */
+    bool *ok;
+    float *fc, *fs;
+} work;
+
+static void work_free(work *wk) {
+    free(wk->c.v), free(wk->s.v), free(wk->pc), free(wk->ps), free(wk->w), free(wk->phi), free(wk->mag);
+    free(wk->buf), free(wk->ok), free(wk->fc), free(wk->fs), free(wk->rho);
+}
+
+static double median(double *v, size_t n) {
+    for (size_t i = 1; i < n; i++) /* insertion sort: n = pairs */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static posenc_status identify(const posenc_array *table, const posenc_array *sin_table,
+                              posenc_rope_cache_layout layout, posenc_rope_identity *out, work *wk,
+                              posenc_error *err) {
+    FORWARD_IF_ERROR(load_2d(table, "cache", &wk->c, err));
+    if (sin_table) {
+        FORWARD_IF_ERROR(load_2d(sin_table, "sin table", &wk->s, err));
+        RETURN_ERROR_IF(wk->s.rows != wk->c.rows || wk->s.width != wk->c.width, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "sin table is [%zu, %zu] but the cos table is [%zu, %zu]", wk->s.rows, wk->s.width,
+                        wk->c.rows, wk->c.width);
+    }
+    size_t T = wk->c.rows, W = wk->c.width;
+    out->grid = find_grid(table->dtype, wk->c.v, T * W);
+    double tol = out->grid == POSENC_DTYPE_BF16 ? 0.02 : out->grid == POSENC_DTYPE_F16 ? 4e-3 : 1e-5;
+    double eps = out->grid == POSENC_DTYPE_BF16 ? 0x1p-8 : out->grid == POSENC_DTYPE_F16 ? 0x1p-10 : 0x1p-23;
+    /* 1. layout */
+    if (layout == POSENC_CACHE_AUTO) {
+        if (sin_table) layout = halves_equal(&wk->c) && halves_equal(&wk->s) ? POSENC_CACHE_HF : POSENC_CACHE_PLAIN;
+        else if (halves_equal(&wk->c)) layout = POSENC_CACHE_HF;
+        else if (norm_constant(&wk->c, true, tol)) layout = POSENC_CACHE_GGML;
+        else if (norm_constant(&wk->c, false, tol)) layout = POSENC_CACHE_VLLM;
+        else layout = POSENC_CACHE_PLAIN;
+    }
+    RETURN_ERROR_IF(layout != POSENC_CACHE_PLAIN && W % 2, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "a %s cache has an even width, got %zu", posenc_rope_cache_layout_name(layout), W);
+    RETURN_ERROR_IF(sin_table && (layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML), err,
+                    POSENC_ERR_INVALID_ARGUMENT, "a %s cache holds cos and sin itself; give no separate sin table",
+                    posenc_rope_cache_layout_name(layout));
+    out->layout = layout;
+    int32_t K = (int32_t)(layout == POSENC_CACHE_PLAIN ? W : W / 2);
+    RETURN_ERROR_IF(K > POSENC_ROPE_MAX_HEAD_DIM / 2, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "%d pairs is more than any RoPE head (at most %d)", K, POSENC_ROPE_MAX_HEAD_DIM / 2);
+    out->rotary_dim = 2 * K;
+    out->rows = (int64_t)T;
+    bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    size_t n = T * (size_t)K;
+    wk->pc = malloc(sizeof *wk->pc * n);
+    wk->ps = two ? malloc(sizeof *wk->ps * n) : NULL;
+    wk->w = calloc((size_t)K, sizeof *wk->w);
+    wk->phi = calloc((size_t)K, sizeof *wk->phi);
+    wk->mag = calloc((size_t)K, sizeof *wk->mag);
+    wk->rho = calloc((size_t)K, sizeof *wk->rho);
+    wk->ok = calloc((size_t)K, sizeof *wk->ok);
+    wk->buf = malloc(sizeof *wk->buf * (T > (size_t)K ? T : (size_t)K)); /* phases of one pair, or the K magnitudes */
+    wk->fc = malloc(sizeof *wk->fc * n);
+    wk->fs = malloc(sizeof *wk->fs * n);
+    RETURN_ERROR_IF(!wk->pc || (two && !wk->ps) || !wk->w || !wk->phi || !wk->mag || !wk->rho || !wk->ok || !wk->buf ||
+                        !wk->fc || !wk->fs,
+                    err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the work arrays of a [%zu, %zu] cache", T, W);
+    /* per pair, pair-major ([K][T]) for the fits */
+    for (size_t t = 0; t < T; t++)
+        for (int32_t k = 0; k < K; k++) {
+            const double *row = wk->c.v + t * W;
+            double cv, sv = 0;
+            switch (layout) {
+            case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+            case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+            default: cv = row[k], sv = sin_table ? wk->s.v[t * W + (size_t)k] : 0; break;
+            }
+            wk->pc[(size_t)k * T + t] = cv;
+            if (two) wk->ps[(size_t)k * T + t] = sv;
+        }
+    out->has_cos = 1;
+    out->has_sin = two;
+    /* 2. per pair */
+    for (int32_t k = 0; k < K; k++) {
+        const double *c = wk->pc + (size_t)k * T;
+        if (two) pair_from_both(c, wk->ps + (size_t)k * T, T, wk->buf, &wk->w[k], &wk->phi[k], &wk->mag[k]);
+        else pair_from_one(c, T, &wk->w[k], &wk->phi[k], &wk->mag[k]);
+        /* reliable: enough turning over the rows to see the slope */
+        /* expected relative error of w_k: phase noise over the span (two
+         * functions); one function sees low frequencies only through the
+         * curvature of less than a turn, so its error grows like 1/(wT)^2 */
+        double turn = wk->w[k] * (double)T;
+        wk->rho[k] = turn > 0 ? (two ? eps / turn : 8 * eps / fmin(turn, 1.0) / fmin(turn, 1.0) / fmin(turn, 1.0)) + 1e-7
+                              : 1;
+        wk->ok[k] = turn > 0 && (two ? turn > 1e-3 : turn > 1.0 || wk->rho[k] < 1e-4);
+    }
+    memcpy(wk->buf, wk->mag, sizeof *wk->mag * (size_t)K);
+    out->magnitude = median(wk->buf, (size_t)K);
+    if (two) { /* exact magnitude from the values, not the fits */
+        double m = 0;
+        for (size_t i = 0; i < n; i++) m += hypot(wk->pc[i], wk->ps[i]);
+        out->magnitude = m / (double)n;
+    }
+    double e_cos = fit_offset(wk->w, wk->phi, wk->ok, K, 0.0, &out->offset);
+    if (!two) { /* one table: cos(w p) or sin(w p) = cos(w p - pi/2) */
+        int64_t o_sin;
+        double e_sin = fit_offset(wk->w, wk->phi, wk->ok, K, -M_PI / 2, &o_sin);
+        out->ambiguous |= POSENC_IDENTIFY_COS_OR_SIN;
+        if (e_sin < e_cos) {
+            out->offset = o_sin;
+            out->has_cos = 0;
+            out->has_sin = 1;
+        }
+    }
+    /* 3. profile */
+    profile_in pin = {K, 2 * K, wk->w, wk->ok, wk->rho};
+    double base, w0;
+    fit_base(&pin, &base, &w0);
+    out->inv_freq = malloc(sizeof *out->inv_freq * (size_t)K);
+    out->pair_factor = malloc(sizeof *out->pair_factor * (size_t)K);
+    RETURN_ERROR_IF(!out->inv_freq || !out->pair_factor, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs", K);
+    for (int32_t k = 0; k < K; k++) {
+        out->inv_freq[k] = wk->w[k];
+        double w_base = pow(base, -2.0 * k / (2.0 * K));
+        out->pair_factor[k] = wk->ok[k] ? w_base / wk->w[k] : NAN;
+    }
+    /* the profile: factor f of the last reliable pair vs the first */
+    int32_t first = -1, last = -1;
+    for (int32_t k = 0; k < K; k++)
+        if (wk->ok[k]) {
+            if (first < 0) first = k;
+            last = k;
+        }
+    RETURN_ERROR_IF(first < 0, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "no pair turns enough over %zu positions to measure its frequency", T);
+    RETURN_ERROR_IF(K > 1 && !(base > 1.0 + 1e-9), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "the pair frequencies do not fall with the pair index (fitted base %g): not a RoPE cache in the "
+                    "%s layout", base, posenc_rope_cache_layout_name(layout));
+    if (K == 1) out->ambiguous |= POSENC_IDENTIFY_ONE_PAIR;
+    double f_first = out->pair_factor[first], f_last = out->pair_factor[last];
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, 2 * K);
+    p.base = snap_round(base, 2e-4);
+    out->ramp_first = out->ramp_last = -1;
+    out->yarn_low = out->yarn_high = 0;
+    double flat = 1e-4;
+    bool all_flat = true;
+    for (int32_t k = first; k <= last; k++)
+        if (wk->ok[k]) all_flat = all_flat && fabs(out->pair_factor[k] / f_first - 1) < flat + 4 * wk->rho[k];
+    double profile_res = 0;
+    if (all_flat) {
+        if (fabs(f_first - 1) < flat) {
+            p.scaling = POSENC_ROPE_NONE;
+            out->ambiguous |= POSENC_IDENTIFY_NTK_IS_BASE;
+        } else {
+            p.scaling = POSENC_ROPE_LINEAR;
+            p.factor = snap_round(f_first, 1e-3);
+        }
+        for (int32_t k = first; k <= last; k++)
+            if (wk->ok[k]) profile_res = fmax(profile_res, fabs(out->pair_factor[k] / f_first - 1));
+    } else if (fabs(f_first - 1) < flat && f_last > 1) {
+        double f = snap_round(f_last, 1e-3);
+        /* ramp pairs: strictly between kept (1) and scaled (f) */
+        double ks[4096], rs[4096], ws[4096];
+        int nr = 0;
+        for (int32_t k = first; k <= last && nr < 4096; k++) {
+            if (!wk->ok[k]) continue;
+            double inv = 1.0 / out->pair_factor[k];
+            double ramp = (1.0 - inv) / (1.0 - 1.0 / f); /* 0 kept .. 1 scaled */
+            double band = 1e-3 + 4 * wk->rho[k] / (1.0 - 1.0 / f);
+            if (ramp > band && ramp < 1 - band) {
+                if (out->ramp_first < 0) out->ramp_first = k;
+                out->ramp_last = k;
+                ks[nr] = k, rs[nr] = ramp, ws[nr] = pow(base, -2.0 * k / (2.0 * K));
+                nr++;
+            }
+        }
+        /* YaRN: ramp linear in k; Llama 3: 1 - ramp = s linear in w */
+        double yres = INFINITY, lres = INFINITY, ya = 0, yb = 0, la = 0, lb = 0;
+        if (nr >= 2) {
+            for (int pass = 0; pass < 2; pass++) {
+                double *x = pass ? ws : ks, mx = 0, my = 0, sxy = 0, sxx = 0;
+                for (int i = 0; i < nr; i++) mx += x[i], my += rs[i];
+                mx /= nr, my /= nr;
+                for (int i = 0; i < nr; i++) sxy += (x[i] - mx) * (rs[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
+                double b = sxy / sxx, a = my - b * mx, worst = 0;
+                for (int i = 0; i < nr; i++) worst = fmax(worst, fabs(a + b * x[i] - rs[i]));
+                if (pass) lres = worst, la = a, lb = b;
+                else yres = worst, ya = a, yb = b;
+            }
+        }
+        double lo_k = nr >= 2 ? -ya / yb : (out->ramp_first >= 0 ? out->ramp_first - 0.5 : 0);
+        double hi_k = nr >= 2 ? (1 - ya) / yb : lo_k + 1;
+        bool yarn_ints = nr >= 2 && fabs(lo_k - round(lo_k)) < 0.02 && fabs(hi_k - round(hi_k)) < 0.02;
+        bool is_yarn = nr < 3 ? yarn_ints || nr < 2 : yres <= lres;
+        p.factor = f;
+        if (is_yarn) {
+            p.scaling = POSENC_ROPE_YARN;
+            out->yarn_low = round(lo_k), out->yarn_high = round(hi_k);
+            profile_res = nr >= 2 ? yres : 0;
+            /* L0 for betas 32 / 1: low = floor(R ln(L0/(2 pi 32)) / (2 ln b)), high = ceil(.. beta 1) */
+            double R = 2.0 * K, lb_ = log(p.base);
+            double l_lo = fmax(TWO_PI * 32 * exp(2 * lb_ * out->yarn_low / R),
+                               TWO_PI * exp(2 * lb_ * (out->yarn_high - 1) / R));
+            double l_hi = fmin(TWO_PI * 32 * exp(2 * lb_ * (out->yarn_low + 1) / R),
+                               TWO_PI * exp(2 * lb_ * out->yarn_high / R));
+            out->yarn_context_lo = l_lo, out->yarn_context_hi = l_hi;
+            p.original_max_position = (int64_t)pow2_in(l_lo, l_hi, round(0.5 * (l_lo + l_hi)));
+            out->ambiguous |= POSENC_IDENTIFY_YARN_CONTEXT;
+        } else {
+            p.scaling = POSENC_ROPE_LLAMA3;
+            profile_res = lres;
+            /* s = 1 - ramp = -la' ... : ramp = la + lb w; s = 0 (ramp 1) at the low edge */
+            double w_scaled_edge = (1 - la) / lb, w_kept_edge = -la / lb;
+            out->llama3_wave_lo = TWO_PI / w_kept_edge;  /* L0 / high */
+            out->llama3_wave_hi = TWO_PI / w_scaled_edge; /* L0 / low */
+            p.low_freq_factor = 1, p.high_freq_factor = 4;
+            p.original_max_position = (int64_t)pow2_in(out->llama3_wave_hi * 0.97, out->llama3_wave_hi * 1.03,
+                                                       round(out->llama3_wave_hi));
+            out->ambiguous |= POSENC_IDENTIFY_LLAMA3_BANDS;
+        }
+    } else { /* per-pair factors: LongRoPE-like; the list is the measured profile */
+        p.scaling = POSENC_ROPE_LONGROPE;
+        for (int32_t k = 0; k < K; k++)
+            if (!wk->ok[k]) out->pair_factor[k] = k ? out->pair_factor[k - 1] : 1;
+        p.short_factors = p.long_factors = out->pair_factor;
+        p.factors_count = (size_t)K;
+        p.original_max_position = 4096;
+        p.factor = 1;
+        p.longrope_select = POSENC_LONGROPE_SHORT;
+    }
+    out->profile_residual = profile_res;
+    /* magnitude: the scheme's own, else explicit */
+    {
+        posenc_rope_params q = p;
+        double own = 1;
+        double tmp[1];
+        posenc_error e = {0};
+        q.rotary_dim = 2;
+        q.head_dim = 2;
+        if (p.scaling == POSENC_ROPE_LONGROPE || posenc_rope_frequencies(&q, 0, tmp, 1, &own, &e) != POSENC_OK)
+            own = 1;
+        double mtol = out->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3;
+        if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
+    }
+    /* 4. arithmetics */
+    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL};
+    if (!two && !out->has_cos) tg.cos_v = NULL, tg.sin_v = wk->pc;
+    /* the fits above are pair-major; the table is row-major: transpose once */
+    double *rm_c = malloc(sizeof *rm_c * n), *rm_s = two ? malloc(sizeof *rm_s * n) : NULL;
+    RETURN_ERROR_IF(!rm_c || (two && !rm_s), err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %d] table", T, K);
+    for (int32_t k = 0; k < K; k++)
+        for (size_t t = 0; t < T; t++) {
+            rm_c[t * (size_t)K + (size_t)k] = wk->pc[(size_t)k * T + t];
+            if (two) rm_s[t * (size_t)K + (size_t)k] = wk->ps[(size_t)k * T + t];
+        }
+    if (tg.cos_v) tg.cos_v = rm_c;
+    if (tg.sin_v) tg.sin_v = two ? rm_s : rm_c;
+    out->values = (tg.cos_v ? n : 0) + (tg.sin_v ? n : 0);
+    int best = -1;
+    static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
+                                                          POSENC_MODE_GGML};
+    p = refine(&tg, p, out->pair_factor, K, base, wk->fc, wk->fs, &out->ntk_base, &out->ntk_factor);
+    if (p.scaling != POSENC_ROPE_NONE && p.scaling != POSENC_ROPE_LONGROPE && p.factor == 1) { /* no scaling at all */
+        p.scaling = POSENC_ROPE_NONE;
+        p.original_max_position = 0;
+    }
+    if (p.scaling == POSENC_ROPE_NONE) {
+        out->ambiguous |= POSENC_IDENTIFY_NTK_IS_BASE;
+        out->ambiguous &= ~(POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS);
+    }
+    if (p.scaling == POSENC_ROPE_YARN && p.original_max_position > 0) { /* the ramp of the final candidate */
+        double R = 2.0 * K, lb = log(p.base), l0 = (double)p.original_max_position;
+        out->yarn_low = fmax(floor(R * log(l0 / (p.beta_fast * TWO_PI)) / (2 * lb)), 0);
+        out->yarn_high = fmin(ceil(R * log(l0 / (p.beta_slow * TWO_PI)) / (2 * lb)), R - 1);
+        out->yarn_context_lo = fmax(TWO_PI * p.beta_fast * exp(2 * lb * out->yarn_low / R),
+                                    TWO_PI * p.beta_slow * exp(2 * lb * (out->yarn_high - 1) / R));
+        out->yarn_context_hi = fmin(TWO_PI * p.beta_fast * exp(2 * lb * (out->yarn_low + 1) / R),
+                                    TWO_PI * p.beta_slow * exp(2 * lb * out->yarn_high / R));
+        out->ramp_first = (int32_t)out->yarn_low + 1; /* strictly inside the ramp */
+        out->ramp_last = (int32_t)fmin(out->yarn_high - 1, K - 1);
+        out->ambiguous |= POSENC_IDENTIFY_YARN_CONTEXT;
+    }
+    if (p.scaling == POSENC_ROPE_LLAMA3 && p.original_max_position > 0) {
+        out->llama3_wave_lo = (double)p.original_max_position / p.high_freq_factor;
+        out->llama3_wave_hi = (double)p.original_max_position / p.low_freq_factor;
+        out->ambiguous |= POSENC_IDENTIFY_LLAMA3_BANDS;
+    }
+    if (p.scaling != POSENC_ROPE_YARN) out->ambiguous &= ~POSENC_IDENTIFY_YARN_CONTEXT;
+    if (p.scaling != POSENC_ROPE_LLAMA3) out->ambiguous &= ~POSENC_IDENTIFY_LLAMA3_BANDS;
+    for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
+        if (!score(&tg, p, modes[a], wk->fc, wk->fs, &out->max_ulp[a], &out->differ[a])) {
+            out->max_ulp[a] = -1;
+            continue;
+        }
+        if (best < 0 || out->differ[a] < out->differ[best] ||
+            (out->differ[a] == out->differ[best] && out->max_ulp[a] < out->max_ulp[best]))
+            best = a;
+    }
+    free(rm_c);
+    free(rm_s);
+    RETURN_ERROR_IF(best < 0, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "the fitted %s RoPE (base %g, factor %g) cannot be regenerated in any arithmetic",
+                    posenc_rope_scaling_name(p.scaling), p.base, p.factor);
+    int ties = 0;
+    for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+        ties += out->max_ulp[a] >= 0 && out->differ[a] == out->differ[best] && out->max_ulp[a] == out->max_ulp[best];
+    if (ties > 1) out->ambiguous |= POSENC_IDENTIFY_ARITH;
+    if (out->differ[best]) out->ambiguous |= POSENC_IDENTIFY_NOT_EXACT;
+    out->arith = (posenc_rope_arith)best;
+    p.mode = modes[best];
+    if (p.scaling == POSENC_ROPE_LONGROPE) p.short_factors = p.long_factors = out->pair_factor;
+    out->params = p;
+    return POSENC_OK;
+}
+
+posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array *sin_table,
+                                   posenc_rope_cache_layout layout, posenc_rope_identity *out, posenc_error *err) {
+    RETURN_IF_NULL(table, err);
+    RETURN_IF_NULL(out, err);
+    memset(out, 0, sizeof *out);
+    RETURN_ERROR_IF((int)layout < 0 || (int)layout > POSENC_CACHE_PLAIN, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "unknown cache layout %d", (int)layout);
+    work wk;
+    memset(&wk, 0, sizeof wk);
+    posenc_status st = identify(table, sin_table, layout, out, &wk, err);
+    work_free(&wk);
+    if (st != POSENC_OK) {
+        posenc_rope_identity_free(out);
+        return st;
+    }
+    return posenc_ok_(err);
+}
+
+posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc_array *sin_table,
+                                         posenc_rope_cache_layout layout, int table_is_sin, int64_t offset,
+                                         const posenc_rope_params *params, int64_t *max_ulp, size_t *differ,
+                                         posenc_error *err) {
+    RETURN_IF_NULL(table, err);
+    RETURN_IF_NULL(params, err);
+    RETURN_IF_NULL(max_ulp, err);
+    RETURN_IF_NULL(differ, err);
+    RETURN_ERROR_IF(layout < POSENC_CACHE_HF || layout > POSENC_CACHE_PLAIN, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "give the cache layout (hf, vllm, ggml or plain), got %d", (int)layout);
+    int32_t r = 0;
+    FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
+    grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
+    posenc_status st = load_2d(table, "cache", &c, err);
+    if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    size_t T = c.rows, W = c.width, K = layout == POSENC_CACHE_PLAIN ? W : W / 2;
+    if (st == POSENC_OK && (2 * K != (size_t)r || (sin_table && (s.rows != T || s.width != W))))
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                          "the %s cache [%zu, %zu] holds rotary dim %zu, the parameters give %d",
+                          posenc_rope_cache_layout_name(layout), T, W, 2 * K, r);
+    bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    size_t n = T * K;
+    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
+    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
+    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    if (st == POSENC_OK) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < K; k++) {
+                const double *row = c.v + t * W;
+                double cv, sv = 0;
+                switch (layout) {
+                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
+                }
+                rc[t * K + k] = cv;
+                if (two) rs[t * K + k] = sv;
+            }
+        target tg = {rc, two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W), NULL};
+        if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
+        if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
+            st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
+                              (int)params->mode);
+    }
+    free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
