@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (documented in docs/errors.md and `posenc --help`). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -97,6 +98,14 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* Print text with newlines, tabs and other control bytes escaped (\n, \t, \xHH):
+ * for file names, which may hold them, in one-line messages. */
+void cli_put_escaped(FILE *f, const char *text);
+/* Refuse (EXIT_USAGE, message naming both) an output path that is the same file
+ * (device and inode) as any option value or positional argument of args, except
+ * options meant to name it (lab train --resume). cli_parse calls it for -o; a
+ * command with a default output calls it for that. EXIT_OK otherwise. */
+int cli_refuse_same_file(const cli_args *args, const char *out);
 /* Report a library error: message to stderr, EXIT_USAGE for argument errors
  * (invalid argument), EXIT_RUNTIME otherwise. */
 int cli_fail_status(const char *command, const posenc_error *err);

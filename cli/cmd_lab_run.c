@@ -126,6 +126,10 @@ static int lab_run(int argc, char **argv) {
     snprintf(default_out, sizeof default_out, "lab-%s.jsonl", name);
     const char *out = cli_string(&a, "o", default_out);
     bool resume = cli_has(&a, "resume");
+    if (!cli_has(&a, "o") && (rc = cli_refuse_same_file(&a, out)) != EXIT_OK) { /* the default name */
+        free(runs);
+        return rc;
+    }
     if (!resume && access(out, F_OK) == 0) {
         free(runs);
         return cli_fail("lab run", EXIT_USAGE, "add --resume to continue it, or choose another -o", "%s already exists", out);

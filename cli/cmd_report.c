@@ -55,6 +55,7 @@ int cmd_report(int argc, char **argv) {
     const char *out = cli_string(&a, "o", "report.html");
     if (!cli_path_ends_with(out, ".html") && !cli_path_ends_with(out, ".htm"))
         return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
+    if (!cli_has(&a, "o") && (rc = cli_refuse_same_file(&a, out)) != EXIT_OK) return rc; /* the default name */
     if (cli_has(&a, "lab") && cli_has(&a, "no-lab"))
         return cli_fail("report", EXIT_USAGE, NULL, "--lab and --no-lab contradict each other");
     bool any_flag = a.positional_count > 0;
