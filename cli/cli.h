@@ -242,6 +242,9 @@ typedef struct {
 
 /* Color range for a style: RdBu is symmetric about 0 (+-max|v|), viridis spans min..max. */
 void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, double *lo, double *hi);
+/* Where v lies in [lo, hi] as 0..1, without overflow for any finite lo < hi
+ * (+-1.7e308); 0.5 when the range is empty (a constant table is drawn in the middle). */
+double cli_unit(double v, double lo, double hi);
 /* Encode a heat map (cells, optional colorbar) as PNG bytes into *png. The
  * tEXt chunks record the title, the value range and any reduction. */
 int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
@@ -256,6 +259,13 @@ int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heat
                        cli_buffer *png);
 
 /* ---- SVG charts (cli/render_svg.c) ---- */
+/* The ticks of an axis on a grid of `step`: k x step for the integers k with
+ * lo - step*1e-9 <= k x step <= hi + step*1e-9, increasing, at most max (and at most
+ * 4 x CLI_MAX_TICKS candidates looked at). Counted with an integer, so a step below
+ * the values' precision ends (with the distinct ticks) instead of looping forever;
+ * 0 for a non-finite lo, hi or step. */
+#define CLI_MAX_TICKS 64
+size_t cli_axis_ticks(double lo, double hi, double step, double *ticks, size_t max);
 typedef struct {
     const char *name;
     const double *x, *y;
@@ -470,9 +480,23 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
  * Writes the names of those that exist into names[0..max) and returns how many. */
 #define CLI_LAB_MAX_RESULTS 8
 size_t cli_lab_default_results(char names[][64], size_t max);
-/* JSON lines -> cJSON array of runs (NULL on error, message printed, naming the
- * file and line); missing_ok skips files that do not exist (cli/cmd_lab_run.c). */
-struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok);
+/* Lab result files (cli/lab_results.c, docs/lab.md "Result files"): one JSON object
+ * with an id per line, read a line at a time. A line that is not such an object, a
+ * number that is not finite or beyond 1e15, a negative bpb or an accuracy outside
+ * [0, 1] fails the read naming the file, line and field; a last line without its
+ * newline (an unfinished write) is ignored with a note; out of memory is said as such.
+ * fn receives each run (owned: keep or cJSON_Delete it) and its line's text. */
+typedef int (*cli_lab_line_fn)(void *ctx, struct cJSON *run, const char *line, size_t len, const char *path,
+                               long line_no);
+int cli_lab_each_result(const char *command, const char *path, bool missing_ok, cli_lab_line_fn fn, void *ctx);
+/* All runs of the files as a cJSON array (NULL on error, message printed); missing_ok
+ * skips files that do not exist. Each run keeps its fields but "grad_norms", "curve"
+ * (unless keep has CLI_LAB_KEEP_CURVE) and "position_table" (kept in the first run
+ * with scheme learned and the first of any scheme): memory is one line being read
+ * plus a few KiB a run, not the file. */
+#define CLI_LAB_KEEP_CURVE 1u
+struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok,
+                                   unsigned keep);
 
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -148,12 +148,11 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     const cJSON *run;
     cJSON_ArrayForEach(run, runs) {
         index++;
+        /* as merge and claims do: a run needs only its id; without a label it is
+           drawn under its id, without an experiment it matches no --experiment */
         const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
-        if (!cJSON_IsString(label) || !cJSON_IsString(exp)) {
-            free(all);
-            return cli_fail(command, EXIT_RUNTIME, NULL, "%s run %d has no label or experiment: not a lab result", path, index);
-        }
-        if (only && strcmp(only, exp->valuestring) != 0) continue;
+        if (!cJSON_IsString(label)) label = cJSON_GetObjectItem(run, "id");
+        if (only && (!cJSON_IsString(exp) || strcmp(only, exp->valuestring) != 0)) continue;
         const cJSON *e;
         if (curve) {
             series *s = find_series(all, &count, label->valuestring);
@@ -252,7 +251,7 @@ int cmd_lab_plot(int argc, char **argv) {
     cli_buffer b = {0};
     const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
     const char *path = a.positional[0];
-    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false);
+    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false, strcmp(metric, "curve") == 0 ? CLI_LAB_KEEP_CURVE : 0);
     if (!runs) return EXIT_RUNTIME; /* the reader named the file and line */
     rc = svg ? cli_lab_plot_svg("lab plot", runs, path, only, metric, &b)
              : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);

@@ -536,6 +536,20 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
         size_t before = body.len;
         cli_progress_step(&progress, i, sections[i].title);
         int rc = sections[i].write(&r);
+        /* A picture the data cannot give (a surface of a 1 x 1 table, the similarity
+         * of all-zero rows) leaves its section out, said on the page and on stderr;
+         * the rest of the report is drawn. The lab section reads files: its
+         * failure (a bad results file) fails the report. */
+        if (rc != EXIT_OK && strcmp(sections[i].id, "lab") != 0 && !body.failed) {
+            cli_progress_end(&progress);
+            fprintf(stderr, "posenc %s: the '%s' section is left out (the reason is above); the rest of the report is drawn\n",
+                    command, sections[i].title);
+            body.len = before; /* drop what the section had written */
+            open_section(&r, sections[i].id, sections[i].title);
+            cli_buffer_puts(&body, "<p class=\"note\">Left out: this table cannot give this picture (posenc said why "
+                                   "on stderr when it wrote the report).</p>\n</section>\n");
+            rc = EXIT_OK;
+        }
         if (rc != EXIT_OK) {
             cli_progress_end(&progress);
             cli_buffer_free(&body);

@@ -152,7 +152,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
     const char *learned_path = NULL;
     int rc = all ? EXIT_OK : cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
     for (size_t i = 0; i < count && i < CLI_LAB_MAX_RESULTS && rc == EXIT_OK; i++) {
-        cJSON *runs = cli_lab_read_results(command, &paths[i], 1, false);
+        cJSON *runs = cli_lab_read_results(command, &paths[i], 1, false, 0);
         if (!runs) {
             rc = EXIT_RUNTIME; /* the reader named the file and line */
             break;
