@@ -178,22 +178,30 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
         config_difference(&cfg, &m->cfg, diff, sizeof diff);
         return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "%s: checkpoint is for another configuration (%s)", path, diff);
     }
-    size_t n = m->param_count;
+    size_t n = m->param_count, count = 3 * m->tensor_count;
     float *staged = malloc(3 * n * sizeof(float));
-    if (!staged) return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    /* every tensor in one pass over the header (parsed once, not once per tensor) */
+    char(*names)[512] = malloc(count * sizeof *names);
+    const char **name_list = malloc(count * sizeof *name_list);
+    posenc_array *arrays = calloc(count, sizeof *arrays);
+    if (!staged || !names || !name_list || !arrays) {
+        free(staged), free(names), free(name_list), free(arrays);
+        return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    }
     const char *prefixes[3] = {"", "adam.m.", "adam.v."};
+    for (int p = 0; p < 3; p++)
+        for (size_t i = 0; i < m->tensor_count; i++) {
+            size_t k = (size_t)p * m->tensor_count + i;
+            snprintf(names[k], sizeof names[k], "%s%s", prefixes[p], m->order[i]->info.name);
+            name_list[k] = names[k];
+        }
+    st = posenc_safetensors_parse_many(bytes, size, name_list, count, 0, arrays, err);
+    if (st) prefix_error(err, st, path, "");
     for (int p = 0; p < 3 && !st; p++)
         for (size_t i = 0; i < m->tensor_count && !st; i++) {
             const lab_tensor_info *info = &m->order[i]->info;
-            char name[512];
-            snprintf(name, sizeof name, "%s%s", prefixes[p], info->name);
-            posenc_array arr;
-            memset(&arr, 0, sizeof arr);
-            st = posenc_safetensors_parse(bytes, size, name, 0, &arr, err);
-            if (st) {
-                prefix_error(err, st, path, "");
-                break;
-            }
+            const char *name = names[(size_t)p * m->tensor_count + i];
+            const posenc_array arr = arrays[(size_t)p * m->tensor_count + i];
             int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
             for (int d = 0; same && d < info->ndim; d++) same = arr.shape[d] == info->shape[d];
             if (!same) {
@@ -212,8 +220,9 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
                 if (!isfinite(v[k]) || (p == 2 && v[k] < 0))
                     st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' element %zu is %g (%s)", path, name, k,
                                   (double)v[k], p == 2 ? "second moments must be finite and >= 0" : "values must be finite");
-            posenc_array_free(&arr);
         }
+    for (size_t k = 0; k < count; k++) posenc_array_free(&arrays[k]);
+    free(arrays), free(name_list), free(names);
     if (!st) {
         memcpy(m->params, staged, n * sizeof(float));
         memcpy(m->adam_m, staged + n, n * sizeof(float));
