@@ -66,6 +66,8 @@ static void widen(double *lo, double *hi, bool log) {
     if (*lo == *hi) {
         double d = log ? 0.5 : (fabs(*lo) > 0 ? fabs(*lo) * 0.1 : 0.5);
         *lo -= d, *hi += d;
+        /* a value near DBL_MAX widens past it: keep the range finite */
+        *lo = fmax(*lo, -DBL_MAX), *hi = fmin(*hi, DBL_MAX);
     }
 }
 
