@@ -358,8 +358,8 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
         return cli_fail(command, EXIT_USAGE, NULL, "nothing finite to draw");
     if (!(f.x1 > f.x0)) f.x0 -= 0.5, f.x1 += 0.5;
     if (!(f.y1 > f.y0)) f.y0 -= 0.5, f.y1 += 0.5;
-    double pad = 0.05 * (f.y1 - f.y0);
-    f.y0 -= pad, f.y1 += pad;
+    double pad = 0.1 * (f.y1 / 2 - f.y0 / 2); /* 5% of a range that may exceed DBL_MAX */
+    f.y0 = fmax(f.y0 - pad, -DBL_MAX), f.y1 = fmin(f.y1 + pad, DBL_MAX);
     if (c->log_x) pad = 0.03 * (f.x1 - f.x0), f.x0 -= pad, f.x1 += pad;
 
     /* measure the text so the margins fit it */

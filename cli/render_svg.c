@@ -30,7 +30,7 @@ size_t cli_axis_ticks(double lo, double hi, double step, double *ticks, size_t m
     double first = ceil(lo / step - 1e-9);
     for (int k = 0; k < CLI_MAX_TICKS * 4 && n < max; k++) {
         double v = (first + k) * step;
-        if (!(v <= hi + step * 1e-9)) break;
+        if (!(v <= hi + step * 1e-9) || !isfinite(v)) break; /* near DBL_MAX, hi + step*1e-9 is inf */
         if (n && v <= ticks[n - 1]) continue; /* first + k rounded to the previous one */
         ticks[n++] = v;
     }
@@ -181,8 +181,8 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
     if (ch->log_y) ylo = log10(ylo), yhi = log10(yhi);
     widen(&xlo, &xhi, ch->log_x);
     widen(&ylo, &yhi, ch->log_y);
-    double pad = (yhi - ylo) * 0.05;
-    ylo -= pad, yhi += pad;
+    double pad = (yhi / 2 - ylo / 2) * 0.1; /* 5% of the range, which may exceed DBL_MAX */
+    ylo = fmax(ylo - pad, -DBL_MAX), yhi = fmin(yhi + pad, DBL_MAX);
     bool legend = ch->series_count > 1; /* one series: the title names it */
     double y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
     axis_map ay = {ylo, yhi, y1, y0, ch->log_y};
