@@ -93,12 +93,41 @@ static bool looks_like_json(const char *line, size_t len) {
     return s.p == s.end;
 }
 
-/* ---- number checks ---- */
+/* ---- value checks ---- */
+static int compare_keys(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key given twice in object (NULL if none; "" when out of memory, said
+ * by the caller): which of the two a reader takes is a guess (cJSON the first,
+ * Python the last), so such a line is refused. Sorted, so a hostile object of a
+ * million keys costs n log n. */
+static const char *duplicate_key(const cJSON *object, bool *oom) {
+    size_t n = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, object) n++;
+    if (n < 2) return NULL;
+    const char **keys = malloc(n * sizeof *keys);
+    if (!keys) {
+        *oom = true;
+        return NULL;
+    }
+    n = 0;
+    cJSON_ArrayForEach(c, object) keys[n++] = c->string ? c->string : "";
+    qsort(keys, n, sizeof *keys, compare_keys);
+    const char *dup = NULL;
+    for (size_t i = 1; i < n && !dup; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0) dup = keys[i];
+    free(keys);
+    return dup;
+}
+
 #define LAB_NUMBER_LIMIT 1e15 /* no count, size, time or metric of a lab run comes near it */
 
 /* The first number in item (depth first) that is not finite or beyond the limit,
  * or a metric out of its range (bpb* >= 0, accuracy in [0, 1]); its key in *key. */
-static const cJSON *bad_number(const cJSON *item, const char **key) {
+static const cJSON *bad_number(const cJSON *item, const char **key, const char **dup, bool *oom) {
+    if (cJSON_IsObject(item) && !*dup && !*oom) *dup = duplicate_key(item, oom);
     if (cJSON_IsNumber(item)) {
         double v = item->valuedouble;
         const char *k = item->string ? item->string : "";
@@ -109,7 +138,7 @@ static const cJSON *bad_number(const cJSON *item, const char **key) {
     }
     const cJSON *child;
     cJSON_ArrayForEach(child, item) {
-        const cJSON *b = bad_number(child, key);
+        const cJSON *b = bad_number(child, key, dup, oom);
         if (b) return b;
     }
     return NULL;
@@ -172,8 +201,17 @@ int cli_lab_each_result(const char *command, const char *path, bool missing_ok, 
             rc = cli_fail(command, EXIT_RUNTIME, NULL, "%s line %ld is not a lab result (JSON object with an id)", path, line_no);
             break;
         }
-        const char *key = NULL;
-        const cJSON *bad = bad_number(run, &key);
+        const char *key = NULL, *dup = NULL;
+        bool oom = false;
+        const cJSON *bad = bad_number(run, &key, &dup, &oom);
+        if (!bad && (dup || oom)) {
+            rc = oom ? cli_fail(command, EXIT_RUNTIME, "free memory", "out of memory checking line %ld of %s", line_no, path)
+                     : cli_fail(command, EXIT_RUNTIME, "a lab run writes each key once; was the file edited?",
+                                "%s line %ld (%s): key \"%s\" is given twice in one object (which one counts would be a guess)",
+                                path, line_no, cJSON_GetObjectItem(run, "id")->valuestring, dup);
+            cJSON_Delete(run);
+            break;
+        }
         if (bad) {
             rc = cli_fail(command, EXIT_RUNTIME, "a lab run writes finite values in range; was the file edited?",
                           "%s line %ld (%s): \"%s\" is %s (%.17g)", path, line_no,

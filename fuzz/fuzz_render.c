@@ -12,7 +12,8 @@
  *
  * Promises: every call returns 0, 1 or 2 (no hang: libFuzzer's -timeout); an SVG
  * written with 0 holds no "nan" or "inf" inside an attribute value; buffers are
- * freeable; the same input renders the same bytes twice (deterministic). */
+ * freeable; the same input renders the same SVG bytes twice (deterministic; the
+ * cairo PNGs, ~10x slower, are drawn once). */
 #include "fuzz_common.h"
 #include "fuzz_data.h"
 
@@ -48,10 +49,10 @@ static int svg_has_bad_number(const cli_buffer *b) {
 }
 
 static void render_all(const cli_reduced *r, const cli_heatmap_style *style, const double *x, const double *y,
-                       const double *lo, const double *hi, size_t n, cli_buffer out[6], int rc[6]) {
+                       const double *lo, const double *hi, size_t n, cli_buffer out[6], int rc[6], bool png) {
     cli_axes_text text = {"fuzz", "sub", "channel", "position", 0, 0};
-    rc[0] = cli_heatmap_png("fuzz", r, style, "fuzz", &out[0]);
-    rc[1] = cli_heatmap_png_figure("fuzz", r, style, &text, &out[1]);
+    rc[0] = png ? cli_heatmap_png("fuzz", r, style, "fuzz", &out[0]) : 0;
+    rc[1] = png ? cli_heatmap_png_figure("fuzz", r, style, &text, &out[1]) : 0;
     rc[2] = cli_heatmap_svg("fuzz", r, style, &text, &out[2]);
     rc[3] = cli_surface_svg("fuzz", r, style->colormap, &text, &out[3]);
     cli_series s = {"means", x, y, n};
@@ -59,12 +60,13 @@ static void render_all(const cli_reduced *r, const cli_heatmap_style *style, con
     rc[4] = cli_chart_svg("fuzz", &chart, &out[4]);
     cli_band_series bs = {"means", "#1f77b4", x, y, lo, hi, n, 0};
     cli_band_chart band = {"t", "x", "y", &bs, 1, false, 0, 0};
-    rc[5] = cli_band_chart_png("fuzz", &band, &out[5]);
+    rc[5] = png ? cli_band_chart_png("fuzz", &band, &out[5]) : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_data f = fuzz_data_make(data, size);
     size_t rows = (size_t)fuzz_range_u64(&f, 1, 40), cols = (size_t)fuzz_range_u64(&f, 1, 40);
+    if (size > 4096) return 0; /* the doubles repeat over the cells: a longer input only runs slower */
     int mode = (int)fuzz_range_u64(&f, 0, 4);
     cli_heatmap_style style = {.colormap = fuzz_bool(&f) ? CLI_CMAP_VIRIDIS : CLI_CMAP_RDBU, .colorbar = fuzz_bool(&f)};
     size_t given = f.size / sizeof(double);
@@ -106,12 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int rc[6], rc2[6];
         memset(out, 0, sizeof out);
         memset(again, 0, sizeof again);
-        render_all(&r, &style, x, y, lo, hi, m, out, rc);
-        render_all(&r, &style, x, y, lo, hi, m, again, rc2);
+        render_all(&r, &style, x, y, lo, hi, m, out, rc, true);
+        render_all(&r, &style, x, y, lo, hi, m, again, rc2, false);
         for (int k = 0; k < 6; k++) {
             FUZZ_REQUIRE(rc[k] == 0 || rc[k] == 1 || rc[k] == 2, "renderer %d exit %d", k, rc[k]);
-            FUZZ_REQUIRE(rc[k] == rc2[k] && out[k].len == again[k].len &&
-                             (out[k].len == 0 || memcmp(out[k].data, again[k].data, out[k].len) == 0),
+            bool svg = k == 2 || k == 3 || k == 4;
+            FUZZ_REQUIRE(!svg || (rc[k] == rc2[k] && out[k].len == again[k].len &&
+                                  (out[k].len == 0 || memcmp(out[k].data, again[k].data, out[k].len) == 0)),
                          "renderer %d is not deterministic", k);
             if (rc[k] == 0 && (k == 2 || k == 3 || k == 4))
                 FUZZ_REQUIRE(!svg_has_bad_number(&out[k]), "renderer %d wrote nan/inf into an SVG attribute (mode %d)", k, mode);

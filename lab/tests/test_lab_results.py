@@ -122,6 +122,13 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
             check(rc == 1 and said and ("not a finite number" in said[0] or "out of range" in said[0]),
                   "%s with %s: exit %d: %s" % (" ".join(cmd[:2]), what, rc, said[0] if said else err.strip()))
 
+    # a key given twice in one object: which one counts would be a guess (cJSON: the first, Python: the last)
+    dupkey = os.path.join(d, "dupkey.jsonl")
+    with open(dupkey, "w") as f:
+        f.write(good.replace('"bpb":', '"bpb":0.5,"bpb":', 1))
+    rc, err = run(["lab", "claims", dupkey])
+    check(rc == 1 and 'key "bpb" is given twice' in err, "a key given twice in one object is refused: exit %d: %s" % (rc, last(err)))
+
     # 12. lab plot accepts a line without a label (drawn under its id), as merge and claims do
     nolabel = os.path.join(d, "nolabel.jsonl")
     with open(nolabel, "w") as f:
