@@ -185,9 +185,20 @@ int cli_lab_each_result(const char *command, const char *path, bool missing_ok, 
         }
         line[--len] = '\0';
         if (len == 0) continue;
-        if (len > LAB_MAX_LINE || strlen(line) != len) {
-            rc = cli_fail(command, EXIT_RUNTIME, NULL, "%s line %ld is not a lab result (%s)", path, line_no,
-                          len > LAB_MAX_LINE ? "longer than 64 MiB" : "it holds a NUL byte");
+        /* say what the line is when it is recognisably something else */
+        const char *what = len > LAB_MAX_LINE                 ? "longer than 64 MiB"
+                           : (line[0] == '\xff' && len > 1 && line[1] == '\xfe') ||
+                                     (line[0] == '\xfe' && len > 1 && line[1] == '\xff') ||
+                                     (strlen(line) != len && strlen(line) <= 1)
+                               ? "UTF-16 text (NUL bytes between the characters); lab run writes UTF-8"
+                           : strlen(line) != len ? "it holds a NUL byte"
+                           : strncmp(line, "\xef\xbb\xbf", 3) == 0
+                               ? "it starts with a UTF-8 byte order mark, which lab run never writes"
+                           : line[0] == '#' || strncmp(line, "//", 2) == 0 || strncmp(line, "/*", 2) == 0
+                               ? "a comment: JSON lines have none"
+                               : NULL;
+        if (what) {
+            rc = cli_fail(command, EXIT_RUNTIME, NULL, "%s line %ld is not a lab result (%s)", path, line_no, what);
             break;
         }
         cJSON *run = cJSON_ParseWithLength(line, len);

@@ -129,6 +129,16 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
     rc, err = run(["lab", "claims", dupkey])
     check(rc == 1 and 'key "bpb" is given twice' in err, "a key given twice in one object is refused: exit %d: %s" % (rc, last(err)))
 
+    # a line without train_length (or with a string there) has no evidence: lab claims crashed on it
+    for label, text_line in (("missing", good.replace('"train_length":', '"_train_length":', 1)),
+                             ("a string", good.replace('"train_length":', '"train_length":"16","_was":', 1))):
+        odd = os.path.join(d, "odd.jsonl")
+        with open(odd, "w") as f:
+            f.write(text_line)
+        for cmd in (["lab", "claims", odd], ["report", "--lab", odd, "--len", "8", "--dim", "8", "-o", os.path.join(d, "odd.html")]):
+            rc, err = run(cmd)
+            check(rc == 0, "%s with train_length %s: exit %d (no crash)" % (" ".join(cmd[:2]), label, rc))
+
     # 12. lab plot accepts a line without a label (drawn under its id), as merge and claims do
     nolabel = os.path.join(d, "nolabel.jsonl")
     with open(nolabel, "w") as f:
