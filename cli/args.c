@@ -18,25 +18,36 @@ void cli_put_escaped(FILE *f, const char *text) {
     }
 }
 
-int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...) {
-    /* Every message is one line: a file name holding a newline or an escape
-     * sequence (they are legal in names) is printed escaped, so it can neither
-     * fake a log line nor drive the terminal. */
+/* "posenc CMD: message" on stderr, the message escaped. Every message is one
+ * line: a file name holding a newline or an escape sequence (they are legal in
+ * names) is printed escaped, so it can neither fake a log line nor drive the
+ * terminal. */
+static void say(const char *command, const char *fmt, va_list args) {
     char stack[1024], *text = stack;
-    va_list args;
-    va_start(args, fmt);
+    va_list again;
+    va_copy(again, args);
     int n = vsnprintf(stack, sizeof stack, fmt, args);
-    va_end(args);
-    if (n >= (int)sizeof stack && (text = malloc((size_t)n + 1)) != NULL) {
-        va_start(args, fmt);
-        vsnprintf(text, (size_t)n + 1, fmt, args);
-        va_end(args);
-    }
+    if (n >= (int)sizeof stack && (text = malloc((size_t)n + 1)) != NULL) vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
     if (!text) text = stack; /* out of memory: the message cut at its first 1023 bytes */
     fprintf(stderr, "posenc %s: ", command);
     cli_put_escaped(stderr, n < 0 ? fmt : text);
     fputc('\n', stderr);
     if (text != stack) free(text);
+}
+
+void cli_note(const char *command, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    say(command, fmt, args);
+    va_end(args);
+}
+
+int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    say(command, fmt, args);
+    va_end(args);
     if (hint) {
         fputs("hint: ", stderr);
         cli_put_escaped(stderr, hint);

@@ -101,6 +101,12 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
 /* Print text with newlines, tabs and other control bytes escaped (\n, \t, \xHH):
  * for file names, which may hold them, in one-line messages. */
 void cli_put_escaped(FILE *f, const char *text);
+/* A note on stderr, "posenc CMD: message", escaped as cli_fail's messages are. */
+void cli_note(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Refuse (EXIT_USAGE, message naming both) an output path that is the same file
  * (device and inode) as any option value or positional argument of args, except
  * options meant to name it (lab train --resume). cli_parse calls it for -o; a

@@ -227,7 +227,11 @@ static int lab_train_cmd(int argc, char **argv) {
         lab_model_free(m);
         return cli_fail_status("lab train", &err);
     }
-    if (cli_has(&a, "init")) printf("posenc lab train: weights from %s\n", cli_string(&a, "init", ""));
+    if (cli_has(&a, "init")) {
+        fputs("posenc lab train: weights from ", stdout);
+        cli_put_escaped(stdout, cli_string(&a, "init", ""));
+        fputc('\n', stdout);
+    }
     char cfg_text[2048];
     lab_config_format(&cfg, cfg_text, sizeof cfg_text);
     printf("posenc lab train: %zu parameters, %zu activation bytes per step, %lld steps from step %lld\nconfig: %s\n",

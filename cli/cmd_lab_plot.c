@@ -257,7 +257,7 @@ int cmd_lab_plot(int argc, char **argv) {
              : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);
     cJSON_Delete(runs);
     if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", out, &b);
-    if (rc == EXIT_OK) fprintf(stderr, "posenc lab plot: wrote %s (%s)\n", out, metric);
+    if (rc == EXIT_OK) cli_note("lab plot", "wrote %s (%s)", out, metric);
     cli_buffer_free(&b);
     return rc;
 }

@@ -241,7 +241,7 @@ static int lab_run(int argc, char **argv) {
             cJSON_Delete(finished);
             return cli_fail_status("lab run", &err);
         }
-        fprintf(stderr, "posenc lab run: %s: %zu bytes from %d files (train %zu, validation %zu, hash %s)\n",
+        cli_note("lab run", "%s: %zu bytes from %d files (train %zu, validation %zu, hash %s)",
                 n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size, corpus.files, corpus.train_size, corpus.valid_size,
                 corpus.hash);
         if ((rc = check_corpus(finished, &corpus, out)) != EXIT_OK) {
@@ -286,10 +286,10 @@ static int lab_run(int argc, char **argv) {
     }
     if (stop_requested) {
         if (written == 0 && !existed) /* a new file and no run finished: nothing was written */
-            fprintf(stderr, "\nposenc lab run: interrupted before the first run finished; %s was not created\n", out);
+            fputc('\n', stderr), cli_note("lab run", "interrupted before the first run finished; %s was not created", out);
         else
-            fprintf(stderr, "\nposenc lab run: interrupted; %s keeps every finished run (%zu from this invocation; "
-                    "continue with --resume)\n", out, written);
+            fputc('\n', stderr), cli_note("lab run", "interrupted; %s keeps every finished run (%zu from this invocation; "
+                    "continue with --resume)", out, written);
         rc = 128 + (int)stop_requested;
     }
     lab_corpus_free(&corpus);

@@ -218,7 +218,7 @@ int cmd_plot(int argc, char **argv) {
     }
     if (rc == EXIT_OK) rc = cli_buffer_write("plot", out_path, &out);
     if (rc == EXIT_OK)
-        fprintf(stderr, "posenc plot: wrote %s (%s%s%s)\n", out_path, charts[chart], t.name[0] ? " of " : "", t.name);
+        cli_note("plot", "wrote %s (%s%s%s)", out_path, charts[chart], t.name[0] ? " of " : "", t.name);
     cli_buffer_free(&out);
     cli_table_free(&t);
     return rc;

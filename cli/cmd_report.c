@@ -100,9 +100,11 @@ int cmd_report(int argc, char **argv) {
     if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);
     if (rc == EXIT_OK) {
         char full[PATH_MAX];
-        fprintf(stderr, "posenc report: wrote %s (%zu table%s, %.1f KiB, opens offline)\n", out, count,
+        cli_note("report", "wrote %s (%zu table%s, %.1f KiB, opens offline)", out, count,
                 count == 1 ? "" : "s", (double)html.len / 1024);
-        printf("open: %s\n", realpath(out, full) ? full : out);
+        fputs("open: ", stdout);
+        cli_put_escaped(stdout, realpath(out, full) ? full : out);
+        fputc('\n', stdout);
     }
     cli_buffer_free(&html);
     for (size_t i = 0; i < count; i++) cli_table_free(&tables[i]);

@@ -160,7 +160,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
         if (cJSON_GetArraySize(runs) == 0) {
             cJSON_Delete(runs);
             if (found) {
-                fprintf(stderr, "posenc %s: %s holds no lab runs: skipped\n", command, paths[i]);
+                cli_note(command, "%s holds no lab runs: skipped", paths[i]);
                 continue;
             }
             rc = cli_fail(command, EXIT_USAGE, "posenc lab run NAME -o FILE writes one", "%s holds no lab runs", paths[i]);
@@ -185,7 +185,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
     }
     for (size_t f = 0; f < files && rc == EXIT_OK; f++) {
         const char *metric = picture_metric(per_file[f]);
-        fprintf(stderr, "posenc %s: Measured here: %s (%d runs)\n", command, used[f], cJSON_GetArraySize(per_file[f]));
+        cli_note(command, "Measured here: %s (%d runs)", used[f], cJSON_GetArraySize(per_file[f]));
         if (metric) {
             cli_buffer svg = {0};
             rc = cli_lab_plot_svg(command, per_file[f], used[f], NULL, metric, &svg);

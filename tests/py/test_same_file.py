@@ -92,4 +92,12 @@ rc, so, se = run("table", "--positions", "evil\nposenc table: wrote x\x1b[31m.np
 lines = se.strip().splitlines()
 c.check(rc != 0 and len(lines) == 1 and "evil\\nposenc table: wrote x\\x1b[31m.npy" in lines[0] and "\x1b" not in se,
         "a name with a newline and ESC is printed escaped on one line: %r" % se.strip())
+# ... and in the notes of a successful run ("wrote NAME"), for a table, a picture and a report
+evil = os.path.join(d, "t\nposenc table: wrote fake\x1b[2J.npy")
+for args in (["table", "--len", "2", "--dim", "2", "-o", evil], ["plot", "heatmap", evil, "-o", evil[:-4] + ".svg"],
+             ["report", evil, "-o", evil[:-4] + ".html"]):
+    rc, so, se = run(*args)
+    notes = [x for x in se.splitlines() if "wrote" in x]
+    c.check(rc == 0 and len(notes) == 1 and "\\n" in notes[0] and "\x1b" not in se + so,
+            "%s: the note naming a file with a newline and ESC is one escaped line: %r" % (args[0], notes[0] if notes else se))
 c.finish()
