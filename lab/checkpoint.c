@@ -90,6 +90,25 @@ static posenc_status prefix_error(posenc_error *err, posenc_status st, const cha
     return st;
 }
 
+/* The first field of key=value text given twice (its key in out, returns 1), or 0. A
+ * checkpoint's config is written with each field once: a second one means an
+ * edited file, and which of the two counts would be a guess. (The text parser
+ * itself lets a later field override, which the lab's tests build configs with.) */
+static int duplicated_field(const char *config_text, char *out, size_t size) {
+    for (const char *a = config_text; *a; a += strcspn(a, " "), a += strspn(a, " ")) {
+        size_t ka = strcspn(a, "= ");
+        for (const char *b = a + strcspn(a, " "); *b; b += strcspn(b, " ")) {
+            b += strspn(b, " ");
+            size_t kb = strcspn(b, "= ");
+            if (*b && ka == kb && strncmp(a, b, ka) == 0) {
+                snprintf(out, size, "%.*s", (int)(ka < 40 ? ka : 40), a);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Metadata of a checkpoint image: config text and step; *data_bytes = bytes after the header. */
 static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_t size, lab_config *cfg, int64_t *step,
                                    size_t *data_bytes, posenc_error *err) {
@@ -117,7 +136,11 @@ static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_
     } else if (!cJSON_IsString(stp)) {
         st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.step is missing or not a string", path);
     } else {
-        if (lab_config_parse_text(config->valuestring, cfg, err) != POSENC_OK)
+        char dup[48];
+        /* (a text over 2 KiB is refused by the parser below: the quadratic scan stays small) */
+        if (strlen(config->valuestring) < 2048 && duplicated_field(config->valuestring, dup, sizeof dup))
+            st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.config: config field '%s' is given twice", path, dup);
+        else if (lab_config_parse_text(config->valuestring, cfg, err) != POSENC_OK)
             st = prefix_error(err, POSENC_ERR_FORMAT, path, "__metadata__.config: ");
         char *end = NULL;
         errno = 0;

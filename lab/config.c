@@ -268,16 +268,11 @@ posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_erro
     char buf[2048];
     if (strlen(text) >= sizeof buf) return lab_fail(err, POSENC_ERR_FORMAT, "config text too long (%zu bytes)", strlen(text));
     strcpy(buf, text);
-    const char *seen[64]; /* a field given twice is refused: which one would count is a guess */
-    size_t seen_count = 0;
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) return lab_fail(err, POSENC_ERR_FORMAT, "config field '%.60s' has no '='", tok);
         *eq = 0;
         const char *k = tok, *v = eq + 1;
-        for (size_t s = 0; s < seen_count; s++)
-            if (strcmp(seen[s], k) == 0) return lab_fail(err, POSENC_ERR_FORMAT, "config field '%.40s' is given twice", k);
-        if (seen_count < sizeof seen / sizeof *seen) seen[seen_count++] = k;
         char *end = NULL;
         double d = strtod(v, &end);
         int numeric = end && *end == 0 && end != v;

@@ -91,7 +91,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-ckpt-") as d:
                     ["lab", "train", "--init", bad, "--text", text, "--steps", "1", "-o", os.path.join(d, "o.safetensors")]):
             rc, out = run(cmd)
             check(rc == 1 and says in out and "bad.safetensors" in out and not os.path.exists(os.path.join(d, "o.safetensors")),
-                  "%s with %s: exit %d: %s" % (" ".join(cmd[:2]), new, rc, out.strip().splitlines()[0]))
+                  "[K1] %s with %s: exit %d: %s" % (" ".join(cmd[:2]), new, rc, out.strip().splitlines()[0]))
 
     # a field the learned scheme leaves unused, out of range, that --init --scheme rope brings into use
     edit_config(ck, bad, "rope_base=10000", "rope_base=-5")
@@ -99,7 +99,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-ckpt-") as d:
     check(rc == 0, "lab eval of a learned checkpoint with an unused rope_base=-5: evaluated (exit %d)" % rc)
     rc, out = run(["lab", "train", "--init", bad, "--scheme", "rope", "--text", text, "--steps", "1", "-o", os.path.join(d, "o.safetensors")])
     check(rc == 1 and "bad.safetensors" in out and "-5" in out and "see --help" not in out,
-          "--init with a field out of range once used: names the checkpoint, exit %d: %s" % (rc, out.strip().splitlines()[0]))
+          "[K2] --init with a field out of range once used: names the checkpoint, exit %d: %s" % (rc, out.strip().splitlines()[0]))
     rc, out = run(["lab", "train", "--init", ck, "--scheme", "rope", "--rope-base", "-5", "--text", text, "--steps", "1",
                    "-o", os.path.join(d, "o.safetensors")])
     check(rc == 2 and "-5" in out, "the same value from a flag stays a usage error: exit %d" % rc)
@@ -111,7 +111,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-ckpt-") as d:
             f.write(content)
         rc, out = run(["lab", "eval", "--checkpoint", ck, "--text", short])
         check(rc == 1 and "short.txt holds %d bytes" % len(content) in out and "33" in out and "see --help" not in out,
-              "lab eval on a %d-byte text: exit %d: %s" % (len(content), rc, out.strip().splitlines()[0]))
+              "[K3] lab eval on a %d-byte text: exit %d: %s" % (len(content), rc, out.strip().splitlines()[0]))
 
 print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
 sys.exit(0 if all(results) else 1)

@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
         f.write("a different corpus of the same kind, or nearly. " * 2400)
     rc, err = run(["lab", "run", "tiny", "--text", other, "--threads", "1", "--resume", "-o", part])
     check(rc == 2 and "another corpus" in err and open(part).read() == before,
-          "resume with another --text refused, file unchanged: exit %d: %s" % (rc, err.strip().splitlines()[-2] if err.strip() else ""))
+          "[Q4] resume with another --text refused, file unchanged: exit %d: %s" % (rc, err.strip().splitlines()[-2] if err.strip() else ""))
     edited = os.path.join(d, "edited.txt")  # the same size, one byte changed: the hash tells
     with open(edited, "w") as f:
         f.write(open(text).read().replace("q", "Q", 1))
@@ -99,7 +99,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
     if "rc=" in p.stdout:
         check("rc=1" in p.stdout and "same" in p.stdout and "not enough free space" in p.stderr and "bytes" in p.stderr
               and "done" not in p.stderr,
-              "resume on a nearly full disk: refused before running, file unchanged: %s" % last(p.stderr))
+              "[Q5] resume on a nearly full disk: refused before running, file unchanged: %s" % last(p.stderr))
     else:
         print("note: no user+mount namespace here (%s); the full-disk refusal is not checked" % last(p.stderr))
 
@@ -120,14 +120,25 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
             rc, err = run(cmd)
             said = [x for x in err.splitlines() if "bad.jsonl line 2" in x]
             check(rc == 1 and said and ("not a finite number" in said[0] or "out of range" in said[0]),
-                  "%s with %s: exit %d: %s" % (" ".join(cmd[:2]), what, rc, said[0] if said else err.strip()))
+                  "[Q2] %s with %s: exit %d: %s" % (" ".join(cmd[:2]), what, rc, said[0] if said else err.strip()))
+
+    # lines that are not lab results say what they are
+    for name, content in (("bom", "\ufeff" + good), ("comment", "// results\n" + good), ("array", "[1, 2]\n"),
+                          ("utf16", good.encode("utf-16").decode("latin-1"))):
+        odd = os.path.join(d, "odd.jsonl")
+        with open(odd, "w", encoding="utf-8" if name != "utf16" else "latin-1") as f:
+            f.write(content)
+        rc, err = run(["lab", "claims", odd])
+        check(rc == 1 and "line 1 is not a lab result" in err and (name == "array" or name.replace("bom", "byte order mark")
+              .replace("comment", "comment").replace("utf16", "UTF-16") in err),
+              "[Q1] a %s line: exit %d: %s" % (name, rc, last(err)))
 
     # a key given twice in one object: which one counts would be a guess (cJSON: the first, Python: the last)
     dupkey = os.path.join(d, "dupkey.jsonl")
     with open(dupkey, "w") as f:
         f.write(good.replace('"bpb":', '"bpb":0.5,"bpb":', 1))
     rc, err = run(["lab", "claims", dupkey])
-    check(rc == 1 and 'key "bpb" is given twice' in err, "a key given twice in one object is refused: exit %d: %s" % (rc, last(err)))
+    check(rc == 1 and 'key "bpb" is given twice' in err, "[Q6] a key given twice in one object is refused: exit %d: %s" % (rc, last(err)))
 
     # a line without train_length (or with a string there) has no evidence: lab claims crashed on it
     for label, text_line in (("missing", good.replace('"train_length":', '"_train_length":', 1)),
@@ -188,7 +199,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
         f.write('{"id":"huge","values":[' + ",".join(["0"] * (8 << 20)) + ']}\n')
     rc, rss, err = peak(["lab", "claims", huge], limit=384 << 20)
     check(rc == 1 and "out of memory" in err and "line 2" in err and "not a lab result" not in err,
-          "lab claims, a valid 16 MB line under a 384 MiB address-space limit: exit %d: %s" % (rc, err.strip().splitlines()[0]))
+          "[Q3] lab claims, a valid 16 MB line under a 384 MiB address-space limit: exit %d: %s" % (rc, err.strip().splitlines()[0]))
 
     # 12. started with SIGINT ignored (a shell's background job), lab run keeps it ignored
     # (the whole plan, 9 runs, with a SIGINT every 50 ms until it ends: before, the first one

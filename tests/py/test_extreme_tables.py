@@ -54,7 +54,7 @@ for name, values in tables.items():
                 bad = rc == 0 and ext == "svg" and BAD_NUMBER.search(open(out, errors="replace").read())
                 # a chart the table cannot give is refused by name (exit 1 or 2), never hung
                 ok = rc == 0 and os.path.exists(out) and not bad or rc in (1, 2) and err.strip() and not os.path.exists(out)
-                c.check(ok, f"plot {chart} {name} {cmap or ''} .{ext}: exit {rc}{' NaN in SVG' if bad else ''}"
+                c.check(ok, f"[W1] plot {chart} {name} {cmap or ''} .{ext}: exit {rc}{' NaN in SVG' if bad else ''}"
                             f"{': ' + err.strip().splitlines()[0] if rc not in (0, 'timeout') else ''}")
     out = os.path.join(d, name + ".html")
     rc, err = posenc("report", path, "-o", out)
@@ -69,5 +69,5 @@ for name, section in (("onebyone", "3-D surface"), ("zeros64", "Similarity")):
     rc, err = posenc("report", os.path.join(d, name + ".npy"), "-o", os.path.join(d, "again.html"))
     html = open(os.path.join(d, "again.html")).read() if rc == 0 else ""
     c.check(rc == 0 and f"'{section}' section is left out" in err and "heatmap-png" in html,
-            f"report {name}: the {section} section is left out, the heat map drawn: {err.strip().splitlines()[-1]}")
+            f"[W2] report {name}: the {section} section is left out, the heat map drawn: {err.strip().splitlines()[-1]}")
 c.finish()

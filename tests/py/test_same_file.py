@@ -70,7 +70,7 @@ for words, name, data in CASES:
         rc, so, se = run(*args, cwd=d)
         kept = open(src, "rb").read() == data
         c.check(rc == 2 and "are the same file" in se and src in se and kept,
-                f"{label} ... {' '.join(words[2:])} ({how}): exit {rc}, input kept {kept}: {se.strip().splitlines()[0] if se.strip() else ''}")
+                f"[C16] {label} ... {' '.join(words[2:])} ({how}): exit {rc}, input kept {kept}: {se.strip().splitlines()[0] if se.strip() else ''}")
 
 # outputs that are not inputs are still written
 src = fresh("p.npy", NPY)
@@ -91,7 +91,7 @@ c.check(rc == 2 and "are the same file" in se and open(os.path.join(d, "report.h
 rc, so, se = run("table", "--positions", "evil\nposenc table: wrote x\x1b[31m.npy", "--dim", "4", "-o", "-")
 lines = se.strip().splitlines()
 c.check(rc != 0 and len(lines) == 1 and "evil\\nposenc table: wrote x\\x1b[31m.npy" in lines[0] and "\x1b" not in se,
-        "a name with a newline and ESC is printed escaped on one line: %r" % se.strip())
+        "[C17] a name with a newline and ESC is printed escaped on one line: %r" % se.strip())
 # ... and in the notes of a successful run ("wrote NAME"), for a table, a picture and a report
 evil = os.path.join(d, "t\nposenc table: wrote fake\x1b[2J.npy")
 for args in (["table", "--len", "2", "--dim", "2", "-o", evil], ["plot", "heatmap", evil, "-o", evil[:-4] + ".svg"],
