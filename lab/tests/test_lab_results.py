@@ -183,13 +183,16 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
         p.stderr.close()
         return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024, err
 
+    sanitized = os.environ.get("POSENC_SANITIZED", "0") == "1"
+    if sanitized:
+        print("note: sanitizer build: the peak-RSS bounds and the address-space limit are not judged here")
     for args in (["lab", "claims", big], ["lab", "plot", big, "-o", os.path.join(d, "big.svg")],
                  ["report", "--lab", big, "-o", os.path.join(d, "big.html")]):
         rc, rss, err = peak(args)
-        check(rc == 0 and rss < BOUND, "%s on a %.0f MB file: exit %d, peak RSS %.0f MiB (bound %d MiB)" %
+        check(rc == 0 and (sanitized or rss < BOUND), "%s on a %.0f MB file: exit %d, peak RSS %.0f MiB (bound %d MiB)" %
               (" ".join(args[:2]), size / 1e6, rc, rss / 2**20, BOUND >> 20))
     rc, rss, err = peak(["lab", "merge", big, "-o", os.path.join(d, "bigm.jsonl")])
-    check(rc == 0 and rss < size + BOUND, "lab merge on a %.0f MB file: exit %d, peak RSS %.0f MiB (bound the output + %d MiB)" %
+    check(rc == 0 and (sanitized or rss < size + BOUND), "lab merge on a %.0f MB file: exit %d, peak RSS %.0f MiB (bound the output + %d MiB)" %
           (size / 1e6, rc, rss / 2**20, BOUND >> 20))
     # out of memory is said as such, not as a malformed line: one valid line of 8M numbers
     # (16 MB of text, ~500 MB as parsed) under a 384 MiB address-space limit
@@ -197,9 +200,9 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
     with open(huge, "w") as f:
         f.write(good)
         f.write('{"id":"huge","values":[' + ",".join(["0"] * (8 << 20)) + ']}\n')
-    rc, rss, err = peak(["lab", "claims", huge], limit=384 << 20)
-    check(rc == 1 and "out of memory" in err and "line 2" in err and "not a lab result" not in err,
-          "[Q3] lab claims, a valid 16 MB line under a 384 MiB address-space limit: exit %d: %s" % (rc, err.strip().splitlines()[0]))
+    rc, rss, err = peak(["lab", "claims", huge], limit=None if sanitized else 384 << 20)
+    check(sanitized and rc == 0 or rc == 1 and "out of memory" in err and "line 2" in err and "not a lab result" not in err,
+          "[Q3] lab claims, a valid 16 MB line under a 384 MiB address-space limit: exit %d: %s" % (rc, last(err)))
 
     # 12. started with SIGINT ignored (a shell's background job), lab run keeps it ignored
     # (the whole plan, 9 runs, with a SIGINT every 50 ms until it ends: before, the first one
