@@ -133,6 +133,19 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
               .replace("comment", "comment").replace("utf16", "UTF-16") in err),
               "[Q1] a %s line: exit %d: %s" % (name, rc, last(err)))
 
+    # more lines or points than one picture holds: refused by name, not dropped (before: drawn without them)
+    many = os.path.join(d, "many.jsonl")
+    with open(many, "w") as f:
+        for k in range(60):
+            f.write(json.dumps(dict(json.loads(good), id="x%d" % k, label="cfg%d" % k)) + "\n")
+    rc, err = run(["lab", "plot", many, "-o", os.path.join(d, "many.svg")])
+    check(rc == 2 and "more than 48 configurations" in err and not os.path.exists(os.path.join(d, "many.svg")),
+          "[Q7] lab plot of 60 configurations: refused, exit %d: %s" % (rc, err.strip().splitlines()[0]))
+    with open(many, "w") as f:
+        f.write(json.dumps(dict(json.loads(good), curve=[{"step": i, "bpb": 1.0} for i in range(1, 100)])) + "\n")
+    rc, err = run(["lab", "plot", many, "--metric", "curve", "-o", os.path.join(d, "many.svg")])
+    check(rc == 2 and "more than 64 distinct training steps" in err, "[Q7] lab plot of a 99-point curve: refused, exit %d" % rc)
+
     # a key given twice in one object: which one counts would be a guess (cJSON: the first, Python: the last)
     dupkey = os.path.join(d, "dupkey.jsonl")
     with open(dupkey, "w") as f:
