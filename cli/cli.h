@@ -201,7 +201,11 @@ void cli_buffer_printf(cli_buffer *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void cli_buffer_escape(cli_buffer *b, const char *text); /* XML/HTML-escaped text */
+/* XML/HTML-escaped text; bytes that are not UTF-8 and control characters XML forbids
+ * become U+FFFD, so a picture or page stays readable whatever a name holds. */
+void cli_buffer_escape(cli_buffer *b, const char *text);
+/* Bytes of the valid UTF-8 sequence at text (1-4; 1 for ASCII and NUL), 0 when none starts there. */
+size_t cli_utf8_length(const char *text);
 void cli_buffer_base64(cli_buffer *b, const void *bytes, size_t n);
 void cli_buffer_free(cli_buffer *b);
 /* Write the buffer to path atomically (temp + rename); EXIT_* code. */

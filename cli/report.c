@@ -439,10 +439,13 @@ static int section_health(report *r) {
 /* A JSON string that is also safe inside <script>: '<' is written as \u003c. */
 static void json_string(cli_buffer *b, const char *text) {
     cli_buffer_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\') cli_buffer_printf(b, "\\%c", *p);
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        size_t n = cli_utf8_length((const char *)p);
+        if (n == 0) cli_buffer_puts(b, "\\ufffd"); /* not UTF-8: the page would not decode */
+        else if (*p == '"' || *p == '\\') cli_buffer_printf(b, "\\%c", *p);
         else if (*p < 0x20 || *p == '<') cli_buffer_printf(b, "\\u%04x", *p);
-        else cli_buffer_append(b, p, 1);
+        else cli_buffer_append(b, p, n);
+        p += n ? n : 1;
     }
     cli_buffer_puts(b, "\"");
 }

@@ -146,6 +146,25 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
     rc, err = run(["lab", "plot", many, "--metric", "curve", "-o", os.path.join(d, "many.svg")])
     check(rc == 2 and "more than 64 distinct training steps" in err, "[Q7] lab plot of a 99-point curve: refused, exit %d" % rc)
 
+    # a label of 300 "é" (cut mid-character by the legend's buffer) and an ESC: the SVG and the
+    # page stay valid UTF-8 and well-formed XML (before: a cut "é" made the SVG unreadable)
+    import xml.dom.minidom
+    utf = os.path.join(d, "utf.jsonl")
+    with open(utf, "w", encoding="utf-8") as f:
+        f.write(json.dumps(dict(json.loads(good), label="\u00e9" * 300 + "\x1b"), ensure_ascii=False) + "\n")
+    for args, out in ((["lab", "plot", utf, "-o"], "utf.svg"), (["report", "--lab", utf, "--len", "8", "--dim", "8", "-o"], "utf.html")):
+        rc, err = run(args + [os.path.join(d, out)])
+        body = open(os.path.join(d, out), "rb").read() if rc == 0 else b""
+        try:
+            body.decode("utf-8")
+            if out.endswith(".svg"):
+                xml.dom.minidom.parseString(body)
+            valid = rc == 0
+        except (UnicodeDecodeError, Exception):
+            valid = False
+        check(valid, "%s with a 600-byte non-ASCII label: exit %d, valid UTF-8%s" % (args[0] + " " + args[1], rc,
+                                                                                     " and XML" if out.endswith(".svg") else ""))
+
     # a key given twice in one object: which one counts would be a guess (cJSON: the first, Python: the last)
     dupkey = os.path.join(d, "dupkey.jsonl")
     with open(dupkey, "w") as f:
