@@ -162,7 +162,7 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
             valid = rc == 0
         except (UnicodeDecodeError, Exception):
             valid = False
-        check(valid, "%s with a 600-byte non-ASCII label: exit %d, valid UTF-8%s" % (args[0] + " " + args[1], rc,
+        check(valid, "[W3] %s with a 600-byte non-ASCII label: exit %d, valid UTF-8%s" % (args[0] + " " + args[1], rc,
                                                                                      " and XML" if out.endswith(".svg") else ""))
 
     # a key given twice in one object: which one counts would be a guess (cJSON: the first, Python: the last)
