@@ -7,15 +7,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...) {
+void cli_put_escaped(FILE *f, const char *text) {
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '\n') fputs("\\n", f);
+        else if (*c == '\t') fputs("\\t", f);
+        else if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\x%02x", *c);
+        else fputc(*c, f);
+    }
+}
+
+/* "posenc CMD: message" on stderr, the message escaped. Every message is one
+ * line: a file name holding a newline or an escape sequence (they are legal in
+ * names) is printed escaped, so it can neither fake a log line nor drive the
+ * terminal. */
+static void say(const char *command, const char *fmt, va_list args) {
+    char stack[1024], *text = stack;
+    va_list again;
+    va_copy(again, args);
+    int n = vsnprintf(stack, sizeof stack, fmt, args);
+    if (n >= (int)sizeof stack && (text = malloc((size_t)n + 1)) != NULL) vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (!text) text = stack; /* out of memory: the message cut at its first 1023 bytes */
     fprintf(stderr, "posenc %s: ", command);
+    cli_put_escaped(stderr, n < 0 ? fmt : text);
+    fputc('\n', stderr);
+    if (text != stack) free(text);
+}
+
+void cli_note(const char *command, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
+    say(command, fmt, args);
     va_end(args);
-    fputc('\n', stderr);
-    if (hint) fprintf(stderr, "hint: %s\n", hint);
+}
+
+int cli_fail(const char *command, int code, const char *hint, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    say(command, fmt, args);
+    va_end(args);
+    if (hint) {
+        fputs("hint: ", stderr);
+        cli_put_escaped(stderr, hint);
+        fputc('\n', stderr);
+    }
     return code;
 }
 
@@ -116,6 +153,36 @@ int cli_parse(cli_args *args, const char *command, const cli_option *options, in
         if (v && !parse_byte_count(v, NULL))
             return cli_fail(command, EXIT_USAGE, NULL,
                             "%s must be a positive whole number of bytes, got '%s'", from, v);
+    }
+    /* An output that is one of the inputs would be replaced before (or while) it
+     * is read: checked here, once, for every command that takes -o. */
+    int out = find_option(options, "o", 1);
+    if (out >= 0 && args->values[out] && !args->help) return cli_refuse_same_file(args, args->values[out]);
+    return EXIT_OK;
+}
+
+/* Options whose file is meant to be the output too: `lab train --resume CKPT -o
+ * CKPT` continues a checkpoint in place (it is read whole before the first write). */
+static const char *const may_name_output[] = {"resume", NULL};
+
+int cli_refuse_same_file(const cli_args *args, const char *out) {
+    struct stat o, in;
+    /* stdout, or an output that does not exist yet, cannot be an input */
+    if (strcmp(out, "-") == 0 || stat(out, &o) != 0 || !S_ISREG(o.st_mode)) return EXIT_OK;
+    for (int i = 0; args->options[i].name; i++) {
+        const char *v = args->values[i];
+        bool allowed = strcmp(args->options[i].name, "o") == 0;
+        for (int k = 0; may_name_output[k] && !allowed; k++) allowed = strcmp(args->options[i].name, may_name_output[k]) == 0;
+        if (allowed || !v || stat(v, &in) != 0 || in.st_dev != o.st_dev || in.st_ino != o.st_ino) continue;
+        return cli_fail(args->command, EXIT_USAGE, "write the output to another file",
+                        "-o %s and --%s %s are the same file: writing it would destroy the input", out,
+                        args->options[i].name, v);
+    }
+    for (int i = 0; i < args->positional_count; i++) {
+        const char *v = args->positional[i];
+        if (stat(v, &in) != 0 || in.st_dev != o.st_dev || in.st_ino != o.st_ino) continue;
+        return cli_fail(args->command, EXIT_USAGE, "write the output to another file",
+                        "-o %s and the input %s are the same file: writing it would destroy the input", out, v);
     }
     return EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (documented in docs/errors.md and `posenc --help`). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -97,6 +98,20 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* Print text with newlines, tabs and other control bytes escaped (\n, \t, \xHH):
+ * for file names, which may hold them, in one-line messages. */
+void cli_put_escaped(FILE *f, const char *text);
+/* A note on stderr, "posenc CMD: message", escaped as cli_fail's messages are. */
+void cli_note(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Refuse (EXIT_USAGE, message naming both) an output path that is the same file
+ * (device and inode) as any option value or positional argument of args, except
+ * options meant to name it (lab train --resume). cli_parse calls it for -o; a
+ * command with a default output calls it for that. EXIT_OK otherwise. */
+int cli_refuse_same_file(const cli_args *args, const char *out);
 /* Report a library error: message to stderr, EXIT_USAGE for argument errors
  * (invalid argument), EXIT_RUNTIME otherwise. */
 int cli_fail_status(const char *command, const posenc_error *err);
@@ -204,7 +219,11 @@ void cli_buffer_printf(cli_buffer *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void cli_buffer_escape(cli_buffer *b, const char *text); /* XML/HTML-escaped text */
+/* XML/HTML-escaped text; bytes that are not UTF-8 and control characters XML forbids
+ * become U+FFFD, so a picture or page stays readable whatever a name holds. */
+void cli_buffer_escape(cli_buffer *b, const char *text);
+/* Bytes of the valid UTF-8 sequence at text (1-4; 1 for ASCII and NUL), 0 when none starts there. */
+size_t cli_utf8_length(const char *text);
 void cli_buffer_base64(cli_buffer *b, const void *bytes, size_t n);
 void cli_buffer_free(cli_buffer *b);
 /* Write the buffer to path atomically (temp + rename); EXIT_* code. */
@@ -251,6 +270,9 @@ typedef struct {
 
 /* Color range for a style: RdBu is symmetric about 0 (+-max|v|), viridis spans min..max. */
 void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, double *lo, double *hi);
+/* Where v lies in [lo, hi] as 0..1, without overflow for any finite lo < hi
+ * (+-1.7e308); 0.5 when the range is empty (a constant table is drawn in the middle). */
+double cli_unit(double v, double lo, double hi);
 /* Encode a heat map (cells, optional colorbar) as PNG bytes into *png. The
  * tEXt chunks record the title, the value range and any reduction. */
 int cli_heatmap_png(const char *command, const cli_reduced *r, const cli_heatmap_style *style,
@@ -265,6 +287,13 @@ int cli_heatmap_encode(const char *command, const cli_reduced *r, const cli_heat
                        cli_buffer *png);
 
 /* ---- SVG charts (cli/render_svg.c) ---- */
+/* The ticks of an axis on a grid of `step`: k x step for the integers k with
+ * lo - step*1e-9 <= k x step <= hi + step*1e-9, increasing, at most max (and at most
+ * 4 x CLI_MAX_TICKS candidates looked at). Counted with an integer, so a step below
+ * the values' precision ends (with the distinct ticks) instead of looping forever;
+ * 0 for a non-finite lo, hi or step. */
+#define CLI_MAX_TICKS 64
+size_t cli_axis_ticks(double lo, double hi, double step, double *ticks, size_t max);
 typedef struct {
     const char *name;
     const double *x, *y;
@@ -482,9 +511,23 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
  * Writes the names of those that exist into names[0..max) and returns how many. */
 #define CLI_LAB_MAX_RESULTS 8
 size_t cli_lab_default_results(char names[][64], size_t max);
-/* JSON lines -> cJSON array of runs (NULL on error, message printed, naming the
- * file and line); missing_ok skips files that do not exist (cli/cmd_lab_run.c). */
-struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok);
+/* Lab result files (cli/lab_results.c, docs/lab.md "Result files"): one JSON object
+ * with an id per line, read a line at a time. A line that is not such an object, a
+ * number that is not finite or beyond 1e15, a negative bpb or an accuracy outside
+ * [0, 1] fails the read naming the file, line and field; a last line without its
+ * newline (an unfinished write) is ignored with a note; out of memory is said as such.
+ * fn receives each run (owned: keep or cJSON_Delete it) and its line's text. */
+typedef int (*cli_lab_line_fn)(void *ctx, struct cJSON *run, const char *line, size_t len, const char *path,
+                               long line_no);
+int cli_lab_each_result(const char *command, const char *path, bool missing_ok, cli_lab_line_fn fn, void *ctx);
+/* All runs of the files as a cJSON array (NULL on error, message printed); missing_ok
+ * skips files that do not exist. Each run keeps its fields but "grad_norms", "curve"
+ * (unless keep has CLI_LAB_KEEP_CURVE) and "position_table" (kept in the first run
+ * with scheme learned and the first of any scheme): memory is one line being read
+ * plus a few KiB a run, not the file. */
+#define CLI_LAB_KEEP_CURVE 1u
+struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok,
+                                   unsigned keep);
 
 int cmd_plot(int argc, char **argv);
 int cmd_report(int argc, char **argv);

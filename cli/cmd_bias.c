@@ -79,7 +79,9 @@ static int write_output(const cli_args *a, const char *command, const posenc_arr
     const char *path = cli_string(a, "o", "-");
     int rc = cli_write_array(command, path, array);
     if (rc == EXIT_OK && strcmp(path, "-") != 0) {
-        fprintf(stderr, "posenc %s: wrote %s [", command, path);
+        fprintf(stderr, "posenc %s: wrote ", command);
+        cli_put_escaped(stderr, path);
+        fputs(" [", stderr);
         for (int d = 0; d < array->ndim; d++) fprintf(stderr, "%s%zu", d ? " x " : "", array->shape[d]);
         fprintf(stderr, "] %s\n", posenc_dtype_name(array->dtype));
     }

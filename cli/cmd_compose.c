@@ -237,7 +237,7 @@ int cmd_compose(int argc, char **argv) {
         const char *path = cli_string(&a, "o", "-");
         rc = cli_write_array(CMD, path, &out);
         if (!rc && strcmp(path, "-") != 0)
-            fprintf(stderr, "posenc compose: wrote %s [%zu x %zu x %d] f32\n", path, batch, seq, out_dim);
+            cli_note("compose", "wrote %s [%zu x %zu x %d] f32", path, batch, seq, out_dim);
     }
 done:
     posenc_array_free(&tokens);

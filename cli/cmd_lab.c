@@ -198,7 +198,20 @@ static int lab_train_cmd(int argc, char **argv) {
         if (cfg.scheme == LAB_POS_ROPE && cfg.rope_original_context == 0) cfg.rope_original_context = cfg.context;
     }
     rc = train_config(&a, &cfg);
-    if (rc == EXIT_OK && lab_config_check(&cfg, &err) != POSENC_OK) rc = cli_fail_status("lab train", &err);
+    if (rc == EXIT_OK && lab_config_check(&cfg, &err) != POSENC_OK) {
+        /* with --init, a value out of range may come from the checkpoint (a field its
+           own scheme left unused, now used): when the flags alone over the defaults
+           pass, the checkpoint is what is wrong, and it is named (a file error, 1) */
+        lab_config flags_only;
+        lab_config_default(&flags_only);
+        posenc_error ignored = {0};
+        if (init && train_config(&a, &flags_only) == EXIT_OK && lab_config_check(&flags_only, &ignored) == POSENC_OK)
+            rc = cli_fail("lab train", EXIT_RUNTIME, "give the flag for that field, or --init from another checkpoint",
+                          "--init %s: its configuration, with the flags given, is out of range: %s",
+                          cli_string(&a, "init", ""), err.message);
+        else
+            rc = cli_fail_status("lab train", &err);
+    }
     if (rc != EXIT_OK) {
         lab_model_free(init);
         free(text);
@@ -214,7 +227,11 @@ static int lab_train_cmd(int argc, char **argv) {
         lab_model_free(m);
         return cli_fail_status("lab train", &err);
     }
-    if (cli_has(&a, "init")) printf("posenc lab train: weights from %s\n", cli_string(&a, "init", ""));
+    if (cli_has(&a, "init")) {
+        fputs("posenc lab train: weights from ", stdout);
+        cli_put_escaped(stdout, cli_string(&a, "init", ""));
+        fputc('\n', stdout);
+    }
     char cfg_text[2048];
     lab_config_format(&cfg, cfg_text, sizeof cfg_text);
     printf("posenc lab train: %zu parameters, %zu activation bytes per step, %lld steps from step %lld\nconfig: %s\n",
@@ -296,6 +313,15 @@ static int lab_eval_cmd(int argc, char **argv) {
         lab_model_free(m);
         free(factors);
         return rc;
+    }
+    int32_t want = ev.seq_len ? ev.seq_len : lab_model_config(m)->context;
+    if (size < (size_t)want + 1) { /* the file's content, not an option, is short: name it */
+        free(text);
+        lab_model_free(m);
+        free(factors);
+        return cli_fail("lab eval", EXIT_RUNTIME, "give a longer text, or a smaller --len",
+                        "%s holds %zu bytes: evaluating at length %d needs at least %d (each window's %d bytes and the "
+                        "byte after them)", cli_string(&a, "text", ""), size, want, want + 1, want);
     }
     double loss = 0;
     posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);

@@ -21,11 +21,13 @@ typedef struct {
     int n[MAX_POINTS], count;
 } series;
 
-static void add_point(series *s, double x, double y) {
+/* false when the series already has MAX_POINTS distinct x values (the caller refuses:
+ * a point left out silently would draw a wrong line) */
+static bool add_point(series *s, double x, double y) {
     int i = 0;
     while (i < s->count && s->x[i] != x) i++;
     if (i == s->count) {
-        if (s->count == MAX_POINTS) return;
+        if (s->count == MAX_POINTS) return false;
         s->count++;
         s->x[i] = x, s->lo[i] = y, s->hi[i] = y, s->sum[i] = 0, s->n[i] = 0;
     }
@@ -33,6 +35,7 @@ static void add_point(series *s, double x, double y) {
     if (y > s->hi[i]) s->hi[i] = y;
     s->sum[i] += y;
     s->n[i]++;
+    return true;
 }
 
 static series *find_series(series *all, int *count, const char *name) {
@@ -148,18 +151,18 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     const cJSON *run;
     cJSON_ArrayForEach(run, runs) {
         index++;
+        /* as merge and claims do: a run needs only its id; without a label it is
+           drawn under its id, without an experiment it matches no --experiment */
         const cJSON *label = cJSON_GetObjectItem(run, "label"), *exp = cJSON_GetObjectItem(run, "experiment");
-        if (!cJSON_IsString(label) || !cJSON_IsString(exp)) {
-            free(all);
-            return cli_fail(command, EXIT_RUNTIME, NULL, "%s run %d has no label or experiment: not a lab result", path, index);
-        }
-        if (only && strcmp(only, exp->valuestring) != 0) continue;
+        if (!cJSON_IsString(label)) label = cJSON_GetObjectItem(run, "id");
+        if (only && (!cJSON_IsString(exp) || strcmp(only, exp->valuestring) != 0)) continue;
         const cJSON *e;
         if (curve) {
             series *s = find_series(all, &count, label->valuestring);
+            if (!s) goto too_many_series;
             cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "curve")) {
                 const cJSON *x = cJSON_GetObjectItem(e, "step"), *y = cJSON_GetObjectItem(e, "bpb");
-                if (s && cJSON_IsNumber(x) && cJSON_IsNumber(y)) add_point(s, x->valuedouble, y->valuedouble);
+                if (cJSON_IsNumber(x) && cJSON_IsNumber(y) && !add_point(s, x->valuedouble, y->valuedouble)) goto too_many_points;
             }
         } else {
             cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
@@ -172,7 +175,8 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
                 snprintf(name, sizeof name, "%s%s%s%s", label->valuestring, strcmp(variant, "plain") ? " " : "",
                          strcmp(variant, "plain") ? variant : "", strcmp(phase, "trained") ? " +ft" : "");
                 series *s = find_series(all, &count, name);
-                if (s) add_point(s, len->valuedouble, y->valuedouble);
+                if (!s) goto too_many_series;
+                if (!add_point(s, len->valuedouble, y->valuedouble)) goto too_many_points;
             }
         }
     }
@@ -196,6 +200,16 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
                                                   : "evaluation length (log scale)";
     out->ylabel = strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte";
     return EXIT_OK;
+too_many_series: /* a line left out silently would be a wrong picture: refuse by name */
+    free(all);
+    return cli_fail(command, EXIT_USAGE, "draw one experiment at a time: --experiment NAME",
+                    "%s has more than %d configurations to draw as lines (one picture holds at most %d)", path,
+                    MAX_SERIES, MAX_SERIES);
+too_many_points:
+    free(all);
+    return cli_fail(command, EXIT_USAGE, "lab run records at most 50 curve points and 8 lengths a run",
+                    "%s: a configuration has more than %d distinct %s (one line holds at most %d)", path, MAX_POINTS,
+                    curve ? "training steps" : "lengths", MAX_POINTS);
 }
 
 int cli_lab_plot_svg(const char *command, const struct cJSON *runs, const char *path, const char *only, const char *metric,
@@ -252,13 +266,13 @@ int cmd_lab_plot(int argc, char **argv) {
     cli_buffer b = {0};
     const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
     const char *path = a.positional[0];
-    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false);
+    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false, strcmp(metric, "curve") == 0 ? CLI_LAB_KEEP_CURVE : 0);
     if (!runs) return EXIT_RUNTIME; /* the reader named the file and line */
     rc = svg ? cli_lab_plot_svg("lab plot", runs, path, only, metric, &b)
              : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);
     cJSON_Delete(runs);
     if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", out, &b);
-    if (rc == EXIT_OK) fprintf(stderr, "posenc lab plot: wrote %s (%s)\n", out, metric);
+    if (rc == EXIT_OK) cli_note("lab plot", "wrote %s (%s)", out, metric);
     cli_buffer_free(&b);
     return rc;
 }

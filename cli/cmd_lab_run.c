@@ -7,10 +7,15 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,53 +31,117 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Read JSON-lines files into one array (NULL on error, message printed). */
-struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok) {
-    cJSON *all = cJSON_CreateArray();
-    for (int f = 0; f < count; f++) {
-        posenc_error err = {0};
-        void *data = NULL;
-        size_t size = 0;
-        if (missing_ok && access(paths[f], F_OK) != 0) continue;
-        if (posenc_file_read_all(paths[f], 0, &data, &size, &err) != POSENC_OK) {
-            cli_fail_status(command, &err);
-            cJSON_Delete(all);
-            return NULL;
-        }
-        char *text = data, *line = text;
-        int line_no = 1;
-        bool ends_in_newline = size == 0 || text[size - 1] == '\n';
-        for (size_t i = 0; i <= size; i++) {
-            if (i < size && text[i] != '\n') continue;
-            if (i < size) text[i] = '\0';
-            else if (ends_in_newline || *line == '\0') break;
-            if (i == size) { /* last line without newline: a run cut short by a crash */
-                fprintf(stderr, "posenc %s: %s line %d has no newline: ignored (unfinished write)\n", command, paths[f], line_no);
-                break;
-            }
-            if (*line) {
-                cJSON *run = cJSON_Parse(line);
-                if (!run || !cJSON_IsString(cJSON_GetObjectItem(run, "id"))) {
-                    cJSON_Delete(run);
-                    cli_fail(command, EXIT_RUNTIME, NULL, "%s line %d is not a lab result (JSON object with an id)", paths[f], line_no);
-                    free(data);
-                    cJSON_Delete(all);
-                    return NULL;
-                }
-                cJSON_AddItemToArray(all, run);
-            }
-            line = text + i + 1;
-            line_no++;
-        }
-        free(data);
-    }
-    return all;
-}
-
 static bool has_id(const cJSON *runs, const char *id) {
     const cJSON *r;
     cJSON_ArrayForEach(r, runs) if (strcmp(cJSON_GetObjectItem(r, "id")->valuestring, id) == 0) return true;
     return false;
+}
+
+/* A text run's line names its corpus (corpus_bytes, corpus_fnv1a64): a line
+ * measured on other bytes than `corpus` is refused, so that one file never mixes
+ * two corpora (lab claims would count their seeds together). EXIT_* code. */
+static int check_corpus(const cJSON *runs, const lab_corpus *corpus, const char *out) {
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs) {
+        const cJSON *bytes = cJSON_GetObjectItem(r, "corpus_bytes"), *hash = cJSON_GetObjectItem(r, "corpus_fnv1a64");
+        if (!cJSON_IsNumber(bytes)) continue; /* a task run: no corpus */
+        bool same = bytes->valuedouble == (double)corpus->size &&
+                    (!cJSON_IsString(hash) || strcmp(hash->valuestring, corpus->hash) == 0);
+        if (!same)
+            return cli_fail("lab run", EXIT_USAGE, "resume with the same --text files, or write to another -o",
+                            "%s holds %s, measured on another corpus (%.0f bytes, hash %s) than this one (%zu bytes, "
+                            "hash %s): resuming would mix two corpora in one file",
+                            out, cJSON_GetObjectItem(r, "id")->valuestring, bytes->valuedouble,
+                            cJSON_IsString(hash) ? hash->valuestring : "not recorded", corpus->size, corpus->hash);
+    }
+    return EXIT_OK;
+}
+
+/* An upper estimate of one result line: the curves (every step), the evaluations
+ * and a learned table (6 digits a value) at most. */
+static unsigned long long line_estimate(const lab_run_spec *s) {
+    unsigned long long cells = (unsigned long long)s->config.context * (unsigned long long)s->config.d_model;
+    if (cells > LAB_RESULT_TABLE_MAX) cells = LAB_RESULT_TABLE_MAX;
+    return 16384 + 64ull * (unsigned long long)lab_run_total_steps(s) + 16 * cells;
+}
+
+/* The folder of path (for statvfs and the lock), in dir[size]. */
+static void folder_of(const char *path, char *dir, size_t size) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, size, ".");
+    else if (slash == path) snprintf(dir, size, "/");
+    else snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+/* Before minutes of computing: the rewrite after the run holds the old file and
+ * the new one (old bytes + the new line) at once, so the folder needs room for
+ * the whole new file. EXIT_RUNTIME with the bytes needed when it has not. */
+static int check_free_space(const char *out, const lab_run_spec *s) {
+    char dir[4096];
+    folder_of(out, dir, sizeof dir);
+    struct statvfs fs;
+    struct stat st;
+    if (statvfs(dir, &fs) != 0) return EXIT_OK; /* unknown: the write itself still fails cleanly */
+    unsigned long long old = stat(out, &st) == 0 ? (unsigned long long)st.st_size : 0;
+    unsigned long long need = old + line_estimate(s), avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    if (avail >= need) return EXIT_OK;
+    return cli_fail("lab run", EXIT_RUNTIME, "free some space, or write to another -o (then join with lab merge)",
+                    "not enough free space in %s for %s: run %s needs %llu bytes (the results, %llu bytes, rewritten "
+                    "with up to %llu more for the new line), %llu are available; nothing was run",
+                    dir, out, s->id, need, old, line_estimate(s), avail);
+}
+
+/* Exclusive advisory lock on out's folder (the file itself is replaced by a rename,
+ * so its own lock would not outlive a write): two lab run processes on one results
+ * file then read-merge-rename one after the other, and every finished run stays.
+ * Returns the fd to close, or -1 (said on stderr) where the file system has no locks. */
+static int lock_folder(const char *out) {
+    char dir[4096];
+    folder_of(out, dir, sizeof dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = fd < 0 ? -1 : 0;
+    /* a Ctrl-C during the wait (EINTR) must not lose the finished run: wait on */
+    while (fd >= 0 && (rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
+    if (rc != 0) {
+        fprintf(stderr, "posenc lab run: cannot lock ");
+        cli_put_escaped(stderr, dir);
+        fprintf(stderr, " (%s): another lab run writing the same file at this moment could drop a run\n", strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Add one finished run's line to out under the folder lock: the file is read again
+ * (another process may have added runs since), the line is appended unless that
+ * run is already there, and the whole is written atomically. EXIT_* code;
+ * *kept_other when another process had written the same run. */
+static int merge_line(const char *out, const char *id, const char *json, const lab_corpus *corpus, bool *kept_other) {
+    *kept_other = false;
+    int lock = lock_folder(out);
+    posenc_error err = {0};
+    void *old = NULL;
+    size_t size = 0;
+    int rc = EXIT_OK;
+    if (access(out, F_OK) == 0 && posenc_file_read_all(out, 0, &old, &size, &err) != POSENC_OK) rc = cli_fail_status("lab run", &err);
+    /* a last line without its newline is an unfinished write (readers ignore it):
+       the rewrite leaves it out */
+    while (rc == EXIT_OK && size && ((char *)old)[size - 1] != '\n') size--;
+    if (rc == EXIT_OK && size) {
+        cJSON *now = cli_lab_read_results("lab run", &out, 1, true, 0);
+        if (!now) rc = EXIT_RUNTIME;
+        else if (has_id(now, id)) *kept_other = true;
+        else if (corpus->bytes) rc = check_corpus(now, corpus, out);
+        cJSON_Delete(now);
+    }
+    if (rc == EXIT_OK && !*kept_other) {
+        const void *parts[3] = {old ? old : "", json, "\n"};
+        size_t sizes[3] = {size, strlen(json), 1};
+        if (posenc_file_write_atomic(out, parts, sizes, 3, &err) != POSENC_OK) rc = cli_fail_status("lab run", &err);
+    }
+    free(old);
+    if (lock >= 0) close(lock); /* releases the lock */
+    return rc;
 }
 
 typedef struct {
@@ -126,12 +195,16 @@ static int lab_run(int argc, char **argv) {
     snprintf(default_out, sizeof default_out, "lab-%s.jsonl", name);
     const char *out = cli_string(&a, "o", default_out);
     bool resume = cli_has(&a, "resume");
+    if (!cli_has(&a, "o") && (rc = cli_refuse_same_file(&a, out)) != EXIT_OK) { /* the default name */
+        free(runs);
+        return rc;
+    }
     if (!resume && access(out, F_OK) == 0) {
         free(runs);
         return cli_fail("lab run", EXIT_USAGE, "add --resume to continue it, or choose another -o", "%s already exists", out);
     }
     const char *only = cli_string(&a, "only", NULL);
-    cJSON *finished = cli_lab_read_results("lab run", &out, 1, true);
+    cJSON *finished = cli_lab_read_results("lab run", &out, 1, true, 0);
     if (!finished) {
         free(runs);
         return EXIT_RUNTIME;
@@ -150,11 +223,13 @@ static int lab_run(int argc, char **argv) {
     }
     /* from here on Ctrl-C stops cleanly: before the corpus loads, so that no
      * moment of the run is left to the default (die) handler */
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* a signal the parent ignores stays ignored (a shell starts background jobs
+       with SIGINT ignored, nohup SIGHUP): Ctrl-C in the terminal is not for them */
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, NULL);
+    if (sigaction(SIGTERM, NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, NULL);
     lab_corpus corpus = {0};
     if (needs_text) {
         const char *paths[CLI_MAX_POSITIONAL + 1];
@@ -166,27 +241,22 @@ static int lab_run(int argc, char **argv) {
             cJSON_Delete(finished);
             return cli_fail_status("lab run", &err);
         }
-        fprintf(stderr, "posenc lab run: %s: %zu bytes from %d files (train %zu, validation %zu)\n",
-                n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size, corpus.files, corpus.train_size, corpus.valid_size);
-    }
-    /* The file is rewritten whole (posenc_file_write_atomic: temporary, fsync,
-     * rename) after each finished run: a full disk, a signal or a kill at any
-     * moment leaves it as it was after the last finished run, whole lines only;
-     * an append could leave half a line. The results are small next to a run. */
-    char *content = NULL;
-    size_t content_size = 0;
-    bool existed = access(out, F_OK) == 0;
-    if (existed) {
-        void *old = NULL;
-        if (posenc_file_read_all(out, 0, &old, &content_size, &err) != POSENC_OK) {
-            rc = cli_fail_status("lab run", &err);
-        } else {
-            content = old;
-            /* a last line without its newline is an unfinished write (the reader above
-               ignored it, so that run is done again): the rewrite leaves it out */
-            while (content_size && content[content_size - 1] != '\n') content_size--;
+        cli_note("lab run", "%s: %zu bytes from %d files (train %zu, validation %zu, hash %s)",
+                n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size, corpus.files, corpus.train_size, corpus.valid_size,
+                corpus.hash);
+        if ((rc = check_corpus(finished, &corpus, out)) != EXIT_OK) {
+            free(runs);
+            cJSON_Delete(finished);
+            lab_corpus_free(&corpus);
+            return rc;
         }
     }
+    /* The file is rewritten whole (posenc_file_write_atomic: temporary, fsync,
+     * rename) after each finished run, from what it holds at that moment, under a
+     * lock (merge_line): a full disk, a signal or a kill at any moment leaves it as
+     * it was after the last finished run, whole lines only (an append could leave
+     * half a line), and other lab run processes writing the same file keep theirs. */
+    bool existed = access(out, F_OK) == 0;
     progress_state prog = {seconds_now(), 0, total, 0, count, "", isatty(fileno(stderr)) != 0};
     lab_run_progress hooks = {on_progress, &prog, &stop_requested};
     size_t written = 0;
@@ -194,30 +264,20 @@ static int lab_run(int argc, char **argv) {
         if ((only && strcmp(runs[i].id, only) != 0) || has_id(finished, runs[i].id)) continue;
         prog.index = i;
         prog.id = runs[i].id;
+        if ((rc = check_free_space(out, &runs[i])) != EXIT_OK) break;
         char *json = NULL;
         if (lab_run_execute(&runs[i], &corpus, threads, &hooks, &json, &err) != POSENC_OK) {
             if (stop_requested) break;
             rc = cli_fail_status("lab run", &err);
             break;
         }
-        size_t len = strlen(json);
-        char *grown = realloc(content, content_size + len + 1);
-        if (!grown) {
-            free(json);
-            rc = cli_fail("lab run", EXIT_RUNTIME, NULL, "out of memory keeping the results of %s", out);
-            break;
-        }
-        content = grown;
-        memcpy(content + content_size, json, len);
-        content[content_size + len] = '\n';
+        bool kept_other = false;
+        rc = merge_line(out, runs[i].id, json, &corpus, &kept_other);
         free(json);
-        const void *parts[1] = {content};
-        size_t sizes[1] = {content_size + len + 1};
-        if (posenc_file_write_atomic(out, parts, sizes, 1, &err) != POSENC_OK) {
-            rc = cli_fail_status("lab run", &err);
-            break;
-        }
-        content_size += len + 1;
+        if (rc != EXIT_OK) break;
+        if (kept_other)
+            fprintf(stderr, "posenc lab run: %s was finished by another process meanwhile: its line is kept, this one "
+                    "dropped\n", runs[i].id);
         prog.done_before += lab_run_total_steps(&runs[i]);
         written++;
         if (prog.tty) fprintf(stderr, "\r%*s\r", 100, "");
@@ -226,13 +286,12 @@ static int lab_run(int argc, char **argv) {
     }
     if (stop_requested) {
         if (written == 0 && !existed) /* a new file and no run finished: nothing was written */
-            fprintf(stderr, "\nposenc lab run: interrupted before the first run finished; %s was not created\n", out);
+            fputc('\n', stderr), cli_note("lab run", "interrupted before the first run finished; %s was not created", out);
         else
-            fprintf(stderr, "\nposenc lab run: interrupted; %s keeps every finished run (%zu from this invocation; "
-                    "continue with --resume)\n", out, written);
+            fputc('\n', stderr), cli_note("lab run", "interrupted; %s keeps every finished run (%zu from this invocation; "
+                    "continue with --resume)", out, written);
         rc = 128 + (int)stop_requested;
     }
-    free(content);
     lab_corpus_free(&corpus);
     cJSON_Delete(finished);
     free(runs);
@@ -271,6 +330,34 @@ static int lab_plan(int argc, char **argv) {
 
 static const cli_option merge_options[] = {{"o", "FILE", "merged results (required); a run id seen twice is kept once"}, {NULL, NULL, NULL}};
 
+typedef struct {
+    cJSON *ids; /* the ids kept so far (strings) */
+    cli_buffer out;
+    size_t dropped;
+} merge_ctx;
+
+/* One line of a merge input: kept byte for byte unless its id was seen before. */
+static int merge_line_in(void *ctx, cJSON *run, const char *line, size_t len, const char *path, long line_no) {
+    merge_ctx *m = ctx;
+    (void)path, (void)line_no;
+    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
+    const cJSON *seen;
+    bool dup = false;
+    cJSON_ArrayForEach(seen, m->ids) dup |= strcmp(seen->valuestring, id) == 0;
+    if (dup) m->dropped++;
+    else {
+        cJSON *copy = cJSON_CreateString(id);
+        if (!copy || !cJSON_AddItemToArray(m->ids, copy)) {
+            cJSON_Delete(copy);
+            m->out.failed = true;
+        }
+        cli_buffer_append(&m->out, line, len);
+        cli_buffer_append(&m->out, "\n", 1);
+    }
+    cJSON_Delete(run);
+    return m->out.failed ? cli_fail("lab merge", EXIT_RUNTIME, "free memory", "out of memory merging") : EXIT_OK;
+}
+
 static int lab_merge(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "lab merge", merge_options, argc, argv, CLI_MAX_POSITIONAL);
@@ -279,27 +366,17 @@ static int lab_merge(int argc, char **argv) {
         printf("usage: posenc lab merge -o OUT.jsonl FILE.jsonl...\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
-    cJSON *runs = cli_lab_read_results("lab merge", a.positional, a.positional_count, false);
-    if (!runs) return EXIT_RUNTIME;
-    cli_buffer b = {0};
-    cJSON *kept = cJSON_CreateArray(), *r;
-    size_t dropped = 0;
-    cJSON_ArrayForEach(r, runs) {
-        if (has_id(kept, cJSON_GetObjectItem(r, "id")->valuestring)) {
-            dropped++;
-            continue;
-        }
-        cJSON_AddItemReferenceToArray(kept, r);
-        char *line = cJSON_PrintUnformatted(r);
-        if (line) cli_buffer_printf(&b, "%s\n", line);
-        else b.failed = true;
-        free(line);
-    }
-    rc = cli_buffer_write("lab merge", cli_string(&a, "o", ""), &b);
-    if (rc == EXIT_OK) fprintf(stderr, "posenc lab merge: %d runs written, %zu duplicates dropped\n", cJSON_GetArraySize(kept), dropped);
-    cli_buffer_free(&b);
-    cJSON_Delete(kept);
-    cJSON_Delete(runs);
+    /* streamed: the kept lines' bytes (the output) and their ids are all that is held */
+    merge_ctx m = {cJSON_CreateArray(), {0}, 0};
+    if (!m.ids) return cli_fail("lab merge", EXIT_RUNTIME, NULL, "out of memory");
+    for (int i = 0; i < a.positional_count && rc == EXIT_OK; i++)
+        rc = cli_lab_each_result("lab merge", a.positional[i], false, merge_line_in, &m);
+    if (rc == EXIT_OK && m.out.failed) rc = cli_fail("lab merge", EXIT_RUNTIME, "free memory", "out of memory merging");
+    if (rc == EXIT_OK) rc = cli_buffer_write("lab merge", cli_string(&a, "o", ""), &m.out);
+    if (rc == EXIT_OK)
+        fprintf(stderr, "posenc lab merge: %d runs written, %zu duplicates dropped\n", cJSON_GetArraySize(m.ids), m.dropped);
+    cli_buffer_free(&m.out);
+    cJSON_Delete(m.ids);
     return rc;
 }
 
@@ -312,7 +389,7 @@ static int lab_claims(int argc, char **argv) {
         printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
-    cJSON *runs = cli_lab_read_results("lab claims", a.positional, a.positional_count, false);
+    cJSON *runs = cli_lab_read_results("lab claims", a.positional, a.positional_count, false, 0);
     if (!runs) return EXIT_RUNTIME;
     posenc_error err = {0};
     char *table = NULL;

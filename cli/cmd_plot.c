@@ -11,7 +11,7 @@ static const cli_option plot_options[] = {
     {"no-colorbar", NULL, "leave out the colorbar strip"},
     {"vmin", "V", "value drawn at the bottom of the colormap (with --vmax)"},
     {"vmax", "V", "value drawn at the top of the colormap (with --vmin)"},
-    {"at", "P,P,...", "positions for `curves`, default 10,50 (those inside the table)"},
+    {"at", "P,P,...", "positions for `curves`, default 10,50 (those inside the table; else the first row)"},
     {"max-cells", "N", "average blocks so a heat map has at most N cells a side (default 512)"},
     {"cell-pixels", "N", "pixels per heat-map cell in a PNG (default: fit about 640 px)"},
     {"scheme", "S", "bias, bias-profile: alibi (default) | t5"},
@@ -87,6 +87,7 @@ static int draw(const char *chart_name, int chart, const cli_args *a, const cli_
             const int64_t want[] = {10, 50}; /* position 0 is a plain 0,1,0,1 zigzag */
             for (size_t i = 0; i < 2; i++)
                 if (want[i] < (int64_t)t->rows) rows[count++] = (size_t)want[i];
+            if (count == 0) rows[count++] = 0; /* a table of <= 10 rows: its first row, not "nothing to draw" */
         }
         return cli_draw_curves("plot", t, rows, count, out);
     }
@@ -217,7 +218,7 @@ int cmd_plot(int argc, char **argv) {
     }
     if (rc == EXIT_OK) rc = cli_buffer_write("plot", out_path, &out);
     if (rc == EXIT_OK)
-        fprintf(stderr, "posenc plot: wrote %s (%s%s%s)\n", out_path, charts[chart], t.name[0] ? " of " : "", t.name);
+        cli_note("plot", "wrote %s (%s%s%s)", out_path, charts[chart], t.name[0] ? " of " : "", t.name);
     cli_buffer_free(&out);
     cli_table_free(&t);
     return rc;

@@ -55,6 +55,7 @@ int cmd_report(int argc, char **argv) {
     const char *out = cli_string(&a, "o", "report.html");
     if (!cli_path_ends_with(out, ".html") && !cli_path_ends_with(out, ".htm"))
         return cli_fail("report", EXIT_USAGE, "e.g. -o report.html", "the report is an HTML file; got '%s'", out);
+    if (!cli_has(&a, "o") && (rc = cli_refuse_same_file(&a, out)) != EXIT_OK) return rc; /* the default name */
     if (cli_has(&a, "lab") && cli_has(&a, "no-lab"))
         return cli_fail("report", EXIT_USAGE, NULL, "--lab and --no-lab contradict each other");
     bool any_flag = a.positional_count > 0;
@@ -99,9 +100,11 @@ int cmd_report(int argc, char **argv) {
     if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);
     if (rc == EXIT_OK) {
         char full[PATH_MAX];
-        fprintf(stderr, "posenc report: wrote %s (%zu table%s, %.1f KiB, opens offline)\n", out, count,
+        cli_note("report", "wrote %s (%zu table%s, %.1f KiB, opens offline)", out, count,
                 count == 1 ? "" : "s", (double)html.len / 1024);
-        printf("open: %s\n", realpath(out, full) ? full : out);
+        fputs("open: ", stdout);
+        cli_put_escaped(stdout, realpath(out, full) ? full : out);
+        fputc('\n', stdout);
     }
     cli_buffer_free(&html);
     for (size_t i = 0; i < count; i++) cli_table_free(&tables[i]);

@@ -151,7 +151,7 @@ int cmd_table(int argc, char **argv) {
         const char *out = cli_string(&a, "o", "-");
         if (rc == EXIT_OK) rc = cli_write_array("table", out, &table);
         if (rc == EXIT_OK && strcmp(out, "-") != 0)
-            fprintf(stderr, "posenc table: wrote %s [%zu x %d] %s\n", out, pos.count, q.dim,
+            cli_note("table", "wrote %s [%zu x %d] %s", out, pos.count, q.dim,
                     q.dtype.name);
     }
     posenc_array_free(&table);

@@ -119,7 +119,9 @@ static int run_command(int argc, char **argv) {
     }
     for (int i = 0; commands[i].name; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "posenc: unknown command '%s'\nhint: posenc --help lists the commands\n", argv[1]);
+    fputs("posenc: unknown command '", stderr);
+    cli_put_escaped(stderr, argv[1]);
+    fputs("'\nhint: posenc --help lists the commands\n", stderr);
     return EXIT_USAGE;
 }
 

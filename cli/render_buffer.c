@@ -51,15 +51,32 @@ void cli_buffer_printf(cli_buffer *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
+size_t cli_utf8_length(const char *text) {
+    const unsigned char *p = (const unsigned char *)text;
+    if (p[0] < 0x80) return 1;
+    size_t n = p[0] >= 0xC2 && p[0] < 0xE0 ? 2 : p[0] >= 0xE0 && p[0] < 0xF0 ? 3 : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++) /* a NUL (0x00) is no continuation byte: never read past it */
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    /* overlong forms, UTF-16 surrogates, code points past U+10FFFF */
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) || (p[0] == 0xF0 && p[1] < 0x90) ||
+        (p[0] == 0xF4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void cli_buffer_escape(cli_buffer *b, const char *text) {
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '<': cli_buffer_puts(b, "&lt;"); break;
-        case '>': cli_buffer_puts(b, "&gt;"); break;
-        case '&': cli_buffer_puts(b, "&amp;"); break;
-        case '"': cli_buffer_puts(b, "&quot;"); break;
-        default: cli_buffer_append(b, p, 1);
-        }
+    for (const char *p = text; *p;) {
+        size_t n = cli_utf8_length(p);
+        unsigned char c = (unsigned char)*p;
+        /* bytes that are not UTF-8 (a Latin-1 file name, a label cut mid-character) or
+           control characters XML forbids would make the whole SVG/HTML unreadable */
+        if (n == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) cli_buffer_puts(b, "\xEF\xBF\xBD"); /* U+FFFD */
+        else if (c == '<') cli_buffer_puts(b, "&lt;");
+        else if (c == '>') cli_buffer_puts(b, "&gt;");
+        else if (c == '&') cli_buffer_puts(b, "&amp;");
+        else if (c == '"') cli_buffer_puts(b, "&quot;");
+        else cli_buffer_append(b, p, n);
+        p += n ? n : 1;
     }
 }
 

@@ -110,7 +110,17 @@ void cli_heatmap_range(const cli_heatmap_style *style, const cli_reduced *r, dou
         *lo = r->vmin;
         *hi = r->vmax;
         if (*lo == *hi) *lo -= 0.5, *hi += 0.5;
+        if (*lo == *hi) { /* +-0.5 is below the precision of a value near 1e16 */
+            double d = fabs(*lo) * 0x1p-40;
+            *lo -= d, *hi += d;
+        }
     }
+}
+
+double cli_unit(double v, double lo, double hi) {
+    double span = hi / 2 - lo / 2; /* halves: hi - lo overflows for +-1.7e308 */
+    if (!(span > 0)) return 0.5;
+    return (v / 2 - lo / 2) / span;
 }
 
 static void png_append(png_structp png, png_bytep data, png_size_t size) {
@@ -162,7 +172,7 @@ int cli_heatmap_cells_rgb(const char *command, const cli_reduced *r, const cli_h
         for (size_t j = 0; j < r->cols; j++) {
             double v = r->values[i * r->cols + j];
             unsigned char c[3];
-            if (isfinite(v)) cli_colormap_rgb(style->colormap, (v - lo) / (hi - lo), c);
+            if (isfinite(v)) cli_colormap_rgb(style->colormap, cli_unit(v, lo, hi), c);
             else memcpy(c, cli_nonfinite_rgb, 3);
             for (int y = 0; y < s; y++)
                 for (int x = 0; x < s; x++)

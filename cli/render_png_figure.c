@@ -9,6 +9,7 @@
 
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ enum { TITLE_PX = 15, TEXT_PX = 12, TICK_LEN = 5, BAR_GAP = 14, BAR_W = 16 };
 /* A "nice" tick step (1, 2 or 5 x 10^k) giving at most about `most` ticks over span. */
 static double nice_step(double span, int most) {
     if (!(span > 0)) return 1;
+    if (!isfinite(span)) span = DBL_MAX; /* a range across most of the doubles */
     double raw = span / most, p = pow(10, floor(log10(raw)));
     double m = raw / p;
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
@@ -56,9 +58,11 @@ typedef struct {
 static void draw_index_ticks(cairo_t *cr, const index_axis *a, bool horizontal, double edge) {
     double step = nice_step(a->count, horizontal ? 8 : 10);
     if (step < 1) step = 1;
-    double start = ceil(a->first / step) * step;
+    double ticks[CLI_MAX_TICKS];
+    size_t count = cli_axis_ticks(a->first, a->first + a->count - 0.5, step, ticks, CLI_MAX_TICKS);
     char label[32];
-    for (double v = start; v < a->first + a->count; v += step) {
+    for (size_t i = 0; i < count; i++) {
+        double v = ticks[i];
         double p = a->pixel0 + (v - a->first + 0.5) / a->count * a->pixels;
         snprintf(label, sizeof label, "%.0f", v);
         if (horizontal) {
@@ -76,10 +80,12 @@ static void draw_index_ticks(cairo_t *cr, const index_axis *a, bool horizontal, 
 }
 
 static void draw_colorbar_numbers(cairo_t *cr, double lo, double hi, double x, double y0, double y1) {
-    double step = nice_step(hi - lo, 6);
+    double step = nice_step(hi - lo, 6), ticks[CLI_MAX_TICKS];
+    size_t count = cli_axis_ticks(lo, hi, step, ticks, CLI_MAX_TICKS);
     char label[32];
-    for (double v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
-        double p = y1 - (v - lo) / (hi - lo) * (y1 - y0);
+    for (size_t i = 0; i < count; i++) {
+        double v = ticks[i];
+        double p = y1 - cli_unit(v, lo, hi) * (y1 - y0);
         cairo_move_to(cr, x, p);
         cairo_line_to(cr, x + TICK_LEN, p);
         cairo_stroke(cr);
@@ -273,9 +279,9 @@ typedef struct {
 
 static double frame_px(const band_frame *f, double x) {
     double u = f->log_x ? log2(x) : x;
-    return f->left + (u - f->x0) / (f->x1 - f->x0) * f->w;
+    return f->left + cli_unit(u, f->x0, f->x1) * f->w;
 }
-static double frame_py(const band_frame *f, double y) { return f->top + f->h - (y - f->y0) / (f->y1 - f->y0) * f->h; }
+static double frame_py(const band_frame *f, double y) { return f->top + f->h - cli_unit(y, f->y0, f->y1) * f->h; }
 
 /* x ticks: on a log axis the distinct x values of the data (lengths 64, 128, ...)
  * when there are few, else the powers of two in range; on a linear axis a nice step. */
@@ -292,13 +298,12 @@ static void draw_band_x_ticks(cairo_t *cr, const cli_band_chart *c, const band_f
             }
         if (n > 12) {
             n = 0;
-            for (double e = ceil(f->x0); e <= f->x1 + 1e-9 && n < sizeof ticks / sizeof *ticks; e++) ticks[n++] = exp2(e);
+            n = cli_axis_ticks(f->x0, f->x1, 1, ticks, sizeof ticks / sizeof *ticks);
+            for (size_t i = 0; i < n; i++) ticks[i] = exp2(ticks[i]);
         }
     } else {
         double step = nice_step(f->x1 - f->x0, 8);
-        for (double v = ceil(f->x0 / step - 1e-9) * step; v <= f->x1 + step * 1e-9 && n < sizeof ticks / sizeof *ticks;
-             v += step)
-            ticks[n++] = v;
+        n = cli_axis_ticks(f->x0, f->x1, step, ticks, sizeof ticks / sizeof *ticks);
     }
     char label[32];
     double bottom = f->top + f->h;
@@ -318,9 +323,11 @@ static void draw_band_x_ticks(cairo_t *cr, const cli_band_chart *c, const band_f
 }
 
 static void draw_band_y_ticks(cairo_t *cr, const band_frame *f) {
-    double step = nice_step(f->y1 - f->y0, 6);
+    double step = nice_step(f->y1 - f->y0, 6), ticks[CLI_MAX_TICKS];
+    size_t count = cli_axis_ticks(f->y0, f->y1, step, ticks, CLI_MAX_TICKS);
     char label[32];
-    for (double v = ceil(f->y0 / step - 1e-9) * step; v <= f->y1 + step * 1e-9; v += step) {
+    for (size_t i = 0; i < count; i++) {
+        double v = ticks[i];
         double p = frame_py(f, v);
         cairo_set_source_rgb(cr, 0.87, 0.87, 0.87);
         cairo_move_to(cr, f->left, p);
@@ -351,8 +358,8 @@ int cli_band_chart_png(const char *command, const cli_band_chart *c, cli_buffer 
         return cli_fail(command, EXIT_USAGE, NULL, "nothing finite to draw");
     if (!(f.x1 > f.x0)) f.x0 -= 0.5, f.x1 += 0.5;
     if (!(f.y1 > f.y0)) f.y0 -= 0.5, f.y1 += 0.5;
-    double pad = 0.05 * (f.y1 - f.y0);
-    f.y0 -= pad, f.y1 += pad;
+    double pad = 0.1 * (f.y1 / 2 - f.y0 / 2); /* 5% of a range that may exceed DBL_MAX */
+    f.y0 = fmax(f.y0 - pad, -DBL_MAX), f.y1 = fmin(f.y1 + pad, DBL_MAX);
     if (c->log_x) pad = 0.03 * (f.x1 - f.x0), f.x0 -= pad, f.x1 += pad;
 
     /* measure the text so the margins fit it */

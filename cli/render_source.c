@@ -305,8 +305,7 @@ static int table_from_config(const char *command, const cli_args *a, cli_table *
                 free(t->rope_long_frequencies), t->rope_long_frequencies = NULL;
         }
         if (cfg.warnings)
-            fprintf(stderr, "posenc %s: %s: the config has warnings (see posenc rope explain --config %s)\n", command, path,
-                    path);
+            cli_note(command, "%s: the config has warnings (see posenc rope explain --config %s)", path, path);
     }
     posenc_model_config_free(&cfg);
     return rc;

@@ -4,6 +4,7 @@
  * valid inline in HTML (no ids, so several can share one page). */
 #include "cli.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,24 @@ static const char font[] = "font-family=\"DejaVu Sans,Helvetica,Arial,sans-serif
 
 /* "Nice" tick step (1, 2, 5 x 10^k) giving about `target` ticks over span. */
 static double nice_step(double span, int target) {
+    if (!isfinite(span)) span = DBL_MAX; /* a range across most of the doubles */
     double raw = span / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+}
+
+size_t cli_axis_ticks(double lo, double hi, double step, double *ticks, size_t max) {
+    size_t n = 0;
+    if (!(step > 0) || !isfinite(step) || !isfinite(lo) || !isfinite(hi)) return 0;
+    /* tick k is (first + k) x step, counted with an integer: `v += step` never
+     * advances once step is below v's precision (a constant 1e16 table) */
+    double first = ceil(lo / step - 1e-9);
+    for (int k = 0; k < CLI_MAX_TICKS * 4 && n < max; k++) {
+        double v = (first + k) * step;
+        if (!(v <= hi + step * 1e-9) || !isfinite(v)) break; /* near DBL_MAX, hi + step*1e-9 is inf */
+        if (n && v <= ticks[n - 1]) continue; /* first + k rounded to the previous one */
+        ticks[n++] = v;
+    }
+    return n;
 }
 
 /* Shortest label for a tick on a grid of `step` ("0.25", "1e-06", "4096"). */
@@ -41,7 +58,7 @@ typedef struct {
 
 static double to_px(const axis_map *a, double v) {
     double u = a->log ? log10(v) : v;
-    return a->p0 + (u - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
+    return a->p0 + cli_unit(u, a->lo, a->hi) * (a->p1 - a->p0);
 }
 
 static void widen(double *lo, double *hi, bool log) {
@@ -49,6 +66,8 @@ static void widen(double *lo, double *hi, bool log) {
     if (*lo == *hi) {
         double d = log ? 0.5 : (fabs(*lo) > 0 ? fabs(*lo) * 0.1 : 0.5);
         *lo -= d, *hi += d;
+        /* a value near DBL_MAX widens past it: keep the range finite */
+        *lo = fmax(*lo, -DBL_MAX), *hi = fmin(*hi, DBL_MAX);
     }
 }
 
@@ -59,10 +78,12 @@ static void draw_axis(cli_buffer *b, const axis_map *a, bool horizontal, double 
     double lo = a->lo, hi = a->hi;
     double step = a->log ? 1 : nice_step(hi - lo, horizontal ? 8 : 6);
     if (a->log && hi - lo > 12) step = ceil((hi - lo) / 8);
-    int emitted = 0;
-    for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9 && emitted < 40; t += step, emitted++) {
+    double ticks[CLI_MAX_TICKS];
+    size_t count = cli_axis_ticks(lo, hi, step, ticks, CLI_MAX_TICKS);
+    for (size_t i = 0; i < count; i++) {
+        double t = ticks[i];
         double v = a->log ? pow(10, t) : t;
-        double px = a->p0 + (t - lo) / (hi - lo) * (a->p1 - a->p0);
+        double px = a->p0 + cli_unit(t, lo, hi) * (a->p1 - a->p0);
         char label[48];
         tick_label(label, sizeof label, v, a->log ? v : step);
         if (horizontal)
@@ -160,8 +181,8 @@ int cli_chart_svg(const char *command, const cli_chart *ch, cli_buffer *b) {
     if (ch->log_y) ylo = log10(ylo), yhi = log10(yhi);
     widen(&xlo, &xhi, ch->log_x);
     widen(&ylo, &yhi, ch->log_y);
-    double pad = (yhi - ylo) * 0.05;
-    ylo -= pad, yhi += pad;
+    double pad = (yhi / 2 - ylo / 2) * 0.1; /* 5% of the range, which may exceed DBL_MAX */
+    ylo = fmax(ylo - pad, -DBL_MAX), yhi = fmin(yhi + pad, DBL_MAX);
     bool legend = ch->series_count > 1; /* one series: the title names it */
     double y0 = ch->subtitle ? 52 : 36, y1 = height - 52;
     axis_map ay = {ylo, yhi, y1, y0, ch->log_y};
@@ -284,8 +305,10 @@ static void draw_colorbar(cli_buffer *b, cli_colormap map, double lo, double hi,
     cli_buffer_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n", x,
                       y0, y1 - y0);
     axis_map a = {lo, hi, y1, y0, false};
-    double step = nice_step(hi - lo, 6);
-    for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
+    double step = nice_step(hi - lo, 6), ticks[CLI_MAX_TICKS];
+    size_t count = cli_axis_ticks(lo, hi, step, ticks, CLI_MAX_TICKS);
+    for (size_t i = 0; i < count; i++) {
+        double t = ticks[i];
         char label[48];
         tick_label(label, sizeof label, t, step);
         double p = to_px(&a, t);
@@ -350,8 +373,7 @@ int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
                         r->cols);
     int width = 760, height = 520;
     double yaw = -0.6, pitch = 0.5, scale = 200, cx = width / 2.0, cy = height / 2.0 + 20;
-    double lo = r->vmin, hi = r->vmax;
-    if (hi == lo) hi = lo + 1;
+    double lo = r->vmin, hi = r->vmax; /* cli_unit: a constant table is drawn flat, in the middle */
     size_t n = r->rows * r->cols;
     double *sx = malloc(sizeof(double) * n * 3);
     quad *quads = malloc(sizeof(quad) * (r->rows - 1) * (r->cols - 1));
@@ -365,7 +387,7 @@ int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
         for (size_t j = 0; j < r->cols; j++) {
             double v = r->values[i * r->cols + j];
             double x = (double)j / (double)(r->cols - 1) * 2 - 1, y = (double)i / (double)(r->rows - 1) * 2 - 1;
-            double z = isfinite(v) ? ((v - lo) / (hi - lo) - 0.5) * 0.8 : 0;
+            double z = isfinite(v) ? (cli_unit(v, lo, hi) - 0.5) * 0.8 : 0;
             double xr = x * cyaw - y * syaw, yr = x * syaw + y * cyaw;
             double yt = yr * cp - z * sp, zt = yr * sp + z * cp;
             sx[i * r->cols + j] = cx + scale * xr;
@@ -397,7 +419,7 @@ int cli_surface_svg(const char *command, const cli_reduced *r, cli_colormap map,
         }
         unsigned char rgb[3];
         if (bad) memcpy(rgb, cli_nonfinite_rgb, 3);
-        else cli_colormap_rgb(map, (mean - lo) / (hi - lo), rgb);
+        else cli_colormap_rgb(map, cli_unit(mean, lo, hi), rgb);
         cli_buffer_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"#%02x%02x%02x\"/>\n", sx[c[0]],
                           sy[c[0]], sx[c[1]], sy[c[1]], sx[c[2]], sy[c[2]], sx[c[3]], sy[c[3]], rgb[0], rgb[1], rgb[2]);
     }

@@ -461,10 +461,13 @@ static int section_health(report *r) {
 /* A JSON string that is also safe inside <script>: '<' is written as \u003c. */
 static void json_string(cli_buffer *b, const char *text) {
     cli_buffer_puts(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\') cli_buffer_printf(b, "\\%c", *p);
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        size_t n = cli_utf8_length((const char *)p);
+        if (n == 0) cli_buffer_puts(b, "\\ufffd"); /* not UTF-8: the page would not decode */
+        else if (*p == '"' || *p == '\\') cli_buffer_printf(b, "\\%c", *p);
         else if (*p < 0x20 || *p == '<') cli_buffer_printf(b, "\\u%04x", *p);
-        else cli_buffer_append(b, p, 1);
+        else cli_buffer_append(b, p, n);
+        p += n ? n : 1;
     }
     cli_buffer_puts(b, "\"");
 }
@@ -558,6 +561,20 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
         size_t before = body.len;
         cli_progress_step(&progress, i, sections[i].title);
         int rc = sections[i].write(&r);
+        /* A picture the data cannot give (a surface of a 1 x 1 table, the similarity
+         * of all-zero rows) leaves its section out, said on the page and on stderr;
+         * the rest of the report is drawn. The lab section reads files: its
+         * failure (a bad results file) fails the report. */
+        if (rc != EXIT_OK && strcmp(sections[i].id, "lab") != 0 && !body.failed) {
+            cli_progress_end(&progress);
+            fprintf(stderr, "posenc %s: the '%s' section is left out (the reason is above); the rest of the report is drawn\n",
+                    command, sections[i].title);
+            body.len = before; /* drop what the section had written */
+            open_section(&r, sections[i].id, sections[i].title);
+            cli_buffer_puts(&body, "<p class=\"note\">Left out: this table cannot give this picture (posenc said why "
+                                   "on stderr when it wrote the report).</p>\n</section>\n");
+            rc = EXIT_OK;
+        }
         if (rc != EXIT_OK) {
             cli_progress_end(&progress);
             cli_buffer_free(&body);

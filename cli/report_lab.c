@@ -152,7 +152,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
     const char *learned_path = NULL;
     int rc = all ? EXIT_OK : cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
     for (size_t i = 0; i < count && i < CLI_LAB_MAX_RESULTS && rc == EXIT_OK; i++) {
-        cJSON *runs = cli_lab_read_results(command, &paths[i], 1, false);
+        cJSON *runs = cli_lab_read_results(command, &paths[i], 1, false, 0);
         if (!runs) {
             rc = EXIT_RUNTIME; /* the reader named the file and line */
             break;
@@ -160,7 +160,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
         if (cJSON_GetArraySize(runs) == 0) {
             cJSON_Delete(runs);
             if (found) {
-                fprintf(stderr, "posenc %s: %s holds no lab runs: skipped\n", command, paths[i]);
+                cli_note(command, "%s holds no lab runs: skipped", paths[i]);
                 continue;
             }
             rc = cli_fail(command, EXIT_USAGE, "posenc lab run NAME -o FILE writes one", "%s holds no lab runs", paths[i]);
@@ -185,7 +185,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
     }
     for (size_t f = 0; f < files && rc == EXIT_OK; f++) {
         const char *metric = picture_metric(per_file[f]);
-        fprintf(stderr, "posenc %s: Measured here: %s (%d runs)\n", command, used[f], cJSON_GetArraySize(per_file[f]));
+        cli_note(command, "Measured here: %s (%d runs)", used[f], cJSON_GetArraySize(per_file[f]));
         if (metric) {
             cli_buffer svg = {0};
             rc = cli_lab_plot_svg(command, per_file[f], used[f], NULL, metric, &svg);

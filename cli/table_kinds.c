@@ -67,7 +67,9 @@ static int write_result(const cli_args *a, const posenc_array *out) {
     const char *path = cli_string(a, "o", "-");
     int rc = cli_write_array(CMD, path, out);
     if (rc == EXIT_OK && strcmp(path, "-") != 0) {
-        fprintf(stderr, "posenc table: wrote %s [", path);
+        fputs("posenc table: wrote ", stderr);
+        cli_put_escaped(stderr, path);
+        fputs(" [", stderr);
         for (int i = 0; i < out->ndim; i++) fprintf(stderr, "%s%zu", i ? " x " : "", out->shape[i]);
         fprintf(stderr, "] %s\n", posenc_dtype_name(out->dtype));
     }

@@ -34,6 +34,25 @@ static inline void fuzz_say(const char *fmt, ...) {
     if (n > 0) (void)!write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+/* A geometry attribute of an SVG (x, y, d, points, width, ...) whose value holds
+ * "nan" or "inf": a coordinate computed from a bad range. Text and names (a label
+ * may well say "nan") are not looked at. */
+static inline int fuzz_svg_bad_geometry(const char *svg, size_t len) {
+    static const char *const names[] = {" x=\"", " y=\"", " x1=\"", " y1=\"", " x2=\"", " y2=\"", " d=\"", " points=\"",
+                                        " width=\"", " height=\"", " cx=\"", " cy=\"", " r=\"", " transform=\"",
+                                        " viewBox=\"", NULL};
+    for (size_t i = 0; svg && i < len; i++)
+        for (int k = 0; names[k]; k++) {
+            size_t n = strlen(names[k]);
+            if (i + n > len || memcmp(svg + i, names[k], n) != 0) continue;
+            for (size_t j = i + n; j < len && svg[j] != '"'; j++)
+                if (j + 3 <= len && ((svg[j] | 0x20) == 'n' || (svg[j] | 0x20) == 'i') &&
+                    ((memcmp(svg + j, "nan", 3) == 0) || memcmp(svg + j, "inf", 3) == 0 || memcmp(svg + j, "NaN", 3) == 0))
+                    return 1;
+        }
+    return 0;
+}
+
 #define FUZZ_REQUIRE(cond, ...)                                                    \
     do {                                                                           \
         if (!(cond)) {                                                             \

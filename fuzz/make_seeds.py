@@ -336,6 +336,59 @@ def lab_checkpoint():
     put("lab_checkpoint", "bad_wrong_shape", lab_ckpt(small, shapes={"wte": [2, 4]}))
 
 
+def render():
+    """fuzz_render (issue 26 item 4): head = doubles, tail = colorbar, colormap, mode,
+    cols - 1, rows - 1 (read from the end). Modes: 0 raw, 1 constant, 2 few-ulp range,
+    3 +-DBL_MAX range, 4 sparse."""
+    values = {"1e16": 1e16, "neg1e16": -1e16, "one": 1.0, "zero": 0.0, "max": 1.7e308, "denormal": 5e-324,
+              "nan": float("nan"), "inf": float("inf")}
+    n = 0
+    for name, v in values.items():
+        for mode in range(5):
+            rows, cols = [(1, 1), (8, 8), (40, 40), (1, 40), (40, 1)][(n := n + 1) % 5]
+            payload = struct.pack("<d", v) * 3 + struct.pack("<d", -v) + struct.pack("<d", 1.0)
+            tail = bytes([n % 2, (n // 2) % 2, mode, cols - 1, rows - 1])
+            put("render", f"mode{mode}_{name}_{rows}x{cols}", payload + tail)
+
+
+LAB_LINE = {"id": "tiny:rope:s1", "experiment": "tiny", "label": "rope", "scheme": "rope", "seed": 1,
+            "train_length": 16, "steps": 2, "data": "text", "corpus_bytes": 1000, "corpus_fnv1a64": "0123456789abcdef",
+            "curve": [{"step": 1, "bpb": 8.0}, {"step": 2, "bpb": 7.5}],
+            "evals": [{"phase": "trained", "variant": "plain", "length": 16, "bpb": 6.5, "bpb_sliding": 6.4},
+                      {"phase": "trained", "variant": "plain", "length": 32, "bpb": 6.9}],
+            "position_memory": {"rows": 16, "cols": 32, "dense_bytes": 2048}}
+
+
+def lab_results():
+    """fuzz_lab_results: result files, valid and hostile (non-finite and huge numbers,
+    deep nesting, NUL, no final newline, not objects, ids that are not strings)."""
+    line = json.dumps(LAB_LINE, separators=(",", ":"))
+    task = dict(LAB_LINE, id="tiny-task:copy:s1", data="copy", evals=[{"phase": "trained", "variant": "plain", "length": 8, "accuracy": 0.5}])
+    task.pop("corpus_bytes")
+    put("lab_results", "valid_one", (line + "\n").encode())
+    put("lab_results", "valid_three", "\n".join([line, line.replace("s1", "s2"), json.dumps(task)]).encode() + b"\n")
+    put("lab_results", "valid_no_label", (line.replace('"label":"rope",', "") + "\n").encode())
+    # a line without train_length, or with a string there: lab claims dereferenced NULL (hostile round)
+    put("lab_results", "valid_no_train_length", (line.replace('"train_length":16,', "") + "\n").encode())
+    put("lab_results", "valid_train_length_string", (line.replace('"train_length":16', '"train_length":"16"') + "\n").encode())
+    put("lab_results", "valid_duplicate_ids", ((line + "\n") * 2).encode())
+    put("lab_results", "valid_unfinished_last", (line + "\n" + line[:40]).encode())
+    put("lab_results", "empty", b"")
+    put("lab_results", "blank_lines", b"\n\n\n")
+    for name, bad in {"neg_inf": "-1e999", "inf": "1e999", "huge": "1e308", "negative_bpb": "-0.5", "tiny": "1e-320"}.items():
+        put("lab_results", "bad_bpb_" + name, (line.replace('"bpb":6.5', '"bpb":' + bad) + "\n").encode())
+    put("lab_results", "bad_accuracy", (json.dumps(task).replace('"accuracy": 0.5', '"accuracy": 1.5') + "\n").encode())
+    put("lab_results", "bad_length_huge", (line.replace('"length":32', '"length":1e300') + "\n").encode())
+    put("lab_results", "bad_step_inf", (line.replace('"step":2', '"step":1e999') + "\n").encode())
+    put("lab_results", "bad_deep", ('{"id":"x","a":' + "[" * 2000 + "]" * 2000 + "}\n").encode())
+    put("lab_results", "bad_nul", (line[:20] + "\0" + line[20:] + "\n").encode())
+    put("lab_results", "bad_not_object", b"[1,2,3]\n")
+    put("lab_results", "bad_id_number", b'{"id":3}\n')
+    put("lab_results", "bad_nan_literal", (line.replace('"bpb":6.5', '"bpb":NaN') + "\n").encode())
+    put("lab_results", "bad_utf16", "\ufeff".encode("utf-16-le") + (line + "\n").encode("utf-16-le"))
+    put("lab_results", "bad_commented", ("// results\n" + line + "\n").encode())
+
+
 def main():
     npy()
     safetensors()
@@ -348,6 +401,8 @@ def main():
     rope_exec()
     cli()
     lab_checkpoint()
+    render()
+    lab_results()
 
 
 if __name__ == "__main__":

@@ -90,6 +90,25 @@ static posenc_status prefix_error(posenc_error *err, posenc_status st, const cha
     return st;
 }
 
+/* The first field of key=value text given twice (its key in out, returns 1), or 0. A
+ * checkpoint's config is written with each field once: a second one means an
+ * edited file, and which of the two counts would be a guess. (The text parser
+ * itself lets a later field override, which the lab's tests build configs with.) */
+static int duplicated_field(const char *config_text, char *out, size_t size) {
+    for (const char *a = config_text; *a; a += strcspn(a, " "), a += strspn(a, " ")) {
+        size_t ka = strcspn(a, "= ");
+        for (const char *b = a + strcspn(a, " "); *b; b += strcspn(b, " ")) {
+            b += strspn(b, " ");
+            size_t kb = strcspn(b, "= ");
+            if (*b && ka == kb && strncmp(a, b, ka) == 0) {
+                snprintf(out, size, "%.*s", (int)(ka < 40 ? ka : 40), a);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Metadata of a checkpoint image: config text and step; *data_bytes = bytes after the header. */
 static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_t size, lab_config *cfg, int64_t *step,
                                    size_t *data_bytes, posenc_error *err) {
@@ -117,7 +136,11 @@ static posenc_status read_metadata(const char *path, const uint8_t *bytes, size_
     } else if (!cJSON_IsString(stp)) {
         st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.step is missing or not a string", path);
     } else {
-        if (lab_config_parse_text(config->valuestring, cfg, err) != POSENC_OK)
+        char dup[48];
+        /* (a text over 2 KiB is refused by the parser below: the quadratic scan stays small) */
+        if (strlen(config->valuestring) < 2048 && duplicated_field(config->valuestring, dup, sizeof dup))
+            st = lab_fail(err, POSENC_ERR_FORMAT, "%s: __metadata__.config: config field '%s' is given twice", path, dup);
+        else if (lab_config_parse_text(config->valuestring, cfg, err) != POSENC_OK)
             st = prefix_error(err, POSENC_ERR_FORMAT, path, "__metadata__.config: ");
         char *end = NULL;
         errno = 0;
@@ -178,22 +201,30 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
         config_difference(&cfg, &m->cfg, diff, sizeof diff);
         return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "%s: checkpoint is for another configuration (%s)", path, diff);
     }
-    size_t n = m->param_count;
+    size_t n = m->param_count, count = 3 * m->tensor_count;
     float *staged = malloc(3 * n * sizeof(float));
-    if (!staged) return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    /* every tensor in one pass over the header (parsed once, not once per tensor) */
+    char(*names)[512] = malloc(count * sizeof *names);
+    const char **name_list = malloc(count * sizeof *name_list);
+    posenc_array *arrays = calloc(count, sizeof *arrays);
+    if (!staged || !names || !name_list || !arrays) {
+        free(staged), free(names), free(name_list), free(arrays);
+        return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory loading %s", path);
+    }
     const char *prefixes[3] = {"", "adam.m.", "adam.v."};
+    for (int p = 0; p < 3; p++)
+        for (size_t i = 0; i < m->tensor_count; i++) {
+            size_t k = (size_t)p * m->tensor_count + i;
+            snprintf(names[k], sizeof names[k], "%s%s", prefixes[p], m->order[i]->info.name);
+            name_list[k] = names[k];
+        }
+    st = posenc_safetensors_parse_many(bytes, size, name_list, count, 0, arrays, err);
+    if (st) prefix_error(err, st, path, "");
     for (int p = 0; p < 3 && !st; p++)
         for (size_t i = 0; i < m->tensor_count && !st; i++) {
             const lab_tensor_info *info = &m->order[i]->info;
-            char name[512];
-            snprintf(name, sizeof name, "%s%s", prefixes[p], info->name);
-            posenc_array arr;
-            memset(&arr, 0, sizeof arr);
-            st = posenc_safetensors_parse(bytes, size, name, 0, &arr, err);
-            if (st) {
-                prefix_error(err, st, path, "");
-                break;
-            }
+            const char *name = names[(size_t)p * m->tensor_count + i];
+            const posenc_array arr = arrays[(size_t)p * m->tensor_count + i];
             int same = arr.dtype == POSENC_DTYPE_F32 && arr.ndim == info->ndim;
             for (int d = 0; same && d < info->ndim; d++) same = arr.shape[d] == info->shape[d];
             if (!same) {
@@ -212,8 +243,9 @@ static posenc_status load_image(lab_model *m, const char *path, const uint8_t *b
                 if (!isfinite(v[k]) || (p == 2 && v[k] < 0))
                     st = lab_fail(err, POSENC_ERR_FORMAT, "%s: tensor '%s' element %zu is %g (%s)", path, name, k,
                                   (double)v[k], p == 2 ? "second moments must be finite and >= 0" : "values must be finite");
-            posenc_array_free(&arr);
         }
+    for (size_t k = 0; k < count; k++) posenc_array_free(&arrays[k]);
+    free(arrays), free(name_list), free(names);
     if (!st) {
         memcpy(m->params, staged, n * sizeof(float));
         memcpy(m->adam_m, staged + n, n * sizeof(float));

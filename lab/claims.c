@@ -13,7 +13,10 @@
 
 /* Metric of run (label, seed) at length multiple k of its training length. */
 static double metric_at(const cJSON *run, const char *metric, double multiple, const char *variant, const char *want_phase) {
-    double L = cJSON_GetObjectItem(run, "train_length")->valuedouble;
+    /* a line read from a file may lack the field or hold another type: no evidence then */
+    const cJSON *train_length = cJSON_GetObjectItem(run, "train_length");
+    if (!cJSON_IsNumber(train_length) || !(train_length->valuedouble > 0)) return NAN;
+    double L = train_length->valuedouble;
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
         const cJSON *v = cJSON_GetObjectItem(e, metric), *len = cJSON_GetObjectItem(e, "length");
@@ -82,7 +85,8 @@ static void describe(const quantity *q, char *out, size_t size) {
     else snprintf(out, size, "%s%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, ft, q->metric, q->multiple);
 }
 
-static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
+/* Append the claim's row; false when out of memory (the table would silently lack it). */
+static bool row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
     const cJSON *runs = runs_c;
     int seeds = 0, holds = 0, fails = 0;
     double lo_a = INFINITY, hi_a = -INFINITY, lo_b = INFINITY, hi_b = -INFINITY, lo_ratio = INFINITY, hi_ratio = -INFINITY;
@@ -120,15 +124,17 @@ static void row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
             n = snprintf(line, sizeof line, "| %s | %s | %s = %.3f..%.3f; %s = %.3f..%.3f; claim holds if the first < %.2f x the second; %d seed%s | %s |\n",
                          c->source, c->claim, qa, lo_a, hi_a, qb, lo_b, hi_b, c->factor, seeds, seeds == 1 ? "" : "s", verdict);
     }
-    if (n < 0) return;
+    if (n < 0) return false;
+    if ((size_t)n >= sizeof line) n = (int)sizeof line - 1; /* snprintf cut it: append what it wrote */
     if (*len + (size_t)n + 1 > *cap) {
         size_t want = (*len + (size_t)n + 1) * 2;
         char *grown = realloc(*buf, want);
-        if (!grown) return;
+        if (!grown) return false;
         *buf = grown, *cap = want;
     }
     memcpy(*buf + *len, line, (size_t)n + 1);
     *len += (size_t)n;
+    return true;
 }
 
 #define Q(exp, label, metric, mult, ratio) {exp, label, metric, "plain", mult, ratio, NULL}
@@ -201,7 +207,11 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
     char *buf = malloc(cap);
     if (!buf) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
     len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte unless bytes; min..max over seeds) | verdict at this scale |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) row((cJSON *)runs, &claims[i], &buf, &len, &cap);
+    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
+        if (!row((cJSON *)runs, &claims[i], &buf, &len, &cap)) {
+            free(buf);
+            return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
+        }
     *out = buf;
     return POSENC_OK;
 }

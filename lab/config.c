@@ -276,6 +276,10 @@ posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_erro
         char *end = NULL;
         double d = strtod(v, &end);
         int numeric = end && *end == 0 && end != v;
+        /* every number finite, used by the scheme or not: --init copies the whole
+           config into a new model, where a field may come into use */
+        if (numeric && !isfinite(d))
+            return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%.40s' is not a finite number", k, v);
         int64_t i = 0;
         posenc_status st = POSENC_OK;
         /* int32 fields: range only (lab_config_check says what each may be) */

@@ -83,6 +83,15 @@ posenc_status lab_corpus_load(const char *const *paths, int count, size_t min_by
     return st;
 }
 
+
+/* FNV-1a 64: not a cryptographic hash; it tells an edited or another corpus from
+ * the same one (with the size), which is all a resume needs. */
+static void corpus_hash(lab_corpus *c) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < c->size; i++) h = (h ^ c->bytes[i]) * 0x100000001b3u;
+    snprintf(c->hash, sizeof c->hash, "%016llx", (unsigned long long)h);
+}
+
 posenc_status lab_corpus_split(lab_corpus *c, posenc_error *err) {
     if (!c || !c->bytes) return lab_exp_fail(err, POSENC_ERR_NULL_POINTER, "corpus is empty");
     free(c->train);
@@ -91,6 +100,7 @@ posenc_status lab_corpus_split(lab_corpus *c, posenc_error *err) {
     c->valid = malloc(c->size / 10 + LAB_SPLIT_BLOCK);
     if (!c->train || !c->valid) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory splitting %zu bytes", c->size);
     c->train_size = c->valid_size = 0;
+    corpus_hash(c);
     for (size_t start = 0, block = 0; start < c->size; start += LAB_SPLIT_BLOCK, block++) {
         size_t n = c->size - start < LAB_SPLIT_BLOCK ? c->size - start : LAB_SPLIT_BLOCK;
         if (block % 10 == 9) {

@@ -440,7 +440,10 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     cJSON_AddNumberToObject(root, "batch", s->train.batch);
     cJSON_AddNumberToObject(root, "lr", s->train.lr);
     cJSON_AddStringToObject(root, "data", s->task >= 0 ? lab_task_name((lab_task)s->task) : "text");
-    if (s->task < 0) cJSON_AddNumberToObject(root, "corpus_bytes", (double)corpus->size);
+    if (s->task < 0) {
+        cJSON_AddNumberToObject(root, "corpus_bytes", (double)corpus->size);
+        cJSON_AddStringToObject(root, "corpus_fnv1a64", corpus->hash);
+    }
     run_ctx ctx = {progress, s->train.steps, cJSON_AddArrayToObject(root, "curve"),
                    cJSON_AddArrayToObject(root, "grad_norms"), s->train.steps / 50 > 0 ? s->train.steps / 50 : 1,
                    0, lab_run_total_steps(s)};

@@ -17,6 +17,9 @@ typedef struct lab_corpus {
     uint8_t *train, *valid;   /* the split (own allocations) */
     size_t train_size, valid_size;
     int files;
+    char hash[17];            /* identity of the bytes: FNV-1a 64 as 16 hex digits (lab_corpus_split sets it);
+                                 each text run's result line carries it with the size, so that
+                                 lab run --resume refuses to mix corpora */
 } lab_corpus;
 /* Directory of the default corpus (Debian's `fortunes`, installed by scripts/deps). */
 #define LAB_CORPUS_DEFAULT_DIR "/usr/share/games/fortunes"

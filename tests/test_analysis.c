@@ -160,6 +160,47 @@ static void test_safetensors(void) {
     CHECK(inconsistent == 0 && ok > 0 && rejected > 0, "20000 mutated images: %d parsed, %d rejected, %d inconsistent",
           ok, rejected, inconsistent);
     CHECK_STATUS(posenc_safetensors_parse(NULL, 5, "x", 0, &a, &err), POSENC_ERR_NULL_POINTER);
+
+    /* parse_many (issue 26 item 11: the header once for many tensors) agrees with
+     * parse name by name, on the valid image and on 20000 mutations of it: same
+     * status, same bytes; a duplicated name resolves as parse does (the last) */
+    const char *both[2] = {"x", "y"};
+    posenc_array many[2];
+    CHECK_STATUS(posenc_safetensors_parse_many(buf, n, both, 2, 0, many, &err), POSENC_OK);
+    CHECK(many[0].count == 6 && ((float *)many[0].data)[5] == 6 && many[1].dtype == POSENC_DTYPE_F16,
+          "parse_many x and y: %zu values, last %g", many[0].count, (double)((float *)many[0].data)[5]);
+    posenc_array_free(&many[0]), posenc_array_free(&many[1]);
+    const char *missing[2] = {"x", "nope"};
+    CHECK(posenc_safetensors_parse_many(buf, n, missing, 2, 0, many, &err) == POSENC_ERR_OUT_OF_RANGE && many[0].data == NULL &&
+              many[1].data == NULL && strstr(err.message, "'nope'"),
+          "parse_many with a missing name: OUT_OF_RANGE, every output released: %s", err.message);
+    int disagree = 0;
+    state = 777;
+    for (int iter = 0; iter < 20000; iter++) {
+        unsigned char m[1024];
+        memcpy(m, buf, n);
+        for (int k = 0; k < 1 + iter % 3; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            m[(size_t)(state >> 33) % n] = (unsigned char)(state >> 40);
+        }
+        posenc_status st_many = posenc_safetensors_parse_many(m, n, both, 2, 0, many, NULL), st_one = POSENC_OK;
+        posenc_array one[2] = {{0}, {0}};
+        for (int k = 0; k < 2 && st_one == POSENC_OK; k++) st_one = posenc_safetensors_parse(m, n, both[k], 0, &one[k], NULL);
+        if ((st_many == POSENC_OK) != (st_one == POSENC_OK)) disagree++;
+        else if (st_many == POSENC_OK)
+            for (int k = 0; k < 2; k++)
+                disagree += one[k].count != many[k].count || one[k].dtype != many[k].dtype ||
+                            memcmp(one[k].data, many[k].data, one[k].count * posenc_dtype_size(one[k].dtype)) != 0;
+        for (int k = 0; k < 2; k++) posenc_array_free(&one[k]), posenc_array_free(&many[k]);
+    }
+    CHECK(disagree == 0, "parse_many vs parse on 20000 mutated images: %d disagreements", disagree);
+    n = image(buf, "{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                   "\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", data, 8, 0);
+    CHECK_STATUS(posenc_safetensors_parse(buf, n, "x", 0, &a, &err), POSENC_OK);
+    CHECK_STATUS(posenc_safetensors_parse_many(buf, n, both, 1, 0, many, &err), POSENC_OK);
+    CHECK(((float *)a.data)[0] == ((float *)many[0].data)[0], "a name given twice: parse and parse_many take the same one (%g)",
+          (double)((float *)a.data)[0]);
+    posenc_array_free(&a), posenc_array_free(&many[0]);
 }
 
 /* Fits of generated tables: every convention parameter recovered. */

@@ -219,6 +219,76 @@ posenc_status posenc_safetensors_parse(const void *bytes, size_t size, const cha
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
 
+/* Entries sorted by name, and by position among equal names (the last one wins,
+ * as in posenc_safetensors_parse's scan). */
+typedef struct {
+    const cJSON *e;
+    size_t at;
+} named_entry;
+
+static int compare_named(const void *a, const void *b) {
+    const named_entry *x = a, *y = b;
+    int c = strcmp(x->e->string, y->e->string);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static const named_entry *find_named(const named_entry *index, size_t n, const char *name) {
+    size_t lo = 0, hi = n; /* first entry > name, then step back: the last equal one */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(index[mid].e->string, name) <= 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && strcmp(index[lo - 1].e->string, name) == 0 ? &index[lo - 1] : NULL;
+}
+
+posenc_status posenc_safetensors_parse_many(const void *bytes, size_t size, const char *const *names, size_t count,
+                                            size_t max_bytes, posenc_array *outs, posenc_error *err) {
+    RETURN_IF_NULL(outs, err);
+    if (count) memset(outs, 0, count * sizeof *outs);
+    RETURN_ERROR_IF(count && !names, err, POSENC_ERR_NULL_POINTER, "names is NULL");
+    for (size_t i = 0; i < count; i++) RETURN_ERROR_IF(!names[i], err, POSENC_ERR_NULL_POINTER, "names[%zu] is NULL", i);
+    cJSON *root;
+    const uint8_t *data;
+    uint64_t data_size;
+    FORWARD_IF_ERROR(parse_header(bytes, size, &root, &data, &data_size, err));
+    const cJSON *unused;
+    posenc_status st = check_all(root, data_size, NULL, &unused, err); /* once, for every entry */
+    size_t entries = 0;
+    for (const cJSON *e = root->child; e; e = e->next) entries += e->string != NULL;
+    named_entry *index = st == POSENC_OK ? malloc((entries + 1) * sizeof *index) : NULL;
+    if (st == POSENC_OK && !index)
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate an index of %zu tensors", entries);
+    if (st == POSENC_OK) {
+        size_t k = 0;
+        for (const cJSON *e = root->child; e; e = e->next)
+            if (e->string) index[k].e = e, index[k].at = k, k++;
+        qsort(index, entries, sizeof *index, compare_named);
+    }
+    for (size_t i = 0; i < count && st == POSENC_OK; i++) {
+        const named_entry *found = find_named(index, entries, names[i]);
+        if (!found || strcmp(names[i], "__metadata__") == 0) {
+            char list[160];
+            posenc_safetensors_list(bytes, size, list, sizeof list, NULL);
+            st = posenc_fail_(err, POSENC_ERR_OUT_OF_RANGE, "no tensor '%.64s' in the safetensors file (it has: %s)",
+                              names[i], list[0] ? list : "no tensors");
+            break;
+        }
+        posenc_dtype dt;
+        int nd;
+        size_t shape[POSENC_MAX_DIMS];
+        span sp;
+        st = check_entry(found->e, data_size, &dt, &nd, shape, &sp, err);
+        if (st == POSENC_OK) st = posenc_array_create(&outs[i], dt, nd, shape, max_bytes, err);
+        if (st == POSENC_OK) memcpy(outs[i].data, data + sp.begin, (size_t)(sp.end - sp.begin));
+    }
+    free(index);
+    cJSON_Delete(root);
+    if (st != POSENC_OK)
+        for (size_t i = 0; i < count; i++) posenc_array_free(&outs[i]);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
 posenc_status posenc_safetensors_read(const char *path, const char *tensor_name, size_t max_bytes,
                                       posenc_array *out, posenc_error *err) {
     RETURN_IF_NULL(out, err);

@@ -379,7 +379,8 @@ def main():
     doc = open(os.path.join(ROOT, "docs", "errors.md")).read()
     rows = re.findall(r"^\| ([A-Z]+[0-9]+) \|", doc, flags=re.M)
     sources = ""
-    for path in glob.glob(os.path.join(ROOT, "tests", "*.c")) + glob.glob(os.path.join(HERE, "*.py")):
+    for path in (glob.glob(os.path.join(ROOT, "tests", "*.c")) + glob.glob(os.path.join(HERE, "*.py")) +
+                 glob.glob(os.path.join(ROOT, "lab", "tests", "*.py"))):
         sources += open(path, encoding="utf-8", errors="replace").read()
     missing = [r for r in rows if f'"{r}"' not in sources and f"[{r}]" not in sources]
     t.check(len(rows) >= 40 and not missing, f"docs/errors.md: {len(rows)} rows, each tested (untested: {missing})")
