@@ -17,113 +17,7 @@
 
 #define HF_MAX_FACTORS 65536
 
-const cJSON *hf_item_(const cJSON *obj, const char *key) {
-    const cJSON *found = NULL, *c;
-    if (!cJSON_IsObject(obj)) return NULL;
-    cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
-    return found && !cJSON_IsNull(found) ? found : NULL;
-}
 #define item hf_item_
-
-static void mark(hf_reader *h, const cJSON *v) {
-    if (v && h->used_count < HF_MAX_USED) h->used[h->used_count++] = v;
-}
-
-const cJSON *hf_use_(hf_reader *h, const cJSON *obj, const char *key) {
-    const cJSON *v = hf_item_(obj, key);
-    mark(h, v);
-    return v;
-}
-
-static int compare_names(const void *a, const void *b) {
-    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
-}
-
-/* Note the first key written twice in obj (sorted, so n log n for hostile objects). */
-static posenc_status note_duplicates(const cJSON *obj, const char *where, hf_reader *h) {
-    if (!cJSON_IsObject(obj) || h->out->duplicate_key[0]) return POSENC_OK;
-    size_t n = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, obj) n++;
-    if (n < 2) return POSENC_OK;
-    const cJSON **names = malloc(sizeof *names * n);
-    RETURN_ERROR_IF(!names, h->err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu key pointers", n);
-    size_t i = 0;
-    cJSON_ArrayForEach(c, obj) names[i++] = c;
-    qsort(names, n, sizeof *names, compare_names);
-    for (i = 1; i < n; i++)
-        if (strcmp(names[i - 1]->string, names[i]->string) == 0) {
-            snprintf(h->out->duplicate_key, sizeof h->out->duplicate_key, "%s%.40s", where, names[i]->string);
-            h->out->warnings |= POSENC_CONFIG_WARN_DUPLICATE_KEY;
-            break;
-        }
-    free(names);
-    return POSENC_OK;
-}
-
-/* The first of several spellings present (HF attribute maps); *used names it. */
-static const cJSON *first_of(const cJSON *obj, const char *const *names, const char **used) {
-    for (int i = 0; names[i]; i++) {
-        const cJSON *v = item(obj, names[i]);
-        if (v) {
-            if (used) *used = names[i];
-            return v;
-        }
-    }
-    return NULL;
-}
-
-static posenc_status as_number(const cJSON *v, const char *where, const char *key, double *out, posenc_error *err) {
-    RETURN_ERROR_IF(!cJSON_IsNumber(v) || !isfinite(v->valuedouble), err, POSENC_ERR_FORMAT,
-                    "config.json: %s'%s' must be a finite number", where, key);
-    *out = v->valuedouble;
-    return POSENC_OK;
-}
-
-static posenc_status as_count(const cJSON *v, const char *where, const char *key, int64_t max, int64_t *out,
-                              posenc_error *err) {
-    double d = 0;
-    FORWARD_IF_ERROR(as_number(v, where, key, &d, err));
-    RETURN_ERROR_IF(d != floor(d) || d < 0 || d > (double)max, err, POSENC_ERR_FORMAT,
-                    "config.json: %s'%s' must be an integer in [0, %lld], got %g", where, key, (long long)max, d);
-    *out = (int64_t)d;
-    return POSENC_OK;
-}
-
-/* A number under any of names; *present says whether one was there. */
-static posenc_status number_of(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
-                               double *out, bool *present) {
-    const char *used = NULL;
-    const cJSON *v = first_of(obj, names, &used);
-    *present = v != NULL;
-    if (!v) return POSENC_OK;
-    mark(h, v);
-    config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
-    return as_number(v, where, used, out, h->err);
-}
-
-static posenc_status count_of(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
-                              int64_t max, int64_t *out, bool *present) {
-    const char *used = NULL;
-    const cJSON *v = first_of(obj, names, &used);
-    *present = v != NULL;
-    if (!v) return POSENC_OK;
-    mark(h, v);
-    config_note_(h->out->keys_used, sizeof h->out->keys_used, used);
-    return as_count(v, where, used, max, out, h->err);
-}
-
-posenc_status hf_count_(hf_reader *h, const cJSON *obj, const char *where, const char *key, int64_t max,
-                        int64_t *out, bool *present) {
-    const char *names[] = {key, NULL};
-    return count_of(h, obj, where, names, max, out, present);
-}
-
-posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, const char *key, double *out,
-                         bool *present) {
-    const char *names[] = {key, NULL};
-    return number_of(h, obj, where, names, out, present);
-}
 
 static void note_default(hf_reader *h, const char *key, double value) {
     char text[64];
@@ -215,7 +109,7 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
                                     bool main) {
     posenc_model_config *out = h->out;
     posenc_error *err = h->err;
-    FORWARD_IF_ERROR(note_duplicates(rope, "rope.", h));
+    FORWARD_IF_ERROR(hf_note_duplicates_(rope, "rope.", h));
     FORWARD_IF_ERROR(scaling_of(h, rope, out, p, main, err));
     static const char *const factor_k[] = {"factor", NULL}, *const bf_k[] = {"beta_fast", NULL},
                              *const bs_k[] = {"beta_slow", NULL}, *const ms_k[] = {"mscale", NULL},
@@ -224,19 +118,19 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
                              *const orig_k[] = {"original_max_position_embeddings", NULL};
     bool has = false;
     double v = 0;
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", factor_k, &p->factor, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", factor_k, &p->factor, &has));
     if (has) *given |= POSENC_ROPE_GIVEN_FACTOR;
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", bf_k, &v, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", bf_k, &v, &has));
     if (has && v != 0) p->beta_fast = v; /* HF: `or 32` */
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", bs_k, &v, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", bs_k, &v, &has));
     if (has && v != 0) p->beta_slow = v;
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", ms_k, &p->mscale, &has));
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", msa_k, &p->mscale_all_dim, &has));
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", af_k, &p->attention_factor, &has));
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", lf_k, &p->low_freq_factor, &has));
-    FORWARD_IF_ERROR(number_of(h, rope, "rope ", hf_k, &p->high_freq_factor, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", ms_k, &p->mscale, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", msa_k, &p->mscale_all_dim, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", af_k, &p->attention_factor, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", lf_k, &p->low_freq_factor, &has));
+    FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", hf_k, &p->high_freq_factor, &has));
     int64_t orig = 0;
-    FORWARD_IF_ERROR(count_of(h, rope, "rope ", orig_k, (int64_t)1 << 53, &orig, &has));
+    FORWARD_IF_ERROR(hf_count_of_(h, rope, "rope ", orig_k, (int64_t)1 << 53, &orig, &has));
     if (has) {
         p->original_max_position = orig;
         *given |= POSENC_ROPE_GIVEN_ORIGINAL;
@@ -260,7 +154,7 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
             const cJSON *e;
             cJSON_ArrayForEach(e, sec) {
                 int64_t s = 0;
-                FORWARD_IF_ERROR(as_count(e, "rope ", "mrope_section", 1 << 20, &s, err));
+                FORWARD_IF_ERROR(hf_as_count_(e, "rope ", "mrope_section", 1 << 20, &s, err));
                 out->mrope_sections[i++] = (int32_t)s;
             }
         }
@@ -269,8 +163,8 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
         static const char *const sm_k[] = {"short_mscale", NULL}, *const lm_k[] = {"long_mscale", NULL};
         double sm = 0, lm = 0;
         bool hs = false, hl = false;
-        FORWARD_IF_ERROR(number_of(h, rope, "rope ", sm_k, &sm, &hs));
-        FORWARD_IF_ERROR(number_of(h, rope, "rope ", lm_k, &lm, &hl));
+        FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", sm_k, &sm, &hs));
+        FORWARD_IF_ERROR(hf_number_of_(h, rope, "rope ", lm_k, &lm, &hl));
         RETURN_ERROR_IF(hs && hl && sm != lm, err, POSENC_ERR_UNSUPPORTED,
                         "config.json: rope 'short_mscale' %g and 'long_mscale' %g differ; posenc holds one magnitude",
                         sm, lm);
@@ -403,8 +297,8 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     const config_family *f = h->family;
     int64_t window = f->sliding_window, pattern = f->sliding_pattern, local_count = 0, full_count = 0;
     bool has = false;
-    FORWARD_IF_ERROR(count_of(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
-    FORWARD_IF_ERROR(count_of(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     if (types) {
         RETURN_ERROR_IF(!cJSON_IsArray(types), h->err, POSENC_ERR_FORMAT,
@@ -440,12 +334,12 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             static const char *const rt_k[] = {"rope_theta", NULL};
             unsigned given = 0;
             FORWARD_IF_ERROR(read_rope_dict(h, local_dict, p, &given, false));
-            FORWARD_IF_ERROR(number_of(h, local_dict, "rope sliding_attention ", rt_k, &p->base, &has_local));
+            FORWARD_IF_ERROR(hf_number_of_(h, local_dict, "rope sliding_attention ", rt_k, &p->base, &has_local));
             posenc_error inner = {0};
             if (posenc_rope_resolve(p, given, NULL, &inner) != POSENC_OK)
                 return posenc_fail_(h->err, inner.status, "config.json: sliding_attention rope: %s", inner.message);
         }
-        if (!has_local) FORWARD_IF_ERROR(number_of(h, cfg, "", local_theta_k, &p->base, &has_local));
+        if (!has_local) FORWARD_IF_ERROR(hf_number_of_(h, cfg, "", local_theta_k, &p->base, &has_local));
         if (!has_local) {
             p->base = f->local_theta;
             note_default(h, "rope_local_base_freq", f->local_theta);
@@ -477,7 +371,7 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
         int64_t layers = 0;
         bool has = false;
         static const char *const lk[] = {"num_hidden_layers", NULL};
-        FORWARD_IF_ERROR(count_of(h, cfg, "", lk, (int64_t)1 << 30, &layers, &has));
+        FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", lk, (int64_t)1 << 30, &layers, &has));
         *rope_free = has && layers == 40;
     }
     if (f->flags & FAMILY_MAMBA_HYBRID) { /* Granite-4.0-H: position_embedding_type "rope" or not */
@@ -500,10 +394,10 @@ static posenc_status read_counts(hf_reader *h, const cJSON *cfg) {
     const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;
     int64_t hidden = 0, heads = 0, layers = 0, max_pos = 0;
     bool has_hidden, has_heads, has_layers, has_max;
-    FORWARD_IF_ERROR(count_of(h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
-    FORWARD_IF_ERROR(count_of(h, cfg, "", heads_k, dim_max, &heads, &has_heads));
-    FORWARD_IF_ERROR(count_of(h, cfg, "", layers_k, dim_max, &layers, &has_layers));
-    FORWARD_IF_ERROR(count_of(h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", heads_k, dim_max, &heads, &has_heads));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", layers_k, dim_max, &layers, &has_layers));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
     if (!has_hidden && f->hidden) note_default(h, "hidden_size", (double)(hidden = f->hidden));
     if (!has_heads && f->heads) note_default(h, "num_attention_heads", (double)(heads = f->heads));
     if (!has_layers && f->layers) note_default(h, "num_hidden_layers", (double)(layers = f->layers));
@@ -527,8 +421,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     const cJSON *cfg = root;
     const cJSON *text = item(root, "text_config");
     if (!item(root, "rope_theta") && !item(root, "hidden_size") && cJSON_IsObject(text)) cfg = text;
-    FORWARD_IF_ERROR(note_duplicates(root, "", &h));
-    if (cfg != root) FORWARD_IF_ERROR(note_duplicates(cfg, "text_config.", &h));
+    FORWARD_IF_ERROR(hf_note_duplicates_(root, "", &h));
+    if (cfg != root) FORWARD_IF_ERROR(hf_note_duplicates_(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
     const config_family *f = h.family;
     bool generic = (f->flags & FAMILY_GENERIC) != 0;
@@ -556,13 +450,13 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;
     int64_t hidden = 0, heads = 0, layers = 0, max_pos = 0, head_dim = 0, rotary_dim = 0, top_orig = 0;
     bool has_hidden, has_heads, has_layers, has_max, has_head_dim, has_rotary, has_top_orig, has_theta, has_partial;
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", heads_k, dim_max, &heads, &has_heads));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", layers_k, dim_max, &layers, &has_layers));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", headdim_k, dim_max, &head_dim, &has_head_dim));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", rotary_k, dim_max, &rotary_dim, &has_rotary));
-    FORWARD_IF_ERROR(count_of(&h, cfg, "", top_orig_k, pos_max, &top_orig, &has_top_orig));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", hidden_k, dim_max, &hidden, &has_hidden));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", heads_k, dim_max, &heads, &has_heads));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", layers_k, dim_max, &layers, &has_layers));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", maxpos_k, pos_max, &max_pos, &has_max));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", headdim_k, dim_max, &head_dim, &has_head_dim));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", rotary_k, dim_max, &rotary_dim, &has_rotary));
+    FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", top_orig_k, pos_max, &top_orig, &has_top_orig));
     if (f && !has_hidden && f->hidden) note_default(&h, "hidden_size", hidden = f->hidden);
     if (f && !has_heads && f->heads) note_default(&h, "num_attention_heads", heads = f->heads);
     if (f && !has_layers && f->layers) layers = f->layers;
@@ -578,13 +472,13 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     double top_theta = 0, dict_theta = 0;
     bool has_dict_theta = false;
     static const char *const rt_k[] = {"rope_theta", NULL};
-    FORWARD_IF_ERROR(number_of(&h, cfg, "", theta_k, &top_theta, &has_theta));
+    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", theta_k, &top_theta, &has_theta));
     if (!has_theta && (f->flags & FAMILY_ATTN_CONFIG_THETA)) { /* DBRX: attn_config.rope_theta */
         const cJSON *ac = hf_use_(&h, cfg, "attn_config");
         RETURN_ERROR_IF(ac && !cJSON_IsObject(ac), err, POSENC_ERR_FORMAT, "config.json: 'attn_config' must be an object");
-        if (ac) FORWARD_IF_ERROR(number_of(&h, ac, "attn_config.", rt_k, &top_theta, &has_theta));
+        if (ac) FORWARD_IF_ERROR(hf_number_of_(&h, ac, "attn_config.", rt_k, &top_theta, &has_theta));
     }
-    if (rope) FORWARD_IF_ERROR(number_of(&h, rope, "rope ", rt_k, &dict_theta, &has_dict_theta));
+    if (rope) FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", rt_k, &dict_theta, &has_dict_theta));
     RETURN_ERROR_IF(has_theta && has_dict_theta && top_theta != dict_theta, err, POSENC_ERR_FORMAT,
                     "config.json: 'rope_theta' %.17g contradicts the rope dict's 'rope_theta' %.17g", top_theta,
                     dict_theta);
@@ -598,10 +492,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         f->model_type, p->base);
         p->base = 10000.0;
     }
-    FORWARD_IF_ERROR(number_of(&h, cfg, "", partial_k, &p->partial_rotary_factor, &has_partial));
+    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", partial_k, &p->partial_rotary_factor, &has_partial));
     if (!has_partial && rope) {
         static const char *const pk[] = {"partial_rotary_factor", NULL};
-        FORWARD_IF_ERROR(number_of(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
+        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
     }
     if (!has_partial && f && f->partial > 0) {
         p->partial_rotary_factor = f->partial;
@@ -614,11 +508,11 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f && (f->flags & FAMILY_CHATGLM)) { /* head = kv_channels; RotaryEmbedding(kv_channels // 2) */
         int64_t kv = 0;
         bool has_kv = false;
-        FORWARD_IF_ERROR(count_of(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
         if (has_kv) head_dim = kv, has_head_dim = true;
         double ratio = 1.0;
         bool has_ratio = false;
-        FORWARD_IF_ERROR(number_of(&h, cfg, "", ratio_k, &ratio, &has_ratio));
+        FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", ratio_k, &ratio, &has_ratio));
         RETURN_ERROR_IF(!(ratio > 0), err, POSENC_ERR_FORMAT, "config.json: 'rope_ratio' must be > 0, got %g", ratio);
         p->base *= ratio;
     }
@@ -662,8 +556,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f && (f->flags & FAMILY_MLA)) { /* q/k head = [nope | rope]: the rotated channels are the last */
         int64_t rope_dim = 64, nope_dim = 128;
         bool has_r = false, has_n = false;
-        FORWARD_IF_ERROR(count_of(&h, cfg, "", qkrope_k, dim_max, &rope_dim, &has_r));
-        FORWARD_IF_ERROR(count_of(&h, cfg, "", qknope_k, dim_max, &nope_dim, &has_n));
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qkrope_k, dim_max, &rope_dim, &has_r));
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qknope_k, dim_max, &nope_dim, &has_n));
         if (!has_r) note_default(&h, "qk_rope_head_dim", (double)rope_dim);
         if (!has_n) note_default(&h, "qk_nope_head_dim", (double)nope_dim);
         RETURN_ERROR_IF(rope_dim < 2, err, POSENC_ERR_FORMAT, "config.json: 'qk_rope_head_dim' must be >= 2, got %lld",
@@ -695,7 +589,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         /* Hunyuan's DynamicNTKAlphaRotary: a static base theta * alpha^(d/(d-2)), no rescaling */
         static const char *const alpha_k[] = {"alpha", NULL};
         bool has_alpha = false;
-        FORWARD_IF_ERROR(number_of(&h, rope, "rope ", alpha_k, &alpha, &has_alpha));
+        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", alpha_k, &alpha, &has_alpha));
         if (has_alpha && alpha != 0) { /* HF: `rope_parameters.get("alpha")` is truthy */
             RETURN_ERROR_IF(!(alpha > 0) || p->head_dim <= 2, err, POSENC_ERR_FORMAT,
                             "config.json: rope 'alpha' %g needs alpha > 0 and head_dim > 2 (head_dim %d)", alpha,

@@ -131,8 +131,24 @@ typedef struct {
     size_t used_count;
 } hf_reader;
 
+/* ---- config_hf_keys.c: reading keys (config_hf.c and config_hf_layers.c both use it) */
 /* The last member named key (Python's json keeps the last duplicate); JSON null = absent. */
 const cJSON *hf_item_(const cJSON *obj, const char *key);
+/* Remember v (may be NULL) as read, for the unused-key list. */
+void hf_mark_(hf_reader *h, const cJSON *v);
+/* Note the first key written twice in obj (WARN_DUPLICATE_KEY; `where` prefixes its name). */
+posenc_status hf_note_duplicates_(const cJSON *obj, const char *where, hf_reader *h);
+/* The first of several spellings present (HF attribute maps, NULL-terminated); *used names it. */
+const cJSON *hf_first_of_(const cJSON *obj, const char *const *names, const char **used);
+/* v as a finite number / an integer in [0, max], or FORMAT naming `where` + key. */
+posenc_status hf_as_number_(const cJSON *v, const char *where, const char *key, double *out, posenc_error *err);
+posenc_status hf_as_count_(const cJSON *v, const char *where, const char *key, int64_t max, int64_t *out,
+                           posenc_error *err);
+/* A number / an integer under any of names, noted in keys_used; *present says whether one was there. */
+posenc_status hf_number_of_(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
+                            double *out, bool *present);
+posenc_status hf_count_of_(hf_reader *h, const cJSON *obj, const char *where, const char *const *names,
+                           int64_t max, int64_t *out, bool *present);
 /* The same, remembered as read. */
 const cJSON *hf_use_(hf_reader *h, const cJSON *obj, const char *key);
 /* An integer in [0, max] / a finite number under key; *present says whether it was there. */
@@ -140,7 +156,8 @@ posenc_status hf_count_(hf_reader *h, const cJSON *obj, const char *where, const
                         int64_t *out, bool *present);
 posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, const char *key, double *out,
                          bool *present);
-/* The per-layer list of a config.json model (config_hf_layers.c); rope_free: the
+/* ---- config_hf_layers.c (called by config_hf.c) */
+/* The per-layer list of a config.json model; rope_free: the
  * model has no RoPE layer (its RoPE settings were not read). */
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
 /* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */

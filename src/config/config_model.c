@@ -1,111 +1,14 @@
-/* config_model.c: a model as a list of layers (posenc.h section 8.1): the
- * public posenc_model_* entry points, the layer list helpers the readers
- * share, and posenc_config_* kept as the one-RoPE view of the same reading. */
+/* config_model.c: the public entry points of model import (posenc.h section
+ * 8.1): parse config.json or GGUF bytes, read a file (GGUF piece by piece from
+ * disk, else config.json), and posenc_config_* kept as the one-RoPE view of the
+ * same reading. It calls the readers (config_hf.c, config_gguf.c); they fill the
+ * model through config_layers.c. */
 #include "config_internal.h"
+#include "../io/io_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *posenc_layer_scheme_name(posenc_layer_scheme scheme) {
-    switch (scheme) {
-    case POSENC_LAYER_NOPE: return "nope";
-    case POSENC_LAYER_ROPE: return "rope";
-    case POSENC_LAYER_ALIBI: return "alibi";
-    case POSENC_LAYER_LEARNED: return "learned";
-    case POSENC_LAYER_T5: return "t5";
-    }
-    return "?";
-}
-
-void config_model_init_(posenc_model *m, posenc_config_format format) {
-    memset(m, 0, sizeof *m);
-    config_init_(&m->config, format);
-    posenc_t5_params_default(&m->t5);
-}
-
-posenc_status config_layers_alloc_(posenc_model *m, int64_t count, posenc_error *err) {
-    RETURN_ERROR_IF(count < 0 || count > POSENC_MODEL_MAX_LAYERS, err, POSENC_ERR_LIMIT,
-                    "the model has %lld layers (posenc lists at most %d)", (long long)count, POSENC_MODEL_MAX_LAYERS);
-    free(m->layers);
-    m->layers = NULL;
-    m->layer_count = 0;
-    if (count == 0) return POSENC_OK;
-    m->layers = calloc((size_t)count, sizeof *m->layers);
-    RETURN_ERROR_IF(!m->layers, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %lld layers", (long long)count);
-    m->layer_count = (int32_t)count;
-    for (int64_t i = 0; i < count; i++) config_layer_set_(m, i, POSENC_LAYER_NOPE, -1, "attention", 0);
-    return POSENC_OK;
-}
-
-void config_layer_set_(posenc_model *m, int64_t i, posenc_layer_scheme scheme, int32_t rope, const char *kind,
-                       int64_t window) {
-    if (i < 0 || i >= m->layer_count) return;
-    posenc_model_layer *l = &m->layers[i];
-    l->scheme = scheme;
-    l->rope = scheme == POSENC_LAYER_ROPE ? rope : -1;
-    config_copy_name_(l->kind, sizeof l->kind, kind, strlen(kind) < sizeof l->kind ? strlen(kind) : sizeof l->kind - 1);
-    l->sliding_window = window;
-}
-
-static void rope_variant(posenc_model *m, int32_t i, const char *name, const posenc_rope_params *p) {
-    posenc_model_rope *r = &m->ropes[i];
-    const posenc_model_config *c = &m->config;
-    memset(r, 0, sizeof *r);
-    config_copy_name_(r->name, sizeof r->name, name, strlen(name) < sizeof r->name ? strlen(name) : sizeof r->name - 1);
-    r->params = *p;
-    r->layout = c->layout;
-    posenc_rope_check(p, &r->rotary_dim, NULL);
-    r->attention_head_dim = c->attention_head_dim > 0 ? c->attention_head_dim : p->head_dim;
-    r->rotary_offset = c->rotary_offset;
-    int32_t axes = 0;
-    for (int k = 0; k < 4 && c->mrope_sections[k] > 0; k++) r->mrope.sizes[axes++] = c->mrope_sections[k];
-    r->mrope.axes = axes;
-    r->mrope.kind = POSENC_MROPE_SECTIONS;
-}
-
-void config_ropes_from_config_(posenc_model *m) {
-    const posenc_model_config *c = &m->config;
-    if (c->layer_type_count > 0) {
-        for (int32_t i = 0; i < c->layer_type_count && i < POSENC_MODEL_MAX_ROPES; i++)
-            rope_variant(m, i, c->layer_types[i].name, i == 0 ? &c->rope : &c->layer_types[i].rope);
-        m->rope_count = c->layer_type_count < POSENC_MODEL_MAX_ROPES ? c->layer_type_count : POSENC_MODEL_MAX_ROPES;
-    } else {
-        rope_variant(m, 0, "rope", &c->rope);
-        m->rope_count = 1;
-    }
-}
-
-posenc_status config_alibi_(posenc_model *m, int64_t heads, double max_bias, const char *source, posenc_error *err) {
-    RETURN_ERROR_IF(heads <= 0 || heads > (1 << 20), err, POSENC_ERR_FORMAT,
-                    "%s: ALiBi needs the number of attention heads (got %lld)", source, (long long)heads);
-    free(m->alibi_slopes);
-    m->alibi_slopes = malloc(sizeof(double) * (size_t)heads);
-    RETURN_ERROR_IF(!m->alibi_slopes, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %lld ALiBi slopes",
-                    (long long)heads);
-    posenc_error inner = {0};
-    if (posenc_alibi_slopes_f64((int32_t)heads, max_bias, 0, 0, POSENC_MODE_PRECISE, m->alibi_slopes, (size_t)heads,
-                                &inner) != POSENC_OK)
-        return posenc_fail_(err, POSENC_ERR_FORMAT, "%s: ALiBi: %s", source, inner.message);
-    m->alibi_heads = (int32_t)heads;
-    m->alibi_max_bias = max_bias;
-    return POSENC_OK;
-}
-
-void posenc_model_free(posenc_model *model) {
-    if (!model) return;
-    posenc_model_config_free(&model->config);
-    free(model->layers);
-    free(model->alibi_slopes);
-    model->layers = NULL;
-    model->alibi_slopes = NULL;
-    model->layer_count = 0;
-    model->alibi_heads = 0;
-    for (int i = 0; i < POSENC_MODEL_MAX_ROPES; i++) {
-        model->ropes[i].params.short_factors = model->ropes[i].params.long_factors = NULL;
-        model->ropes[i].params.factors_count = 0;
-    }
-    model->rope_count = 0;
-}
 
 posenc_status posenc_model_parse_hf_json(const char *text, size_t size, const posenc_config_options *options,
                                          posenc_model *out, posenc_error *err) {
@@ -172,4 +75,40 @@ posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_mode
     posenc_model m;
     posenc_status st = posenc_model_read(path, max_bytes, NULL, &m, err);
     return to_config(&m, st, path ? path : "config", out, err);
+}
+
+posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc_config_options *options,
+                                posenc_model *out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    config_model_init_(out, POSENC_CONFIG_HF_JSON);
+    RETURN_IF_NULL(path, err);
+    FILE *file;
+    unsigned long long file_size;
+    /* refuses a FIFO or device without blocking on it */
+    FORWARD_IF_ERROR(posenc_open_regular_(path, &file, &file_size, err));
+    char magic[4] = {0};
+    size_t got = fread(magic, 1, 4, file);
+    size_t path_len = strlen(path);
+    bool named_gguf = path_len >= 5 && strcmp(path + path_len - 5, ".gguf") == 0;
+    if (file_size == 0 || (named_gguf && (got < 4 || memcmp(magic, "GGUF", 4) != 0))) {
+        fclose(file);
+        return posenc_fail_(err, POSENC_ERR_FORMAT, file_size == 0 ? "%s is empty: neither a GGUF file nor a config.json"
+                                                                   : "%s is not a GGUF file (it does not start with 'GGUF')",
+                            path);
+    }
+    if (got == 4 && memcmp(magic, "GGUF", 4) == 0) {
+        rewind(file);
+        config_model_init_(out, POSENC_CONFIG_GGUF);
+        posenc_status st = config_gguf_parse_(NULL, (size_t)file_size, file, options, out, err);
+        fclose(file);
+        if (st != POSENC_OK) posenc_model_free(out);
+        return st;
+    }
+    fclose(file);
+    void *bytes = NULL;
+    size_t size = 0;
+    FORWARD_IF_ERROR(posenc_file_read_all(path, max_bytes ? max_bytes : (size_t)64 << 20, &bytes, &size, err));
+    posenc_status st = posenc_model_parse_hf_json(bytes, size, options, out, err);
+    free(bytes);
+    return st;
 }
