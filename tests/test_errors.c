@@ -478,6 +478,30 @@ static void config_rows(void) {
         expect(json[i][0], st, &e, want, json[i][2]);
         posenc_model_config_free(&c);
     }
+    /* H13: what a file that is not JSON is (the old message guessed "truncated, or nested deeper") */
+    static const char utf16[] = "\xff\xfe{\0\"\0m\0\"\0:\0";
+    static const char utf16_plain[] = "{\0\"\0m\0\"\0}\0";
+    const char *texts[][2] = {
+        {"{\"model_type\": \"llama\", // Llama 3\n\"hidden_size\": 64}", "holds a comment ('//' at byte 24)"},
+        {"{\"model_type\": \"llama\" /* x */}", "holds a comment ('/*' at byte 23)"},
+        {"{\"model_type\": \"lla", "ends inside a string (truncated? 19 bytes)"},
+        {"{\"model_type\": [\"llama\",", "ends inside an object or list"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        expect("H13", posenc_config_parse_hf_json(texts[i][0], strlen(texts[i][0]), &c, &e), &e, POSENC_ERR_FORMAT,
+               texts[i][1]);
+        posenc_model_config_free(&c);
+    }
+    expect("H13", posenc_config_parse_hf_json(utf16, sizeof utf16 - 1, &c, &e), &e, POSENC_ERR_FORMAT,
+           "config.json is UTF-16 (it starts with a UTF-16 byte-order mark)");
+    posenc_model_config_free(&c);
+    expect("H13", posenc_config_parse_hf_json(utf16_plain, sizeof utf16_plain - 1, &c, &e), &e, POSENC_ERR_FORMAT,
+           "config.json is UTF-16 (NUL bytes between its characters)");
+    posenc_model_config_free(&c);
+    static const char trailing_nul[] = "{\"model_type\": \"llama\"}\0";
+    expect("H13", posenc_config_parse_hf_json(trailing_nul, sizeof trailing_nul - 1, &c, &e), &e, POSENC_ERR_FORMAT,
+           "config.json holds a NUL byte at byte 23");
+    posenc_model_config_free(&c);
     unsigned char buf[256];
     expect("G1", posenc_config_parse_gguf("GGUX\3\0\0\0", 8, &c, &e), &e, POSENC_ERR_FORMAT,
            "not a GGUF file (magic is not 'GGUF')");

@@ -647,17 +647,55 @@ static posenc_status refuse_nul_escape(const char *text, size_t size, posenc_err
     return POSENC_OK;
 }
 
+/* Why text is not JSON, in words a user can act on: the encodings and habits
+ * that produce such files (UTF-16, a NUL byte, a commented config), then
+ * truncation and nesting, else the position. */
+static posenc_status not_json(const char *text, size_t size, size_t at, posenc_error *err) {
+    const unsigned char *u = (const unsigned char *)text;
+    if ((size >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) ||
+        (size >= 2 && (u[0] == 0 || u[1] == 0)))
+        return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json is UTF-16 (%s): JSON configs are UTF-8; convert it, "
+                                                    "e.g. iconv -f UTF-16 -t UTF-8",
+                            u[0] == 0xFF || u[0] == 0xFE ? "it starts with a UTF-16 byte-order mark" : "NUL bytes between "
+                                                                                                 "its characters");
+    /* outside strings: a comment, and the deepest nesting */
+    bool in_string = false;
+    int depth = 0, deepest = 0;
+    for (size_t i = 0; i < size; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '{' || c == '[') deepest = ++depth > deepest ? depth : deepest;
+        else if (c == '}' || c == ']') depth--;
+        else if (c == '/' && i + 1 < size && (text[i + 1] == '/' || text[i + 1] == '*'))
+            return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json holds a comment ('%c%c' at byte %zu): JSON has "
+                                                        "no comments (Python's json refuses them too)", c, text[i + 1], i);
+    }
+    const char *nul = memchr(text, 0, size);
+    if (nul)
+        return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json holds a NUL byte at byte %zu: not JSON text",
+                            (size_t)(nul - text));
+    if (deepest > CJSON_NESTING_LIMIT)
+        return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: not valid JSON here: nested %d levels deep, more "
+                                                    "than the %d posenc reads", deepest, CJSON_NESTING_LIMIT);
+    if (depth > 0 || in_string)
+        return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: not valid JSON: it ends inside %s (truncated? "
+                                                    "%zu bytes)", in_string ? "a string" : "an object or list", size);
+    return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: not valid JSON (error near byte %zu of %zu)", at, size);
+}
+
 posenc_status config_hf_parse_(const char *text, size_t size, const posenc_config_options *options,
                                posenc_model *out, posenc_error *err) {
     FORWARD_IF_ERROR(refuse_nul_escape(text, size, err));
+    /* a raw NUL byte is never JSON text (UTF-16 files are full of them); the parser would stop there */
+    if (memchr(text, 0, size)) return not_json(text, size, 0, err);
     const char *end = NULL;
     cJSON *root = posenc_json_parse_(text, size, &end);
-    if (!root) {
-        size_t at = end && end >= text && end <= text + size ? (size_t)(end - text) : 0;
-        return posenc_fail_(err, POSENC_ERR_FORMAT,
-                            "config.json: not valid JSON (error near byte %zu of %zu; truncated, or nested deeper "
-                            "than %d levels?)", at, size, CJSON_NESTING_LIMIT);
-    }
+    if (!root) return not_json(text, size, end && end >= text && end <= text + size ? (size_t)(end - text) : 0, err);
     posenc_status st = parse_model(root, options, out, err);
     if (st == POSENC_OK && out->unused_keys[0]) out->config.warnings |= POSENC_CONFIG_WARN_UNUSED_KEYS;
     cJSON_Delete(root);
