@@ -11,17 +11,14 @@ of the one-RoPE reading (ModelConfig: family, layout, rope, layer_types, ...) ar
 (`.config`, and as attributes of the result) whenever the model has a RoPE layer.
 """
 import ctypes
-import json
 import os
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
 from . import _lib
 from ._common import raise_status, text
-from ._errors import InvalidArgumentError
-from .rope import ConfigLike, LayerType, ModelConfig, RopeParams
+from .rope import ConfigLike, LayerType, ModelConfig, RopeParams, config_source
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5")  # posenc_layer_scheme values 0..4
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
@@ -157,16 +154,10 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
     m = _Model()
     err = _lib.Error()
     options = _Options(os.fsencode(assume) if assume is not None else None)
-    if isinstance(config, (str, bytes, os.PathLike)):
-        status = _lib.lib.posenc_model_read(os.fsencode(config), 0, ctypes.byref(options), ctypes.byref(m),
-                                            ctypes.byref(err))
+    path, document = config_source(config)
+    if path is not None:
+        status = _lib.lib.posenc_model_read(path, 0, ctypes.byref(options), ctypes.byref(m), ctypes.byref(err))
     else:
-        if hasattr(config, "to_dict") and not isinstance(config, Mapping):
-            config = config.to_dict()
-        if not isinstance(config, Mapping):
-            raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
-                                       "got %s" % type(config).__name__, 1)
-        document = json.dumps(config, default=str).encode()
         status = _lib.lib.posenc_model_parse_hf_json(document, len(document), ctypes.byref(options),
                                                      ctypes.byref(m), ctypes.byref(err))
     if status != 0:

@@ -234,19 +234,27 @@ class ModelConfig:
     rope: RopeParams = field(repr=False)
 
 
+def config_source(config: ConfigLike) -> Tuple[Optional[bytes], Optional[bytes]]:
+    """(path, None) for a file path, else (None, the config as config.json bytes): a dict, or an
+    object with to_dict() such as a transformers PretrainedConfig."""
+    if isinstance(config, (str, bytes, os.PathLike)):
+        return os.fsencode(config), None
+    if hasattr(config, "to_dict") and not isinstance(config, Mapping):
+        config = config.to_dict()
+    if not isinstance(config, Mapping):
+        raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
+                                   "got %s" % type(config).__name__, 1)
+    return None, json.dumps(config, default=str).encode()
+
+
 def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
     """Parse a model config (path to config.json / .gguf, dict, or object with to_dict())."""
     c = _lib.ModelConfig()
     err = _lib.Error()
-    if isinstance(config, (str, bytes, os.PathLike)):
-        status = _lib.lib.posenc_config_read(os.fsencode(config), 0, ctypes.byref(c), ctypes.byref(err))
+    path, document = config_source(config)
+    if path is not None:
+        status = _lib.lib.posenc_config_read(path, 0, ctypes.byref(c), ctypes.byref(err))
     else:
-        if hasattr(config, "to_dict") and not isinstance(config, Mapping):
-            config = config.to_dict()
-        if not isinstance(config, Mapping):
-            raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
-                                       "got %s" % type(config).__name__, 1)
-        document = json.dumps(config, default=str).encode()
         status = _lib.lib.posenc_config_parse_hf_json(document, len(document), ctypes.byref(c), ctypes.byref(err))
     if status != 0:
         _lib.lib.posenc_model_config_free(ctypes.byref(c))  # idempotent; the readers free on failure too

@@ -10,6 +10,7 @@ import sys
 
 import posenc
 from posenc import _lib
+from posenc import config as pconfig
 from conftest import ROOT
 
 INCLUDE = os.environ.get("POSENC_INCLUDE_DIR", os.path.join(ROOT, "include"))
@@ -20,7 +21,7 @@ def test_struct_layouts_match_the_header(tmp_path):
     assert cc, "a C compiler is needed to check the ctypes layouts"
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "posenc.h"', "int main(void) {"]
     expected = []
-    for cls, cname in _lib.STRUCTS.items():
+    for cls, cname in {**_lib.STRUCTS, **pconfig.STRUCTS}.items():  # posenc_model's structs too
         lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
         expected.append(("sizeof " + cname, ctypes.sizeof(cls)))
         for fname, _ in cls._fields_:
