@@ -134,6 +134,25 @@ static void test_refusals(void) {
     CHECK_STATUS(posenc_mrope_apply_f32(&p, &sec, POSENC_LAYOUT_HALF, &v, pos, 0, x, 64, &err),
                  POSENC_ERR_UNSUPPORTED);
     CHECK(strstr(err.message, "ggml") != NULL, "[P19] multi-axis refuses mode ggml: %s", err.message);
+    /* an angle float32 cannot hold is refused, not returned as NaN (found by fuzz_rope: linear factor
+     * 7e-38 makes freq_scale 1.4e37, so position 1e6 overflows; the precise mode computes it) */
+    posenc_rope_params_default(&p, 64);
+    p.mode = POSENC_MODE_GGML;
+    p.scaling = POSENC_ROPE_LINEAR;
+    p.factor = 7.1175e-38;
+    int64_t far_id = 1000000;
+    posenc_positions far = posenc_positions_ids(&far_id, 1);
+    float c32[32], s32[32];
+    err = (posenc_error){0};
+    CHECK_STATUS(posenc_rope_table_f32(&p, 0, &far, 0, c32, s32, 32, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "mode ggml: the float32 angle of pair 0 at position 1000000") != NULL,
+          "[P18] ggml angle overflow refused by name: %s", err.message);
+    float q[64] = {0};
+    int64_t at[1] = {1000000};
+    posenc_rope_view one = posenc_rope_view_contiguous(1, 1, 64);
+    CHECK_STATUS(posenc_rope_apply_f32(&p, 0, POSENC_LAYOUT_HALF, &one, at, 0, q, 64, &err), POSENC_ERR_INVALID_ARGUMENT);
+    p.mode = POSENC_MODE_PRECISE;
+    CHECK_STATUS(posenc_rope_table_f32(&p, 0, &far, 0, c32, s32, 32, &err), POSENC_OK);
     /* other families keep refusing an unknown mode */
     posenc_sinusoid_params sp;
     posenc_sinusoid_params_default(&sp, 8);

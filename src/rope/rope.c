@@ -51,6 +51,24 @@ posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, 
     return posenc_check_f32_angle_(max_abs_position, w_max, "inverse frequency", "use the precise mode", err);
 }
 
+posenc_status rope_check_ggml_angle_(const rope_plan_ *plan, long double max_abs_position, posenc_error *err) {
+    if (plan->mode != POSENC_MODE_GGML) return POSENC_OK;
+    float m = rope_ggml_mscale_(&plan->ggml);
+    RETURN_ERROR_IF(!isfinite(m), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "mode ggml: the cos/sin magnitude overflows float32 (%g); use the precise mode", (double)m);
+    float *theta = malloc(sizeof *theta * (size_t)plan->pairs);
+    RETURN_ERROR_IF(!theta, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d angles", plan->pairs);
+    rope_ggml_angles_(&plan->ggml, plan->pairs, max_abs_position, theta);
+    int32_t bad = -1;
+    for (int32_t k = 0; k < plan->pairs && bad < 0; k++)
+        if (!isfinite(theta[k])) bad = k;
+    free(theta);
+    RETURN_ERROR_IF(bad >= 0, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "mode ggml: the float32 angle of pair %d at position %.0Lf is not finite (ggml's theta chain, "
+                    "its frequency factor or scale overflow float32); use the precise mode", bad, max_abs_position);
+    return POSENC_OK;
+}
+
 posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
                                 const int64_t *positions, size_t position_rows, const void *x, size_t x_count,
                                 posenc_error *err) {
@@ -65,6 +83,7 @@ posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, co
         for (size_t i = 0; i < position_rows * view->tokens; i++)
             max_abs = fmaxl(max_abs, fabsl((long double)positions[i]));
     }
+    FORWARD_IF_ERROR(rope_check_ggml_angle_(plan, max_abs, err));
     return rope_check_torch_angle_(plan->mode, plan->inv, plan->pairs, max_abs, err);
 }
 
@@ -88,6 +107,7 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         long double max_abs = 0.0L;
         for (size_t r = 0; r < positions->count; r++) max_abs = fmaxl(max_abs, fabsl(posenc_position_at_(positions, r)));
         st = rope_check_torch_angle_(plan.mode, plan.inv, plan.pairs, max_abs, err);
+        if (st == POSENC_OK) st = rope_check_ggml_angle_(&plan, max_abs, err);
     }
     if (st == POSENC_OK && rope_table_fast_applies_(&plan, positions)) {
         st = rope_table_fast_(&plan, positions, fold_attention ? plan.attention : 1.0, wide, cos_out, sin_out, err);

@@ -35,6 +35,11 @@ void rope_plan_free_(rope_plan_ *plan);
  * (cos/sin would be NaN; f32_angle.h); a no-op in the precise mode. */
 posenc_status rope_check_torch_angle_(posenc_mode mode, const long double *inv, int32_t pairs,
                                      long double max_abs_position, posenc_error *err);
+/* In GGML mode, refuse what ggml's float32 steps cannot hold: an angle that
+ * overflows at the largest |position| (angles grow with |p|, so that row
+ * decides) or divides by a frequency factor rounded to 0, and a magnitude
+ * that overflows; a no-op in the other modes (found by fuzz_rope). */
+posenc_status rope_check_ggml_angle_(const rope_plan_ *plan, long double max_abs_position, posenc_error *err);
 /* Every check of an in-place apply, shared by all entry points (1-D and
  * multi-axis): layout, view against x_count, x, and the torch-compat angle for
  * positions ([position_rows][view->tokens]; NULL = 0..tokens-1). */
