@@ -1,5 +1,6 @@
-/* recurrence.c: the anchored (sin, cos) recurrence (recurrence.h). Built
- * without FMA flags: the double step must round its products separately. */
+/* recurrence.c: the anchored (sin, cos) recurrence (recurrence.h). The
+ * double-double anchors and the double step run on the kernel path
+ * (sincos_dd.h), with the same bits on every path. */
 #include "recurrence.h"
 
 #include <stdlib.h>
@@ -49,18 +50,9 @@ void posenc_recurrence_next_anchor_(const posenc_recurrence_ *rec, posenc_recurr
 }
 
 void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state) {
-    posenc_rotate_run_(rec->step.s_hi, rec->step.c_hi, state->run_s, state->run_c, 0, rec->pairs);
+    posenc_rotate_run_path_(rec->path, rec->pairs, rec->step.s_hi, rec->step.c_hi, state->run_s, state->run_c);
 }
 
 void posenc_recurrence_next_dd_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state) {
     posenc_rotate_dd_(rec->path, rec->pairs, &state->anchor, &rec->step);
-}
-
-void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
-                        size_t end) {
-    for (size_t k = first; k < end; k++) {
-        double s = run_s[k] * step_c[k] + run_c[k] * step_s[k];
-        run_c[k] = run_c[k] * step_c[k] - run_s[k] * step_s[k];
-        run_s[k] = s;
-    }
 }

@@ -54,10 +54,5 @@ void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_st
  * per step; for f64 tables, which need more than the double run). */
 void posenc_recurrence_next_dd_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
 
-/* The double step itself, for pairs [first, end): what posenc_recurrence_next_
- * does, for callers that step their own arrays (the sinusoid rows kernels'
- * leftover pairs). Lives in a file built without FMA. */
-void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
-                        size_t end);
 
 #endif

@@ -32,3 +32,17 @@ void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos
     else if (path == POSENC_PATH_AVX2) posenc_rotate_dd_avx2_(n, state, by);
     else posenc_rotate_dd_scalar_(n, state, by);
 }
+
+void posenc_rotate_run_path_(posenc_kernel_path path, size_t n, const double *step_s, const double *step_c,
+                             double *run_s, double *run_c) {
+    if (path == POSENC_PATH_AVX512) posenc_rotate_run_avx512_(n, step_s, step_c, run_s, run_c);
+    else if (path == POSENC_PATH_AVX2) posenc_rotate_run_avx2_(n, step_s, step_c, run_s, run_c);
+    else posenc_rotate_run_scalar_(n, step_s, step_c, run_s, run_c);
+}
+
+void posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
+                        double scale_s, double scale_c, float *s_out, float *c_out) {
+    if (path == POSENC_PATH_AVX512) posenc_run_to_f32_avx512_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    else if (path == POSENC_PATH_AVX2) posenc_run_to_f32_avx2_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    else posenc_run_to_f32_scalar_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+}

@@ -40,7 +40,21 @@ void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double
 void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos_ *state,
                        const posenc_dd_sincos_ *by);
 
-/* the per-path builds behind the two functions above (sincos_dd*.c) */
+/* The double step of the recurrence (recurrence.h) over pairs [0, n): run =
+ * run rotated by step, products and sums rounded separately (same bits on
+ * every path). */
+void posenc_rotate_run_path_(posenc_kernel_path path, size_t n, const double *step_s, const double *step_c,
+                             double *run_s, double *run_c);
+/* s_out[k] = (float)(run_s[k] * scale_s), c_out[k] = (float)(run_c[k] * scale_c)
+ * for k < n (RoPE's f32 cos/sin of a token; same bits on every path). */
+void posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
+                        double scale_s, double scale_c, float *s_out, float *c_out);
+/* The scalar double step for pairs [first, end), for callers that step their
+ * own arrays (the sinusoid rows kernels' leftover pairs; sincos_dd_scalar.c). */
+void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
+                        size_t end);
+
+/* the per-path builds behind the functions above (sincos_dd*.c) */
 void posenc_sincos_dd_scalar_(size_t n, double p, const double *w_hi, const double *w_lo,
                               const posenc_dd_sincos_ *out);
 void posenc_sincos_dd_avx2_(size_t n, double p, const double *w_hi, const double *w_lo,
@@ -50,5 +64,14 @@ void posenc_sincos_dd_avx512_(size_t n, double p, const double *w_hi, const doub
 void posenc_rotate_dd_scalar_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
 void posenc_rotate_dd_avx2_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
 void posenc_rotate_dd_avx512_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
+void posenc_rotate_run_scalar_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
+void posenc_rotate_run_avx2_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
+void posenc_rotate_run_avx512_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
+void posenc_run_to_f32_scalar_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+                               float *s_out, float *c_out);
+void posenc_run_to_f32_avx2_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+                             float *s_out, float *c_out);
+void posenc_run_to_f32_avx512_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+                               float *s_out, float *c_out);
 
 #endif

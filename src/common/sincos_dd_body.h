@@ -6,7 +6,8 @@
  *   V_LOAD(p), V_STORE(p, v)
  *   V_FMA(a,b,c) a*b+c with one rounding
  *   V_ROUND(x)   nearest integer, ties to even
- *   SINCOS_DD, ROTATE_DD   the names of the two functions to define
+ *   V_STORE_F32(p, v)  LANES floats: each double of v rounded once to float
+ *   SINCOS_DD, ROTATE_DD, ROTATE_RUN, RUN_TO_F32   the names of the functions to define
  * and builds with -ffp-contract=off (a fused a*b+c would change the bits). The
  * vector builds hand their last n % LANES items to the scalar build. */
 
@@ -152,5 +153,33 @@ void ROTATE_DD(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_
     if (k < n) {
         posenc_dd_sincos_ rest_state = from_item(state, k), rest_by = from_item(by, k);
         posenc_rotate_dd_scalar_(n - k, &rest_state, &rest_by);
+    }
+}
+
+/* recurrence.h's double step for pairs [0, n): two rounded products and a
+ * rounded sum or difference, as posenc_rotate_run_ (no FMA anywhere). */
+void ROTATE_RUN(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c) {
+    size_t k = 0;
+    for (; k + LANES <= n; k += LANES) {
+        vec s = V_LOAD(run_s + k), c = V_LOAD(run_c + k), ss = V_LOAD(step_s + k), sc = V_LOAD(step_c + k);
+        V_STORE(run_s + k, s * sc + c * ss);
+        V_STORE(run_c + k, c * sc - s * ss);
+    }
+    if (k < n) posenc_rotate_run_scalar_(n - k, step_s + k, step_c + k, run_s + k, run_c + k);
+}
+
+/* s_out[k] = (float)(run_s[k] * scale_s), c_out[k] likewise: a product in
+ * double rounded once to float, as C's cast does. */
+void RUN_TO_F32(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c, float *s_out,
+                float *c_out) {
+    size_t k = 0;
+    const vec vs = V_SET(scale_s), vc = V_SET(scale_c);
+    for (; k + LANES <= n; k += LANES) {
+        V_STORE_F32(s_out + k, V_LOAD(run_s + k) * vs);
+        V_STORE_F32(c_out + k, V_LOAD(run_c + k) * vc);
+    }
+    for (; k < n; k++) {
+        s_out[k] = (float)(run_s[k] * scale_s);
+        c_out[k] = (float)(run_c[k] * scale_c);
     }
 }

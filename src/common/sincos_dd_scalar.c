@@ -15,4 +15,12 @@ typedef double vec;
 #define V_ROUND(x) nearbyint(x)
 #define SINCOS_DD posenc_sincos_dd_scalar_
 #define ROTATE_DD posenc_rotate_dd_scalar_
+#define ROTATE_RUN posenc_rotate_run_scalar_
+#define RUN_TO_F32 posenc_run_to_f32_scalar_
+#define V_STORE_F32(p, v) (*(p) = (float)(v))
 #include "sincos_dd_body.h"
+
+void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
+                        size_t end) {
+    if (first < end) posenc_rotate_run_scalar_(end - first, step_s + first, step_c + first, run_s + first, run_c + first);
+}

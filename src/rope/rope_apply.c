@@ -69,8 +69,8 @@ unsigned rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, p
 }
 
 unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     unsigned flags = 0;
     for (size_t h = 0; h < heads; h++)
         flags |= rope_rotate_pairs_f32_((float *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, big_bits);
@@ -78,8 +78,8 @@ unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32
 }
 
 unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     unsigned flags = 0;
     for (size_t h = 0; h < heads; h++)
         flags |= rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, true, big_bits);
@@ -87,8 +87,8 @@ unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32
 }
 
 unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                 const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                 const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     unsigned flags = 0;
     for (size_t h = 0; h < heads; h++)
         flags |= rope_rotate_pairs_16_((uint16_t *)x + h * head_stride, pairs, 0, layout, cos_k, sin_k, false, big_bits);
@@ -143,19 +143,19 @@ static unsigned ggml_rotate_token(void *x, size_t elem, bool f16, size_t heads, 
 }
 
 unsigned rope_rotate_token_ggml_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                     const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     return ggml_rotate_token(x, 4, false, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
 }
 
 unsigned rope_rotate_token_ggml_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                     const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     return ggml_rotate_token(x, 2, true, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
 }
 
 unsigned rope_rotate_token_ggml_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                      const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits) {
-    (void)dup;
+                                      const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits) {
+    (void)scratch;
     return ggml_rotate_token(x, 2, false, heads, head_stride, pairs, layout, cos_k, sin_k, big_bits);
 }

@@ -8,27 +8,31 @@
 #if defined(__AVX2__)
 #include <immintrin.h>
 
-static inline __m256 load_bf16(const uint16_t *p) {
-    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+/* bf16 in its lanes (rope_rotate_body.h): a 32-bit lane holds elements 2j
+ * (low half) and 2j+1 (high half). */
+#define VI_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define VI_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+static inline __m256 bf16_even(__m256i w) { return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)); }
+static inline __m256 bf16_odd(__m256i w) {
+    return _mm256_castsi256_ps(_mm256_and_si256(w, _mm256_set1_epi32((int32_t)0xffff0000u)));
 }
-
-/* posenc_f32_to_bf16 on 8 lanes, the non-finite check folded into its NaN
- * compare (see rope_avx512.c). |bits| and the limits are non-negative, so the
- * signed compares are the unsigned ones. */
-static inline void store_bf16(uint16_t *p, __m256 v, unsigned *flags) {
-    __m256i u = _mm256_castps_si256(v), a = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+/* posenc_f32_to_bf16's round to nearest even, for finite lanes: + 0x7fff + lsb */
+static inline __m256i bf16_round(__m256 v) {
+    __m256i u = _mm256_castps_si256(v);
     __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
-    __m256i big = _mm256_cmpgt_epi32(a, _mm256_set1_epi32((int32_t)ROPE_FINITE_BITS_BF16));
-    if (__builtin_expect(!_mm256_testz_si256(big, big), 0)) {
-        __m256i nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f800000));
-        __m256i nonfinite = _mm256_cmpgt_epi32(a, _mm256_set1_epi32((int32_t)ROPE_FINITE_BITS_F32));
-        r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40)), nan);
-        *flags |= ROPE_BAD_OUTPUT | (_mm256_testz_si256(nonfinite, nonfinite) ? 0u : ROPE_BAD_INPUT);
-    }
-    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08); /* values <= 0xffff */
-    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+    return _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+}
+static inline __m256i bf16_join(__m256i e, __m256i o) {
+    return _mm256_or_si256(_mm256_srli_epi32(e, 16), _mm256_and_si256(o, _mm256_set1_epi32((int32_t)0xffff0000u)));
+}
+/* a running max of 16-bit |bits| (the sign bits cleared), and whether a lane
+ * is above big (<= 0x7fff: the signed compare is the unsigned one) */
+static inline __m256i vw_absmax(__m256i acc, __m256i w) {
+    return _mm256_max_epu16(acc, _mm256_and_si256(w, _mm256_set1_epi16(0x7fff)));
+}
+static inline bool vw_above(__m256i acc, uint32_t big) {
+    __m256i over = _mm256_cmpgt_epi16(acc, _mm256_set1_epi16((short)big));
+    return !_mm256_testz_si256(over, over);
 }
 
 /* f16 lanes with F16C (see rope_avx512.c): exact widening, round-to-nearest-even
@@ -44,6 +48,17 @@ typedef __m256 vecf;
 #define VF_LOAD(p) _mm256_loadu_ps(p)
 #define VF_STORE(p, v) _mm256_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm256_permute_ps((x), 0xB1)
+#define VF_DUP(p) \
+    _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
+#define VF_NEG_EVEN(x) \
+    _mm256_castsi256_ps(_mm256_xor_si256(_mm256_castps_si256(x), _mm256_set1_epi64x((int64_t)0x80000000u)))
+/* (x0 x2 y0 y2 | x4 x6 y4 y6), then the middle 64-bit pieces swapped */
+#define VF_EVENS(x, y) \
+    _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps((x), (y), 0x88)), 0xD8))
+#define VF_ODDS(x, y) \
+    _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps((x), (y), 0xDD)), 0xD8))
+/* cos/sin vectors kept in registers across a token's heads (16 ymm) */
+#define ROPE_RESIDENT_MAX 8
 typedef __m256i veci;
 #define VI_ZERO() _mm256_setzero_si256()
 static inline __m256i vi_absmax(__m256i acc, __m256 v) {

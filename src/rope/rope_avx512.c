@@ -8,30 +8,29 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
-static inline __m512 load_bf16(const uint16_t *p) {
-    __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+/* bf16 in its lanes (rope_rotate_body.h): a 32-bit lane holds elements 2j
+ * (low half) and 2j+1 (high half). */
+#define VI_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define VI_STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
+static inline __m512 bf16_even(__m512i w) { return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)); }
+static inline __m512 bf16_odd(__m512i w) {
+    return _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32((int32_t)0xffff0000u)));
 }
-
-/* posenc_f32_to_bf16 on 16 lanes: round to nearest even by adding 0x7fff +
- * lsb. Lanes that round to inf or are inf/NaN (|bits| above
- * ROPE_FINITE_BITS_BF16, rare) take a branch that quiets NaNs (top bits |
- * 0x40) and raises the flags of rope_kernels.h: the one compare serves both,
- * so the check costs the bf16 kernels nothing. */
-static inline void store_bf16(uint16_t *p, __m512 v, unsigned *flags) {
-    __m512i u = _mm512_castps_si512(v), a = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
+/* posenc_f32_to_bf16's round to nearest even, for finite lanes: + 0x7fff + lsb */
+static inline __m512i bf16_round(__m512 v) {
+    __m512i u = _mm512_castps_si512(v);
     __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i t = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))); /* result in the top half */
-    if (__builtin_expect(_mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(ROPE_FINITE_BITS_BF16)) != 0, 0)) {
-        __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
-        t = _mm512_mask_mov_epi32(t, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x400000))); /* top half | 0x40 */
-        *flags |= ROPE_BAD_OUTPUT |
-                  (_mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(ROPE_FINITE_BITS_F32)) ? ROPE_BAD_INPUT : 0u);
-    }
-    /* the top halves of the 16 lanes, in order, into the low 256 bits */
-    const __m512i top = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21, 19,
-                                         17, 15, 13, 11, 9, 7, 5, 3, 1);
-    _mm256_storeu_si256((__m256i *)p, _mm512_castsi512_si256(_mm512_permutexvar_epi16(top, t)));
+    return _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+}
+static inline __m512i bf16_join(__m512i e, __m512i o) {
+    return _mm512_or_si512(_mm512_srli_epi32(e, 16), _mm512_and_si512(o, _mm512_set1_epi32((int32_t)0xffff0000u)));
+}
+/* a running max of 16-bit |bits| (the sign bits cleared), and whether a lane is above big */
+static inline __m512i vw_absmax(__m512i acc, __m512i w) {
+    return _mm512_max_epu16(acc, _mm512_and_si512(w, _mm512_set1_epi16(0x7fff)));
+}
+static inline bool vw_above(__m512i acc, uint32_t big) {
+    return _mm512_cmpgt_epu16_mask(acc, _mm512_set1_epi16((short)big)) != 0;
 }
 
 /* f16 lanes: vcvtph2ps (exact; it quiets signalling NaNs, which the first
@@ -51,6 +50,17 @@ typedef __m512 vecf;
 #define VF_LOAD(p) _mm512_loadu_ps(p)
 #define VF_STORE(p, v) _mm512_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm512_permute_ps((x), 0xB1)
+#define VF_DUP(p) \
+    _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0), \
+                          _mm512_castps256_ps512(_mm256_loadu_ps(p)))
+#define VF_NEG_EVEN(x) \
+    _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi64((int64_t)0x80000000u)))
+#define VF_EVENS(x, y) \
+    _mm512_permutex2var_ps((x), _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0), (y))
+#define VF_ODDS(x, y) \
+    _mm512_permutex2var_ps((x), _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1), (y))
+/* cos/sin vectors kept in registers across a token's heads (32 zmm) */
+#define ROPE_RESIDENT_MAX 16
 typedef __m512i veci;
 #define VI_ZERO() _mm512_setzero_si512()
 static inline __m512i vi_absmax(__m512i acc, __m512 v) {

@@ -64,7 +64,6 @@ typedef struct {
     void *x;
     posenc_kernel_path path;
     rope_rotate_fn_ rotate;         /* picked once per call (pick_kernel) */
-    bool dup;                       /* the kernel wants (c, c) / (-s, s) pairs: vector paths, interleaved */
     const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
                                        [axes][tokens] (NULL: 1-D) */
     bool recur;                     /* contiguous positions in precise mode */
@@ -93,16 +92,9 @@ static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind
     return kernels[p][kind];
 }
 
-static unsigned rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *dup) {
+static unsigned rotate_token(const rope_job *job, void *row, const float *c, const float *s, float *scratch) {
     const posenc_rope_view *v = job->view;
-    int32_t pairs = job->plan->pairs;
-    if (job->dup) /* (c, c) and (-s, +s) per pair, for whole vectors */
-        for (int32_t k = 0; k < pairs; k++) {
-            dup[2 * k] = dup[2 * k + 1] = c[k];
-            dup[2 * pairs + 2 * k] = -s[k];
-            dup[2 * pairs + 2 * k + 1] = s[k];
-        }
-    return job->rotate(row, v->heads, v->head_stride, pairs, job->layout, c, s, dup, job->big_bits);
+    return job->rotate(row, v->heads, v->head_stride, job->plan->pairs, job->layout, c, s, scratch, job->big_bits);
 }
 
 static float stored_value(const rope_job *job, const char *head, size_t channel) {
@@ -163,7 +155,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
     const size_t P = (size_t)pairs;
     double *mem = (double *)(job->scratch + worker * job->worker_bytes);
     posenc_recurrence_state_ state = posenc_recurrence_state_in_(P, mem);
-    float *c = (float *)(mem + posenc_recurrence_state_doubles_(P)), *s = c + P, *dup = s + P; /* dup: 4 * pairs */
+    float *c = (float *)(mem + posenc_recurrence_state_doubles_(P)), *s = c + P, *scratch = s + P; /* 4 * pairs */
     size_t elem = job->kind == ROPE_DATA_F32 ? 4 : 2;
     rope_bad_token bad = {SIZE_MAX, 0};
     for (size_t b = begin; b < end; b += ROPE_BLOCK) {
@@ -175,10 +167,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
                 double start = ids ? (double)ids[run_start] : (double)run_start;
                 recurrence_token(&job->rec, &state, start, t - run_start);
-                for (int32_t k = 0; k < pairs; k++) {
-                    c[k] = (float)(state.run_c[k] * job->scale_c);
-                    s[k] = (float)(state.run_s[k] * job->scale_s);
-                }
+                posenc_run_to_f32_(job->path, P, state.run_s, state.run_c, job->scale_s, job->scale_c, s, c);
             } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
                 for (int32_t k = 0; k < pairs; k++) {
                     long double pos = (long double)job->positions[(size_t)job->mrope_axis[k] * job->view->tokens + t];
@@ -189,7 +178,7 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 long double pos = job->positions ? (long double)job->positions[t] : (long double)t;
                 rope_token_cos_sin_(job->plan, pos, job->inverse, job->unit, c, s);
             }
-            unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, dup);
+            unsigned flags = rotate_token(job, (char *)job->x + t * job->view->row_stride * elem, c, s, scratch);
             size_t head, channel;
             if (flags == ROPE_MAYBE_OVERFLOW) flags = first_nonfinite(job, t, &head, &channel) ? ROPE_BAD_OUTPUT : 0u;
             if (flags & ROPE_BAD_INPUT) canonical_nans(job, t);
@@ -279,8 +268,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     const size_t P = (size_t)plan->pairs;
     rope_bad_token bad[POSENC_MAX_THREADS];
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
-                    pick_kernel(run.exec.path, kind),
-                    run.exec.path != POSENC_PATH_SCALAR && layout == POSENC_LAYOUT_INTERLEAVED, mrope_axis, false, 1, 1,
+                    pick_kernel(run.exec.path, kind), mrope_axis, false, 1, 1,
                     ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0, bad};
@@ -292,7 +280,6 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
         static const rope_rotate_fn_ ggml_kernels[3] = {rope_rotate_token_ggml_f32_, rope_rotate_token_ggml_f16_,
                                                         rope_rotate_token_ggml_bf16_};
         job.rotate = ggml_kernels[kind];
-        job.dup = false;
     }
     job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
     if (job.recur && positions) {
@@ -315,7 +302,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (view->tokens + ROPE_BLOCK - 1) / ROPE_BLOCK;
     if ((size_t)threads > blocks && job.recur) threads = (int32_t)blocks;
-    /* per worker: recurrence state, c, s, dup (f32 x 6P) */
+    /* per worker: recurrence state, c, s, the kernels' scratch (f32 x 6P) */
     job.worker_bytes = posenc_recurrence_state_doubles_(P) * sizeof(double) + 6 * sizeof(float) * P + 64;
     job.worker_bytes = (job.worker_bytes + 63) / 64 * 64;
     job.scratch = malloc(job.worker_bytes * (size_t)threads);
@@ -371,10 +358,7 @@ static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
             if (!job->wide) {
                 recurrence_token(rec, &state, job->first + (double)b, t - b);
                 float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
-                for (size_t k = 0; k < P; k++) {
-                    c[k] = (float)(state.run_c[k] * job->scale);
-                    s[k] = (float)(state.run_s[k] * job->scale);
-                }
+                posenc_run_to_f32_(rec->path, P, state.run_s, state.run_c, job->scale, job->scale, s, c);
                 continue;
             }
             if (t == b) posenc_recurrence_start_(rec, &state, job->first + (double)b);

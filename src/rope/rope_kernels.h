@@ -13,13 +13,14 @@
 
 /* Rotate all `heads` vectors of one token in place: x[h * head_stride + c],
  * pair k = (k, k + pairs) (HALF) or (2k, 2k + 1) (INTERLEAVED), with per-pair
- * cos_k/sin_k. dup (vector kernels, interleaved only) holds [c0 c0 c1 c1 ...]
- * then [-s0 s0 -s1 s1 ...] (2 * pairs floats each). Each output is one a*c - b*s
+ * cos_k/sin_k. scratch: 4 * pairs floats the vector kernels may use for
+ * cos/sin rearranged (duplicated for interleaved pairs, split by even and odd
+ * pair for bf16) when those do not fit in registers; the scalar ones ignore it. Each output is one a*c - b*s
  * or b*c + a*s in f32, two products then one add/subtract, never fused (HF's
  * order), so every kernel gives the same bits. f16/bf16 data is widened exactly,
  * rotated in f32 and rounded once (posenc_f32_to_f16 / posenc_f32_to_bf16). */
 typedef unsigned (*rope_rotate_fn_)(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                    posenc_layout layout, const float *cos_k, const float *sin_k, const float *dup,
+                                    posenc_layout layout, const float *cos_k, const float *sin_k, float *scratch,
                                     uint32_t big_bits);
 
 /* Every kernel returns what it saw in the token, for POSENC_ERR_NONFINITE,
@@ -54,24 +55,24 @@ static inline unsigned rope_flags_16_(uint32_t out_max, uint32_t limit) {
     return (out_max > ROPE_FINITE_BITS_F32 ? ROPE_BAD_INPUT : 0u) | (out_max > limit ? ROPE_BAD_OUTPUT : 0u);
 }
 
-/* scalar (rope_apply.c): the reference; dup unused */
+/* scalar (rope_apply.c): the reference; scratch unused */
 unsigned rope_rotate_token_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup,
+                            const float *cos_k, const float *sin_k, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                            const float *cos_k, const float *sin_k, const float *dup,
+                            const float *cos_k, const float *sin_k, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                             const float *cos_k, const float *sin_k, const float *dup,
+                             const float *cos_k, const float *sin_k, float *scratch,
                                  uint32_t big_bits);
 /* POSENC_MODE_GGML (rope_apply.c): ggml's fused rotation, one scalar kernel per
- * dtype on every path (the fma is the point; dup unused). */
+ * dtype on every path (the fma is the point; scratch unused). */
 unsigned rope_rotate_token_ggml_f32_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
+                                     const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits);
 unsigned rope_rotate_token_ggml_f16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                     const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
+                                     const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits);
 unsigned rope_rotate_token_ggml_bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                      const float *cos_k, const float *sin_k, const float *dup, uint32_t big_bits);
+                                      const float *cos_k, const float *sin_k, float *scratch, uint32_t big_bits);
 /* Pairs first_pair..pairs-1 of one head, returning its flags: the vector
  * kernels' leftovers (in a file built without FMA, so the last bits match). */
 unsigned rope_rotate_pairs_f32_(float *v, int32_t pairs, int32_t first_pair, posenc_layout layout,
@@ -83,22 +84,22 @@ unsigned rope_rotate_pairs_16_(uint16_t *v, int32_t pairs, int32_t first_pair, p
 
 /* vector builds of rope_rotate_body.h: 8 (AVX2, f16 by F16C) or 16 (AVX-512) channels at a time */
 unsigned rope_rotate_token_f32_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                 posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_f16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                 posenc_layout layout, const float *c, const float *s, const float *dup,
+                                 posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_bf16_avx2_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                  posenc_layout layout, const float *c, const float *s, const float *dup,
+                                  posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_f32_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s, const float *dup,
+                                   posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                   posenc_layout layout, const float *c, const float *s, const float *dup,
+                                   posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 unsigned rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
-                                    posenc_layout layout, const float *c, const float *s, const float *dup,
+                                    posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
 
 #endif

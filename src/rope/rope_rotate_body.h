@@ -4,16 +4,36 @@
  *   LANES                floats per vector
  *   VF_LOAD(p), VF_STORE(p, v)   unaligned float loads/stores
  *   VF_SWAP_PAIRS(x)     (x1 x0 x3 x2 ...)
- *   load_f16, store_f16, load_bf16, store_bf16   LANES 16-bit values <-> vecf
- *     (ISA-specific: written with that ISA's conversions and masks, which
- *     measured 10-100% faster than one generic version in GNU vector code;
- *     store_f16 may leave NaN payloads, made canonical after the token)
+ *   VF_DUP(p)            LANES/2 floats from p, each twice: (p0 p0 p1 p1 ...)
+ *   VF_NEG_EVEN(x)       (-x0 x1 -x2 x3 ...) (sign flip: exact)
+ *   VF_EVENS(x, y), VF_ODDS(x, y)   the even / odd elements of the 2 x LANES
+ *                        floats x then y, in order
+ *   load_f16, store_f16  LANES f16 values <-> vecf (ISA conversions; store_f16
+ *                        may leave NaN payloads, made canonical after the token)
  *   veci, VI_ZERO(), vi_absmax(acc, v), vi_above(acc, limit)   a running max
  *     of |bits| per lane (integer compare) and whether any lane exceeds limit
- *   store_bf16(p, v, flags) also raises the non-finite flags of its lanes
+ *   VI_LOAD(p), VI_STORE(p, v)   2 x LANES 16-bit values
+ *   bf16_even(w), bf16_odd(w)    the even / odd bf16 elements of w widened to f32
+ *                        (a shift, an AND: the lanes stay where they are)
+ *   bf16_round(v)        posenc_f32_to_bf16's rounding (u + 0x7fff + lsb), the
+ *                        result in the top 16 bits (finite lanes: see words_above)
+ *   bf16_join(e, o)      the top halves of e and o as 2 x LANES bf16 values,
+ *                        e's at even places (a shift, an AND, an OR)
+ *   vw_absmax(acc, w), vw_above(acc, big)   the same over 16-bit values
+ *   ROPE_RESIDENT_MAX    how many vectors of cos/sin a kernel may keep in
+ *                        registers across a token's heads (AVX-512 has 32)
  *   ROPE_ISA             avx2 or avx512: the kernels are rope_rotate_token_<dtype>_<ROPE_ISA>_
  * and builds with -ffp-contract=off (a fused a*c - b*s would change the bits).
- * Leftover pairs (pairs % LANES) go to the scalar kernels below (rope_apply.c).
+ *
+ * bf16 never leaves its lanes: an element pair (2j, 2j+1) of a 2 x LANES
+ * vector is 32-bit lane j, so a shift and an AND widen the evens and the odds,
+ * and the rounded results go back with a shift, an AND and an OR; no permute.
+ * Interleaved pairs are exactly (even, odd); half-split pairs rotate evens
+ * with evens and odds with odds, against cos/sin split the same way (per
+ * token). cos/sin (and their duplicated or split forms) stay in registers over
+ * all heads when they fit (ROPE_RESIDENT_MAX; a head of 128 channels on
+ * AVX-512), else they are read from the token's scratch.
+ * Leftover pairs go to the scalar kernels (rope_apply.c).
  * Built without the ISA flags (LANES undefined, not x86-64), the three kernels
  * forward to the scalar ones; they are never selected there
  * (posenc_kernel_path_supported). */
@@ -28,88 +48,263 @@ enum { DATA_F32, DATA_F16, DATA_BF16 }; /* a compile-time constant in each kerne
 
 #ifdef LANES
 
-static inline vecf load_data(const void *v, size_t i, const int kind) {
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* Makes v opaque to the compiler, so it keeps v in a register instead of
+ * reading cos/sin from memory again in every head (which it may, as the
+ * values are equal). */
+#define KEEP_IN_REGISTER(v) __asm__("" : "+v"(v))
+
+ALWAYS_INLINE vecf load_data(const void *v, size_t i, const int kind) {
     if (kind == DATA_F32) return VF_LOAD((const float *)v + i);
-    return kind == DATA_F16 ? load_f16((const uint16_t *)v + i) : load_bf16((const uint16_t *)v + i);
+    return load_f16((const uint16_t *)v + i);
 }
 
-/* bf16 stores raise *flags themselves (their NaN compare is the check) */
-static inline void store_data(void *v, size_t i, vecf x, const int kind, unsigned *flags) {
+ALWAYS_INLINE void store_data(void *v, size_t i, vecf x, const int kind) {
     if (kind == DATA_F32) VF_STORE((float *)v + i, x);
-    else if (kind == DATA_F16) store_f16((uint16_t *)v + i, x);
-    else store_bf16((uint16_t *)v + i, x, flags);
+    else store_f16((uint16_t *)v + i, x);
 }
 
-static inline unsigned rotate_leftover(void *v, int32_t pairs, size_t first_pair, posenc_layout layout,
-                                       const float *c, const float *s, uint32_t big_bits, const int kind) {
+/* Whether one of the n 16-bit values at v has |bits| above big: a head whose
+ * inputs all stay within big (rope_kernels.h: its rotation cannot overflow
+ * the dtype) and are finite cannot produce inf/NaN, so the vector loops need
+ * no check; a head above it (rare) goes to the scalar kernel, which finds
+ * what happened. */
+ALWAYS_INLINE bool words_above(const uint16_t *v, size_t n, uint32_t big) {
+    veci acc = VI_ZERO();
+    size_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) acc = vw_absmax(acc, VI_LOAD(v + i));
+    bool above = vw_above(acc, big);
+    for (; i < n; i++) above |= (uint32_t)(v[i] & 0x7fffu) > big;
+    return above;
+}
+
+/* The scalar kernels for pairs first..P-1 of one head (a call: only on the
+ * rare or short paths, which is what lets cos/sin stay in registers). */
+static inline unsigned rotate_scalar(void *v, int32_t pairs, size_t first_pair, posenc_layout layout,
+                                     const float *c, const float *s, uint32_t big_bits, const int kind) {
     if (kind == DATA_F32) return rope_rotate_pairs_f32_(v, pairs, (int32_t)first_pair, layout, c, s, big_bits);
     return rope_rotate_pairs_16_(v, pairs, (int32_t)first_pair, layout, c, s, kind == DATA_F16, big_bits);
 }
 
-/* The non-finite check of rope_kernels.h: f32 inputs or f16 results feed a
- * running max of |bits| (an AND and a max per vector, no branch); bf16 stores
- * raise the flags from the compare they make anyway. */
-static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                                    const float *c, const float *s, const float *dup, uint32_t big_bits,
-                                    const int kind) {
+/* ---- f32 / f16 ----------------------------------------------------------------
+ * f32: the non-finite check of rope_kernels.h rides on the loop (a running max
+ * of the inputs' |bits|: an AND and a max per vector); f16 checks each head's
+ * inputs first (words_above). NV: vectors of cos/sin per head kept in
+ * registers (a constant), 0: read from memory. */
+
+ALWAYS_INLINE unsigned half_heads(void *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
+                                  const float *s, uint32_t big_bits, const int kind, const int NV) {
     const size_t P = (size_t)pairs, elem = kind == DATA_F32 ? 4 : 2;
+    const size_t n = NV ? (size_t)NV * LANES : P / LANES * LANES; /* pairs done in vectors */
     veci acc = VI_ZERO();
     unsigned flags = 0;
-    /* whole vectors of every head first, the scalar leftovers after: a head loop
-     * without calls keeps the constants in registers (measured 5-8% on bf16) */
-    if (layout == POSENC_LAYOUT_HALF) {
-        for (size_t h = 0; h < heads; h++) {
-            char *v = (char *)x + h * head_stride * elem;
-            for (size_t k = 0; k + LANES <= P; k += LANES) {
-                vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
-                vecf ck = VF_LOAD(c + k), sk = VF_LOAD(s + k);
-                vecf ra = a * ck - b * sk, rb = b * ck + a * sk;
-                store_data(v, k, ra, kind, &flags);
-                store_data(v, P + k, rb, kind, &flags);
-                if (kind == DATA_F32) acc = vi_absmax(vi_absmax(acc, a), b);
-                if (kind == DATA_F16) acc = vi_absmax(vi_absmax(acc, ra), rb);
-            }
-        }
-    } else { /* x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s */
-        for (size_t h = 0; h < heads; h++) {
-            char *v = (char *)x + h * head_stride * elem;
-            for (size_t i = 0; i + LANES <= 2 * P; i += LANES) {
-                vecf xv = load_data(v, i, kind), cd = VF_LOAD(dup + i), sd = VF_LOAD(dup + 2 * P + i);
-                vecf r = xv * cd + VF_SWAP_PAIRS(xv) * sd;
-                store_data(v, i, r, kind, &flags);
-                if (kind == DATA_F32) acc = vi_absmax(acc, xv);
-                if (kind == DATA_F16) acc = vi_absmax(acc, r);
-            }
-        }
+    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
+    for (int j = 0; j < NV; j++) {
+        cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
+        KEEP_IN_REGISTER(cr[j]);
+        KEEP_IN_REGISTER(sr[j]);
     }
-    size_t first = layout == POSENC_LAYOUT_HALF ? P / LANES * LANES : 2 * P / LANES * LANES / 2;
-    for (size_t h = 0; first < P && h < heads; h++)
-        flags |= rotate_leftover((char *)x + h * head_stride * elem, pairs, first, layout, c, s, big_bits, kind);
+    for (size_t h = 0; h < heads; h++) {
+        char *v = (char *)x + h * head_stride * elem;
+        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
+            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
+            continue;
+        }
+        for (size_t k = 0, j = 0; k < n; k += LANES, j++) {
+            vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
+            vecf ck = NV ? cr[j] : VF_LOAD(c + k), sk = NV ? sr[j] : VF_LOAD(s + k);
+            store_data(v, k, a * ck - b * sk, kind);
+            store_data(v, P + k, b * ck + a * sk, kind);
+            if (kind == DATA_F32) acc = vi_absmax(vi_absmax(acc, a), b);
+        }
+        if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
+    }
     if (kind == DATA_F32)
-        return flags | (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
-               (vi_above(acc, big_bits) ? ROPE_MAYBE_OVERFLOW : 0u);
-    const uint32_t limit = kind == DATA_F16 ? ROPE_FINITE_BITS_F16 : ROPE_FINITE_BITS_BF16;
-    return flags |
-           (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) | (vi_above(acc, limit) ? ROPE_BAD_OUTPUT : 0u);
+        flags |= (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
+                 (vi_above(acc, big_bits) ? ROPE_MAYBE_OVERFLOW : 0u);
+    return flags;
 }
 
-#define ROTATE_BODY(kind) return rotate_token(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind)
+/* x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s.
+ * NV here counts vectors of channels. dup: scratch for 4P floats, filled
+ * here when NV == 0. */
+ALWAYS_INLINE unsigned interleaved_heads(void *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
+                                         const float *s, float *dup, uint32_t big_bits, const int kind,
+                                         const int NV) {
+    const size_t P = (size_t)pairs, elem = kind == DATA_F32 ? 4 : 2;
+    const size_t n = NV ? (size_t)NV * LANES : 2 * P / LANES * LANES; /* channels done in vectors */
+    veci acc = VI_ZERO();
+    unsigned flags = 0;
+    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
+    if (NV)
+        for (int j = 0; j < NV; j++) {
+            cr[j] = VF_DUP(c + j * LANES / 2), sr[j] = VF_NEG_EVEN(VF_DUP(s + j * LANES / 2));
+            KEEP_IN_REGISTER(cr[j]);
+            KEEP_IN_REGISTER(sr[j]);
+        }
+    else
+        for (size_t i = 0; i < n; i += LANES) {
+            VF_STORE(dup + i, VF_DUP(c + i / 2));
+            VF_STORE(dup + 2 * P + i, VF_NEG_EVEN(VF_DUP(s + i / 2)));
+        }
+    for (size_t h = 0; h < heads; h++) {
+        char *v = (char *)x + h * head_stride * elem;
+        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
+            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
+            continue;
+        }
+        for (size_t i = 0, j = 0; i < n; i += LANES, j++) {
+            vecf xv = load_data(v, i, kind);
+            vecf cd = NV ? cr[j] : VF_LOAD(dup + i), sd = NV ? sr[j] : VF_LOAD(dup + 2 * P + i);
+            store_data(v, i, xv * cd + VF_SWAP_PAIRS(xv) * sd, kind);
+            if (kind == DATA_F32) acc = vi_absmax(acc, xv);
+        }
+        if (n < 2 * P) flags |= rotate_scalar(v, pairs, n / 2, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
+    }
+    if (kind == DATA_F32)
+        flags |= (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
+                 (vi_above(acc, big_bits) ? ROPE_MAYBE_OVERFLOW : 0u);
+    return flags;
+}
+
+static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                    const float *c, const float *s, float *dup, uint32_t big_bits, const int kind) {
+    const size_t P = (size_t)pairs;
+    if (layout == POSENC_LAYOUT_HALF) {
+        const size_t nv = P % LANES == 0 ? P / LANES : 0;
+        if (nv == 4 && 8 <= ROPE_RESIDENT_MAX) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 4);
+        if (nv == 2 && 4 <= ROPE_RESIDENT_MAX) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 2);
+        if (nv == 1) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 1);
+        return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 0);
+    }
+    const size_t nv = 2 * P % LANES == 0 ? 2 * P / LANES : 0; /* vectors of channels */
+    if (nv == 8 && 16 <= ROPE_RESIDENT_MAX)
+        return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 8);
+    if (nv == 4 && 8 <= ROPE_RESIDENT_MAX)
+        return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 4);
+    if (nv == 2) return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 2);
+    return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 0);
+}
+
+/* ---- bf16 ---------------------------------------------------------------------
+ * Each head's inputs are checked first (words_above); the loops then round
+ * without looking. NG: groups of cos/sin kept in registers. */
+
+/* 2 x LANES results: e at the even places, o at the odd ones */
+#define STORE_BF16_PAIRS(p, e, o) VI_STORE((p), bf16_join(bf16_round(e), bf16_round(o)))
+
+/* interleaved: group j = pairs j*LANES .. +LANES-1 = 2 x LANES channels */
+ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs,
+                                              const float *c, const float *s, uint32_t big_bits, const int NG) {
+    const size_t P = (size_t)pairs;
+    const size_t n = NG ? (size_t)NG * LANES : P / LANES * LANES; /* pairs done in vectors */
+    unsigned flags = 0;
+    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
+    for (int j = 0; j < NG; j++) {
+        cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
+        KEEP_IN_REGISTER(cr[j]);
+        KEEP_IN_REGISTER(sr[j]);
+    }
+    for (size_t h = 0; h < heads; h++) {
+        uint16_t *v = x + h * head_stride;
+        if (__builtin_expect(words_above(v, 2 * P, big_bits), 0)) {
+            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, DATA_BF16);
+            continue;
+        }
+        for (size_t k = 0, j = 0; k < n; k += LANES, j++) {
+            veci w = VI_LOAD(v + 2 * k);
+            vecf a = bf16_even(w), b = bf16_odd(w);
+            vecf ck = NG ? cr[j] : VF_LOAD(c + k), sk = NG ? sr[j] : VF_LOAD(s + k);
+            STORE_BF16_PAIRS(v + 2 * k, a * ck - b * sk, b * ck + a * sk);
+        }
+        if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, DATA_BF16);
+    }
+    return flags;
+}
+
+/* half-split: group j = pairs j*2L .. +2L-1: a = channels k.., b = P + k..; the
+ * evens of a rotate with the evens of b against the evens of cos/sin. split:
+ * scratch for 4P floats (cos evens, cos odds per group, then sin), filled here
+ * when NG == 0. */
+ALWAYS_INLINE unsigned bf16_half_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
+                                       const float *s, float *split, uint32_t big_bits, const int NG) {
+    const size_t P = (size_t)pairs;
+    const size_t n = NG ? (size_t)NG * 2 * LANES : P / (2 * LANES) * (2 * LANES); /* pairs done in vectors */
+    unsigned flags = 0;
+    vecf ce[ROPE_RESIDENT_MAX / 4 + 1], co[ROPE_RESIDENT_MAX / 4 + 1], se[ROPE_RESIDENT_MAX / 4 + 1],
+        so[ROPE_RESIDENT_MAX / 4 + 1];
+    if (NG)
+        for (int j = 0; j < NG; j++) {
+            const float *cj = c + 2 * j * LANES, *sj = s + 2 * j * LANES;
+            ce[j] = VF_EVENS(VF_LOAD(cj), VF_LOAD(cj + LANES)), co[j] = VF_ODDS(VF_LOAD(cj), VF_LOAD(cj + LANES));
+            se[j] = VF_EVENS(VF_LOAD(sj), VF_LOAD(sj + LANES)), so[j] = VF_ODDS(VF_LOAD(sj), VF_LOAD(sj + LANES));
+            KEEP_IN_REGISTER(ce[j]);
+            KEEP_IN_REGISTER(co[j]);
+            KEEP_IN_REGISTER(se[j]);
+            KEEP_IN_REGISTER(so[j]);
+        }
+    else
+        for (size_t k = 0; k < n; k += 2 * LANES) {
+            VF_STORE(split + k, VF_EVENS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
+            VF_STORE(split + k + LANES, VF_ODDS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
+            VF_STORE(split + 2 * P + k, VF_EVENS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
+            VF_STORE(split + 2 * P + k + LANES, VF_ODDS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
+        }
+    for (size_t h = 0; h < heads; h++) {
+        uint16_t *v = x + h * head_stride;
+        if (__builtin_expect(words_above(v, 2 * P, big_bits), 0)) {
+            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_HALF, c, s, big_bits, DATA_BF16);
+            continue;
+        }
+        for (size_t k = 0, j = 0; k < n; k += 2 * LANES, j++) {
+            veci wa = VI_LOAD(v + k), wb = VI_LOAD(v + P + k);
+            vecf ae = bf16_even(wa), ao = bf16_odd(wa), be = bf16_even(wb), bo = bf16_odd(wb);
+            vecf cek = NG ? ce[j] : VF_LOAD(split + k), cok = NG ? co[j] : VF_LOAD(split + k + LANES);
+            vecf sek = NG ? se[j] : VF_LOAD(split + 2 * P + k), sok = NG ? so[j] : VF_LOAD(split + 2 * P + k + LANES);
+            STORE_BF16_PAIRS(v + k, ae * cek - be * sek, ao * cok - bo * sok);
+            STORE_BF16_PAIRS(v + P + k, be * cek + ae * sek, bo * cok + ao * sok);
+        }
+        if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, DATA_BF16);
+    }
+    return flags;
+}
+
+static inline unsigned rotate_token_bf16(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs,
+                                         posenc_layout layout, const float *c, const float *s, float *scratch,
+                                         uint32_t big_bits) {
+    const size_t P = (size_t)pairs;
+    if (layout == POSENC_LAYOUT_HALF) {
+        const size_t ng = P % (2 * LANES) == 0 ? P / (2 * LANES) : 0;
+        if (ng == 2 && 8 <= ROPE_RESIDENT_MAX) return bf16_half_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 2);
+        if (ng == 1) return bf16_half_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 1);
+        return bf16_half_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 0);
+    }
+    const size_t ng = P % LANES == 0 ? P / LANES : 0;
+    if (ng == 4 && 8 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 4);
+    if (ng == 2 && 4 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 2);
+    if (ng == 1) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 1);
+    return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 0);
+}
+
+#define ROTATE_BODY(kind)                                                                                      \
+    return kind == DATA_BF16 ? rotate_token_bf16(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits)   \
+                             : rotate_token(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits, kind)
 #else
 #define ROTATE_BODY(kind)                                                                                  \
-    return kind == DATA_F32   ? rope_rotate_token_f32_(x, heads, head_stride, pairs, layout, c, s, dup, big_bits)  \
-           : kind == DATA_F16 ? rope_rotate_token_f16_(x, heads, head_stride, pairs, layout, c, s, dup, big_bits)  \
-                              : rope_rotate_token_bf16_(x, heads, head_stride, pairs, layout, c, s, dup, big_bits)
+    return kind == DATA_F32   ? rope_rotate_token_f32_(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits)  \
+           : kind == DATA_F16 ? rope_rotate_token_f16_(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits)  \
+                              : rope_rotate_token_bf16_(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits)
 #endif
 
 unsigned ROTATE_F32(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout, const float *c,
-                    const float *s, const float *dup, uint32_t big_bits) {
+                    const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_F32);
 }
 unsigned ROTATE_F16(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout, const float *c,
-                    const float *s, const float *dup, uint32_t big_bits) {
+                    const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_F16);
 }
 unsigned ROTATE_BF16(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
-                     const float *c, const float *s, const float *dup, uint32_t big_bits) {
+                     const float *c, const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_BF16);
 }
