@@ -56,16 +56,21 @@ struct bench_case {
     size_t bytes;         /* size of the buffer the kernel writes (or updates in place) */
     int memory;           /* MEM_WRITE: GB/s = bytes/t; MEM_READ_WRITE: GB/s = 2*bytes/t */
     int alloc;            /* buffer reused (pre-faulted) or allocated fresh each run */
-    posenc_status (*run)(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err);
+    posenc_status (*run)(const bench_case *c, void *state, void *buf, const posenc_exec *exec, posenc_error *err);
     int variant;          /* kernel-specific selector (layout, dtype) */
     const char *peers[3]; /* peers.py workload names, NULL-terminated */
+    /* optional: what the calls share, made once before the repetitions (NULL
+     * with err filled on failure) and freed after them: a plan */
+    void *(*prepare)(const posenc_exec *exec, posenc_error *err);
+    void (*release)(void *state);
 };
 
 /* ---- kernels under test ----------------------------------------------- */
 
-static posenc_status run_sinusoid(const bench_case *c, void *buf, const posenc_exec *exec,
+static posenc_status run_sinusoid(const bench_case *c, void *state, void *buf, const posenc_exec *exec,
                                   posenc_error *err) {
     (void)c;
+    if (state) return posenc_sinusoid_plan_table(state, POSENC_DTYPE_F32, buf, (size_t)8192 * 1024, exec, err);
     posenc_sinusoid_params p;
     posenc_sinusoid_params_default(&p, 1024);
     posenc_positions pos = posenc_positions_range(0, 8192);
@@ -74,7 +79,9 @@ static posenc_status run_sinusoid(const bench_case *c, void *buf, const posenc_e
 
 /* q [4096 tokens][32 heads][128] in place, positions 0..4095, base 10000.
  * variant bit 0: half-split layout; bit 1: bf16 data; bit 2: f16 data. */
-static posenc_status run_rope(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err) {
+static posenc_status run_rope(const bench_case *c, void *state, void *buf, const posenc_exec *exec,
+                              posenc_error *err) {
+    (void)state;
     posenc_rope_params p;
     posenc_rope_params_default(&p, 128);
     posenc_rope_view v = posenc_rope_view_contiguous(4096, 32, 128);
@@ -90,7 +97,9 @@ static posenc_status run_rope(const bench_case *c, void *buf, const posenc_exec 
 /* [32 heads][2048 queries][2048 keys] f32, queries = keys = 0..2047.
  * variant 0: ALiBi causal form with BLOOM's 32-head slopes; 1: T5 bidirectional
  * (32 buckets, max distance 128) with a fixed table. */
-static posenc_status run_bias(const bench_case *c, void *buf, const posenc_exec *exec, posenc_error *err) {
+static posenc_status run_bias(const bench_case *c, void *state, void *buf, const posenc_exec *exec,
+                              posenc_error *err) {
+    (void)state;
     float slopes[32], table[32 * 32];
     posenc_positions pos = posenc_positions_range(0, 2048);
     size_t n = (size_t)32 * 2048 * 2048;
@@ -105,30 +114,42 @@ static posenc_status run_bias(const bench_case *c, void *buf, const posenc_exec 
     return posenc_t5_bias_f32_exec(&p, table, 32, &pos, &pos, buf, n, exec, err);
 }
 
+/* the sinusoid row's plan (posenc_sinusoid_plan): frequencies and anchors once */
+static void *prepare_sinusoid_plan(const posenc_exec *exec, posenc_error *err) {
+    posenc_sinusoid_params p;
+    posenc_sinusoid_params_default(&p, 1024);
+    posenc_positions pos = posenc_positions_range(0, 8192);
+    posenc_sinusoid_plan *plan = NULL;
+    return posenc_sinusoid_plan_create(&p, &pos, exec, &plan, err) == POSENC_OK ? plan : NULL;
+}
+static void release_sinusoid_plan(void *plan) { posenc_sinusoid_plan_free(plan); }
+
 static const bench_case cases[] = {
     {"sinusoid", "sinusoid 8192x1024 f32 (buffer reused)", (size_t)32 << 20, MEM_WRITE, ALLOC_REUSE,
-     run_sinusoid, 0, {"sin_numpy_f64", "sin_numpy_f32", "sin_torch"}},
+     run_sinusoid, 0, {"sin_numpy_f64", "sin_numpy_f32", "sin_torch"}, NULL, NULL},
+    {"sinusoid", "sinusoid 8192x1024 f32 (buffer reused, planned)", (size_t)32 << 20, MEM_WRITE, ALLOC_REUSE,
+     run_sinusoid, 0, {NULL}, prepare_sinusoid_plan, release_sinusoid_plan},
     {"sinusoid", "sinusoid 8192x1024 f32 (fresh malloc)", (size_t)32 << 20, MEM_WRITE, ALLOC_FRESH,
-     run_sinusoid, 0, {NULL}},
+     run_sinusoid, 0, {NULL}, NULL, NULL},
     {"sinusoid", "sinusoid 8192x1024 f32 (fresh, MADV_HUGEPAGE)", (size_t)32 << 20, MEM_WRITE,
-     ALLOC_HUGE, run_sinusoid, 0, {NULL}},
+     ALLOC_HUGE, run_sinusoid, 0, {NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] f32 interleaved", (size_t)64 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 0, {"rope_torch_thd_f32", NULL}},
+     run_rope, 0, {"rope_torch_thd_f32", NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] f32 half-split", (size_t)64 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 1, {"rope_torch_hf_f32", NULL}},
+     run_rope, 1, {"rope_torch_hf_f32", NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] bf16 interleaved", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 2, {"rope_torch_thd_bf16", NULL}},
+     run_rope, 2, {"rope_torch_thd_bf16", NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] bf16 half-split", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 3, {"rope_torch_hf_bf16", NULL}},
+     run_rope, 3, {"rope_torch_hf_bf16", NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] f16 interleaved", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 4, {NULL}},
+     run_rope, 4, {NULL}, NULL, NULL},
     {"rope", "RoPE in place q[4096x32x128] f16 half-split", (size_t)32 << 20, MEM_READ_WRITE, ALLOC_REUSE,
-     run_rope, 5, {NULL}},
+     run_rope, 5, {NULL}, NULL, NULL},
     {"bias", "ALiBi bias [32x2048x2048] f32 (buffer reused)", (size_t)512 << 20, MEM_WRITE, ALLOC_REUSE,
-     run_bias, 0, {"alibi_torch", NULL}},
+     run_bias, 0, {"alibi_torch", NULL}, NULL, NULL},
     {"bias", "T5 bias [32x2048x2048] f32 (buffer reused)", (size_t)512 << 20, MEM_WRITE, ALLOC_REUSE,
-     run_bias, 1, {"t5_torch", NULL}},
-    {NULL, NULL, 0, 0, 0, NULL, 0, {NULL}}};
+     run_bias, 1, {"t5_torch", NULL}, NULL, NULL},
+    {NULL, NULL, 0, 0, 0, NULL, 0, {NULL}, NULL, NULL}};
 
 /* ---- timing ------------------------------------------------------------- */
 
@@ -185,6 +206,11 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         }
         memset(reused, 0x3c, c->bytes);
     }
+    void *state = NULL;
+    if (c->prepare && !(state = c->prepare(exec, err))) {
+        free(reused);
+        return -1;
+    }
     for (int i = -1; i < reps; i++) { /* i == -1: warm-up */
         double t0 = now_ms();
         void *buf = reused;
@@ -192,12 +218,15 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         if (c->alloc == ALLOC_HUGE) buf = alloc_huge(c->bytes);
         if (!buf) {
             snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
+            if (c->release) c->release(state);
+            free(reused);
             return -1;
         }
-        posenc_status st = c->run(c, buf, exec, err);
+        posenc_status st = c->run(c, state, buf, exec, err);
         double ms = now_ms() - t0;
         if (buf != reused) free(buf);
         if (st != POSENC_OK) {
+            if (c->release) c->release(state);
             free(reused);
             return -1;
         }
@@ -208,6 +237,7 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         }
         if (i >= 0) t[i] = ms, base[i] = b;
     }
+    if (c->release) c->release(state);
     free(reused);
     if (paired) *ceiling_gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (median_of(base, reps) * 1e6);
     double median = median_of(t, reps); /* sorts t */
@@ -334,8 +364,11 @@ static void print_timeline(const bench_case *c, posenc_exec *exec, int threads) 
     memset(buf, 0x3c, c->bytes);
     exec->threads = threads;
     exec->trace = &trace;
-    posenc_status st = c->run(c, buf, exec, &err); /* warm-up: pool threads awake, pages mapped */
-    if (st == POSENC_OK) st = c->run(c, buf, exec, &err);
+    void *state = c->prepare ? c->prepare(exec, &err) : NULL;
+    posenc_status st = c->prepare && !state ? err.status : POSENC_OK;
+    if (st == POSENC_OK) st = c->run(c, state, buf, exec, &err); /* warm-up: pool threads awake, pages mapped */
+    if (st == POSENC_OK) st = c->run(c, state, buf, exec, &err);
+    if (c->release) c->release(state);
     exec->trace = NULL;
     posenc_threadpool_free(exec->pool);
     exec->pool = NULL;

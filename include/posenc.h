@@ -2121,6 +2121,31 @@ POSENC_API posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params
                                                     posenc_dtype dtype, void *out,
                                                     size_t out_count, const posenc_exec *exec,
                                                     posenc_error *err);
+/* A sinusoid plan: the part of posenc_sinusoid_table_exec that does not depend
+ * on the output, done once for calls that repeat the same table (an inference
+ * or training loop that rebuilds it, a benchmark): the frequencies, the
+ * recurrence's steps and the double-double (sin, cos) every 64-row chunk starts
+ * from (16 bytes per pair per 64 rows: 1 MiB for 8192 x 1024). A planned table
+ * has the same bits as posenc_sinusoid_table_exec on every path and thread count,
+ * and spreads its rows over the threads in 64-row chunks (not 1024-row blocks),
+ * so a late worker costs less. For precise mode over a range of positions
+ * (positions_range) that the recurrence covers (|p| < 2^53, |p w| < 2^40); other
+ * tables are refused with POSENC_ERR_UNSUPPORTED naming why (use
+ * posenc_sinusoid_table_exec for them). exec (may be NULL) runs the anchors; the
+ * plan may then be used with any exec. Free with posenc_sinusoid_plan_free; a
+ * plan is read-only once made, so several threads may use one at once. */
+typedef struct posenc_sinusoid_plan posenc_sinusoid_plan;
+POSENC_API posenc_status posenc_sinusoid_plan_create(const posenc_sinusoid_params *params,
+                                                     const posenc_positions *positions,
+                                                     const posenc_exec *exec,
+                                                     posenc_sinusoid_plan **out, posenc_error *err);
+/* The plan's table [count x dim] in dtype (f32, f64, f16, bf16) into out
+ * (out_count >= count x dim, else BUFFER_TOO_SMALL). */
+POSENC_API posenc_status posenc_sinusoid_plan_table(const posenc_sinusoid_plan *plan, posenc_dtype dtype,
+                                                    void *out, size_t out_count,
+                                                    const posenc_exec *exec, posenc_error *err);
+/* NULL is a no-op. */
+POSENC_API void posenc_sinusoid_plan_free(posenc_sinusoid_plan *plan);
 /* posenc_rope_apply_f32/_f16/_bf16 (section 4) with the data dtype as a
  * parameter (F32, F16 or BF16 bits) and explicit execution options (exec may be
  * NULL). All apply functions (plain, shift, exec, multi-axis) run the same

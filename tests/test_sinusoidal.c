@@ -1,6 +1,8 @@
 /* test_sinusoidal.c: sinusoidal tables against properties, the first article's
  * worked example, and every sinusoidal peer golden (PyTorch tutorial, fairseq,
- * tatp22 1-D). Precision against mpmath lives in py/test_sinusoid_mpmath.py. */
+ * tatp22 1-D); sinusoid plans against the plain table, bit for bit. Precision
+ * against mpmath lives in py/test_sinusoid_mpmath.py. Run on every kernel path
+ * x thread count (tests/CMakeLists.txt). */
 #include "check.h"
 
 static posenc_sinusoid_params params_of(int32_t dim, posenc_freqs freqs, posenc_layout layout,
@@ -266,7 +268,100 @@ static void test_dtypes(void) {
     free(ref);
 }
 
+/* A plan's table has the bits of posenc_sinusoid_table_exec: shapes with
+ * partial blocks and chunks, offsets, both layouts, odd dims, every dtype, big
+ * enough (>= 16 MiB) for the streaming and staged routes; a plan made on one
+ * path gives the same bits used from another; reuse; refusals name why. */
+static void test_plans(void) {
+    const struct {
+        int32_t dim;
+        posenc_layout layout;
+        posenc_odd_policy odd;
+        int64_t start;
+        size_t rows;
+        posenc_dtype dtype;
+        size_t misalign; /* elements: an output not 64-byte aligned takes the staged route */
+    } cases[] = {
+        {64, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_ERROR, 0, 3000, POSENC_DTYPE_F32, 0},
+        {64, POSENC_LAYOUT_HALF, POSENC_ODD_ERROR, 77, 1025, POSENC_DTYPE_F64, 0},
+        {33, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_PAD, 500, 700, POSENC_DTYPE_F32, 0},
+        {48, POSENC_LAYOUT_HALF, POSENC_ODD_ERROR, 5, 2100, POSENC_DTYPE_BF16, 0},
+        {40, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_ERROR, 9, 130, POSENC_DTYPE_F16, 0},
+        {1024, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_ERROR, 0, 4100, POSENC_DTYPE_F32, 0}, /* 16.8 MB: streamed */
+        {1024, POSENC_LAYOUT_HALF, POSENC_ODD_ERROR, 3, 4100, POSENC_DTYPE_F32, 1},        /* staged */
+        {16, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_ERROR, 0, 1, POSENC_DTYPE_F32, 0},
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        posenc_sinusoid_params p = params_of(cases[ci].dim, POSENC_FREQS_VASWANI, cases[ci].layout, cases[ci].odd,
+                                             POSENC_MODE_PRECISE);
+        posenc_positions pos = posenc_positions_range(cases[ci].start, cases[ci].rows);
+        size_t n = cases[ci].rows * (size_t)cases[ci].dim, es = posenc_dtype_size(cases[ci].dtype);
+        char *want_mem = aligned_alloc(64, (n + 16) * es + 64), *got_mem = aligned_alloc(64, (n + 16) * es + 64);
+        char *want = want_mem + cases[ci].misalign * es, *got = got_mem + cases[ci].misalign * es;
+        posenc_error err = {0};
+        CHECK(posenc_sinusoid_table_exec(&p, &pos, cases[ci].dtype, want, n, NULL, &err) == POSENC_OK,
+              "plan case %zu: the table: %s", ci, err.message);
+        posenc_sinusoid_plan *plan = NULL;
+        CHECK(posenc_sinusoid_plan_create(&p, &pos, NULL, &plan, &err) == POSENC_OK, "plan case %zu: %s", ci,
+              err.message);
+        for (int round = 0; round < 2 && plan; round++) { /* reuse gives the same bytes */
+            memset(got, 0x55, n * es);
+            CHECK_STATUS(posenc_sinusoid_plan_table(plan, cases[ci].dtype, got, n, NULL, &err), POSENC_OK);
+            size_t differ = 0;
+            for (size_t i = 0; i < n * es; i++) differ += want[i] != got[i];
+            CHECK(differ == 0, "plan dim %d %s start %lld rows %zu %s%s, call %d: same bytes as the table (%zu differ)",
+                  cases[ci].dim, cases[ci].layout == POSENC_LAYOUT_HALF ? "half" : "interleaved",
+                  (long long)cases[ci].start, cases[ci].rows, posenc_dtype_name(cases[ci].dtype),
+                  cases[ci].misalign ? " unaligned" : "", round + 1, differ);
+        }
+        /* used from every path this CPU has, the plan made on the default one */
+        for (int path = POSENC_PATH_SCALAR; plan && path <= POSENC_PATH_AVX512; path++) {
+            if (!posenc_kernel_path_supported((posenc_kernel_path)path)) continue;
+            posenc_exec e;
+            posenc_exec_default(&e);
+            e.path = (posenc_kernel_path)path;
+            e.threads = 2;
+            memset(got, 0x55, n * es);
+            CHECK_STATUS(posenc_sinusoid_plan_table(plan, cases[ci].dtype, got, n, &e, &err), POSENC_OK);
+            CHECK(memcmp(want, got, n * es) == 0, "plan dim %d rows %zu used on path %s x 2: same bytes",
+                  cases[ci].dim, cases[ci].rows, posenc_kernel_path_name(e.path));
+        }
+        if (ci == 0 && plan) {
+            CHECK_STATUS(posenc_sinusoid_plan_table(plan, POSENC_DTYPE_F32, got, n - 1, NULL, &err),
+                         POSENC_ERR_BUFFER_TOO_SMALL);
+            CHECK(strstr(err.message, "needs") != NULL, "plan: short output named: \"%s\"", err.message);
+        }
+        posenc_sinusoid_plan_free(plan);
+        free(want_mem);
+        free(got_mem);
+    }
+    posenc_sinusoid_params p = params_of(64, POSENC_FREQS_VASWANI, POSENC_LAYOUT_INTERLEAVED, POSENC_ODD_ERROR,
+                                         POSENC_MODE_PRECISE);
+    posenc_sinusoid_plan *plan = (posenc_sinusoid_plan *)&p; /* must be set to NULL on failure */
+    posenc_error err = {0};
+    int64_t ids[3] = {1, 5, 9};
+    posenc_positions by_id = posenc_positions_ids(ids, 3);
+    CHECK_STATUS(posenc_sinusoid_plan_create(&p, &by_id, NULL, &plan, &err), POSENC_ERR_UNSUPPORTED);
+    CHECK(plan == NULL && strstr(err.message, "ids"), "plan of ids refused by name, *out NULL: \"%s\"", err.message);
+    posenc_positions far = posenc_positions_range((int64_t)1 << 50, 10);
+    p.base = 1.0001;
+    CHECK_STATUS(posenc_sinusoid_plan_create(&p, &far, NULL, &plan, &err), POSENC_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "2^40") != NULL, "plan past the recurrence's range refused: \"%s\"", err.message);
+    p.base = 10000;
+    p.mode = POSENC_MODE_TORCH_COMPAT;
+    posenc_positions pos = posenc_positions_range(0, 10);
+    CHECK_STATUS(posenc_sinusoid_plan_create(&p, &pos, NULL, &plan, &err), POSENC_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "torch-compat") != NULL, "torch-compat plan refused: \"%s\"", err.message);
+    p.mode = POSENC_MODE_PRECISE;
+    p.dim = 63;
+    CHECK_STATUS(posenc_sinusoid_plan_create(&p, &pos, NULL, &plan, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(posenc_sinusoid_plan_create(&p, &pos, NULL, NULL, &err), POSENC_ERR_NULL_POINTER);
+    CHECK_STATUS(posenc_sinusoid_plan_table(NULL, POSENC_DTYPE_F32, &p, 1, NULL, &err), POSENC_ERR_NULL_POINTER);
+    posenc_sinusoid_plan_free(NULL);
+}
+
 int main(void) {
+    test_plans();
     test_properties();
     test_errors();
     test_baselines();

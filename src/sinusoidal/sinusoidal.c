@@ -268,6 +268,33 @@ static bool range_fits_dd(const posenc_positions *positions, const long double *
     return posenc_sincos_dd_covers_(fmaxl(fabsl(first), fabsl(last)), w, (size_t)pairs);
 }
 
+/* The rows kernel and output route for a table of `bytes` over `threads`
+ * workers: vector rows kernels for whole-pair f32/f64 tables, streaming stores
+ * for big aligned outputs, a cache-resident stage for big unaligned ones. */
+static void rows_ctx_setup(precise_range_ctx *ctx, const table_job *job, posenc_kernel_path path, size_t bytes,
+                           int32_t threads) {
+    const int32_t pairs = job->shape.pairs;
+    size_t rows = job->positions->count;
+    bool clean = job->params->dim == 2 * pairs &&
+                 (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
+    if (!clean) return;
+    ctx->rows_fn = path == POSENC_PATH_AVX512 ? posenc_sinusoid_rows_avx512_
+                   : path == POSENC_PATH_AVX2 ? posenc_sinusoid_rows_avx2_
+                                              : posenc_sinusoid_rows_scalar_;
+    /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
+    bool big = path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES;
+    ctx->plan.stream = big && pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
+    size_t row_bytes = bytes / rows;
+    if (big && !ctx->plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
+        ctx->stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
+        if (ctx->stage_rows > POSENC_RECURRENCE_ANCHOR) ctx->stage_rows = POSENC_RECURRENCE_ANCHOR;
+        ctx->stage_bytes = (ctx->stage_rows * row_bytes + 63) / 64 * 64;
+        ctx->stage = aligned_alloc(64, ctx->stage_bytes * (size_t)threads);
+        ctx->copy = path == POSENC_PATH_AVX512 ? posenc_stream_copy_f32_avx512_ : posenc_stream_copy_f32_avx2_;
+        /* without the stage the rows are written directly with ordinary stores */
+    }
+}
+
 static posenc_status fill_precise_range(const table_job *job, const long double *w,
                                         const posenc_exec_run_ *run, posenc_error *err) {
     const int32_t pairs = job->shape.pairs;
@@ -288,31 +315,187 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     /* the rows use the step's hi parts: (sin, cos)(w_k) rounded to double */
     precise_range_ctx ctx = {job, &rec, {pairs, job->params->layout, job->dtype, false, rec.step.s_hi, rec.step.c_hi},
                              NULL, mem, NULL, 0, 0, NULL};
-    bool clean = job->params->dim == 2 * pairs &&
-                 (job->dtype == POSENC_DTYPE_F32 || job->dtype == POSENC_DTYPE_F64);
-    if (clean) {
-        ctx.rows_fn = exec->path == POSENC_PATH_AVX512 ? posenc_sinusoid_rows_avx512_
-                      : exec->path == POSENC_PATH_AVX2 ? posenc_sinusoid_rows_avx2_
-                                                       : posenc_sinusoid_rows_scalar_;
-        /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
-        bool big = exec->path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES;
-        ctx.plan.stream = big && pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
-        size_t row_bytes = bytes / rows;
-        if (big && !ctx.plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
-            ctx.stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
-            if (ctx.stage_rows > POSENC_RECURRENCE_ANCHOR) ctx.stage_rows = POSENC_RECURRENCE_ANCHOR;
-            ctx.stage_bytes = (ctx.stage_rows * row_bytes + 63) / 64 * 64;
-            ctx.stage = aligned_alloc(64, ctx.stage_bytes * (size_t)threads);
-            ctx.copy = exec->path == POSENC_PATH_AVX512 ? posenc_stream_copy_f32_avx512_
-                                                        : posenc_stream_copy_f32_avx2_;
-            /* without the stage the rows are written directly with ordinary stores */
-        }
-    }
+    rows_ctx_setup(&ctx, job, exec->path, bytes, threads);
     posenc_parallel_for_(run, threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
     free(ctx.stage);
     free(mem);
     posenc_recurrence_free_(&rec);
     return POSENC_OK;
+}
+
+static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,
+                                        posenc_dtype dtype, const void *out, size_t out_count,
+                                        posenc_error *err) {
+    FORWARD_IF_ERROR(posenc_check_positions_(positions, err));
+    RETURN_IF_NULL(out, err);
+    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F64 &&
+                        dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16,
+                    err, POSENC_ERR_INVALID_ARGUMENT,
+                    "table dtype must be f32, f64, f16 or bf16, got %s", posenc_dtype_name(dtype));
+    size_t need;
+    FORWARD_IF_ERROR(posenc_table_count(positions->count, dim, &need, err));
+    RETURN_ERROR_IF(out_count < need, err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "output holds %zu elements, table [%zu x %d] needs %zu", out_count,
+                    positions->count, dim, need);
+    return POSENC_OK;
+}
+
+/* ---- plans (posenc_sinusoid_plan_*): what does not depend on the output ---
+ * A plan holds the frequencies, the recurrence's steps and the (sin, cos)
+ * every 64-row chunk starts from: the anchors fill_precise_range's blocks
+ * reach, computed the same way (a double-double start per block of
+ * SINUSOID_BLOCK rows, then one double-double rotation per chunk), so a
+ * planned table has the same bits. A run then only computes rows, cut in
+ * 64-row chunks any worker can take. */
+struct posenc_sinusoid_plan {
+    posenc_sinusoid_params params;
+    sinusoid_shape shape;
+    posenc_positions positions; /* a range: start, count */
+    posenc_recurrence_ rec;
+    size_t chunks;              /* ceil(count / POSENC_RECURRENCE_ANCHOR) */
+    double *anchor_s, *anchor_c; /* [chunks][pairs] */
+};
+
+typedef struct {
+    posenc_sinusoid_plan *plan;
+    double *scratch; /* posenc_recurrence_state_doubles_ per worker */
+} plan_anchor_job;
+
+static void plan_anchor_worker(void *vjob, size_t worker, size_t begin, size_t end) {
+    const plan_anchor_job *job = vjob;
+    posenc_sinusoid_plan *plan = job->plan;
+    const size_t P = (size_t)plan->shape.pairs;
+    posenc_recurrence_state_ state =
+        posenc_recurrence_state_in_(P, job->scratch + posenc_recurrence_state_doubles_(P) * worker);
+    for (size_t b = begin; b < end; b += SINUSOID_BLOCK) {
+        size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
+        posenc_recurrence_start_(&plan->rec, &state, (double)plan->positions.start + (double)b);
+        for (size_t r = b; r < block_end; r += POSENC_RECURRENCE_ANCHOR) {
+            if (r != b) posenc_recurrence_next_anchor_(&plan->rec, &state);
+            size_t chunk = r / POSENC_RECURRENCE_ANCHOR;
+            memcpy(plan->anchor_s + chunk * P, state.run_s, P * sizeof(double));
+            memcpy(plan->anchor_c + chunk * P, state.run_c, P * sizeof(double));
+        }
+    }
+}
+
+void posenc_sinusoid_plan_free(posenc_sinusoid_plan *plan) {
+    if (!plan) return;
+    posenc_recurrence_free_(&plan->rec);
+    free(plan->anchor_s);
+    free(plan->anchor_c);
+    free(plan);
+}
+
+posenc_status posenc_sinusoid_plan_create(const posenc_sinusoid_params *params, const posenc_positions *positions,
+                                          const posenc_exec *exec, posenc_sinusoid_plan **out, posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    *out = NULL;
+    sinusoid_shape shape = {0, 0};
+    FORWARD_IF_ERROR(check_params(params, &shape, err));
+    FORWARD_IF_ERROR(posenc_check_positions_(positions, err));
+    RETURN_ERROR_IF(params->mode != POSENC_MODE_PRECISE, err, POSENC_ERR_UNSUPPORTED,
+                    "a sinusoid plan serves precise mode; torch-compat tables are computed per element "
+                    "(posenc_sinusoid_table_exec)");
+    RETURN_ERROR_IF(positions->ids || positions->values, err, POSENC_ERR_UNSUPPORTED,
+                    "a sinusoid plan serves a range of positions (start, count); %s are evaluated per element "
+                    "(posenc_sinusoid_table_exec)", positions->ids ? "ids" : "real-valued positions");
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
+    const size_t P = (size_t)shape.pairs;
+    long double *w = malloc(sizeof *w * (P ? P : 1));
+    posenc_sinusoid_plan *plan = calloc(1, sizeof *plan);
+    if (!w || !plan) {
+        free(w);
+        free(plan);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a sinusoid plan for %d pairs", shape.pairs);
+    }
+    frequencies_precise(params, &shape, w);
+    if (positions->count && !range_fits_dd(positions, w, shape.pairs)) {
+        free(w);
+        free(plan);
+        return posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
+                            "positions %lld..%lld reach angles beyond the recurrence (|p| < 2^53 and |p w| < 2^40): "
+                            "such tables are evaluated per element (posenc_sinusoid_table_exec)",
+                            (long long)positions->start, (long long)positions->start + (long long)positions->count - 1);
+    }
+    *plan = (posenc_sinusoid_plan){*params, shape, posenc_positions_range(positions->start, positions->count),
+                                   {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
+                                   (positions->count + POSENC_RECURRENCE_ANCHOR - 1) / POSENC_RECURRENCE_ANCHOR, NULL, NULL};
+    posenc_status st = posenc_recurrence_init_(&plan->rec, w, P, run.exec.path, err);
+    free(w);
+    if (st != POSENC_OK) {
+        free(plan);
+        return st;
+    }
+    size_t blocks = (positions->count + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
+    int32_t threads = run.exec.threads < (int32_t)blocks ? run.exec.threads : (int32_t)(blocks ? blocks : 1);
+    plan_anchor_job job = {plan, malloc(sizeof(double) * posenc_recurrence_state_doubles_(P) * (size_t)threads)};
+    if (P && plan->chunks > SIZE_MAX / sizeof(double) / P) {
+        free(job.scratch);
+        posenc_sinusoid_plan_free(plan);
+        return posenc_fail_(err, POSENC_ERR_SIZE_OVERFLOW, "the anchors of %zu rows x %zu pairs overflow size_t",
+                            positions->count, P);
+    }
+    size_t anchors = plan->chunks * P > 0 ? plan->chunks * P : 1;
+    plan->anchor_s = malloc(sizeof(double) * anchors);
+    plan->anchor_c = malloc(sizeof(double) * anchors);
+    if (!job.scratch || !plan->anchor_s || !plan->anchor_c) {
+        free(job.scratch);
+        posenc_sinusoid_plan_free(plan);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the anchors of %zu rows x %zu pairs",
+                            positions->count, P);
+    }
+    if (positions->count) posenc_parallel_for_(&run, threads, positions->count, SINUSOID_BLOCK, plan_anchor_worker, &job);
+    free(job.scratch);
+    *out = plan;
+    return posenc_ok_(err);
+}
+
+typedef struct {
+    const posenc_sinusoid_plan *plan;
+    precise_range_ctx ctx;
+} plan_rows_job;
+
+static void plan_rows_worker(void *vjob, size_t worker, size_t begin, size_t end) {
+    const plan_rows_job *job = vjob;
+    const posenc_sinusoid_plan *plan = job->plan;
+    const size_t P = (size_t)plan->shape.pairs;
+    double *run_s = job->ctx.scratch + 2 * P * worker, *run_c = run_s + P;
+    for (size_t r = begin; r < end; r += POSENC_RECURRENCE_ANCHOR) {
+        size_t chunk = r / POSENC_RECURRENCE_ANCHOR;
+        size_t rows = end - r < POSENC_RECURRENCE_ANCHOR ? end - r : POSENC_RECURRENCE_ANCHOR;
+        memcpy(run_s, plan->anchor_s + chunk * P, P * sizeof(double));
+        memcpy(run_c, plan->anchor_c + chunk * P, P * sizeof(double));
+        fill_anchor_rows(&job->ctx, worker, run_s, run_c, r, rows);
+    }
+    if (job->ctx.stage) posenc_store_fence_();
+}
+
+posenc_status posenc_sinusoid_plan_table(const posenc_sinusoid_plan *plan, posenc_dtype dtype, void *out,
+                                         size_t out_count, const posenc_exec *exec, posenc_error *err) {
+    RETURN_IF_NULL(plan, err);
+    const posenc_sinusoid_params *params = &plan->params;
+    FORWARD_IF_ERROR(check_table_output(&plan->positions, params->dim, dtype, out, out_count, err));
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(exec, &run, err));
+    const size_t rows = plan->positions.count, P = (size_t)plan->shape.pairs;
+    if (params->odd == POSENC_ODD_PAD && params->dim % 2 == 1)
+        for (size_t r = 0; r < rows; r++) posenc_store_real_(out, dtype, r * (size_t)params->dim + (size_t)params->dim - 1, 0.0);
+    if (rows == 0) return posenc_ok_(err);
+    table_job table = {params, plan->shape, &plan->positions, dtype, out};
+    size_t bytes = rows * (size_t)params->dim * posenc_dtype_size(dtype);
+    int32_t threads = posenc_threads_for_bytes_(&run, bytes);
+    if ((size_t)threads > plan->chunks) threads = (int32_t)plan->chunks;
+    plan_rows_job job = {plan, {&table, &plan->rec,
+                                {plan->shape.pairs, params->layout, dtype, false, plan->rec.step.s_hi, plan->rec.step.c_hi},
+                                NULL, malloc(sizeof(double) * 2 * (P ? P : 1) * (size_t)threads), NULL, 0, 0, NULL}};
+    RETURN_ERROR_IF(!job.ctx.scratch, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %zu pairs", P);
+    rows_ctx_setup(&job.ctx, &table, run.exec.path, bytes, threads);
+    posenc_parallel_for_(&run, threads, rows, POSENC_RECURRENCE_ANCHOR, plan_rows_worker, &job);
+    free(job.ctx.stage);
+    free(job.ctx.scratch);
+    return posenc_ok_(err);
 }
 
 /* ---- direct evaluation per element (explicit positions, torch-compat) ---- */
@@ -421,22 +604,6 @@ static posenc_status check_torch_angle(const posenc_positions *positions, const 
     return posenc_check_f32_angle_(p_max, w_max, "frequency", "use the precise mode or a base above 1", err);
 }
 
-static posenc_status check_table_output(const posenc_positions *positions, int32_t dim,
-                                        posenc_dtype dtype, const void *out, size_t out_count,
-                                        posenc_error *err) {
-    FORWARD_IF_ERROR(posenc_check_positions_(positions, err));
-    RETURN_IF_NULL(out, err);
-    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F64 &&
-                        dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16,
-                    err, POSENC_ERR_INVALID_ARGUMENT,
-                    "table dtype must be f32, f64, f16 or bf16, got %s", posenc_dtype_name(dtype));
-    size_t need;
-    FORWARD_IF_ERROR(posenc_table_count(positions->count, dim, &need, err));
-    RETURN_ERROR_IF(out_count < need, err, POSENC_ERR_BUFFER_TOO_SMALL,
-                    "output holds %zu elements, table [%zu x %d] needs %zu", out_count,
-                    positions->count, dim, need);
-    return POSENC_OK;
-}
 
 posenc_status posenc_sinusoid_table_exec(const posenc_sinusoid_params *params,
                                          const posenc_positions *positions, posenc_dtype dtype,

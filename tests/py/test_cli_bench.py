@@ -22,8 +22,9 @@ def main():
     rc, out, err = run("bench", "--only", "sinusoid", "--threads", "1", "--reps", "5", "--no-peers",
                        "--mem-mib", "16", "--path", "scalar")
     rows = [line for line in out.splitlines() if line.startswith("| sinusoid 8192x1024")]
-    t.check(rc == 0 and "| memset | 1 |" in out and len(rows) == 3 and all(r.count("|") >= 9 for r in rows),
-            f"small bench run: exit {rc}, memory table and {len(rows)} sinusoid rows (want 3) {err.strip()}")
+    t.check(rc == 0 and "| memset | 1 |" in out and len(rows) == 4 and all(r.count("|") >= 9 for r in rows),
+            f"small bench run: exit {rc}, memory table and {len(rows)} sinusoid rows (want 4) {err.strip()}")
+    t.check(any("planned" in r for r in rows), "issue 29: the sinusoid row with a posenc_sinusoid_plan is there")
     t.check("kernel path scalar" in out, "the forced path is reported in the header")
     # issue 18: scaling columns next to the machine's own, the compute probe, the per-thread timeline
     rc, out, err = run("bench", "--only", "rope", "--threads", "1,2", "--reps", "5", "--no-peers",
