@@ -8,7 +8,9 @@
  * successful sinusoid values are finite and in [-1, 1]; baseline values are
  * p (index) or p/(count-1) (normalized), rounded to the dtype; frequencies are finite
  * and positive; every result is deterministic (computed twice, the second time
- * on a fuzzed kernel path and thread count, compared bit for bit). */
+ * on a fuzzed kernel path and thread count, compared bit for bit); a
+ * sinusoid plan (posenc_sinusoid_plan_*) over the same input either is
+ * refused with a status or gives the same status and bytes as the table. */
 #include "fuzz_common.h"
 #include "fuzz_data.h"
 
@@ -163,6 +165,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             s2 = o1 ? posenc_baseline_table((posenc_table_kind)kind, dim, pos, dtype, out2, out_count, NULL) : s1;
         }
         FUZZ_REQUIRE(s1 == s2, "status not deterministic: %d then %d", (int)s1, (int)s2);
+        if (which == 0 && o1) { /* the plan of the same table: refused, or the same status and bytes */
+            posenc_sinusoid_plan *plan = NULL;
+            posenc_error plan_err = {0};
+            posenc_status sp = posenc_sinusoid_plan_create(&params, pos, NULL, &plan, &plan_err);
+            if (sp == POSENC_OK) {
+                FUZZ_REQUIRE(plan != NULL, "plan created but NULL");
+                sp = posenc_sinusoid_plan_table(plan, dtype, out2, out_count, NULL, &plan_err);
+                FUZZ_REQUIRE(sp == s1, "plan status %d, table status %d", (int)sp, (int)s1);
+                if (sp == POSENC_OK) FUZZ_REQUIRE(memcmp(out1, out2, need * item) == 0, "plan's bytes differ from the table's");
+                else fuzz_require_error(sp, &plan_err);
+                posenc_sinusoid_plan_free(plan);
+            } else {
+                FUZZ_REQUIRE(plan == NULL, "refused plan left *out set");
+                fuzz_require_error(sp, &plan_err);
+            }
+        }
         if (s1 == POSENC_OK) {
             FUZZ_REQUIRE(o1 && out_count >= need && item > 0, "accepted a bad output (count %zu, need %zu)",
                          out_count, need);
