@@ -4,6 +4,7 @@
 
 #include "lab.h"
 
+#include <cblas.h> /* the enums and blasint only: OpenBLAS itself is loaded by blas.c */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -179,6 +180,15 @@ posenc_status lab_sinusoid_rows(lab_model *m, int64_t rows, posenc_error *err);
 int lab_has_fixed_table(const lab_config *cfg);
 /* Largest position of the forward's batch (a->pos). */
 int64_t lab_max_position(const lab_acts *a);
+
+/* ---- OpenBLAS, loaded on first use (blas.c) ---- */
+/* Load it (once per process; OPENBLAS_NUM_THREADS=1 unless set, and pinned to
+ * 1 thread): POSENC_ERR_UNSUPPORTED naming the library when it cannot be. */
+posenc_status lab_blas_load(posenc_error *err);
+/* cblas_sgemm of the loaded OpenBLAS (after lab_blas_load succeeded). */
+void lab_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, blasint m, blasint n,
+               blasint k, float alpha, const float *a, blasint lda, const float *b, blasint ldb, float beta, float *c,
+               blasint ldc);
 
 /* ---- misc ---- */
 uint64_t lab_splitmix64(uint64_t x);

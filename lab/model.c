@@ -3,7 +3,6 @@
  * softmax attention, tied or untied output). */
 #include "lab_internal.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,8 +140,9 @@ posenc_status lab_model_create(const lab_config *config, int32_t threads, lab_mo
         threads = e.threads;
     }
     /* OpenBLAS runs single-threaded inside each of our tasks: the task
-     * partition (fixed by the shapes) then decides every bit. */
-    openblas_set_num_threads(1);
+     * partition (fixed by the shapes) then decides every bit (blas.c). */
+    st = lab_blas_load(err);
+    if (st) return st;
     lab_model *m = calloc(1, sizeof *m);
     if (!m) return lab_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory allocating the model");
     m->cfg = *config;

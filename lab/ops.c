@@ -6,7 +6,6 @@
  * never depend on how many of the lab's threads run the tasks. */
 #include "lab_internal.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +36,7 @@ static void matmul_forward_task(void *ctx_, size_t task, int32_t thread) {
         for (size_t r = 0; r < rows; r++) memcpy(out + r * (size_t)c->outdim, c->b, sizeof(float) * (size_t)c->outdim);
         beta = 1.0f;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, c->outdim, c->in, 1.0f,
+    lab_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, c->outdim, c->in, 1.0f,
                 c->inp + r0 * (size_t)c->in, c->in, c->w, c->in, beta, out, c->outdim);
 }
 
@@ -59,14 +58,14 @@ static void matmul_backward_task(void *ctx_, size_t task, int32_t thread) {
     if (task >= weight_tasks) { /* dinp rows = dout rows @ W (overwritten: saves a memset per call) */
         if (!c->dinp) return;
         size_t r0 = (task - weight_tasks) * ROW_BLOCK, rows = min_size(ROW_BLOCK, c->n - r0);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, c->in, c->outdim, 1.0f,
+        lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, c->in, c->outdim, 1.0f,
                     c->dout + r0 * (size_t)c->outdim, c->outdim, c->w, c->in, 0.0f,
                     c->dinp + r0 * (size_t)c->in, c->in);
         return;
     }
     /* dW[o0:o0+k] += dout[:, o0:o0+k]^T inp; db likewise, rows summed in order */
     size_t o0 = task * OUT_BLOCK, outs = min_size(OUT_BLOCK, (size_t)c->outdim - o0);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)outs, c->in, (int)c->n, 1.0f, c->dout + o0,
+    lab_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)outs, c->in, (int)c->n, 1.0f, c->dout + o0,
                 c->outdim, c->inp, c->in, 1.0f, c->dw + o0 * (size_t)c->in, c->in);
     if (c->db) { /* rows in order, each row's slice contiguous */
         double sum[OUT_BLOCK] = {0};
@@ -385,7 +384,7 @@ static void attention_forward_task(void *ctx_, size_t task, int32_t thread) {
     float *S = c->att ? c->att + task * (size_t)T * (size_t)T : scratch;
     float *tmp = scratch + (size_t)T * (size_t)T;
     float scale = 1.0f / sqrtf((float)hd);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q, (int)ld, k, (int)ld, 0.0f, S, T);
+    lab_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, scale, q, (int)ld, k, (int)ld, 0.0f, S, T);
     for (int32_t i = 0; i < T; i++) {
         float *row = S + (size_t)i * (size_t)T;
         int32_t keys = a->causal ? i + 1 : T;
@@ -412,7 +411,7 @@ static void attention_forward_task(void *ctx_, size_t task, int32_t thread) {
         for (int32_t j = keys; j < T; j++) row[j] = 0.0f;
     }
     float *out = c->atty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, S, T, v, (int)ld, 0.0f, out, C);
+    lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, 1.0f, S, T, v, (int)ld, 0.0f, out, C);
     if (a->shaw_v) /* + sum_j w_ij a_V[idx_ij] */
         for (int32_t i = 0; i < T; i++) {
             const float *w = S + (size_t)i * (size_t)T;
@@ -445,8 +444,8 @@ static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
     const float *dO = c->datty + (size_t)b * (size_t)T * (size_t)C + (size_t)h * (size_t)hd;
     float *dS = a->scratch + (size_t)thread * a->scratch_per_thread;
     float scale = 1.0f / sqrtf((float)hd);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, C, v, (int)ld, 0.0f, dS, T);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, C, 0.0f, dv, (int)ld);
+    lab_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, T, T, hd, 1.0f, dO, C, v, (int)ld, 0.0f, dS, T);
+    lab_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, 1.0f, P, T, dO, C, 0.0f, dv, (int)ld);
     float *t5 = c->t5_partial ? c->t5_partial + task * (size_t)a->t5_buckets : NULL;
     if (t5) memset(t5, 0, sizeof(float) * (size_t)a->t5_buckets);
     size_t shaw_per = a->shaw_k ? (2 * (size_t)a->shaw_clip + 1) * (size_t)hd : 0;
@@ -479,7 +478,7 @@ static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
             for (int32_t j = 0; j < keys; j++) t5[bk[j]] += row[j];
         }
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k, (int)ld, 0.0f, dq, (int)ld);
+    lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hd, T, scale, dS, T, k, (int)ld, 0.0f, dq, (int)ld);
     if (dak) /* the a_K path: dq_i += scale sum_j dS_ij a_K[idx_ij];  d a_K[idx_ij] += scale dS_ij q_i */
         for (int32_t i = 0; i < T; i++) {
             const float *row = dS + (size_t)i * (size_t)T, *qi = q + (size_t)i * ld;
@@ -496,7 +495,7 @@ static void attention_backward_task(void *ctx_, size_t task, int32_t thread) {
                 }
             }
         }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q, (int)ld, 0.0f, dk, (int)ld);
+    lab_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hd, T, scale, dS, T, q, (int)ld, 0.0f, dk, (int)ld);
 }
 
 void lab_attention_backward(lab_pool *pool, const lab_attention_args *a, float *dqkv, float *t5_partial,
@@ -518,7 +517,7 @@ void lab_gru_forward(float *h, float *gi, float *gh, float *r, float *z, float *
     for (int32_t b = 0; b < B; b++) memcpy(h + (size_t)b * hs, h0 + (size_t)b * (size_t)C, sizeof(float) * (size_t)C);
     for (int32_t t = 0; t < T; t++) {
         for (int32_t b = 0; b < B; b++) memcpy(gh + ((size_t)b * (size_t)T + (size_t)t) * C3, bhh, sizeof(float) * C3);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, (int)C3, C, 1.0f, h + (size_t)t * (size_t)C, (int)hs,
+        lab_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, (int)C3, C, 1.0f, h + (size_t)t * (size_t)C, (int)hs,
                     whh, C, 1.0f, gh + (size_t)t * C3, (int)((size_t)T * C3));
         for (int32_t b = 0; b < B; b++) {
             size_t row = (size_t)b * (size_t)T + (size_t)t;
@@ -576,12 +575,12 @@ int lab_gru_backward(float *dx, float *dh0, float *dwih, float *dwhh, float *dbi
                 dghr[2 * C + c] = dn_pre * rv;
             }
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, C, (int)C3, 1.0f, dgh + (size_t)t * C3,
+        lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, C, (int)C3, 1.0f, dgh + (size_t)t * C3,
                     (int)((size_t)T * C3), whh, C, 1.0f, dh, C);
     }
     memcpy(dh0, dh, sizeof(float) * (size_t)B * (size_t)C);
     for (int32_t b = 0; b < B; b++)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)C3, C, T, 1.0f, dgh + (size_t)b * (size_t)T * C3,
+        lab_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)C3, C, T, 1.0f, dgh + (size_t)b * (size_t)T * C3,
                     (int)C3, h + (size_t)b * hs, C, 1.0f, dwhh, C);
     for (size_t o = 0; o < C3; o++) {
         double s = 0.0;

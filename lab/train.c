@@ -3,7 +3,6 @@
  * loop with its non-finite guard, byte batches and evaluation. */
 #include "lab_internal.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,7 +284,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 double lab_sgemm_gflops(int n, int reps) {
-    openblas_set_num_threads(1);
+    if (lab_blas_load(NULL) != POSENC_OK) return 0.0;
     size_t nn = (size_t)n * (size_t)n;
     float *a = malloc(nn * sizeof(float)), *b = malloc(nn * sizeof(float)), *c = malloc(nn * sizeof(float));
     double *times = malloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
@@ -295,10 +294,10 @@ double lab_sgemm_gflops(int n, int reps) {
             a[i] = (float)((i * 7) % 13) * 0.01f;
             b[i] = (float)((i * 5) % 11) * 0.01f;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
         for (int r = 0; r < reps; r++) {
             double t0 = now_seconds();
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
             times[r] = now_seconds() - t0;
         }
         qsort(times, (size_t)reps, sizeof(double), cmp_double);

@@ -7,7 +7,9 @@ non-finite and out-of-range numbers are refused when read (no "nan" in a picture
 merge/claims/plot/report --lab read a line at a time in bounded memory, and out of
 memory is reported as out of memory; lab plot accepts a line without a label as
 merge and claims do; lab run started with SIGINT ignored (a background job) keeps
-it ignored."""
+it ignored; under a small address-space limit commands that never train finish
+(OpenBLAS is loaded only by the lab) and a training run is refused naming the limit
+instead of hanging in OpenBLAS's allocation retries."""
 import json
 import os
 import resource
@@ -250,6 +252,30 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-results-") as d:
     _, err = p.communicate()
     check(p.returncode == 0 and "interrupted" not in err and sorted(ids_of(os.path.join(d, "bg.jsonl"))) == sorted(ids),
           "lab run with SIGINT ignored by its parent ignores %d Ctrl-Cs: exit %d, all %d runs finished" % (sent, p.returncode, len(ids)))
+
+    # 13. OpenBLAS is loaded by the lab only (lab/blas.c): under ulimit -v 200000 every posenc
+    # command hung at 100% CPU in OpenBLAS's start-up thread; now the others run, and a training
+    # run is refused by name (OpenBLAS retries its 128 MiB buffer forever when it cannot get it)
+    if not sanitized:
+        def small_as():
+            resource.setrlimit(resource.RLIMIT_AS, (200000 << 10, 200000 << 10))
+        for args in (["table", "--kind", "sinusoidal", "--dim", "8", "--len", "4", "-o", os.path.join(d, "t.npy")],
+                     ["lab", "claims", os.path.join(d, "bg.jsonl")]):
+            try:
+                p = subprocess.run([BIN] + args, capture_output=True, text=True, preexec_fn=small_as, timeout=60)
+                rc, err = p.returncode, p.stderr
+            except subprocess.TimeoutExpired:
+                rc, err = "timeout", ""
+            check(rc == 0, "under ulimit -v 200000, posenc %s finishes: exit %s %s" % (" ".join(args[:2]), rc, last(err)))
+        try:
+            p = subprocess.run([BIN, "lab", "train", "--scheme", "rope", "--text", text, "--steps", "2", "--layers", "1",
+                                "--d-model", "16", "--heads", "2", "--context", "16", "-o", os.path.join(d, "small.safetensors")],
+                               capture_output=True, text=True, preexec_fn=small_as, timeout=60)
+            rc, err = p.returncode, p.stderr
+        except subprocess.TimeoutExpired:
+            rc, err = "timeout", ""
+        check(rc == 1 and "address space" in err and "ulimit -v 200000" in err and not os.path.exists(os.path.join(d, "small.safetensors")),
+              "lab train under ulimit -v 200000 refused by name, no file: exit %s: %s" % (rc, last(err)))
 
 print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
 sys.exit(0 if all(results) else 1)
