@@ -32,7 +32,7 @@
 
 static const cli_option bench_options[] = {
     {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory (default all); \"lab\" alone: the training "
-                     "lab (cli/cmd_lab.c)"},
+                     "lab (cli/lab/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
     {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},
@@ -586,7 +586,7 @@ int cmd_bench(int argc, char **argv) {
     const char *python = cli_string(&a, "python", "/usr/bin/python3");
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
-    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
+    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/lab/cmd_lab.c) */
         return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
@@ -606,7 +606,7 @@ int cmd_bench(int argc, char **argv) {
     }
     memset(dst, 1, mem_bytes);
     memset(src, 2, mem_bytes);
-    /* progress line on a terminal (cli/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
+    /* progress line on a terminal (base/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
     cli_progress progress;
     double units = nthreads, done = 0;
     for (const bench_case *c = cases; c->name; c++)
