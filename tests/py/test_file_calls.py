@@ -12,6 +12,7 @@
 3. Headers: render/ and base/ include no cli/ header, base/ no render/ header, and cli/
    includes render/ only through its public header render.h (never report_assets.h or
    another render/ file), base/ only through base.h."""
+import functools
 import glob
 import os
 import re
@@ -29,6 +30,7 @@ TARGETS = {"library": ["posenc_objects.dir"], "lab": ["posenc_lab.dir"],
            "tool": [f for folders in TOOL_ROOMS.values() for f in folders]}
 
 
+@functools.lru_cache(maxsize=None)
 def symbols(obj):
     out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
     defined, needed = set(), set()
