@@ -93,6 +93,11 @@ void cli_buffer_free(cli_buffer *b);
 int cli_buffer_write(const char *command, const char *path, const cli_buffer *b);
 bool cli_path_ends_with(const char *path, const char *suffix);
 
+/* ---- tables (base/read_table.c) ---- */
+/* Read a table (analysis commands, rope identify): .npy, or tensor `tensor` of a .safetensors file; empty -> exit 1. */
+int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
+                   posenc_array *out);
+
 /* ---- lab result files ---- */
 struct cJSON;
 /* Lab result files (base/lab_results.c, docs/lab.md "Result files"): one JSON object

@@ -131,9 +131,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_precision(int argc, char **argv);
 int cmd_signal(int argc, char **argv);
-/* Read a table: .npy, or tensor `tensor` of a .safetensors file; empty -> exit 1. */
-int cli_read_table(const char *command, const char *path, const char *tensor, size_t max_bytes,
-                   posenc_array *out);
 /* ---- models (model_words.c) ------------------------------------------------ */
 /* posenc_model_read of --config with --assume FAMILY; prints the error, EXIT_* code. */
 int cli_read_model(const char *command, const cli_args *args, posenc_model *out);
