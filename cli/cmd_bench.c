@@ -619,7 +619,7 @@ int cmd_bench(int argc, char **argv) {
     const char *python = cli_string(&a, "python", "/usr/bin/python3");
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
-    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/cmd_lab.c) */
+    if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/lab/cmd_lab.c) */
         return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
     printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
@@ -639,7 +639,7 @@ int cmd_bench(int argc, char **argv) {
     }
     memset(dst, 1, mem_bytes);
     memset(src, 2, mem_bytes);
-    /* progress line on a terminal (cli/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
+    /* progress line on a terminal (base/progress.c): a bandwidth or posenc row weighs 1, a peer 4 (Python start-up) */
     cli_progress progress;
     double units = nthreads, done = 0;
     for (const bench_case *c = cases; c->name; c++)

@@ -1,28 +1,13 @@
 /* vocab.c: the tool's choice vocabularies, written once. Every command that
  * takes --layout, --freqs, --odd, --dtype, --scaling or --precise/--torch-compat
  * reads it through these getters, so a name accepted by one command is accepted
- * by all, and each name maps straight to the library's enum (never by index). */
+ * by all, and each name maps straight to the library's enum (never by index).
+ * The layout, frequency and odd-dim words live in base/vocab_words.c, where the
+ * pictures and the report read their canonical names too. */
 #include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
-
-typedef struct {
-    const char *name;
-    int value;
-} vocab_word;
-
-/* neox/gptj are the names RoPE users know for the same two pairings. */
-static const vocab_word layout_words[] = {{"interleaved", POSENC_LAYOUT_INTERLEAVED},
-                                          {"half", POSENC_LAYOUT_HALF},
-                                          {"neox", POSENC_LAYOUT_HALF},
-                                          {"gptj", POSENC_LAYOUT_INTERLEAVED},
-                                          {NULL, 0}};
-static const vocab_word freqs_words[] = {{"vaswani", POSENC_FREQS_VASWANI}, {"t2t", POSENC_FREQS_T2T}, {NULL, 0}};
-static const vocab_word odd_words[] = {{"error", POSENC_ODD_ERROR},
-                                       {"pad", POSENC_ODD_PAD},
-                                       {"round_up", POSENC_ODD_ROUND_UP},
-                                       {NULL, 0}};
 
 /* Output dtypes of table commands. "bf16" computes in bfloat16 and ships the
  * values widened to float32 (numpy has no bfloat16); "bf16-bits" keeps the raw
@@ -46,7 +31,7 @@ static void refuse(const cli_args *a, const char *name, const char *value, const
     cli_fail(a->command, EXIT_USAGE, NULL, "unknown --%s '%s' (choose %s)", name, value, list);
 }
 
-static bool lookup(const cli_args *a, const char *name, const vocab_word *words, int *out) {
+static bool lookup(const cli_args *a, const char *name, const cli_vocab_word *words, int *out) {
     const char *v = cli_string(a, name, NULL);
     if (!v) return true;
     const char *names[16];
@@ -62,34 +47,23 @@ static bool lookup(const cli_args *a, const char *name, const vocab_word *words,
     return false;
 }
 
-/* The canonical (first) name of an enum value in a vocabulary. */
-static const char *name_of(const vocab_word *words, int value) {
-    for (size_t i = 0; words[i].name; i++)
-        if (words[i].value == value) return words[i].name;
-    return "?";
-}
-
-const char *cli_layout_name(posenc_layout layout) { return name_of(layout_words, (int)layout); }
-const char *cli_freqs_name(posenc_freqs freqs) { return name_of(freqs_words, (int)freqs); }
-const char *cli_odd_name(posenc_odd_policy odd) { return name_of(odd_words, (int)odd); }
-
 bool cli_get_layout(const cli_args *a, const char *name, posenc_layout *out) {
     int v = (int)*out;
-    if (!lookup(a, name, layout_words, &v)) return false;
+    if (!lookup(a, name, cli_layout_words, &v)) return false;
     *out = (posenc_layout)v;
     return true;
 }
 
 bool cli_get_freqs(const cli_args *a, const char *name, posenc_freqs *out) {
     int v = (int)*out;
-    if (!lookup(a, name, freqs_words, &v)) return false;
+    if (!lookup(a, name, cli_freqs_words, &v)) return false;
     *out = (posenc_freqs)v;
     return true;
 }
 
 bool cli_get_odd(const cli_args *a, const char *name, posenc_odd_policy *out) {
     int v = (int)*out;
-    if (!lookup(a, name, odd_words, &v)) return false;
+    if (!lookup(a, name, cli_odd_words, &v)) return false;
     *out = (posenc_odd_policy)v;
     return true;
 }

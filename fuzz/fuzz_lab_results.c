@@ -1,6 +1,6 @@
-/* fuzz_lab_results.c: the lab results reader (cli/lab_results.c) on hostile
+/* fuzz_lab_results.c: the lab results reader (base/lab_results.c) on hostile
  * JSON lines, and what reads its runs: lab claims (lab/claims.c) and lab plot's
- * SVG (cli/cmd_lab_plot.c), as `posenc lab merge/claims/plot` and `report --lab` do.
+ * SVG (render/lab_plot.c), as `posenc lab merge/claims/plot` and `report --lab` do.
  *
  * Input: the bytes become a results file (a private temporary file).
  * Promises: the read returns NULL (a message was printed) or an array whose every
@@ -10,7 +10,7 @@
  * number, and a plot written with 0 holds no nan/inf in a geometry attribute. */
 #include "fuzz_common.h"
 
-#include "cli.h"
+#include "render.h"
 #include "experiments.h"
 
 #include <cjson/cJSON.h>

@@ -1,4 +1,4 @@
-/* fuzz_render.c: the tool's renderers (cli/render_png.c, render_png_figure.c,
+/* fuzz_render.c: the tool's renderers (render/render_png.c, render_png_figure.c,
  * render_svg.c) on extreme tables (issue 26 item 4: a constant 1e16 table hung the
  * colorbar's `v += step` loop; a +-1.7e308 range made "-nan" coordinates).
  *
@@ -17,7 +17,7 @@
 #include "fuzz_common.h"
 #include "fuzz_data.h"
 
-#include "cli.h"
+#include "render.h"
 
 #include <float.h>
 #include <math.h>

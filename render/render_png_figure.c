@@ -5,7 +5,7 @@
  * colormap pixels of cli_heatmap_cells_rgb, copied in unscaled, so the picture
  * still says the exact colour of every cell. The pixels are then encoded with
  * libpng like every posenc PNG (tEXt chunks give the title, range and layout). */
-#include "cli.h"
+#include "render.h"
 
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
@@ -263,7 +263,7 @@ static void set_hex(cairo_t *cr, const char *hex, double alpha) {
     cairo_set_source_rgba(cr, r / 255.0, g / 255.0, b / 255.0, alpha);
 }
 
-/* the SVG plot's dash patterns (cli/cmd_lab_plot.c), the same order */
+/* the SVG plot's dash patterns (render/lab_plot.c), the same order */
 static void set_dash(cairo_t *cr, int style) {
     static const double patterns[5][4] = {{0}, {7, 4}, {2, 3}, {7, 3, 2, 3}, {14, 4}};
     static const int lengths[5] = {0, 2, 2, 4, 2};

@@ -4,7 +4,7 @@
  * in place (carriage return + erase to end of line) and erased at the end; callers
  * step it where their stdout is at the start of a line, so the two never mix. */
 #define _POSIX_C_SOURCE 200809L /* isatty, fileno, clock_gettime under -std=c11 */
-#include "cli.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* render_png.c: colormaps, block-averaging of large tables, and PNG heat maps
  * through libpng. The PNG is built in memory and written atomically. */
-#include "cli.h"
+#include "render.h"
 
 #include <math.h>
 #include <png.h>

@@ -1,7 +1,7 @@
 /* charts.c: what each picture shows, computed from a table in the tool:
  * heat maps, surfaces, value-vs-channel curves, the wavelength spectrum,
  * similarity against distance, and per-position variance and norm. */
-#include "cli.h"
+#include "render.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * `posenc report --lab FILE` reads FILE; plain `posenc report` reads the files
  * `posenc lab run NAME` writes by default (lab-NAME.jsonl here) when there are any. */
 #define _POSIX_C_SOURCE 200809L /* access */
-#include "cli.h"
+#include "render.h"
 #include "experiments.h"
 
 #include <cjson/cJSON.h>

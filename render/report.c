@@ -1,8 +1,8 @@
 /* report.c: `posenc report` page: one self-contained HTML file (no network)
  * holding every picture, the statistics tables, the data of the interactive
- * tools as JSON, and the project's own JavaScript (cli/report.js, embedded).
+ * tools as JSON, and the project's own JavaScript (render/report.js, embedded).
  * Sections are independent functions in one list, so new families plug in. */
-#include "cli.h"
+#include "render.h"
 #include "report_assets.h"
 
 #include <math.h>
@@ -504,7 +504,7 @@ static int write_data(report *r) {
     return EXIT_OK;
 }
 
-/* posenc report [--lab RESULTS] (the section itself is cli/report_lab.c) */
+/* posenc report [--lab RESULTS] (the section itself is render/report_lab.c) */
 static int section_lab(report *r) {
     return r->req->lab_count ? cli_lab_report_section(r->command, r->req->lab_results, r->req->lab_count,
                                                       r->req->lab_found, r->html)

@@ -2,7 +2,7 @@
  * legend, title, shaded bands, reference lines), labelled heat maps, and a
  * 3-D surface drawn as a projected mesh. Every SVG is standalone and also
  * valid inline in HTML (no ids, so several can share one page). */
-#include "cli.h"
+#include "render.h"
 
 #include <float.h>
 #include <math.h>

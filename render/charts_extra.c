@@ -1,6 +1,6 @@
 /* charts_extra.c: pictures of the other families, computed with the library:
  * ALiBi and T5 bias maps and profiles, RoPE scaling bands, precision audits. */
-#include "cli.h"
+#include "render.h"
 
 #include <math.h>
 #include <stdio.h>

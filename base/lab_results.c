@@ -5,7 +5,7 @@
  * (finite, in range) as it is read, so no picture or table is drawn from inf or
  * 1e308; out of memory is reported as such, never as a malformed line. */
 #define _POSIX_C_SOURCE 200809L /* getline, fdopen */
-#include "cli.h"
+#include "base.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* render_buffer.c: the growable byte buffer that PNG, SVG and HTML bodies are
+/* buffer.c: the growable byte buffer that PNG, SVG and HTML bodies are
  * built in, so every picture is written with one atomic write (no partial file). */
-#include "cli.h"
+#include "base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

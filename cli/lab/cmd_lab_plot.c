@@ -1,0 +1,43 @@
+/* cmd_lab_plot.c: `posenc lab plot`: metric vs evaluation length (log x, one
+ * line per configuration, min-max band over seeds) or training curves, as SVG
+ * or PNG (chosen by the output's extension, like `posenc plot`). The pictures
+ * are drawn by render/lab_plot.c. */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+static const cli_option plot_options[] = {
+    {"o", "FILE", "picture to write: FILE.svg or FILE.png (required)"},
+    {"experiment", "NAME", "only runs of this experiment"},
+    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | curve (training bits per byte vs step)"},
+    {NULL, NULL, NULL}};
+
+int cmd_lab_plot(int argc, char **argv) {
+    cli_args a;
+    int rc = cli_parse(&a, "lab plot", plot_options, argc, argv, 1);
+    if (rc != EXIT_OK) return rc;
+    if (a.help || a.positional_count < 1 || !cli_has(&a, "o")) {
+        printf("usage: posenc lab plot RESULTS.jsonl -o OUT.svg|OUT.png [--experiment NAME] [--metric M]\n\n");
+        cli_print_options(plot_options);
+        return a.help ? EXIT_OK : EXIT_USAGE;
+    }
+    const char *out = cli_string(&a, "o", "");
+    bool svg = cli_path_ends_with(out, ".svg"), png = cli_path_ends_with(out, ".png");
+    if (!svg && !png)
+        return cli_fail("lab plot", EXIT_USAGE, "name the output OUT.svg or OUT.png", "cannot tell the picture format of '%s'",
+                        out);
+    cli_buffer b = {0};
+    const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
+    const char *path = a.positional[0];
+    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false, strcmp(metric, "curve") == 0 ? CLI_LAB_KEEP_CURVE : 0);
+    if (!runs) return EXIT_RUNTIME; /* the reader named the file and line */
+    rc = svg ? cli_lab_plot_svg("lab plot", runs, path, only, metric, &b)
+             : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);
+    cJSON_Delete(runs);
+    if (rc == EXIT_OK) rc = cli_buffer_write("lab plot", out, &b);
+    if (rc == EXIT_OK) cli_note("lab plot", "wrote %s (%s)", out, metric);
+    cli_buffer_free(&b);
+    return rc;
+}
