@@ -13,12 +13,17 @@
 
 static const cli_option identify_options[] = {
     {"sin", "S.npy", "the sin table beside an HF / plain cos table (same shape)"},
+    {"input", "X.npy", "with --rotated: the unrotated q/k, [T, D] or [T, H, D]"},
+    {"rotated", "Y.npy", "with --input: R(x), the same shape; the cache is recovered from the rotation"},
     {"layout", "L", "auto (default) | hf | vllm | ggml | plain: the cache layout to assume"},
     {"bf16", NULL, "the cache is uint16 holding bfloat16 bits"},
     {"config", "FILE", "a model's config.json or .gguf: say where the cache departs from it"},
     {"json", NULL, "print the result as JSON"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
     {NULL, NULL, NULL}};
+
+int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
+                              const posenc_array *sin_table, bool json);
 
 static const char *const layout_choices[] = {"auto", "hf", "vllm", "ggml", "plain", NULL};
 
@@ -172,20 +177,130 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     printf(newline ? "}\n" : "}");
 }
 
-int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
-                              const posenc_array *sin_table, bool json);
+/* --input X --rotated Y: recover the cache from the rotation, then identify it. */
+static int identify_rotation(cli_args *a) {
+    bool bf16 = cli_has(a, "bf16");
+    int64_t max_bytes = 0;
+    if (!cli_int64(a, "max-bytes", 1, INT64_MAX, &max_bytes)) return EXIT_USAGE;
+    const char *xp = cli_string(a, "input", ""), *yp = cli_string(a, "rotated", "");
+    posenc_array x = {0}, y = {0};
+    posenc_model_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    posenc_rope_rotation rot;
+    memset(&rot, 0, sizeof rot);
+    posenc_rope_identity id;
+    memset(&id, 0, sizeof id);
+    posenc_error err = {0};
+    int rc = read_cache(xp, bf16, (size_t)max_bytes, &x);
+    if (rc == EXIT_OK) rc = read_cache(yp, bf16, (size_t)max_bytes, &y);
+    if (rc == EXIT_OK && cli_has(a, "config")) {
+        if (posenc_config_read(cli_string(a, "config", ""), 0, &cfg, &err) != POSENC_OK)
+            rc = cli_fail("rope identify", EXIT_RUNTIME, NULL, "%s", err.message);
+    }
+    if (rc != EXIT_OK) goto done;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    posenc_status st = posenc_rope_rotation_cache(&x, &y, &rot, &err);
+    if (st != POSENC_OK) {
+        rc = cli_fail("rope identify", st == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE, NULL,
+                      "%s / %s: %s", xp, yp, err.message);
+        goto done;
+    }
+    st = posenc_rope_identify(&rot.cos, &rot.sin, POSENC_CACHE_PLAIN, &id, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st != POSENC_OK) {
+        rc = cli_fail("rope identify", st == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE, NULL,
+                      "%s: the rotation's cos/sin are no RoPE cache: %s", yp, err.message);
+        goto done;
+    }
+    bool json = cli_has(a, "json"), have_cfg = cli_has(a, "config");
+    const char *pairing = rot.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved";
+    if (json) {
+        printf("{\"rotation\": {\"input\": ");
+        cli_json_string(xp);
+        printf(", \"rotated\": ");
+        cli_json_string(yp);
+        printf(", \"layout\": \"%s\", \"head_dim\": %d, \"rotary_offset\": %d, \"rotary_dim\": %d, \"heads\": %lld, "
+               "\"passthrough\": %d, \"max_norm_misfit\": ",
+               pairing, rot.head_dim, rot.rotary_offset, rot.rotary_dim, (long long)rot.heads,
+               rot.head_dim - rot.rotary_dim);
+        cli_json_number(rot.max_norm_misfit);
+        printf(", \"max_head_misfit\": ");
+        cli_json_number(rot.max_head_misfit);
+        printf("}, \"identity\": ");
+        print_json(yp, &id, secs, false);
+        if (!have_cfg) printf("}\n");
+        else printf(", \"config\": ");
+    } else {
+        printf("%s = R(%s): [%lld positions, %lld head%s, %d channels]\n", yp, xp, (long long)rot.rows,
+               (long long)rot.heads, rot.heads == 1 ? "" : "s", rot.head_dim);
+        printf("rotated channels %d..%d (rotary dim %d, %s pairs: %s)", rot.rotary_offset,
+               rot.rotary_offset + rot.rotary_dim - 1, rot.rotary_dim, pairing,
+               rot.layout == POSENC_LAYOUT_HALF ? "(j, j + R/2), HF rotate_half" : "(2j, 2j + 1), GPT-J / ggml NORMAL");
+        if (rot.rotary_dim < rot.head_dim)
+            printf("; %d channels pass through unchanged (partial rotary, the rotated run %s)",
+                   rot.head_dim - rot.rotary_dim,
+                   rot.rotary_offset == 0 ? "first, as HF's partial_rotary_factor"
+                   : rot.rotary_offset + rot.rotary_dim == rot.head_dim ? "last, as DeepSeek's qk_rope_head_dim"
+                                                                          : "in the middle");
+        printf("\nrotation: |y|/|x| constant within %.2g, heads agree within %.2g; cos/sin per pair and position "
+               "by least squares over the heads, rounded to f32 (residuals below include the apply's rounding)\n",
+               rot.max_norm_misfit, rot.max_head_misfit);
+        print_text(yp, &rot.cos, &id, secs);
+    }
+    if (have_cfg && !json) { /* where the rotated channels sit, against the model's head */
+        const char *cfg_pairing = cfg.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved";
+        int32_t cfg_r = 0;
+        posenc_error e2 = {0};
+        if (posenc_rope_check(&cfg.rope, &cfg_r, &e2) != POSENC_OK) cfg_r = 0;
+        if (cfg.layout_known && cfg.layout != rot.layout)
+            printf("placement: %s pairs where the config's %s family rotates %s pairs (a weight permutation, or "
+                   "another engine's layout)\n",
+                   pairing, cfg.family, cfg_pairing);
+        if (cfg.attention_head_dim > 0 && cfg.attention_head_dim != rot.head_dim)
+            printf("placement: the head has %d channels, the config's %d\n", rot.head_dim, cfg.attention_head_dim);
+        else if (cfg_r == rot.rotary_dim && cfg.rotary_offset != rot.rotary_offset)
+            printf("placement: rotated channels start at %d, the config's at %d\n", rot.rotary_offset,
+                   cfg.rotary_offset);
+        else if (cfg_r == rot.rotary_dim)
+            printf("placement: channels %d..%d rotate, as the config says\n", rot.rotary_offset,
+                   rot.rotary_offset + rot.rotary_dim - 1);
+    }
+    if (have_cfg) rc = cli_rope_identify_against(&id, &cfg, &rot.cos, &rot.sin, json);
+done:
+    posenc_rope_identity_free(&id);
+    posenc_rope_rotation_free(&rot);
+    posenc_model_config_free(&cfg);
+    posenc_array_free(&x);
+    posenc_array_free(&y);
+    return rc;
+}
 
 int cmd_rope_identify(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "rope identify", identify_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc rope identify CACHE.npy [--sin S.npy] [--layout L] [--bf16] [--config FILE] [--json]\n\n"
+        printf("usage: posenc rope identify CACHE.npy [--sin S.npy] [--layout L] [--bf16] [--config FILE] [--json]\n"
+               "       posenc rope identify --input X.npy --rotated Y.npy [--bf16] [--config FILE] [--json]\n\n"
                "Which RoPE made this cos/sin cache? Fits the layout, rotary dim, offset, base, scaling and its\n"
                "parameters, the cache's rounding and the arithmetic (exact, HF float32, ggml float32), each with\n"
                "its residual in ULPs, and says what the data cannot tell apart.\n\n");
         cli_print_options(identify_options);
         return EXIT_OK;
+    }
+    bool from_rotation = cli_has(&a, "input") || cli_has(&a, "rotated");
+    if (from_rotation) {
+        if (!cli_has(&a, "input") || !cli_has(&a, "rotated"))
+            return cli_fail("rope identify", EXIT_USAGE, "posenc rope identify --input x.npy --rotated y.npy",
+                            "--%s needs --%s: the rotation is seen from both", cli_has(&a, "input") ? "input" : "rotated",
+                            cli_has(&a, "input") ? "rotated" : "input");
+        if (a.positional_count || cli_has(&a, "sin") || cli_has(&a, "layout"))
+            return cli_fail("rope identify", EXIT_USAGE, NULL,
+                            "--input/--rotated replace the cache file: give no %s",
+                            a.positional_count ? "CACHE.npy" : cli_has(&a, "sin") ? "--sin" : "--layout");
+        return identify_rotation(&a);
     }
     if (a.positional_count != 1)
         return cli_fail("rope identify", EXIT_USAGE, "posenc rope identify cache.npy", "give one cache file, got %d",

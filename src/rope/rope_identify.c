@@ -42,6 +42,7 @@ void posenc_rope_identity_free(posenc_rope_identity *id) {
     if (!id) return;
     free(id->inv_freq);
     free(id->pair_factor);
+    free(id->long_pair_factor);
     memset(id, 0, sizeof *id);
 }
 
