@@ -74,7 +74,17 @@ static void print_scheme(const posenc_rope_identity *id) {
                p->factor, id->ramp_first, id->ramp_last, id->llama3_wave_lo, id->llama3_wave_hi,
                (long long)p->original_max_position);
         break;
-    case POSENC_ROPE_LONGROPE: printf(" (per-pair factors, listed with --json)"); break;
+    case POSENC_ROPE_LONGROPE:
+        printf(" (per-pair factors, listed with --json)");
+        if (id->switch_position > 0)
+            printf("; short factors for rows before %lld, long factors from row %lld on (long factor of the last "
+                   "pair %.4g, short %.4g), %s",
+                   (long long)id->switch_position, (long long)id->switch_position,
+                   id->long_pair_factor[id->rotary_dim / 2 - 1], id->pair_factor[id->rotary_dim / 2 - 1],
+                   id->long_offset == 0 ? "the long rows restarting at position 0: vLLM's long_short_cache = "
+                                          "cat(short cache, long cache)"
+                                        : "one run of positions: the factors switch per position");
+        break;
     default: break;
     }
     printf("\n");
@@ -172,6 +182,12 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);
     printf(", \"inv_freq\": ");
     cli_json_numbers(id->inv_freq, (size_t)id->rotary_dim / 2);
+    printf(", \"switch_position\": %lld, \"long_offset\": %lld, \"long_magnitude\": ", (long long)id->switch_position,
+           (long long)id->long_offset);
+    cli_json_number(id->long_magnitude);
+    printf(", \"long_pair_factor\": ");
+    if (id->long_pair_factor) cli_json_numbers(id->long_pair_factor, (size_t)id->rotary_dim / 2);
+    else printf("null");
     printf(", \"seconds\": ");
     cli_json_number(secs);
     printf(newline ? "}\n" : "}");
@@ -389,6 +405,85 @@ static void scheme_text(char *out, size_t size, const posenc_rope_params *p) {
     }
 }
 
+/* YaRN's m(s, M) = 0.1 M ln s + 1 (1 for s <= 1): HF's get_mscale */
+static double get_mscale(double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * log(s) + 1.0; }
+
+/* DeepSeek's magnitude is m(s, mscale) / m(s, mscale_all_dim) (mscale_all_dim's part goes to the
+ * softmax scale): name the reading an engine took instead, when the measured magnitude is one. */
+static void mscale_words(const posenc_rope_params *cfg, double got, double want, double tol, char *why, size_t size) {
+    if (cfg->scaling != POSENC_ROPE_YARN || !(cfg->mscale > 0 || cfg->mscale_all_dim > 0)) return;
+    double s = cfg->factor, ms = cfg->mscale, ma = cfg->mscale_all_dim;
+    struct {
+        double v;
+        const char *text;
+    } readings[] = {
+        {get_mscale(s, 1), "YaRN's default 0.1 ln(factor) + 1: the config's mscale/mscale_all_dim were ignored"},
+        {get_mscale(s, ms), "m(factor, mscale) alone: the division by m(factor, mscale_all_dim) was dropped"},
+        {get_mscale(s, ma), "m(factor, mscale_all_dim): the softmax's share was put on cos/sin"},
+        {1.0, "1: DeepSeek's mscale ratio was dropped"},
+    };
+    for (size_t i = 0; i < sizeof readings / sizeof readings[0]; i++)
+        if (fabs(got - readings[i].v) <= tol * readings[i].v) {
+            snprintf(why, size,
+                     ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give m(%g, %g) / m(%g, %g) = %.6g; "
+                     "the cache's is %s",
+                     ms, ma, s, ms, s, ma, want, readings[i].text);
+            return;
+        }
+    snprintf(why, size, ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give %.6g, the cache's "
+                        "magnitude is none of its readings (default YaRN %.6g, m(s, mscale) %.6g, m(s, mscale_all_dim) %.6g)",
+             ms, ma, want, get_mscale(s, 1), get_mscale(s, ms), get_mscale(s, ma));
+}
+
+/* A cache whose slopes change at one row (LongRoPE short -> long) against the config. */
+static void switch_words(departures *d, const posenc_rope_identity *id, const posenc_rope_params *cfg, const double *w) {
+    long long at = (long long)id->switch_position;
+    if (cfg->scaling != POSENC_ROPE_LONGROPE) {
+        char s[120];
+        scheme_text(s, sizeof s, cfg);
+        add(d, "the cache switches frequencies at position %lld (LongRoPE short/long factors), the config says %s "
+               "(shows at row %lld)", at, s, at);
+        return;
+    }
+    long long l0 = (long long)cfg->original_max_position;
+    if (at != l0)
+        add(d, "switches from short to long factors at %lld where HF switches at %lld (the config's original context: "
+               "HF takes the long factors for every position once a sequence is longer than %lld; shows at row %lld)",
+            at, l0, l0, at < l0 ? at : l0);
+    else
+        add(d, "switches from short to long factors at position %lld, the config's original context%s; HF instead takes "
+               "the long factors for every position of a sequence longer than %lld, so for such a sequence rows 0..%lld "
+               "differ from HF's",
+            at, id->long_offset == 0 ? " (vLLM's long_short_cache: the long rows restart at position 0)" : "", l0,
+            at - 1);
+    /* the lists themselves against the config's */
+    int32_t K = id->rotary_dim / 2;
+    for (int side = 0; side < 2 && cfg->factors_count == (size_t)K; side++) {
+        const double *got = side ? id->long_pair_factor : id->pair_factor;
+        const double *want = side ? cfg->long_factors : cfg->short_factors;
+        if (!got || !want) continue;
+        double worst = 0;
+        int32_t first = -1;
+        for (int32_t k = 0; k < K; k++) {
+            /* the fit's noise: float32 inv_freq rounding (~1e-7) plus the phase noise of a slow pair */
+            double span = (double)(side ? id->rows - (id->switch_position - id->offset) : id->switch_position - id->offset);
+            double noise = 1e-6 + 8 * 0x1p-24 / fmax(id->inv_freq[k] * span, 1e-30);
+            double rel = fabs(got[k] / want[k] - 1);
+            if (rel > 1e-4 + noise) {
+                if (first < 0) first = k;
+                worst = fmax(worst, rel);
+            }
+        }
+        if (first >= 0)
+            add(d, "the %s factors depart from the config's from pair %d on (by up to %.3g%%)", side ? "long" : "short",
+                first, 100 * worst);
+        else
+            add(d, "the %s factors are the config's (every pair within %s)", side ? "long" : "short",
+                "the fit's noise, ~1e-6");
+    }
+    (void)w;
+}
+
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
                               const posenc_array *sin_table, bool json) {
     posenc_rope_params cfg = c->rope;
@@ -429,11 +524,19 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
                 (long long)id->offset, (long long)id->offset);
         double mtol = id->grid == POSENC_DTYPE_F32 ? 2e-6 : 8e-3;
         if (!match && fabs(id->magnitude - att) > mtol * att) {
-            const char *why = fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
-                              : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
-                                                      : ": a different attention factor (e.g. mscale) was applied";
+            char why[300];
+            snprintf(why, sizeof why, "%s",
+                     fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
+                     : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
+                                             : ": a different attention factor was applied");
+            mscale_words(&cfg, id->magnitude, att, mtol, why, sizeof why);
             add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
                 posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
+        }
+        if (id->switch_position > 0) { /* LongRoPE's short/long switch inside the cache */
+            switch_words(&d, id, &cfg, w);
+            free(w);
+            goto words;
         }
         /* frequencies: runs of pairs whose measured w departs from the config's */
         int32_t run0 = -1;
@@ -470,6 +573,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
             }
         }
         free(w);
+    words:
         if (id->grid != POSENC_DTYPE_F32 && !match)
             add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",
                 grid_words(id->grid), (long long)(ulp[1] >= 0 ? ulp[1] : ulp[0]));

@@ -766,7 +766,10 @@ typedef struct posenc_rope_identity {
      * short_factors = pair_factor (before), long_factors = long_pair_factor
      * (after), original_max_position = switch_position, and the residuals
      * regenerate each side with its own list. */
-    int64_t switch_position;     /* first position read with the long factors; 0 = no switch */
+    int64_t switch_position;     /* row offset + first row read with the long factors; 0 = no switch */
+    int64_t long_offset;         /* position that row holds: switch_position (one run of positions,
+                                    an engine switching per position) or 0 (vLLM's long_short_cache =
+                                    cat(short cache [L0 rows], long cache from position 0)) */
     double *long_pair_factor;    /* [R/2] w_k(base) / measured w_k after the switch (NULL: none) */
     double long_magnitude;       /* magnitude after the switch (0: none) */
 } posenc_rope_identity;

@@ -236,7 +236,7 @@ class RopeIdentity(Structure):
                 ("yarn_context_hi", c_double), ("llama3_wave_lo", c_double), ("llama3_wave_hi", c_double),
                 ("ntk_base", c_double), ("ntk_factor", c_double), ("grid", c_int), ("arith", c_int),
                 ("max_ulp", c_int64 * ROPE_ARITHS), ("differ", c_size_t * ROPE_ARITHS), ("values", c_size_t),
-                ("ambiguous", c_uint), ("switch_position", c_int64), ("long_pair_factor", POINTER(c_double)),
+                ("ambiguous", c_uint), ("switch_position", c_int64), ("long_offset", c_int64), ("long_pair_factor", POINTER(c_double)),
                 ("long_magnitude", c_double)]
 
 

@@ -68,7 +68,7 @@ static void pair_channels(posenc_layout layout, size_t o, size_t R, size_t j, si
 
 /* Worst relative departure of |y|/|x| from its median over every (t, h, pair)
  * with x nonzero; *where_t / *where_j name the worst. */
-static double norm_misfit(const tensor3 *x, const tensor3 *y, posenc_layout layout, size_t o, size_t R,
+static double norm_misfit(const tensor3 *x, const tensor3 *y, posenc_layout layout, size_t o, size_t R, double stop,
                           double *median_out, size_t *where_t, size_t *where_j) {
     size_t K = R / 2, T = x->rows, H = x->heads, D = x->dim;
     /* median from up to 4096 samples spread over the data */
@@ -92,17 +92,18 @@ static double norm_misfit(const tensor3 *x, const tensor3 *y, posenc_layout layo
     double worst = 0;
     *where_t = *where_j = 0;
     if (!(med > 0)) return INFINITY;
-    for (size_t t = 0; t < T; t++)
+    double med2 = med * med;
+    for (size_t t = 0; t < T && worst <= stop; t++)
         for (size_t h = 0; h < H; h++) {
             const double *xr = x->v + (t * H + h) * D, *yr = y->v + (t * H + h) * D;
             for (size_t j = 0; j < K; j++) {
                 size_t ca, cb;
                 pair_channels(layout, o, R, j, &ca, &cb);
-                double nx = hypot(xr[ca], xr[cb]);
-                if (!(nx > 0)) continue;
+                double nx2 = xr[ca] * xr[ca] + xr[cb] * xr[cb];
+                if (!(nx2 > 0)) continue;
                 /* the error of a rounded |y| is relative to the pair's own size; a pair far
                  * below the head's scale is still exact in floating point */
-                double d = fabs(hypot(yr[ca], yr[cb]) / (nx * med) - 1);
+                double d = fabs(sqrt((yr[ca] * yr[ca] + yr[cb] * yr[cb]) / (nx2 * med2)) - 1);
                 if (d > worst) worst = d, *where_t = t, *where_j = j;
             }
         }
@@ -123,14 +124,14 @@ static posenc_status rotation(const posenc_array *xa, const posenc_array *ya, po
     /* pass-through channels: y == x everywhere */
     bool rotated[POSENC_ROPE_MAX_HEAD_DIM];
     size_t lo = D, hi = 0;
-    for (size_t c = 0; c < D; c++) {
-        rotated[c] = false;
-        for (size_t i = c; i < T * H * D && !rotated[c]; i += D) rotated[c] = x->v[i] != y->v[i];
+    for (size_t c = 0; c < D; c++) rotated[c] = false;
+    for (size_t i = 0; i < T * H * D; i++) /* one pass, row-major */
+        if (x->v[i] != y->v[i]) rotated[i % D] = true;
+    for (size_t c = 0; c < D; c++)
         if (rotated[c]) {
             if (lo == D) lo = c;
             hi = c;
         }
-    }
     RETURN_ERROR_IF(lo == D, err, POSENC_ERR_INVALID_ARGUMENT,
                     "the rotated tensor equals the input in every channel: nothing was rotated");
     for (size_t c = lo; c <= hi; c++)
@@ -147,8 +148,9 @@ static posenc_status rotation(const posenc_array *xa, const posenc_array *ya, po
     /* the pairing that keeps every norm ratio */
     double med_h = 1, med_i = 1;
     size_t th, jh, ti, ji;
-    double mis_h = norm_misfit(x, y, POSENC_LAYOUT_HALF, lo, R, &med_h, &th, &jh);
-    double mis_i = R == 2 ? INFINITY : norm_misfit(x, y, POSENC_LAYOUT_INTERLEAVED, lo, R, &med_i, &ti, &ji);
+    /* a pairing that is off by more than 10x the tolerance stops early (only the better one is reported) */
+    double mis_h = norm_misfit(x, y, POSENC_LAYOUT_HALF, lo, R, 10 * tol, &med_h, &th, &jh);
+    double mis_i = R == 2 ? INFINITY : norm_misfit(x, y, POSENC_LAYOUT_INTERLEAVED, lo, R, 10 * tol, &med_i, &ti, &ji);
     posenc_layout layout = mis_i < mis_h ? POSENC_LAYOUT_INTERLEAVED : POSENC_LAYOUT_HALF;
     double mis = fmin(mis_h, mis_i);
     size_t wt = layout == POSENC_LAYOUT_HALF ? th : ti, wj = layout == POSENC_LAYOUT_HALF ? jh : ji;
