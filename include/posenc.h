@@ -800,6 +800,17 @@ POSENC_API posenc_status posenc_rope_cache_residual(const posenc_array *table, c
                                                     posenc_rope_cache_layout layout, int table_is_sin,
                                                     int64_t offset, const posenc_rope_params *params,
                                                     int64_t *max_ulp, size_t *differ, posenc_error *err);
+/* Each pair's max |difference| (residual units above) between the cache that
+ * produced `identity` (same arrays) and the table its fit regenerates in
+ * `arith` (LongRoPE switch: each side with its own list): pair_max_ulp[k] for
+ * k < R/2 (pair_count >= R/2, else BUFFER_TOO_SMALL). For pictures of where a
+ * fit departs (posenc report --identify). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, const posenc_array *sin_table,
+                                                            const posenc_rope_identity *identity,
+                                                            posenc_rope_arith arith, int64_t *pair_max_ulp,
+                                                            size_t pair_count, posenc_error *err);
+
 /* Rotated q with its input: x and y = R(x), [T, D] or [T, H, D] (same shape;
  * f32, f64, f16 or bf16), recover the cache that rotated it. Channels where y
  * equals x at every position and head pass through; the others must be one

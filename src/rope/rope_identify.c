@@ -320,9 +320,16 @@ typedef struct {
     const int64_t *ids; /* positions of the rows (NULL: offset, offset + 1, ...) */
 } target;
 
-/* max ULP and count of differing values of params in `mode`; false if refused. */
+/* max ULP and count of differing values of params in `mode` (and, when pair_ulp is
+ * not NULL, each pair's max ULP, raised, not reset); false if refused. */
+static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp);
 static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
                   int64_t *max_ulp, size_t *differ) {
+    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL);
+}
+static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp) {
     params.mode = mode;
     posenc_positions pos =
         tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
@@ -343,6 +350,7 @@ static bool score(const target *tg, posenc_rope_params params, posenc_mode mode,
                 bad++;
                 int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
                 if (d > worst) worst = d;
+                if (pair_ulp && d > pair_ulp[i % (size_t)tg->pairs]) pair_ulp[i % (size_t)tg->pairs] = d;
             }
         }
     }
@@ -992,6 +1000,84 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
                               (int)params->mode);
+    }
+    free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
+posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, const posenc_array *sin_table,
+                                                 const posenc_rope_identity *id, posenc_rope_arith arith,
+                                                 int64_t *pair_max_ulp, size_t pair_count, posenc_error *err) {
+    RETURN_IF_NULL(table, err);
+    RETURN_IF_NULL(id, err);
+    RETURN_IF_NULL(pair_max_ulp, err);
+    RETURN_ERROR_IF((int)arith < 0 || (int)arith >= POSENC_ROPE_ARITHS, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "unknown arithmetic %d", (int)arith);
+    RETURN_ERROR_IF(id->layout < POSENC_CACHE_HF || id->layout > POSENC_CACHE_PLAIN || id->rotary_dim < 2, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "the identity holds no fitted cache (layout %d, rotary dim %d)",
+                    (int)id->layout, id->rotary_dim);
+    size_t K = (size_t)id->rotary_dim / 2;
+    RETURN_ERROR_IF(pair_count < K, err, POSENC_ERR_BUFFER_TOO_SMALL, "%zu pairs need %zu slots, got %zu", K, K,
+                    pair_count);
+    static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
+                                                          POSENC_MODE_GGML};
+    grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
+    posenc_status st = load_2d(table, "cache", &c, err);
+    if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    size_t T = c.rows, W = c.width;
+    posenc_rope_cache_layout layout = id->layout;
+    if (st == POSENC_OK && ((layout == POSENC_CACHE_PLAIN ? W : W / 2) != K || (int64_t)T != id->rows ||
+                            (sin_table && (s.rows != T || s.width != W))))
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the cache [%zu, %zu] is not the one identified ([%lld rows, %zu pairs])",
+                          T, W, (long long)id->rows, K);
+    bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    size_t n = T * K;
+    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
+    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
+    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    if (st == POSENC_OK) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < K; k++) {
+                const double *row = c.v + t * W;
+                double cv, sv = 0;
+                switch (layout) {
+                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
+                }
+                rc[t * K + k] = cv;
+                if (two) rs[t * K + k] = sv;
+            }
+        for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
+        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL};
+        if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
+        posenc_rope_params p = id->params;
+        int64_t ulp;
+        size_t differ;
+        bool ok;
+        if (id->switch_position > 0 && id->long_pair_factor) {
+            size_t t0 = (size_t)(id->switch_position - id->offset);
+            target before = tg, after = tg;
+            before.rows = t0;
+            after.rows = T - t0;
+            after.offset = id->long_offset;
+            if (after.cos_v) after.cos_v += t0 * K;
+            if (after.sin_v) after.sin_v += t0 * K;
+            posenc_rope_params ps = p, pl = p;
+            ps.longrope_select = POSENC_LONGROPE_SHORT;
+            pl.longrope_select = POSENC_LONGROPE_LONG;
+            pl.attention_factor = fabs(id->long_magnitude - 1) > (id->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3)
+                                      ? snap_round(id->long_magnitude, 1e-5)
+                                      : 0;
+            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp) &&
+                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+        } else {
+            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+        }
+        if (!ok)
+            st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the fitted parameters cannot make a table in %s",
+                              posenc_rope_arith_name(arith));
     }
     free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
     return st == POSENC_OK ? posenc_ok_(err) : st;
