@@ -113,3 +113,14 @@ def test_bad_input_is_refused_by_name():
         posenc.identify_rope(input=c[:, :16], rotated=c[:, :16] * np.linspace(0.55, 2.05, 16, dtype=np.float32))
     with pytest.raises(posenc.KeywordError, match="sine"):
         posenc.identify_rope(c, sine=s)
+
+
+def test_one_table_yarn_magnitude_is_the_schemes_own():
+    """Before: a cos-only cache's magnitude was made explicit against the first-guess factor
+    (3.84 from the noisy one-table profile), so it read 'stated explicitly' at 16384 rows and
+    missed every value by up to 16 ULP at 131072 rows."""
+    c, _ = posenc.rope_cos_sin(head_dim=128, positions=16384, base=1e6, scaling="yarn", factor=4,
+                               original_max_position=32768, mode="torch", duplicate="half")
+    r = posenc.identify_rope(c)
+    assert r.scaling == "yarn" and r.factor == 4 and r.attention_factor is None
+    assert r.arithmetic == "hf-f32" and r.residual["hf-f32"] == (0, 0)
