@@ -93,9 +93,13 @@ static void print_scheme(const posenc_rope_identity *id) {
 static void print_text(const char *path, const posenc_array *a, const posenc_rope_identity *id, double secs) {
     printf("%s: [%lld rows] %s, layout: %s\n", path, (long long)id->rows, posenc_dtype_name(a->dtype),
            layout_words(id->layout));
-    printf("holds: %s; rotary dim %d (%d pairs); positions %lld..%lld\n",
-           id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos", id->rotary_dim,
-           id->rotary_dim / 2, (long long)id->offset, (long long)(id->offset + id->rows - 1));
+    printf("holds: %s; rotary dim %d (%d pairs); ", id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos",
+           id->rotary_dim, id->rotary_dim / 2);
+    if (id->switch_position > 0 && id->long_offset != id->switch_position)
+        printf("positions %lld..%lld, then %lld..%lld\n", (long long)id->offset, (long long)(id->switch_position - 1),
+               (long long)id->long_offset, (long long)(id->long_offset + id->offset + id->rows - id->switch_position - 1));
+    else
+        printf("positions %lld..%lld\n", (long long)id->offset, (long long)(id->offset + id->rows - 1));
     printf("base: %.10g", id->params.base);
     if (id->ntk_factor > 0)
         printf(" = %g * %g^(R/(R-2)): an NTK base change by factor %g of base %g", id->ntk_base, id->ntk_factor,
