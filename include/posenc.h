@@ -644,7 +644,14 @@ POSENC_API posenc_status posenc_rope_shift_f32(const posenc_rope_params *params,
  *       section has w = base^(-2j/(2 s_a)) (frequencies restart per section;
  *       the scheme in params applies within each section).
  * sections: `axes` counts s_0..s_{axes-1} (axes <= 4), sum == R/2.
- * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE. */
+ * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE.
+ * POSENC_MODE_GGML reproduces ggml_rope_multi (CPU): SECTIONS = ggml MROPE (pairs past
+ * s0+s1+s2 read a 4th stream, e), INTERLEAVED = ggml IMROPE (h where k%3==1 and k < 3 s1,
+ * w where k%3==2 and k < 3 s2, t where k%3==0 and k < 3 s0, else the 4th stream e: give 4
+ * axes when such pairs exist, else INVALID_ARGUMENT naming the first); one float32 theta
+ * chain per stream, layout HALF only (ggml rotates NEOX pairs); AXIAL (ggml VISION) is
+ * UNSUPPORTED. Tested bit for bit against a reference written from ggml's CPU code
+ * (tests/test_rope_ggml_mrope.c). */
 typedef enum posenc_mrope_kind {
     POSENC_MROPE_SECTIONS = 0,
     POSENC_MROPE_INTERLEAVED = 1,
