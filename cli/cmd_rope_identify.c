@@ -440,7 +440,7 @@ static void mscale_words(const posenc_rope_params *cfg, double got, double want,
 }
 
 /* A cache whose slopes change at one row (LongRoPE short -> long) against the config. */
-static void switch_words(departures *d, const posenc_rope_identity *id, const posenc_rope_params *cfg, const double *w) {
+static void switch_words(departures *d, const posenc_rope_identity *id, const posenc_rope_params *cfg) {
     long long at = (long long)id->switch_position;
     if (cfg->scaling != POSENC_ROPE_LONGROPE) {
         char s[120];
@@ -485,7 +485,6 @@ static void switch_words(departures *d, const posenc_rope_identity *id, const po
             add(d, "the %s factors are the config's (every pair within %s)", side ? "long" : "short",
                 "the fit's noise, ~1e-6");
     }
-    (void)w;
 }
 
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
@@ -538,7 +537,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
                 posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
         }
         if (id->switch_position > 0) { /* LongRoPE's short/long switch inside the cache */
-            switch_words(&d, id, &cfg, w);
+            switch_words(&d, id, &cfg);
             free(w);
             goto words;
         }

@@ -77,6 +77,7 @@ class RopeIdentity:
     values: int
     ambiguous: Tuple[str, ...]
     switch_position: int                 # LongRoPE short -> long switch (0: none)
+    long_offset: int                     # position of the first long row (0: vLLM's long_short_cache)
     long_pair_factor: Optional[np.ndarray] = field(repr=False)
     long_magnitude: float
     rotation: Optional[Rotation]
@@ -179,7 +180,7 @@ def _identity(c: "_lib.RopeIdentity", rotation: Optional[Rotation]) -> RopeIdent
         ntk_factor=c.ntk_factor, grid=_GRID_NAME.get(c.grid, "?"), arithmetic=_lib.ARITH_NAME.get(c.arith, "?"),
         residual={_lib.ARITH_NAME[a]: (int(c.max_ulp[a]), int(c.differ[a])) for a in range(_lib.ROPE_ARITHS)},
         values=c.values, ambiguous=tuple(n for b, n in _lib.IDENTIFY_AMBIGUOUS.items() if c.ambiguous & b),
-        switch_position=c.switch_position,
+        switch_position=c.switch_position, long_offset=c.long_offset,
         long_pair_factor=doubles(c.long_pair_factor, K) if c.long_pair_factor else None,
         long_magnitude=c.long_magnitude, rotation=rotation, words=_words(c, rotation))
 

@@ -124,3 +124,18 @@ def test_one_table_yarn_magnitude_is_the_schemes_own():
     r = posenc.identify_rope(c)
     assert r.scaling == "yarn" and r.factor == 4 and r.attention_factor is None
     assert r.arithmetic == "hf-f32" and r.residual["hf-f32"] == (0, 0)
+
+
+def test_longrope_switch_fields():
+    """A cache whose factors switch at row 1024 (short 1 + k/400, long 1 + k/8, one run of positions)."""
+    K, T = 48, 2048
+    k = np.arange(K)
+    w0 = 10000.0 ** (-2.0 * k / (2 * K))
+    pos = np.arange(T, dtype=np.float64)[:, None]
+    ang = np.where(pos < 1024, pos * (w0 / (1 + k / 400.0)), pos * (w0 / (1 + k / 8.0)))
+    r = posenc.identify_rope(np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32))
+    assert r.scaling == "longrope" and r.switch_position == 1024 and r.long_offset == 1024
+    # the base and a smooth factor profile trade off (the base is the round number within 3%),
+    # so compare what the data fixes: long / short per pair
+    ratio = r.long_pair_factor / r.pair_factor
+    assert np.abs(ratio / ((1 + k / 8.0) / (1 + k / 400.0)) - 1).max() < 1e-5

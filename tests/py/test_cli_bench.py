@@ -28,11 +28,11 @@ def main():
     # issue 24: the identify group times posenc_rope_identify per cache form and says what it fitted
     rc, out, err = run("bench", "--only", "identify", "--identify-rows", "2048", "--no-peers")
     rows = [line.split("|") for line in out.splitlines() if line.startswith(("| HF ", "| vLLM", "| rotated"))]
-    t.check(rc == 0 and len(rows) == 4 and all(float(r[2]) > 0 and "yarn factor 4 base 1e+06, hf-f32" in r[4]
-                                               for r in rows)
-            and all(r[5].strip().startswith("0 differ") for r in rows[:3]),
+    t.check(rc == 0 and len(rows) == 4 and all(float(r[2]) > 0 and float(r[4]) > 0
+                                               and "yarn factor 4 base 1e+06, hf-f32" in r[5] for r in rows)
+            and all(r[6].strip().startswith("0 differ") for r in rows[:3]),
             f"identify group: 4 forms timed, each fitted as Qwen2.5's YaRN in HF float32: "
-            f"{[(r[1].strip(), r[3].strip(), r[5].strip()) for r in rows]} {err.strip()[:200]}")
+            f"{[(r[1].strip(), r[4].strip(), r[6].strip()) for r in rows]} {err.strip()[:200]}")
     # issue 18: scaling columns next to the machine's own, the compute probe, the per-thread timeline
     rc, out, err = run("bench", "--only", "rope", "--threads", "1,2", "--reps", "5", "--no-peers",
                        "--mem-mib", "16", "--timeline")
