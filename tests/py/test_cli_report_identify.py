@@ -65,12 +65,12 @@ def main():
             + (" | ".join(re.findall(r"<li>(.*?)</li>", words)[1:2]) or se.strip()))
     # bad input
     rc, so, se = run("report", "--sin", cache, "-o", out)
-    t.check(rc == 2 and "--sin goes with --identify" in se, "--sin alone refused: " + se.strip().splitlines()[0])
+    t.check(rc == 2 and "--sin goes with --identify" in se, "[P24] --sin alone refused: " + se.strip().splitlines()[0])
     rnd = os.path.join(d, "rnd.npy")
     np.save(rnd, np.random.default_rng(1).standard_normal((64, 16)).astype(np.float32))
     rc, so, se = run("report", "--identify", rnd, "-o", os.path.join(d, "bad.html"))
     t.check(rc == 2 and "--identify" in se and "rnd.npy" in se and not os.path.exists(os.path.join(d, "bad.html")),
-            "a table that is no RoPE cache: refused by name, no report written: " + se.strip().splitlines()[-1])
+            "[P24] a table that is no RoPE cache: refused by name, no report written: " + se.strip().splitlines()[-1])
     rc, so, se = run("report", "--identify", cache, "--cache-layout", "mlx", "-o", out)
     t.check(rc == 2 and "mlx" in se, "an unknown cache layout is refused by name")
     return t.finish()

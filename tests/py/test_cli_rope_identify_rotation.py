@@ -129,7 +129,7 @@ def main():
     # bad input, refused by name (exit 2, nothing on stdout)
     def refused(label, args, words):
         rc, so, se = run("rope", "identify", *args)
-        t.check(rc == 2 and so == "" and all(w in se for w in words), f"{label}: {se.strip()}")
+        t.check(rc == 2 and so == "" and all(w in se for w in words), f"[P23] {label}: {se.strip()}")
 
     x = torch.randn(64, 2, 16)
     inv, att = inv_freq("none", 16, 10000.0)
