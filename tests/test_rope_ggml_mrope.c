@@ -160,5 +160,13 @@ int main(void) {
                   POSENC_ERR_UNSUPPORTED &&
               strstr(err.message, "VISION"),
           "axial refused: %s", err.message);
+    /* a non-finite input is named, after the rotation ran to the end */
+    posenc_mrope_sections sec4 = {POSENC_MROPE_SECTIONS, 3, {16, 24, 24, 0}};
+    memcpy(buf, x0, sizeof buf);
+    buf[(3 * H + 1) * D + 5] = NAN;
+    CHECK(posenc_mrope_apply_f32(&p, &sec4, POSENC_LAYOUT_HALF, &v, pos, 0, buf, T * H * D, &err) ==
+                  POSENC_ERR_NONFINITE &&
+              strstr(err.message, "token 3, head 1, channel 5 is nan: the input of token 3 already holds"),
+          "a NaN input named: %s", err.message);
     return check_finish();
 }

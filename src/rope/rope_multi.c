@@ -125,6 +125,8 @@ static posenc_status mrope_apply_ggml(const posenc_rope_params *params, const po
     bool used[POSENC_MROPE_MAX_AXES] = {false, false, false, false};
     for (int32_t k = 0; st == POSENC_OK && k < K; k++) used[axis[k]] = true;
     float m = rope_ggml_mscale_(&plan.ggml), sign = inverse ? -1.0f : 1.0f;
+    size_t bad_t = SIZE_MAX, bad_h = 0, bad_c = 0;
+    bool bad_input = false;
     for (size_t t = 0; st == POSENC_OK && t < view->tokens; t++) {
         for (int32_t a = 0; a < sec->axes; a++)
             if (used[a])
@@ -142,8 +144,24 @@ static posenc_status mrope_apply_ggml(const posenc_rope_params *params, const po
                 float bs = x1 * s[k], bc = x1 * c[k];
                 v[k] = fmaf(x0, c[k], -bs);
                 v[k + K] = fmaf(x0, s[k], bc);
+                if (bad_t == SIZE_MAX && (!isfinite(v[k]) || !isfinite(v[k + K])))
+                    bad_t = t, bad_h = h, bad_c = (size_t)(isfinite(v[k]) ? k + K : k),
+                    bad_input = !isfinite(x0) || !isfinite(x1);
             }
         }
+    }
+    if (st == POSENC_OK && bad_t != SIZE_MAX) { /* the rotation ran to the end; name the first */
+        float value = x[bad_t * view->row_stride + bad_h * view->head_stride + bad_c];
+        const char *text = isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+        if (bad_input)
+            st = posenc_fail_(err, POSENC_ERR_NONFINITE,
+                              "rotated value at token %zu, head %zu, channel %zu is %s: the input of token %zu "
+                              "already holds inf or NaN", bad_t, bad_h, bad_c, text, bad_t);
+        else
+            st = posenc_fail_(err, POSENC_ERR_NONFINITE,
+                              "rotated value at token %zu, head %zu, channel %zu is %s: the rotation scaled by "
+                              "ggml's magnitude %g overflows f32 (largest finite 3.40282e+38)",
+                              bad_t, bad_h, bad_c, text, (double)m);
     }
     free(axis), free(ang), free(c), free(s);
     rope_plan_free_(&plan);
