@@ -789,7 +789,8 @@ typedef struct posenc_rope_identity {
  * or value that no RoPE cache has (a non-finite value and its [row, column],
  * fewer than 3 rows, no pair that turns over the rows, frequencies that do not
  * fall with the pair index, a sin table of another shape). Speed: a [131072, 128]
- * cache takes 3.5-4.6 s on one core, all three arithmetics included (docs/rope.md). */
+ * cache takes 3-5 s on one core (CPU 2.9-3.4 s), all three arithmetics included
+ * (docs/rope.md; posenc bench --only identify). */
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array *sin_table,
                                               posenc_rope_cache_layout layout, posenc_rope_identity *out,
