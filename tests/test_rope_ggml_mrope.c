@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #define T 29
@@ -168,5 +169,8 @@ int main(void) {
                   POSENC_ERR_NONFINITE &&
               strstr(err.message, "token 3, head 1, channel 5 is nan: the input of token 3 already holds"),
           "a NaN input named: %s", err.message);
+    uint32_t bits;
+    memcpy(&bits, &buf[(3 * H + 1) * D + 5], sizeof bits);
+    CHECK(bits == 0x7fc00000u, "the NaN result is the one positive quiet NaN (0x%08x)", (unsigned)bits);
     return check_finish();
 }

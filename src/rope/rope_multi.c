@@ -126,6 +126,9 @@ static posenc_status mrope_apply_ggml(const posenc_rope_params *params, const po
     for (int32_t k = 0; st == POSENC_OK && k < K; k++) used[axis[k]] = true;
     float m = rope_ggml_mscale_(&plan.ggml), sign = inverse ? -1.0f : 1.0f;
     size_t bad_t = SIZE_MAX, bad_h = 0, bad_c = 0;
+    const uint32_t qnan_bits = 0x7fc00000u;
+    float qnan;
+    memcpy(&qnan, &qnan_bits, sizeof qnan);
     bool bad_input = false;
     for (size_t t = 0; st == POSENC_OK && t < view->tokens; t++) {
         for (int32_t a = 0; a < sec->axes; a++)
@@ -144,6 +147,8 @@ static posenc_status mrope_apply_ggml(const posenc_rope_params *params, const po
                 float bs = x1 * s[k], bc = x1 * c[k];
                 v[k] = fmaf(x0, c[k], -bs);
                 v[k + K] = fmaf(x0, s[k], bc);
+                if (isnan(v[k])) v[k] = qnan; /* one positive quiet NaN, as every apply (posenc.h) */
+                if (isnan(v[k + K])) v[k + K] = qnan;
                 if (bad_t == SIZE_MAX && (!isfinite(v[k]) || !isfinite(v[k + K])))
                     bad_t = t, bad_h = h, bad_c = (size_t)(isfinite(v[k]) ? k + K : k),
                     bad_input = !isfinite(x0) || !isfinite(x1);
