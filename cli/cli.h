@@ -112,6 +112,8 @@ int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain 
 int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
 int cmd_rope_identify(int argc, char **argv); /* posenc rope identify (cmd_rope_identify.c) */
 int cmd_bias(int argc, char **argv);
+/* `posenc bench --only identify` (cli/bench_identify.c): identify timed on [rows, 128] caches */
+int cli_bench_identify(size_t rows);
 /* posenc lab (cli/lab/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
 /* posenc lab run|plan|merge|plot|claims (cli/lab/cmd_lab_run.c, cmd_lab_plot.c); -1 for another word */

@@ -31,7 +31,7 @@
 #endif
 
 static const cli_option bench_options[] = {
-    {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory (default all); \"lab\" alone: the training "
+    {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory,identify (default all); \"lab\" alone: the training "
                      "lab (cli/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
@@ -42,6 +42,7 @@ static const cli_option bench_options[] = {
     {"mem-mib", "N", "buffer size for memset/memcpy bandwidth, default 256"},
     {"memory-rows", "N", "memory group: rows of its [N x 1024] float32 tables, default 50000 (205 MB each, "
                          "4 files in a temporary folder)"},
+    {"identify-rows", "N", "identify group: rows of its [N x 128] caches, default 131072"},
     {"timeline", NULL, "after the table, one traced run per kernel and thread count > 1: each worker's start "
                        "latency, work and wait (posenc_exec.trace)"},
     {NULL, NULL, NULL}};
@@ -592,7 +593,7 @@ int cmd_bench(int argc, char **argv) {
     int rc = cli_parse(&a, "bench", bench_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc bench [--only sinusoid,rope,bias,memory] [--threads 1,2] [--reps N] [--no-peers]\n\n"
+        printf("usage: posenc bench [--only sinusoid,rope,bias,memory,identify] [--threads 1,2] [--reps N] [--no-peers]\n\n"
                "Time posenc's kernels against memset/memcpy bandwidth and the NumPy/PyTorch peers,\n"
                "all in this run, and print a markdown table of ratios (see docs/benchmarks.md).\n"
                "The memory group runs analyze, diff and signal once each on 205 MB float32 tables\n"
@@ -601,12 +602,13 @@ int cmd_bench(int argc, char **argv) {
         return EXIT_OK;
     }
     int threads[8], nthreads = 0;
-    int32_t reps = 7, mem_mib = 256, memory_rows = 50000;
+    int32_t reps = 7, mem_mib = 256, memory_rows = 50000, identify_rows = 131072;
     if (!parse_list(cli_string(&a, "threads", "1,2"), threads, &nthreads, 8))
         return cli_fail("bench", EXIT_USAGE, "e.g. --threads 1,2", "--threads must list counts in 1..16, got '%s'",
                         cli_string(&a, "threads", ""));
     if (!cli_int32(&a, "reps", 5, 64, &reps) || !cli_int32(&a, "mem-mib", 16, 4096, &mem_mib) ||
-        !cli_int32(&a, "memory-rows", 16, 4000000, &memory_rows))
+        !cli_int32(&a, "memory-rows", 16, 4000000, &memory_rows) ||
+        !cli_int32(&a, "identify-rows", 64, 4000000, &identify_rows))
         return EXIT_USAGE;
     posenc_exec exec;
     posenc_exec_default(&exec);
@@ -626,6 +628,7 @@ int cmd_bench(int argc, char **argv) {
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
     /* first, while this process is small: an exec'd child's ru_maxrss starts at its parent's peak */
     if (cli_list_has(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;
+    if (cli_list_has(only, "identify") && (rc = cli_bench_identify((size_t)identify_rows)) != EXIT_OK) return rc;
     bool kernels = false;
     for (const bench_case *c = cases; c->name; c++) kernels = kernels || cli_list_has(only, c->group);
     if (!kernels) return EXIT_OK;

@@ -16,6 +16,10 @@ static const cli_option report_options[] = {
     {"lab", "RESULTS", "the \"Measured here\" section from these posenc lab results (JSON lines); default: the "
                        "lab-NAME.jsonl files `posenc lab run NAME` wrote here, when there are any"},
     {"no-lab", NULL, "leave the \"Measured here\" section out"},
+    {"identify", "CACHE.npy", "add \"Which RoPE is this?\" for this cos/sin cache (posenc rope identify; it is also "
+                              "the report's table unless one is given)"},
+    {"sin", "S.npy", "with --identify: the sin table beside an HF / plain cos cache"},
+    {"cache-layout", "L", "with --identify: auto (default) | hf | vllm | ggml | plain"},
     {NULL, NULL, NULL}};
 
 static void report_help(void) {
@@ -33,7 +37,8 @@ static void report_help(void) {
            "  posenc report --len 512 --dim 128 -o pe.html    # one sinusoidal table (plus nothing else)\n"
            "  posenc report my_table.npy -o mine.html         # any [positions x channels] table\n"
            "  posenc report --config llama/config.json        # a model's RoPE and its scaling bands\n"
-           "  posenc report --lab lab-extrapolate.jsonl       # the comparison plus what the lab measured\n");
+           "  posenc report --lab lab-extrapolate.jsonl       # the comparison plus what the lab measured\n"
+           "  posenc report --identify cos.npy --sin sin.npy  # which RoPE made this cache, with pictures\n");
 }
 
 /* The default comparison: the same size for every kind, so pictures line up. */
@@ -58,6 +63,16 @@ int cmd_report(int argc, char **argv) {
     if (!cli_has(&a, "o") && (rc = cli_refuse_same_file(&a, out)) != EXIT_OK) return rc; /* the default name */
     if (cli_has(&a, "lab") && cli_has(&a, "no-lab"))
         return cli_fail("report", EXIT_USAGE, NULL, "--lab and --no-lab contradict each other");
+    if ((cli_has(&a, "sin") || cli_has(&a, "cache-layout")) && !cli_has(&a, "identify"))
+        return cli_fail("report", EXIT_USAGE, "e.g. posenc report --identify cos.npy --sin sin.npy",
+                        "--%s goes with --identify", cli_has(&a, "sin") ? "sin" : "cache-layout");
+    static const char *const cache_layouts[] = {"auto", "hf", "vllm", "ggml", "plain", NULL};
+    int cache_layout = 0;
+    if (!cli_choice(&a, "cache-layout", cache_layouts, &cache_layout)) return EXIT_USAGE;
+    if (cli_has(&a, "identify") && a.positional_count == 0) { /* the cache is the table drawn */
+        a.positional[0] = cli_string(&a, "identify", "");
+        a.positional_count = 1;
+    }
     bool any_flag = a.positional_count > 0;
     const char *flags[] = {"kind", "len", "dim", "base", "freqs", "layout", "start",
                            "scaling", "factor", "original-max", "seed", "sigma", "config"};
@@ -94,7 +109,10 @@ int cmd_report(int argc, char **argv) {
     }
     cli_buffer html = {0};
     if (rc == EXIT_OK) {
-        cli_report_request req = {list, count, cmap, command_line, !any_flag, lab, lab_count, lab_found};
+        cli_report_request req = {list,      count,     cmap,
+                                  command_line, !any_flag, lab,
+                                  lab_count, lab_found, cli_has(&a, "identify") ? cli_string(&a, "identify", "") : NULL,
+                                  cli_has(&a, "sin") ? cli_string(&a, "sin", "") : NULL, cache_layout};
         rc = cli_report_html("report", &req, &html);
     }
     if (rc == EXIT_OK) rc = cli_buffer_write("report", out, &html);

@@ -38,6 +38,11 @@ static const cli_option apply_options[] = {
     {"inverse", NULL, "undo a rotation (rotate by -angle, divide by the attention factor)"},
     {"shift", NULL, "re-rotate cached keys by the given positions as deltas (no attention factor)"},
     {"bf16", NULL, "the input is uint16 holding bfloat16 bits (output likewise)"},
+    {"mrope", "S0,S1[,S2[,S3]]", "multi-axis RoPE: pairs per position axis (Qwen2-VL: 16,24,24), summing to R/2; "
+                                 "--positions then holds [axes, T] int ids (without it every axis gets the "
+                                 "token's position); float32 input"},
+    {"mrope-kind", "K", "with --mrope: sections (default; Qwen2-VL, ggml MROPE) | interleaved (Qwen3-VL, ggml "
+                        "IMROPE)"},
     {"allow-nonfinite", NULL, "write the output even where a rotated value is inf or NaN (default: refuse, "
                               "naming the first one)"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
@@ -264,6 +269,64 @@ static int read_positions_exact(const char *path, size_t tokens, int64_t **out) 
     return EXIT_OK;
 }
 
+/* --mrope S0,S1,...: the sections (1..4 axes, each >= 0) */
+static int parse_mrope(const cli_args *a, posenc_mrope_sections *sec) {
+    memset(sec, 0, sizeof *sec);
+    const char *text = cli_string(a, "mrope", ""), *p = text;
+    static const char *const kinds[] = {"sections", "interleaved", NULL};
+    int kind = 0;
+    if (!cli_choice(a, "mrope-kind", kinds, &kind)) return EXIT_USAGE;
+    sec->kind = kind ? POSENC_MROPE_INTERLEAVED : POSENC_MROPE_SECTIONS;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 65536 || sec->axes >= POSENC_MROPE_MAX_AXES || (*end && *end != ','))
+            return cli_fail("rope apply", EXIT_USAGE, "e.g. --mrope 16,24,24",
+                            "--mrope must list 1 to %d section sizes >= 0, got '%s'", POSENC_MROPE_MAX_AXES, text);
+        sec->sizes[sec->axes++] = (int32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    if (sec->axes == 0)
+        return cli_fail("rope apply", EXIT_USAGE, "e.g. --mrope 16,24,24", "--mrope needs section sizes, got '%s'",
+                        text);
+    return EXIT_OK;
+}
+
+/* [axes, T] positions for --mrope: the file's int ids, or every axis at the token's position */
+static int mrope_positions(const cli_args *a, int axes, size_t tokens, const int64_t *one, int64_t **out) {
+    int64_t *pos = malloc(sizeof *pos * (size_t)axes * (tokens ? tokens : 1));
+    if (!pos) return cli_fail("rope apply", EXIT_RUNTIME, NULL, "out of memory");
+    if (!cli_has(a, "positions")) {
+        for (int ax = 0; ax < axes; ax++) memcpy(pos + (size_t)ax * tokens, one, sizeof *pos * tokens);
+        *out = pos;
+        return EXIT_OK;
+    }
+    const char *path = cli_string(a, "positions", "");
+    posenc_array p;
+    posenc_error err = {0};
+    if (posenc_npy_read(path, cli_max_bytes(a), &p, &err) != POSENC_OK) {
+        free(pos);
+        return cli_fail_status("rope apply", &err);
+    }
+    int rc = EXIT_OK;
+    if ((p.dtype != POSENC_DTYPE_I64 && p.dtype != POSENC_DTYPE_I32) || p.ndim != 2 || p.shape[0] != (size_t)axes ||
+        p.shape[1] != tokens)
+        rc = cli_fail("rope apply", EXIT_USAGE, "save them as int64 [axes, T]",
+                      "with --mrope (%d axes) the positions file %s must be int [%d, %zu] (one row of ids per axis), "
+                      "got %s of rank %d [%zu%s]",
+                      axes, path, axes, tokens, posenc_dtype_name(p.dtype), p.ndim, p.ndim ? p.shape[0] : 0,
+                      p.ndim > 1 ? ", ..." : "");
+    for (size_t i = 0; rc == EXIT_OK && i < (size_t)axes * tokens; i++)
+        pos[i] = p.dtype == POSENC_DTYPE_I64 ? ((int64_t *)p.data)[i] : ((int32_t *)p.data)[i];
+    posenc_array_free(&p);
+    if (rc != EXIT_OK) {
+        free(pos);
+        return rc;
+    }
+    *out = pos;
+    return EXIT_OK;
+}
+
 static int rope_apply(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "rope apply", apply_options, argc, argv, 0);
@@ -340,7 +403,18 @@ static int rope_apply(int argc, char **argv) {
         offset = (size_t)q.rotary_offset;
     }
     posenc_layout layout = q.layout;
-    if (cli_has(&a, "positions")) {
+    bool mrope = cli_has(&a, "mrope");
+    posenc_mrope_sections sections;
+    if (!mrope && cli_has(&a, "mrope-kind")) {
+        rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--mrope-kind goes with --mrope");
+        goto done;
+    }
+    if (mrope && ((rc = parse_mrope(&a, &sections)) != EXIT_OK)) goto done;
+    if (mrope && (cli_has(&a, "shift") || x.dtype != POSENC_DTYPE_F32)) {
+        rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--mrope rotates float32 input (no --shift, --bf16 or float16)");
+        goto done;
+    }
+    if (cli_has(&a, "positions") && !mrope) {
         if ((rc = read_positions_exact(cli_string(&a, "positions", ""), tokens, &positions)) != EXIT_OK) goto done;
     } else {
         positions = malloc(sizeof *positions * (tokens ? tokens : 1));
@@ -349,6 +423,20 @@ static int rope_apply(int argc, char **argv) {
             goto done;
         }
         for (size_t t = 0; t < tokens; t++) positions[t] = start + (int64_t)t;
+    }
+    if (mrope) { /* positions become [axes, T] */
+        int64_t *multi = NULL;
+        if (!positions) {
+            positions = malloc(sizeof *positions * (tokens ? tokens : 1));
+            if (!positions) {
+                rc = cli_fail("rope apply", EXIT_RUNTIME, NULL, "out of memory");
+                goto done;
+            }
+            for (size_t t = 0; t < tokens; t++) positions[t] = start + (int64_t)t;
+        }
+        if ((rc = mrope_positions(&a, sections.axes, tokens, positions, &multi)) != EXIT_OK) goto done;
+        free(positions);
+        positions = multi;
     }
     if (!q.seq_len_given) { /* HF's dynamic/longrope rule: seq_len = max(position_ids) + 1 */
         int64_t m = 0;
@@ -369,6 +457,8 @@ static int rope_apply(int argc, char **argv) {
             goto done;
         }
         st = posenc_rope_shift_f32(&q.params, q.seq_len, layout, &view, positions, base, available, &err);
+    } else if (mrope) {
+        st = posenc_mrope_apply_f32(&q.params, &sections, layout, &view, positions, inverse, base, available, &err);
     } else if (x.dtype == POSENC_DTYPE_F32) {
         st = posenc_rope_apply_f32(&q.params, q.seq_len, layout, &view, positions, inverse, base, available, &err);
     } else if (x.dtype == POSENC_DTYPE_F16) {

@@ -13,12 +13,17 @@
 
 static const cli_option identify_options[] = {
     {"sin", "S.npy", "the sin table beside an HF / plain cos table (same shape)"},
+    {"input", "X.npy", "with --rotated: the unrotated q/k, [T, D] or [T, H, D]"},
+    {"rotated", "Y.npy", "with --input: R(x), the same shape; the cache is recovered from the rotation"},
     {"layout", "L", "auto (default) | hf | vllm | ggml | plain: the cache layout to assume"},
     {"bf16", NULL, "the cache is uint16 holding bfloat16 bits"},
     {"config", "FILE", "a model's config.json or .gguf: say where the cache departs from it"},
     {"json", NULL, "print the result as JSON"},
     {"max-bytes", "N", "refuse inputs larger than N bytes (default 4 GiB)"},
     {NULL, NULL, NULL}};
+
+int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
+                              const posenc_array *sin_table, bool json);
 
 static const char *const layout_choices[] = {"auto", "hf", "vllm", "ggml", "plain", NULL};
 
@@ -69,7 +74,17 @@ static void print_scheme(const posenc_rope_identity *id) {
                p->factor, id->ramp_first, id->ramp_last, id->llama3_wave_lo, id->llama3_wave_hi,
                (long long)p->original_max_position);
         break;
-    case POSENC_ROPE_LONGROPE: printf(" (per-pair factors, listed with --json)"); break;
+    case POSENC_ROPE_LONGROPE:
+        printf(" (per-pair factors, listed with --json)");
+        if (id->switch_position > 0)
+            printf("; short factors for rows before %lld, long factors from row %lld on (long factor of the last "
+                   "pair %.4g, short %.4g), %s",
+                   (long long)id->switch_position, (long long)id->switch_position,
+                   id->long_pair_factor[id->rotary_dim / 2 - 1], id->pair_factor[id->rotary_dim / 2 - 1],
+                   id->long_offset == 0 ? "the long rows restarting at position 0: vLLM's long_short_cache = "
+                                          "cat(short cache, long cache)"
+                                        : "one run of positions: the factors switch per position");
+        break;
     default: break;
     }
     printf("\n");
@@ -78,9 +93,13 @@ static void print_scheme(const posenc_rope_identity *id) {
 static void print_text(const char *path, const posenc_array *a, const posenc_rope_identity *id, double secs) {
     printf("%s: [%lld rows] %s, layout: %s\n", path, (long long)id->rows, posenc_dtype_name(a->dtype),
            layout_words(id->layout));
-    printf("holds: %s; rotary dim %d (%d pairs); positions %lld..%lld\n",
-           id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos", id->rotary_dim,
-           id->rotary_dim / 2, (long long)id->offset, (long long)(id->offset + id->rows - 1));
+    printf("holds: %s; rotary dim %d (%d pairs); ", id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos",
+           id->rotary_dim, id->rotary_dim / 2);
+    if (id->switch_position > 0 && id->long_offset != id->switch_position)
+        printf("positions %lld..%lld, then %lld..%lld\n", (long long)id->offset, (long long)(id->switch_position - 1),
+               (long long)id->long_offset, (long long)(id->long_offset + id->offset + id->rows - id->switch_position - 1));
+    else
+        printf("positions %lld..%lld\n", (long long)id->offset, (long long)(id->offset + id->rows - 1));
     printf("base: %.10g", id->params.base);
     if (id->ntk_factor > 0)
         printf(" = %g * %g^(R/(R-2)): an NTK base change by factor %g of base %g", id->ntk_base, id->ntk_factor,
@@ -167,25 +186,141 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);
     printf(", \"inv_freq\": ");
     cli_json_numbers(id->inv_freq, (size_t)id->rotary_dim / 2);
+    printf(", \"switch_position\": %lld, \"long_offset\": %lld, \"long_magnitude\": ", (long long)id->switch_position,
+           (long long)id->long_offset);
+    cli_json_number(id->long_magnitude);
+    printf(", \"long_pair_factor\": ");
+    if (id->long_pair_factor) cli_json_numbers(id->long_pair_factor, (size_t)id->rotary_dim / 2);
+    else printf("null");
     printf(", \"seconds\": ");
     cli_json_number(secs);
     printf(newline ? "}\n" : "}");
 }
 
-int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
-                              const posenc_array *sin_table, bool json);
+/* --input X --rotated Y: recover the cache from the rotation, then identify it. */
+static int identify_rotation(cli_args *a) {
+    bool bf16 = cli_has(a, "bf16");
+    int64_t max_bytes = 0;
+    if (!cli_int64(a, "max-bytes", 1, INT64_MAX, &max_bytes)) return EXIT_USAGE;
+    const char *xp = cli_string(a, "input", ""), *yp = cli_string(a, "rotated", "");
+    posenc_array x = {0}, y = {0};
+    posenc_model_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    posenc_rope_rotation rot;
+    memset(&rot, 0, sizeof rot);
+    posenc_rope_identity id;
+    memset(&id, 0, sizeof id);
+    posenc_error err = {0};
+    int rc = read_cache(xp, bf16, (size_t)max_bytes, &x);
+    if (rc == EXIT_OK) rc = read_cache(yp, bf16, (size_t)max_bytes, &y);
+    if (rc == EXIT_OK && cli_has(a, "config")) {
+        if (posenc_config_read(cli_string(a, "config", ""), 0, &cfg, &err) != POSENC_OK)
+            rc = cli_fail("rope identify", EXIT_RUNTIME, NULL, "%s", err.message);
+    }
+    if (rc != EXIT_OK) goto done;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    posenc_status st = posenc_rope_rotation_cache(&x, &y, &rot, &err);
+    if (st != POSENC_OK) {
+        rc = cli_fail("rope identify", st == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE, NULL,
+                      "%s / %s: %s", xp, yp, err.message);
+        goto done;
+    }
+    st = posenc_rope_identify(&rot.cos, &rot.sin, POSENC_CACHE_PLAIN, &id, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st != POSENC_OK) {
+        rc = cli_fail("rope identify", st == POSENC_ERR_OUT_OF_MEMORY ? EXIT_RUNTIME : EXIT_USAGE, NULL,
+                      "%s: the rotation's cos/sin are no RoPE cache: %s", yp, err.message);
+        goto done;
+    }
+    bool json = cli_has(a, "json"), have_cfg = cli_has(a, "config");
+    const char *pairing = rot.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved";
+    if (json) {
+        printf("{\"rotation\": {\"input\": ");
+        cli_json_string(xp);
+        printf(", \"rotated\": ");
+        cli_json_string(yp);
+        printf(", \"layout\": \"%s\", \"head_dim\": %d, \"rotary_offset\": %d, \"rotary_dim\": %d, \"heads\": %lld, "
+               "\"passthrough\": %d, \"max_norm_misfit\": ",
+               pairing, rot.head_dim, rot.rotary_offset, rot.rotary_dim, (long long)rot.heads,
+               rot.head_dim - rot.rotary_dim);
+        cli_json_number(rot.max_norm_misfit);
+        printf(", \"max_head_misfit\": ");
+        cli_json_number(rot.max_head_misfit);
+        printf("}, \"identity\": ");
+        print_json(yp, &id, secs, false);
+        if (!have_cfg) printf("}\n");
+        else printf(", \"config\": ");
+    } else {
+        printf("%s = R(%s): [%lld positions, %lld head%s, %d channels]\n", yp, xp, (long long)rot.rows,
+               (long long)rot.heads, rot.heads == 1 ? "" : "s", rot.head_dim);
+        printf("rotated channels %d..%d (rotary dim %d, %s pairs: %s)", rot.rotary_offset,
+               rot.rotary_offset + rot.rotary_dim - 1, rot.rotary_dim, pairing,
+               rot.layout == POSENC_LAYOUT_HALF ? "(j, j + R/2), HF rotate_half" : "(2j, 2j + 1), GPT-J / ggml NORMAL");
+        if (rot.rotary_dim < rot.head_dim)
+            printf("; %d channels pass through unchanged (partial rotary, the rotated run %s)",
+                   rot.head_dim - rot.rotary_dim,
+                   rot.rotary_offset == 0 ? "first, as HF's partial_rotary_factor"
+                   : rot.rotary_offset + rot.rotary_dim == rot.head_dim ? "last, as DeepSeek's qk_rope_head_dim"
+                                                                          : "in the middle");
+        printf("\nrotation: |y|/|x| constant within %.2g, heads agree within %.2g; cos/sin per pair and position "
+               "by least squares over the heads, rounded to f32 (residuals below include the apply's rounding)\n",
+               rot.max_norm_misfit, rot.max_head_misfit);
+        print_text(yp, &rot.cos, &id, secs);
+    }
+    if (have_cfg && !json) { /* where the rotated channels sit, against the model's head */
+        const char *cfg_pairing = cfg.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved";
+        int32_t cfg_r = 0;
+        posenc_error e2 = {0};
+        if (posenc_rope_check(&cfg.rope, &cfg_r, &e2) != POSENC_OK) cfg_r = 0;
+        if (cfg.layout_known && cfg.layout != rot.layout)
+            printf("placement: %s pairs where the config's %s family rotates %s pairs (a weight permutation, or "
+                   "another engine's layout)\n",
+                   pairing, cfg.family, cfg_pairing);
+        if (cfg.attention_head_dim > 0 && cfg.attention_head_dim != rot.head_dim)
+            printf("placement: the head has %d channels, the config's %d\n", rot.head_dim, cfg.attention_head_dim);
+        else if (cfg_r == rot.rotary_dim && cfg.rotary_offset != rot.rotary_offset)
+            printf("placement: rotated channels start at %d, the config's at %d\n", rot.rotary_offset,
+                   cfg.rotary_offset);
+        else if (cfg_r == rot.rotary_dim)
+            printf("placement: channels %d..%d rotate, as the config says\n", rot.rotary_offset,
+                   rot.rotary_offset + rot.rotary_dim - 1);
+    }
+    if (have_cfg) rc = cli_rope_identify_against(&id, &cfg, &rot.cos, &rot.sin, json);
+done:
+    posenc_rope_identity_free(&id);
+    posenc_rope_rotation_free(&rot);
+    posenc_model_config_free(&cfg);
+    posenc_array_free(&x);
+    posenc_array_free(&y);
+    return rc;
+}
 
 int cmd_rope_identify(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "rope identify", identify_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc rope identify CACHE.npy [--sin S.npy] [--layout L] [--bf16] [--config FILE] [--json]\n\n"
+        printf("usage: posenc rope identify CACHE.npy [--sin S.npy] [--layout L] [--bf16] [--config FILE] [--json]\n"
+               "       posenc rope identify --input X.npy --rotated Y.npy [--bf16] [--config FILE] [--json]\n\n"
                "Which RoPE made this cos/sin cache? Fits the layout, rotary dim, offset, base, scaling and its\n"
                "parameters, the cache's rounding and the arithmetic (exact, HF float32, ggml float32), each with\n"
                "its residual in ULPs, and says what the data cannot tell apart.\n\n");
         cli_print_options(identify_options);
         return EXIT_OK;
+    }
+    bool from_rotation = cli_has(&a, "input") || cli_has(&a, "rotated");
+    if (from_rotation) {
+        if (!cli_has(&a, "input") || !cli_has(&a, "rotated"))
+            return cli_fail("rope identify", EXIT_USAGE, "posenc rope identify --input x.npy --rotated y.npy",
+                            "--%s needs --%s: the rotation is seen from both", cli_has(&a, "input") ? "input" : "rotated",
+                            cli_has(&a, "input") ? "rotated" : "input");
+        if (a.positional_count || cli_has(&a, "sin") || cli_has(&a, "layout"))
+            return cli_fail("rope identify", EXIT_USAGE, NULL,
+                            "--input/--rotated replace the cache file: give no %s",
+                            a.positional_count ? "CACHE.npy" : cli_has(&a, "sin") ? "--sin" : "--layout");
+        return identify_rotation(&a);
     }
     if (a.positional_count != 1)
         return cli_fail("rope identify", EXIT_USAGE, "posenc rope identify cache.npy", "give one cache file, got %d",
@@ -274,6 +409,84 @@ static void scheme_text(char *out, size_t size, const posenc_rope_params *p) {
     }
 }
 
+/* YaRN's m(s, M) = 0.1 M ln s + 1 (1 for s <= 1): HF's get_mscale */
+static double get_mscale(double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * log(s) + 1.0; }
+
+/* DeepSeek's magnitude is m(s, mscale) / m(s, mscale_all_dim) (mscale_all_dim's part goes to the
+ * softmax scale): name the reading an engine took instead, when the measured magnitude is one. */
+static void mscale_words(const posenc_rope_params *cfg, double got, double want, double tol, char *why, size_t size) {
+    if (cfg->scaling != POSENC_ROPE_YARN || !(cfg->mscale > 0 || cfg->mscale_all_dim > 0)) return;
+    double s = cfg->factor, ms = cfg->mscale, ma = cfg->mscale_all_dim;
+    struct {
+        double v;
+        const char *text;
+    } readings[] = {
+        {get_mscale(s, 1), "YaRN's default 0.1 ln(factor) + 1: the config's mscale/mscale_all_dim were ignored"},
+        {get_mscale(s, ms), "m(factor, mscale) alone: the division by m(factor, mscale_all_dim) was dropped"},
+        {get_mscale(s, ma), "m(factor, mscale_all_dim): the softmax's share was put on cos/sin"},
+        {1.0, "1: DeepSeek's mscale ratio was dropped"},
+    };
+    for (size_t i = 0; i < sizeof readings / sizeof readings[0]; i++)
+        if (fabs(got - readings[i].v) <= tol * readings[i].v) {
+            snprintf(why, size,
+                     ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give m(%g, %g) / m(%g, %g) = %.6g; "
+                     "the cache's is %s",
+                     ms, ma, s, ms, s, ma, want, readings[i].text);
+            return;
+        }
+    snprintf(why, size, ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give %.6g, the cache's "
+                        "magnitude is none of its readings (default YaRN %.6g, m(s, mscale) %.6g, m(s, mscale_all_dim) %.6g)",
+             ms, ma, want, get_mscale(s, 1), get_mscale(s, ms), get_mscale(s, ma));
+}
+
+/* A cache whose slopes change at one row (LongRoPE short -> long) against the config. */
+static void switch_words(departures *d, const posenc_rope_identity *id, const posenc_rope_params *cfg) {
+    long long at = (long long)id->switch_position;
+    if (cfg->scaling != POSENC_ROPE_LONGROPE) {
+        char s[120];
+        scheme_text(s, sizeof s, cfg);
+        add(d, "the cache switches frequencies at position %lld (LongRoPE short/long factors), the config says %s "
+               "(shows at row %lld)", at, s, at);
+        return;
+    }
+    long long l0 = (long long)cfg->original_max_position;
+    if (at != l0)
+        add(d, "switches from short to long factors at %lld where HF switches at %lld (the config's original context: "
+               "HF takes the long factors for every position once a sequence is longer than %lld; shows at row %lld)",
+            at, l0, l0, at < l0 ? at : l0);
+    else
+        add(d, "switches from short to long factors at position %lld, the config's original context%s; HF instead takes "
+               "the long factors for every position of a sequence longer than %lld, so for such a sequence rows 0..%lld "
+               "differ from HF's",
+            at, id->long_offset == 0 ? " (vLLM's long_short_cache: the long rows restart at position 0)" : "", l0,
+            at - 1);
+    /* the lists themselves against the config's */
+    int32_t K = id->rotary_dim / 2;
+    for (int side = 0; side < 2 && cfg->factors_count == (size_t)K; side++) {
+        const double *got = side ? id->long_pair_factor : id->pair_factor;
+        const double *want = side ? cfg->long_factors : cfg->short_factors;
+        if (!got || !want) continue;
+        double worst = 0;
+        int32_t first = -1;
+        for (int32_t k = 0; k < K; k++) {
+            /* the fit's noise: float32 inv_freq rounding (~1e-7) plus the phase noise of a slow pair */
+            double span = (double)(side ? id->rows - (id->switch_position - id->offset) : id->switch_position - id->offset);
+            double noise = 1e-6 + 8 * 0x1p-24 / fmax(id->inv_freq[k] * span, 1e-30);
+            double rel = fabs(got[k] / want[k] - 1);
+            if (rel > 1e-4 + noise) {
+                if (first < 0) first = k;
+                worst = fmax(worst, rel);
+            }
+        }
+        if (first >= 0)
+            add(d, "the %s factors depart from the config's from pair %d on (by up to %.3g%%)", side ? "long" : "short",
+                first, 100 * worst);
+        else
+            add(d, "the %s factors are the config's (every pair within %s)", side ? "long" : "short",
+                "the fit's noise, ~1e-6");
+    }
+}
+
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
                               const posenc_array *sin_table, bool json) {
     posenc_rope_params cfg = c->rope;
@@ -314,11 +527,19 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
                 (long long)id->offset, (long long)id->offset);
         double mtol = id->grid == POSENC_DTYPE_F32 ? 2e-6 : 8e-3;
         if (!match && fabs(id->magnitude - att) > mtol * att) {
-            const char *why = fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
-                              : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
-                                                      : ": a different attention factor (e.g. mscale) was applied";
+            char why[300];
+            snprintf(why, sizeof why, "%s",
+                     fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
+                     : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
+                                             : ": a different attention factor was applied");
+            mscale_words(&cfg, id->magnitude, att, mtol, why, sizeof why);
             add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
                 posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
+        }
+        if (id->switch_position > 0) { /* LongRoPE's short/long switch inside the cache */
+            switch_words(&d, id, &cfg);
+            free(w);
+            goto words;
         }
         /* frequencies: runs of pairs whose measured w departs from the config's */
         int32_t run0 = -1;
@@ -355,6 +576,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
             }
         }
         free(w);
+    words:
         if (id->grid != POSENC_DTYPE_F32 && !match)
             add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",
                 grid_words(id->grid), (long long)(ulp[1] >= 0 ? ulp[1] : ulp[0]));

@@ -644,7 +644,14 @@ POSENC_API posenc_status posenc_rope_shift_f32(const posenc_rope_params *params,
  *       section has w = base^(-2j/(2 s_a)) (frequencies restart per section;
  *       the scheme in params applies within each section).
  * sections: `axes` counts s_0..s_{axes-1} (axes <= 4), sum == R/2.
- * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE. */
+ * With every axis holding the same position, SECTIONS and INTERLEAVED equal 1-D RoPE.
+ * POSENC_MODE_GGML reproduces ggml_rope_multi (CPU): SECTIONS = ggml MROPE (pairs past
+ * s0+s1+s2 read a 4th stream, e), INTERLEAVED = ggml IMROPE (h where k%3==1 and k < 3 s1,
+ * w where k%3==2 and k < 3 s2, t where k%3==0 and k < 3 s0, else the 4th stream e: give 4
+ * axes when such pairs exist, else INVALID_ARGUMENT naming the first); one float32 theta
+ * chain per stream, layout HALF only (ggml rotates NEOX pairs); AXIAL (ggml VISION) is
+ * UNSUPPORTED. Tested bit for bit against a reference written from ggml's CPU code
+ * (tests/test_rope_ggml_mrope.c). */
 typedef enum posenc_mrope_kind {
     POSENC_MROPE_SECTIONS = 0,
     POSENC_MROPE_INTERLEAVED = 1,
@@ -759,6 +766,19 @@ typedef struct posenc_rope_identity {
     size_t differ[POSENC_ROPE_ARITHS];    /* values that differ at all */
     size_t values;               /* values compared per arithmetic */
     unsigned ambiguous;          /* POSENC_IDENTIFY_* bits */
+    /* LongRoPE's short/long switch inside one cache (vLLM's Phi-3 cache: short
+     * factors for positions < L0, long ones from L0 on; HF instead takes the
+     * long factors for every position of a sequence longer than L0). When the
+     * phase slopes change at one row: params.scaling = LONGROPE,
+     * short_factors = pair_factor (before), long_factors = long_pair_factor
+     * (after), original_max_position = switch_position, and the residuals
+     * regenerate each side with its own list. */
+    int64_t switch_position;     /* row offset + first row read with the long factors; 0 = no switch */
+    int64_t long_offset;         /* position that row holds: switch_position (one run of positions,
+                                    an engine switching per position) or 0 (vLLM's long_short_cache =
+                                    cat(short cache [L0 rows], long cache from position 0)) */
+    double *long_pair_factor;    /* [R/2] w_k(base) / measured w_k after the switch (NULL: none) */
+    double long_magnitude;       /* magnitude after the switch (0: none) */
 } posenc_rope_identity;
 
 /* Identify `table` ([T, W] or with leading size-1 dims; f32, f64, f16 or
@@ -769,7 +789,8 @@ typedef struct posenc_rope_identity {
  * or value that no RoPE cache has (a non-finite value and its [row, column],
  * fewer than 3 rows, no pair that turns over the rows, frequencies that do not
  * fall with the pair index, a sin table of another shape). Speed: a [131072, 128]
- * cache takes 3.5-4.6 s on one core, all three arithmetics included (docs/rope.md). */
+ * cache takes 3-5 s on one core (CPU 2.9-3.4 s), all three arithmetics included
+ * (docs/rope.md; posenc bench --only identify). */
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array *sin_table,
                                               posenc_rope_cache_layout layout, posenc_rope_identity *out,
@@ -787,6 +808,51 @@ POSENC_API posenc_status posenc_rope_cache_residual(const posenc_array *table, c
                                                     posenc_rope_cache_layout layout, int table_is_sin,
                                                     int64_t offset, const posenc_rope_params *params,
                                                     int64_t *max_ulp, size_t *differ, posenc_error *err);
+/* Each pair's max |difference| (residual units above) between the cache that
+ * produced `identity` (same arrays) and the table its fit regenerates in
+ * `arith` (LongRoPE switch: each side with its own list): pair_max_ulp[k] for
+ * k < R/2 (pair_count >= R/2, else BUFFER_TOO_SMALL). For pictures of where a
+ * fit departs (posenc report --identify). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, const posenc_array *sin_table,
+                                                            const posenc_rope_identity *identity,
+                                                            posenc_rope_arith arith, int64_t *pair_max_ulp,
+                                                            size_t pair_count, posenc_error *err);
+
+/* Rotated q with its input: x and y = R(x), [T, D] or [T, H, D] (same shape;
+ * f32, f64, f16 or bf16), recover the cache that rotated it. Channels where y
+ * equals x at every position and head pass through; the others must be one
+ * contiguous run [rotary_offset, rotary_offset + R) (partial rotary: HF's
+ * first R, DeepSeek's last R). Inside it the pairing is found: (2j, 2j + 1)
+ * interleaved or (j, j + R/2) half, whichever keeps every pair's norm ratio
+ * |y|/|x| constant. Per pair and position the 2-D rotation (c, s) with
+ * y = [c -s; s c] x is the least-squares fit over the heads:
+ *   c = sum(a a' + b b') / sum(a^2 + b^2),  s = sum(a b' - b a') / sum(a^2 + b^2),
+ * rounded to f32 into cos/sin [T, R/2]: feed them to posenc_rope_identify as
+ * POSENC_CACHE_PLAIN with sin. Errors (INVALID_ARGUMENT, named): shapes that
+ * differ, a non-finite value and its index, fewer than 3 positions, no channel
+ * that rotates, rotated channels that are not contiguous or odd in number, a
+ * pair that is zero in every head at one position (the rotation cannot be
+ * seen), and y that is no rotation of x (norm ratio spread above 1e-3 for
+ * f32 / 3e-2 for 16-bit inputs, or heads that disagree by as much: the
+ * first such pair and position is named). */
+typedef struct posenc_rope_rotation {
+    posenc_layout layout;      /* pairing inside the rotated channels */
+    int32_t head_dim;          /* D: the last axis of x */
+    int32_t rotary_offset;     /* first rotated channel */
+    int32_t rotary_dim;        /* R: rotated channels; the other D - R pass through unchanged */
+    int64_t rows;              /* T positions */
+    int64_t heads;             /* H (1 for [T, D]) */
+    double max_norm_misfit;    /* max relative departure of |y|/|x| from the median (a rotation: ~1e-7) */
+    double max_head_misfit;    /* max least-squares residual over heads, relative to |y| */
+    posenc_array cos, sin;     /* [T, R/2] f32, owned (posenc_rope_rotation_free) */
+} posenc_rope_rotation;
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_rotation_cache(const posenc_array *x, const posenc_array *y,
+                                                    posenc_rope_rotation *out, posenc_error *err);
+POSENC_EXPERIMENTAL
+POSENC_API void posenc_rope_rotation_free(posenc_rope_rotation *rotation);
+
 /* "hf", "vllm", "ggml", "plain" ("auto"); "exact", "hf-f32", "ggml-f32". */
 POSENC_API const char *posenc_rope_cache_layout_name(posenc_rope_cache_layout layout);
 POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);

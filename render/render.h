@@ -237,7 +237,12 @@ typedef struct {
     const char *const *lab_results; /* lab result files for the "Measured here" section (may be 0) */
     size_t lab_count;
     bool lab_found;                 /* found at the default place: files with no runs are skipped */
+    const char *identify, *identify_sin; /* --identify CACHE [--sin S]: the "Which RoPE" section */
+    int identify_layout;                 /* posenc_rope_cache_layout */
 } cli_report_request;
+/* The "Which RoPE is this?" <section> (render/report_identify.c) for a cos/sin cache. */
+int cli_identify_report_section(const char *command, const char *path, const char *sin_path, int layout,
+                                cli_buffer *html);
 /* Build the whole self-contained page (pictures, tables, data, script) into *html. */
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html);
 /* SVG of lab results (render/lab_plot.c; runs as cli_lab_read_results returns them; path names them

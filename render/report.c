@@ -511,6 +511,13 @@ static int section_lab(report *r) {
                              : EXIT_OK;
 }
 
+/* posenc report --identify CACHE (the section itself is cli/report_identify.c) */
+static int section_identify(report *r) {
+    return r->req->identify ? cli_identify_report_section(r->command, r->req->identify, r->req->identify_sin,
+                                                          r->req->identify_layout, r->html)
+                            : EXIT_OK;
+}
+
 typedef struct {
     const char *id, *title;
     int (*write)(report *r);
@@ -529,6 +536,7 @@ static const section sections[] = {
     {"health", "Health", section_health},
     {"precision", "Precision", section_precision},
     {"lab", "Measured here", section_lab},
+    {"identify", "Which RoPE", section_identify},
     {NULL, NULL, NULL}};
 
 int cli_report_html(const char *command, const cli_report_request *req, cli_buffer *html) {
@@ -565,7 +573,8 @@ int cli_report_html(const char *command, const cli_report_request *req, cli_buff
          * of all-zero rows) leaves its section out, said on the page and on stderr;
          * the rest of the report is drawn. The lab section reads files: its
          * failure (a bad results file) fails the report. */
-        if (rc != EXIT_OK && strcmp(sections[i].id, "lab") != 0 && !body.failed) {
+        if (rc != EXIT_OK && strcmp(sections[i].id, "lab") != 0 && strcmp(sections[i].id, "identify") != 0 &&
+            !body.failed) {
             cli_progress_end(&progress);
             fprintf(stderr, "posenc %s: the '%s' section is left out (the reason is above); the rest of the report is drawn\n",
                     command, sections[i].title);

@@ -127,13 +127,14 @@ static void test_refusals(void) {
     CHECK(strstr(err.message, "truncate") != NULL, "[P18] YaRN truncate=0 refused by name: %s", err.message);
     posenc_rope_params_default(&p, 64);
     p.mode = POSENC_MODE_GGML;
-    posenc_mrope_sections sec = {POSENC_MROPE_SECTIONS, 2, {16, 16, 0, 0}};
+    /* MROPE / IMROPE have a ggml mode (tests/test_rope_ggml_mrope.c); ggml's VISION (axial) does not */
+    posenc_mrope_sections sec = {POSENC_MROPE_AXIAL, 2, {16, 16, 0, 0}};
     float x[64] = {0};
     int64_t pos[2] = {0, 0};
     posenc_rope_view v = posenc_rope_view_contiguous(1, 1, 64);
     CHECK_STATUS(posenc_mrope_apply_f32(&p, &sec, POSENC_LAYOUT_HALF, &v, pos, 0, x, 64, &err),
                  POSENC_ERR_UNSUPPORTED);
-    CHECK(strstr(err.message, "ggml") != NULL, "[P19] multi-axis refuses mode ggml: %s", err.message);
+    CHECK(strstr(err.message, "ggml") != NULL, "[P19] axial multi-axis refuses mode ggml: %s", err.message);
     /* an angle float32 cannot hold is refused, not returned as NaN (found by fuzz_rope: linear factor
      * 7e-38 makes freq_scale 1.4e37, so position 1e6 overflows; the precise mode computes it) */
     posenc_rope_params_default(&p, 64);

@@ -17,6 +17,7 @@ from ._lib import LIBRARY_PATH, version
 from .analysis import (DiffReport, Explanation, Finding, Health, LayerExplanation, PairExplanation,
                        PrecisionReport, SinusoidFit, analyze, check_finite, diff, explain, fit_sinusoid,
                        precision, report)
+from .identify import RopeIdentity, Rotation, identify_rope
 from .bias import (alibi_bias, alibi_key_positions_from_mask, alibi_slopes, shaw_gather, shaw_indices,
                    t5_bias, t5_bucket, t5_buckets)
 from .learned import (learned_backward, learned_gather, learned_init, learned_resize,
@@ -35,7 +36,7 @@ __all__ = [
     "sinusoid_table", "sinusoid_frequencies", "baseline_table", "xl_relative_table", "grid_table",
     "grid_positions", "hybrid_table", "freq_scale_table", "bf16_to_f32",
     "RopeParams", "ModelConfig", "LayerType", "RopeFrequencies", "ThreadPool", "load_config", "rope_frequencies",
-    "rope_cos_sin", "apply_rope_",
+    "rope_cos_sin", "apply_rope_", "identify_rope", "RopeIdentity", "Rotation",
     "alibi_slopes", "alibi_bias", "alibi_key_positions_from_mask", "t5_buckets", "t5_bucket", "t5_bias",
     "shaw_indices", "shaw_gather",
     "learned_init", "learned_gather", "learned_backward", "positions_from_input_ids", "learned_resize",

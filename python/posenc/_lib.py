@@ -43,7 +43,14 @@ DTYPE_NAME = {v: k for k, v in DTYPE.items()}
 LAYOUT = {"interleaved": 0, "gptj": 0, "half": 1, "neox": 1}
 LAYOUT_NAME = {0: "interleaved", 1: "half"}
 MODE = {"precise": 0, "torch": 1, "torch_compat": 1, "torch-compat": 1}
-MODE_NAME = {0: "precise", 1: "torch_compat"}
+MODE_NAME = {0: "precise", 1: "torch_compat", 2: "ggml"}
+ROPE_MODE = {**MODE, "ggml": 2}  # RoPE only: ggml's float32 theta chain (POSENC_MODE_GGML)
+ROPE_ARITHS = 3
+CACHE_LAYOUT = {"auto": 0, "hf": 1, "vllm": 2, "ggml": 3, "plain": 4}
+CACHE_LAYOUT_NAME = {v: k for k, v in CACHE_LAYOUT.items()}
+ARITH_NAME = {0: "exact", 1: "hf-f32", 2: "ggml-f32"}
+IDENTIFY_AMBIGUOUS = {1: "ntk_is_base", 2: "yarn_context", 4: "llama3_bands", 8: "arithmetic", 16: "cos_or_sin",
+                      32: "not_exact", 64: "one_pair"}
 FREQS = {"vaswani": 0, "t2t": 1}
 FREQS_NAME = {0: "vaswani", 1: "t2t"}
 ODD = {"error": 0, "pad": 1, "round_up": 2}
@@ -220,6 +227,25 @@ class DiffReport(Structure):
                 ("findings", Finding * DIFF_MAX_FINDINGS), ("explained", c_int)]
 
 
+class RopeIdentity(Structure):
+    _fields_ = [("layout", c_int), ("has_cos", c_int), ("has_sin", c_int), ("rotary_dim", c_int32),
+                ("rows", c_int64), ("offset", c_int64), ("magnitude", c_double), ("params", RopeParams),
+                ("inv_freq", POINTER(c_double)), ("pair_factor", POINTER(c_double)),
+                ("profile_residual", c_double), ("ramp_first", c_int32), ("ramp_last", c_int32),
+                ("yarn_low", c_double), ("yarn_high", c_double), ("yarn_context_lo", c_double),
+                ("yarn_context_hi", c_double), ("llama3_wave_lo", c_double), ("llama3_wave_hi", c_double),
+                ("ntk_base", c_double), ("ntk_factor", c_double), ("grid", c_int), ("arith", c_int),
+                ("max_ulp", c_int64 * ROPE_ARITHS), ("differ", c_size_t * ROPE_ARITHS), ("values", c_size_t),
+                ("ambiguous", c_uint), ("switch_position", c_int64), ("long_offset", c_int64), ("long_pair_factor", POINTER(c_double)),
+                ("long_magnitude", c_double)]
+
+
+class RopeRotation(Structure):
+    _fields_ = [("layout", c_int), ("head_dim", c_int32), ("rotary_offset", c_int32), ("rotary_dim", c_int32),
+                ("rows", c_int64), ("heads", c_int64), ("max_norm_misfit", c_double),
+                ("max_head_misfit", c_double), ("cos", Array), ("sin", Array)]
+
+
 # Structs checked against the header by tests/test_abi.py: ctypes class -> C type name.
 STRUCTS = {
     Error: "posenc_error", Positions: "posenc_positions", SinusoidParams: "posenc_sinusoid_params",
@@ -230,6 +256,7 @@ STRUCTS = {
     Health: "posenc_health", PrecisionBand: "posenc_precision_band",
     PrecisionReport: "posenc_precision_report", Finding: "posenc_finding",
     DiffOptions: "posenc_diff_options", DiffReport: "posenc_diff_report",
+    RopeIdentity: "posenc_rope_identity", RopeRotation: "posenc_rope_rotation",
 }
 
 # ---- function signatures -----------------------------------------------------
@@ -274,6 +301,13 @@ _SIGNATURES = {
                                      c_size_t, _E]),
     "posenc_rope_shift_f32": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_void_p,
                                     c_size_t, _E]),
+    # which RoPE is this?
+    "posenc_rope_identify": (_st, [P(Array), P(Array), c_int, P(RopeIdentity), _E]),
+    "posenc_rope_identity_free": (None, [P(RopeIdentity)]),
+    "posenc_rope_cache_residual": (_st, [P(Array), P(Array), c_int, c_int, c_int64, P(RopeParams), P(c_int64),
+                                         P(c_size_t), _E]),
+    "posenc_rope_rotation_cache": (_st, [P(Array), P(Array), P(RopeRotation), _E]),
+    "posenc_rope_rotation_free": (None, [P(RopeRotation)]),
     # config
     "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
@@ -433,5 +467,5 @@ def ptr(array) -> Optional[int]:
 __all__ = ["lib", "LIBRARY_PATH", "version", "ptr", "Error", "Positions", "SinusoidParams", "Array",
            "RopeParams", "RopeView", "T5Params", "ExecTrace", "Exec", "ConfigLayerType", "ModelConfig", "SinusoidFit",
            "HealthOptions", "Health", "PrecisionBand", "PrecisionReport", "Finding", "DiffOptions",
-           "DiffReport", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
+           "DiffReport", "RopeIdentity", "RopeRotation", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
            "c_size_t", "c_void_p"]

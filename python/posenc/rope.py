@@ -30,7 +30,7 @@ ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
 # The option strings, typed for IDEs and type checkers (the functions accept exactly these).
 Layout = Literal["neox", "half", "gptj", "interleaved"]
 TensorLayout = Literal["bshd", "bhsd", "shd", "hsd"]
-Mode = Literal["precise", "torch", "torch_compat"]
+Mode = Literal["precise", "torch", "torch_compat", "ggml"]
 Scaling = Literal["none", "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3"]
 LongropeSelect = Literal["by_seq_len", "short", "long"]
 
@@ -45,7 +45,8 @@ class RopeParams:
     default (base 10000, whole head, no scaling, beta 32/1, truncate, llama3 1/4, precise).
 
     scaling: "none" | "linear" | "ntk" | "dynamic" | "yarn" | "longrope" | "llama3".
-    mode: "precise" (<= 1 ULP cos/sin) or "torch" (HF's float32 steps, bit for bit).
+    mode: "precise" (<= 1 ULP cos/sin), "torch" (HF's float32 steps, bit for bit) or "ggml"
+    (ggml CPU's float32 theta chain, bit for bit; what identify_rope reports for ggml caches).
     layout: the pairing the model's runtime uses ("half" = neox, "interleaved" = gptj);
     it is not a C parameter, but apply_rope_ uses it when no layout is passed (configs set it).
     """
@@ -138,7 +139,7 @@ class RopeParams:
             c.truncate = 1 if self.truncate else 0
         c.scaling = choose(_lib.ROPE_SCALING, self.scaling, "scaling")
         c.longrope_select = choose(_lib.LONGROPE_SELECT, self.longrope_select, "longrope_select")
-        c.mode = choose(_lib.MODE, self.mode, "mode")
+        c.mode = choose(_lib.ROPE_MODE, self.mode, "mode")
         keep = []
         lengths = set()
         for name in ("short_factors", "long_factors"):

@@ -42,6 +42,7 @@ void posenc_rope_identity_free(posenc_rope_identity *id) {
     if (!id) return;
     free(id->inv_freq);
     free(id->pair_factor);
+    free(id->long_pair_factor);
     memset(id, 0, sizeof *id);
 }
 
@@ -319,9 +320,16 @@ typedef struct {
     const int64_t *ids; /* positions of the rows (NULL: offset, offset + 1, ...) */
 } target;
 
-/* max ULP and count of differing values of params in `mode`; false if refused. */
+/* max ULP and count of differing values of params in `mode` (and, when pair_ulp is
+ * not NULL, each pair's max ULP, raised, not reset); false if refused. */
+static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp);
 static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
                   int64_t *max_ulp, size_t *differ) {
+    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL);
+}
+static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp) {
     params.mode = mode;
     posenc_positions pos =
         tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
@@ -342,6 +350,7 @@ static bool score(const target *tg, posenc_rope_params params, posenc_mode mode,
                 bad++;
                 int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
                 if (d > worst) worst = d;
+                if (pair_ulp && d > pair_ulp[i % (size_t)tg->pairs]) pair_ulp[i % (size_t)tg->pairs] = d;
             }
         }
     }
@@ -444,18 +453,96 @@ done:
     return p;
 }
 
+/* ---- LongRoPE's short/long switch ------------------------------------------ */
+
+/* Unwrapped atan2 phase of one pair. */
+static void unwrapped_phase(const double *c, const double *s, size_t n, double *out) {
+    double prev = atan2(s[0], c[0]), acc = prev;
+    out[0] = acc;
+    for (size_t t = 1; t < n; t++) {
+        double p = atan2(s[t], c[t]);
+        acc += wrap_pi(p - prev);
+        prev = p;
+        out[t] = acc;
+    }
+}
+
+/* Least-squares line over rows [a, b) of y: slope and value at row 0. */
+static void fit_segment(const double *y, size_t a, size_t b, double *slope, double *at0) {
+    double line_a, line_b;
+    fit_line(y + a, b - a, &line_a, &line_b);
+    *slope = line_b;
+    *at0 = line_a - line_b * (double)a;
+}
+
+typedef struct { /* running sums of (1, x, x^2, y, y^2, x y) */
+    double n, sx, sxx, sy, syy, sxy;
+} sums;
+
+static double sums_sse(const sums *s) {
+    if (s->n < 3) return 0;
+    double vxx = s->sxx - s->sx * s->sx / s->n, vxy = s->sxy - s->sx * s->sy / s->n,
+           vyy = s->syy - s->sy * s->sy / s->n;
+    double sse = vxx > 0 ? vyy - vxy * vxy / vxx : vyy;
+    return sse > 0 ? sse : 0;
+}
+
+/* The row t0 where every pair's phase slope changes at once (a cache holding
+ * short factors before t0 and long ones from t0 on), or 0. A pair whose phase
+ * leaves its one-line fit by more than float32 angle noise (4e-7 of the angle
+ * it reaches, + 0.02 rad) votes: for each t0 the two-line residual (running
+ * sums of the one-line residual, t centered) over its one-line residual,
+ * summed over the voters; the switch is the minimum when two lines explain
+ * all but 1e-4 of every voter's misfit. phase, vote: [T] scratch. */
+static size_t find_switch(const double *pc, const double *ps, size_t T, int32_t K, const double *w, const double *phi,
+                          double *phase, double *vote) {
+    int voters = 0;
+    for (size_t t = 0; t < T; t++) vote[t] = 0;
+    double half = 0.5 * (double)T;
+    for (int32_t k = 0; k < K; k++) {
+        unwrapped_phase(pc + (size_t)k * T, ps + (size_t)k * T, T, phase);
+        double worst = 0, sse1 = 0;
+        for (size_t t = 0; t < T; t++) {
+            phase[t] -= phi[k] + w[k] * (double)t;
+            worst = fmax(worst, fabs(phase[t]));
+            sse1 += phase[t] * phase[t];
+        }
+        if (!(worst > 0.02 + 4e-7 * fabs(w[k]) * (double)T) || !(sse1 > 0)) continue;
+        voters++;
+        sums all = {0, 0, 0, 0, 0, 0}, left = {0, 0, 0, 0, 0, 0};
+        for (size_t t = 0; t < T; t++) {
+            double x = (double)t - half, y = phase[t];
+            all.n += 1, all.sx += x, all.sxx += x * x, all.sy += y, all.syy += y * y, all.sxy += x * y;
+        }
+        for (size_t t = 0; t + 3 < T; t++) {
+            double x = (double)t - half, y = phase[t];
+            left.n += 1, left.sx += x, left.sxx += x * x, left.sy += y, left.syy += y * y, left.sxy += x * y;
+            if (t + 1 < 3) continue;
+            sums right = {all.n - left.n,     all.sx - left.sx,   all.sxx - left.sxx,
+                          all.sy - left.sy,   all.syy - left.syy, all.sxy - left.sxy};
+            vote[t + 1] += (sums_sse(&left) + sums_sse(&right)) / sse1;
+        }
+    }
+    if (!voters) return 0;
+    size_t best = 0;
+    for (size_t t = 3; t + 3 <= T; t++)
+        if (best == 0 || vote[t] < vote[best]) best = t;
+    return best && vote[best] < 1e-4 * voters ? best : 0;
+}
+
 /* ---- the entry point -------------------------------------------------------- */
 
 typedef struct {
     grid2d c, s;
     double *pc, *ps, *w, *phi, *mag, *buf, *rho; /* rho: expected relative error of w_k */
+    double *wl, *vote;                           /* LongRoPE switch: slopes after it, [T] votes */
     bool *ok;
     float *fc, *fs;
 } work;
 
 static void work_free(work *wk) {
     free(wk->c.v), free(wk->s.v), free(wk->pc), free(wk->ps), free(wk->w), free(wk->phi), free(wk->mag);
-    free(wk->buf), free(wk->ok), free(wk->fc), free(wk->fs), free(wk->rho);
+    free(wk->buf), free(wk->ok), free(wk->fc), free(wk->fs), free(wk->rho), free(wk->wl), free(wk->vote);
 }
 
 static double median(double *v, size_t n) {
@@ -545,12 +632,48 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
                               : 1;
         wk->ok[k] = turn > 0 && (two ? turn > 1e-3 : turn > 1.0 || wk->rho[k] < 1e-4);
     }
-    memcpy(wk->buf, wk->mag, sizeof *wk->mag * (size_t)K);
-    out->magnitude = median(wk->buf, (size_t)K);
-    if (two) { /* exact magnitude from the values, not the fits */
-        double m = 0;
-        for (size_t i = 0; i < n; i++) m += hypot(wk->pc[i], wk->ps[i]);
-        out->magnitude = m / (double)n;
+    size_t t_switch = 0; /* LongRoPE: the row where the long factors start (0: none) */
+    if (two && T >= 16) {
+        wk->vote = malloc(sizeof *wk->vote * (T > (size_t)K ? T : (size_t)K));
+        RETURN_ERROR_IF(!wk->vote, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %zu rows", T);
+        t_switch = find_switch(wk->pc, wk->ps, T, K, wk->w, wk->phi, wk->buf, wk->vote);
+    }
+    if (t_switch) { /* refit each side: short slopes (and phase, magnitude) before, long after */
+        wk->wl = calloc((size_t)K, sizeof *wk->wl);
+        out->long_pair_factor = calloc((size_t)K, sizeof *out->long_pair_factor);
+        RETURN_ERROR_IF(!wk->wl || !out->long_pair_factor, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs",
+                        K);
+        double m_short = 0, m_long = 0;
+        double *phi_after = wk->vote; /* [K] <= [T]: the long side's phase at its first row */
+        for (int32_t k = 0; k < K; k++) {
+            const double *c = wk->pc + (size_t)k * T, *sn = wk->ps + (size_t)k * T;
+            unwrapped_phase(c, sn, T, wk->buf);
+            double at0;
+            fit_segment(wk->buf, 0, t_switch, &wk->w[k], &wk->phi[k]);
+            fit_segment(wk->buf, t_switch, T, &wk->wl[k], &at0);
+            phi_after[k] = wrap_pi(at0 + wk->wl[k] * (double)t_switch);
+            for (size_t t = 0; t < T; t++) *(t < t_switch ? &m_short : &m_long) += hypot(c[t], sn[t]);
+            double turn = wk->w[k] * (double)t_switch;
+            wk->rho[k] = turn > 0 ? eps / turn + 1e-7 : 1;
+            wk->ok[k] = turn > 1e-3;
+        }
+        bool *ok_after = (bool *)wk->fc; /* scratch: K flags */
+        for (int32_t k = 0; k < K; k++) ok_after[k] = wk->wl[k] * (double)(T - t_switch) > 1e-3;
+        fit_offset(wk->wl, phi_after, ok_after, K, 0.0, &out->long_offset);
+        out->magnitude = m_short / ((double)t_switch * K);
+        out->long_magnitude = m_long / ((double)(T - t_switch) * K);
+    } else {
+        /* one table: the amplitude fit is sharp only for pairs that turn many times over the rows */
+        size_t nm = 0;
+        for (int32_t k = 0; k < K; k++)
+            if (wk->w[k] * (double)T > 20 * TWO_PI) wk->buf[nm++] = wk->mag[k];
+        if (nm == 0) memcpy(wk->buf, wk->mag, sizeof *wk->mag * (size_t)K), nm = (size_t)K;
+        out->magnitude = median(wk->buf, nm);
+        if (two) { /* exact magnitude from the values, not the fits */
+            double m = 0;
+            for (size_t i = 0; i < n; i++) m += hypot(wk->pc[i], wk->ps[i]);
+            out->magnitude = m / (double)n;
+        }
     }
     double e_cos = fit_offset(wk->w, wk->phi, wk->ok, K, 0.0, &out->offset);
     if (!two) { /* one table: cos(w p) or sin(w p) = cos(w p - pi/2) */
@@ -680,18 +803,44 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         p.factor = 1;
         p.longrope_select = POSENC_LONGROPE_SHORT;
     }
+    if (t_switch) { /* both lists, measured; the switch is the original context */
+        p.scaling = POSENC_ROPE_LONGROPE;
+        out->ramp_first = out->ramp_last = -1;
+        /* factor lists rise from the first pair on, which bends the base fit: the base is
+         * the round number within 3% (a smooth factor profile and the base trade off). The
+         * factors stay as measured: the cache shows float32 inv_freq, whose rounding hides
+         * the float32 factor behind it (measured within ~3e-7 of the config's lists) */
+        base = snap_round(base, 0.03);
+        p.base = base;
+        for (int32_t k = 0; k < K; k++) {
+            double w_base = pow(base, -2.0 * k / (2.0 * K));
+            out->pair_factor[k] = wk->ok[k] ? w_base / wk->w[k] : (k ? out->pair_factor[k - 1] : 1);
+            double lf = wk->wl[k] > 0 ? w_base / wk->wl[k] : NAN;
+            out->long_pair_factor[k] = isfinite(lf) ? lf : (k ? out->long_pair_factor[k - 1] : 1);
+        }
+        p.short_factors = out->pair_factor;
+        p.long_factors = out->long_pair_factor;
+        p.factors_count = (size_t)K;
+        p.factor = 1;
+        p.original_max_position = out->offset + (int64_t)t_switch;
+        p.longrope_select = POSENC_LONGROPE_BY_SEQ_LEN;
+        out->switch_position = out->offset + (int64_t)t_switch;
+        p.original_max_position = out->switch_position;
+        out->ambiguous &= ~POSENC_IDENTIFY_NTK_IS_BASE;
+        profile_res = 0;
+    }
     out->profile_residual = profile_res;
     /* magnitude: the scheme's own, else explicit */
     {
-        posenc_rope_params q = p;
         double own = 1;
-        double tmp[1];
         posenc_error e = {0};
-        q.rotary_dim = 2;
-        q.head_dim = 2;
-        if (p.scaling == POSENC_ROPE_LONGROPE || posenc_rope_frequencies(&q, 0, tmp, 1, &own, &e) != POSENC_OK)
+        /* the scheme's own magnitude at the cache's dims (a 2-dim stand-in is refused by YaRN's ramp) */
+        if (p.scaling == POSENC_ROPE_LONGROPE ||
+            posenc_rope_frequencies(&p, 0, wk->buf, (size_t)K, &own, &e) != POSENC_OK)
             own = 1;
-        double mtol = out->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3;
+        /* one table: the magnitude comes from a least-squares amplitude (~1e-5 off at 131072 rows
+         * of a slow pair), not from c^2 + s^2 */
+        double mtol = out->grid == POSENC_DTYPE_F32 ? (two ? 1e-6 : 1e-4) : 8e-3;
         if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
     }
     /* 4. arithmetics */
@@ -711,7 +860,19 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     int best = -1;
     static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
                                                           POSENC_MODE_GGML};
-    p = refine(&tg, p, out->pair_factor, K, base, wk->fc, wk->fs, &out->ntk_base, &out->ntk_factor);
+    if (!t_switch) p = refine(&tg, p, out->pair_factor, K, base, wk->fc, wk->fs, &out->ntk_base, &out->ntk_factor);
+    if (p.attention_factor > 0 && p.scaling != POSENC_ROPE_LONGROPE) {
+        /* the magnitude was made explicit against the first-guess parameters; refine may have
+         * found the factor whose own magnitude it is (a noisy one-table profile: 3.84 -> 4) */
+        posenc_rope_params q = p;
+        double own = 1;
+        posenc_error e = {0};
+        q.attention_factor = 0;
+        double mtol = out->grid == POSENC_DTYPE_F32 ? (two ? 1e-6 : 1e-4) : 8e-3;
+        if (posenc_rope_frequencies(&q, 0, wk->buf, (size_t)K, &own, &e) == POSENC_OK &&
+            fabs(out->magnitude - own) <= mtol * own)
+            p.attention_factor = 0;
+    }
     if (p.scaling != POSENC_ROPE_NONE && p.scaling != POSENC_ROPE_LONGROPE && p.factor == 1) { /* no scaling at all */
         p.scaling = POSENC_ROPE_NONE;
         p.original_max_position = 0;
@@ -739,7 +900,34 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     }
     if (p.scaling != POSENC_ROPE_YARN) out->ambiguous &= ~POSENC_IDENTIFY_YARN_CONTEXT;
     if (p.scaling != POSENC_ROPE_LLAMA3) out->ambiguous &= ~POSENC_IDENTIFY_LLAMA3_BANDS;
+    double mtol_long = out->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
+        if (t_switch) { /* each side with its own list and magnitude */
+            target before = tg, after = tg;
+            before.rows = t_switch;
+            after.rows = T - t_switch;
+            after.offset = out->long_offset;
+            if (after.cos_v) after.cos_v += t_switch * (size_t)K;
+            if (after.sin_v) after.sin_v += t_switch * (size_t)K;
+            posenc_rope_params ps_ = p, pl = p;
+            ps_.longrope_select = POSENC_LONGROPE_SHORT;
+            pl.longrope_select = POSENC_LONGROPE_LONG;
+            pl.attention_factor =
+                fabs(out->long_magnitude - 1) > mtol_long ? snap_round(out->long_magnitude, 1e-5) : 0;
+            int64_t u1, u2;
+            size_t d1, d2;
+            if (!score(&before, ps_, modes[a], wk->fc, wk->fs, &u1, &d1) ||
+                !score(&after, pl, modes[a], wk->fc, wk->fs, &u2, &d2)) {
+                out->max_ulp[a] = -1;
+                continue;
+            }
+            out->max_ulp[a] = u1 > u2 ? u1 : u2;
+            out->differ[a] = d1 + d2;
+            if (best < 0 || out->differ[a] < out->differ[best] ||
+                (out->differ[a] == out->differ[best] && out->max_ulp[a] < out->max_ulp[best]))
+                best = a;
+            continue;
+        }
         if (!score(&tg, p, modes[a], wk->fc, wk->fs, &out->max_ulp[a], &out->differ[a])) {
             out->max_ulp[a] = -1;
             continue;
@@ -761,6 +949,7 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     out->arith = (posenc_rope_arith)best;
     p.mode = modes[best];
     if (p.scaling == POSENC_ROPE_LONGROPE) p.short_factors = p.long_factors = out->pair_factor;
+    if (t_switch) p.long_factors = out->long_pair_factor;
     out->params = p;
     return POSENC_OK;
 }
@@ -827,6 +1016,84 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
                               (int)params->mode);
+    }
+    free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
+posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, const posenc_array *sin_table,
+                                                 const posenc_rope_identity *id, posenc_rope_arith arith,
+                                                 int64_t *pair_max_ulp, size_t pair_count, posenc_error *err) {
+    RETURN_IF_NULL(table, err);
+    RETURN_IF_NULL(id, err);
+    RETURN_IF_NULL(pair_max_ulp, err);
+    RETURN_ERROR_IF((int)arith < 0 || (int)arith >= POSENC_ROPE_ARITHS, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "unknown arithmetic %d", (int)arith);
+    RETURN_ERROR_IF(id->layout < POSENC_CACHE_HF || id->layout > POSENC_CACHE_PLAIN || id->rotary_dim < 2, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "the identity holds no fitted cache (layout %d, rotary dim %d)",
+                    (int)id->layout, id->rotary_dim);
+    size_t K = (size_t)id->rotary_dim / 2;
+    RETURN_ERROR_IF(pair_count < K, err, POSENC_ERR_BUFFER_TOO_SMALL, "%zu pairs need %zu slots, got %zu", K, K,
+                    pair_count);
+    static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
+                                                          POSENC_MODE_GGML};
+    grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
+    posenc_status st = load_2d(table, "cache", &c, err);
+    if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    size_t T = c.rows, W = c.width;
+    posenc_rope_cache_layout layout = id->layout;
+    if (st == POSENC_OK && ((layout == POSENC_CACHE_PLAIN ? W : W / 2) != K || (int64_t)T != id->rows ||
+                            (sin_table && (s.rows != T || s.width != W))))
+        st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the cache [%zu, %zu] is not the one identified ([%lld rows, %zu pairs])",
+                          T, W, (long long)id->rows, K);
+    bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    size_t n = T * K;
+    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
+    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
+    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
+        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    if (st == POSENC_OK) {
+        for (size_t t = 0; t < T; t++)
+            for (size_t k = 0; k < K; k++) {
+                const double *row = c.v + t * W;
+                double cv, sv = 0;
+                switch (layout) {
+                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
+                }
+                rc[t * K + k] = cv;
+                if (two) rs[t * K + k] = sv;
+            }
+        for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
+        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL};
+        if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
+        posenc_rope_params p = id->params;
+        int64_t ulp;
+        size_t differ;
+        bool ok;
+        if (id->switch_position > 0 && id->long_pair_factor) {
+            size_t t0 = (size_t)(id->switch_position - id->offset);
+            target before = tg, after = tg;
+            before.rows = t0;
+            after.rows = T - t0;
+            after.offset = id->long_offset;
+            if (after.cos_v) after.cos_v += t0 * K;
+            if (after.sin_v) after.sin_v += t0 * K;
+            posenc_rope_params ps = p, pl = p;
+            ps.longrope_select = POSENC_LONGROPE_SHORT;
+            pl.longrope_select = POSENC_LONGROPE_LONG;
+            pl.attention_factor = fabs(id->long_magnitude - 1) > (id->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3)
+                                      ? snap_round(id->long_magnitude, 1e-5)
+                                      : 0;
+            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp) &&
+                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+        } else {
+            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+        }
+        if (!ok)
+            st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the fitted parameters cannot make a table in %s",
+                              posenc_rope_arith_name(arith));
     }
     free(c.v), free(s.v), free(rc), free(rs), free(fc), free(fs);
     return st == POSENC_OK ? posenc_ok_(err) : st;

@@ -73,15 +73,114 @@ posenc_status posenc_mrope_pair_map(const posenc_rope_params *params, const pose
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
 
+/* POSENC_MODE_GGML: ggml CPU's ggml_rope_multi (modes MROPE and IMROPE), from the facts of
+ * ggml-cpu/ops.cpp's multi-axis cache: one float32 theta chain per position stream (t, h, w, e),
+ * each started at (float)p of its stream and multiplied by theta_scale at every pair whatever
+ * stream the pair reads; pair k takes the chain of its stream (MROPE: contiguous sections,
+ * then e; IMROPE: h at k%3==1 < 3 s1, w at k%3==2 < 3 s2, t at k%3==0 < 3 s0, else e), then
+ * the 1-D pair math (freq factor, YaRN ramp, cosf/sinf times mscale: rope_ggml.c) and the
+ * NEOX rotation (k, k + R/2) with ggml's contracted products (as rope_apply.c's ggml kernel). The chain of a stream is exactly the 1-D chain at that stream's
+ * position, so rope_ggml_angles_ per stream gives it. VISION (axial) is not reproduced. */
+static posenc_status mrope_apply_ggml(const posenc_rope_params *params, const posenc_mrope_sections *sec,
+                                      posenc_layout layout, const posenc_rope_view *view, const int64_t *positions,
+                                      int inverse, float *x, size_t x_count, posenc_error *err) {
+    RETURN_ERROR_IF(sec->kind == POSENC_MROPE_AXIAL, err, POSENC_ERR_UNSUPPORTED,
+                    "mode ggml has no axial multi-axis RoPE (ggml's VISION mode pairs channels (k, k + R) over a "
+                    "head of 2R and restarts the chain per section: not reproduced); use mode precise or "
+                    "torch-compat");
+    RETURN_ERROR_IF(layout != POSENC_LAYOUT_HALF, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "mode ggml: ggml's MROPE/IMROPE rotate NEOX pairs (k, k + R/2); give layout half, got "
+                    "interleaved");
+    RETURN_ERROR_IF(!positions && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
+                    "positions must not be NULL");
+    rope_plan_ plan;
+    FORWARD_IF_ERROR(rope_plan_create_(params, 0, &plan, err));
+    int32_t K = plan.pairs;
+    int32_t *axis = malloc(sizeof *axis * (size_t)K);
+    float *ang = malloc(sizeof *ang * (size_t)K * POSENC_MROPE_MAX_AXES), *c = malloc(sizeof *c * (size_t)K),
+          *s = malloc(sizeof *s * (size_t)K);
+    posenc_status st = POSENC_OK;
+    if (!axis || !ang || !c || !s) st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate %d pairs", K);
+    int32_t s0 = sec->sizes[0], s1 = sec->axes > 1 ? sec->sizes[1] : 0, s2 = sec->axes > 2 ? sec->sizes[2] : 0;
+    for (int32_t k = 0; st == POSENC_OK && k < K; k++) {
+        int32_t a;
+        if (sec->kind == POSENC_MROPE_SECTIONS) a = k < s0 ? 0 : k < s0 + s1 ? 1 : k < s0 + s1 + s2 ? 2 : 3;
+        else a = k % 3 == 1 && k < 3 * s1 ? 1 : k % 3 == 2 && k < 3 * s2 ? 2 : k % 3 == 0 && k < 3 * s0 ? 0 : 3;
+        if (a >= sec->axes)
+            st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                              "mode ggml: pair %d reads ggml's position stream %d (%s) but the sections give %d "
+                              "axes; give %d axes of positions (IMROPE sends pairs past 3 x its sections to the "
+                              "4th stream)",
+                              k, a, a == 3 ? "e" : "w", sec->axes, a + 1);
+        else axis[k] = a;
+    }
+    if (st == POSENC_OK)
+        st = rope_check_apply_(&plan, layout, view, positions, (size_t)sec->axes, x, x_count, err);
+    if (st == POSENC_OK && view->tokens > 0) {
+        long double most = 0;
+        for (size_t i = 0; i < (size_t)sec->axes * view->tokens; i++)
+            most = fmaxl(most, fabsl((long double)positions[i]));
+        st = rope_check_ggml_angle_(&plan, most, err);
+    }
+    bool used[POSENC_MROPE_MAX_AXES] = {false, false, false, false};
+    for (int32_t k = 0; st == POSENC_OK && k < K; k++) used[axis[k]] = true;
+    float m = rope_ggml_mscale_(&plan.ggml), sign = inverse ? -1.0f : 1.0f;
+    size_t bad_t = SIZE_MAX, bad_h = 0, bad_c = 0;
+    const uint32_t qnan_bits = 0x7fc00000u;
+    float qnan;
+    memcpy(&qnan, &qnan_bits, sizeof qnan);
+    bool bad_input = false;
+    for (size_t t = 0; st == POSENC_OK && t < view->tokens; t++) {
+        for (int32_t a = 0; a < sec->axes; a++)
+            if (used[a])
+                rope_ggml_angles_(&plan.ggml, K, (long double)positions[(size_t)a * view->tokens + t],
+                                  ang + (size_t)a * (size_t)K);
+        for (int32_t k = 0; k < K; k++) {
+            float th = ang[(size_t)axis[k] * (size_t)K + (size_t)k];
+            c[k] = cosf(th) * m;
+            s[k] = sinf(th) * m * sign;
+        }
+        for (size_t h = 0; h < view->heads; h++) {
+            float *v = x + t * view->row_stride + h * view->head_stride;
+            for (int32_t k = 0; k < K; k++) {
+                float x0 = v[k], x1 = v[k + K]; /* ggml's rotation, first product fused (rope_apply.c) */
+                float bs = x1 * s[k], bc = x1 * c[k];
+                v[k] = fmaf(x0, c[k], -bs);
+                v[k + K] = fmaf(x0, s[k], bc);
+                if (isnan(v[k])) v[k] = qnan; /* one positive quiet NaN, as every apply (posenc.h) */
+                if (isnan(v[k + K])) v[k + K] = qnan;
+                if (bad_t == SIZE_MAX && (!isfinite(v[k]) || !isfinite(v[k + K])))
+                    bad_t = t, bad_h = h, bad_c = (size_t)(isfinite(v[k]) ? k + K : k),
+                    bad_input = !isfinite(x0) || !isfinite(x1);
+            }
+        }
+    }
+    if (st == POSENC_OK && bad_t != SIZE_MAX) { /* the rotation ran to the end; name the first */
+        float value = x[bad_t * view->row_stride + bad_h * view->head_stride + bad_c];
+        const char *text = isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+        if (bad_input)
+            st = posenc_fail_(err, POSENC_ERR_NONFINITE,
+                              "rotated value at token %zu, head %zu, channel %zu is %s: the input of token %zu "
+                              "already holds inf or NaN", bad_t, bad_h, bad_c, text, bad_t);
+        else
+            st = posenc_fail_(err, POSENC_ERR_NONFINITE,
+                              "rotated value at token %zu, head %zu, channel %zu is %s: the rotation scaled by "
+                              "ggml's magnitude %g overflows f32 (largest finite 3.40282e+38)",
+                              bad_t, bad_h, bad_c, text, (double)m);
+    }
+    free(axis), free(ang), free(c), free(s);
+    rope_plan_free_(&plan);
+    return st == POSENC_OK ? posenc_ok_(err) : st;
+}
+
 posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const posenc_mrope_sections *sections,
                                      posenc_layout layout, const posenc_rope_view *view, const int64_t *positions,
                                      int inverse, float *x, size_t x_count, posenc_error *err) {
     int32_t r = 0;
     FORWARD_IF_ERROR(posenc_rope_check(params, &r, err));
     FORWARD_IF_ERROR(check_sections(sections, r / 2, err));
-    RETURN_ERROR_IF(params->mode == POSENC_MODE_GGML, err, POSENC_ERR_UNSUPPORTED,
-                    "multi-axis RoPE has no ggml mode yet (ggml's MROPE/IMROPE arithmetic is not "
-                    "reproduced); use mode precise or torch-compat");
+    if (params->mode == POSENC_MODE_GGML)
+        return mrope_apply_ggml(params, sections, layout, view, positions, inverse, x, x_count, err);
     RETURN_ERROR_IF(!positions && view && view->tokens > 0, err, POSENC_ERR_NULL_POINTER,
                     "positions must not be NULL");
     double attention = 1.0;

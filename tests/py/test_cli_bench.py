@@ -13,7 +13,7 @@ def main():
     t.check(rc == 0 and "--threads" in out and "--no-peers" in out, "bench --help lists its options")
     for args, needle in ((["--threads", "0"], "'0'"), (["--threads", "1,x"], "'1,x'"),
                          (["--reps", "3"], "3"), (["--path", "sse9"], "'sse9'"),
-                         (["--mem-mib", "1"], "1")):
+                         (["--mem-mib", "1"], "1"), (["--identify-rows", "8"], "8")):
         rc, _, err = run("bench", *args)
         t.check(rc == 2 and needle in err, f"bench {' '.join(args)} -> exit {rc} (want 2), message names {needle}: "
                 f"{err.strip().splitlines()[0] if err.strip() else ''}")
@@ -26,6 +26,14 @@ def main():
             f"small bench run: exit {rc}, memory table and {len(rows)} sinusoid rows (want 4) {err.strip()}")
     t.check(any("planned" in r for r in rows), "issue 29: the sinusoid row with a posenc_sinusoid_plan is there")
     t.check("kernel path scalar" in out, "the forced path is reported in the header")
+    # issue 24: the identify group times posenc_rope_identify per cache form and says what it fitted
+    rc, out, err = run("bench", "--only", "identify", "--identify-rows", "2048", "--no-peers")
+    rows = [line.split("|") for line in out.splitlines() if line.startswith(("| HF ", "| vLLM", "| rotated"))]
+    t.check(rc == 0 and len(rows) == 4 and all(float(r[2]) > 0 and float(r[4]) > 0
+                                               and "yarn factor 4 base 1e+06, hf-f32" in r[5] for r in rows)
+            and all(r[6].strip().startswith("0 differ") for r in rows[:3]),
+            f"identify group: 4 forms timed, each fitted as Qwen2.5's YaRN in HF float32: "
+            f"{[(r[1].strip(), r[4].strip(), r[6].strip()) for r in rows]} {err.strip()[:200]}")
     # issue 18: scaling columns next to the machine's own, the compute probe, the per-thread timeline
     rc, out, err = run("bench", "--only", "rope", "--threads", "1,2", "--reps", "5", "--no-peers",
                        "--mem-mib", "16", "--timeline")
