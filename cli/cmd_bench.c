@@ -32,7 +32,7 @@
 
 static const cli_option bench_options[] = {
     {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory,identify (default all); \"lab\" alone: the training "
-                     "lab (cli/cmd_lab.c)"},
+                     "lab (cli/lab/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
     {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},

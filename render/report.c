@@ -511,7 +511,7 @@ static int section_lab(report *r) {
                              : EXIT_OK;
 }
 
-/* posenc report --identify CACHE (the section itself is cli/report_identify.c) */
+/* posenc report --identify CACHE (the section itself is render/report_identify.c) */
 static int section_identify(report *r) {
     return r->req->identify ? cli_identify_report_section(r->command, r->req->identify, r->req->identify_sin,
                                                           r->req->identify_layout, r->html)

@@ -1,5 +1,5 @@
 """`posenc report --identify CACHE.npy [--sin S.npy]`: the "Which RoPE is this?" section
-(cli/report_identify.c): the fitted words and two charts (residual per pair in each
+(render/report_identify.c): the fitted words and two charts (residual per pair in each
 arithmetic, the per-pair factor profile). Caches: Llama 3.1's llama3 RoPE made by
 `rope apply --mode torch-compat` on x = (1, 0) per interleaved pair (the rotation returns
 (cos, sin): a ggml-layout cache in HF's float32 steps), and a LongRoPE cache in NumPy whose
