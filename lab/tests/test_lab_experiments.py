@@ -210,6 +210,15 @@ def run_all(tmp):
         bands = root.findall("{http://www.w3.org/2000/svg}polygon")
         check(len(lines) == 3 and len(bands) == 3, "plot %s: 3 lines and 3 bands, got %d, %d" % (metric, len(lines), len(bands)))
     print("plots: well-formed SVG, 3 lines + 3 min-max bands each")
+    # the protocol's pictures: bpb by context at the longest length (one line a scheme, 16
+    # context buckets), attention entropy per head at L and 4L (two lines a scheme, 2 heads)
+    for metric, want_lines, want_points in (("by_context", 3, 16), ("entropy", 6, 2), ("distance", 6, 2)):
+        svg = os.path.join(tmp, metric + ".svg")
+        p = run("lab", "plot", out, "-o", svg, "--metric", metric)
+        lines = ET.parse(svg).getroot().findall("{http://www.w3.org/2000/svg}polyline") if p.returncode == 0 else []
+        points = [len(l.get("points").split()) for l in lines]
+        check(len(lines) == want_lines and all(n == want_points for n in points),
+              "plot %s: %d lines of %d points, got %s: %s" % (metric, want_lines, want_points, points, p.stderr.strip()))
     check_png_plots(tmp, out)
     for r in runs:  # a learned table travels with its run, as trained
         t = r.get("position_table")
