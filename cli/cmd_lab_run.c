@@ -195,7 +195,7 @@ static int lab_run(int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
         printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
-               "Experiments: extrapolate context-extension integration article-claims length-generalization tiny tiny-extension\n"
+               "Experiments: extrapolate context-extension integration article-claims length-generalization fairness tiny tiny-extension\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;

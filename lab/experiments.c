@@ -11,7 +11,7 @@
 #include <time.h>
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
-                                            "length-generalization", "tiny", "tiny-extension", NULL};
+                                            "length-generalization", "fairness", "tiny", "tiny-extension", NULL};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -120,6 +120,34 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
             s.sliding = 1;
             failed |= plan_add(&p, &s);
         }
+    } else if (strcmp(name, "fairness") == 0) {
+        /* issue 28's fairness checks on the extrapolate grid: each scheme at three learning
+           rates around the shared one (x 1/2, x 1, x 2; the best is the scheme's fair
+           number), and RoPE at three bases (the articles' "base tuning") */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        static const double lr_scale[] = {0.5, 2.0}, bases[] = {500, 1e4, 5e5};
+        for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+            for (int k = 0; k < 2; k++) {
+                base_spec(&s, name, quick);
+                label_scheme(&s, schemes[i]);
+                s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+                s.train.lr *= lr_scale[k];
+                snprintf(s.label, sizeof s.label, "%s-lr%g", lab_scheme_name(schemes[i]), s.train.lr);
+                set_lengths(&s, 5, five);
+                s.sliding = 1;
+                failed |= plan_add(&p, &s);
+            }
+        for (int k = 0; k < 3; k++) {
+            if (bases[k] == 1e4) continue; /* the extrapolate experiment's own rope run */
+            base_spec(&s, name, quick);
+            label_scheme(&s, LAB_POS_ROPE);
+            s.config.rope_base = bases[k];
+            snprintf(s.label, sizeof s.label, "rope-base%g", bases[k]);
+            set_lengths(&s, 5, five);
+            s.sliding = 1;
+            failed |= plan_add(&p, &s);
+        }
     } else if (strcmp(name, "context-extension") == 0 || strcmp(name, "tiny-extension") == 0) {
         static const posenc_rope_scaling kinds[] = {POSENC_ROPE_NONE, POSENC_ROPE_LINEAR, POSENC_ROPE_NTK,
                                                     POSENC_ROPE_DYNAMIC, POSENC_ROPE_YARN, POSENC_ROPE_LLAMA3};
@@ -195,7 +223,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization tiny tiny-extension)",
+                            "length-generalization fairness tiny tiny-extension)",
                             name);
     }
     if (failed) {
