@@ -8,7 +8,7 @@
  * Verdict: supported when the whole interval is below the threshold,
  * contradicted when it is above it, inconclusive otherwise, with fewer than
  * LAB_CLAIM_MIN_SEEDS seeds, or when either run of a bits-per-byte row learned no
- * more than the byte unigram on the same targets (within LAB_UNIGRAM_MARGIN). */
+ * more than the byte unigram on the same targets (within LAB_UNIGRAM_FRACTION of it). */
 #include "experiments.h"
 
 #include <cjson/cJSON.h>
@@ -148,13 +148,15 @@ static void describe(const quantity *q, char *out, size_t size) {
     else snprintf(out, size, "%s%s%s%s %s(%gL)", q->label, *variant ? " " : "", variant, ft, q->metric, q->multiple);
 }
 
-/* Does this run sit at the unigram level (bits per byte at L, windows view, as trained,
- * within LAB_UNIGRAM_MARGIN of its own unigram_bpb)? -1: not known (older lines). */
-static int unigram_level(const cJSON *run) {
+/* Does this run sit at the unigram level: bits per byte at L (windows view, as trained,
+ * the quantity's variant, else "plain") above (1 - LAB_UNIGRAM_FRACTION) x its own
+ * unigram_bpb on the same targets? -1: not known (older lines). */
+static int unigram_level(const cJSON *run, const quantity *q) {
     const cJSON *u = cJSON_GetObjectItem(run, "unigram_bpb");
-    double at_L = metric_at(run, "bpb", 1, "plain", NULL, -1);
+    double at_L = metric_at(run, "bpb", 1, q->variant, NULL, -1);
+    if (!isfinite(at_L)) at_L = metric_at(run, "bpb", 1, "plain", NULL, -1);
     if (!cJSON_IsNumber(u) || !isfinite(at_L)) return -1;
-    return at_L > u->valuedouble - LAB_UNIGRAM_MARGIN;
+    return at_L > (1 - LAB_UNIGRAM_FRACTION) * u->valuedouble;
 }
 
 /* The paired ratio of one seed and its jackknife standard error over the target spans
@@ -193,7 +195,7 @@ static bool row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
         lo_a = fmin(lo_a, a), hi_a = fmax(hi_a, a), lo_b = fmin(lo_b, b), hi_b = fmax(hi_b, b);
         lo_ratio = fmin(lo_ratio, a / b), hi_ratio = fmax(hi_ratio, a / b);
         if (strncmp(c->a.metric, RUN_FIELD, strlen(RUN_FIELD)) != 0) {
-            int la = unigram_level(ra), lb = unigram_level(rb);
+            int la = unigram_level(ra, &c->a), lb = unigram_level(rb, &c->b);
             if (la >= 0) ua += la, ka++;
             if (lb >= 0) ub += lb, kb++;
         }

@@ -203,7 +203,10 @@ posenc_status lab_attention_diagnostics(lab_model *model, const lab_eval_options
 struct cJSON;
 /* Markdown table of the articles' claims with evidence and verdicts (*out from malloc). */
 #define LAB_CLAIM_MIN_SEEDS 5
-#define LAB_UNIGRAM_MARGIN 0.1 /* bits per byte: a run within this of the unigram level learned nothing usable */
+/* A run whose bits per byte at L are within this fraction of the unigram level of its
+ * targets (above 0.95 x unigram_bpb) learned next to nothing from context: the trained
+ * quick-size schemes sit 20-35% below it, an embedding that drowned its tokens ~3% */
+#define LAB_UNIGRAM_FRACTION 0.05
 /* t quantile 0.975 with df degrees of freedom (INFINITY for df < 1). */
 double lab_t975(int df);
 /* Mean of n paired ratios and the 95% interval: mean -+ t975(n-1) sqrt(var/n + mean(se_doc^2))
