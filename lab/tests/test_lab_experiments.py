@@ -327,6 +327,21 @@ def run_all(tmp):
     merged = os.path.join(tmp, "merged.jsonl")
     p = run("lab", "merge", "-o", merged, out, out2)
     check(p.returncode == 0 and len(open(merged).read().splitlines()) == 9, "merge drops the duplicate id: %s" % p.stderr.strip())
+    # lab run reads its results file once to start and once per finished run (the merge
+    # under the lock), not twice there: counted with strace where the machine has it
+    strace = shutil.which("strace")
+    if strace:
+        once = os.path.join(tmp, "once.jsonl")
+        with open(once, "w") as f:
+            f.write(open(out).readline())
+        trace = os.path.join(tmp, "trace.txt")
+        subprocess.run([strace, "-f", "-e", "trace=openat", "-o", trace, POSENC, "lab", "run", "tiny", "--text", text_path,
+                        "--only", "tiny:alibi:s1", "--resume", "-o", once], capture_output=True)
+        opens = sum(1 for l in open(trace) if '"%s"' % once in l)
+        check(opens == 2 and len(open(once).read().splitlines()) == 2,
+              "the results file is opened twice (start, merge), not three times: %d" % opens)
+    else:
+        print("strace absent: the read-once check is skipped")
     # bad input
     bad = os.path.join(tmp, "bad.jsonl")
     open(bad, "w").write("not json\n")
