@@ -33,11 +33,9 @@ static void base_spec(lab_run_spec *s, const char *experiment, int quick) {
         s->config.context = 64;
         s->train.steps = 600;
         s->train.lr = 2e-3;
-        s->eval_tokens = 8192;
         s->eval_docs = 8;
     } else {
         s->train.steps = 1500;
-        s->eval_tokens = 65536;
         s->eval_docs = 16;
     }
     s->passkey = 32;
@@ -57,7 +55,6 @@ static void set_tiny_size(lab_run_spec *s, int64_t steps) {
     s->config.d_ff = 64;
     s->config.context = 16;
     s->train.steps = steps;
-    s->eval_tokens = 256;
     s->eval_docs = 4;
 }
 

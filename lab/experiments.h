@@ -103,7 +103,6 @@ typedef struct lab_run_spec {
     int64_t finetune_steps;       /* > 0 (text): per variant, fine-tune at LAB_FINETUNE_MULTIPLE x
                                      context WITH the variant's RoPE scaling (factor = the multiple,
                                      original context = L) and evaluate that variant again */
-    int64_t eval_tokens;          /* (older protocol; kept for the plan's memory estimate) */
     int sliding;                  /* also the sliding view of the shared targets */
     int eval_docs;                /* text: target spans of the shared protocol (span = lead = 16 x context) */
     int32_t passkey;              /* text: passkey examples per length (0 = none; lengths >= LAB_PASSKEY_MIN_LENGTH) */
@@ -132,7 +131,8 @@ int64_t lab_run_total_steps(const lab_run_spec *spec);
 posenc_status lab_run_execute(const lab_run_spec *spec, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err);
 
-/* Sliding-window bits: windows of seq_len advancing by stride, scoring only the
+/* The earlier protocol's sliding evaluation (the experiments now use lab_eval_view's
+ * shared targets): windows of seq_len advancing by stride, scoring only the
  * last `stride` targets of each window (all of the first one); at most max_tokens scored. */
 posenc_status lab_eval_sliding(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
                                int32_t stride, int64_t max_tokens, double *loss_out, posenc_error *err);
