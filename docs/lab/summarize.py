@@ -85,7 +85,7 @@ def protocol_tables(runs, lengths):
         return
     p = shared[0]["protocol"]
     L = shared[0]["train_length"]
-    se = [metric(r, L, "bpb_se") for r in shared]
+    se = [metric(r, L, "bpb_se") if metric(r, L, "bpb_se") is not None else metric(r, L, "bpb_se", "none") for r in shared]
     se = [x for x in se if x is not None]
     print()
     print("<!-- protocol %s: %d spans x %d target bytes (lead %d) of %d validation bytes; unigram level %s bpb; "
@@ -205,7 +205,8 @@ def main():
         return
     exp = runs[0]["experiment"]
     lengths = sorted({e["length"] for r in runs for e in r["evals"]})
-    text_table(runs, lengths, extra_grad=exp == "integration")
+    if any(e["variant"] == "plain" for r in runs for e in r["evals"]):  # context-extension has only its variants
+        text_table(runs, lengths, extra_grad=exp == "integration")
     protocol_tables(runs, lengths)
     mem = [r for r in runs if r["label"] == "sparse" and "position_memory" in r]
     for r in mem:
