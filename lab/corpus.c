@@ -4,6 +4,7 @@
 #include "experiments.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,68 @@ posenc_status lab_corpus_load(const char *const *paths, int count, size_t min_by
     }
     if (st == POSENC_OK && out->size < min_bytes)
         st = lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "corpus has %zu bytes from %d files; at least %zu needed",
+                          out->size, out->files, min_bytes);
+    if (st == POSENC_OK) st = lab_corpus_split(out, err);
+    if (st != POSENC_OK) lab_corpus_free(out);
+    return st;
+}
+
+/* ---- the long-document corpus: the Python standard library and the license texts ---- */
+static int by_bytes(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
+
+static int skipped_dir(const char *name, int top) {
+    /* installed packages and the optional test suite differ between machines */
+    return strcmp(name, "__pycache__") == 0 || strcmp(name, "site-packages") == 0 || strcmp(name, "dist-packages") == 0 ||
+           (top && (strcmp(name, "test") == 0 || strcmp(name, "idlelib") == 0));
+}
+
+/* Depth first, each directory's entries in bytewise name order; regular files only
+ * (symbolic links are not followed: where they point differs between machines). */
+static posenc_status walk(lab_corpus *c, size_t *cap, const char *dir, const char *suffix, int top, posenc_error *err) {
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, NULL, by_bytes);
+    if (n < 0) return lab_exp_fail(err, POSENC_ERR_IO, "cannot read directory %s", dir);
+    posenc_status st = POSENC_OK;
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        char path[4096];
+        struct stat sb;
+        if (st == POSENC_OK && name[0] != '.' && (size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path &&
+            lstat(path, &sb) == 0) {
+            size_t len = strlen(name), sl = suffix ? strlen(suffix) : 0;
+            if (S_ISDIR(sb.st_mode) && suffix && !skipped_dir(name, top)) st = walk(c, cap, path, suffix, 0, err);
+            else if (S_ISREG(sb.st_mode) && (!suffix || (len > sl && strcmp(name + len - sl, suffix) == 0)))
+                st = append_file(c, cap, path, err);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return st;
+}
+
+posenc_status lab_corpus_load_pystdlib(const char *root, const char *licenses, size_t min_bytes, lab_corpus *out,
+                                       posenc_error *err) {
+    if (!out) return lab_exp_fail(err, POSENC_ERR_NULL_POINTER, "corpus is NULL");
+    memset(out, 0, sizeof *out);
+    if (!root) root = LAB_PYSTDLIB_DIR;
+    if (!licenses) licenses = LAB_LICENSES_DIR;
+    struct stat sb;
+    if (stat(root, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return lab_exp_fail(err, POSENC_ERR_IO,
+                            "the pystdlib corpus needs the Python standard library at %s (Debian's libpython3.11-stdlib), "
+                            "which is missing: install it, or pass --text FILE...", root);
+    if (stat(licenses, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return lab_exp_fail(err, POSENC_ERR_IO,
+                            "the pystdlib corpus needs the license texts at %s (Debian's base-files), which are missing: "
+                            "pass --text FILE... instead", licenses);
+    size_t cap = 0;
+    posenc_status st = walk(out, &cap, root, ".py", 1, err);
+    int py_files = out->files;
+    if (st == POSENC_OK && py_files == 0)
+        st = lab_exp_fail(err, POSENC_ERR_IO, "the pystdlib corpus found no .py file under %s", root);
+    if (st == POSENC_OK) st = walk(out, &cap, licenses, NULL, 1, err);
+    if (st == POSENC_OK && out->size < min_bytes)
+        st = lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "pystdlib corpus has %zu bytes from %d files; at least %zu needed",
                           out->size, out->files, min_bytes);
     if (st == POSENC_OK) st = lab_corpus_split(out, err);
     if (st != POSENC_OK) lab_corpus_free(out);

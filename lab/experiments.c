@@ -11,7 +11,7 @@
 #include <time.h>
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
-                                            "length-generalization", "tiny", "tiny-extension", NULL};
+                                            "length-generalization", "fairness", "tiny", "tiny-extension", NULL};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -33,11 +33,13 @@ static void base_spec(lab_run_spec *s, const char *experiment, int quick) {
         s->config.context = 64;
         s->train.steps = 600;
         s->train.lr = 2e-3;
-        s->eval_tokens = 8192;
+        s->eval_docs = 8;
     } else {
         s->train.steps = 1500;
-        s->eval_tokens = 65536;
+        s->eval_docs = 16;
     }
+    s->passkey = 32;
+    s->diagnostics = 1;
     s->train.batch = 16;
     s->task = -1;
     s->variant_count = 1;
@@ -53,7 +55,7 @@ static void set_tiny_size(lab_run_spec *s, int64_t steps) {
     s->config.d_ff = 64;
     s->config.context = 16;
     s->train.steps = steps;
-    s->eval_tokens = 256;
+    s->eval_docs = 4;
 }
 
 static void set_lengths(lab_run_spec *s, int count, const int32_t *multiples) {
@@ -112,6 +114,34 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
                sinusoid otherwise drowns the tokens and the model barely learns in 600 steps */
             s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
             set_lengths(&s, tiny ? 2 : 5, five);
+            s.sliding = 1;
+            failed |= plan_add(&p, &s);
+        }
+    } else if (strcmp(name, "fairness") == 0) {
+        /* issue 28's fairness checks on the extrapolate grid: each scheme at three learning
+           rates around the shared one (x 1/2, x 1, x 2; the best is the scheme's fair
+           number), and RoPE at three bases (the articles' "base tuning") */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        static const double lr_scale[] = {0.5, 2.0}, bases[] = {500, 1e4, 5e5};
+        for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++)
+            for (int k = 0; k < 2; k++) {
+                base_spec(&s, name, quick);
+                label_scheme(&s, schemes[i]);
+                s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+                s.train.lr *= lr_scale[k];
+                snprintf(s.label, sizeof s.label, "%s-lr%g", lab_scheme_name(schemes[i]), s.train.lr);
+                set_lengths(&s, 5, five);
+                s.sliding = 1;
+                failed |= plan_add(&p, &s);
+            }
+        for (int k = 0; k < 3; k++) {
+            if (bases[k] == 1e4) continue; /* the extrapolate experiment's own rope run */
+            base_spec(&s, name, quick);
+            label_scheme(&s, LAB_POS_ROPE);
+            s.config.rope_base = bases[k];
+            snprintf(s.label, sizeof s.label, "rope-base%g", bases[k]);
+            set_lengths(&s, 5, five);
             s.sliding = 1;
             failed |= plan_add(&p, &s);
         }
@@ -190,7 +220,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization tiny tiny-extension)",
+                            "length-generalization fairness tiny tiny-extension)",
                             name);
     }
     if (failed) {
@@ -262,9 +292,16 @@ int64_t lab_run_total_steps(const lab_run_spec *s) {
     return s->train.steps + (fine ? (int64_t)s->variant_count * s->finetune_steps : 0);
 }
 
-/* Text metrics at one length with one RoPE scaling at one factor: non-overlapping and sliding bits per byte. */
-static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, posenc_rope_scaling scaling,
-                               double factor, int32_t len, cJSON *row, posenc_error *err) {
+static void add_array(cJSON *row, const char *name, const double *v, int n, double scale) {
+    cJSON *a = cJSON_AddArrayToObject(row, name);
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, isfinite(v[i]) ? cJSON_CreateNumber(v[i] * scale) : cJSON_CreateNull());
+}
+
+/* Text metrics at one length with one RoPE scaling at one factor, on the shared targets:
+ * the windows view (bpb, its standard error over the spans, per span, by context), the
+ * sliding view (bpb_sliding ...), the passkey task. */
+static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const lab_target_set *set,
+                               posenc_rope_scaling scaling, double factor, int32_t len, cJSON *row, posenc_error *err) {
     lab_eval_options ev;
     lab_eval_options_default(&ev);
     ev.seq_len = len;
@@ -272,17 +309,28 @@ static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_co
     ev.rope_scaling = scaling;
     ev.rope_factor = factor;
     if (s->config.scheme == LAB_POS_ROPE) cJSON_AddNumberToObject(row, "rope_factor", scaling == POSENC_ROPE_NONE ? 1.0 : factor);
-    int64_t windows = s->eval_tokens / len;
-    ev.max_windows = (int32_t)(windows < 1 ? 1 : windows);
-    double loss = 0;
-    posenc_status st = lab_eval_bytes(m, &ev, corpus->valid, corpus->valid_size, &loss, err);
+    const double bits = 1 / log(2.0);
+    lab_view_result r;
+    posenc_status st = lab_eval_view(m, &ev, corpus->valid, corpus->valid_size, set, len, LAB_VIEW_WINDOWS, &r, NULL, NULL, err);
     if (st != POSENC_OK) return st;
-    cJSON_AddNumberToObject(row, "bpb", loss / log(2.0));
+    cJSON_AddNumberToObject(row, "bpb", r.loss * bits);
+    cJSON_AddNumberToObject(row, "bpb_se", r.se * bits);
+    add_array(row, "bpb_docs", r.doc_loss, set->docs, bits);
+    add_array(row, "bpb_by_context", r.position_loss, LAB_POSITION_BUCKETS, bits);
     if (s->sliding) {
-        int32_t stride = len / 4 > 0 ? len / 4 : 1;
-        st = lab_eval_sliding(m, &ev, corpus->valid, corpus->valid_size, stride, s->eval_tokens, &loss, err);
+        st = lab_eval_view(m, &ev, corpus->valid, corpus->valid_size, set, len, LAB_VIEW_SLIDING, &r, NULL, NULL, err);
         if (st != POSENC_OK) return st;
-        cJSON_AddNumberToObject(row, "bpb_sliding", loss / log(2.0));
+        cJSON_AddNumberToObject(row, "bpb_sliding", r.loss * bits);
+        cJSON_AddNumberToObject(row, "bpb_sliding_se", r.se * bits);
+        cJSON_AddNumberToObject(row, "sliding_min_context", lab_view_min_context(LAB_VIEW_SLIDING, len));
+        add_array(row, "bpb_sliding_docs", r.doc_loss, set->docs, bits);
+    }
+    if (s->passkey > 0 && len >= LAB_PASSKEY_MIN_LENGTH) {
+        double acc = 0, digit_bits = 0;
+        st = lab_passkey_eval(m, &ev, corpus->valid, corpus->valid_size, len, s->passkey, s->config.seed, &acc, &digit_bits, err);
+        if (st != POSENC_OK) return st;
+        cJSON_AddNumberToObject(row, "passkey_accuracy", acc);
+        cJSON_AddNumberToObject(row, "passkey_bits", digit_bits);
     }
     return POSENC_OK;
 }
@@ -291,8 +339,8 @@ static posenc_status eval_text(lab_model *m, const lab_run_spec *s, const lab_co
  * the training length L (1 below it), and never below min_factor: a model
  * fine-tuned with factor s keeps s at and below its fine-tune length (Chen et
  * al. evaluate the PI models with the factor they were tuned with). */
-static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const char *phase, int v0,
-                              int v1, double min_factor, cJSON *evals, posenc_error *err) {
+static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_corpus *corpus, const lab_target_set *set,
+                              const char *phase, int v0, int v1, double min_factor, cJSON *evals, posenc_error *err) {
     posenc_status st = POSENC_OK;
     for (int v = v0; v < v1 && st == POSENC_OK; v++)
         for (int i = 0; i < s->length_count && st == POSENC_OK; i++) {
@@ -309,7 +357,7 @@ static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_cor
                 cJSON_AddNumberToObject(row, "accuracy", acc);
             } else {
                 double f = s->lengths[i] > s->config.context ? (double)s->lengths[i] / s->config.context : 1.0;
-                st = eval_text(m, s, corpus, s->variants[v].scaling, f > min_factor ? f : min_factor, s->lengths[i], row, err);
+                st = eval_text(m, s, corpus, set, s->variants[v].scaling, f > min_factor ? f : min_factor, s->lengths[i], row, err);
             }
         }
     return st;
@@ -418,6 +466,66 @@ static posenc_status add_position_memory(cJSON *root, lab_model *m, const lab_ru
     return POSENC_OK;
 }
 
+/* The shared targets of a text run (the same for every run of this corpus and training
+ * length), recorded with the run: the protocol, the unigram level on the targets, and
+ * the attention diagnostics of the trained model at L and 4L. */
+static posenc_status add_protocol(cJSON *root, lab_model *m, const lab_run_spec *s, const lab_corpus *corpus,
+                                  lab_target_set *set, posenc_error *err) {
+    int32_t span = LAB_TARGET_SPAN_MULTIPLE * s->config.context;
+    posenc_status st = lab_target_set_make(corpus->valid_size, s->eval_docs > 0 ? s->eval_docs : 8, span, span, set, err);
+    if (st != POSENC_OK) return st;
+    cJSON *p = cJSON_AddObjectToObject(root, "protocol");
+    cJSON_AddStringToObject(p, "name", LAB_PROTOCOL_NAME);
+    cJSON_AddNumberToObject(p, "docs", set->docs);
+    cJSON_AddNumberToObject(p, "span", set->span);
+    cJSON_AddNumberToObject(p, "lead", set->lead);
+    cJSON_AddNumberToObject(p, "targets", (double)set->docs * set->span);
+    cJSON_AddNumberToObject(p, "valid_bytes", (double)corpus->valid_size);
+    cJSON_AddNumberToObject(p, "windows_min_context", 1);
+    cJSON_AddStringToObject(p, "sliding_min_context", "n - n/4 + 1");
+    cJSON *offs = cJSON_AddArrayToObject(p, "offsets");
+    for (int j = 0; j < set->docs; j++) cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)set->offsets[j]));
+    if (s->passkey > 0) cJSON_AddNumberToObject(p, "passkey_examples", s->passkey);
+    double uni[LAB_MAX_DOCS], mean = 0, sq = 0;
+    lab_unigram_doc_loss(corpus->train, corpus->train_size, corpus->valid, set, uni);
+    for (int j = 0; j < set->docs; j++) mean += uni[j] / set->docs;
+    for (int j = 0; j < set->docs; j++) sq += (uni[j] - mean) * (uni[j] - mean);
+    cJSON_AddNumberToObject(root, "unigram_bpb", mean / log(2.0));
+    cJSON_AddNumberToObject(root, "unigram_bpb_se", set->docs > 1 ? sqrt(sq / (set->docs - 1) / set->docs) / log(2.0) : 0);
+    add_array(root, "unigram_bpb_docs", uni, set->docs, 1 / log(2.0));
+    if (!s->diagnostics) return POSENC_OK;
+    const lab_config *c = lab_model_config(m);
+    int32_t LH = c->layers * c->heads;
+    double *ent = malloc(sizeof(double) * 2 * (size_t)LH);
+    if (!ent) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for diagnostics");
+    double *dist = ent + LH;
+    cJSON *diag = cJSON_AddArrayToObject(root, "attention");
+    for (int k = 0; k < 2 && st == POSENC_OK; k++) {
+        int32_t n = s->config.context * (k ? 4 : 1);
+        lab_eval_options ev;
+        lab_eval_options_default(&ev);
+        ev.seq_len = n;
+        /* the learned table past its end: the run's own policy (clamp in the plans) */
+        st = lab_attention_diagnostics(m, &ev, corpus->valid, corpus->valid_size, set, n, ent, dist, err);
+        if (st != POSENC_OK) break;
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddItemToArray(diag, d);
+        cJSON_AddNumberToObject(d, "length", n);
+        cJSON *e = cJSON_AddArrayToObject(d, "entropy"), *ds = cJSON_AddArrayToObject(d, "distance");
+        for (int32_t l = 0; l < c->layers; l++) {
+            cJSON *er = cJSON_CreateArray(), *dr = cJSON_CreateArray();
+            for (int32_t h = 0; h < c->heads; h++) {
+                cJSON_AddItemToArray(er, cJSON_CreateNumber(round(ent[l * c->heads + h] * 1e5) / 1e5));
+                cJSON_AddItemToArray(dr, cJSON_CreateNumber(round(dist[l * c->heads + h] * 1e3) / 1e3));
+            }
+            cJSON_AddItemToArray(e, er);
+            cJSON_AddItemToArray(ds, dr);
+        }
+    }
+    free(ent);
+    return st;
+}
+
 posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err) {
     double started = now_seconds();
@@ -454,8 +562,11 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
     if (st == POSENC_OK && progress && progress->stop && *progress->stop)
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
     double trained = now_seconds();
+    lab_target_set set;
+    memset(&set, 0, sizeof set);
+    if (st == POSENC_OK && s->task < 0) st = add_protocol(root, m, s, corpus, &set, err);
     cJSON *evals = cJSON_AddArrayToObject(root, "evals");
-    if (st == POSENC_OK) st = evaluate(m, s, corpus, "trained", 0, s->variant_count, 1.0, evals, err);
+    if (st == POSENC_OK) st = evaluate(m, s, corpus, &set, "trained", 0, s->variant_count, 1.0, evals, err);
     if (st == POSENC_OK && s->finetune_steps > 0 && s->task < 0) {
         cJSON *tunes = cJSON_AddArrayToObject(root, "finetunes");
         for (int v = 0; v < s->variant_count && st == POSENC_OK; v++) {
@@ -465,7 +576,7 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
             st = finetune(m, s, corpus, threads, v, &ctx, entry, &tuned, err);
             if (st == POSENC_OK) {
                 const lab_config *tc = lab_model_config(tuned);
-                st = evaluate(tuned, s, corpus, "finetuned", v, v + 1, tc->rope_factor, evals, err);
+                st = evaluate(tuned, s, corpus, &set, "finetuned", v, v + 1, tc->rope_factor, evals, err);
             }
             cJSON_AddNumberToObject(entry, "seconds", now_seconds() - t0);
             lab_model_free(tuned);

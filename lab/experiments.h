@@ -28,6 +28,16 @@ typedef struct lab_corpus {
  * fewer than min_bytes were read. Then splits with lab_corpus_split. */
 posenc_status lab_corpus_load(const char *const *paths, int count, size_t min_bytes, lab_corpus *out,
                               posenc_error *err);
+/* The long-document corpus (`--corpus pystdlib`): every *.py file under root (default
+ * LAB_PYSTDLIB_DIR; depth first, names in bytewise order; __pycache__, site-packages,
+ * dist-packages and the top-level test/ and idlelib/ skipped, symbolic links not
+ * followed) and then every regular file of licenses (default LAB_LICENSES_DIR). A
+ * missing directory, or no .py file, is refused with a message naming it. Source
+ * files whose names recur over thousands of bytes: context pays. */
+#define LAB_PYSTDLIB_DIR "/usr/lib/python3.11"
+#define LAB_LICENSES_DIR "/usr/share/common-licenses"
+posenc_status lab_corpus_load_pystdlib(const char *root, const char *licenses, size_t min_bytes, lab_corpus *out,
+                                       posenc_error *err);
 /* Deterministic split: blocks of LAB_SPLIT_BLOCK bytes, every 10th block (index
  * % 10 == 9) goes to validation, the rest to training; depends only on the bytes. */
 #define LAB_SPLIT_BLOCK 4096
@@ -93,8 +103,10 @@ typedef struct lab_run_spec {
     int64_t finetune_steps;       /* > 0 (text): per variant, fine-tune at LAB_FINETUNE_MULTIPLE x
                                      context WITH the variant's RoPE scaling (factor = the multiple,
                                      original context = L) and evaluate that variant again */
-    int64_t eval_tokens;          /* scored tokens per (length, method) */
-    int sliding;                  /* also sliding-window evaluation */
+    int sliding;                  /* also the sliding view of the shared targets */
+    int eval_docs;                /* text: target spans of the shared protocol (span = lead = 16 x context) */
+    int32_t passkey;              /* text: passkey examples per length (0 = none; lengths >= LAB_PASSKEY_MIN_LENGTH) */
+    int diagnostics;              /* text: attention entropy and distance per layer and head at L and 4L */
     int task;                     /* -1: text; else lab_task */
     int32_t task_max_n;           /* trained sizes 1..task_max_n */
 } lab_run_spec;
@@ -102,6 +114,8 @@ extern const char *const lab_experiment_names[]; /* NULL-terminated */
 /* The runs of experiment `name` (*out from malloc, free() it). */
 posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_run_spec **out, size_t *count,
                                   posenc_error *err);
+/* The protocol's span (= lead) for a training length: 16 x context, the longest length any experiment evaluates. */
+#define LAB_TARGET_SPAN_MULTIPLE 16
 typedef struct lab_run_progress {
     void (*on_step)(void *ctx, int64_t step, int64_t steps, double loss);
     void *ctx;
@@ -117,14 +131,91 @@ int64_t lab_run_total_steps(const lab_run_spec *spec);
 posenc_status lab_run_execute(const lab_run_spec *spec, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err);
 
-/* Sliding-window bits: windows of seq_len advancing by stride, scoring only the
+/* The earlier protocol's sliding evaluation (the experiments now use lab_eval_view's
+ * shared targets): windows of seq_len advancing by stride, scoring only the
  * last `stride` targets of each window (all of the first one); at most max_tokens scored. */
 posenc_status lab_eval_sliding(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
                                int32_t stride, int64_t max_tokens, double *loss_out, posenc_error *err);
 
+/* ---- the evaluation protocol (protocol.c; docs/lab-experiments.md, "Evaluation protocol") ----
+ * One set of target bytes for every method, length and view: `docs` spans of `span`
+ * bytes (span = the longest length evaluated, 16L), evenly spread over the whole
+ * validation split, each with `lead` bytes of text before it (lead >= every length),
+ * so every window of every length lies inside the validation text. Depends only
+ * on the validation size and the three numbers. */
+#define LAB_PROTOCOL_NAME "shared-targets-v1"
+#define LAB_MAX_DOCS 64
+typedef struct lab_target_set {
+    int docs;
+    int32_t span, lead;
+    size_t offsets[LAB_MAX_DOCS]; /* index of each span's first target byte in the validation text */
+} lab_target_set;
+posenc_status lab_target_set_make(size_t valid_size, int docs, int32_t span, int32_t lead, lab_target_set *out,
+                                  posenc_error *err);
+/* The two views of the same targets at length n:
+ *   windows  non-overlapping windows of n tiling each span: a target's context is 1..n bytes
+ *   sliding  windows of n advancing by n/4, scoring the last n/4: every target has >= n - n/4 + 1 bytes */
+typedef enum lab_view { LAB_VIEW_WINDOWS = 0, LAB_VIEW_SLIDING = 1 } lab_view;
+int32_t lab_view_min_context(lab_view view, int32_t n);
+#define LAB_POSITION_BUCKETS 16
+typedef struct lab_view_result {
+    double doc_loss[LAB_MAX_DOCS]; /* mean nats per target byte of each span ("document") */
+    double loss, se;               /* mean over the spans and its standard error over them */
+    double position_loss[LAB_POSITION_BUCKETS]; /* mean nats by context: bucket (context - 1) * 16 / n (NaN: none) */
+} lab_view_result;
+/* Score every target byte of the set once at length n in the view. model NULL: only
+ * lists the scored bytes (tests). scored_index / scored_context (may be NULL; room for
+ * docs x span): each scored target's index into bytes and its context in bytes. */
+posenc_status lab_eval_view(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
+                            const lab_target_set *set, int32_t n, lab_view view, lab_view_result *out,
+                            int64_t *scored_index, int32_t *scored_context, posenc_error *err);
+/* Per-span loss (nats) of the training split's byte unigram (add-one) on the targets:
+ * the level a model that learned no context reaches. */
+void lab_unigram_doc_loss(const uint8_t *train, size_t train_size, const uint8_t *valid, const lab_target_set *set,
+                          double *doc_loss);
+
+/* Passkey retrieval (Mohtashami & Jaggi 2023, in bytes): n + 1 bytes of filler text
+ * (a pure function of seed and index; any "passkey" in it is defaced) with the needle
+ * "\npasskey = 'DDDDD'\n" at a uniform depth and the query "\npasskey = '" at the end,
+ * followed by the 5 digits. Returns n + 1 (or -1 when n < LAB_PASSKEY_MIN_LENGTH or the
+ * filler is shorter than n + 2); *answer_start = index of the first digit (n + 1 - 5). */
+#define LAB_PASSKEY_DIGITS 5
+#define LAB_PASSKEY_MIN_LENGTH 40
+int32_t lab_passkey_example(const uint8_t *filler, size_t filler_size, int32_t n, uint64_t seed, uint64_t index,
+                            uint8_t *out, int32_t *needle_at, int32_t *answer_start);
+/* Teacher-forced: accuracy = share of examples whose 5 digits are all the argmax (= greedy
+ * decoding); digit_bits = mean bits per digit (chance: log2 10 = 3.32). */
+posenc_status lab_passkey_eval(lab_model *model, const lab_eval_options *eval, const uint8_t *filler,
+                               size_t filler_size, int32_t n, int32_t examples, uint64_t seed, double *accuracy,
+                               double *digit_bits, posenc_error *err);
+
+/* Attention diagnostics: one head's probabilities p [T][T] (row = query i): the mean over
+ * rows of the entropy -sum p log p (nats) and of the mean distance sum_j p_ij |i - j|. */
+void lab_attention_head_stats(const float *p, int32_t T, int causal, double *entropy, double *distance);
+/* Both per (layer, head) ([layers][heads] arrays), averaged over the windows of length n
+ * that end at the first LAB_DIAGNOSTIC_WINDOWS target spans' ends. */
+#define LAB_DIAGNOSTIC_WINDOWS 4
+posenc_status lab_attention_diagnostics(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes,
+                                        size_t size, const lab_target_set *set, int32_t n, double *entropy,
+                                        double *distance, posenc_error *err);
+
 /* ---- claims (claims.c): runs = cJSON array of run objects ---- */
 struct cJSON;
 /* Markdown table of the articles' claims with evidence and verdicts (*out from malloc). */
+#define LAB_CLAIM_MIN_SEEDS 5
+/* A run whose bits per byte at L are within this fraction of the unigram level of its
+ * targets (above 0.95 x unigram_bpb) learned next to nothing from context: the trained
+ * quick-size schemes sit 20-35% below it, an embedding that drowned its tokens ~3% */
+#define LAB_UNIGRAM_FRACTION 0.05
+/* t quantile 0.975 with df degrees of freedom (INFINITY for df < 1). */
+double lab_t975(int df);
+/* Mean of n paired ratios and the 95% interval: mean -+ t975(n-1) sqrt(var/n + mean(se_doc^2))
+ * (se_doc may be NULL: 0); n < 2 gives -inf..inf. */
+void lab_claim_interval(const double *ratio, const double *se_doc, int n, double *mean, double *lo, double *hi);
+/* The rule: "supported" when hi < threshold, "contradicted" when lo > threshold, else
+ * "inconclusive (...)"; also inconclusive with no seeds, fewer than LAB_CLAIM_MIN_SEEDS,
+ * or a run at the unigram level. */
+const char *lab_claim_verdict(int seeds, double lo, double hi, double threshold, int unigram_level);
 posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err);
 
 /* Shared by the experiment files: fill err (status + printf message), return status. */

@@ -135,9 +135,13 @@ static void lab_plot_free(lab_plot *p) {
 static int load_plot(const char *command, const struct cJSON *runs, const char *path, const char *only, const char *metric,
                      lab_plot *out) {
     memset(out, 0, sizeof *out);
-    bool curve = strcmp(metric, "curve") == 0;
-    if (!curve && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") && strcmp(metric, "accuracy"))
-        return cli_fail(command, EXIT_USAGE, NULL, "--metric must be bpb, bpb_sliding, accuracy or curve, got '%s'", metric);
+    bool curve = strcmp(metric, "curve") == 0, by_context = strcmp(metric, "by_context") == 0;
+    bool heads = strcmp(metric, "entropy") == 0 || strcmp(metric, "distance") == 0;
+    if (!curve && !by_context && !heads && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") &&
+        strcmp(metric, "accuracy") && strcmp(metric, "passkey_accuracy") && strcmp(metric, "passkey_bits"))
+        return cli_fail(command, EXIT_USAGE, NULL,
+                        "--metric must be bpb, bpb_sliding, accuracy, passkey_accuracy, passkey_bits, curve, by_context, "
+                        "entropy or distance, got '%s'", metric);
     series *all = calloc(MAX_SERIES, sizeof *all);
     if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
     int count = 0, index = 0;
@@ -156,6 +160,50 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
             cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "curve")) {
                 const cJSON *x = cJSON_GetObjectItem(e, "step"), *y = cJSON_GetObjectItem(e, "bpb");
                 if (cJSON_IsNumber(x) && cJSON_IsNumber(y) && !add_point(s, x->valuedouble, y->valuedouble)) goto too_many_points;
+            }
+        } else if (heads) { /* x = head number, layer by layer (1-based); one line per length */
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "attention")) {
+                const cJSON *len = cJSON_GetObjectItem(e, "length"), *layer;
+                if (!cJSON_IsNumber(len)) continue;
+                char name[96];
+                snprintf(name, sizeof name, "%s @%g", label->valuestring, len->valuedouble);
+                series *s = find_series(all, &count, name);
+                if (!s) goto too_many_series;
+                int k = 0;
+                cJSON_ArrayForEach(layer, cJSON_GetObjectItem(e, metric)) {
+                    const cJSON *h;
+                    cJSON_ArrayForEach(h, layer) {
+                        k++;
+                        if (cJSON_IsNumber(h) && !add_point(s, k, h->valuedouble)) goto too_many_points;
+                    }
+                }
+            }
+        } else if (by_context) { /* the row at the run's longest length; x = the bucket's mean context */
+            double longest = 0;
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
+                const cJSON *len = cJSON_GetObjectItem(e, "length");
+                if (cJSON_IsNumber(len) && cJSON_IsArray(cJSON_GetObjectItem(e, "bpb_by_context")) && len->valuedouble > longest)
+                    longest = len->valuedouble;
+            }
+            cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
+                const cJSON *len = cJSON_GetObjectItem(e, "length"), *v = cJSON_GetObjectItem(e, "variant"),
+                            *ph = cJSON_GetObjectItem(e, "phase"), *curve_at = cJSON_GetObjectItem(e, "bpb_by_context"), *y;
+                if (!cJSON_IsNumber(len) || len->valuedouble != longest || !cJSON_IsString(v) || !cJSON_IsString(ph) ||
+                    !cJSON_IsArray(curve_at))
+                    continue;
+                char name[96];
+                snprintf(name, sizeof name, "%s%s%s%s @%g", label->valuestring, strcmp(v->valuestring, "plain") ? " " : "",
+                         strcmp(v->valuestring, "plain") ? v->valuestring : "", strcmp(ph->valuestring, "trained") ? " +ft" : "",
+                         longest);
+                series *s = find_series(all, &count, name);
+                if (!s) goto too_many_series;
+                int buckets = cJSON_GetArraySize(curve_at), b = 0;
+                cJSON_ArrayForEach(y, curve_at) {
+                    /* contexts (b n / B, (b + 1) n / B] bytes: the mean is their midpoint */
+                    double x = ((double)b + 0.5) * longest / buckets + 0.5;
+                    b++;
+                    if (cJSON_IsNumber(y) && !add_point(s, x, y->valuedouble)) goto too_many_points;
+                }
             }
         } else {
             cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) {
@@ -185,13 +233,19 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     for (int s = 0; s < count; s++) sort_points(&all[s]);
     out->all = all;
     out->count = count;
-    out->curve = curve;
+    out->curve = curve || heads; /* a linear x axis */
     snprintf(out->title, sizeof out->title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "",
              only ? ": " : "", metric);
     out->xlabel = curve ? "training step"
+                : heads ? "head (layer by layer, 1-based)"
+                : by_context ? "context before the target, bytes (log scale)"
                 : strcmp(metric, "accuracy") == 0 ? "task size n, input symbols (log scale)"
                                                   : "evaluation length (log scale)";
-    out->ylabel = strcmp(metric, "accuracy") == 0 ? "exact-match accuracy" : "bits per byte";
+    out->ylabel = strcmp(metric, "accuracy") == 0 || strcmp(metric, "passkey_accuracy") == 0 ? "exact-match accuracy"
+                  : strcmp(metric, "passkey_bits") == 0 ? "bits per passkey digit"
+                  : strcmp(metric, "entropy") == 0 ? "attention entropy, nats"
+                  : strcmp(metric, "distance") == 0 ? "mean attention distance, bytes"
+                                                    : "bits per byte";
     return EXIT_OK;
 too_many_series: /* a line left out silently would be a wrong picture: refuse by name */
     free(all);

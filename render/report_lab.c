@@ -201,6 +201,34 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
             }
             cli_buffer_free(&svg);
         }
+        /* the shared-target protocol's pictures (issue 28), where the runs carry them: where
+           a scheme breaks (bits per byte by context at the longest length) and what its
+           attention does at L and 4L (entropy per layer and head) */
+        static const char *const extra[][2] = {
+            {"by_context", ": bits per byte by context before the target, at the longest length (windows view of the shared "
+                           "targets; log x); band: min-max over seeds."},
+            {"entropy", ": attention entropy (nats) per head, layer by layer, at the training length L and at 4L; band: "
+                        "min-max over seeds."}};
+        for (size_t k = 0; k < 2 && rc == EXIT_OK && metric && strcmp(metric, "bpb") == 0; k++) {
+            bool has = false;
+            const cJSON *run, *e;
+            cJSON_ArrayForEach(run, per_file[f]) {
+                has |= k == 1 && cJSON_IsArray(cJSON_GetObjectItem(run, "attention"));
+                cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "evals")) has |= k == 0 && cJSON_IsArray(cJSON_GetObjectItem(e, "bpb_by_context"));
+            }
+            if (!has) continue;
+            cli_buffer svg = {0};
+            rc = cli_lab_plot_svg(command, per_file[f], used[f], NULL, extra[k][0], &svg);
+            if (rc == EXIT_OK) {
+                cli_buffer_puts(html, "<figure>");
+                inline_svg(html, &svg);
+                cli_buffer_puts(html, "<figcaption>");
+                cli_buffer_escape(html, used[f]);
+                cli_buffer_puts(html, extra[k][1]);
+                cli_buffer_puts(html, "</figcaption></figure>\n");
+            }
+            cli_buffer_free(&svg);
+        }
         if (!learned) learned = learned_run(per_file[f]), learned_path = used[f];
         /* move the runs into the one array the claims read (pointers stay valid) */
         while (cJSON_GetArraySize(per_file[f]) > 0) cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(per_file[f], 0));

@@ -11,7 +11,9 @@
 static const cli_option plot_options[] = {
     {"o", "FILE", "picture to write: FILE.svg or FILE.png (required)"},
     {"experiment", "NAME", "only runs of this experiment"},
-    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | curve (training bits per byte vs step)"},
+    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | passkey_accuracy | passkey_bits | curve (training bits per byte "
+                    "vs step) | by_context (bits per byte vs context at the longest length) | entropy | distance "
+                    "(attention per layer and head at L and 4L)"},
     {NULL, NULL, NULL}};
 
 int cmd_lab_plot(int argc, char **argv) {

@@ -112,34 +112,50 @@ static int lock_folder(const char *out) {
     return fd;
 }
 
-/* Add one finished run's line to out under the folder lock: the file is read again
- * (another process may have added runs since), the line is appended unless that
- * run is already there, and the whole is written atomically. EXIT_* code;
- * *kept_other when another process had written the same run. */
+/* One line of the results file as merge_line reads it: its bytes are kept for the
+ * rewrite and the run (without its big arrays) for the id and corpus checks. */
+typedef struct {
+    cli_buffer bytes;
+    cJSON *runs;
+} merge_read;
+
+static int merge_read_line(void *ctx, cJSON *run, const char *line, size_t len, const char *path, long line_no) {
+    merge_read *m = ctx;
+    (void)line_no;
+    cJSON_DeleteItemFromObject(run, "grad_norms");
+    cJSON_DeleteItemFromObject(run, "curve");
+    cJSON_DeleteItemFromObject(run, "position_table");
+    cJSON_DeleteItemFromObject(run, "evals");
+    cli_buffer_append(&m->bytes, line, len);
+    cli_buffer_append(&m->bytes, "\n", 1);
+    if (m->bytes.failed || !cJSON_AddItemToArray(m->runs, run)) {
+        cJSON_Delete(run);
+        return cli_fail("lab run", EXIT_RUNTIME, "free memory", "out of memory reading %s", path);
+    }
+    return EXIT_OK;
+}
+
+/* Add one finished run's line to out under the folder lock: the file is read again,
+ * once (another process may have added runs since), the line is appended unless that
+ * run is already there, and the whole is written atomically. A last line without its
+ * newline (an unfinished write) is left out of the rewrite, as every reader ignores it.
+ * EXIT_* code; *kept_other when another process had written the same run. */
 static int merge_line(const char *out, const char *id, const char *json, const lab_corpus *corpus, bool *kept_other) {
     *kept_other = false;
     int lock = lock_folder(out);
     posenc_error err = {0};
-    void *old = NULL;
-    size_t size = 0;
-    int rc = EXIT_OK;
-    if (access(out, F_OK) == 0 && posenc_file_read_all(out, 0, &old, &size, &err) != POSENC_OK) rc = cli_fail_status("lab run", &err);
-    /* a last line without its newline is an unfinished write (readers ignore it):
-       the rewrite leaves it out */
-    while (rc == EXIT_OK && size && ((char *)old)[size - 1] != '\n') size--;
-    if (rc == EXIT_OK && size) {
-        cJSON *now = cli_lab_read_results("lab run", &out, 1, true, 0);
-        if (!now) rc = EXIT_RUNTIME;
-        else if (has_id(now, id)) *kept_other = true;
-        else if (corpus->bytes) rc = check_corpus(now, corpus, out);
-        cJSON_Delete(now);
-    }
+    merge_read now = {{0}, cJSON_CreateArray()};
+    int rc = now.runs ? EXIT_OK : cli_fail("lab run", EXIT_RUNTIME, "free memory", "out of memory");
+    if (rc == EXIT_OK) rc = cli_lab_each_result("lab run", out, true, merge_read_line, &now);
+    if (rc == EXIT_OK && has_id(now.runs, id)) *kept_other = true;
+    else if (rc == EXIT_OK && corpus->bytes) rc = check_corpus(now.runs, corpus, out);
     if (rc == EXIT_OK && !*kept_other) {
-        const void *parts[3] = {old ? old : "", json, "\n"};
-        size_t sizes[3] = {size, strlen(json), 1};
+        const void *parts[3] = {now.bytes.data ? (const void *)now.bytes.data : "", json, "\n"};
+        size_t sizes[3] = {now.bytes.len, strlen(json), 1};
         if (posenc_file_write_atomic(out, parts, sizes, 3, &err) != POSENC_OK) rc = cli_fail_status("lab run", &err);
     }
-    free(old);
+    cli_buffer_free(&now.bytes);
+    cJSON_Delete(now.runs);
     if (lock >= 0) close(lock); /* releases the lock */
     return rc;
 }
@@ -169,6 +185,7 @@ static const cli_option run_options[] = {
     {"o", "FILE", "results, one JSON object per line (default lab-NAME.jsonl)"},
     {"resume", NULL, "append to FILE, skipping runs already in it"},
     {"text", "FILE", "training/validation text instead of the default corpus (more files as extra arguments)"},
+    {"corpus", "NAME", "fortunes (default) or pystdlib: the Python standard library's .py files and the license texts"},
     {"threads", "N", "worker threads (results do not depend on it)"},
     {NULL, NULL, NULL}};
 
@@ -177,8 +194,8 @@ static int lab_run(int argc, char **argv) {
     int rc = cli_parse(&a, "lab run", run_options, argc, argv, CLI_MAX_POSITIONAL);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...]]\n\n"
-               "Experiments: extrapolate context-extension integration article-claims length-generalization tiny tiny-extension\n"
+        printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
+               "Experiments: extrapolate context-extension integration article-claims length-generalization fairness tiny tiny-extension\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
@@ -204,6 +221,16 @@ static int lab_run(int argc, char **argv) {
         return cli_fail("lab run", EXIT_USAGE, "add --resume to continue it, or choose another -o", "%s already exists", out);
     }
     const char *only = cli_string(&a, "only", NULL);
+    const char *corpus_name = cli_string(&a, "corpus", "fortunes");
+    bool pystdlib = strcmp(corpus_name, "pystdlib") == 0;
+    if (!pystdlib && strcmp(corpus_name, "fortunes") != 0) {
+        free(runs);
+        return cli_fail("lab run", EXIT_USAGE, "--corpus fortunes or --corpus pystdlib", "unknown corpus '%s'", corpus_name);
+    }
+    if (pystdlib && (cli_has(&a, "text") || a.positional_count > 1)) {
+        free(runs);
+        return cli_fail("lab run", EXIT_USAGE, "give one of them", "--corpus pystdlib and --text both name the text");
+    }
     cJSON *finished = cli_lab_read_results("lab run", &out, 1, true, 0);
     if (!finished) {
         free(runs);
@@ -236,14 +263,16 @@ static int lab_run(int argc, char **argv) {
         int n = 0;
         if (cli_has(&a, "text")) paths[n++] = cli_string(&a, "text", "");
         for (int i = 1; i < a.positional_count; i++) paths[n++] = a.positional[i];
-        if (lab_corpus_load(paths, n, n ? (size_t)64 * 1024 : (size_t)2 << 20, &corpus, &err) != POSENC_OK) {
+        posenc_status cst = pystdlib ? lab_corpus_load_pystdlib(NULL, NULL, (size_t)2 << 20, &corpus, &err)
+                                     : lab_corpus_load(paths, n, n ? (size_t)64 * 1024 : (size_t)2 << 20, &corpus, &err);
+        if (cst != POSENC_OK) {
             free(runs);
             cJSON_Delete(finished);
             return cli_fail_status("lab run", &err);
         }
         cli_note("lab run", "%s: %zu bytes from %d files (train %zu, validation %zu, hash %s)",
-                n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size, corpus.files, corpus.train_size, corpus.valid_size,
-                corpus.hash);
+                pystdlib ? LAB_PYSTDLIB_DIR " + " LAB_LICENSES_DIR : n ? "text" : LAB_CORPUS_DEFAULT_DIR, corpus.size,
+                corpus.files, corpus.train_size, corpus.valid_size, corpus.hash);
         if ((rc = check_corpus(finished, &corpus, out)) != EXIT_OK) {
             free(runs);
             cJSON_Delete(finished);
@@ -322,6 +351,7 @@ static int lab_plan(int argc, char **argv) {
         printf("posenc lab run %s%s", a.positional[0], cli_has(&a, "quick") ? " --quick" : "");
         if (seeds) printf(" --seeds %d", seeds);
         if (cli_has(&a, "text")) printf(" --text '%s'", cli_string(&a, "text", ""));
+        if (cli_has(&a, "corpus")) printf(" --corpus '%s'", cli_string(&a, "corpus", ""));
         printf(" --threads 1 --resume --only '%s' -o 'results/%s.jsonl'\n", runs[i].id, file);
     }
     free(runs);

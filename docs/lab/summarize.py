@@ -8,6 +8,12 @@ per seed. Usage, from the repository root:
     python3 docs/lab/summarize.py docs/lab/integration-quick.jsonl
     python3 docs/lab/summarize.py docs/lab/length-generalization-quick.jsonl
 
+Text runs of the shared-target protocol (issue 28) add: the sliding view after
+a slash, the mean standard error over the target spans at L, the unigram level
+of the targets, the variants and fine-tunes of context-extension, the passkey
+task, and the attention diagnostics (entropy and distance, mean over heads, at
+L and 4L). The verdicts come from `posenc lab claims`, not from here.
+
 MRR here: per seed and task, the five schemes are ranked by their mean exact-match
 accuracy over the sizes past training (n > max trained n: 9 and 12 at the quick
 size); tied schemes share the mean of the reciprocal ranks of the places they
@@ -45,11 +51,17 @@ def by_label(runs):
     return out
 
 
-def metric(r, length, key):
+def metric(r, length, key, variant="plain", phase="trained"):
     for e in r["evals"]:
-        if e["phase"] == "trained" and e["variant"] == "plain" and e["length"] == length and key in e:
+        if e["phase"] == phase and e["variant"] == variant and e["length"] == length and key in e:
             return e[key]
     return None
+
+
+def both(rs, n, variant="plain", phase="trained"):
+    v = [x for x in (metric(r, n, "bpb", variant, phase) for r in rs) if x is not None]
+    sl = [x for x in (metric(r, n, "bpb_sliding", variant, phase) for r in rs) if x is not None]
+    return cell(v, "%.3f") + (" / %.3f" % (sum(sl) / len(sl)) if sl else "")
 
 
 def text_table(runs, lengths, extra_grad=False):
@@ -60,12 +72,68 @@ def text_table(runs, lengths, extra_grad=False):
     for label, rs in by_label(runs).items():
         cells = []
         for n in lengths:
-            v = [metric(r, n, "bpb") for r in rs]
-            cells.append(cell([x for x in v if x is not None], "%.3f"))
+            cells.append(both(rs, n))
         line = "| %s | %s | %s |" % (label, " | ".join(cells), cell([r["train_seconds"] for r in rs], "%.0f"))
         if extra_grad:
             line += " %s |" % cell([r["grad_norms"][-1]["pos"] for r in rs], "%.3g")
         print(line + "  <!-- %d seeds -->" % len(rs))
+
+
+def protocol_tables(runs, lengths):
+    shared = [r for r in runs if "protocol" in r]
+    if not shared:
+        return
+    p = shared[0]["protocol"]
+    L = shared[0]["train_length"]
+    se = [metric(r, L, "bpb_se") if metric(r, L, "bpb_se") is not None else metric(r, L, "bpb_se", "none") for r in shared]
+    se = [x for x in se if x is not None]
+    print()
+    print("<!-- protocol %s: %d spans x %d target bytes (lead %d) of %d validation bytes; unigram level %s bpb; "
+          "mean standard error over the spans at L %.3f bpb -->" %
+          (p["name"], p["docs"], p["span"], p["lead"], p["valid_bytes"], cell([r["unigram_bpb"] for r in shared], "%.3f"),
+           sum(se) / max(len(se), 1)))
+    variants = []
+    for r in shared:
+        for e in r["evals"]:
+            key = (e["variant"], e["phase"])
+            if key not in variants:
+                variants.append(key)
+    if len(variants) > 1:
+        print()
+        print("| variant | " + " | ".join("%d" % n for n in lengths) + " |")
+        print("|" + "---|" * (len(lengths) + 1))
+        for v, ph in variants:
+            print("| %s%s | %s |" % (v, " +ft" if ph != "trained" else "", " | ".join(both(shared, n, v, ph) for n in lengths)))
+    pk = [n for n in lengths if any(metric(r, n, "passkey_bits", v, ph) is not None for r in shared for v, ph in variants)]
+    if pk:
+        print()
+        print("| passkey: bits per digit (accuracy) | " + " | ".join("%d" % n for n in pk) + " |")
+        print("|" + "---|" * (len(pk) + 1))
+        for label, rs in by_label(shared).items():
+            for v, ph in variants:
+                cells = []
+                for n in pk:
+                    b = [x for x in (metric(r, n, "passkey_bits", v, ph) for r in rs) if x is not None]
+                    a = [x for x in (metric(r, n, "passkey_accuracy", v, ph) for r in rs) if x is not None]
+                    cells.append("%s (%.2f)" % (cell(b, "%.2f"), sum(a) / len(a)) if b else "-")
+                name = label + ("" if v == "plain" else " " + v) + (" +ft" if ph != "trained" else "")
+                print("| %s | %s |" % (name, " | ".join(cells)))
+    if any("attention" in r for r in shared):
+        print()
+        print("| attention (mean over heads; mean (min-max) over seeds) | entropy at L | at 4L | distance at L | at 4L |")
+        print("|---|---|---|---|---|")
+        for label, rs in by_label(shared).items():
+            cols = []
+            for key in ("entropy", "distance"):
+                for k in (0, 1):
+                    vals = []
+                    for r in rs:
+                        a = r.get("attention", [])
+                        if len(a) > k:
+                            flat = [x for row in a[k][key] for x in row]
+                            vals.append(sum(flat) / len(flat))
+                    cols.append(cell(vals, "%.2f"))
+            print("| %s | %s |" % (label, " | ".join(cols)))
 
 
 def reciprocal_ranks(scores):
@@ -137,7 +205,9 @@ def main():
         return
     exp = runs[0]["experiment"]
     lengths = sorted({e["length"] for r in runs for e in r["evals"]})
-    text_table(runs, lengths, extra_grad=exp == "integration")
+    if any(e["variant"] == "plain" for r in runs for e in r["evals"]):  # context-extension has only its variants
+        text_table(runs, lengths, extra_grad=exp == "integration")
+    protocol_tables(runs, lengths)
     mem = [r for r in runs if r["label"] == "sparse" and "position_memory" in r]
     for r in mem:
         pm = r["position_memory"]
