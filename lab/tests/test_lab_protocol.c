@@ -16,17 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (cond) passed++;                             \
-        else {                                          \
-            failed++;                                   \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
+#include "lab_check.h"
 
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -325,6 +315,5 @@ int main(void) {
     test_corpus();
     test_passkey();
     test_attention_stats();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    LAB_CHECK_FINISH();
 }

@@ -7,17 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-#define CHECK(cond, ...)                              \
-    do {                                              \
-        if (cond) passed++;                           \
-        else {                                        \
-            failed++;                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                      \
-            printf("\n");                             \
-        }                                             \
-    } while (0)
+#include "lab_check.h"
 
 static void test_task(lab_task task) {
     int32_t buf[256], again[256];
@@ -109,6 +99,5 @@ int main(void) {
     lab_task task;
     CHECK(lab_task_parse("reverse", &task, NULL) == POSENC_OK && task == LAB_TASK_REVERSE, "parse reverse");
     CHECK(lab_task_parse("multiply", &task, NULL) != POSENC_OK, "parse multiply must fail");
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    LAB_CHECK_FINISH();
 }

@@ -972,6 +972,34 @@ posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array
     return posenc_ok_(err);
 }
 
+/* A loaded cache [T, W] (and its sin table [T, W], or NULL) as [T, K] cos and
+ * sin arrays per pair (rs NULL when the cache holds one function), with f32
+ * scratch fc/fs of the same size for regenerating it; the caller frees all four. */
+static posenc_status split_cache(const grid2d *c, const grid2d *s, posenc_rope_cache_layout layout, size_t K,
+                                 double **rc, double **rs, float **fc, float **fs, posenc_error *err) {
+    const size_t T = c->rows, W = c->width, n = T * K;
+    const bool two = s || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
+    *rc = malloc(sizeof **rc * n);
+    *rs = two ? malloc(sizeof **rs * n) : NULL;
+    *fc = malloc(sizeof **fc * n);
+    *fs = malloc(sizeof **fs * n);
+    if (!*rc || (two && !*rs) || !*fc || !*fs)
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    for (size_t t = 0; t < T; t++)
+        for (size_t k = 0; k < K; k++) {
+            const double *row = c->v + t * W;
+            double cv, sv = 0;
+            switch (layout) {
+            case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
+            case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
+            default: cv = row[k], sv = s ? s->v[t * W + k] : 0; break;
+            }
+            (*rc)[t * K + k] = cv;
+            if (two) (*rs)[t * K + k] = sv;
+        }
+    return POSENC_OK;
+}
+
 posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc_array *sin_table,
                                          posenc_rope_cache_layout layout, int table_is_sin, int64_t offset,
                                          const posenc_rope_params *params, int64_t *max_ulp, size_t *differ,
@@ -993,24 +1021,10 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
                           "the %s cache [%zu, %zu] holds rotary dim %zu, the parameters give %d",
                           posenc_rope_cache_layout_name(layout), T, W, 2 * K, r);
     bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
-    size_t n = T * K;
-    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
-    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
-    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
-        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    double *rc = NULL, *rs = NULL;
+    float *fc = NULL, *fs = NULL;
+    if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
-        for (size_t t = 0; t < T; t++)
-            for (size_t k = 0; k < K; k++) {
-                const double *row = c.v + t * W;
-                double cv, sv = 0;
-                switch (layout) {
-                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
-                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
-                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
-                }
-                rc[t * K + k] = cv;
-                if (two) rs[t * K + k] = sv;
-            }
         target tg = {rc, two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W), NULL};
         if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
@@ -1047,24 +1061,10 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
         st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the cache [%zu, %zu] is not the one identified ([%lld rows, %zu pairs])",
                           T, W, (long long)id->rows, K);
     bool two = sin_table || layout == POSENC_CACHE_VLLM || layout == POSENC_CACHE_GGML;
-    size_t n = T * K;
-    double *rc = st == POSENC_OK ? malloc(sizeof *rc * n) : NULL, *rs = st == POSENC_OK && two ? malloc(sizeof *rs * n) : NULL;
-    float *fc = st == POSENC_OK ? malloc(sizeof *fc * n) : NULL, *fs = st == POSENC_OK ? malloc(sizeof *fs * n) : NULL;
-    if (st == POSENC_OK && (!rc || (two && !rs) || !fc || !fs))
-        st = posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a [%zu, %zu] table", T, K);
+    double *rc = NULL, *rs = NULL;
+    float *fc = NULL, *fs = NULL;
+    if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
-        for (size_t t = 0; t < T; t++)
-            for (size_t k = 0; k < K; k++) {
-                const double *row = c.v + t * W;
-                double cv, sv = 0;
-                switch (layout) {
-                case POSENC_CACHE_GGML: cv = row[2 * k], sv = row[2 * k + 1]; break;
-                case POSENC_CACHE_VLLM: cv = row[k], sv = row[k + K]; break;
-                default: cv = row[k], sv = sin_table ? s.v[t * W + k] : 0; break;
-                }
-                rc[t * K + k] = cv;
-                if (two) rs[t * K + k] = sv;
-            }
         for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
         target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL};
         if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
