@@ -296,7 +296,8 @@ static void test_plans(void) {
                                              POSENC_MODE_PRECISE);
         posenc_positions pos = posenc_positions_range(cases[ci].start, cases[ci].rows);
         size_t n = cases[ci].rows * (size_t)cases[ci].dim, es = posenc_dtype_size(cases[ci].dtype);
-        char *want_mem = aligned_alloc(64, (n + 16) * es + 64), *got_mem = aligned_alloc(64, (n + 16) * es + 64);
+        size_t bytes = ((n + 16) * es + 63) / 64 * 64; /* C11: a multiple of the alignment */
+        char *want_mem = aligned_alloc(64, bytes), *got_mem = aligned_alloc(64, bytes);
         char *want = want_mem + cases[ci].misalign * es, *got = got_mem + cases[ci].misalign * es;
         posenc_error err = {0};
         CHECK(posenc_sinusoid_table_exec(&p, &pos, cases[ci].dtype, want, n, NULL, &err) == POSENC_OK,
