@@ -79,7 +79,11 @@ posenc_status lab_blas_load(posenc_error *err) {
 void lab_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, blasint m, blasint n,
                blasint k, float alpha, const float *a, blasint lda, const float *b, blasint ldb, float beta, float *c,
                blasint ldc) {
-    if (!blas_sgemm && lab_blas_load(NULL) != POSENC_OK) { /* model creation checks first: not reached */
+    /* through pthread_once every time (after the first, an acquire load): the lab's workers may
+     * be the first to call (tests drive the ops without a model), and reading blas_sgemm before
+     * the once would race with the thread that writes it (TSan, test_lab_grad) */
+    pthread_once(&blas_once, blas_load_once);
+    if (!blas_sgemm) { /* model creation checks first: not reached */
         fprintf(stderr, "posenc lab: cannot load OpenBLAS (%s): %s\n", LAB_BLAS_LIBRARY, blas_problem);
         abort();
     }
