@@ -10,24 +10,29 @@
 #include <unistd.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* F16C (f16 RoPE) is asked through cpuid because clang 14's
- * __builtin_cpu_supports does not know "f16c" (and GCC 12's answers 0 on an
- * F16C CPU). CPUID traps to the hypervisor in a VM: ~11 us per call here, a
- * third of a small table's time when every call asked (perf, 8 x 1024 table).
- * So the answer is cached: one of the library's two statics (the other is the
- * online core count, below), a fact of the CPU that every thread computes
- * identically, so a racing first write stores the same value (an atomic, so
- * the race is defined). */
-static bool cpu_has_f16c(void) {
-    static _Atomic int known = -1; /* -1: not asked yet; else 0 or 1 */
+/* F16C (f16 RoPE) and AVX512_BF16 (the bf16 RoPE kernel's rounding) are
+ * asked through cpuid because clang 14's __builtin_cpu_supports does not know
+ * "f16c" (and GCC 12's answers 0 on an F16C CPU). CPUID traps to the
+ * hypervisor in a VM: ~11 us per call here, a third of a small table's time
+ * when every call asked (perf, 8 x 1024 table). So the answer is cached: one
+ * of the library's two statics (the other is the online core count, below), a
+ * fact of the CPU that every thread computes identically, so a racing first
+ * write stores the same value (an atomic, so the race is defined). */
+enum { CPU_F16C = 1, CPU_AVX512BF16 = 2, CPU_ASKED = 4 };
+static int cpu_features(void) {
+    static _Atomic int known = 0; /* 0: not asked yet; else CPU_ASKED | what the CPU has */
     int v = atomic_load_explicit(&known, memory_order_relaxed);
-    if (v < 0) {
+    if (v == 0) {
         unsigned eax, ebx, ecx = 0, edx;
-        v = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+        v = CPU_ASKED;
+        if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C)) v |= CPU_F16C;
+        /* leaf 7, sub-leaf 1, EAX bit 5 */
+        if (__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 5))) v |= CPU_AVX512BF16;
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
-    return v == 1;
+    return v;
 }
+static bool cpu_has_f16c(void) { return (cpu_features() & CPU_F16C) != 0; }
 #endif
 
 int posenc_kernel_path_supported(posenc_kernel_path path) {
@@ -47,6 +52,14 @@ int posenc_kernel_path_supported(posenc_kernel_path path) {
 #endif
     default: return 0;
     }
+}
+
+bool posenc_cpu_has_avx512bf16_(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return posenc_kernel_path_supported(POSENC_PATH_AVX512) && (cpu_features() & CPU_AVX512BF16) != 0;
+#else
+    return false;
+#endif
 }
 
 /* sysconf(_SC_NPROCESSORS_ONLN) opens and reads /sys/devices/system/cpu/online

@@ -7,6 +7,10 @@
 
 #include "internal.h"
 
+/* Whether the CPU runs the avx512 path and has AVX512_BF16 (cpu.c): the avx512
+ * path's bf16 RoPE kernel then rounds with it (rope_avx512bf16.c). */
+bool posenc_cpu_has_avx512bf16_(void);
+
 /* Work function for posenc_parallel_for_: worker number `worker` (0..threads-1,
  * for per-worker scratch the caller allocated) handles items [begin, end). */
 typedef void (*posenc_range_fn_)(void *ctx, size_t worker, size_t begin, size_t end);

@@ -89,6 +89,7 @@ static rope_rotate_fn_ pick_kernel(posenc_kernel_path path, rope_data_kind_ kind
         {rope_rotate_token_f32_avx2_, rope_rotate_token_f16_avx2_, rope_rotate_token_bf16_avx2_},
         {rope_rotate_token_f32_avx512_, rope_rotate_token_f16_avx512_, rope_rotate_token_bf16_avx512_}};
     int p = path == POSENC_PATH_AVX512 ? 2 : path == POSENC_PATH_AVX2 ? 1 : 0;
+    if (p == 2 && kind == ROPE_DATA_BF16 && posenc_cpu_has_avx512bf16_()) return rope_rotate_token_bf16_avx512bf16_;
     return kernels[p][kind];
 }
 

@@ -101,5 +101,9 @@ unsigned rope_rotate_token_f16_avx512_(void *x, size_t heads, size_t head_stride
 unsigned rope_rotate_token_bf16_avx512_(void *x, size_t heads, size_t head_stride, int32_t pairs,
                                     posenc_layout layout, const float *c, const float *s, float *scratch,
                                  uint32_t big_bits);
+/* rope_avx512bf16.c: the avx512 path's bf16 kernel on a CPU with AVX512_BF16 */
+unsigned rope_rotate_token_bf16_avx512bf16_(void *x, size_t heads, size_t head_stride, int32_t pairs,
+                                        posenc_layout layout, const float *c, const float *s, float *scratch,
+                                        uint32_t big_bits);
 
 #endif

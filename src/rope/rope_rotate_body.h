@@ -23,6 +23,10 @@
  *   ROPE_RESIDENT_MAX    how many vectors of cos/sin a kernel may keep in
  *                        registers across a token's heads (AVX-512 has 32)
  *   ROPE_ISA             avx2 or avx512: the kernels are rope_rotate_token_<dtype>_<ROPE_ISA>_
+ * and, for the AVX512_BF16 build (rope_avx512bf16.c, ROPE_BF16_ONLY: its bf16
+ * kernel alone), ROPE_NATIVE_BF16 with bf16_round_join(e, o) (both rounded and
+ * joined by the ISA), bf16_words_outside(v, n, big) (a head's inputs above big
+ * or below what the ISA rounding allows) and cos_sin_tiny(c, s, P);
  * and builds with -ffp-contract=off (a fused a*c - b*s would change the bits).
  *
  * bf16 never leaves its lanes: an element pair (2j, 2j+1) of a 2 x LANES
@@ -104,76 +108,119 @@ static inline unsigned rotate_scalar(void *v, int32_t pairs, size_t first_pair, 
  * inputs first (words_above). NV: vectors of cos/sin per head kept in
  * registers (a constant), 0: read from memory. */
 
-ALWAYS_INLINE unsigned half_heads(void *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
-                                  const float *s, uint32_t big_bits, const int kind, const int NV) {
-    const size_t P = (size_t)pairs, elem = kind == DATA_F32 ? 4 : 2;
-    const size_t n = NV ? (size_t)NV * LANES : P / LANES * LANES; /* pairs done in vectors */
-    veci acc = VI_ZERO();
-    unsigned flags = 0;
+/* The *_run loops: NV vectors (= all pairs) per head, cos/sin in registers,
+ * heads h.. until an f16 head needs the scalar kernel; they return where they
+ * stopped. No call inside: a call clobbers every vector register, and with
+ * one in the loop (even never taken) the compiler kept cos/sin on the stack
+ * and read them again for every product (bf16 half-split: 0.66 of its
+ * ceiling, 0.89 without the call). acc: f32's running max of |bits|. */
+ALWAYS_INLINE size_t half_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
+                              const float *s, uint32_t big_bits, veci *acc, const int kind, const int NV) {
+    const size_t elem = kind == DATA_F32 ? 4 : 2;
     vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
     for (int j = 0; j < NV; j++) {
         cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
         KEEP_IN_REGISTER(cr[j]);
         KEEP_IN_REGISTER(sr[j]);
     }
-    for (size_t h = 0; h < heads; h++) {
+    veci most = *acc;
+    for (; h < heads; h++) {
         char *v = (char *)x + h * head_stride * elem;
-        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
-            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
-            continue;
-        }
+        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) break;
         PREFETCH_AHEAD(v, 2 * P * elem);
-        for (size_t k = 0, j = 0; k < n; k += LANES, j++) {
+        for (int j = 0; j < NV; j++) {
+            const size_t k = (size_t)j * LANES;
             vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
-            vecf ck = NV ? cr[j] : VF_LOAD(c + k), sk = NV ? sr[j] : VF_LOAD(s + k);
-            store_data(v, k, a * ck - b * sk, kind);
-            store_data(v, P + k, b * ck + a * sk, kind);
-            if (kind == DATA_F32) acc = vi_absmax(vi_absmax(acc, a), b);
+            store_data(v, k, a * cr[j] - b * sr[j], kind);
+            store_data(v, P + k, b * cr[j] + a * sr[j], kind);
+            if (kind == DATA_F32) most = vi_absmax(vi_absmax(most, a), b);
         }
-        if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
     }
-    if (kind == DATA_F32)
-        flags |= (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
-                 (vi_above(acc, big_bits) ? ROPE_MAYBE_OVERFLOW : 0u);
-    return flags;
+    *acc = most;
+    return h;
 }
 
 /* x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s.
- * NV here counts vectors of channels. dup: scratch for 4P floats, filled
- * here when NV == 0. */
-ALWAYS_INLINE unsigned interleaved_heads(void *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
-                                         const float *s, float *dup, uint32_t big_bits, const int kind,
-                                         const int NV) {
+ * NV here counts vectors of channels. */
+ALWAYS_INLINE size_t interleaved_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
+                                     const float *s, uint32_t big_bits, veci *acc, const int kind, const int NV) {
+    const size_t elem = kind == DATA_F32 ? 4 : 2;
+    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
+    for (int j = 0; j < NV; j++) {
+        cr[j] = VF_DUP(c + j * LANES / 2), sr[j] = VF_NEG_EVEN(VF_DUP(s + j * LANES / 2));
+        KEEP_IN_REGISTER(cr[j]);
+        KEEP_IN_REGISTER(sr[j]);
+    }
+    veci most = *acc;
+    for (; h < heads; h++) {
+        char *v = (char *)x + h * head_stride * elem;
+        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) break;
+        PREFETCH_AHEAD(v, 2 * P * elem);
+        for (int j = 0; j < NV; j++) {
+            vecf xv = load_data(v, (size_t)j * LANES, kind);
+            store_data(v, (size_t)j * LANES, xv * cr[j] + VF_SWAP_PAIRS(xv) * sr[j], kind);
+            if (kind == DATA_F32) most = vi_absmax(most, xv);
+        }
+    }
+    *acc = most;
+    return h;
+}
+
+/* NV == 0: any pair count, cos/sin read from memory (interleaved: from dup,
+ * scratch for 4P floats, filled here). */
+ALWAYS_INLINE unsigned rotate_heads(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
+                                    const float *c, const float *s, float *dup, uint32_t big_bits, const int kind,
+                                    const int NV) {
     const size_t P = (size_t)pairs, elem = kind == DATA_F32 ? 4 : 2;
-    const size_t n = NV ? (size_t)NV * LANES : 2 * P / LANES * LANES; /* channels done in vectors */
+    const bool half = layout == POSENC_LAYOUT_HALF;
     veci acc = VI_ZERO();
     unsigned flags = 0;
-    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
-    if (NV)
-        for (int j = 0; j < NV; j++) {
-            cr[j] = VF_DUP(c + j * LANES / 2), sr[j] = VF_NEG_EVEN(VF_DUP(s + j * LANES / 2));
-            KEEP_IN_REGISTER(cr[j]);
-            KEEP_IN_REGISTER(sr[j]);
+    if (NV) {
+        size_t h = half ? half_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, NV)
+                        : interleaved_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, NV);
+        while (h < heads) { /* an f16 head above big */
+            flags |= rotate_scalar((char *)x + h * head_stride * elem, pairs, 0, layout, c, s, big_bits, kind);
+            h = half ? half_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, NV)
+                     : interleaved_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, NV);
         }
-    else
+    } else if (half) {
+        const size_t n = P / LANES * LANES; /* pairs done in vectors */
+        for (size_t h = 0; h < heads; h++) {
+            char *v = (char *)x + h * head_stride * elem;
+            if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
+                flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
+                continue;
+            }
+            PREFETCH_AHEAD(v, 2 * P * elem);
+            for (size_t k = 0; k < n; k += LANES) {
+                vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
+                vecf ck = VF_LOAD(c + k), sk = VF_LOAD(s + k);
+                store_data(v, k, a * ck - b * sk, kind);
+                store_data(v, P + k, b * ck + a * sk, kind);
+                if (kind == DATA_F32) acc = vi_absmax(vi_absmax(acc, a), b);
+            }
+            if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
+        }
+    } else {
+        const size_t n = 2 * P / LANES * LANES; /* channels done in vectors */
         for (size_t i = 0; i < n; i += LANES) {
             VF_STORE(dup + i, VF_DUP(c + i / 2));
             VF_STORE(dup + 2 * P + i, VF_NEG_EVEN(VF_DUP(s + i / 2)));
         }
-    for (size_t h = 0; h < heads; h++) {
-        char *v = (char *)x + h * head_stride * elem;
-        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
-            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
-            continue;
+        for (size_t h = 0; h < heads; h++) {
+            char *v = (char *)x + h * head_stride * elem;
+            if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) {
+                flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
+                continue;
+            }
+            PREFETCH_AHEAD(v, 2 * P * elem);
+            for (size_t i = 0; i < n; i += LANES) {
+                vecf xv = load_data(v, i, kind);
+                store_data(v, i, xv * VF_LOAD(dup + i) + VF_SWAP_PAIRS(xv) * VF_LOAD(dup + 2 * P + i), kind);
+                if (kind == DATA_F32) acc = vi_absmax(acc, xv);
+            }
+            if (n < 2 * P) flags |= rotate_scalar(v, pairs, n / 2, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
         }
-        PREFETCH_AHEAD(v, 2 * P * elem);
-        for (size_t i = 0, j = 0; i < n; i += LANES, j++) {
-            vecf xv = load_data(v, i, kind);
-            vecf cd = NV ? cr[j] : VF_LOAD(dup + i), sd = NV ? sr[j] : VF_LOAD(dup + 2 * P + i);
-            store_data(v, i, xv * cd + VF_SWAP_PAIRS(xv) * sd, kind);
-            if (kind == DATA_F32) acc = vi_absmax(acc, xv);
-        }
-        if (n < 2 * P) flags |= rotate_scalar(v, pairs, n / 2, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
     }
     if (kind == DATA_F32)
         flags |= (vi_above(acc, ROPE_FINITE_BITS_F32) ? ROPE_BAD_INPUT : 0u) |
@@ -186,18 +233,18 @@ static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, i
     const size_t P = (size_t)pairs;
     if (layout == POSENC_LAYOUT_HALF) {
         const size_t nv = P % LANES == 0 ? P / LANES : 0;
-        if (nv == 4 && 8 <= ROPE_RESIDENT_MAX) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 4);
-        if (nv == 2 && 4 <= ROPE_RESIDENT_MAX) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 2);
-        if (nv == 1) return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 1);
-        return half_heads(x, heads, head_stride, pairs, c, s, big_bits, kind, 0);
+        if (nv == 4 && 8 <= ROPE_RESIDENT_MAX) return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 4);
+        if (nv == 2 && 4 <= ROPE_RESIDENT_MAX) return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 2);
+        if (nv == 1) return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 1);
+        return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 0);
     }
     const size_t nv = 2 * P % LANES == 0 ? 2 * P / LANES : 0; /* vectors of channels */
     if (nv == 8 && 16 <= ROPE_RESIDENT_MAX)
-        return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 8);
+        return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 8);
     if (nv == 4 && 8 <= ROPE_RESIDENT_MAX)
-        return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 4);
-    if (nv == 2) return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 2);
-    return interleaved_heads(x, heads, head_stride, pairs, c, s, dup, big_bits, kind, 0);
+        return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 4);
+    if (nv == 2) return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 2);
+    return rotate_heads(x, heads, head_stride, pairs, layout, c, s, dup, big_bits, kind, 0);
 }
 
 /* ---- bf16 ---------------------------------------------------------------------
@@ -205,31 +252,69 @@ static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, i
  * without looking. NG: groups of cos/sin kept in registers. */
 
 /* 2 x LANES results: e at the even places, o at the odd ones */
-#define STORE_BF16_PAIRS(p, e, o) VI_STORE((p), bf16_join(bf16_round(e), bf16_round(o)))
+#ifdef ROPE_NATIVE_BF16
+#define BF16_ROUND_JOIN(e, o) bf16_round_join((e), (o))
+/* A head goes to rope_avx512.c's kernel (integer rounding, its own check)
+ * when an input is above big, or is 0 or tiny (rope_avx512bf16.c: a tiny one
+ * could make a result an f32 subnormal, which the native rounding flushes to
+ * zero; 0 is harmless, but one compare catches both). */
+#define BF16_HEAD_NEEDS_SCALAR(v, n, big) bf16_words_outside((v), (n), (big))
+#define BF16_HEAD_ELSEWHERE(v, layout) \
+    rope_rotate_token_bf16_avx512_((v), 1, 0, pairs, (layout), c, s, scratch, big_bits)
+#else
+#define BF16_ROUND_JOIN(e, o) bf16_join(bf16_round(e), bf16_round(o))
+#define BF16_HEAD_NEEDS_SCALAR(v, n, big) words_above((v), (n), (big))
+#define BF16_HEAD_ELSEWHERE(v, layout) rotate_scalar((v), pairs, 0, (layout), c, s, big_bits, DATA_BF16)
+#endif
+#define STORE_BF16_PAIRS(p, e, o) VI_STORE((p), BF16_ROUND_JOIN((e), (o)))
 
-/* interleaved: group j = pairs j*LANES .. +LANES-1 = 2 x LANES channels */
-ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs,
-                                              const float *c, const float *s, uint32_t big_bits, const int NG) {
-    const size_t P = (size_t)pairs;
-    const size_t n = NG ? (size_t)NG * LANES : P / LANES * LANES; /* pairs done in vectors */
-    unsigned flags = 0;
+/* interleaved: group j = pairs j*LANES .. +LANES-1 = 2 x LANES channels.
+ * bf16_interleaved_run: NG groups (= all pairs) per head, as half_run. */
+ALWAYS_INLINE size_t bf16_interleaved_run(uint16_t *x, size_t h, size_t heads, size_t head_stride, size_t P,
+                                          const float *c, const float *s, uint32_t big_bits, const int NG) {
     vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
     for (int j = 0; j < NG; j++) {
         cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
         KEEP_IN_REGISTER(cr[j]);
         KEEP_IN_REGISTER(sr[j]);
     }
+    for (; h < heads; h++) {
+        uint16_t *v = x + h * head_stride;
+        if (__builtin_expect(BF16_HEAD_NEEDS_SCALAR(v, 2 * P, big_bits), 0)) break;
+        PREFETCH_AHEAD(v, 4 * P);
+        for (int j = 0; j < NG; j++) {
+            veci w = VI_LOAD(v + 2 * j * LANES);
+            vecf a = bf16_even(w), b = bf16_odd(w);
+            STORE_BF16_PAIRS(v + 2 * j * LANES, a * cr[j] - b * sr[j], b * cr[j] + a * sr[j]);
+        }
+    }
+    return h;
+}
+
+ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs,
+                                              const float *c, const float *s, float *scratch, uint32_t big_bits,
+                                              const int NG) {
+    (void)scratch; /* only the native build's fallback uses it */
+    const size_t P = (size_t)pairs;
+    unsigned flags = 0;
+    if (NG) {
+        for (size_t h = bf16_interleaved_run(x, 0, heads, head_stride, P, c, s, big_bits, NG); h < heads;
+             h = bf16_interleaved_run(x, h + 1, heads, head_stride, P, c, s, big_bits, NG))
+            flags |= BF16_HEAD_ELSEWHERE(x + h * head_stride, POSENC_LAYOUT_INTERLEAVED);
+        return flags;
+    }
+    const size_t n = P / LANES * LANES; /* pairs done in vectors */
     for (size_t h = 0; h < heads; h++) {
         uint16_t *v = x + h * head_stride;
-        if (__builtin_expect(words_above(v, 2 * P, big_bits), 0)) {
-            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, DATA_BF16);
+        if (__builtin_expect(BF16_HEAD_NEEDS_SCALAR(v, 2 * P, big_bits), 0)) {
+            flags |= BF16_HEAD_ELSEWHERE(v, POSENC_LAYOUT_INTERLEAVED);
             continue;
         }
         PREFETCH_AHEAD(v, 4 * P);
-        for (size_t k = 0, j = 0; k < n; k += LANES, j++) {
+        for (size_t k = 0; k < n; k += LANES) {
             veci w = VI_LOAD(v + 2 * k);
             vecf a = bf16_even(w), b = bf16_odd(w);
-            vecf ck = NG ? cr[j] : VF_LOAD(c + k), sk = NG ? sr[j] : VF_LOAD(s + k);
+            vecf ck = VF_LOAD(c + k), sk = VF_LOAD(s + k);
             STORE_BF16_PAIRS(v + 2 * k, a * ck - b * sk, b * ck + a * sk);
         }
         if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, DATA_BF16);
@@ -238,45 +323,73 @@ ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t 
 }
 
 /* half-split: group j = pairs j*2L .. +2L-1: a = channels k.., b = P + k..; the
- * evens of a rotate with the evens of b against the evens of cos/sin. split:
- * scratch for 4P floats (cos evens, cos odds per group, then sin), filled here
- * when NG == 0. */
-ALWAYS_INLINE unsigned bf16_half_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
-                                       const float *s, float *split, uint32_t big_bits, const int NG) {
-    const size_t P = (size_t)pairs;
-    const size_t n = NG ? (size_t)NG * 2 * LANES : P / (2 * LANES) * (2 * LANES); /* pairs done in vectors */
-    unsigned flags = 0;
+ * evens of a rotate with the evens of b against the evens of cos/sin.
+ * bf16_half_run: NG groups (= all pairs) per head, cos/sin in registers, heads
+ * h.. until one needs the other kernel; returns where it stopped. No call
+ * inside, so nothing makes the compiler keep cos/sin on the stack (a call
+ * clobbers every vector register: with one in the loop, each product read
+ * its cos/sin from memory and bf16 half-split ran at 0.66 of its ceiling). */
+ALWAYS_INLINE size_t bf16_half_run(uint16_t *x, size_t h, size_t heads, size_t head_stride, size_t P,
+                                   const float *c, const float *s, uint32_t big_bits, const int NG) {
     vecf ce[ROPE_RESIDENT_MAX / 4 + 1], co[ROPE_RESIDENT_MAX / 4 + 1], se[ROPE_RESIDENT_MAX / 4 + 1],
         so[ROPE_RESIDENT_MAX / 4 + 1];
-    if (NG)
+    for (int j = 0; j < NG; j++) {
+        const float *cj = c + 2 * j * LANES, *sj = s + 2 * j * LANES;
+        ce[j] = VF_EVENS(VF_LOAD(cj), VF_LOAD(cj + LANES)), co[j] = VF_ODDS(VF_LOAD(cj), VF_LOAD(cj + LANES));
+        se[j] = VF_EVENS(VF_LOAD(sj), VF_LOAD(sj + LANES)), so[j] = VF_ODDS(VF_LOAD(sj), VF_LOAD(sj + LANES));
+        KEEP_IN_REGISTER(ce[j]);
+        KEEP_IN_REGISTER(co[j]);
+        KEEP_IN_REGISTER(se[j]);
+        KEEP_IN_REGISTER(so[j]);
+    }
+    for (; h < heads; h++) {
+        uint16_t *v = x + h * head_stride;
+        if (__builtin_expect(BF16_HEAD_NEEDS_SCALAR(v, 2 * P, big_bits), 0)) break;
+        PREFETCH_AHEAD(v, 4 * P);
+        veci lo[ROPE_RESIDENT_MAX / 4 + 1], hi[ROPE_RESIDENT_MAX / 4 + 1];
         for (int j = 0; j < NG; j++) {
-            const float *cj = c + 2 * j * LANES, *sj = s + 2 * j * LANES;
-            ce[j] = VF_EVENS(VF_LOAD(cj), VF_LOAD(cj + LANES)), co[j] = VF_ODDS(VF_LOAD(cj), VF_LOAD(cj + LANES));
-            se[j] = VF_EVENS(VF_LOAD(sj), VF_LOAD(sj + LANES)), so[j] = VF_ODDS(VF_LOAD(sj), VF_LOAD(sj + LANES));
-            KEEP_IN_REGISTER(ce[j]);
-            KEEP_IN_REGISTER(co[j]);
-            KEEP_IN_REGISTER(se[j]);
-            KEEP_IN_REGISTER(so[j]);
+            veci wa = VI_LOAD(v + 2 * j * LANES), wb = VI_LOAD(v + P + 2 * j * LANES);
+            vecf ae = bf16_even(wa), ao = bf16_odd(wa), be = bf16_even(wb), bo = bf16_odd(wb);
+            lo[j] = BF16_ROUND_JOIN(ae * ce[j] - be * se[j], ao * co[j] - bo * so[j]);
+            hi[j] = BF16_ROUND_JOIN(be * ce[j] + ae * se[j], bo * co[j] + ao * so[j]);
         }
-    else
-        for (size_t k = 0; k < n; k += 2 * LANES) {
-            VF_STORE(split + k, VF_EVENS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
-            VF_STORE(split + k + LANES, VF_ODDS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
-            VF_STORE(split + 2 * P + k, VF_EVENS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
-            VF_STORE(split + 2 * P + k + LANES, VF_ODDS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
-        }
+        for (int j = 0; j < NG; j++) VI_STORE(v + 2 * j * LANES, lo[j]); /* in address order */
+        for (int j = 0; j < NG; j++) VI_STORE(v + P + 2 * j * LANES, hi[j]);
+    }
+    return h;
+}
+
+/* NG == 0: any pair count; cos/sin split into scratch (4P floats). */
+ALWAYS_INLINE unsigned bf16_half_heads(uint16_t *x, size_t heads, size_t head_stride, int32_t pairs, const float *c,
+                                       const float *s, float *scratch, uint32_t big_bits, const int NG) {
+    const size_t P = (size_t)pairs;
+    unsigned flags = 0;
+    if (NG) {
+        for (size_t h = bf16_half_run(x, 0, heads, head_stride, P, c, s, big_bits, NG); h < heads;
+             h = bf16_half_run(x, h + 1, heads, head_stride, P, c, s, big_bits, NG))
+            flags |= BF16_HEAD_ELSEWHERE(x + h * head_stride, POSENC_LAYOUT_HALF);
+        return flags;
+    }
+    float *split = scratch;
+    const size_t n = P / (2 * LANES) * (2 * LANES); /* pairs done in vectors */
+    for (size_t k = 0; k < n; k += 2 * LANES) {
+        VF_STORE(split + k, VF_EVENS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
+        VF_STORE(split + k + LANES, VF_ODDS(VF_LOAD(c + k), VF_LOAD(c + k + LANES)));
+        VF_STORE(split + 2 * P + k, VF_EVENS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
+        VF_STORE(split + 2 * P + k + LANES, VF_ODDS(VF_LOAD(s + k), VF_LOAD(s + k + LANES)));
+    }
     for (size_t h = 0; h < heads; h++) {
         uint16_t *v = x + h * head_stride;
-        if (__builtin_expect(words_above(v, 2 * P, big_bits), 0)) {
-            flags |= rotate_scalar(v, pairs, 0, POSENC_LAYOUT_HALF, c, s, big_bits, DATA_BF16);
+        if (__builtin_expect(BF16_HEAD_NEEDS_SCALAR(v, 2 * P, big_bits), 0)) {
+            flags |= BF16_HEAD_ELSEWHERE(v, POSENC_LAYOUT_HALF);
             continue;
         }
         PREFETCH_AHEAD(v, 4 * P);
-        for (size_t k = 0, j = 0; k < n; k += 2 * LANES, j++) {
+        for (size_t k = 0; k < n; k += 2 * LANES) {
             veci wa = VI_LOAD(v + k), wb = VI_LOAD(v + P + k);
             vecf ae = bf16_even(wa), ao = bf16_odd(wa), be = bf16_even(wb), bo = bf16_odd(wb);
-            vecf cek = NG ? ce[j] : VF_LOAD(split + k), cok = NG ? co[j] : VF_LOAD(split + k + LANES);
-            vecf sek = NG ? se[j] : VF_LOAD(split + 2 * P + k), sok = NG ? so[j] : VF_LOAD(split + 2 * P + k + LANES);
+            vecf cek = VF_LOAD(split + k), cok = VF_LOAD(split + k + LANES);
+            vecf sek = VF_LOAD(split + 2 * P + k), sok = VF_LOAD(split + 2 * P + k + LANES);
             STORE_BF16_PAIRS(v + k, ae * cek - be * sek, ao * cok - bo * sok);
             STORE_BF16_PAIRS(v + P + k, be * cek + ae * sek, bo * cok + ao * sok);
         }
@@ -289,6 +402,10 @@ static inline unsigned rotate_token_bf16(uint16_t *x, size_t heads, size_t head_
                                          posenc_layout layout, const float *c, const float *s, float *scratch,
                                          uint32_t big_bits) {
     const size_t P = (size_t)pairs;
+#ifdef ROPE_NATIVE_BF16
+    if (__builtin_expect(cos_sin_tiny(c, s, P), 0)) /* rare: the integer rounding of the AVX-512 build */
+        return rope_rotate_token_bf16_avx512_(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits);
+#endif
     if (layout == POSENC_LAYOUT_HALF) {
         const size_t ng = P % (2 * LANES) == 0 ? P / (2 * LANES) : 0;
         if (ng == 2 && 8 <= ROPE_RESIDENT_MAX) return bf16_half_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 2);
@@ -296,10 +413,10 @@ static inline unsigned rotate_token_bf16(uint16_t *x, size_t heads, size_t head_
         return bf16_half_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 0);
     }
     const size_t ng = P % LANES == 0 ? P / LANES : 0;
-    if (ng == 4 && 8 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 4);
-    if (ng == 2 && 4 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 2);
-    if (ng == 1) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 1);
-    return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, big_bits, 0);
+    if (ng == 4 && 8 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 4);
+    if (ng == 2 && 4 <= ROPE_RESIDENT_MAX) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 2);
+    if (ng == 1) return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 1);
+    return bf16_interleaved_heads(x, heads, head_stride, pairs, c, s, scratch, big_bits, 0);
 }
 
 #define ROTATE_BODY(kind)                                                                                      \
@@ -312,6 +429,7 @@ static inline unsigned rotate_token_bf16(uint16_t *x, size_t heads, size_t head_
                               : rope_rotate_token_bf16_(x, heads, head_stride, pairs, layout, c, s, scratch, big_bits)
 #endif
 
+#ifndef ROPE_BF16_ONLY
 unsigned ROTATE_F32(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout, const float *c,
                     const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_F32);
@@ -320,6 +438,7 @@ unsigned ROTATE_F16(void *x, size_t heads, size_t head_stride, int32_t pairs, po
                     const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_F16);
 }
+#endif
 unsigned ROTATE_BF16(void *x, size_t heads, size_t head_stride, int32_t pairs, posenc_layout layout,
                      const float *c, const float *s, float *scratch, uint32_t big_bits) {
     ROTATE_BODY(DATA_BF16);
