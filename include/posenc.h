@@ -736,6 +736,12 @@ typedef enum posenc_rope_arith {
                                              by the offset fit (has_sin) */
 #define POSENC_IDENTIFY_NOT_EXACT 32u     /* no candidate reproduces the values bit for bit */
 #define POSENC_IDENTIFY_ONE_PAIR 64u      /* R = 2: pair 0's frequency is 1 whatever the base */
+#define POSENC_IDENTIFY_LONGROPE_BASE 128u /* per-pair factors (LongRoPE-like, no switch): only
+                                             w_k = base^(-2k/R) / f_k shows, so the base and a
+                                             smooth factor list trade off; the base reported is the
+                                             largest common RoPE base (1e4, 1e5, 5e5, 1e6, 5e6, ...)
+                                             at or below the leading-pair fit (rising factors make
+                                             that fit an upper bound) */
 
 typedef struct posenc_rope_identity {
     posenc_rope_cache_layout layout;
