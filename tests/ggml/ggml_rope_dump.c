@@ -22,7 +22,8 @@
  *   NAME_apply.npy  f32 [tokens, heads, head_dim]: ggml's rotation of the golden
  *       input formula (tests/golden/README.md) at positions pos0.. (M-RoPE: the
  *       positions in NAME_positions.npy, int32 [4, tokens]).
- * and input_dD.npy, the input formula [tokens, heads, D], once per head_dim.
+ * and input_dD.npy, the input formula [tokens, heads, D], once per head_dim. An entry may
+ * give its own "rows" and "apply": false (the planted deviations: the cache only).
  * One thread; a ggml context per call. Exit 0, or 1 with a message. */
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -135,6 +136,10 @@ static double num(const cJSON *o, const char *key, int *bad) {
 
 static int dump_one(const cJSON *e, const char *dir, int64_t rows, int64_t tokens, int64_t heads, int32_t pos0,
                     unsigned char *inputs_written) {
+    /* optional per entry: "rows" (cache rows), "apply": false (the cache only: planted deviations) */
+    const cJSON *own_rows = cJSON_GetObjectItemCaseSensitive(e, "rows");
+    if (cJSON_IsNumber(own_rows)) rows = (int64_t)own_rows->valuedouble;
+    const int apply = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(e, "apply"));
     rope_call c;
     memset(&c, 0, sizeof c);
     int bad = 0;
@@ -199,7 +204,7 @@ static int dump_one(const cJSON *e, const char *dir, int64_t rows, int64_t token
         if (rc) return rc;
     }
     /* (b) ggml's rotation of the input formula */
-    {
+    if (apply) {
         size_t n = (size_t)(tokens * heads * c.head_dim);
         float *x = malloc(n * sizeof(float));
         int32_t *pos = malloc((size_t)(4 * tokens) * sizeof(int32_t));

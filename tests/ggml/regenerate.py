@@ -156,6 +156,22 @@ def derive(name, cfg):
     return e
 
 
+# Deviations planted on purpose, each made by ggml itself from a fixture's call with one
+# knob changed the way an engine gets it wrong (the cache only, 256 rows).
+PLANTED = [
+    ("planted_qwen25_yarn_attn_dropped", "qwen25_7b_yarn",
+     "YaRN's attention factor dropped: attn_factor = 1 / (1 + 0.1 logf(4)) cancels ggml's own magnitude (an engine "
+     "that applies llama.cpp's cancel without the factor it cancels for)",
+     lambda e: e.update(attn_factor=exact(f32(1.0) / f32(f32(1.0) + f32(f32(0.1) * f32(np.log(f32(4.0)))))))),
+    ("planted_llama31_no_freq_factors", "llama31_8b",
+     "Llama 3.1 without its rope_freqs tensor (a GGUF converted before llama3 bands were written): plain RoPE "
+     "where the config says llama3", lambda e: e.update(freq_factors=None)),
+    ("planted_deepseek_mscale_ignored", "deepseek_v2_lite",
+     "DeepSeek-V2-Lite with attn_factor 1: ggml's own YaRN magnitude 1 + 0.1 ln 40 stays (the config's mscale / "
+     "mscale_all_dim ratio 1 ignored)", lambda e: e.update(attn_factor=1.0)),
+]
+
+
 def sha(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -171,6 +187,12 @@ def main():
                             check=True).stdout.strip()
     names = sorted(n[:-5] for n in os.listdir(os.path.join(FIX, "configs")) if n.endswith(".json"))
     entries = [derive(n, json.load(open(os.path.join(FIX, "configs", n + ".json")))) for n in names]
+    for name, src, what, change in PLANTED:
+        cfg = json.load(open(os.path.join(FIX, "configs", src + ".json")))
+        e = derive(name, cfg)
+        change(e)
+        e.update(rows=256, apply=False, planted=what, config=src)
+        entries.append(e)
     with tempfile.TemporaryDirectory() as tmp:
         plan = dict(rows=ROWS, apply_tokens=TOKENS, apply_heads=HEADS, apply_pos0=POS0, fixtures=entries)
         with open(os.path.join(tmp, "plan.json"), "w") as f:
