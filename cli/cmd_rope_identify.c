@@ -183,9 +183,9 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_number(id->profile_residual);
     printf(", \"ambiguous\": [");
     static const char *const amb[] = {"ntk_is_base", "yarn_context", "llama3_bands", "arithmetic", "cos_or_sin",
-                                      "not_exact", "one_pair"};
+                                      "not_exact", "one_pair", "longrope_base"};
     int n = 0;
-    for (int b = 0; b < 7; b++)
+    for (int b = 0; b < (int)(sizeof amb / sizeof amb[0]); b++)
         if (id->ambiguous & (1u << b)) printf("%s\"%s\"", n++ ? ", " : "", amb[b]);
     printf("], \"pair_factor\": ");
     cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);
