@@ -121,7 +121,8 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
            id->differ[id->arith] ? " (closest; none reproduces every value)" : "");
     unsigned amb = id->ambiguous;
     if (amb & (POSENC_IDENTIFY_NTK_IS_BASE | POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS |
-               POSENC_IDENTIFY_ARITH | POSENC_IDENTIFY_COS_OR_SIN | POSENC_IDENTIFY_ONE_PAIR))
+               POSENC_IDENTIFY_ARITH | POSENC_IDENTIFY_COS_OR_SIN | POSENC_IDENTIFY_ONE_PAIR |
+               POSENC_IDENTIFY_LONGROPE_BASE))
         printf("the data cannot tell apart:\n");
     if (amb & POSENC_IDENTIFY_NTK_IS_BASE)
         printf("  - NTK / dynamic NTK with factor s from plain RoPE with base %g = base * s^(R/(R-2))\n",
@@ -132,6 +133,10 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
     if (amb & POSENC_IDENTIFY_LLAMA3_BANDS)
         printf("  - Llama 3's original context from low/high_freq_factor: only L0/low and L0/high show\n");
     if (amb & POSENC_IDENTIFY_ARITH) printf("  - the arithmetics marked bit for bit above\n");
+    if (amb & POSENC_IDENTIFY_LONGROPE_BASE)
+        printf("  - the base from the per-pair factors: only base^(-2k/R) / f_k shows (base %g is the largest common "
+               "RoPE base at or below the leading pairs' fit)\n",
+               id->params.base);
     if (amb & POSENC_IDENTIFY_ONE_PAIR) printf("  - the base: one pair turns at 1 radian per position whatever it is\n");
     if (amb & POSENC_IDENTIFY_COS_OR_SIN)
         printf("  - cos from sin by the values alone: decided by the offset that fits (give --sin to be sure)\n");
@@ -178,9 +183,9 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     cli_json_number(id->profile_residual);
     printf(", \"ambiguous\": [");
     static const char *const amb[] = {"ntk_is_base", "yarn_context", "llama3_bands", "arithmetic", "cos_or_sin",
-                                      "not_exact", "one_pair"};
+                                      "not_exact", "one_pair", "longrope_base"};
     int n = 0;
-    for (int b = 0; b < 7; b++)
+    for (int b = 0; b < (int)(sizeof amb / sizeof amb[0]); b++)
         if (id->ambiguous & (1u << b)) printf("%s\"%s\"", n++ ? ", " : "", amb[b]);
     printf("], \"pair_factor\": ");
     cli_json_numbers(id->pair_factor, (size_t)id->rotary_dim / 2);
@@ -297,6 +302,44 @@ done:
     return rc;
 }
 
+/* Pairs that do not turn at all (measured frequency 0) where the fit's scheme turns them,
+ * while every other pair is bit for bit in the best arithmetic: a position stream held at 0
+ * for those pairs (ggml's IMROPE sends the pairs past 3 x its sections to a 4th stream, which
+ * llama.cpp sets to 0 for text tokens). Text mode; nothing is printed otherwise. */
+static void print_still_pairs(const posenc_array *cache, const posenc_array *sin_table, const posenc_rope_identity *id) {
+    int32_t K = id->rotary_dim / 2;
+    if (!id->differ[id->arith] || id->switch_position > 0 || K < 2) return;
+    int64_t *ulp = calloc((size_t)K, sizeof *ulp);
+    double *w = malloc(sizeof *w * (size_t)K), att = 1;
+    posenc_error e = {0};
+    posenc_rope_params q = id->params;
+    if (!ulp || !w || posenc_rope_identity_pair_residual(cache, sin_table, id, id->arith, ulp, (size_t)K, &e) != POSENC_OK ||
+        posenc_rope_frequencies(&q, 0, w, (size_t)K, &att, &e) != POSENC_OK) {
+        free(ulp);
+        free(w);
+        return;
+    }
+    int32_t first = -1, last = -1, still = 0, other = 0;
+    int64_t worst = 0;
+    for (int32_t k = 0; k < K; k++) {
+        if (!ulp[k]) continue;
+        if (id->inv_freq[k] == 0 && w[k] > 0) {
+            if (first < 0) first = k;
+            last = k, still++, worst = ulp[k] > worst ? ulp[k] : worst;
+        } else {
+            other++;
+        }
+    }
+    if (still && !other)
+        printf("still pairs: %d-%d hold angle 0 at every row (measured frequency 0, up to %lld ULP off) where the "
+               "fit turns them (%.3g rad per position); every other pair is bit for bit in %s: a position stream held "
+               "at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its sections from a 4th stream, which "
+               "llama.cpp sets to 0 for text tokens)\n",
+               first, last, (long long)worst, w[first], arith_words(id->arith));
+    free(ulp);
+    free(w);
+}
+
 int cmd_rope_identify(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "rope identify", identify_options, argc, argv, 1);
@@ -360,8 +403,12 @@ int cmd_rope_identify(int argc, char **argv) {
     if (!have_cfg) {
         if (cli_has(&a, "json")) print_json(a.positional[0], &id, secs, true);
         else print_text(a.positional[0], &cache, &id, secs);
+        if (!cli_has(&a, "json")) print_still_pairs(&cache, cli_has(&a, "sin") ? &sin_t : NULL, &id);
     } else {
-        if (!cli_has(&a, "json")) print_text(a.positional[0], &cache, &id, secs);
+        if (!cli_has(&a, "json")) {
+            print_text(a.positional[0], &cache, &id, secs);
+            print_still_pairs(&cache, cli_has(&a, "sin") ? &sin_t : NULL, &id);
+        }
         else {
             printf("{\"identity\": ");
             print_json(a.positional[0], &id, secs, false);
@@ -497,6 +544,37 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
     const char *match = NULL;
     int64_t ulp[POSENC_ROPE_ARITHS] = {-1, -1, -1};
     size_t differ[POSENC_ROPE_ARITHS] = {0, 0, 0};
+    /* LongRoPE without a switch inside the cache: HF picks the list by the sequence's length
+     * (long past the original context), llama.cpp by its context size (long when n_ctx exceeds
+     * it, at every position): compare against the list the cache holds, and say which */
+    const char *list_note = NULL;
+    if (r == id->rotary_dim && cfg.scaling == POSENC_ROPE_LONGROPE && cfg.longrope_select == POSENC_LONGROPE_BY_SEQ_LEN &&
+        id->switch_position == 0 && cfg.short_factors && cfg.long_factors) {
+        int32_t K = r / 2;
+        double *w = malloc(sizeof *w * (size_t)K), att, worst[2] = {INFINITY, INFINITY};
+        for (int side = 0; w && side < 2; side++) {
+            posenc_rope_params q = cfg;
+            q.longrope_select = side ? POSENC_LONGROPE_LONG : POSENC_LONGROPE_SHORT;
+            posenc_error e = {0};
+            if (posenc_rope_frequencies(&q, 0, w, (size_t)K, &att, &e) != POSENC_OK) continue;
+            worst[side] = 0;
+            for (int32_t k = 0; k < K; k++)
+                if (id->inv_freq[k] > 0) worst[side] = fmax(worst[side], fabs(id->inv_freq[k] / w[k] - 1));
+        }
+        free(w);
+        bool hf_long = id->rows + id->offset > cfg.original_max_position;
+        int side = worst[1] < worst[0];
+        if (isfinite(worst[side])) {
+            cfg.longrope_select = side ? POSENC_LONGROPE_LONG : POSENC_LONGROPE_SHORT;
+            if (side != hf_long)
+                list_note = side ? "holds the config's long factors at every position: llama.cpp's choice when its "
+                                   "context n_ctx exceeds the original context (it picks one list per context); HF "
+                                   "takes the long factors only for a sequence longer than the original context, so "
+                                   "for a sequence this short HF's table holds the short ones"
+                                 : "holds the config's short factors for positions past the original context: HF "
+                                   "and llama.cpp would take the long ones there";
+        }
+    }
     if (r != id->rotary_dim) {
         add(&d, "rotary dim %d where the config gives %d (head_dim %d): %s", id->rotary_dim, r, cfg.head_dim,
             id->rotary_dim < r ? "a partial rotary the config does not state" : "the cache rotates more channels");
@@ -536,6 +614,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
             add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
                 posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
         }
+        if (list_note) add(&d, "%s (original context %lld)", list_note, (long long)cfg.original_max_position);
         if (id->switch_position > 0) { /* LongRoPE's short/long switch inside the cache */
             switch_words(&d, id, &cfg);
             free(w);

@@ -470,9 +470,10 @@ POSENC_API void posenc_temp_files_remove(posenc_temp_files *files);
  * (NTK: the NTK base'); LINEAR and YARN: freq_scale = 1.0f / (float)factor;
  * YARN: ext_factor 1, n_ctx_orig = L0, beta_fast/slow, and attn_factor 1 when
  * the attention factor is derived (ggml's own 1 + 0.1 logf(factor) then gives
- * it), else A / that magnitude; LLAMA3: freq_factors w_k / w'_k (the precise
- * formula's ratio, rounded to f32, as llama.cpp's converter stores them in
- * rope_freqs), LONGROPE: freq_factors = the chosen list, attn_factor = A.
+ * it), else A / that magnitude; LLAMA3: freq_factors = llama.cpp's rope_freqs
+ * tensor as its converter computes it (float32 torch steps from HF's float32
+ * inv_freq: 1, factor, or 1 / ((1 - smooth) / factor + smooth)), LONGROPE:
+ * freq_factors = the chosen list, attn_factor = A.
  * DYNAMIC and YaRN truncate = 0 have no ggml form and are refused. The
  * frequencies reported (posenc_rope_frequencies) are ggml's float32 angles at
  * position 1; the attention factor is ggml's mscale. Apply's inverse is
@@ -735,6 +736,12 @@ typedef enum posenc_rope_arith {
                                              by the offset fit (has_sin) */
 #define POSENC_IDENTIFY_NOT_EXACT 32u     /* no candidate reproduces the values bit for bit */
 #define POSENC_IDENTIFY_ONE_PAIR 64u      /* R = 2: pair 0's frequency is 1 whatever the base */
+#define POSENC_IDENTIFY_LONGROPE_BASE 128u /* per-pair factors (LongRoPE-like, no switch): only
+                                             w_k = base^(-2k/R) / f_k shows, so the base and a
+                                             smooth factor list trade off; the base reported is the
+                                             largest common RoPE base (1e4, 1e5, 5e5, 1e6, 5e6, ...)
+                                             at or below the leading-pair fit (rising factors make
+                                             that fit an upper bound) */
 
 typedef struct posenc_rope_identity {
     posenc_rope_cache_layout layout;

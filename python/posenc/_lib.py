@@ -50,7 +50,7 @@ CACHE_LAYOUT = {"auto": 0, "hf": 1, "vllm": 2, "ggml": 3, "plain": 4}
 CACHE_LAYOUT_NAME = {v: k for k, v in CACHE_LAYOUT.items()}
 ARITH_NAME = {0: "exact", 1: "hf-f32", 2: "ggml-f32"}
 IDENTIFY_AMBIGUOUS = {1: "ntk_is_base", 2: "yarn_context", 4: "llama3_bands", 8: "arithmetic", 16: "cos_or_sin",
-                      32: "not_exact", 64: "one_pair"}
+                      32: "not_exact", 64: "one_pair", 128: "longrope_base"}
 FREQS = {"vaswani": 0, "t2t": 1}
 FREQS_NAME = {0: "vaswani", 1: "t2t"}
 ODD = {"error": 0, "pad": 1, "round_up": 2}

@@ -338,8 +338,8 @@ static posenc_status frequencies_torch(const posenc_rope_params *p, int32_t r, i
 }
 
 /* GGML mode knobs. LLAMA3 and LONGROPE reach ggml as per-pair divisors of
- * theta (llama.cpp's rope_freqs tensor): LLAMA3's are w_k / w'_k of the
- * precise formulas, LONGROPE's the chosen factor list; both rounded to f32. */
+ * theta (llama.cpp's rope_freqs tensor): LLAMA3's as llama.cpp's converter computes
+ * them (float32 torch steps, below), LONGROPE's the chosen factor list rounded to f32. */
 static posenc_status ggml_setup(const posenc_rope_params *p, int32_t r, int64_t seq_len, rope_ggml_ *g,
                                 posenc_error *err) {
     int32_t pairs = r / 2;
@@ -351,11 +351,37 @@ static posenc_status ggml_setup(const posenc_rope_params *p, int32_t r, int64_t 
             const double *ext = longrope_list(p, seq_len);
             for (int32_t k = 0; k < pairs; k++) ff[k] = (long double)ext[k];
         } else {
+            /* llama.cpp's converter (convert_hf_to_gguf.py, LlamaModel's rope_freqs) in its
+             * torch float32 steps: freq = HF's float32 inv_freq; wavelen = reciprocal(freq) *
+             * 2 pi; smooth = (reciprocal(wavelen) * L0 - low) / (high - low); factor 1, the
+             * scaling factor, or reciprocal((1 - smooth) / factor + smooth) (tensor-scalar
+             * ops of 0-d float32 tensors: a python scalar on the left is reciprocal times it).
+             * Checked bit for bit against the converter's tensor for Llama 3.1 8B and 3.2 1B
+             * (tests/fixtures/ggml). */
             posenc_rope_params plain = *p;
             plain.scaling = POSENC_ROPE_NONE;
-            frequencies_precise(&plain, r, seq_len, ff + pairs);
-            frequencies_precise(p, r, seq_len, ff);
-            for (int32_t k = 0; k < pairs; k++) ff[k] = ff[pairs + k] / ff[k];
+            posenc_status fst = frequencies_torch(&plain, r, seq_len, ff + pairs, err);
+            if (fst != POSENC_OK) {
+                free(ff);
+                return fst;
+            }
+            const float two_pi = (float)6.283185307179586, l0 = (float)p->original_max_position;
+            const float low = (float)p->low_freq_factor;
+            const float high_wave = (float)((double)p->original_max_position / p->high_freq_factor);
+            const float low_wave = (float)((double)p->original_max_position / p->low_freq_factor);
+            const float factor = (float)p->factor, span = (float)(p->high_freq_factor - p->low_freq_factor);
+            for (int32_t k = 0; k < pairs; k++) {
+                float freq = (float)ff[pairs + k], wave = (1.0f / freq) * two_pi, f;
+                if (wave < high_wave) {
+                    f = 1.0f;
+                } else if (wave > low_wave) {
+                    f = factor;
+                } else {
+                    float smooth = ((1.0f / wave) * l0 - low) / span;
+                    f = 1.0f / ((1.0f - smooth) / factor + smooth);
+                }
+                ff[k] = (long double)f;
+            }
         }
     }
     posenc_rope_params q = *p;

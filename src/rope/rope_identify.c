@@ -793,8 +793,39 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
                                                        round(out->llama3_wave_hi));
             out->ambiguous |= POSENC_IDENTIFY_LLAMA3_BANDS;
         }
-    } else { /* per-pair factors: LongRoPE-like; the list is the measured profile */
+    }
+    /* a profile that rises from 1 but follows neither YaRN's ramp nor Llama 3's bands (misfit
+     * of several percent: Phi-3's long factors fit YaRN to 22%) is a per-pair factor list; with
+     * cos and sin both present only (a one-table profile is noisier: refine's candidates judge it) */
+    bool per_pair = !all_flat && !(fabs(f_first - 1) < flat && f_last > 1);
+    if (!per_pair && two && (p.scaling == POSENC_ROPE_YARN || p.scaling == POSENC_ROPE_LLAMA3) && profile_res > 0.05) {
+        per_pair = true;
+        out->ramp_first = out->ramp_last = -1;
+        out->yarn_low = out->yarn_high = 0;
+        out->yarn_context_lo = out->yarn_context_hi = 0;
+        out->llama3_wave_lo = out->llama3_wave_hi = 0;
+        p.low_freq_factor = 1, p.high_freq_factor = 4;
+        out->ambiguous &= ~(POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS);
+    }
+    if (per_pair && !t_switch) {
+        /* per-pair factors: LongRoPE-like; the list is the measured profile against a base the
+         * data cannot fix (w_k = base^(-2k/R) / f_k: the base and a smooth list trade off). The
+         * leading-pair fit assumes f_1 = f_0; factors that rise from pair 0 (every LongRoPE list
+         * seen) make it an upper bound, so the base is the largest common RoPE base at or below
+         * it (within 3%), else that fit snapped to a round number */
+        if (two) { /* one table: the leading fit stands (refine's candidates judge it: an NTK base) */
+            static const double common[] = {1e4, 1e5, 5e5, 1e6, 5e6, 1e7, 1e8};
+            double b = snap_round(base, 0.03);
+            for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+                if (common[i] <= base * 1.03) b = common[i];
+            if (b < base * 1.03 && b > 1) base = b;
+            p.base = base;
+            for (int32_t k = 0; k < K; k++)
+                out->pair_factor[k] = wk->ok[k] ? pow(base, -2.0 * k / (2.0 * K)) / wk->w[k] : NAN;
+            out->ambiguous |= POSENC_IDENTIFY_LONGROPE_BASE;
+        }
         p.scaling = POSENC_ROPE_LONGROPE;
+        profile_res = 0;
         for (int32_t k = 0; k < K; k++)
             if (!wk->ok[k]) out->pair_factor[k] = k ? out->pair_factor[k - 1] : 1;
         p.short_factors = p.long_factors = out->pair_factor;
