@@ -108,18 +108,22 @@ static inline unsigned rotate_scalar(void *v, int32_t pairs, size_t first_pair, 
  * inputs first (words_above). NV: vectors of cos/sin per head kept in
  * registers (a constant), 0: read from memory. */
 
-/* The *_run loops: NV vectors (= all pairs) per head, cos/sin in registers,
+/* rotate_run (and bf16's *_run): NV vectors (= all pairs) per head, cos/sin in registers,
  * heads h.. until an f16 head needs the scalar kernel; they return where they
  * stopped. No call inside: a call clobbers every vector register, and with
  * one in the loop (even never taken) the compiler kept cos/sin on the stack
  * and read them again for every product (bf16 half-split: 0.66 of its
  * ceiling, 0.89 without the call). acc: f32's running max of |bits|. */
-ALWAYS_INLINE size_t half_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
-                              const float *s, uint32_t big_bits, veci *acc, const int kind, const int NV) {
+ALWAYS_INLINE size_t rotate_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
+                                const float *s, uint32_t big_bits, veci *acc, const int kind, const bool half,
+                                const int NV) {
     const size_t elem = kind == DATA_F32 ? 4 : 2;
     vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
     for (int j = 0; j < NV; j++) {
-        cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
+        /* interleaved: x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s;
+         * NV then counts vectors of channels */
+        cr[j] = half ? VF_LOAD(c + j * LANES) : VF_DUP(c + j * LANES / 2);
+        sr[j] = half ? VF_LOAD(s + j * LANES) : VF_NEG_EVEN(VF_DUP(s + j * LANES / 2));
         KEEP_IN_REGISTER(cr[j]);
         KEEP_IN_REGISTER(sr[j]);
     }
@@ -130,36 +134,16 @@ ALWAYS_INLINE size_t half_run(void *x, size_t h, size_t heads, size_t head_strid
         PREFETCH_AHEAD(v, 2 * P * elem);
         for (int j = 0; j < NV; j++) {
             const size_t k = (size_t)j * LANES;
-            vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
-            store_data(v, k, a * cr[j] - b * sr[j], kind);
-            store_data(v, P + k, b * cr[j] + a * sr[j], kind);
-            if (kind == DATA_F32) most = vi_absmax(vi_absmax(most, a), b);
-        }
-    }
-    *acc = most;
-    return h;
-}
-
-/* x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s.
- * NV here counts vectors of channels. */
-ALWAYS_INLINE size_t interleaved_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
-                                     const float *s, uint32_t big_bits, veci *acc, const int kind, const int NV) {
-    const size_t elem = kind == DATA_F32 ? 4 : 2;
-    vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
-    for (int j = 0; j < NV; j++) {
-        cr[j] = VF_DUP(c + j * LANES / 2), sr[j] = VF_NEG_EVEN(VF_DUP(s + j * LANES / 2));
-        KEEP_IN_REGISTER(cr[j]);
-        KEEP_IN_REGISTER(sr[j]);
-    }
-    veci most = *acc;
-    for (; h < heads; h++) {
-        char *v = (char *)x + h * head_stride * elem;
-        if (kind == DATA_F16 && __builtin_expect(words_above((const uint16_t *)v, 2 * P, big_bits), 0)) break;
-        PREFETCH_AHEAD(v, 2 * P * elem);
-        for (int j = 0; j < NV; j++) {
-            vecf xv = load_data(v, (size_t)j * LANES, kind);
-            store_data(v, (size_t)j * LANES, xv * cr[j] + VF_SWAP_PAIRS(xv) * sr[j], kind);
-            if (kind == DATA_F32) most = vi_absmax(most, xv);
+            if (half) {
+                vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
+                store_data(v, k, a * cr[j] - b * sr[j], kind);
+                store_data(v, P + k, b * cr[j] + a * sr[j], kind);
+                if (kind == DATA_F32) most = vi_absmax(vi_absmax(most, a), b);
+            } else {
+                vecf xv = load_data(v, k, kind);
+                store_data(v, k, xv * cr[j] + VF_SWAP_PAIRS(xv) * sr[j], kind);
+                if (kind == DATA_F32) most = vi_absmax(most, xv);
+            }
         }
     }
     *acc = most;
@@ -176,12 +160,12 @@ ALWAYS_INLINE unsigned rotate_heads(void *x, size_t heads, size_t head_stride, i
     veci acc = VI_ZERO();
     unsigned flags = 0;
     if (NV) {
-        size_t h = half ? half_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, NV)
-                        : interleaved_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, NV);
+        size_t h = half ? rotate_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, true, NV)
+                        : rotate_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, false, NV);
         while (h < heads) { /* an f16 head above big */
             flags |= rotate_scalar((char *)x + h * head_stride * elem, pairs, 0, layout, c, s, big_bits, kind);
-            h = half ? half_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, NV)
-                     : interleaved_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, NV);
+            h = half ? rotate_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, true, NV)
+                     : rotate_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, false, NV);
         }
     } else if (half) {
         const size_t n = P / LANES * LANES; /* pairs done in vectors */
