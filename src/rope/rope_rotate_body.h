@@ -114,10 +114,11 @@ static inline unsigned rotate_scalar(void *v, int32_t pairs, size_t first_pair, 
  * one in the loop (even never taken) the compiler kept cos/sin on the stack
  * and read them again for every product (bf16 half-split: 0.66 of its
  * ceiling, 0.89 without the call). acc: f32's running max of |bits|. */
-ALWAYS_INLINE size_t rotate_run(void *x, size_t h, size_t heads, size_t head_stride, size_t P, const float *c,
+ALWAYS_INLINE size_t rotate_run(void *x, size_t h, size_t heads, size_t head_stride, const float *c,
                                 const float *s, uint32_t big_bits, veci *acc, const int kind, const bool half,
                                 const int NV) {
-    const size_t elem = kind == DATA_F32 ? 4 : 2;
+    /* the pair count as a constant: the head's check and prefetch unroll */
+    const size_t elem = kind == DATA_F32 ? 4 : 2, P = half ? (size_t)NV * LANES : (size_t)NV * LANES / 2;
     vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
     for (int j = 0; j < NV; j++) {
         /* interleaved: x * (c, c) + swap(x) * (-s, s): even a*c + b*(-s) = ac - bs, odd b*c + a*s;
@@ -160,12 +161,12 @@ ALWAYS_INLINE unsigned rotate_heads(void *x, size_t heads, size_t head_stride, i
     veci acc = VI_ZERO();
     unsigned flags = 0;
     if (NV) {
-        size_t h = half ? rotate_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, true, NV)
-                        : rotate_run(x, 0, heads, head_stride, P, c, s, big_bits, &acc, kind, false, NV);
+        size_t h = half ? rotate_run(x, 0, heads, head_stride, c, s, big_bits, &acc, kind, true, NV)
+                        : rotate_run(x, 0, heads, head_stride, c, s, big_bits, &acc, kind, false, NV);
         while (h < heads) { /* an f16 head above big */
             flags |= rotate_scalar((char *)x + h * head_stride * elem, pairs, 0, layout, c, s, big_bits, kind);
-            h = half ? rotate_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, true, NV)
-                     : rotate_run(x, h + 1, heads, head_stride, P, c, s, big_bits, &acc, kind, false, NV);
+            h = half ? rotate_run(x, h + 1, heads, head_stride, c, s, big_bits, &acc, kind, true, NV)
+                     : rotate_run(x, h + 1, heads, head_stride, c, s, big_bits, &acc, kind, false, NV);
         }
     } else if (half) {
         const size_t n = P / LANES * LANES; /* pairs done in vectors */
@@ -254,8 +255,9 @@ static inline unsigned rotate_token(void *x, size_t heads, size_t head_stride, i
 
 /* interleaved: group j = pairs j*LANES .. +LANES-1 = 2 x LANES channels.
  * bf16_interleaved_run: NG groups (= all pairs) per head, as half_run. */
-ALWAYS_INLINE size_t bf16_interleaved_run(uint16_t *x, size_t h, size_t heads, size_t head_stride, size_t P,
+ALWAYS_INLINE size_t bf16_interleaved_run(uint16_t *x, size_t h, size_t heads, size_t head_stride,
                                           const float *c, const float *s, uint32_t big_bits, const int NG) {
+    const size_t P = (size_t)NG * LANES; /* a constant, as in rotate_run */
     vecf cr[ROPE_RESIDENT_MAX / 2 + 1], sr[ROPE_RESIDENT_MAX / 2 + 1];
     for (int j = 0; j < NG; j++) {
         cr[j] = VF_LOAD(c + j * LANES), sr[j] = VF_LOAD(s + j * LANES);
@@ -282,8 +284,8 @@ ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t 
     const size_t P = (size_t)pairs;
     unsigned flags = 0;
     if (NG) {
-        for (size_t h = bf16_interleaved_run(x, 0, heads, head_stride, P, c, s, big_bits, NG); h < heads;
-             h = bf16_interleaved_run(x, h + 1, heads, head_stride, P, c, s, big_bits, NG))
+        for (size_t h = bf16_interleaved_run(x, 0, heads, head_stride, c, s, big_bits, NG); h < heads;
+             h = bf16_interleaved_run(x, h + 1, heads, head_stride, c, s, big_bits, NG))
             flags |= BF16_HEAD_ELSEWHERE(x + h * head_stride, POSENC_LAYOUT_INTERLEAVED);
         return flags;
     }
@@ -313,8 +315,9 @@ ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t 
  * inside, so nothing makes the compiler keep cos/sin on the stack (a call
  * clobbers every vector register: with one in the loop, each product read
  * its cos/sin from memory and bf16 half-split ran at 0.66 of its ceiling). */
-ALWAYS_INLINE size_t bf16_half_run(uint16_t *x, size_t h, size_t heads, size_t head_stride, size_t P,
+ALWAYS_INLINE size_t bf16_half_run(uint16_t *x, size_t h, size_t heads, size_t head_stride,
                                    const float *c, const float *s, uint32_t big_bits, const int NG) {
+    const size_t P = (size_t)NG * 2 * LANES; /* a constant, as in rotate_run */
     vecf ce[ROPE_RESIDENT_MAX / 4 + 1], co[ROPE_RESIDENT_MAX / 4 + 1], se[ROPE_RESIDENT_MAX / 4 + 1],
         so[ROPE_RESIDENT_MAX / 4 + 1];
     for (int j = 0; j < NG; j++) {
@@ -349,8 +352,8 @@ ALWAYS_INLINE unsigned bf16_half_heads(uint16_t *x, size_t heads, size_t head_st
     const size_t P = (size_t)pairs;
     unsigned flags = 0;
     if (NG) {
-        for (size_t h = bf16_half_run(x, 0, heads, head_stride, P, c, s, big_bits, NG); h < heads;
-             h = bf16_half_run(x, h + 1, heads, head_stride, P, c, s, big_bits, NG))
+        for (size_t h = bf16_half_run(x, 0, heads, head_stride, c, s, big_bits, NG); h < heads;
+             h = bf16_half_run(x, h + 1, heads, head_stride, c, s, big_bits, NG))
             flags |= BF16_HEAD_ELSEWHERE(x + h * head_stride, POSENC_LAYOUT_HALF);
         return flags;
     }
