@@ -12,7 +12,8 @@ float32; no vLLM is needed here):
   config bit for bit in HF's float32 arithmetic, or the real difference between vLLM and HF is
   named: vLLM's dynamic-NTK cache is one table at max_position x factor, vLLM's Phi-3 indexes
   the long factors at every position when max_model_len exceeds the original context;
-- the bf16 cache vLLM keeps for a bf16 checkpoint matches the config rounded to bf16.
+- the bf16 cache vLLM keeps for a bf16 checkpoint matches the config rounded to bf16;
+- a deviation planted with vLLM's own knob (apply_yarn_scaling False) is named against the config.
 POSENC_VLLM_FIXTURES=DIR reads another copy of the folder (to show a changed byte fails)."""
 import hashlib
 import json
@@ -50,6 +51,12 @@ EXPECT = {
 }
 NOT_BIT_EXACT = {"phi3_mini_128k_short": "per-pair factors measured from 512 rows, not the config's list",
                  "phi3_mini_128k_long": "per-pair factors measured from 512 rows, not the config's list"}
+# deviations planted with vLLM's own code and knobs: file -> words that must name it
+PLANTED = {
+    # rope_parameters apply_yarn_scaling False: YaRNScalingRotaryEmbedding's mscale is attn_factor alone
+    "planted_qwen25_yarn_no_yarn_scaling": "magnitude 1 where the config's yarn gives 1.13863: the attention factor "
+                                           "was dropped",
+}
 # --config verdicts other than a plain bit-for-bit match: the real vLLM / HF differences
 CONFIG_WORDS = {
     "internlm25_7b_chat": "the config's dynamic NTK at sequence length 65536",
@@ -124,6 +131,11 @@ def main():
             t.check(rc == 0 and matches and verdict.count("\n  - ") == 0,
                     f"{name}: with --config: matches the config bit for bit in HF's float32 arithmetic"
                     + ("" if matches else f" (got: {verdict[:400]}{err})"))
+    for name, words in PLANTED.items():
+        e = fixtures[name + "_cache.npy"]
+        rc, text, err = run("rope", "identify", os.path.join(FIX, name + "_cache.npy"), "--config", config_of(e))
+        t.check(rc == 0 and words in text and "matches the config" not in text,
+                f"{name} ({e['planted']}): named: '{words}'" + ("" if words in text else f" (got: {text}{err})"))
     # the bf16 cache vLLM builds for a bf16 checkpoint (get_rope's dtype = the model's)
     path = os.path.join(FIX, "llama31_8b_bf16_cache.npy")
     a = np.load(path)

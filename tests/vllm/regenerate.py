@@ -254,11 +254,17 @@ def main():
             b = json.loads(json.dumps(e))
             b.update(name="llama31_8b_bf16", dtype="bfloat16", config="llama31_8b")
             entries.append(b)
+        if n == "qwen25_7b_yarn":  # planted with vLLM's own knob: rope_parameters apply_yarn_scaling False
+            b = json.loads(json.dumps(e))
+            b["rope_parameters"]["apply_yarn_scaling"] = False
+            b.update(name="planted_qwen25_yarn_no_yarn_scaling", config="qwen25_7b_yarn", rows=256,
+                     planted="apply_yarn_scaling False: YaRNScalingRotaryEmbedding's mscale is attn_factor (1) alone")
+            entries.append(b)
     with tempfile.TemporaryDirectory() as tmp:
         for e in entries:
             for part, t in build(a.vllm_src, e).items():
                 fn = e["name"] + ("_" + part if part else "") + "_cache.npy"
-                save(os.path.join(tmp, fn), t)
+                save(os.path.join(tmp, fn), t[:e.get("rows", ROWS)])
                 e.setdefault("files", []).append(fn)
         files = {n: sha(os.path.join(tmp, n)) for n in sorted(os.listdir(tmp))}
         manifest = dict(
