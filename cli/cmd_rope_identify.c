@@ -117,7 +117,10 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
         else printf("  %-9s %zu of %zu values differ, at most %lld ULP%s\n", posenc_rope_arith_name(ar), id->differ[k],
                     id->values, (long long)id->max_ulp[k], ar == id->arith ? "  <- best" : "");
     }
-    printf("arithmetic: %s%s\n", arith_words(id->arith),
+    printf("arithmetic: %s%s%s\n", arith_words(id->arith),
+           id->arith == POSENC_ARITH_HF_F32 && id->layout == POSENC_CACHE_VLLM
+               ? " (torch's cos/sin run over vLLM's [T, R/2] freqs, as its _compute_cos_sin_cache does)"
+               : "",
            id->differ[id->arith] ? " (closest; none reproduces every value)" : "");
     unsigned amb = id->ambiguous;
     if (amb & (POSENC_IDENTIFY_NTK_IS_BASE | POSENC_IDENTIFY_YARN_CONTEXT | POSENC_IDENTIFY_LLAMA3_BANDS |
@@ -567,7 +570,13 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
         if (isfinite(worst[side])) {
             cfg.longrope_select = side ? POSENC_LONGROPE_LONG : POSENC_LONGROPE_SHORT;
             if (side != hf_long)
-                list_note = side ? "holds the config's long factors at every position: llama.cpp's choice when its "
+                list_note = side && id->layout == POSENC_CACHE_VLLM
+                                ? "holds the config's long factors at every position: vLLM's choice when "
+                                  "max_model_len exceeds the original context (its long_short_cos_sin_cache keeps "
+                                  "both lists; every position then reads the long half); HF takes the long factors "
+                                  "only for a sequence longer than the original context, so for a sequence this "
+                                  "short HF's table holds the short ones"
+                            : side ? "holds the config's long factors at every position: llama.cpp's choice when its "
                                    "context n_ctx exceeds the original context (it picks one list per context); HF "
                                    "takes the long factors only for a sequence longer than the original context, so "
                                    "for a sequence this short HF's table holds the short ones"
@@ -591,6 +600,47 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
                                            &differ[a], &e) != POSENC_OK)
                 ulp[a] = -1;
             else if (!differ[a] && !match) match = words[a];
+        }
+        /* dynamic NTK fixed at one length: an engine that builds one table for its longest
+         * sequence (vLLM: once, at max_position x factor) holds the config's NTK base at that
+         * length at every position, where HF recomputes the base per sequence (and keeps the
+         * plain base up to max_position tokens). Solve the length from the fitted base and
+         * regenerate the table at that length in HF's float32 arithmetic. */
+        bool dyn_len = false;
+        if (!match && cfg.scaling == POSENC_ROPE_DYNAMIC && cfg.max_position > 0 && cfg.factor > 1 &&
+            id->params.scaling == POSENC_ROPE_NONE && id->offset == 0 && id->params.base > cfg.base * (1 + 1e-6)) {
+            double L0 = (double)cfg.max_position;
+            double len = L0 * (pow(id->params.base / cfg.base, (r - 2.0) / r) + cfg.factor - 1) / cfg.factor;
+            long long li = llround(len);
+            /* HF's (and vLLM's) double steps: base * (factor * L / L0 - (factor - 1)) ** (R / (R - 2)) */
+            double b2 = cfg.base * pow(cfg.factor * (double)li / L0 - (cfg.factor - 1), (double)r / (r - 2.0));
+            posenc_rope_params q = cfg;
+            q.scaling = POSENC_ROPE_NONE;
+            q.factor = 1;
+            q.base = b2;
+            q.mode = POSENC_MODE_TORCH_COMPAT;
+            int64_t u = -1;
+            size_t dn = 0;
+            posenc_error e = {0};
+            if (li > cfg.max_position && fabs(len - (double)li) < 0.5 &&
+                posenc_rope_cache_residual(cache, sin_table, id->layout, id->has_sin && !id->has_cos, 0, &q, &u, &dn,
+                                           &e) == POSENC_OK) {
+                char that[160];
+                if (dn == 0) snprintf(that, sizeof that, "the cache is that table bit for bit in HF's float32 "
+                                                         "arithmetic at that length");
+                else snprintf(that, sizeof that, "that table in HF's float32 arithmetic: %zu values differ by up to "
+                                                 "%lld ULP", dn, (long long)u);
+                add(&d,
+                    "holds the config's dynamic NTK at sequence length %lld (base %.10g at every position, from "
+                    "position 0; %s): one table built for that length%s; HF recomputes the base per sequence and "
+                    "keeps base %g up to %lld tokens (first visible at pair 1, position 1)",
+                    li, b2, that,
+                    id->layout == POSENC_CACHE_VLLM && li == llround(L0 * cfg.factor)
+                        ? ", as vLLM builds its dynamic-NTK cache once, at max_position x factor"
+                        : "",
+                    cfg.base, (long long)cfg.max_position);
+                dyn_len = true;
+            }
         }
         /* the config's own frequencies and magnitude (precise), against the measured ones */
         int32_t K = r / 2;
@@ -627,7 +677,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
         scheme_text(cache_s, sizeof cache_s, &id->params);
         scheme_text(cfg_s, sizeof cfg_s, &cfg);
         double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-9 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
-        for (int32_t k = 0; k <= K && !match; k++) {
+        for (int32_t k = 0; k <= K && !match && !dyn_len; k++) {
             double rel = k < K && id->inv_freq[k] > 0 ? fabs(id->inv_freq[k] / w[k] - 1) : 0;
             /* the fit's noise: the grid's step over the angle the pair turns through the rows */
             double noise = k < K ? 8 * unit / fmax(id->inv_freq[k] * (double)id->rows, 1e-30) : 0;

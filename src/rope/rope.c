@@ -90,7 +90,7 @@ posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, co
 /* ---- tables ---------------------------------------------------------- */
 
 static posenc_status table_common(const posenc_rope_params *params, int64_t seq_len,
-                                  const posenc_positions *positions, int fold_attention, bool wide,
+                                  const posenc_positions *positions, int fold_attention, bool wide, int copies,
                                   void *cos_out, void *sin_out, size_t out_count, posenc_error *err) {
     RETURN_IF_NULL(cos_out, err);
     RETURN_IF_NULL(sin_out, err);
@@ -121,7 +121,7 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         double scale = fold_attention ? plan.attention : 1.0;
         size_t o = r * (size_t)plan.pairs;
         if (!wide && plan.mode == POSENC_MODE_TORCH_COMPAT) { /* row r of HF's table for these positions */
-            rope_torch_cos_sin_row_(plan.inv, plan.pairs, positions, r, scale, (float *)cos_out + o,
+            rope_torch_cos_sin_row_(plan.inv, plan.pairs, copies, positions, r, scale, (float *)cos_out + o,
                                     (float *)sin_out + o);
             continue;
         }
@@ -140,7 +140,7 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
         }
         double *c = (double *)cos_out + o, *s = (double *)sin_out + o;
         if (plan.mode == POSENC_MODE_TORCH_COMPAT) { /* float32 values, widened */
-            rope_torch_cos_sin_row_(plan.inv, plan.pairs, positions, r, scale, row, row + plan.pairs);
+            rope_torch_cos_sin_row_(plan.inv, plan.pairs, copies, positions, r, scale, row, row + plan.pairs);
             for (int32_t k = 0; k < plan.pairs; k++) {
                 c[k] = row[k];
                 s[k] = row[plan.pairs + k];
@@ -161,13 +161,23 @@ static posenc_status table_common(const posenc_rope_params *params, int64_t seq_
 posenc_status posenc_rope_table_f32(const posenc_rope_params *params, int64_t seq_len,
                                     const posenc_positions *positions, int fold_attention, float *cos_out,
                                     float *sin_out, size_t out_count, posenc_error *err) {
-    return table_common(params, seq_len, positions, fold_attention, false, cos_out, sin_out, out_count, err);
+    return table_common(params, seq_len, positions, fold_attention, false, 2, cos_out, sin_out, out_count, err);
+}
+
+posenc_status rope_table_torch_f32_(const posenc_rope_params *params, int64_t seq_len,
+                                    const posenc_positions *positions, int fold_attention, int copies,
+                                    float *cos_out, float *sin_out, size_t out_count, posenc_error *err) {
+    RETURN_IF_NULL(params, err);
+    RETURN_ERROR_IF(params->mode != POSENC_MODE_TORCH_COMPAT || (copies != 1 && copies != 2), err,
+                    POSENC_ERR_INVALID_ARGUMENT, "torch table: mode %d, copies %d", (int)params->mode, copies);
+    return table_common(params, seq_len, positions, fold_attention, false, copies, cos_out, sin_out, out_count,
+                        err);
 }
 
 posenc_status posenc_rope_table_f64(const posenc_rope_params *params, int64_t seq_len,
                                     const posenc_positions *positions, int fold_attention, double *cos_out,
                                     double *sin_out, size_t out_count, posenc_error *err) {
-    return table_common(params, seq_len, positions, fold_attention, true, cos_out, sin_out, out_count, err);
+    return table_common(params, seq_len, positions, fold_attention, true, 2, cos_out, sin_out, out_count, err);
 }
 
 /* ---- apply ------------------------------------------------------------ */

@@ -36,10 +36,11 @@ static void cos_sin_precise(long double a, double *c, double *s) {
 }
 
 /* Angle of flat element `flat` of HF's emb = cat(freqs, freqs) tensor
- * [rows x 2*pairs]: inv_freq.float() @ position.float(), one rounding. */
-static float torch_emb_angle(const long double *inv, int32_t pairs, const posenc_positions *positions,
+ * [rows x 2*pairs] (copies 2; vLLM's freqs [rows x pairs]: copies 1):
+ * inv_freq.float() @ position.float(), one rounding. */
+static float torch_emb_angle(const long double *inv, int32_t pairs, int copies, const posenc_positions *positions,
                              size_t flat) {
-    size_t width = 2 * (size_t)pairs;
+    size_t width = (size_t)copies * (size_t)pairs;
     float p = (float)posenc_position_at_(positions, flat / width);
     return (float)inv[flat % width % (size_t)pairs] * p;
 }
@@ -48,15 +49,15 @@ static float torch_emb_angle(const long double *inv, int32_t pairs, const posenc
  * element, and a block's lanes share one range-reduction choice (torch_vec.h),
  * so each block that touches row `row` is rebuilt whole, lanes of the
  * neighbouring rows included. The table keeps the first half of the row. */
-void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, int copies, const posenc_positions *positions,
                              size_t row, double scale, float *cos_out, float *sin_out) {
     torch_cpu_capability_ cap = torch_cpu_capability_get_();
-    size_t lanes = torch_vec_lanes_(cap), width = 2 * (size_t)pairs;
+    size_t lanes = torch_vec_lanes_(cap), width = (size_t)copies * (size_t)pairs;
     size_t n = positions->count * width, first = row * width, last = first + (size_t)pairs;
     for (size_t b = first - first % lanes; b < last; b += lanes) {
         size_t count = n - b < lanes ? n - b : lanes;
         float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
-        for (size_t i = 0; i < count; i++) x[i] = torch_emb_angle(inv, pairs, positions, b + i);
+        for (size_t i = 0; i < count; i++) x[i] = torch_emb_angle(inv, pairs, copies, positions, b + i);
         torch_cos_sin_block_(cap, x, count, c, s);
         for (size_t i = 0; i < count; i++)
             if (b + i >= first && b + i < last) {
@@ -78,7 +79,7 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
     if (mode == POSENC_MODE_TORCH_COMPAT) { /* one position: a table of one row */
         double p = (double)pos;
         posenc_positions one = {1, 0, NULL, &p};
-        rope_torch_cos_sin_row_(inv, pairs, &one, 0, scale, cos_out, sin_out);
+        rope_torch_cos_sin_row_(inv, pairs, 2, &one, 0, scale, cos_out, sin_out);
         return;
     }
     for (int32_t k = 0; k < pairs; k++) {

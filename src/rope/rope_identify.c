@@ -318,6 +318,9 @@ typedef struct {
     int64_t offset;
     posenc_dtype grid;
     const int64_t *ids; /* positions of the rows (NULL: offset, offset + 1, ...) */
+    int torch_copies;   /* the table torch's cos/sin ran over (TORCH_COMPAT): 2 = HF's emb
+                           [T, R]; 1 = vLLM's freqs [T, R/2] (its blocks differ when R/2 is
+                           not a multiple of torch's vector width) */
 } target;
 
 /* max ULP and count of differing values of params in `mode` (and, when pair_ulp is
@@ -335,8 +338,11 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
         tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
     posenc_error e = {0};
     size_t n = tg->rows * (size_t)tg->pairs;
-    if (posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e) != POSENC_OK)
-        return false;
+    posenc_status st =
+        mode == POSENC_MODE_TORCH_COMPAT && tg->torch_copies == 1
+            ? rope_table_torch_f32_(&params, (int64_t)tg->rows + tg->offset, &pos, 1, 1, cbuf, sbuf, n, &e)
+            : posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e);
+    if (st != POSENC_OK) return false;
     int64_t worst = 0;
     size_t bad = 0;
     for (int f = 0; f < 2; f++) {
@@ -376,7 +382,7 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
             if (tg->sin_v) ss[m * (size_t)K + (size_t)k] = tg->sin_v[t * (size_t)K + (size_t)k];
         }
     }
-    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids};
+    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids, tg->torch_copies};
     posenc_rope_params best = p;
     size_t best_bad = SIZE_MAX;
     for (int m2 = 0; m2 < 2 && p.scaling != POSENC_ROPE_LONGROPE; m2++) {
@@ -875,7 +881,7 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
     }
     /* 4. arithmetics */
-    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL};
+    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
     if (!two && !out->has_cos) tg.cos_v = NULL, tg.sin_v = wk->pc;
     /* the fits above are pair-major; the table is row-major: transpose once */
     double *rm_c = malloc(sizeof *rm_c * n), *rm_s = two ? malloc(sizeof *rm_s * n) : NULL;
@@ -1056,7 +1062,8 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
     float *fc = NULL, *fs = NULL;
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
-        target tg = {rc, two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W), NULL};
+        target tg = {rc,     two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W),
+                     NULL,   layout == POSENC_CACHE_VLLM ? 1 : 2};
         if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
@@ -1097,7 +1104,7 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
         for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
-        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL};
+        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
         if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
         posenc_rope_params p = id->params;
         int64_t ulp;

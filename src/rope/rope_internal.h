@@ -50,10 +50,17 @@ posenc_status rope_check_apply_(const rope_plan_ *plan, posenc_layout layout, co
  * the way `mode` prescribes (rope_cos_sin.c). */
 void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, long double pos,
                        double scale, float *cos_out, float *sin_out);
-/* TORCH_COMPAT cos/sin of row `row` of HF's table for `positions` (the whole
- * list matters: torch's vector blocks span rows, see rope.c). */
-void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, const posenc_positions *positions,
+/* TORCH_COMPAT cos/sin of row `row` of the table torch ran cos()/sin() over for
+ * `positions` (the whole list matters: torch's vector blocks span rows, see
+ * rope.c): copies 2 = HF's emb = cat(freqs, freqs) [T, R]; copies 1 = the
+ * freqs [T, R/2] themselves (vLLM's _compute_cos_sin_cache). */
+void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, int copies, const posenc_positions *positions,
                              size_t row, double scale, float *cos_out, float *sin_out);
+/* posenc_rope_table_f32 in TORCH_COMPAT mode with torch's cos/sin run over the
+ * [T, copies * R/2] table (see above); copies 2 is posenc_rope_table_f32's. */
+posenc_status rope_table_torch_f32_(const posenc_rope_params *params, int64_t seq_len,
+                                    const posenc_positions *positions, int fold_attention, int copies,
+                                    float *cos_out, float *sin_out, size_t out_count, posenc_error *err);
 
 /* cos/sin of one token (rope_cos_sin.c): forward = attention * R(theta);
  * inverse = R(-theta) / attention; unit = R(theta) with no magnitude (shift). */
