@@ -142,7 +142,7 @@ class ModelConfig(Structure):
                 ("max_position_embeddings", c_int64), ("layout", c_int), ("layout_known", c_int),
                 ("attention_head_dim", c_int32), ("rotary_offset", c_int32),
                 ("softmax_head_dim", c_int32), ("softmax_scale_factor", c_double),
-                ("mrope_sections", c_int32 * 4), ("warnings", c_uint), ("rope_given", c_uint),
+                ("mrope_sections", c_int32 * 4), ("mrope_interleaved", c_int32), ("warnings", c_uint), ("rope_given", c_uint),
                 ("duplicate_key", c_char * 64), ("keys_used", c_char * 256),
                 ("defaults_used", c_char * 256), ("rope", RopeParams),
                 ("layer_type_count", c_int32),
