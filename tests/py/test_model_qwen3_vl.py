@@ -131,7 +131,7 @@ def main():
         ("top-level rope_theta beside text_config is not read (Qwen3VLConfig passes text_config alone)",
          {"model_type": "qwen3_vl", "rope_theta": 10000, "hidden_size": 64, "text_config": text_cfg}, 0,
          ["base (rope_theta): 5000000", "layers (36)"]),
-        ("composite without text_config but with position keys: refused naming them",
+        ("[H13] composite without text_config but with position keys: refused naming them",
          {"model_type": "qwen3_vl", "rope_theta": 10000, "max_position_embeddings": 4096}, 1,
          ["qwen3_vl config without text_config", "rope_theta", "give the text_config"]),
         ("composite alone: the class defaults (rope_theta 5e6, sections 24/20/20, 32 layers, head 128)",
@@ -139,10 +139,10 @@ def main():
          ["base (rope_theta): 5000000", "mrope_section=[24, 20, 20]", "layers (32)", "head: 128 channels"]),
         ("qwen3_vl_moe_text alone: MoE class defaults (hidden 2048 / 16 heads = head 128, 24 layers)",
          {"model_type": "qwen3_vl_moe_text"}, 0, ["base (rope_theta): 5000000", "layers (24)", "head: 128 channels"]),
-        ("mrope_interleaved false: refused (HF interleaves whatever it says)",
+        ("[H13] mrope_interleaved false: refused (HF interleaves whatever it says)",
          dict(text_cfg, rope_scaling={"mrope_interleaved": False, "mrope_section": [24, 20, 20], "rope_type": "default"}),
          1, ["'mrope_interleaved' is false", "interleaves the sections whatever this key says"]),
-        ("sections that do not cover the head: refused",
+        ("[H13] sections that do not cover the head: refused",
          dict(text_cfg, rope_scaling={"mrope_interleaved": True, "mrope_section": [24, 20, 16], "rope_type": "default"}),
          1, ["'mrope_section' [24, 20, 16] adds up to 60 pairs, the rotated head has 64"]),
         ("rope_parameters (transformers 5) with rope_theta inside",
@@ -171,7 +171,7 @@ def main():
             f.write(gguf(arch, {}))
         rc, out, err = run("rope", "explain", "--config", g)
         t.check(rc == 1 and "no " + arch + ".rope.dimension_sections" in err,
-                f"GGUF {arch} without rope.dimension_sections: refused (llama.cpp requires them): {err.strip()[:120]}")
+                f"[G13] GGUF {arch} without rope.dimension_sections: refused (llama.cpp requires them): {err.strip()[:120]}")
     t.finish()
 
 
