@@ -671,6 +671,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     m->ropes[0].dynamic_alpha = alpha;
     FORWARD_IF_ERROR(hf_layers_(&h, cfg, false));
     hf_unused_keys_(&h, cfg, "", false);
+    /* Qwen3-VL: position keys beside text_config never reach HF's text model: listed, not read */
+    if (cfg != root && (f->flags & FAMILY_NESTED_TEXT)) hf_unused_keys_(&h, root, "top-level ", false);
     if (rope) hf_unused_keys_(&h, rope, item(cfg, "rope_parameters") ? "rope_parameters." : "rope_scaling.", true);
     if (local_rope) hf_unused_keys_(&h, local_rope, "rope.sliding_attention.", true);
     return POSENC_OK;

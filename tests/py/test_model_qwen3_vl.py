@@ -130,7 +130,7 @@ def main():
     cases = [
         ("top-level rope_theta beside text_config is not read (Qwen3VLConfig passes text_config alone)",
          {"model_type": "qwen3_vl", "rope_theta": 10000, "hidden_size": 64, "text_config": text_cfg}, 0,
-         ["base (rope_theta): 5000000", "layers (36)"]),
+         ["base (rope_theta): 5000000", "layers (36)", "top-level rope_theta"]),
         ("[H13] composite without text_config but with position keys: refused naming them",
          {"model_type": "qwen3_vl", "rope_theta": 10000, "max_position_embeddings": 4096}, 1,
          ["qwen3_vl config without text_config", "rope_theta", "give the text_config"]),
