@@ -551,7 +551,8 @@ static bool imrope_words(departures *d, const posenc_rope_identity *id, const po
     int32_t first = -1, last = -1, count = 0;
     bool still = true, runs = true;
     for (int32_t k = 0; k < K; k++) {
-        bool claimed = (k % 3 == 0 && k < 3 * s[0]) || (k % 3 == 1 && k < 3 * s[1]) || (k % 3 == 2 && k < 3 * s[2]);
+        bool claimed = (k % 3 == 0 && k < 3 * (int64_t)s[0]) || (k % 3 == 1 && k < 3 * (int64_t)s[1]) ||
+                       (k % 3 == 2 && k < 3 * (int64_t)s[2]);
         if (claimed) continue;
         if (last >= 0 && k != last + 1) runs = false;
         if (first < 0) first = k;
@@ -588,9 +589,9 @@ static bool imrope_words(departures *d, const posenc_rope_identity *id, const po
     free(wk);
     add(d, "pairs %d-%d hold angle 0 at every row where the config, as HF reads it, turns them (%.3g rad per position "
            "at pair %d): HF's apply_interleaved_mrope keeps the pairs past the interleaved sections (t/h/w %d/%d/%d, "
-           "h and w up to pair %d) on t, the token's position for text; llama.cpp's IMROPE takes them from a 4th "
+           "h and w up to pair %lld) on t, the token's position for text; llama.cpp's IMROPE takes them from a 4th "
            "position stream, 0 for text tokens (shows at pair %d, position 1)%s",
-        first, last, w, first, s[0], s[1], s[2], 3 * (s[1] > s[2] ? s[1] : s[2]) - 1, first,
+        first, last, w, first, s[0], s[1], s[2], 3 * (long long)(s[1] > s[2] ? s[1] : s[2]) - 1, first,
         differ == 0 ? "; every other pair is the config's bit for bit in ggml's float32 arithmetic" : "");
     if (differ != 0)
         add(d, "with pairs %d-%d put back, %zu values still differ from the config in ggml's float32 arithmetic (up to "
