@@ -135,9 +135,26 @@ int cmd_rope_explain(int argc, char **argv) {
     if (p->scaling != POSENC_ROPE_NONE) printf(", factor %.10g", p->factor);
     printf("\ncontext: trained %lld, max position embeddings %lld\n", (long long)p->original_max_position,
            (long long)c.max_position_embeddings);
-    if (c.mrope_sections[0] > 0)
+    if (c.mrope_sections[0] > 0 && !c.mrope_interleaved)
         printf("M-RoPE sections (pairs per t/h/w axis): %d, %d, %d%s\n", c.mrope_sections[0], c.mrope_sections[1],
                c.mrope_sections[2], " -- text tokens use one position on every axis, so the frequencies below hold");
+    if (c.mrope_sections[0] > 0 && c.mrope_interleaved) {
+        const int32_t *s = c.mrope_sections;
+        int32_t left0 = -1, left1 = -1;
+        for (int32_t k = 0; k < pairs; k++) /* pairs ggml's IMROPE leaves to its 4th stream (HF: on t) */
+            if (!((k % 3 == 0 && k < 3 * (int64_t)s[0]) || (k % 3 == 1 && k < 3 * (int64_t)s[1]) ||
+                  (k % 3 == 2 && k < 3 * (int64_t)s[2]))) {
+                if (left0 < 0) left0 = k;
+                left1 = k;
+            }
+        printf("M-RoPE sections (pairs per t/h/w axis): %d, %d, %d, interleaved (Qwen3-VL): h at pairs 1, 4, .. < %lld, "
+               "w at 2, 5, .. < %lld, t at the others -- text tokens use one position on every axis, so the frequencies "
+               "below hold\n", s[0], s[1], s[2], 3 * (long long)s[1], 3 * (long long)s[2]);
+        if (left0 >= 0)
+            printf("M-RoPE leftover pairs: %d-%d (past 3 x the sections): HF's apply_interleaved_mrope keeps them on t; "
+                   "llama.cpp's IMROPE reads them from a 4th stream, 0 for text tokens (they never turn there)\n",
+                   left0, left1);
+    }
     printf("cos/sin magnitude (attention factor): %.10g -- scales q.k by its square, %.6g\n", att, att * att);
     int32_t dsoft = c.softmax_head_dim > 0 ? c.softmax_head_dim : head;
     printf("softmax scale: 1/sqrt(%d) x %.10g = %.10g%s\n", dsoft, c.softmax_scale_factor,

@@ -537,6 +537,71 @@ static void switch_words(departures *d, const posenc_rope_identity *id, const po
     }
 }
 
+/* Qwen3-VL (interleaved M-RoPE) read from llama.cpp's cache: the pairs no t/h/w section claims under
+ * ggml's IMROPE rule (t at k%3==0 < 3 s0, h at k%3==1 < 3 s1, w at k%3==2 < 3 s2) come from a 4th
+ * stream, 0 for text tokens, where HF's apply_interleaved_mrope keeps them on t (the token's position).
+ * When exactly those pairs hold angle 0 at every row and the cache with them put back to the config's
+ * values is the config bit for bit in ggml's arithmetic, say so (true), naming the pairs. */
+static bool imrope_words(departures *d, const posenc_rope_identity *id, const posenc_model_config *c,
+                         const posenc_array *cache, const posenc_array *sin_table, const posenc_rope_params *cfg,
+                         int32_t r) {
+    if (!c->mrope_interleaved || sin_table || id->layout != POSENC_CACHE_GGML || cache->dtype != POSENC_DTYPE_F32 ||
+        cache->ndim != 2 || cache->shape[1] != (size_t)r || id->rotary_dim != r || r < 2)
+        return false;
+    const int32_t K = r / 2, *s = c->mrope_sections;
+    const int64_t T = (int64_t)cache->shape[0];
+    const float *v = cache->data;
+    int32_t first = -1, last = -1, count = 0;
+    bool still = true, runs = true;
+    for (int32_t k = 0; k < K; k++) {
+        bool claimed = (k % 3 == 0 && k < 3 * (int64_t)s[0]) || (k % 3 == 1 && k < 3 * (int64_t)s[1]) ||
+                       (k % 3 == 2 && k < 3 * (int64_t)s[2]);
+        if (claimed) continue;
+        if (last >= 0 && k != last + 1) runs = false;
+        if (first < 0) first = k;
+        last = k, count++;
+        for (int64_t t = 0; t < T && still; t++) still = v[t * r + 2 * k] == 1.0f && v[t * r + 2 * k + 1] == 0.0f;
+    }
+    if (!count || !still || T < 2) return false;
+    /* the cache with those pairs put back to the config's ggml values */
+    posenc_rope_params q = *cfg;
+    q.mode = POSENC_MODE_GGML;
+    size_t n = (size_t)T * (size_t)K;
+    float *cs = malloc(sizeof *cs * n), *sn = malloc(sizeof *sn * n);
+    posenc_array patched = {0};
+    posenc_error e = {0};
+    bool ok = cs && sn && posenc_array_create(&patched, POSENC_DTYPE_F32, 2, cache->shape, 0, &e) == POSENC_OK &&
+              posenc_rope_table_f32(&q, T, &(posenc_positions){.count = (size_t)T, .start = 0}, 1, cs, sn, n, &e) ==
+                  POSENC_OK;
+    int64_t ulp = -1;
+    size_t differ = 1;
+    if (ok) {
+        float *pv = patched.data;
+        memcpy(pv, v, sizeof *pv * cache->count);
+        for (int32_t k = first; k <= last; k++)
+            for (int64_t t = 0; t < T; t++) pv[t * r + 2 * k] = cs[t * K + k], pv[t * r + 2 * k + 1] = sn[t * K + k];
+        ok = posenc_rope_cache_residual(&patched, NULL, POSENC_CACHE_GGML, 0, 0, &q, &ulp, &differ, &e) == POSENC_OK;
+    }
+    posenc_array_free(&patched);
+    free(cs);
+    free(sn);
+    if (!ok || !runs) return false;
+    double w = 0, att = 1;
+    double *wk = malloc(sizeof *wk * (size_t)K);
+    if (wk && posenc_rope_frequencies(cfg, 0, wk, (size_t)K, &att, &e) == POSENC_OK) w = wk[first];
+    free(wk);
+    add(d, "pairs %d-%d hold angle 0 at every row where the config, as HF reads it, turns them (%.3g rad per position "
+           "at pair %d): HF's apply_interleaved_mrope keeps the pairs past the interleaved sections (t/h/w %d/%d/%d, "
+           "h and w up to pair %lld) on t, the token's position for text; llama.cpp's IMROPE takes them from a 4th "
+           "position stream, 0 for text tokens (shows at pair %d, position 1)%s",
+        first, last, w, first, s[0], s[1], s[2], 3 * (long long)(s[1] > s[2] ? s[1] : s[2]) - 1, first,
+        differ == 0 ? "; every other pair is the config's bit for bit in ggml's float32 arithmetic" : "");
+    if (differ != 0)
+        add(d, "with pairs %d-%d put back, %zu values still differ from the config in ggml's float32 arithmetic (up to "
+               "%lld ULP)", first, last, differ, (long long)ulp);
+    return true;
+}
+
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
                               const posenc_array *sin_table, bool json) {
     posenc_rope_params cfg = c->rope;
@@ -705,6 +770,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
             }
         }
         free(w);
+        if (!match) imrope_words(&d, id, c, cache, sin_table, &cfg, r);
     words:
         if (id->grid != POSENC_DTYPE_F32 && !match)
             add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",

@@ -1908,6 +1908,8 @@ typedef struct posenc_model_config {
     double softmax_scale_factor;    /* extra multiplier on 1/sqrt(softmax_head_dim): DeepSeek's
                                        m(factor, mscale_all_dim)^2; 1 otherwise */
     int32_t mrope_sections[4];      /* Qwen2-VL M-RoPE sections (pairs per axis), 0 = none */
+    int32_t mrope_interleaved;      /* 1: the sections interleave (Qwen3-VL: HF's
+                                       apply_interleaved_mrope; GGUF IMROPE), 0: contiguous */
     unsigned warnings;              /* POSENC_CONFIG_WARN_* */
     unsigned rope_given;            /* POSENC_ROPE_GIVEN_* of `rope`, for re-resolving */
     char duplicate_key[64];         /* WARN_DUPLICATE_KEY: the (first) key given twice */

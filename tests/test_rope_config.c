@@ -131,6 +131,32 @@ static void test_models(void) {
     CHECK(c.rope.head_dim == 128 && c.rope.base == 1e6 && c.rope.scaling == POSENC_ROPE_NONE,
           "  text_config read: head 128, theta 1e6, mrope = no rescaling");
     posenc_model_config_free(&c);
+    {   /* Qwen3-VL: the composite reads text_config (its top-level rope_theta is not HF's), interleaved M-RoPE;
+         * the model's rope maps pairs as HF's apply_interleaved_mrope: h at 1,4,..,58, w at 2,5,..,59, t else */
+        const char *q3 = "{\"model_type\":\"qwen3_vl\",\"rope_theta\":10000,\"text_config\":{\"model_type\":"
+                         "\"qwen3_vl_text\",\"hidden_size\":4096,\"num_attention_heads\":32,\"head_dim\":128,"
+                         "\"rope_theta\":5000000,\"rope_scaling\":{\"mrope_interleaved\":true,\"mrope_section\":[24,20,20],"
+                         "\"rope_type\":\"default\"}}}";
+        c = parse_json(q3, POSENC_OK, "Qwen3-VL (text_config, interleaved mrope)");
+        CHECK(c.rope.head_dim == 128 && c.rope.base == 5e6 && c.mrope_interleaved == 1 && c.mrope_sections[0] == 24 &&
+                  c.mrope_sections[1] == 20 && c.mrope_sections[2] == 20 && strcmp(c.family, "qwen3_vl") == 0,
+              "  text_config read: head 128, theta 5e6 (not the top level's 1e4), sections 24/20/20 interleaved");
+        posenc_model_config_free(&c);
+        posenc_model m;
+        posenc_error err = {0};
+        int32_t axis[64];
+        double inv[64];
+        bool mapped = posenc_model_parse_hf_json(q3, strlen(q3), NULL, &m, &err) == POSENC_OK &&
+                      m.ropes[0].mrope.kind == POSENC_MROPE_INTERLEAVED && m.ropes[0].mrope.axes == 3 &&
+                      posenc_mrope_pair_map(&m.ropes[0].params, &m.ropes[0].mrope, axis, inv, 64, &err) == POSENC_OK;
+        int counts[3] = {0, 0, 0};
+        for (int k = 0; mapped && k < 64; k++) counts[axis[k]]++;
+        CHECK(mapped && axis[1] == 1 && axis[58] == 1 && axis[2] == 2 && axis[59] == 2 && axis[60] == 0 &&
+                  axis[61] == 0 && axis[62] == 0 && axis[63] == 0 && counts[0] == 24 && counts[1] == 20 && counts[2] == 20,
+              "  model rope: interleaved, h at 1..58 step 3, w at 2..59 step 3, leftover 61-62 on t (24/20/20 pairs) %s",
+              err.message);
+        if (mapped) posenc_model_free(&m);
+    }
     c = parse_json("{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_parameters\":{\"full_attention\":"
                    "{\"rope_type\":\"linear\",\"factor\":2.0,\"rope_theta\":20000},\"sliding_attention\":"
                    "{\"rope_type\":\"default\",\"rope_theta\":10000}}}",

@@ -135,6 +135,7 @@ def _model_config(c: "_lib.ModelConfig", mode: Optional[str]) -> ModelConfig:
                        rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
                        softmax_scale_factor=c.softmax_scale_factor,
                        mrope_sections=tuple(int(v) for v in c.mrope_sections if v),
+                       mrope_interleaved=bool(c.mrope_interleaved),
                        warnings=_warnings(c), rope_given=int(c.rope_given), duplicate_key=text(c.duplicate_key),
                        keys_used=text(c.keys_used), defaults_used=text(c.defaults_used),
                        layer_types=tuple(layer_types), rope=rope)

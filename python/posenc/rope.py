@@ -226,6 +226,7 @@ class ModelConfig:
     softmax_head_dim: int            # d of the 1/sqrt(d) softmax scale
     softmax_scale_factor: float      # extra multiplier on 1/sqrt(softmax_head_dim) (DeepSeek), else 1
     mrope_sections: Tuple[int, ...]  # Qwen2-VL M-RoPE pairs per axis, () = none
+    mrope_interleaved: bool          # True: the sections interleave (Qwen3-VL; GGUF IMROPE)
     warnings: Tuple[str, ...]        # "no_theta", "no_original", "factor_mismatch", ...
     rope_given: int                  # POSENC_ROPE_GIVEN_* bits of `rope` (for posenc_rope_resolve)
     duplicate_key: str               # warning "duplicate_key": the (first) key given twice
@@ -284,6 +285,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
                            rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
                            softmax_scale_factor=c.softmax_scale_factor,
                            mrope_sections=tuple(int(v) for v in c.mrope_sections if v),
+                           mrope_interleaved=bool(c.mrope_interleaved),
                            warnings=warnings, rope_given=int(c.rope_given),
                            duplicate_key=text(c.duplicate_key), keys_used=text(c.keys_used),
                            defaults_used=text(c.defaults_used), layer_types=tuple(layer_types),

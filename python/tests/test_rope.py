@@ -349,7 +349,12 @@ def test_model_config_fields_and_free(tmp):
     print(cfg)
     assert cfg.family != "" and cfg.num_hidden_layers == 28 and cfg.mrope_sections == (16, 24, 24)
     assert cfg.attention_head_dim == 128 and cfg.rotary_offset == 0 and cfg.softmax_head_dim == 128
-    assert cfg.layer_types == () and isinstance(cfg.defaults_used, str)
+    assert cfg.layer_types == () and isinstance(cfg.defaults_used, str) and cfg.mrope_interleaved is False
+    q3 = posenc.load_config({"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "head_dim": 128,
+                             "rope_theta": 5000000, "rope_scaling": {"mrope_interleaved": True,
+                                                                     "mrope_section": [24, 20, 20]}}})
+    assert q3.family == "qwen3_vl" and q3.mrope_sections == (24, 20, 20) and q3.mrope_interleaved is True
+    assert q3.rope.base == 5e6 and q3.num_hidden_layers == 32  # Qwen3VLTextConfig's 32 layers
     with pytest.raises(posenc.UnsupportedError, match="mystery_lm"):  # issue 23: refused by name, no guess
         posenc.load_config({"model_type": "mystery_lm", "hidden_size": 256, "num_attention_heads": 4})
     with pytest.raises(posenc.FormatError):

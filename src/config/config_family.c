@@ -25,6 +25,12 @@ static const config_family families[] = {
     {"qwen2_moe", NULL, "Qwen2Moe", H, 10000, 32768, 2048, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
     {"qwen2_vl", "qwen2_vl_text", "Qwen2VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
     {"qwen2_5_vl", "qwen2_5_vl_text", "Qwen2_5_VL", H, 1e6, 32768, 8192, 64, 0, 80, 0, FAMILY_MROPE, 0, 0, 0, NULL},
+    /* Qwen3VLTextConfig / Qwen3VLMoeTextConfig (transformers 4.57 signatures: rope_theta 5e6; head_dim 128 /
+     * hidden // heads); interleaved M-RoPE, mrope_section default [24, 20, 20] */
+    {"qwen3_vl", "qwen3_vl_text", "Qwen3VL", H, 5e6, 128000, 4096, 32, 128, 32, 0,
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_NESTED_TEXT, 0, 0, 0, NULL},
+    {"qwen3_vl_moe", "qwen3_vl_moe_text", "Qwen3VLMoe", H, 5e6, 128000, 2048, 16, 0, 24, 0,
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_NESTED_TEXT, 0, 0, 0, NULL},
     {"qwen3", NULL, "Qwen3", H, 10000, 32768, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 0, 24, 0, 0, 0, 0, 0, NULL}, /* no head_dim field */
     {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, 0, 0, 0, 0, NULL},
@@ -129,6 +135,7 @@ static const gguf_arch gguf_archs[] = {
     {"falcon", H, 0}, {"grok", H, 0}, {"dbrx", H, 0}, {"nomic-bert", H, 0},
     {"stablelm", H, 0}, {"bitnet", H, 0}, {"qwen", H, 0}, {"qwen2", H, 0}, {"qwen2moe", H, 0},
     {"qwen2vl", H, GGUF_ARCH_MROPE}, {"qwen25vl", H, GGUF_ARCH_MROPE}, {"qwen3", H, 0}, {"qwen3moe", H, 0},
+    {"qwen3vl", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE}, {"qwen3vlmoe", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE},
     {"olmo2", H, 0}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
     {"gemma", H, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2}, {"gemma3", H, GGUF_ARCH_GEMMA3}, {"starcoder2", H, 0},
     {"openelm", H, 0}, {"gptneox", H, 0}, {"codeshell", H, 0}, {"orion", H, 0}, {"nemotron", H, 0},

@@ -509,10 +509,17 @@ static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_mo
          * vision variants); posenc reads M-RoPE only where the architecture always has it */
         RETURN_ERROR_IF(pairs > 0 && !(flags & GGUF_ARCH_MROPE), err, POSENC_ERR_UNSUPPORTED,
                         "GGUF %s carries rope.dimension_sections (M-RoPE, %d pairs in sections): posenc reads "
-                        "M-RoPE sections only for qwen2vl; it does not guess how %s uses them",
+                        "M-RoPE sections only for qwen2vl, qwen25vl, qwen3vl, qwen3vlmoe; it does not guess how %s "
+                        "uses them",
                         out->architecture, pairs, out->architecture);
         for (int i = 0; i < 4; i++) out->mrope_sections[i] = v[K_DIM_SECTIONS].ints[i];
+        out->mrope_interleaved = (flags & GGUF_ARCH_IMROPE) != 0; /* qwen3vl: LLAMA_ROPE_TYPE_IMROPE */
     }
+    /* llama.cpp's qwen3vl loader requires the sections (get_key_or_arr(..., true)) */
+    RETURN_ERROR_IF((flags & GGUF_ARCH_IMROPE) && !out->mrope_sections[0] && !out->mrope_sections[1] &&
+                        !out->mrope_sections[2],
+                    err, POSENC_ERR_FORMAT, "GGUF %s has no %s.rope.dimension_sections: llama.cpp refuses to load it "
+                    "(IMROPE needs the sections)", out->architecture, out->architecture);
     p->max_position = out->max_position_embeddings;
     const char *type = HAS(K_SCALING_TYPE) ? v[K_SCALING_TYPE].text : HAS(K_SCALE_LINEAR) ? "linear" : "none";
     config_copy_name_(out->scaling_name, sizeof out->scaling_name, type, strnlen(type, sizeof out->scaling_name - 1));

@@ -145,6 +145,17 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
         hf_use_(h, rope, "long_factor");
         FORWARD_IF_ERROR(longrope_lists(rope, out, p, err));
     }
+    if (main && h->family && (h->family->flags & FAMILY_MROPE_INTERLEAVED)) {
+        /* HF's Qwen3VLTextRotaryEmbedding interleaves always and never reads mrope_interleaved: a false
+         * there says the author meant contiguous sections, which HF would not do; refused, not guessed */
+        const cJSON *il = hf_use_(h, rope, "mrope_interleaved");
+        RETURN_ERROR_IF(il && !cJSON_IsBool(il), err, POSENC_ERR_FORMAT,
+                        "config.json: rope 'mrope_interleaved' must be true or false");
+        RETURN_ERROR_IF(il && !cJSON_IsTrue(il), err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: rope 'mrope_interleaved' is false, but %s's rotary embedding (HF "
+                        "apply_interleaved_mrope) interleaves the sections whatever this key says; posenc does not "
+                        "guess which was meant", h->family->model_type);
+    }
     if (main && (h->family && (h->family->flags & FAMILY_MROPE))) {
         const cJSON *sec = hf_use_(h, rope, "mrope_section");
         if (sec) {
@@ -213,6 +224,28 @@ static const char *const window_k[] = {"sliding_window", NULL};
 static const char *const pattern_k[] = {"sliding_window_pattern", "_sliding_window_pattern", NULL};
 
 static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h);
+
+/* Qwen3-VL: HF's mrope_section default [24, 20, 20] (rope dict .get), interleaved; the sections must
+ * cover the rotated pairs (HF's slices would silently cut short ones past the head). */
+static posenc_status interleaved_sections(hf_reader *h, const posenc_rope_params *p) {
+    posenc_model_config *out = h->out;
+    if (out->mrope_sections[0] == 0 && out->mrope_sections[1] == 0 && out->mrope_sections[2] == 0 &&
+        out->mrope_sections[3] == 0) {
+        out->mrope_sections[0] = 24, out->mrope_sections[1] = 20, out->mrope_sections[2] = 20;
+        config_note_(out->defaults_used, sizeof out->defaults_used, "mrope_section=[24, 20, 20]");
+    }
+    out->mrope_interleaved = 1;
+    int32_t r = 0;
+    posenc_error inner = {0};
+    if (posenc_rope_check(p, &r, &inner) != POSENC_OK) return POSENC_OK; /* said by the resolve below */
+    int64_t sum = 0;
+    for (int i = 0; i < 4; i++) sum += out->mrope_sections[i];
+    RETURN_ERROR_IF(sum != r / 2, h->err, POSENC_ERR_FORMAT,
+                    "config.json: rope 'mrope_section' [%d, %d, %d] adds up to %lld pairs, the rotated head has %d "
+                    "(head_dim %d)", out->mrope_sections[0], out->mrope_sections[1], out->mrope_sections[2],
+                    (long long)sum, r / 2, p->head_dim);
+    return POSENC_OK;
+}
 
 /* The position-related keys of obj, comma-separated (for the refusal message). */
 static void position_keys(const cJSON *obj, char *buf, size_t size) {
@@ -421,6 +454,19 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     const cJSON *cfg = root;
     const cJSON *text = item(root, "text_config");
     if (!item(root, "rope_theta") && !item(root, "hidden_size") && cJSON_IsObject(text)) cfg = text;
+    /* Qwen3VLConfig builds its text model from text_config alone (none: the built-in defaults): a
+     * composite model_type reads text_config whatever the top level holds, and is refused without one */
+    const cJSON *root_mt = item(root, "model_type");
+    const config_family *root_f = cJSON_IsString(root_mt) ? config_family_find_(root_mt->valuestring) : NULL;
+    if (root_f && (root_f->flags & FAMILY_NESTED_TEXT) && strcmp(root_mt->valuestring, root_f->model_type) == 0) {
+        char keys[120] = "";
+        if (!cJSON_IsObject(text)) position_keys(root, keys, sizeof keys);
+        RETURN_ERROR_IF(keys[0], err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: a %s config without text_config but with top-level position keys (%.80s): HF "
+                        "builds its text model from text_config alone (none: the class defaults) and never reads "
+                        "them; give the text_config", root_f->model_type, keys);
+        cfg = cJSON_IsObject(text) ? text : root; /* no keys at all: the class defaults, as HF */
+    }
     FORWARD_IF_ERROR(hf_note_duplicates_(root, "", &h));
     if (cfg != root) FORWARD_IF_ERROR(hf_note_duplicates_(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
@@ -572,6 +618,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->max_position = max_pos;
     unsigned given = 0;
     if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
+    if (f->flags & FAMILY_MROPE_INTERLEAVED) FORWARD_IF_ERROR(interleaved_sections(&h, p));
     if (p->scaling == POSENC_ROPE_LONGROPE && has_top_orig) { /* Phi-3: factor := max / original */
         RETURN_ERROR_IF((given & POSENC_ROPE_GIVEN_ORIGINAL) && p->original_max_position != top_orig, err,
                         POSENC_ERR_FORMAT,
@@ -624,6 +671,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     m->ropes[0].dynamic_alpha = alpha;
     FORWARD_IF_ERROR(hf_layers_(&h, cfg, false));
     hf_unused_keys_(&h, cfg, "", false);
+    /* Qwen3-VL: position keys beside text_config never reach HF's text model: listed, not read */
+    if (cfg != root && (f->flags & FAMILY_NESTED_TEXT)) hf_unused_keys_(&h, root, "top-level ", false);
     if (rope) hf_unused_keys_(&h, rope, item(cfg, "rope_parameters") ? "rope_parameters." : "rope_scaling.", true);
     if (local_rope) hf_unused_keys_(&h, local_rope, "rope.sliding_attention.", true);
     return POSENC_OK;

@@ -33,8 +33,12 @@ enum {
     FAMILY_ATTN_CONFIG_THETA = 1u << 18, /* DBRX: rope_theta inside attn_config */
     FAMILY_DYNAMIC_ALPHA = 1u << 19, /* Hunyuan: rope dict alpha: base = theta * alpha^(d/(d-2)) */
     FAMILY_OPT_OFFSET = 1u << 20,    /* OPT: learned table rows = position + 2 */
-    FAMILY_GENERIC = 1u << 21        /* no model_type and no class at all: HF's modeling_rope_utils keys
+    FAMILY_GENERIC = 1u << 21,       /* no model_type and no class at all: HF's modeling_rope_utils keys
                                         (no class defaults), layout half ASSUMED (said so) */
+    FAMILY_MROPE_INTERLEAVED = 1u << 22, /* Qwen3-VL: apply_interleaved_mrope (h at k%3==1 < 3 s1, w at
+                                        k%3==2 < 3 s2, t elsewhere), sections default 24/20/20 */
+    FAMILY_NESTED_TEXT = 1u << 23    /* the composite model_type reads text_config only (Qwen3VLConfig:
+                                        top-level keys never reach the text model); none: refused */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
@@ -77,7 +81,8 @@ enum {
                                          when attention.sliding_window is 0) */
     GGUF_ARCH_SWA_ROPE_ONLY = 1u << 6,/* cohere2: SWA pattern 4, RoPE in the SWA layers only */
     GGUF_ARCH_ALIBI = 1u << 7,        /* bloom, mpt: ALiBi, no RoPE */
-    GGUF_ARCH_BAICHUAN = 1u << 8      /* baichuan: 40 layers (13B) ALiBi, else RoPE */
+    GGUF_ARCH_BAICHUAN = 1u << 8,     /* baichuan: 40 layers (13B) ALiBi, else RoPE */
+    GGUF_ARCH_IMROPE = 1u << 9        /* LLAMA_ROPE_TYPE_IMROPE: the sections interleave (qwen3vl) */
 };
 
 typedef struct {

@@ -60,7 +60,7 @@ static void rope_variant(posenc_model *m, int32_t i, const char *name, const pos
     int32_t axes = 0;
     for (int k = 0; k < 4 && c->mrope_sections[k] > 0; k++) r->mrope.sizes[axes++] = c->mrope_sections[k];
     r->mrope.axes = axes;
-    r->mrope.kind = POSENC_MROPE_SECTIONS;
+    r->mrope.kind = c->mrope_interleaved ? POSENC_MROPE_INTERLEAVED : POSENC_MROPE_SECTIONS;
 }
 
 void config_ropes_from_config_(posenc_model *m) {

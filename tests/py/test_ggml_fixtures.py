@@ -7,7 +7,8 @@ against ggml d99724f2 with the parameters llama.cpp derives; no ggml is needed h
   none; the two caches no fit reproduces bit for bit are said so by name: Phi-3's per-pair
   factors are measured, not known, and Qwen3-VL's IMROPE holds two pairs still);
 - with `--config` (the model's config.json fields, committed beside them) each matches the
-  config bit for bit in ggml's float32 arithmetic (Qwen3-VL: posenc knows no qwen3_vl family);
+  config bit for bit in ggml's float32 arithmetic (Qwen3-VL: every pair but 61-62, which llama.cpp's IMROPE
+  holds still on its 4th stream where HF keeps them on t: named as the one departure);
 - `posenc rope apply --mode ggml` (--mrope for MROPE/IMROPE) rotates the golden input formula
   to ggml's output bit for bit;
 - deviations planted with ggml itself (attention factor dropped, no rope_freqs, DeepSeek's
@@ -109,8 +110,31 @@ def main():
             t.check("still pairs: 61-62 hold angle 0" in text and "every other pair is bit for bit in ggml" in text,
                     f"{name}: names IMROPE's still pairs 61-62 (4th stream 0 for text tokens), the rest bit for bit")
             rc, text, err = run("rope", "identify", cache, "--config", cfg)
-            t.check(rc != 0 and "qwen3_vl_text" in err and "not a model family posenc knows" in err,
-                    f"{name}: --config is refused by name (no qwen3_vl family in posenc's table)")
+            words = ("pairs 61-62 hold angle 0 at every row where the config, as HF reads it, turns them",
+                     "HF's apply_interleaved_mrope keeps the pairs past the interleaved sections (t/h/w 24/20/20",
+                     "llama.cpp's IMROPE takes them from a 4th position stream, 0 for text tokens",
+                     "every other pair is the config's bit for bit in ggml's float32 arithmetic")
+            t.check(rc == 0 and all(w in text for w in words) and "matches the config" not in text,
+                    f"{name}: with --config: names llama.cpp's still pairs 61-62 (IMROPE's 4th stream, 0 for text) "
+                    f"where HF keeps them on t, every other pair the config's bit for bit in ggml's float32 "
+                    f"arithmetic" + ("" if rc == 0 and all(w in text for w in words)
+                                     else f" (got: {text[text.find('against'):][:600]}{err})"))
+            rc, out, err = run("rope", "identify", cache, "--config", cfg, "--json")
+            j = json.loads(out)["config"] if rc == 0 else {}
+            t.check(rc == 0 and j.get("matches") is False and len(j.get("departures", [])) == 1
+                    and "pairs 61-62" in j["departures"][0],
+                    f"{name}: --json: matches false, one departure naming pairs 61-62")
+            # planted: one value of another pair one ULP off; the still pairs are still named, the rest no
+            # longer claimed bit for bit (the put-back comparison counts it)
+            c = np.load(cache)
+            c[100, 20] = np.nextafter(c[100, 20], np.float32(2))
+            path = os.path.join(tmpdir(), "qwen3_vl_planted.npy")
+            np.save(path, c)
+            rc, text, err = run("rope", "identify", path, "--config", cfg)
+            t.check(rc == 0 and "pairs 61-62 hold angle 0" in text and "every other pair is the config's" not in text
+                    and "with pairs 61-62 put back, 1 values still differ" in text,
+                    f"{name}: planted 1-ULP change at pair 10: still pairs named, '1 values still differ' with them "
+                    f"put back" + ("" if "still differ" in text else f" (got: {text[text.find('against'):][:400]})"))
             continue
         rc, text, err = run("rope", "identify", cache, "--config", cfg)
         t.check(rc == 0 and "matches the config bit for bit in ggml's float32 arithmetic" in text,
@@ -126,10 +150,7 @@ def main():
         out = os.path.join(tmp, name + ".npy")
         args = ["rope", "apply", "--in", x, "--mode", "ggml", "--layout", "interleaved" if e["mode"] == 0 else "half",
                 "-o", out]
-        if name == "qwen3_vl_8b":  # no config family: the ggml call's own knobs
-            args += ["--dim", e["n_dims"], "--base", int(e["freq_base"])]
-        else:
-            args += ["--config", os.path.join(FIX, "configs", name + ".json"), "--seq-len", 131072]
+        args += ["--config", os.path.join(FIX, "configs", name + ".json"), "--seq-len", 131072]
         if e["sections"]:
             args += ["--mrope", ",".join(map(str, e["sections"])), "--positions",
                      os.path.join(FIX, name + "_positions.npy")]
