@@ -123,3 +123,20 @@ def torch_peer_label(torch):
     label = f"torch {torch.__version__} {pick.upper()}"
     print(f"{label} (ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', 'unset')}), 1 thread")
     return label, pick
+
+
+def fixture_files_problems(folder, manifest):
+    """The .npy files of a fixture folder against its manifest's {name: sha256}: (problems, unlisted),
+    each problem a missing file or one whose sha256 differs, unlisted the .npy files it does not name."""
+    import hashlib
+    bad = []
+    for name, digest in sorted(manifest["files"].items()):
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            bad.append(name + " (missing)")
+        else:
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read()).hexdigest() != digest:
+                    bad.append(name + " (sha256 differs)")
+    on_disk = {n for n in os.listdir(folder) if n.endswith(".npy")}
+    return bad, sorted(on_disk - set(manifest["files"]))

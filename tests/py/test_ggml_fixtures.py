@@ -14,14 +14,13 @@ against ggml d99724f2 with the parameters llama.cpp derives; no ggml is needed h
 - deviations planted with ggml itself (attention factor dropped, no rope_freqs, DeepSeek's
   mscale ignored) and a bf16 copy of a cache are each named against the config.
 POSENC_GGML_FIXTURES=DIR reads another copy of the folder (to show a changed byte fails)."""
-import hashlib
 import json
 import os
 import sys
 
 import numpy as np
 
-from common import Checks, run, tmpdir
+from common import Checks, fixture_files_problems, run, tmpdir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.environ.get("POSENC_GGML_FIXTURES") or os.path.join(HERE, "..", "fixtures", "ggml")
@@ -61,18 +60,11 @@ def bits(a):
 def main():
     t = Checks()
     manifest = json.load(open(os.path.join(FIX, "manifest.json")))
-    bad = []
-    for name, digest in sorted(manifest["files"].items()):
-        path = os.path.join(FIX, name)
-        if not os.path.exists(path):
-            bad.append(name + " (missing)")
-        elif hashlib.sha256(open(path, "rb").read()).hexdigest() != digest:
-            bad.append(name + " (sha256 differs)")
-    on_disk = {n for n in os.listdir(FIX) if n.endswith(".npy")}
-    t.check(not bad and on_disk == set(manifest["files"]),
+    bad, unlisted = fixture_files_problems(FIX, manifest)
+    t.check(not bad and not unlisted,
             f"{len(manifest['files'])} fixture files, each sha256 the manifest's (ggml "
             f"{manifest['producer']['commit'][:8]})" + (": " + ", ".join(bad[:5]) if bad else "")
-            + ("" if on_disk == set(manifest["files"]) else f"; unlisted {sorted(on_disk - set(manifest['files']))}"))
+            + (f"; unlisted {unlisted}" if unlisted else ""))
     calls = {e["name"]: e for e in manifest["fixtures"]}
     t.check(len([n for n in calls if n in EXPECT]) == len(EXPECT) >= 12,
             f"{len(EXPECT)} real model configs, each with its ggml call recorded")

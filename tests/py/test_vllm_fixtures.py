@@ -15,13 +15,12 @@ float32; no vLLM is needed here):
 - the bf16 cache vLLM keeps for a bf16 checkpoint matches the config rounded to bf16;
 - a deviation planted with vLLM's own knob (apply_yarn_scaling False) is named against the config.
 POSENC_VLLM_FIXTURES=DIR reads another copy of the folder (to show a changed byte fails)."""
-import hashlib
 import json
 import os
 
 import numpy as np
 
-from common import Checks, run
+from common import Checks, fixture_files_problems, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.environ.get("POSENC_VLLM_FIXTURES") or os.path.join(HERE, "..", "fixtures", "vllm")
@@ -72,18 +71,11 @@ def config_of(entry):
 def main():
     t = Checks()
     manifest = json.load(open(os.path.join(FIX, "manifest.json")))
-    bad = []
-    for name, digest in sorted(manifest["files"].items()):
-        path = os.path.join(FIX, name)
-        if not os.path.exists(path):
-            bad.append(name + " (missing)")
-        elif hashlib.sha256(open(path, "rb").read()).hexdigest() != digest:
-            bad.append(name + " (sha256 differs)")
-    on_disk = {n for n in os.listdir(FIX) if n.endswith(".npy")}
-    t.check(not bad and on_disk == set(manifest["files"]),
+    bad, unlisted = fixture_files_problems(FIX, manifest)
+    t.check(not bad and not unlisted,
             f"{len(manifest['files'])} fixture files, each sha256 the manifest's (vLLM's rotary code, torch "
             f"{manifest['producer']['torch']})" + (": " + ", ".join(bad[:5]) if bad else "")
-            + ("" if on_disk == set(manifest["files"]) else f"; unlisted {sorted(on_disk - set(manifest['files']))}"))
+            + (f"; unlisted {unlisted}" if unlisted else ""))
     srcs = manifest["producer"]["sources"]
     fixtures = {f: e for e in manifest["fixtures"] for f in e["files"]}
     models = {e["name"] for e in manifest["fixtures"]}
