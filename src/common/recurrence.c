@@ -49,6 +49,10 @@ void posenc_recurrence_next_anchor_(const posenc_recurrence_ *rec, posenc_recurr
     run_from_anchor(rec, state);
 }
 
+void posenc_recurrence_use_anchor_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state) {
+    run_from_anchor(rec, state);
+}
+
 void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state) {
     posenc_rotate_run_path_(rec->path, rec->pairs, rec->step.s_hi, rec->step.c_hi, state->run_s, state->run_c);
 }

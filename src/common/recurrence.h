@@ -55,4 +55,15 @@ void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_st
 void posenc_recurrence_next_dd_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
 
 
+/* run = the anchor rounded to double: after a kernel rotated the anchor itself
+ * (posenc_sinusoid_rows_rotate_anchor_avx512_), in place of next_anchor. */
+void posenc_recurrence_use_anchor_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
+
+/* posenc_sinusoid_rows_avx512_ that also rotates `anchor` by `by` (the next
+ * chunk's anchor: posenc_rotate_dd_'s bits) while it writes the rows, for the
+ * streaming f32 route (pairs % 32 == 0) and rows >= 8; false (nothing done)
+ * for other tables. */
+bool posenc_sinusoid_rows_rotate_anchor_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
+                                                void *out, size_t rows, const posenc_dd_sincos_ *anchor,
+                                                const posenc_dd_sincos_ *by);
 #endif

@@ -11,29 +11,7 @@
  * and builds with -ffp-contract=off (a fused a*b+c would change the bits). The
  * vector builds hand their last n % LANES items to the scalar build. */
 
-/* (s, e) with s + e == a + b exactly */
-static inline void two_sum(vec a, vec b, vec *s, vec *e) {
-    vec sum = a + b, bb = sum - a;
-    *e = (a - (sum - bb)) + (b - bb);
-    *s = sum;
-}
-/* same, when |a| >= |b| */
-static inline void quick_two_sum(vec a, vec b, vec *s, vec *e) {
-    vec sum = a + b;
-    *e = b - (sum - a);
-    *s = sum;
-}
-static inline void dd_mul(vec ah, vec al, vec bh, vec bl, vec *h, vec *l) {
-    vec p = ah * bh;
-    vec e = V_FMA(ah, bh, -p) + (ah * bl + al * bh);
-    quick_two_sum(p, e, h, l);
-}
-static inline void dd_add(vec ah, vec al, vec bh, vec bl, vec *h, vec *l) {
-    vec s, e;
-    two_sum(ah, bh, &s, &e);
-    e = e + (al + bl);
-    quick_two_sum(s, e, h, l);
-}
+#include "dd_lanes.h"
 
 /* 1/k! as double-doubles (mpmath, 300 bits), k = 0..23 */
 static const double inv_factorial[24][2] = {
@@ -141,13 +119,8 @@ void ROTATE_DD(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_
         vec ch = V_LOAD(state->c_hi + k), cl = V_LOAD(state->c_lo + k);
         vec bsh = V_LOAD(by->s_hi + k), bsl = V_LOAD(by->s_lo + k);
         vec bch = V_LOAD(by->c_hi + k), bcl = V_LOAD(by->c_lo + k);
-        vec ah, al, bh, bl, ns_h, ns_l, nc_h, nc_l;
-        dd_mul(sh, sl, bch, bcl, &ah, &al); /* sin(a+b) = sin a cos b + cos a sin b */
-        dd_mul(ch, cl, bsh, bsl, &bh, &bl);
-        dd_add(ah, al, bh, bl, &ns_h, &ns_l);
-        dd_mul(ch, cl, bch, bcl, &ah, &al); /* cos(a+b) = cos a cos b - sin a sin b */
-        dd_mul(sh, sl, bsh, bsl, &bh, &bl);
-        dd_add(ah, al, -bh, -bl, &nc_h, &nc_l);
+        vec ns_h, ns_l, nc_h, nc_l;
+        rotate_dd_lanes(sh, sl, ch, cl, bsh, bsl, bch, bcl, &ns_h, &ns_l, &nc_h, &nc_l);
         store_lanes(state, k, ns_h, ns_l, nc_h, nc_l);
     }
     if (k < n) {

@@ -212,6 +212,7 @@ typedef struct {
     char *stage;                          /* NULL: write rows directly */
     size_t stage_bytes, stage_rows;
     void (*copy)(float *dst, const float *src, size_t n);
+    bool rotate_anchor; /* the AVX-512 streaming kernel advances each chunk's anchor as it writes */
 } precise_range_ctx;
 
 /* Rows [r, r + rows) from the anchor values in run_s/run_c. */
@@ -252,10 +253,19 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
         size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
         double p0 = (double)job->positions->start + (double)b; /* exact: |p| < 2^53 checked */
         posenc_recurrence_start_(ctx->rec, &state, p0);
+        bool rotated = false; /* the kernel already rotated the anchor to this chunk's */
         for (size_t r = b; r < block_end; r += POSENC_RECURRENCE_ANCHOR) {
-            if (r != b) posenc_recurrence_next_anchor_(ctx->rec, &state);
+            if (r != b) {
+                if (rotated) posenc_recurrence_use_anchor_(ctx->rec, &state);
+                else posenc_recurrence_next_anchor_(ctx->rec, &state);
+            }
             size_t rows = block_end - r < POSENC_RECURRENCE_ANCHOR ? block_end - r : POSENC_RECURRENCE_ANCHOR;
-            fill_anchor_rows(ctx, worker, state.run_s, state.run_c, r, rows);
+            size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
+            rotated = ctx->rotate_anchor && r + POSENC_RECURRENCE_ANCHOR < block_end &&
+                      posenc_sinusoid_rows_rotate_anchor_avx512_(&ctx->plan, state.run_s, state.run_c,
+                                                                 (char *)job->out + r * row_bytes, rows,
+                                                                 &state.anchor, &ctx->rec->anchor_step);
+            if (!rotated) fill_anchor_rows(ctx, worker, state.run_s, state.run_c, r, rows);
         }
     }
     if (ctx->stage) posenc_store_fence_();
@@ -284,6 +294,7 @@ static void rows_ctx_setup(precise_range_ctx *ctx, const table_job *job, posenc_
     /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
     bool big = path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES;
     ctx->plan.stream = big && pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
+    ctx->rotate_anchor = ctx->plan.stream && path == POSENC_PATH_AVX512;
     size_t row_bytes = bytes / rows;
     if (big && !ctx->plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
         ctx->stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
@@ -314,7 +325,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     }
     /* the rows use the step's hi parts: (sin, cos)(w_k) rounded to double */
     precise_range_ctx ctx = {job, &rec, {pairs, job->params->layout, job->dtype, false, rec.step.s_hi, rec.step.c_hi},
-                             NULL, mem, NULL, 0, 0, NULL};
+                             NULL, mem, NULL, 0, 0, NULL, false};
     rows_ctx_setup(&ctx, job, exec->path, bytes, threads);
     posenc_parallel_for_(run, threads, rows, SINUSOID_BLOCK, precise_range_worker, &ctx);
     free(ctx.stage);
@@ -489,7 +500,7 @@ posenc_status posenc_sinusoid_plan_table(const posenc_sinusoid_plan *plan, posen
     if ((size_t)threads > plan->chunks) threads = (int32_t)plan->chunks;
     plan_rows_job job = {plan, {&table, &plan->rec,
                                 {plan->shape.pairs, params->layout, dtype, false, plan->rec.step.s_hi, plan->rec.step.c_hi},
-                                NULL, malloc(sizeof(double) * 2 * (P ? P : 1) * (size_t)threads), NULL, 0, 0, NULL}};
+                                NULL, malloc(sizeof(double) * 2 * (P ? P : 1) * (size_t)threads), NULL, 0, 0, NULL, false}};
     RETURN_ERROR_IF(!job.ctx.scratch, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate scratch for %zu pairs", P);
     rows_ctx_setup(&job.ctx, &table, run.exec.path, bytes, threads);
     posenc_parallel_for_(&run, threads, rows, POSENC_RECURRENCE_ANCHOR, plan_rows_worker, &job);
