@@ -117,5 +117,12 @@ int cli_lab_each_result(const char *command, const char *path, bool missing_ok, 
 #define CLI_LAB_KEEP_CURVE 1u
 struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok,
                                    unsigned keep);
+/* cli_lab_read_results for the commands that draw on every file they are given (lab
+ * claims, lab plot): a file that holds no run (empty, blank lines, or only an
+ * unfinished last line) is refused as well, with cli_lab_no_runs, rather than read as
+ * "nothing measured". EXIT_* code; *out gets the runs on EXIT_OK, else NULL. */
+int cli_lab_read_runs(const char *command, const char *const *paths, int count, unsigned keep, struct cJSON **out);
+/* "FILE holds no lab runs" + the hint that lab run writes one; returns EXIT_USAGE. */
+int cli_lab_no_runs(const char *command, const char *path);
 
 #endif

@@ -244,6 +244,7 @@ typedef struct {
     cJSON *all;
     unsigned keep;
     bool kept_learned, kept_any; /* position tables kept so far */
+    size_t runs;                 /* runs kept so far */
 } collect_ctx;
 
 /* Keep what the readers use: the big per-step and per-cell arrays go, except the
@@ -268,20 +269,41 @@ static int collect(void *ctx, cJSON *run, const char *line, size_t len, const ch
         cJSON_Delete(run);
         return cli_fail(c->command, EXIT_RUNTIME, "free memory", "out of memory keeping the runs of %s", path);
     }
+    c->runs++;
+    return EXIT_OK;
+}
+
+/* The runs of the files into *out (EXIT_* code, message printed); need_runs refuses
+ * a file that adds none. */
+static int read_results(const char *command, const char *const *paths, int count, bool missing_ok, unsigned keep,
+                        bool need_runs, cJSON **out) {
+    *out = NULL;
+    collect_ctx c = {command, cJSON_CreateArray(), keep, false, false, 0};
+    if (!c.all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
+    for (int f = 0; f < count; f++) {
+        size_t before = c.runs;
+        int rc = cli_lab_each_result(command, paths[f], missing_ok, collect, &c);
+        if (rc == EXIT_OK && need_runs && c.runs == before) rc = cli_lab_no_runs(command, paths[f]);
+        if (rc != EXIT_OK) {
+            cJSON_Delete(c.all);
+            return rc;
+        }
+    }
+    *out = c.all;
     return EXIT_OK;
 }
 
 struct cJSON *cli_lab_read_results(const char *command, const char *const *paths, int count, bool missing_ok,
                                    unsigned keep) {
-    collect_ctx c = {command, cJSON_CreateArray(), keep, false, false};
-    if (!c.all) {
-        cli_fail(command, EXIT_RUNTIME, NULL, "out of memory");
-        return NULL;
-    }
-    for (int f = 0; f < count; f++)
-        if (cli_lab_each_result(command, paths[f], missing_ok, collect, &c) != EXIT_OK) {
-            cJSON_Delete(c.all);
-            return NULL;
-        }
-    return c.all;
+    cJSON *runs;
+    read_results(command, paths, count, missing_ok, keep, false, &runs);
+    return runs;
+}
+
+int cli_lab_read_runs(const char *command, const char *const *paths, int count, unsigned keep, struct cJSON **out) {
+    return read_results(command, paths, count, false, keep, true, out);
+}
+
+int cli_lab_no_runs(const char *command, const char *path) {
+    return cli_fail(command, EXIT_USAGE, "posenc lab run NAME -o FILE writes one", "%s holds no lab runs", path);
 }

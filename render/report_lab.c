@@ -163,7 +163,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
                 cli_note(command, "%s holds no lab runs: skipped", paths[i]);
                 continue;
             }
-            rc = cli_fail(command, EXIT_USAGE, "posenc lab run NAME -o FILE writes one", "%s holds no lab runs", paths[i]);
+            rc = cli_lab_no_runs(command, paths[i]);
             break;
         }
         used[files] = paths[i];

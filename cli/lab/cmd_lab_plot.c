@@ -33,8 +33,9 @@ int cmd_lab_plot(int argc, char **argv) {
     cli_buffer b = {0};
     const char *only = cli_string(&a, "experiment", NULL), *metric = cli_string(&a, "metric", "bpb");
     const char *path = a.positional[0];
-    cJSON *runs = cli_lab_read_results("lab plot", &path, 1, false, strcmp(metric, "curve") == 0 ? CLI_LAB_KEEP_CURVE : 0);
-    if (!runs) return EXIT_RUNTIME; /* the reader named the file and line */
+    cJSON *runs = NULL; /* the reader names a bad file and line, or a file with no run */
+    rc = cli_lab_read_runs("lab plot", &path, 1, strcmp(metric, "curve") == 0 ? CLI_LAB_KEEP_CURVE : 0, &runs);
+    if (rc != EXIT_OK) return rc;
     rc = svg ? cli_lab_plot_svg("lab plot", runs, path, only, metric, &b)
              : cli_lab_plot_png("lab plot", runs, path, only, metric, &b);
     cJSON_Delete(runs);

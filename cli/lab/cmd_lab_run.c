@@ -416,11 +416,13 @@ static int lab_claims(int argc, char **argv) {
     int rc = cli_parse(&a, "lab claims", merge_options, argc, argv, CLI_MAX_POSITIONAL);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n");
+        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n"
+               "Every file must hold at least one run (lab run writes them).\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
-    cJSON *runs = cli_lab_read_results("lab claims", a.positional, a.positional_count, false, 0);
-    if (!runs) return EXIT_RUNTIME;
+    /* a file with no run is refused (as report --lab does), not read as a table of "not measured" */
+    cJSON *runs = NULL;
+    if ((rc = cli_lab_read_runs("lab claims", a.positional, a.positional_count, 0, &runs)) != EXIT_OK) return rc;
     posenc_error err = {0};
     char *table = NULL;
     if (lab_claims_markdown(runs, &table, &err) != POSENC_OK) rc = cli_fail_status("lab claims", &err);

@@ -3,7 +3,7 @@
 lengths, non-overlapping and sliding), then plot (SVG parsed as XML; PNG decoded
 with zlib: size, colours, one legend colour per scheme), claims (rows and
 verdicts), the report's "Measured here" section (--lab, found at the default
-place, absent, empty, malformed), --resume, `lab run tiny-extension` (RoPE
+place, absent, empty, malformed), claims and plot refusing a file with no runs, --resume, `lab run tiny-extension` (RoPE
 fine-tuned WITH each scaling; the JSON carries it), plan, merge and bad input.
 Prints evidence and "N passed, N failed"."""
 import json
@@ -140,6 +140,37 @@ def check_report(tmp, out):
     check(p.returncode == 1 and "lab-extrapolate.jsonl line 2" in p.stderr and
           not os.path.exists(os.path.join(here, "bad.html")), "malformed default file: %s" % p.stderr.strip())
     print("report: section found at lab-NAME.jsonl, absent without, --no-lab, empty skipped, malformed named")
+
+
+def check_no_runs(tmp, out):
+    """[Q8] A results file that holds no run (empty, blank lines only, or only an unfinished last
+    line) is refused by lab claims and lab plot as report --lab refuses it: exit 2, the file named,
+    the hint, nothing on stdout and no output file. Before, lab claims wrote an all-"not measured"
+    table and exited 0, and lab plot said "no runs with metric bpb" as if runs lacked a metric."""
+    d = os.path.join(tmp, "noruns")
+    os.makedirs(d)
+    inputs = {"empty.jsonl": "", "blank.jsonl": "\n\n", "unfinished.jsonl": open(out).readline()[:200]}
+    for name, content in inputs.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(content)
+    said = []
+    for name in inputs:
+        path = os.path.join(d, name)
+        for cmd, target in ((["lab", "claims", path], "claims.md"), (["lab", "claims", path], None),
+                            (["lab", "claims", out, path], "both.md"),  # one good file does not excuse the other
+                            (["lab", "plot", path], "plot.svg"), (["lab", "plot", path, "--metric", "curve"], "curve.png"),
+                            (["report", "--lab", path, "--len", "8", "--dim", "8"], "report.html")):
+            p = run(*(cmd + (["-o", os.path.join(d, target)] if target else [])), ok=False)
+            errors = [l for l in p.stderr.splitlines() if "holds no lab runs" in l]
+            check(p.returncode == 2 and errors == ["posenc %s: %s holds no lab runs" % (cmd[0] if cmd[0] == "report" else
+                                                                                          " ".join(cmd[:2]), path)] and
+                  "hint: posenc lab run NAME -o FILE writes one" in p.stderr and p.stdout == "" and
+                  sorted(os.listdir(d)) == sorted(inputs),
+                  "[Q8] %s %s%s: exit %d, stdout %d bytes, files %s: %s" % (
+                      " ".join(cmd[:2]), name, " -o " + target if target else "", p.returncode, len(p.stdout),
+                      sorted(os.listdir(d)), p.stderr.strip()[-200:]))
+            said.append(errors[0] if errors else "")
+    print("no runs: %d refusals of lab claims / lab plot / report --lab, e.g. %s" % (len(said), said[0]))
 
 
 def main():
@@ -295,6 +326,7 @@ def run_all(tmp):
     check(len(measured) >= 2, "claims measured over 3 seeds: %d" % len(measured))
     print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
     check_report(tmp, out)
+    check_no_runs(tmp, out)
     # tiny-extension: the context-extension pipeline at test size; every scaling is fine-tuned WITH that scaling
     ext = os.path.join(tmp, "ext.jsonl")
     p = run("lab", "run", "tiny-extension", "--text", text_path, "--seeds", "2", "-o", ext)
