@@ -55,15 +55,23 @@ void posenc_recurrence_next_(const posenc_recurrence_ *rec, posenc_recurrence_st
 void posenc_recurrence_next_dd_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
 
 
-/* run = the anchor rounded to double: after a kernel rotated the anchor itself
- * (posenc_sinusoid_rows_rotate_anchor_avx512_), in place of next_anchor. */
+/* run = the anchor rounded to double: after a kernel computed the anchor itself
+ * (posenc_sinusoid_rows_side_avx512_), in place of start or next_anchor. */
 void posenc_recurrence_use_anchor_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
 
-/* posenc_sinusoid_rows_avx512_ that also rotates `anchor` by `by` (the next
- * chunk's anchor: posenc_rotate_dd_'s bits) while it writes the rows, for the
- * streaming f32 route (pairs % 32 == 0) and rows >= 8; false (nothing done)
- * for other tables. */
-bool posenc_sinusoid_rows_rotate_anchor_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
-                                                void *out, size_t rows, const posenc_dd_sincos_ *anchor,
-                                                const posenc_dd_sincos_ *by);
+/* A side job for the AVX-512 sinusoid kernel: the anchor the rows after these
+ * need, computed while it writes them. by != NULL: anchor = anchor rotated by
+ * `by` (next_anchor's bits); by == NULL: anchor = (sin, cos)(position * w)
+ * (start's bits). */
+typedef struct {
+    const posenc_dd_sincos_ *anchor;
+    const posenc_dd_sincos_ *by;
+    const double *w_hi, *w_lo;
+    double position;
+} posenc_sinusoid_side_;
+/* posenc_sinusoid_rows_avx512_ plus the side job, for the streaming f32 route
+ * (pairs % 32 == 0) and whole chunks (rows >= 64); false (nothing done) for
+ * other tables. */
+bool posenc_sinusoid_rows_side_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, void *out,
+                                       size_t rows, const posenc_sinusoid_side_ *side);
 #endif

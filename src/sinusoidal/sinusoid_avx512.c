@@ -7,16 +7,24 @@
 #include <immintrin.h>
 
 typedef __m512d vec;
+#define V_SET(x) _mm512_set1_pd(x)
 #define V_FMA(a, b, c) _mm512_fmadd_pd((a), (b), (c))
+#define V_ROUND(x) _mm512_roundscale_pd((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #include "../common/dd_lanes.h"
 
-/* pairs k..k+7 of the double-double anchor rotated by `by`, as posenc_rotate_dd_ */
-static inline void rotate_anchor8(const posenc_dd_sincos_ *anchor, const posenc_dd_sincos_ *by, size_t k) {
+/* pairs k..k+7 of the side job's anchor: rotated by `by` (posenc_rotate_dd_'s
+ * bits) or started at `position` (posenc_sincos_dd_'s bits) */
+static void side_anchor8(const posenc_sinusoid_side_ *side, size_t k) {
+    const posenc_dd_sincos_ *anchor = side->anchor, *by = side->by;
     vec sh, sl, ch, cl;
-    rotate_dd_lanes(_mm512_loadu_pd(anchor->s_hi + k), _mm512_loadu_pd(anchor->s_lo + k),
-                    _mm512_loadu_pd(anchor->c_hi + k), _mm512_loadu_pd(anchor->c_lo + k),
-                    _mm512_loadu_pd(by->s_hi + k), _mm512_loadu_pd(by->s_lo + k), _mm512_loadu_pd(by->c_hi + k),
-                    _mm512_loadu_pd(by->c_lo + k), &sh, &sl, &ch, &cl);
+    if (by)
+        rotate_dd_lanes(_mm512_loadu_pd(anchor->s_hi + k), _mm512_loadu_pd(anchor->s_lo + k),
+                        _mm512_loadu_pd(anchor->c_hi + k), _mm512_loadu_pd(anchor->c_lo + k),
+                        _mm512_loadu_pd(by->s_hi + k), _mm512_loadu_pd(by->s_lo + k),
+                        _mm512_loadu_pd(by->c_hi + k), _mm512_loadu_pd(by->c_lo + k), &sh, &sl, &ch, &cl);
+    else
+        sincos_lanes(V_SET(side->position), _mm512_loadu_pd(side->w_hi + k), _mm512_loadu_pd(side->w_lo + k), &sh,
+                     &sl, &ch, &cl);
     _mm512_storeu_pd(anchor->s_hi + k, sh);
     _mm512_storeu_pd(anchor->s_lo + k, sl);
     _mm512_storeu_pd(anchor->c_hi + k, ch);
@@ -56,14 +64,15 @@ static inline void store_pd512(double *p, __m512d v, bool stream) {
  * rotation waits for the row before (a product, then a sum), and 2G
  * independent chains per row hide that wait better than G (rotation alone,
  * 8192 x 512 pairs: 0.79-0.90 ms with G = 4, 0.56 with G = 8, one thread).
- * With `anchor` (rows >= G), the group's pairs of the next chunk's anchor are
- * rotated one vector per row: independent work that fills the rows' waits,
- * where a pass of its own after the chunk cost 8% of an unplanned table. */
+ * With a side job, the group's pairs of the next chunk's or block's anchor are
+ * computed right after its rows, while their streaming stores drain, where
+ * passes of their own between chunks cost 14% of an unplanned table (perf: 8%
+ * rotations, 6% block starts). Inside the row loop they cost more than they
+ * saved: the registers they take made the rows spill. */
 static inline __attribute__((always_inline)) void rows_f32_column_group(const posenc_sinusoid_rows_ *plan,
                                                                         double *run_s, double *run_c, float *out,
                                                                         size_t rows, size_t k, const int G,
-                                                                        const posenc_dd_sincos_ *anchor,
-                                                                        const posenc_dd_sincos_ *by) {
+                                                                        const posenc_sinusoid_side_ *side) {
     const size_t P = (size_t)plan->pairs, dim = 2 * P;
     const bool half = plan->layout == POSENC_LAYOUT_HALF;
     /* s0 c0 s1 c1 ...: lanes 0-7 of the first operand with lanes 0-7 of the second (16-23) */
@@ -95,31 +104,31 @@ static inline __attribute__((always_inline)) void rows_f32_column_group(const po
                                                      _mm512_castps256_ps512(_mm512_cvtpd_ps(cv[j])));
                 _mm512_stream_ps(row + 2 * k + 16 * (size_t)j, both);
             }
-        if (anchor && r < (size_t)G) rotate_anchor8(anchor, by, k + 8 * r);
     }
     for (int j = 0; j < G; j++) {
         _mm512_storeu_pd(run_s + k + 8 * (size_t)j, sv[j]);
         _mm512_storeu_pd(run_c + k + 8 * (size_t)j, cv[j]);
     }
+    if (side)
+        for (int j = 0; j < G; j++) side_anchor8(side, k + 8 * (size_t)j);
 }
 
 static void rows_f32_columns(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, float *out,
                              size_t rows) {
     const size_t P = (size_t)plan->pairs;
     size_t k = 0;
-    for (; k + 64 <= P; k += 64) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 8, NULL, NULL);
-    for (; k < P; k += 32) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 4, NULL, NULL);
+    for (; k + 64 <= P; k += 64) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 8, NULL);
+    for (; k < P; k += 32) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 4, NULL);
     _mm_sfence();
 }
 
-bool posenc_sinusoid_rows_rotate_anchor_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
-                                                void *out, size_t rows, const posenc_dd_sincos_ *anchor,
-                                                const posenc_dd_sincos_ *by) {
+bool posenc_sinusoid_rows_side_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, void *out,
+                                       size_t rows, const posenc_sinusoid_side_ *side) {
     const size_t P = (size_t)plan->pairs;
-    if (!(plan->stream && plan->dtype == POSENC_DTYPE_F32 && P % 32 == 0 && rows >= 8)) return false;
+    if (!(plan->stream && plan->dtype == POSENC_DTYPE_F32 && P % 32 == 0 && rows >= 64)) return false;
     size_t k = 0;
-    for (; k + 64 <= P; k += 64) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 8, anchor, by);
-    for (; k < P; k += 32) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 4, anchor, by);
+    for (; k + 64 <= P; k += 64) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 8, side);
+    for (; k < P; k += 32) rows_f32_column_group(plan, run_s, run_c, out, rows, k, 4, side);
     _mm_sfence();
     return true;
 }
@@ -174,10 +183,9 @@ void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run
 }
 #else
 /* Built without the ISA flags (not x86-64): never selected, see posenc_kernel_path_supported. */
-bool posenc_sinusoid_rows_rotate_anchor_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c,
-                                                void *out, size_t rows, const posenc_dd_sincos_ *anchor,
-                                                const posenc_dd_sincos_ *by) {
-    (void)plan, (void)run_s, (void)run_c, (void)out, (void)rows, (void)anchor, (void)by;
+bool posenc_sinusoid_rows_side_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, void *out,
+                                       size_t rows, const posenc_sinusoid_side_ *side) {
+    (void)plan, (void)run_s, (void)run_c, (void)out, (void)rows, (void)side;
     return false;
 }
 void posenc_sinusoid_rows_avx512_(const posenc_sinusoid_rows_ *plan, double *run_s, double *run_c, void *out,

@@ -212,7 +212,7 @@ typedef struct {
     char *stage;                          /* NULL: write rows directly */
     size_t stage_bytes, stage_rows;
     void (*copy)(float *dst, const float *src, size_t n);
-    bool rotate_anchor; /* the AVX-512 streaming kernel advances each chunk's anchor as it writes */
+    bool side_kernel; /* the AVX-512 streaming kernel makes the next anchor as it writes (side job) */
 } precise_range_ctx;
 
 /* Rows [r, r + rows) from the anchor values in run_s/run_c. */
@@ -249,23 +249,26 @@ static void precise_range_worker(void *vctx, size_t worker, size_t begin, size_t
     const size_t P = (size_t)job->shape.pairs;
     posenc_recurrence_state_ state =
         posenc_recurrence_state_in_(P, ctx->scratch + posenc_recurrence_state_doubles_(P) * worker);
+    const size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
+    bool ready = false; /* state.anchor already holds the next chunk's or block's anchor (the kernel made it) */
     for (size_t b = begin; b < end; b += SINUSOID_BLOCK) {
         size_t block_end = b + SINUSOID_BLOCK < end ? b + SINUSOID_BLOCK : end;
         double p0 = (double)job->positions->start + (double)b; /* exact: |p| < 2^53 checked */
-        posenc_recurrence_start_(ctx->rec, &state, p0);
-        bool rotated = false; /* the kernel already rotated the anchor to this chunk's */
+        if (ready) posenc_recurrence_use_anchor_(ctx->rec, &state);
+        else posenc_recurrence_start_(ctx->rec, &state, p0);
         for (size_t r = b; r < block_end; r += POSENC_RECURRENCE_ANCHOR) {
             if (r != b) {
-                if (rotated) posenc_recurrence_use_anchor_(ctx->rec, &state);
+                if (ready) posenc_recurrence_use_anchor_(ctx->rec, &state);
                 else posenc_recurrence_next_anchor_(ctx->rec, &state);
             }
             size_t rows = block_end - r < POSENC_RECURRENCE_ANCHOR ? block_end - r : POSENC_RECURRENCE_ANCHOR;
-            size_t row_bytes = (size_t)job->params->dim * posenc_dtype_size(job->dtype);
-            rotated = ctx->rotate_anchor && r + POSENC_RECURRENCE_ANCHOR < block_end &&
-                      posenc_sinusoid_rows_rotate_anchor_avx512_(&ctx->plan, state.run_s, state.run_c,
-                                                                 (char *)job->out + r * row_bytes, rows,
-                                                                 &state.anchor, &ctx->rec->anchor_step);
-            if (!rotated) fill_anchor_rows(ctx, worker, state.run_s, state.run_c, r, rows);
+            posenc_sinusoid_side_ side = {&state.anchor, &ctx->rec->anchor_step, ctx->rec->w_hi, ctx->rec->w_lo,
+                                          (double)job->positions->start + (double)block_end};
+            if (r + POSENC_RECURRENCE_ANCHOR >= block_end) side.by = NULL; /* the next block's start, if any */
+            ready = ctx->side_kernel && (side.by || block_end < end) &&
+                    posenc_sinusoid_rows_side_avx512_(&ctx->plan, state.run_s, state.run_c,
+                                                      (char *)job->out + r * row_bytes, rows, &side);
+            if (!ready) fill_anchor_rows(ctx, worker, state.run_s, state.run_c, r, rows);
         }
     }
     if (ctx->stage) posenc_store_fence_();
@@ -294,7 +297,7 @@ static void rows_ctx_setup(precise_range_ctx *ctx, const table_job *job, posenc_
     /* streaming stores need every vector store aligned: rows of 16k floats/doubles */
     bool big = path != POSENC_PATH_SCALAR && bytes >= SINUSOID_STREAM_BYTES;
     ctx->plan.stream = big && pairs % 8 == 0 && ((uintptr_t)job->out % 64) == 0;
-    ctx->rotate_anchor = ctx->plan.stream && path == POSENC_PATH_AVX512;
+    ctx->side_kernel = ctx->plan.stream && path == POSENC_PATH_AVX512;
     size_t row_bytes = bytes / rows;
     if (big && !ctx->plan.stream && row_bytes <= SINUSOID_STAGE_BYTES) {
         ctx->stage_rows = SINUSOID_STAGE_BYTES / row_bytes;
