@@ -40,7 +40,8 @@ static const cli_option apply_options[] = {
     {"bf16", NULL, "the input is uint16 holding bfloat16 bits (output likewise)"},
     {"mrope", "S0,S1[,S2[,S3]]", "multi-axis RoPE: pairs per position axis (Qwen2-VL: 16,24,24), summing to R/2; "
                                  "--positions then holds [axes, T] int ids (without it every axis gets the "
-                                 "token's position); float32 input"},
+                                 "token's position); float32 input. A config with M-RoPE (Qwen2-VL, Qwen3-VL) "
+                                 "gives its own sections and kind when --positions holds [axes, T]"},
     {"mrope-kind", "K", "with --mrope: sections (default; Qwen2-VL, ggml MROPE) | interleaved (Qwen3-VL, ggml "
                         "IMROPE)"},
     {"allow-nonfinite", NULL, "write the output even where a rotated value is inf or NaN (default: refuse, "
@@ -312,7 +313,7 @@ static int mrope_positions(const cli_args *a, int axes, size_t tokens, const int
     if ((p.dtype != POSENC_DTYPE_I64 && p.dtype != POSENC_DTYPE_I32) || p.ndim != 2 || p.shape[0] != (size_t)axes ||
         p.shape[1] != tokens)
         rc = cli_fail("rope apply", EXIT_USAGE, "save them as int64 [axes, T]",
-                      "with --mrope (%d axes) the positions file %s must be int [%d, %zu] (one row of ids per axis), "
+                      "with multi-axis RoPE (%d axes) the positions file %s must be int [%d, %zu] (one row of ids per axis), "
                       "got %s of rank %d [%zu%s]",
                       axes, path, axes, tokens, posenc_dtype_name(p.dtype), p.ndim, p.ndim ? p.shape[0] : 0,
                       p.ndim > 1 ? ", ..." : "");
@@ -325,6 +326,28 @@ static int mrope_positions(const cli_args *a, int axes, size_t tokens, const int
     }
     *out = pos;
     return EXIT_OK;
+}
+
+/* The config's own M-RoPE (Qwen2-VL sections, Qwen3-VL interleaved): true and
+ * *out when it has one. */
+static bool config_mrope(const rope_request *q, posenc_mrope_sections *out) {
+    memset(out, 0, sizeof *out);
+    if (!q->have_config || q->config.mrope_sections[0] <= 0) return false;
+    out->kind = q->config.mrope_interleaved ? POSENC_MROPE_INTERLEAVED : POSENC_MROPE_SECTIONS;
+    for (int k = 0; k < POSENC_MROPE_MAX_AXES; k++)
+        if (q->config.mrope_sections[k] > 0) out->axes = k + 1;
+    for (int k = 0; k < out->axes; k++) out->sizes[k] = q->config.mrope_sections[k];
+    return true;
+}
+
+/* The rank of the .npy at path, or -1 (the reader that follows says why). */
+static int npy_rank(const cli_args *a, const char *path) {
+    posenc_array p;
+    posenc_error err = {0};
+    if (posenc_npy_read(path, cli_max_bytes(a), &p, &err) != POSENC_OK) return -1;
+    int rank = p.ndim;
+    posenc_array_free(&p);
+    return rank;
 }
 
 static int rope_apply(int argc, char **argv) {
@@ -410,8 +433,29 @@ static int rope_apply(int argc, char **argv) {
         goto done;
     }
     if (mrope && ((rc = parse_mrope(&a, &sections)) != EXIT_OK)) goto done;
+    posenc_mrope_sections own;
+    if (!mrope && config_mrope(&q, &own)) {
+        char list[64];
+        int n = 0;
+        for (int k = 0; k < own.axes; k++) n += snprintf(list + n, sizeof list - (size_t)n, "%s%d", k ? "," : "", own.sizes[k]);
+        const char *kind = own.kind == POSENC_MROPE_INTERLEAVED ? "interleaved" : "sections";
+        if (cli_has(&a, "positions") && npy_rank(&a, cli_string(&a, "positions", "")) == 2) {
+            mrope = true; /* one row of ids per axis: the config's sections and kind, as --mrope would give them */
+            sections = own;
+            if (!cli_has(&a, "shift") && x.dtype == POSENC_DTYPE_F32) /* else refused just below */
+                fprintf(stderr, "posenc rope apply: note: %s is M-RoPE; the positions file holds one row per axis, "
+                                "rotated with the config's sections %s (%s), as --mrope %s --mrope-kind %s\n",
+                        q.config.family, list, kind, list, kind);
+        } else {
+            fprintf(stderr, "posenc rope apply: note: %s is M-RoPE (sections %s, %s); one position per token puts "
+                            "every axis at it, which is plain RoPE (text tokens); for image or video tokens give "
+                            "--positions as int [%d, T], one row per axis\n",
+                    q.config.family, list, kind, own.axes);
+        }
+    }
     if (mrope && (cli_has(&a, "shift") || x.dtype != POSENC_DTYPE_F32)) {
-        rc = cli_fail("rope apply", EXIT_USAGE, NULL, "--mrope rotates float32 input (no --shift, --bf16 or float16)");
+        rc = cli_fail("rope apply", EXIT_USAGE, NULL, "multi-axis RoPE (--mrope, or a config's M-RoPE with [axes, T] "
+                      "positions) rotates float32 input (no --shift, --bf16 or float16)");
         goto done;
     }
     if (cli_has(&a, "positions") && !mrope) {

@@ -13,6 +13,9 @@ Fixtures: tests/fixtures/models/qwen3_vl_8b.json and qwen3_vl_30b_a3b.json (PROV
 - the same HF formula with vision-style positions (t, h, w differ) against `rope apply --mrope S
   --mrope-kind interleaved --positions P --torch-compat`, S and the kind taken from the config's JSON: tolerance
   0; and against contiguous sections (Qwen2-VL's kind) the pairs HF interleaves differ (the check can fail);
+- `rope apply --config` alone: [3, T] positions take the config's sections and kind (HF bit for bit, the note
+  names the flags), one position per token is plain RoPE (the note says so), float16 with [3, T] positions is
+  refused; Qwen2-VL's config with [3, T] positions equals `--mrope 16,24,24`;
 - HF's class rules: the composite model_type reads text_config only (a top-level rope_theta is not read),
   top-level position keys without text_config are refused by name, {"model_type": ...} alone gives the class
   defaults (rope_theta 5e6, mrope_section [24, 20, 20] listed as defaults), mrope_interleaved false is refused
@@ -125,6 +128,35 @@ def main():
                 t.check(rc == 0 and pairs and len(pairs) > 20,
                         f"{name}: contiguous sections instead (Qwen2-VL's kind) differ from HF at {len(pairs or [])} "
                         f"pairs: the interleave is checked")
+        # the config's own M-RoPE, no --mrope: [3, T] positions take its sections and kind by themselves
+        y = os.path.join(d, f"{name}_mrope_config.npy")
+        rc, _, err = run("rope", "apply", "--config", path, "--in", x, "--torch-compat", "--positions", pfile, "-o", y)
+        got = np.load(y)[:, 0, :] if rc == 0 else None
+        differ = int((got.view(np.uint32) != want.view(np.uint32)).sum()) if got is not None else -1
+        said = f"as --mrope {','.join(map(str, sections))} --mrope-kind {kind}"
+        t.check(rc == 0 and differ == 0 and said in err,
+                f"{name}: rope apply --config with [3, T] positions and no --mrope = HF at vision-style positions bit "
+                f"for bit ({differ} of {want.size} differ), saying '{said}': {err.strip()[:200]}")
+        rc, _, err = run("rope", "apply", "--config", path, "--in", x, "--torch-compat", "-o", y)
+        t.check(rc == 0 and "which is plain RoPE (text tokens)" in err and "--positions as int [3, T]" in err,
+                f"{name}: rope apply --config with one position per token says it is plain RoPE for text tokens and "
+                f"how to give image/video positions: {err.strip()[:200]}")
+        x16 = os.path.join(d, "unit48_f16.npy")
+        np.save(x16, np.load(x).astype(np.float16))
+        y16 = os.path.join(d, f"{name}_mrope_f16.npy")
+        rc, _, err = run("rope", "apply", "--config", path, "--in", x16, "--positions", pfile, "-o", y16)
+        t.check(rc == 2 and "rotates float32 input" in err and "note" not in err and not os.path.exists(y16),
+                f"{name}: float16 input with [3, T] positions refused (multi-axis RoPE is float32): exit {rc}, "
+                f"{err.strip()[:160]}")
+    # Qwen2-VL's config (contiguous sections) takes [3, T] positions the same way: = --mrope 16,24,24
+    path2 = os.path.join(MODELS, "qwen2_vl_7b.json")
+    y_own, y_flag = os.path.join(d, "qwen2_vl_own.npy"), os.path.join(d, "qwen2_vl_flag.npy")
+    rc1, _, err1 = run("rope", "apply", "--config", path2, "--in", x, "--positions", pfile, "-o", y_own)
+    rc2, _, err2 = run("rope", "apply", "--config", path2, "--in", x, "--positions", pfile, "--mrope", "16,24,24", "-o",
+                       y_flag)
+    same = rc1 == 0 and rc2 == 0 and np.array_equal(np.load(y_own).view(np.uint32), np.load(y_flag).view(np.uint32))
+    t.check(same and "as --mrope 16,24,24 --mrope-kind sections" in err1,
+            f"qwen2_vl_7b: [3, T] positions with --config alone = --mrope 16,24,24 bit for bit: {err1.strip()[:160]}")
     # HF's class rules
     text_cfg = json.load(open(os.path.join(MODELS, "qwen3_vl_8b.json")))["text_config"]
     cases = [
