@@ -4,6 +4,7 @@
     pe = posenc.sinusoid_table(50, 64)                       # [50, 64] float32
     cos, sin = posenc.rope_cos_sin(head_dim=128, positions=4096, base=500000)
     posenc.apply_rope_(q, k, positions=ids, layout="neox")  # NumPy, in place
+    posenc.mrope_apply_(q, k, positions=thw, config="config.json", tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
     import posenc.torch                                      # torch tensors, autograd, nn.Modules
 
 Every function raises a posenc.Error subclass carrying the library's message,
@@ -23,7 +24,7 @@ from .bias import (alibi_bias, alibi_key_positions_from_mask, alibi_slopes, shaw
 from .learned import (learned_backward, learned_gather, learned_init, learned_resize,
                       positions_from_input_ids)
 from .rope import (LayerType, ModelConfig, RopeFrequencies, RopeParams, ThreadPool, apply_rope_, load_config,
-                   rope_cos_sin, rope_frequencies)
+                   mrope_apply_, mrope_position_ids, rope_cos_sin, rope_frequencies)
 from .config import Layer, Model, load_config  # noqa: F811  (layer by layer; replaces rope.load_config here)
 from .tables import (baseline_table, bf16_to_f32, freq_scale_table, grid_positions, grid_table,
                      hybrid_table, sinusoid_frequencies, sinusoid_table, xl_relative_table)
@@ -36,7 +37,7 @@ __all__ = [
     "sinusoid_table", "sinusoid_frequencies", "baseline_table", "xl_relative_table", "grid_table",
     "grid_positions", "hybrid_table", "freq_scale_table", "bf16_to_f32",
     "RopeParams", "ModelConfig", "LayerType", "RopeFrequencies", "ThreadPool", "load_config", "rope_frequencies",
-    "rope_cos_sin", "apply_rope_", "identify_rope", "RopeIdentity", "Rotation",
+    "rope_cos_sin", "apply_rope_", "mrope_apply_", "mrope_position_ids", "identify_rope", "RopeIdentity", "Rotation",
     "alibi_slopes", "alibi_bias", "alibi_key_positions_from_mask", "t5_buckets", "t5_bucket", "t5_bias",
     "shaw_indices", "shaw_gather",
     "learned_init", "learned_gather", "learned_backward", "positions_from_input_ids", "learned_resize",

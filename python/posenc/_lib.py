@@ -46,6 +46,8 @@ MODE = {"precise": 0, "torch": 1, "torch_compat": 1, "torch-compat": 1}
 MODE_NAME = {0: "precise", 1: "torch_compat", 2: "ggml"}
 ROPE_MODE = {**MODE, "ggml": 2}  # RoPE only: ggml's float32 theta chain (POSENC_MODE_GGML)
 ROPE_ARITHS = 3
+MROPE_KIND = {"sections": 0, "interleaved": 1, "axial": 2}
+MROPE_KIND_NAME = {v: k for k, v in MROPE_KIND.items()}
 CACHE_LAYOUT = {"auto": 0, "hf": 1, "vllm": 2, "ggml": 3, "plain": 4}
 CACHE_LAYOUT_NAME = {v: k for k, v in CACHE_LAYOUT.items()}
 ARITH_NAME = {0: "exact", 1: "hf-f32", 2: "ggml-f32"}
@@ -114,6 +116,15 @@ class RopeParams(Structure):
 class RopeView(Structure):
     _fields_ = [("tokens", c_size_t), ("heads", c_size_t), ("row_stride", c_size_t),
                 ("head_stride", c_size_t)]
+
+
+class MropeSections(Structure):
+    _fields_ = [("kind", c_int), ("axes", c_int32), ("sizes", c_int32 * MROPE_MAX_AXES)]
+
+
+class MropeSegment(Structure):
+    _fields_ = [("is_grid", c_int), ("length", c_int64), ("grid_t", c_int64), ("grid_h", c_int64),
+                ("grid_w", c_int64)]
 
 
 class T5Params(Structure):
@@ -251,6 +262,7 @@ class RopeRotation(Structure):
 STRUCTS = {
     Error: "posenc_error", Positions: "posenc_positions", SinusoidParams: "posenc_sinusoid_params",
     Array: "posenc_array", RopeParams: "posenc_rope_params", RopeView: "posenc_rope_view",
+    MropeSections: "posenc_mrope_sections", MropeSegment: "posenc_mrope_segment",
     T5Params: "posenc_t5_params", ExecTrace: "posenc_exec_trace", Exec: "posenc_exec",
     ConfigLayerType: "posenc_config_layer_type", ModelConfig: "posenc_model_config",
     SinusoidFit: "posenc_sinusoid_fit", HealthOptions: "posenc_health_options",
@@ -302,6 +314,11 @@ _SIGNATURES = {
                                      c_size_t, _E]),
     "posenc_rope_shift_f32": (_st, [P(RopeParams), c_int64, c_int, P(RopeView), c_void_p, c_void_p,
                                     c_size_t, _E]),
+    # multi-axis RoPE (M-RoPE)
+    "posenc_mrope_pair_map": (_st, [P(RopeParams), P(MropeSections), c_void_p, c_void_p, c_size_t, _E]),
+    "posenc_mrope_apply_f32": (_st, [P(RopeParams), P(MropeSections), c_int, P(RopeView), c_void_p, c_int,
+                                     c_void_p, c_size_t, _E]),
+    "posenc_mrope_position_ids": (_st, [P(MropeSegment), c_size_t, c_void_p, c_size_t, P(c_size_t), _E]),
     # which RoPE is this?
     "posenc_rope_identify": (_st, [P(Array), P(Array), c_int, P(RopeIdentity), _E]),
     "posenc_rope_identity_free": (None, [P(RopeIdentity)]),

@@ -23,7 +23,7 @@ import numpy as np
 from . import _lib
 from ._common import (PositionsLike, call, check_keywords, choose, int64_ids, integer, keywords_checked,
                       make_positions, raise_status, text)
-from ._errors import InvalidArgumentError, KeywordError, NonFiniteError, UnsupportedError
+from ._errors import InvalidArgumentError, KeywordError, NonFiniteError, UnsupportedError, error_for
 
 ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
 
@@ -299,7 +299,7 @@ _FLAG_NAMES = tuple(f.name for f in dataclasses.fields(RopeParams) if f.name != 
 
 # the keywords of the apply functions themselves, for "did you mean" on a misspelt one
 _CALL_KEYWORDS = ("positions", "offset", "layout", "tensor_layout", "params", "config", "seq_len", "inverse",
-                  "threads", "pool", "dtype", "count", "start", "fold_attention", "duplicate")
+                  "threads", "pool", "dtype", "count", "start", "fold_attention", "duplicate", "sections", "kind")
 
 
 def check_flags(flags: Mapping[str, Any], allow_head_dim: bool = False) -> None:
@@ -848,12 +848,265 @@ def head_dim_of(t: Target, flags: Dict[str, Any]) -> int:
     return t.shape[3]
 
 
+# ---- multi-axis RoPE (M-RoPE: Qwen2-VL sections, Qwen3-VL interleaved, axial) ----------
+
+MropeKind = Literal["sections", "interleaved", "axial"]
+
+# what the 1-D apply takes but posenc_mrope_apply_f32 has no argument for: refused by name
+_MROPE_REFUSED = {
+    "offset": "give the ids of every axis in positions (an offset would have to move t, h and w alike)",
+    "seq_len": "posenc_mrope_apply_f32 takes the frequencies at the trained length (seq_len 0)",
+    "threads": "posenc_mrope_apply_f32 runs on the calling thread (no posenc_exec)",
+    "pool": "posenc_mrope_apply_f32 runs on the calling thread (no posenc_exec)",
+    "dtype": "multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32)",
+}
+
+
+def _model_config_of(config: Any) -> ModelConfig:
+    """The one-RoPE ModelConfig of config: a ModelConfig, a posenc.Model (posenc.load_config's),
+    or anything load_config reads (a path, a dict, an object with to_dict())."""
+    if isinstance(config, ModelConfig):
+        return config
+    from .config import Model  # config.py imports this module: import here, not at the top
+    if isinstance(config, Model):
+        if config.config is None:
+            raise InvalidArgumentError("config: the model (%s) has no RoPE layer" % (config.architecture or "?"), 1)
+        return config.config
+    return load_config(config)
+
+
+def mrope_sections(sections: Any, kind: Any) -> "_lib.MropeSections":
+    """posenc_mrope_sections from 1..4 pair counts and a kind name ("sections", "interleaved",
+    "axial") or its enum value; a bad count or kind raises InvalidArgumentError naming it."""
+    if isinstance(sections, (str, bytes)) or not hasattr(sections, "__len__"):
+        raise InvalidArgumentError("sections must be 1 to %d pair counts, one per position axis (Qwen2-VL: "
+                                   "(16, 24, 24)), got %r" % (_lib.MROPE_MAX_AXES, sections), 1)
+    sizes = [integer(v, "sections[%d]" % i) for i, v in enumerate(sections)]
+    if not 1 <= len(sizes) <= _lib.MROPE_MAX_AXES:
+        raise InvalidArgumentError("sections must list 1 to %d pair counts, got %d: %r"
+                                   % (_lib.MROPE_MAX_AXES, len(sizes), tuple(sizes)), 1)
+    bad = [(i, v) for i, v in enumerate(sizes) if v < 0 or v > 2 ** 31 - 1]
+    if bad:
+        raise InvalidArgumentError("sections[%d] must be >= 0, got %d (sections %r)" % (bad[0] + (tuple(sizes),)), 1)
+    c = _lib.MropeSections()
+    c.kind = choose(_lib.MROPE_KIND, kind, "kind")
+    c.axes = len(sizes)
+    for i, v in enumerate(sizes):
+        c.sizes[i] = v
+    return c
+
+
+def resolve_mrope(params: Optional[RopeParams], config: Optional[ConfigLike], head_dim: Optional[int],
+                  sections: Any, kind: Any, flags: Dict[str, Any]) -> Tuple[RopeParams, "_lib.MropeSections"]:
+    """The RoPE parameters and the checked sections of a multi-axis call. sections / kind
+    default to the config's (mrope_section; interleaved for Qwen3-VL); without a config
+    sections are required and kind defaults to "sections"."""
+    for name, why in _MROPE_REFUSED.items():
+        if name in flags:
+            raise KeywordError("multi-axis RoPE takes no %s=: %s" % (name, why), 1)
+    check_flags(flags)
+    cfg = None
+    if config is not None:
+        if params is not None:
+            raise InvalidArgumentError("give params or config, not both", 1)
+        cfg = _model_config_of(config)
+        p = cfg.rope.replace(**flags) if flags else cfg.rope
+    else:
+        p = resolve_params(params, None, head_dim, **flags)
+    if sections is None:
+        if cfg is None:
+            raise InvalidArgumentError("sections are required: give sections=(s0, s1, s2), the pairs per position "
+                                       "axis (Qwen2-VL: (16, 24, 24)), or a config with M-RoPE sections", 1)
+        if not cfg.mrope_sections:
+            raise InvalidArgumentError("config (%s) has no M-RoPE sections (rope_scaling.mrope_section); give "
+                                       "sections=" % (cfg.architecture or "no model_type"), 1)
+        sections = cfg.mrope_sections
+    if kind is None:
+        kind = "interleaved" if cfg is not None and cfg.mrope_interleaved else "sections"
+    c = mrope_sections(sections, kind)
+    pairs = p.check() // 2
+    axis = np.empty(max(pairs, 1), np.int32)
+    inv = np.empty(max(pairs, 1), np.float64)
+    err = _lib.Error()
+    status = _lib.lib.posenc_mrope_pair_map(ctypes.byref(p.to_c()), ctypes.byref(c), axis.ctypes.data,
+                                            inv.ctypes.data, axis.size, ctypes.byref(err))
+    if status != 0:  # the library's message (e.g. the sum it got), with the sections as given
+        raise error_for(status, "sections %r, kind %s: %s" % (tuple(c.sizes[:c.axes]), _lib.MROPE_KIND_NAME[c.kind],
+                                                          err.message.decode("utf-8", "replace")))
+    return p, c
+
+
+def _mrope_seq_len_check(p: RopeParams, pos: np.ndarray) -> None:
+    """DYNAMIC and LONGROPE (by_seq_len) depend on the sequence length, which the C call does not
+    take (it uses the trained length): refuse positions past it rather than rotate unlike HF."""
+    if p.scaling not in ("dynamic", "longrope") or (p.scaling == "longrope" and p.longrope_select != "by_seq_len"):
+        return
+    if not pos.size:
+        return
+    n = max(int(pos.max()) + 1, 0)
+    at_n, at_0 = rope_frequencies(p, seq_len=n), rope_frequencies(p, seq_len=0)
+    if not (np.array_equal(at_n.inv_freq, at_0.inv_freq) and at_n.attention_factor == at_0.attention_factor):
+        raise UnsupportedError("positions reach %d, past the trained length: %s scaling then depends on the "
+                               "sequence length, which posenc_mrope_apply_f32 does not take (it rotates at the "
+                               "trained length)%s" % (n - 1, p.scaling, "; pass longrope_select='short' or 'long'"
+                                                     if p.scaling == "longrope" else ""), 8)
+
+
+def mrope_positions(positions: Any, axes: int, b_n: int, s_n: int) -> np.ndarray:
+    """int64 positions [axes, B, S] from [axes, S] (shared by every batch row) or [axes, B, S]
+    (HF's position_ids [3, B, S]); anything else raises naming the shape."""
+    if positions is None:
+        raise InvalidArgumentError("positions are required: int ids [axes, S] or [axes, B, S] (t, h, w rows; "
+                                   "posenc.mrope_position_ids builds Qwen2-VL's)", 1)
+    if type(positions).__module__.startswith("torch"):
+        positions = positions.detach().cpu().numpy()
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu":
+        raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
+    pos = int64_ids(pos, "positions")
+    if pos.ndim == 2:
+        pos = pos[:, None, :]
+    if pos.ndim != 3 or pos.shape[0] != axes or pos.shape[2] != s_n or pos.shape[1] not in (1, b_n):
+        raise InvalidArgumentError("positions must be [axes, S] = [%d, %d] or [axes, B, S] = [%d, %d, %d] "
+                                   "(one row per section), got shape %s"
+                                   % (axes, s_n, axes, b_n, s_n, tuple(np.shape(positions))), 1)
+    return np.ascontiguousarray(np.broadcast_to(pos, (axes, b_n, s_n)))
+
+
+def mrope_targets_(targets: Sequence[Target], params: RopeParams, sections: "_lib.MropeSections",
+                   layout: Optional[str], positions: Any, inverse: bool) -> None:
+    """Rotate every float32 target with posenc_mrope_apply_f32, in place, or raise before writing
+    anything (NonFiniteError excepted: it comes after the whole rotation, as in apply_targets_)."""
+    layout_c = choose(_lib.LAYOUT, layout or params.layout or "half", "layout")
+    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
+    for t in targets:
+        if t.dtype_code != 0:
+            raise UnsupportedError("%s: multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32)" % t.name, 8)
+        if t.shape[:2] != (b_n, s_n):
+            raise InvalidArgumentError("q and k must share batch and sequence axes, got %s and %s"
+                                       % (targets[0].shape[:2], t.shape[:2]), 1)
+    c_params = params.to_c()
+    for t in targets:
+        if t.shape[3] != c_params.head_dim:
+            raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
+                                       % (t.name, t.shape[3], c_params.head_dim), 1)
+    axes = int(sections.axes)
+    pos = mrope_positions(positions, axes, b_n, s_n)  # [axes, B, S]
+    _mrope_seq_len_check(params, pos)
+    plans = [_plan_views(t) for t in targets]
+    if not (plans[0][1] or (len(plans) > 1 and plans[1][1])):
+        return  # an empty array: a no-op (params and sections were checked by resolve_mrope)
+    if len(targets) == 2 and _overlap(targets[0], targets[1]):
+        raise InvalidArgumentError("%s and %s share memory (the same tensor, or overlapping views of one): it "
+                                   "would be rotated twice; pass separate tensors" % (targets[0].name, targets[1].name), 1)
+    for t, (_, calls) in zip(targets, plans):
+        for _, view, count, _ in calls[:1]:
+            _check_view(view, c_params.head_dim, count, t.name)
+    err = _lib.Error()
+    lib = _lib.lib
+    sec_ref, params_ref = ctypes.byref(sections), ctypes.byref(c_params)
+    inv = 1 if inverse else 0
+    if pos.size and sum(len(calls) for _, calls in plans) > 1:
+        # every call shares params, sections and layout; only the positions differ, so a 2-token
+        # probe holding the extreme ids on every axis fails exactly when a later call would
+        probe = np.zeros(2 * c_params.head_dim, np.float32)
+        probe_pos = np.repeat(np.array([[pos.min(), pos.max()]], np.int64), axes, axis=0)
+        view = _lib.RopeView(2, 1, c_params.head_dim, c_params.head_dim)
+        status = lib.posenc_mrope_apply_f32(params_ref, sec_ref, layout_c, ctypes.byref(view), probe_pos.ctypes.data,
+                                            inv, probe.ctypes.data, probe.size, ctypes.byref(err))
+        if status != 0:
+            raise_status(status, err)
+    nonfinite = None
+    for t, (_, calls) in zip(targets, plans):
+        for address, view, count, b in calls:
+            if view.tokens == 0:
+                continue
+            # [axes][tokens] row-major: the whole batch flattened (one call), or batch row b
+            ids = pos.reshape(axes, b_n * s_n) if b < 0 else np.ascontiguousarray(pos[:, b, :])
+            status = lib.posenc_mrope_apply_f32(params_ref, sec_ref, layout_c, ctypes.byref(view), ids.ctypes.data,
+                                                inv, address, count, ctypes.byref(err))
+            if status == NonFiniteError.status:
+                if nonfinite is None:
+                    where = t.name if b < 0 else "%s[batch %d]" % (t.name, b)
+                    nonfinite = "%s: %s" % (where, err.message.decode(errors="replace"))
+            elif status != 0:
+                raise_status(status, err)
+    if nonfinite is not None:
+        raise NonFiniteError(nonfinite, NonFiniteError.status)
+
+
+def _mrope_numpy_target(x: Any, name: str, tensor_layout: Any) -> Target:
+    if isinstance(x, np.ndarray) and x.dtype != np.float32:
+        raise UnsupportedError("%s: multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32), got %s"
+                               % (name, x.dtype), 8)
+    return _numpy_target(x, name, tensor_layout, None)
+
+
+def mrope_apply_(q: np.ndarray, k: Optional[np.ndarray] = None, *, positions: Any = None,
+                 sections: Optional[Sequence[int]] = None, kind: Optional[MropeKind] = None,
+                 layout: Optional[Layout] = None, tensor_layout: Optional[TensorLayout] = None,
+                 params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
+                 inverse: bool = False, **flags: Any) -> None:
+    """Multi-axis RoPE (M-RoPE) on q (and k), in place (posenc_mrope_apply_f32).
+
+    q, k: float32 only, shaped as for apply_rope_ ([S, D]; [S, H, D] / [B, S, H, D] with
+    tensor_layout="bshd"; [H, S, D] / [B, H, S, D] with "bhsd", e.g. HF's q after the head
+    transpose). positions (required, keyword): int ids [axes, S] (shared by every batch row)
+    or [axes, B, S] (HF's position_ids [3, B, S]); row a holds the ids of axis a (t, h, w).
+    sections: pairs per axis, summing to R/2 (Qwen2-VL (16, 24, 24), Qwen3-VL (24, 20, 20)).
+    kind: "sections" (Qwen2-VL / Qwen2.5-VL: contiguous blocks of pairs), "interleaved"
+    (Qwen3-VL: h at pairs 1, 4, .. < 3 s1, w at 2, 5, .. < 3 s2, t elsewhere) or "axial"
+    (frequencies restart per section). Both default to the config's (mrope_section,
+    mrope_interleaved); without a config sections are required and kind is "sections".
+    params / config (a path, dict, transformers config, ModelConfig or posenc.Model) / flags
+    (base=, mode="torch" for HF's float32 steps bit for bit, ...) as for apply_rope_; layout
+    "neox"/"half" (HF, default) or "gptj"/"interleaved". inverse=True undoes a rotation.
+    Frequencies are those at the trained length (no seq_len): DYNAMIC / LONGROPE by_seq_len
+    with positions past it are refused. With every axis at the same id it is apply_rope_.
+    Errors are raised before anything is written (NonFiniteError: after, naming the value).
+    """
+    targets = [_mrope_numpy_target(q, "q", tensor_layout)]
+    if k is not None:
+        if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and positions is None:
+            raise InvalidArgumentError("k is an integer array: positions are keyword-only "
+                                       "(mrope_apply_(q, positions=ids))", 1)
+        targets.append(_mrope_numpy_target(k, "k", tensor_layout))
+    p, sec = resolve_mrope(params, config, head_dim_of(targets[0], flags), sections, kind, flags)
+    mrope_targets_(targets, p, sec, layout, positions, inverse)
+
+
+def mrope_position_ids(segments: Sequence[Any]) -> np.ndarray:
+    """Qwen2-VL's get_rope_index position ids (posenc_mrope_position_ids): int64 [3, T] (t, h, w rows)
+    for a sequence of segments, each an int (that many text tokens) or a (t, h, w) grid of vision
+    tokens (already divided by the spatial merge size). Text token i of a run starting at s gets
+    (s+i, s+i, s+i); a grid starting at s gets (s+ti, s+hi, s+wi), t-major; the next segment
+    starts at 1 + the largest id so far. Stack rows for a batch: np.stack(..., axis=1) -> [3, B, T]."""
+    if isinstance(segments, (str, bytes)) or not hasattr(segments, "__len__"):
+        raise InvalidArgumentError("segments must be a list of text lengths (int) and (t, h, w) grids, got %r"
+                                   % (segments,), 1)
+    arr = (_lib.MropeSegment * max(len(segments), 1))()
+    for i, seg in enumerate(segments):
+        if isinstance(seg, (tuple, list, np.ndarray)):
+            if len(seg) != 3:
+                raise InvalidArgumentError("segments[%d]: a grid is (t, h, w), got %r" % (i, tuple(seg)), 1)
+            arr[i].is_grid = 1
+            arr[i].grid_t, arr[i].grid_h, arr[i].grid_w = (integer(v, "segments[%d][%d]" % (i, j))
+                                                           for j, v in enumerate(seg))
+        else:
+            arr[i].length = integer(seg, "segments[%d]" % i)
+    total = ctypes.c_size_t()
+    call(_lib.lib.posenc_mrope_position_ids, arr, len(segments), None, 0, ctypes.byref(total))
+    out = np.empty((3, total.value), np.int64)
+    call(_lib.lib.posenc_mrope_position_ids, arr, len(segments), out.ctypes.data, out.size, None)
+    return out
+
+
 __all__ = ["RopeParams", "ModelConfig", "LayerType", "load_config", "resolve_params", "RopeFrequencies",
            "rope_frequencies", "rope_cos_sin", "apply_rope_", "ThreadPool", "Layout", "TensorLayout", "Mode",
-           "Scaling"]
+           "Scaling", "mrope_apply_", "mrope_position_ids", "MropeKind"]
 
 # apply_rope_ takes **flags (check_flags names a bad keyword): no wrapper on the per-call path
-check_keywords(globals(), ["load_config", "resolve_params", "rope_frequencies", "rope_cos_sin"])
+check_keywords(globals(), ["load_config", "resolve_params", "rope_frequencies", "rope_cos_sin", "mrope_position_ids"])
 RopeParams.__init__ = keywords_checked(RopeParams.__init__)  # type: ignore[method-assign]
 RopeParams.from_config = classmethod(keywords_checked(RopeParams.from_config.__func__))  # type: ignore
 ThreadPool.__init__ = keywords_checked(ThreadPool.__init__)  # type: ignore[method-assign]

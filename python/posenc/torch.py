@@ -4,6 +4,7 @@ Hugging Face rotary embedding, and HF's apply_rotary_pos_emb as a drop-in.
     import posenc.torch as pt
     pt.apply_rope_(q, k, positions=position_ids, layout="neox", tensor_layout="bhsd", base=500000)
     pt.patch_llama(model)        # HF Llama-style model: posenc's RotaryEmbedding + apply, HF's bits
+    pt.mrope_apply_(q, k, positions=position_ids, config=cfg, tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
 
 Tensors: float32, float16 or bfloat16 on the CPU; [S, D]; [S, H, D] / [B, S, H, D] with
 tensor_layout="bshd", [H, S, D] / [B, H, S, D] (HF's) with "bhsd": required for 3-D and
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 import torch as _torch
@@ -30,8 +31,8 @@ import torch as _torch
 from . import rope as _rope
 from ._common import integer, keywords_checked
 from ._errors import InvalidArgumentError, UnsupportedError
-from .rope import (ConfigLike, Layout, Mode, RopeParams, TensorLayout, ThreadPool, check_flags, head_dim_of,
-                   resolve_params, tensor_layout_of)
+from .rope import (ConfigLike, Layout, Mode, MropeKind, RopeParams, TensorLayout, ThreadPool, check_flags,
+                   head_dim_of, resolve_params, tensor_layout_of)
 
 # torch.jit.is_tracing() is a Python function (it asks is_scripting first); the C query is
 # what it returns outside TorchScript, at a tenth of the cost on the per-call path
@@ -93,6 +94,36 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     p = params if (params is not None and not flags and config is None) else \
         resolve_params(params, config, head_dim_of(tq, flags), **flags)
     _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
+
+
+def mrope_apply_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, positions: Any = None,
+                 sections: Optional[Sequence[int]] = None, kind: Optional[MropeKind] = None,
+                 layout: Optional[Layout] = None, tensor_layout: Optional[TensorLayout] = None,
+                 params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
+                 inverse: bool = False, **flags: Any) -> None:
+    """Multi-axis RoPE (Qwen2-VL sections, Qwen3-VL interleaved, axial) on q (and k), in place:
+    posenc.mrope_apply_ for CPU float32 tensors (float16/bfloat16 are refused: the C rotation
+    is float32 only). positions: int ids [axes, S] or [axes, B, S] (HF's position_ids
+    [3, B, S], a tensor or an array); sections / kind default to the config's. Every other
+    argument and check as posenc.torch.apply_rope_ (no offset, seq_len, threads or pool)."""
+    if _is_tracing():
+        warnings.warn("posenc.torch.mrope_apply_ writes through the data pointer, which torch.jit.trace "
+                      "cannot record (the trace would not rotate at all)", _torch.jit.TracerWarning, stacklevel=2)
+    targets = [_mrope_target(q, "q", tensor_layout)]
+    if k is not None:
+        if isinstance(k, _torch.Tensor) and not k.dtype.is_floating_point and positions is None:
+            raise InvalidArgumentError("k is an integer tensor: positions are keyword-only "
+                                       "(mrope_apply_(q, positions=ids))", 1)
+        targets.append(_mrope_target(k, "k", tensor_layout))
+    p, sec = _rope.resolve_mrope(params, config, head_dim_of(targets[0], flags), sections, kind, flags)
+    _rope.mrope_targets_(targets, p, sec, layout, positions, inverse)
+
+
+def _mrope_target(x: Any, name: str, tensor_layout: Any) -> "_rope.Target":
+    if isinstance(x, _torch.Tensor) and x.dtype != _torch.float32:
+        raise UnsupportedError("%s: multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32), got %s"
+                               % (name, x.dtype), 8)
+    return _target(x, name, tensor_layout)
 
 
 # ---- float64: the library's f64 cos/sin, rotation in torch ---------------------------
@@ -405,7 +436,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-__all__ = ["apply_rope_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
+__all__ = ["apply_rope_", "mrope_apply_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
            "rotate_half", "patch_llama"]
 
 # apply_rope_ / apply_rope take **flags, checked by check_flags (KeywordError naming a bad one),

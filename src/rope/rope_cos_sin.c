@@ -90,6 +90,51 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
     }
 }
 
+/* Multi-axis RoPE in TORCH_COMPAT mode: the cos/sin of the tensors HF runs cos()/sin() over.
+ * Qwen2-VL (SECTIONS) takes emb [3, B, S, R] whole, then picks each pair from its axis' row;
+ * Qwen3-VL (INTERLEAVED) interleaves the freqs first and takes the mixed row. The lanes of a
+ * torch block share one range reduction (torch_vec.h), so a pair's value depends on its block's
+ * neighbours: a pair computed alone (a block of one) was an ULP off once angles grew (~1000). */
+void rope_torch_mrope_cos_sin_(const long double *inv, int32_t pairs, const int32_t *axis, bool interleaved,
+                               const long double *pos, double scale, float *cos_out, float *sin_out, float *tmp) {
+    if (!interleaved) {
+        for (int32_t a = 0; a < POSENC_MROPE_MAX_AXES; a++) {
+            bool used = false;
+            for (int32_t k = 0; k < pairs && !used; k++) used = axis[k] == a;
+            if (!used) continue;
+            rope_cos_sin_f32_(POSENC_MODE_TORCH_COMPAT, inv, pairs, pos[a], scale, tmp, tmp + pairs);
+            for (int32_t k = 0; k < pairs; k++)
+                if (axis[k] == a) {
+                    cos_out[k] = tmp[k];
+                    sin_out[k] = tmp[pairs + k];
+                }
+        }
+        return;
+    }
+    torch_cpu_capability_ cap = torch_cpu_capability_get_();
+    size_t lanes = torch_vec_lanes_(cap), P = (size_t)pairs, n = 2 * P; /* emb = cat(out, out) */
+    for (size_t b = 0; b < P; b += lanes) {
+        size_t count = n - b < lanes ? n - b : lanes;
+        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++) {
+            size_t k = (b + i) % P; /* position_ids.float(), then one float32 product, as torch_emb_angle */
+            x[i] = (float)inv[k] * (float)(double)pos[axis[k]];
+        }
+        torch_cos_sin_block_(cap, x, count, c, s);
+        for (size_t i = 0; i < count && b + i < P; i++) {
+            cos_out[b + i] = c[i];
+            sin_out[b + i] = s[i];
+        }
+    }
+    if (scale != 1.0) { /* emb.cos() * attention_scaling, the factor cast to float32 */
+        float fs = (float)scale;
+        for (size_t k = 0; k < P; k++) {
+            cos_out[k] = cos_out[k] * fs;
+            sin_out[k] = sin_out[k] * fs;
+        }
+    }
+}
+
 /* cos/sin for one token: forward = attention * R(theta); inverse = R(-theta) /
  * attention; shift = R(theta) with no magnitude. */
 void rope_token_cos_sin_(const rope_plan_ *plan, long double pos, int inverse, bool unit, float *c, float *s) {

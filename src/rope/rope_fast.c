@@ -66,6 +66,7 @@ typedef struct {
     rope_rotate_fn_ rotate;         /* picked once per call (pick_kernel) */
     const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
                                        [axes][tokens] (NULL: 1-D) */
+    const posenc_mrope_sections *mrope; /* with mrope_axis: the sections (kind, axes) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
     uint32_t big_bits;              /* f32 inputs above these |bits| may overflow (rope_kernels.h) */
@@ -169,6 +170,16 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 double start = ids ? (double)ids[run_start] : (double)run_start;
                 recurrence_token(&job->rec, &state, start, t - run_start);
                 posenc_run_to_f32_(job->path, P, state.run_s, state.run_c, job->scale_s, job->scale_c, s, c);
+            } else if (job->mrope_axis && job->plan->mode == POSENC_MODE_TORCH_COMPAT &&
+                       job->mrope->kind != POSENC_MROPE_AXIAL) {
+                long double pos[POSENC_MROPE_MAX_AXES] = {0, 0, 0, 0};
+                for (int32_t a = 0; a < job->mrope->axes; a++) {
+                    pos[a] = (long double)job->positions[(size_t)a * job->view->tokens + t];
+                    if (job->inverse) pos[a] = -pos[a];
+                }
+                rope_torch_mrope_cos_sin_(job->plan->inv, pairs, job->mrope_axis,
+                                          job->mrope->kind == POSENC_MROPE_INTERLEAVED, pos, job->scale_c, c, s,
+                                          scratch);
             } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
                 for (int32_t k = 0; k < pairs; k++) {
                     long double pos = (long double)job->positions[(size_t)job->mrope_axis[k] * job->view->tokens + t];
@@ -260,7 +271,8 @@ static uint32_t reach_bits(rope_data_kind_ kind, double m) {
     return b16 < most ? b16 : most;
 }
 
-static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis, posenc_layout layout,
+static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis,
+                                const posenc_mrope_sections *mrope, posenc_layout layout,
                                 const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
                                 rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
     posenc_exec_run_ run;
@@ -269,7 +281,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     const size_t P = (size_t)plan->pairs;
     rope_bad_token bad[POSENC_MAX_THREADS];
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
-                    pick_kernel(run.exec.path, kind), mrope_axis, false, 1, 1,
+                    pick_kernel(run.exec.path, kind), mrope_axis, mrope, false, 1, 1,
                     ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0, bad};
@@ -324,13 +336,14 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
 posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
                                const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
                                void *x, const posenc_exec *exec, posenc_error *err) {
-    return apply_fast(plan, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
+    return apply_fast(plan, NULL, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
 }
 
-posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis, posenc_layout layout,
+posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis,
+                                     const posenc_mrope_sections *sections, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
                                      posenc_error *err) {
-    return apply_fast(plan, axis, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL, err);
+    return apply_fast(plan, axis, sections, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL, err);
 }
 
 /* ---- cos/sin tables over a range of positions ------------------------------ */

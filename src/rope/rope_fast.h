@@ -17,9 +17,11 @@ posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, con
 
 /* Multi-axis RoPE (rope_multi.c validates): plan->inv holds each pair's
  * frequency, axis[k] its axis, positions is [axes][view->tokens]; per pair
- * cos/sin of +-position * inv times attention (1/attention inverse), then the
+ * cos/sin of +-position * inv times attention (1/attention inverse; TORCH_COMPAT
+ * SECTIONS / INTERLEAVED: HF's blocks, rope_torch_mrope_cos_sin_), then the
  * same vector kernels and threads as rope_apply_fast_ (default exec). */
-posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis, posenc_layout layout,
+posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis,
+                                     const posenc_mrope_sections *sections, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
                                      posenc_error *err);
 

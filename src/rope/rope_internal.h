@@ -56,6 +56,11 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
  * freqs [T, R/2] themselves (vLLM's _compute_cos_sin_cache). */
 void rope_torch_cos_sin_row_(const long double *inv, int32_t pairs, int copies, const posenc_positions *positions,
                              size_t row, double scale, float *cos_out, float *sin_out);
+/* TORCH_COMPAT cos/sin of one multi-axis token as HF computes them (SECTIONS: each
+ * axis' full row, then the pairs of that axis; INTERLEAVED: the mixed row), pos[a] the
+ * token's position on axis a; tmp holds 2 * pairs floats. */
+void rope_torch_mrope_cos_sin_(const long double *inv, int32_t pairs, const int32_t *axis, bool interleaved,
+                               const long double *pos, double scale, float *cos_out, float *sin_out, float *tmp);
 /* posenc_rope_table_f32 in TORCH_COMPAT mode with torch's cos/sin run over the
  * [T, copies * R/2] table (see above); copies 2 is posenc_rope_table_f32's. */
 posenc_status rope_table_torch_f32_(const posenc_rope_params *params, int64_t seq_len,

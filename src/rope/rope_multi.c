@@ -208,7 +208,7 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
     /* the checks every apply shares (rope.c), positions [axes][tokens] */
     if (st == POSENC_OK) st = rope_check_apply_(&plan, layout, view, positions, (size_t)sections->axes, x, x_count, err);
     if (st == POSENC_OK && view->tokens > 0)
-        st = rope_apply_mrope_fast_(&plan, axis, layout, view, positions, inverse, x, err);
+        st = rope_apply_mrope_fast_(&plan, axis, sections, layout, view, positions, inverse, x, err);
     free(axis);
     free(inv);
     return st == POSENC_OK ? posenc_ok_(err) : st;
