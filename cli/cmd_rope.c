@@ -329,15 +329,16 @@ static int mrope_positions(const cli_args *a, int axes, size_t tokens, const int
 }
 
 /* The config's own M-RoPE (Qwen2-VL sections, Qwen3-VL interleaved): true and
- * *out when it has one. */
+ * *out when it has one: every section up to the last nonzero one (a zero in the
+ * middle gives its axis no pairs, as HF's split does). */
 static bool config_mrope(const rope_request *q, posenc_mrope_sections *out) {
     memset(out, 0, sizeof *out);
-    if (!q->have_config || q->config.mrope_sections[0] <= 0) return false;
+    if (!q->have_config) return false;
     out->kind = q->config.mrope_interleaved ? POSENC_MROPE_INTERLEAVED : POSENC_MROPE_SECTIONS;
     for (int k = 0; k < POSENC_MROPE_MAX_AXES; k++)
         if (q->config.mrope_sections[k] > 0) out->axes = k + 1;
     for (int k = 0; k < out->axes; k++) out->sizes[k] = q->config.mrope_sections[k];
-    return true;
+    return out->axes > 0;
 }
 
 /* The rank of the .npy at path, or -1 (the reader that follows says why). */

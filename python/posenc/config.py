@@ -18,7 +18,7 @@ from typing import Any, Optional, Tuple
 
 from . import _lib
 from ._common import raise_status, text
-from .rope import ConfigLike, LayerType, ModelConfig, RopeParams, config_source
+from .rope import ConfigLike, LayerType, ModelConfig, RopeParams, _mrope_sections, config_source
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5")  # posenc_layer_scheme values 0..4
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
@@ -134,7 +134,7 @@ def _model_config(c: "_lib.ModelConfig", mode: Optional[str]) -> ModelConfig:
                        layout=layout, layout_known=bool(c.layout_known), attention_head_dim=c.attention_head_dim,
                        rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
                        softmax_scale_factor=c.softmax_scale_factor,
-                       mrope_sections=tuple(int(v) for v in c.mrope_sections if v),
+                       mrope_sections=_mrope_sections(c.mrope_sections),
                        mrope_interleaved=bool(c.mrope_interleaved),
                        warnings=_warnings(c), rope_given=int(c.rope_given), duplicate_key=text(c.duplicate_key),
                        keys_used=text(c.keys_used), defaults_used=text(c.defaults_used),

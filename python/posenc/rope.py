@@ -249,6 +249,15 @@ def config_source(config: ConfigLike) -> Tuple[Optional[bytes], Optional[bytes]]
     return None, json.dumps(config, default=str).encode()
 
 
+def _mrope_sections(raw: Sequence[int]) -> Tuple[int, ...]:
+    """Every section up to the last nonzero one (() = none): HF splits by all of them, so a
+    zero in the middle gives its axis no pairs and keeps the axes after it."""
+    sections = [int(v) for v in raw]
+    while sections and sections[-1] == 0:
+        sections.pop()
+    return tuple(sections)
+
+
 def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
     """Parse a model config (path to config.json / .gguf, dict, or object with to_dict())."""
     c = _lib.ModelConfig()
@@ -284,7 +293,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
                            layout_known=bool(c.layout_known), attention_head_dim=c.attention_head_dim,
                            rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
                            softmax_scale_factor=c.softmax_scale_factor,
-                           mrope_sections=tuple(int(v) for v in c.mrope_sections if v),
+                           mrope_sections=_mrope_sections(c.mrope_sections),
                            mrope_interleaved=bool(c.mrope_interleaved),
                            warnings=warnings, rope_given=int(c.rope_given),
                            duplicate_key=text(c.duplicate_key), keys_used=text(c.keys_used),

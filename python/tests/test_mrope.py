@@ -335,3 +335,26 @@ def test_empty_is_a_no_op_after_checks():
     posenc.mrope_apply_(x, positions=np.zeros((3, 0), np.int64), sections=(16, 24, 24), tensor_layout="shd")
     with pytest.raises(posenc.InvalidArgumentError, match="must add up"):
         posenc.mrope_apply_(x, positions=np.zeros((3, 0), np.int64), sections=(16, 24, 23), tensor_layout="shd")
+
+
+def test_a_zero_section_in_the_middle_keeps_the_axes_after_it(tmp):
+    """mrope_section [16, 0, 48]: HF's split gives h no pairs and w 48; read as (16, 0, 48) by
+    the config readers (before: the zero was dropped, (16, 48), and w's pairs went to h)."""
+    cfg = fixture("qwen2_vl_7b")
+    cfg["rope_scaling"] = dict(cfg["rope_scaling"], mrope_section=[16, 0, 48])
+    path = os.path.join(tmp, "qwen2_vl_zero.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    assert posenc.load_config(path).mrope_sections == (16, 0, 48)
+    pos = vision_positions()
+    q = sample((2, 4, pos.shape[2], 128), 21)
+    k = sample((2, 2, pos.shape[2], 128), 22)
+    want_q, want_k = hf_qwen2_vl(torch.from_numpy(q), torch.from_numpy(k), 1e6, (16, 0, 48), torch.from_numpy(pos))
+    got_q, got_k = q.copy(), k.copy()
+    posenc.mrope_apply_(got_q, got_k, positions=pos, config=path, mode="torch", tensor_layout="bhsd")
+    if EXACT:
+        assert np.array_equal(got_q, want_q.numpy()) and np.array_equal(got_k, want_k.numpy())
+    else:
+        assert close(got_q, want_q.numpy(), q, "zero section q") and close(got_k, want_k.numpy(), k, "zero section k")
+    done = run_cli("rope", "explain", "--config", path, "--json")
+    assert '"mrope_sections": [16, 0, 48]' in done.stdout, done.stdout[-400:]

@@ -57,8 +57,12 @@ static void rope_variant(posenc_model *m, int32_t i, const char *name, const pos
     posenc_rope_check(p, &r->rotary_dim, NULL);
     r->attention_head_dim = c->attention_head_dim > 0 ? c->attention_head_dim : p->head_dim;
     r->rotary_offset = c->rotary_offset;
+    /* every section up to the last nonzero one: HF splits by all of them, so a zero
+     * in the middle gives its axis no pairs and keeps the axes after it */
     int32_t axes = 0;
-    for (int k = 0; k < 4 && c->mrope_sections[k] > 0; k++) r->mrope.sizes[axes++] = c->mrope_sections[k];
+    for (int k = 0; k < 4; k++)
+        if (c->mrope_sections[k] > 0) axes = k + 1;
+    for (int k = 0; k < axes; k++) r->mrope.sizes[k] = c->mrope_sections[k];
     r->mrope.axes = axes;
     r->mrope.kind = c->mrope_interleaved ? POSENC_MROPE_INTERLEAVED : POSENC_MROPE_SECTIONS;
 }
