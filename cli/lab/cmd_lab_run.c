@@ -195,7 +195,7 @@ static int lab_run(int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
         printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
-               "Experiments: extrapolate context-extension integration article-claims length-generalization fairness tiny tiny-extension\n"
+               "Experiments: extrapolate context-extension integration article-claims length-generalization fairness demo tiny tiny-extension\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
@@ -411,6 +411,31 @@ static int lab_merge(int argc, char **argv) {
 }
 
 
+/* One line on stderr: how many of the table's claims these runs measured, so a
+ * reader of a small experiment's table knows the "not measured" rows are expected. */
+static void say_claims_measured(const char *table, const char *out) {
+    int rows = 0, unmeasured = 0, supported = 0, contradicted = 0;
+    for (const char *line = table; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+        char row[4096];
+        snprintf(row, sizeof row, "%.*s", (int)(n < sizeof row ? n : sizeof row - 1), line);
+        line += n;
+        if (strncmp(row, "| ", 2) != 0 || strncmp(row, "| source |", 10) == 0) continue; /* the header, rules */
+        rows++;
+        unmeasured += strstr(row, "| inconclusive (not measured) |") != NULL;
+        supported += strstr(row, "| supported |") != NULL;
+        contradicted += strstr(row, "| contradicted |") != NULL;
+    }
+    fprintf(stderr, "posenc lab claims: %s%s%d of %d claims measured by these runs (%d supported, %d contradicted, %d "
+                    "inconclusive)%s\n",
+            out ? out : "", out ? ": " : "", rows - unmeasured, rows, supported, contradicted,
+            rows - unmeasured - supported - contradicted,
+            unmeasured ? "; the rest need their own experiments (lab run extrapolate, context-extension, integration, "
+                         "article-claims: docs/lab-experiments.md)"
+                       : "");
+}
+
 static int lab_claims(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "lab claims", merge_options, argc, argv, CLI_MAX_POSITIONAL);
@@ -431,7 +456,11 @@ static int lab_claims(int argc, char **argv) {
         cli_buffer_puts(&b, table);
         rc = cli_buffer_write("lab claims", cli_string(&a, "o", ""), &b);
         cli_buffer_free(&b);
-    } else fputs(table, stdout);
+        if (rc == EXIT_OK) say_claims_measured(table, cli_string(&a, "o", ""));
+    } else {
+        fputs(table, stdout);
+        say_claims_measured(table, NULL);
+    }
     free(table);
     cJSON_Delete(runs);
     return rc;

@@ -327,6 +327,22 @@ def run_all(tmp):
     print("claims: %d rows, %d measured, e.g. %s" % (len(rows), len(measured), measured[0] if measured else None))
     check_report(tmp, out)
     check_no_runs(tmp, out)
+    # demo (the README's): trained below the byte unigram, 5 seeds, evaluated to 4L, so lab claims
+    # gives verdicts where tiny (20 steps, at the unigram) gives none; its stderr line counts them
+    demo = os.path.join(tmp, "demo.jsonl")
+    p = run("lab", "run", "demo", "--text", text_path, "-o", demo)
+    check(p.returncode == 0, "lab run demo: %s" % p.stderr[-300:])
+    druns = [json.loads(line) for line in open(demo)] if p.returncode == 0 else []
+    check(len(druns) == 15 and sorted({e["length"] // 16 for r in druns for e in r["evals"]}) == [1, 2, 4],
+          "demo: 15 runs (3 schemes x 5 seeds) evaluated at 1, 2 and 4 L: %d" % len(druns))
+    p = run("lab", "claims", demo, "-o", os.path.join(tmp, "demo-claims.md"))
+    verdicts = [l for l in open(os.path.join(tmp, "demo-claims.md")) if l.rstrip().endswith(("| supported |", "| contradicted |"))]
+    check(p.returncode == 0 and len(verdicts) >= 2 and "unigram level" not in open(os.path.join(tmp, "demo-claims.md")).read()
+          and ("%d of 37 claims measured by these runs" % len([l for l in open(os.path.join(tmp, "demo-claims.md"))
+                                                                if l.startswith("| ") and "not measured" not in l
+                                                                and not l.startswith("| source")])) in p.stderr,
+          "lab claims on demo gives verdicts (%d supported or contradicted) and says how many claims it measured: %s"
+          % (len(verdicts), p.stderr.strip()[-200:]))
     # tiny-extension: the context-extension pipeline at test size; every scaling is fine-tuned WITH that scaling
     ext = os.path.join(tmp, "ext.jsonl")
     p = run("lab", "run", "tiny-extension", "--text", text_path, "--seeds", "2", "-o", ext)
