@@ -633,6 +633,20 @@ def _overlap(a: Target, b: Target) -> bool:
     return bool(np.shares_memory(views[0], views[1]))
 
 
+def _shared_axes(targets: Sequence[Target], head_dim: int) -> Tuple[int, int]:
+    """(batch, sequence) of the targets, which q and k must share, after checking that each
+    one's last axis is head_dim."""
+    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
+    for t in targets[1:]:
+        if t.shape[:2] != (b_n, s_n):
+            raise InvalidArgumentError("q and k must share batch and sequence axes, got %s and %s"
+                                       % (targets[0].shape[:2], t.shape[:2]), 1)
+    for t in targets:
+        if t.shape[3] != head_dim:
+            raise InvalidArgumentError("%s: last axis is %d but head_dim is %d" % (t.name, t.shape[3], head_dim), 1)
+    return b_n, s_n
+
+
 def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Optional[str],
                    positions: Any, offset: Any, seq_len: Optional[int], inverse: bool,
                    threads: Optional[int] = None, pool: Optional[ThreadPool] = None) -> None:
@@ -648,16 +662,8 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
     layout_c = _lib.LAYOUT.get(layout_name) if isinstance(layout_name, str) else None
     if layout_c is None:
         layout_c = choose(_lib.LAYOUT, layout_name, "layout")
-    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
-    for t in targets[1:]:
-        if t.shape[:2] != (b_n, s_n):
-            raise InvalidArgumentError("q and k must share batch and sequence axes, got %s and %s"
-                                       % (targets[0].shape[:2], t.shape[:2]), 1)
     c_params = params.to_c()
-    for t in targets:
-        if t.shape[3] != c_params.head_dim:
-            raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
-                                       % (t.name, t.shape[3], c_params.head_dim), 1)
+    b_n, s_n = _shared_axes(targets, c_params.head_dim)
     if type(offset) is not int:
         offset = _offset(offset)
     default_range = positions is None and type(offset) is int and offset == 0
@@ -987,18 +993,11 @@ def mrope_targets_(targets: Sequence[Target], params: RopeParams, sections: "_li
     """Rotate every float32 target with posenc_mrope_apply_f32, in place, or raise before writing
     anything (NonFiniteError excepted: it comes after the whole rotation, as in apply_targets_)."""
     layout_c = choose(_lib.LAYOUT, layout or params.layout or "half", "layout")
-    b_n, s_n = targets[0].shape[0], targets[0].shape[1]
     for t in targets:
         if t.dtype_code != 0:
             raise UnsupportedError("%s: multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32)" % t.name, 8)
-        if t.shape[:2] != (b_n, s_n):
-            raise InvalidArgumentError("q and k must share batch and sequence axes, got %s and %s"
-                                       % (targets[0].shape[:2], t.shape[:2]), 1)
     c_params = params.to_c()
-    for t in targets:
-        if t.shape[3] != c_params.head_dim:
-            raise InvalidArgumentError("%s: last axis is %d but head_dim is %d"
-                                       % (t.name, t.shape[3], c_params.head_dim), 1)
+    b_n, s_n = _shared_axes(targets, c_params.head_dim)
     axes = int(sections.axes)
     pos = mrope_positions(positions, axes, b_n, s_n)  # [axes, B, S]
     _mrope_seq_len_check(params, pos)
