@@ -48,6 +48,8 @@ typedef __m256 vecf;
 #define VF_LOAD(p) _mm256_loadu_ps(p)
 #define VF_STORE(p, v) _mm256_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm256_permute_ps((x), 0xB1)
+#define VF_SUM(a, b) ((a) + (b))
+#define VF_DIFF(a, b) ((a) - (b))
 #define VF_DUP(p) \
     _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0))
 #define VF_NEG_EVEN(x) \

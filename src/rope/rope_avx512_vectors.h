@@ -46,6 +46,12 @@ typedef __m512 vecf;
 #define VF_LOAD(p) _mm512_loadu_ps(p)
 #define VF_STORE(p, v) _mm512_storeu_ps((p), (v))
 #define VF_SWAP_PAIRS(x) _mm512_permute_ps((x), 0xB1)
+/* a + b and a - b, each rounded once, as a * 1 + b (a * 1 is exact): the
+ * same bits as vaddps, on the multiply pipes. On Zen 4 the conversions,
+ * permutes and adds share two of its four FP pipes and the products the
+ * other two; moving the add made f16 interleaved RoPE 6% faster (measured). */
+#define VF_SUM(a, b) _mm512_fmadd_ps((a), _mm512_set1_ps(1.0f), (b))
+#define VF_DIFF(a, b) _mm512_fmsub_ps((a), _mm512_set1_ps(1.0f), (b))
 #define VF_DUP(p) \
     _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0), \
                           _mm512_castps256_ps512(_mm256_loadu_ps(p)))

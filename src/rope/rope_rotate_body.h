@@ -4,6 +4,7 @@
  *   LANES                floats per vector
  *   VF_LOAD(p), VF_STORE(p, v)   unaligned float loads/stores
  *   VF_SWAP_PAIRS(x)     (x1 x0 x3 x2 ...)
+ *   VF_SUM(a, b), VF_DIFF(a, b)  a + b, a - b rounded once (the bits of + and -)
  *   VF_DUP(p)            LANES/2 floats from p, each twice: (p0 p0 p1 p1 ...)
  *   VF_NEG_EVEN(x)       (-x0 x1 -x2 x3 ...) (sign flip: exact)
  *   VF_EVENS(x, y), VF_ODDS(x, y)   the even / odd elements of the 2 x LANES
@@ -137,12 +138,12 @@ ALWAYS_INLINE size_t rotate_run(void *x, size_t h, size_t heads, size_t head_str
             const size_t k = (size_t)j * LANES;
             if (half) {
                 vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
-                store_data(v, k, a * cr[j] - b * sr[j], kind);
-                store_data(v, P + k, b * cr[j] + a * sr[j], kind);
+                store_data(v, k, VF_DIFF(a * cr[j], b * sr[j]), kind);
+                store_data(v, P + k, VF_SUM(b * cr[j], a * sr[j]), kind);
                 if (kind == DATA_F32) most = vi_absmax(vi_absmax(most, a), b);
             } else {
                 vecf xv = load_data(v, k, kind);
-                store_data(v, k, xv * cr[j] + VF_SWAP_PAIRS(xv) * sr[j], kind);
+                store_data(v, k, VF_SUM(xv * cr[j], VF_SWAP_PAIRS(xv) * sr[j]), kind);
                 if (kind == DATA_F32) most = vi_absmax(most, xv);
             }
         }
@@ -180,8 +181,8 @@ ALWAYS_INLINE unsigned rotate_heads(void *x, size_t heads, size_t head_stride, i
             for (size_t k = 0; k < n; k += LANES) {
                 vecf a = load_data(v, k, kind), b = load_data(v, P + k, kind);
                 vecf ck = VF_LOAD(c + k), sk = VF_LOAD(s + k);
-                store_data(v, k, a * ck - b * sk, kind);
-                store_data(v, P + k, b * ck + a * sk, kind);
+                store_data(v, k, VF_DIFF(a * ck, b * sk), kind);
+                store_data(v, P + k, VF_SUM(b * ck, a * sk), kind);
                 if (kind == DATA_F32) acc = vi_absmax(vi_absmax(acc, a), b);
             }
             if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, kind);
@@ -201,7 +202,7 @@ ALWAYS_INLINE unsigned rotate_heads(void *x, size_t heads, size_t head_stride, i
             PREFETCH_AHEAD(v, 2 * P * elem);
             for (size_t i = 0; i < n; i += LANES) {
                 vecf xv = load_data(v, i, kind);
-                store_data(v, i, xv * VF_LOAD(dup + i) + VF_SWAP_PAIRS(xv) * VF_LOAD(dup + 2 * P + i), kind);
+                store_data(v, i, VF_SUM(xv * VF_LOAD(dup + i), VF_SWAP_PAIRS(xv) * VF_LOAD(dup + 2 * P + i)), kind);
                 if (kind == DATA_F32) acc = vi_absmax(acc, xv);
             }
             if (n < 2 * P) flags |= rotate_scalar(v, pairs, n / 2, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, kind);
@@ -271,7 +272,7 @@ ALWAYS_INLINE size_t bf16_interleaved_run(uint16_t *x, size_t h, size_t heads, s
         for (int j = 0; j < NG; j++) {
             veci w = VI_LOAD(v + 2 * j * LANES);
             vecf a = bf16_even(w), b = bf16_odd(w);
-            STORE_BF16_PAIRS(v + 2 * j * LANES, a * cr[j] - b * sr[j], b * cr[j] + a * sr[j]);
+            STORE_BF16_PAIRS(v + 2 * j * LANES, VF_DIFF(a * cr[j], b * sr[j]), VF_SUM(b * cr[j], a * sr[j]));
         }
     }
     return h;
@@ -301,7 +302,7 @@ ALWAYS_INLINE unsigned bf16_interleaved_heads(uint16_t *x, size_t heads, size_t 
             veci w = VI_LOAD(v + 2 * k);
             vecf a = bf16_even(w), b = bf16_odd(w);
             vecf ck = VF_LOAD(c + k), sk = VF_LOAD(s + k);
-            STORE_BF16_PAIRS(v + 2 * k, a * ck - b * sk, b * ck + a * sk);
+            STORE_BF16_PAIRS(v + 2 * k, VF_DIFF(a * ck, b * sk), VF_SUM(b * ck, a * sk));
         }
         if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_INTERLEAVED, c, s, big_bits, DATA_BF16);
     }
@@ -337,8 +338,8 @@ ALWAYS_INLINE size_t bf16_half_run(uint16_t *x, size_t h, size_t heads, size_t h
         for (int j = 0; j < NG; j++) {
             veci wa = VI_LOAD(v + 2 * j * LANES), wb = VI_LOAD(v + P + 2 * j * LANES);
             vecf ae = bf16_even(wa), ao = bf16_odd(wa), be = bf16_even(wb), bo = bf16_odd(wb);
-            lo[j] = BF16_ROUND_JOIN(ae * ce[j] - be * se[j], ao * co[j] - bo * so[j]);
-            hi[j] = BF16_ROUND_JOIN(be * ce[j] + ae * se[j], bo * co[j] + ao * so[j]);
+            lo[j] = BF16_ROUND_JOIN(VF_DIFF(ae * ce[j], be * se[j]), VF_DIFF(ao * co[j], bo * so[j]));
+            hi[j] = BF16_ROUND_JOIN(VF_SUM(be * ce[j], ae * se[j]), VF_SUM(bo * co[j], ao * so[j]));
         }
         for (int j = 0; j < NG; j++) VI_STORE(v + 2 * j * LANES, lo[j]); /* in address order */
         for (int j = 0; j < NG; j++) VI_STORE(v + P + 2 * j * LANES, hi[j]);
@@ -377,8 +378,8 @@ ALWAYS_INLINE unsigned bf16_half_heads(uint16_t *x, size_t heads, size_t head_st
             vecf ae = bf16_even(wa), ao = bf16_odd(wa), be = bf16_even(wb), bo = bf16_odd(wb);
             vecf cek = VF_LOAD(split + k), cok = VF_LOAD(split + k + LANES);
             vecf sek = VF_LOAD(split + 2 * P + k), sok = VF_LOAD(split + 2 * P + k + LANES);
-            STORE_BF16_PAIRS(v + k, ae * cek - be * sek, ao * cok - bo * sok);
-            STORE_BF16_PAIRS(v + P + k, be * cek + ae * sek, bo * cok + ao * sok);
+            STORE_BF16_PAIRS(v + k, VF_DIFF(ae * cek, be * sek), VF_DIFF(ao * cok, bo * sok));
+            STORE_BF16_PAIRS(v + P + k, VF_SUM(be * cek, ae * sek), VF_SUM(bo * cok, ao * sok));
         }
         if (n < P) flags |= rotate_scalar(v, pairs, n, POSENC_LAYOUT_HALF, c, s, big_bits, DATA_BF16);
     }
