@@ -135,10 +135,13 @@ int cmd_rope_explain(int argc, char **argv) {
     if (p->scaling != POSENC_ROPE_NONE) printf(", factor %.10g", p->factor);
     printf("\ncontext: trained %lld, max position embeddings %lld\n", (long long)p->original_max_position,
            (long long)c.max_position_embeddings);
-    if (c.mrope_sections[0] > 0 && !c.mrope_interleaved)
+    /* any section, not the first: [0, 32, 32] gives t no pairs and is still M-RoPE */
+    const bool mrope = c.mrope_sections[0] > 0 || c.mrope_sections[1] > 0 || c.mrope_sections[2] > 0 ||
+                       c.mrope_sections[3] > 0;
+    if (mrope && !c.mrope_interleaved)
         printf("M-RoPE sections (pairs per t/h/w axis): %d, %d, %d%s\n", c.mrope_sections[0], c.mrope_sections[1],
                c.mrope_sections[2], " -- text tokens use one position on every axis, so the frequencies below hold");
-    if (c.mrope_sections[0] > 0 && c.mrope_interleaved) {
+    if (mrope && c.mrope_interleaved) {
         const int32_t *s = c.mrope_sections;
         int32_t left0 = -1, left1 = -1;
         for (int32_t k = 0; k < pairs; k++) /* pairs ggml's IMROPE leaves to its 4th stream (HF: on t) */

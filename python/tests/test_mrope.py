@@ -358,3 +358,26 @@ def test_a_zero_section_in_the_middle_keeps_the_axes_after_it(tmp):
         assert close(got_q, want_q.numpy(), q, "zero section q") and close(got_k, want_k.numpy(), k, "zero section k")
     done = run_cli("rope", "explain", "--config", path, "--json")
     assert '"mrope_sections": [16, 0, 48]' in done.stdout, done.stdout[-400:]
+
+
+def test_a_zero_first_section_is_still_multi_axis(tmp):
+    """mrope_section [0, 32, 32]: t gets no pairs. Read as (0, 32, 32), applied as HF splits it,
+    and `rope explain` names the sections (before: its text said nothing of M-RoPE when the
+    first section was 0)."""
+    cfg = fixture("qwen2_vl_7b")
+    cfg["rope_scaling"] = dict(cfg["rope_scaling"], mrope_section=[0, 32, 32])
+    path = os.path.join(tmp, "qwen2_vl_zero_first.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    assert posenc.load_config(path).mrope_sections == (0, 32, 32)
+    pos = vision_positions()
+    q = sample((2, 4, pos.shape[2], 128), 23)
+    want_q, _ = hf_qwen2_vl(torch.from_numpy(q), torch.from_numpy(q.copy()), 1e6, (0, 32, 32), torch.from_numpy(pos))
+    got_q = q.copy()
+    posenc.mrope_apply_(got_q, positions=pos, config=path, mode="torch", tensor_layout="bhsd")
+    if EXACT:
+        assert np.array_equal(got_q, want_q.numpy())
+    else:
+        assert close(got_q, want_q.numpy(), q, "zero first section q")
+    done = run_cli("rope", "explain", "--config", path)
+    assert "M-RoPE sections (pairs per t/h/w axis): 0, 32, 32" in done.stdout, done.stdout[-600:]
