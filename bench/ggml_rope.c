@@ -14,6 +14,7 @@
  * (and says how to enable it when no checkout was given). */
 #define _GNU_SOURCE
 #include "posenc.h"
+#include "bench_timing.h"
 
 #include "ggml-cpu.h"
 #include "ggml.h"
@@ -23,20 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { TOKENS = 4096, HEADS = 32, DIM = 128 };
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct {
     struct ggml_context *ctx;
@@ -134,18 +123,18 @@ int main(int argc, char **argv) {
                 /* each side's pool sleeps while the other runs: ggml's threads poll after a graph
                  * (and would take the cores posenc's threads need) unless paused */
                 ggml_threadpool_resume(g.pool);
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 ggml_graph_compute(g.graph, &g.plan);
-                double t1 = now_ms();
+                double t1 = bench_now_ms();
                 ggml_threadpool_pause(g.pool);
-                double t2 = now_ms();
+                double t2 = bench_now_ms();
                 posenc_run(layout, POSENC_MODE_PRECISE, mine, &exec, &err);
-                double t3 = now_ms();
+                double t3 = bench_now_ms();
                 if (i >= 0) tg[i] = t1 - t0, tp[i] = t3 - t2;
             }
             ggml_threadpool_resume(g.pool);
-            qsort(tg, (size_t)reps, sizeof tg[0], compare);
-            qsort(tp, (size_t)reps, sizeof tp[0], compare);
+            qsort(tg, (size_t)reps, sizeof tg[0], bench_compare_double);
+            qsort(tp, (size_t)reps, sizeof tp[0], bench_compare_double);
             char bits[64];
             if (differ) snprintf(bits, sizeof bits, "%zu of %zu values differ", differ, n);
             else snprintf(bits, sizeof bits, "bit for bit");

@@ -24,44 +24,16 @@
  * pessimistic. */
 #define _GNU_SOURCE /* madvise */
 #include "posenc.h"
+#include "bench_timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 enum { TOKENS = 4096, HEADS = 32, DIM = 128, CACHED_TOKENS = 512, MAX_REPS = 99 };
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, compare_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-/* as posenc bench allocates: huge-page advised (a 64 MiB q on 4 KiB pages
- * spends a large part of its time in TLB misses) */
-static void *alloc_huge(size_t bytes) {
-    size_t huge = (size_t)2 << 20, rounded = (bytes + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, rounded);
-#ifdef MADV_HUGEPAGE
-    if (p) madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-    return p;
-}
 
 /* Every line of the buffer out of the caches, so the memory row and the
  * ceiling both start from DRAM: with a q about the L3's size, whatever ran
@@ -128,7 +100,7 @@ int main(int argc, char **argv) {
     for (int d = 0; d < 3; d++)
         for (int half = 0; half < 2; half++) {
             const size_t bytes = n * dtypes[d].elem;
-            float *full = alloc_huge(bytes), *small = alloc_huge(bytes / (TOKENS / CACHED_TOKENS));
+            float *full = bench_alloc_huge(bytes), *small = bench_alloc_huge(bytes / (TOKENS / CACHED_TOKENS));
             if (!full || !small) {
                 fprintf(stderr, "rope_compute_floor: cannot allocate %zu bytes\n", bytes);
                 return 1;
@@ -140,22 +112,22 @@ int main(int argc, char **argv) {
             double memory[MAX_REPS], cached[MAX_REPS], ceiling[MAX_REPS];
             for (int r = -1; r < reps; r++) { /* r == -1: warm-up */
                 flush(full, bytes);
-                double t0 = now_ms();
+                double t0 = bench_now_ms();
                 if (rotate(dtypes[d].dtype, layout, full, TOKENS, 0)) return 1;
-                double t1 = now_ms();
+                double t1 = bench_now_ms();
                 flush(full, bytes);
-                double t1b = now_ms();
+                double t1b = bench_now_ms();
                 scale_in_place(full, bytes / sizeof(float));
-                double t2 = now_ms();
+                double t2 = bench_now_ms();
                 /* the small q back into the cache (untimed), then the timed pass */
                 if (rotate(dtypes[d].dtype, layout, small, CACHED_TOKENS, 0)) return 1;
-                double t3 = now_ms();
+                double t3 = bench_now_ms();
                 for (int k = 0; k < TOKENS / CACHED_TOKENS; k++)
                     if (rotate(dtypes[d].dtype, layout, small, CACHED_TOKENS, (int64_t)k * CACHED_TOKENS)) return 1;
-                double t4 = now_ms();
+                double t4 = bench_now_ms();
                 if (r >= 0) memory[r] = t1 - t0, ceiling[r] = t2 - t1b, cached[r] = t4 - t3;
             }
-            double m = median_of(memory, reps), c = median_of(cached, reps), e = median_of(ceiling, reps);
+            double m = bench_median(memory, reps), c = bench_median(cached, reps), e = bench_median(ceiling, reps);
             printf("| %s %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", dtypes[d].name,
                    half ? "half-split" : "interleaved", m, c, e, e / m, e / c, c > e ? "arithmetic" : "memory");
             fflush(stdout);

@@ -22,13 +22,13 @@
  * (clflush, streaming stores); elsewhere it says so and exits 0. */
 #define _GNU_SOURCE
 #include "posenc.h"
+#include "bench_timing.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <emmintrin.h>
@@ -49,12 +49,6 @@ typedef struct {
     posenc_exec exec;
     size_t count; /* floats in the table */
 } bench_state;
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* thread `part`'s share of a memset / streaming memset / flush */
 static void run_part(bench_state *s, int part) {
@@ -100,15 +94,6 @@ static int run_op(bench_state *s, int op) {
     return st == POSENC_OK ? 0 : -1;
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static int measure(int threads, size_t mib, int reps) {
     bench_state s = {0};
     s.threads = threads;
@@ -152,34 +137,34 @@ static int measure(int threads, size_t mib, int reps) {
         for (int w = 0; w < W_COUNT && rc == 0; w++) {
             double t0, t1;
             run_op(&s, FLUSH);
-            t0 = now_ms();
+            t0 = bench_now_ms();
             rc |= run_op(&s, w);
-            clean[w][r] = now_ms() - t0;
+            clean[w][r] = bench_now_ms() - t0;
 
             run_op(&s, FLUSH);
             run_op(&s, W_MEMSET);
-            t0 = now_ms();
+            t0 = bench_now_ms();
             rc |= run_op(&s, w);
-            after[w][r] = now_ms() - t0;
+            after[w][r] = bench_now_ms() - t0;
 
             run_op(&s, FLUSH);
-            t0 = now_ms();
+            t0 = bench_now_ms();
             rc |= run_op(&s, w);
             run_op(&s, FLUSH);
-            t1 = now_ms();
+            t1 = bench_now_ms();
             charged[w][r] = t1 - t0;
         }
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         run_op(&s, FLUSH); /* the buffer is clean after the last flush: this is the bare cost */
-        flush_clean[r] = now_ms() - t0;
+        flush_clean[r] = bench_now_ms() - t0;
     }
     if (rc == 0) {
-        double bare = median(flush_clean, reps);
+        double bare = bench_median(flush_clean, reps);
         printf("| writer, %zu MiB | threads | clean: ms, GB/s | after a memset: ms | its write-back charged: ms, GB/s |\n"
                "|---|---|---|---|---|\n",
                mib);
         for (int w = 0; w < W_COUNT; w++) {
-            double c = median(clean[w], reps), a = median(after[w], reps), g = median(charged[w], reps) - bare;
+            double c = bench_median(clean[w], reps), a = bench_median(after[w], reps), g = bench_median(charged[w], reps) - bare;
             printf("| %s | %d | %.3f, %.1f | %.3f | %.3f, %.1f |\n", writer_names[w], threads, c,
                    (double)s.bytes / (c * 1e6), a, g, (double)s.bytes / (g * 1e6));
         }

@@ -337,14 +337,20 @@ def test_empty_is_a_no_op_after_checks():
         posenc.mrope_apply_(x, positions=np.zeros((3, 0), np.int64), sections=(16, 24, 23), tensor_layout="shd")
 
 
+def qwen2_vl_with_sections(tmp, sections):
+    """Qwen2-VL's config with rope_scaling.mrope_section replaced, written under tmp; its path."""
+    cfg = fixture("qwen2_vl_7b")
+    cfg["rope_scaling"] = dict(cfg["rope_scaling"], mrope_section=sections)
+    path = os.path.join(tmp, "qwen2_vl_" + "_".join(map(str, sections)) + ".json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
 def test_a_zero_section_in_the_middle_keeps_the_axes_after_it(tmp):
     """mrope_section [16, 0, 48]: HF's split gives h no pairs and w 48; read as (16, 0, 48) by
     the config readers (before: the zero was dropped, (16, 48), and w's pairs went to h)."""
-    cfg = fixture("qwen2_vl_7b")
-    cfg["rope_scaling"] = dict(cfg["rope_scaling"], mrope_section=[16, 0, 48])
-    path = os.path.join(tmp, "qwen2_vl_zero.json")
-    with open(path, "w") as f:
-        json.dump(cfg, f)
+    path = qwen2_vl_with_sections(tmp, [16, 0, 48])
     assert posenc.load_config(path).mrope_sections == (16, 0, 48)
     pos = vision_positions()
     q = sample((2, 4, pos.shape[2], 128), 21)
@@ -364,11 +370,7 @@ def test_a_zero_first_section_is_still_multi_axis(tmp):
     """mrope_section [0, 32, 32]: t gets no pairs. Read as (0, 32, 32), applied as HF splits it,
     and `rope explain` names the sections (before: its text said nothing of M-RoPE when the
     first section was 0)."""
-    cfg = fixture("qwen2_vl_7b")
-    cfg["rope_scaling"] = dict(cfg["rope_scaling"], mrope_section=[0, 32, 32])
-    path = os.path.join(tmp, "qwen2_vl_zero_first.json")
-    with open(path, "w") as f:
-        json.dump(cfg, f)
+    path = qwen2_vl_with_sections(tmp, [0, 32, 32])
     assert posenc.load_config(path).mrope_sections == (0, 32, 32)
     pos = vision_positions()
     q = sample((2, 4, pos.shape[2], 128), 23)
