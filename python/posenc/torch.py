@@ -5,6 +5,7 @@ Hugging Face rotary embedding, and HF's apply_rotary_pos_emb as a drop-in.
     pt.apply_rope_(q, k, positions=position_ids, layout="neox", tensor_layout="bhsd", base=500000)
     pt.patch_llama(model)        # HF Llama-style model: posenc's RotaryEmbedding + apply, HF's bits
     pt.mrope_apply_(q, k, positions=position_ids, config=cfg, tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
+    y = pt.mrope_apply(q, positions=position_ids, config=cfg, tensor_layout="bhsd")  # the same, differentiable
 
 Tensors: float32, float16 or bfloat16 on the CPU; [S, D]; [S, H, D] / [B, S, H, D] with
 tensor_layout="bshd", [H, S, D] / [B, H, S, D] (HF's) with "bhsd": required for 3-D and
@@ -117,6 +118,56 @@ def mrope_apply_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, positio
         targets.append(_mrope_target(k, "k", tensor_layout))
     p, sec = _rope.resolve_mrope(params, config, head_dim_of(targets[0], flags), sections, kind, flags)
     _rope.mrope_targets_(targets, p, sec, layout, positions, inverse)
+
+
+class MropeFunction(_torch.autograd.Function):
+    """y = M-RoPE(x), differentiable: each pair turns by its axis' angle, so backward is the
+    transposed rotation A R^T g (A = attention factor), run as the C inverse rotation times
+    A^2, as RotaryFunction does. float32 only (posenc_mrope_apply_f32)."""
+
+    @staticmethod
+    def forward(ctx, x, p, sections, layout, positions, tensor_layout):  # type: ignore[override]
+        ctx.p, ctx.sections, ctx.layout, ctx.positions, ctx.tensor_layout = (p, sections, layout, positions,
+                                                                             tensor_layout)
+        y = x.detach().clone(memory_format=_torch.contiguous_format)
+        with _torch.no_grad():
+            _rope.mrope_targets_([_mrope_target(y, "x", tensor_layout)], p, sections, layout, positions, False)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):  # type: ignore[override]
+        gx = grad.detach().clone(memory_format=_torch.contiguous_format)
+        with _torch.no_grad():
+            _rope.mrope_targets_([_mrope_target(gx, "grad", ctx.tensor_layout)], ctx.p, ctx.sections, ctx.layout,
+                                 ctx.positions, True)
+            att = _rope.rope_frequencies(ctx.p).attention_factor  # M-RoPE: the trained length's
+            if att != 1.0:  # the C inverse divides by A; the transpose multiplies by A
+                gx[..., :ctx.p.check()] *= att * att
+        return gx, None, None, None, None, None
+
+
+def mrope_apply(x: _torch.Tensor, *, positions: Any = None, sections: Optional[Sequence[int]] = None,
+                kind: Optional[MropeKind] = None, layout: Optional[Layout] = None,
+                tensor_layout: Optional[TensorLayout] = None, params: Optional[RopeParams] = None,
+                config: Optional[ConfigLike] = None, **flags: Any) -> _torch.Tensor:
+    """Differentiable multi-axis RoPE (out of place): returns M-RoPE(x), same shape, float32 CPU
+    tensors (x may require grad). Arguments and checks as mrope_apply_ (positions [axes, S] or
+    [axes, B, S], sections / kind from the config by default); backward rotates the gradient
+    back (the transposed rotation)."""
+    if not isinstance(x, _torch.Tensor):
+        raise UnsupportedError("x must be a torch.Tensor, got %s" % type(x).__name__, 8)
+    if x.dtype != _torch.float32:
+        raise UnsupportedError("x: multi-axis RoPE rotates float32 only (posenc_mrope_apply_f32), got %s" % x.dtype, 8)
+    if _is_tracing():
+        warnings.warn("posenc.torch.mrope_apply runs the C rotation outside torch.jit.trace's view (the trace "
+                      "would hold its result as a constant)", _torch.jit.TracerWarning, stacklevel=2)
+    tl = tensor_layout_of(tensor_layout, x.dim(), "x")
+    p, sec = _rope.resolve_mrope(params, config, head_dim_of(_mrope_target(x.detach(), "x", tl), flags), sections,
+                                 kind, flags)
+    if positions is None:
+        raise InvalidArgumentError("positions are required: int ids [axes, S] or [axes, B, S] (HF's position_ids)", 1)
+    pos = positions.detach().cpu().numpy() if isinstance(positions, _torch.Tensor) else np.asarray(positions)
+    return MropeFunction.apply(x, p, sec, layout, pos, tl)
 
 
 def _mrope_target(x: Any, name: str, tensor_layout: Any) -> "_rope.Target":

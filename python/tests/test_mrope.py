@@ -383,3 +383,65 @@ def test_a_zero_first_section_is_still_multi_axis(tmp):
         assert close(got_q, want_q.numpy(), q, "zero first section q")
     done = run_cli("rope", "explain", "--config", path)
     assert "M-RoPE sections (pairs per t/h/w axis): 0, 32, 32" in done.stdout, done.stdout[-600:]
+
+
+# ---- posenc.torch.mrope_apply: differentiable ---------------------------------------
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_differentiable_apply_matches_hf_forward_and_gradient(name):
+    """posenc.torch.mrope_apply against HF's formula run through torch autograd (float32):
+    the forward as mrope_apply_ (bit for bit here, the torch-compat rule elsewhere), and the
+    gradient of sum(y * g): HF's autograd forms g*cos + rotate_half^T(g*sin), the same
+    products and sum as posenc's inverse rotation, so it is held to the same bound."""
+    formula, base, sections, kind = CASES[name]
+    path = os.path.join(MODELS, name + ".json")
+    pos = vision_positions()
+    x = sample((2, 4, pos.shape[2], 128), 31)
+    g = torch.from_numpy(sample(x.shape, 32))
+    mine = torch.from_numpy(x.copy()).requires_grad_(True)
+    y = pt.mrope_apply(mine, positions=torch.from_numpy(pos), config=path, mode="torch", tensor_layout="bhsd")
+    assert y.requires_grad and y.shape == mine.shape and y.dtype == torch.float32
+    (y * g).sum().backward()
+    ref = torch.from_numpy(x.copy()).requires_grad_(True)
+    want, _ = formula(ref, ref.detach(), base, sections, torch.from_numpy(pos))
+    (want * g).sum().backward()
+    for got, exp, scale, what in ((y.detach().numpy(), want.detach().numpy(), x, "forward"),
+                                  (mine.grad.numpy(), ref.grad.numpy(), g.numpy(), "gradient")):
+        same = np.array_equal(got, exp)
+        print("%s %s: %s" % (name, what, "bit for bit" if same else "DIFFERENT"))
+        assert same if EXACT else close(got, exp, scale, what)
+    # the input is left alone (out of place)
+    assert np.array_equal(mine.detach().numpy(), x)
+
+
+def test_differentiable_apply_is_its_own_adjoint_with_an_attention_factor():
+    """<R x, g> = <x, R^T g> for a YaRN rotation (attention factor 0.1 ln 4 + 1 = 1.1386..., so
+    the backward's A^2 matters), both layouts and the three kinds; float64 sums, relative 1e-6."""
+    pos = vision_positions()
+    for layout in ("neox", "gptj"):
+        for kind, sections in (("sections", (16, 24, 24)), ("interleaved", (24, 20, 20)), ("axial", (16, 24, 24))):
+            x = torch.from_numpy(sample((2, pos.shape[2], 3, 128), 41)).requires_grad_(True)
+            g = torch.from_numpy(sample((2, pos.shape[2], 3, 128), 42))
+            y = pt.mrope_apply(x, positions=pos, sections=sections, kind=kind, layout=layout, tensor_layout="bshd",
+                               base=1e6, scaling="yarn", factor=4.0, original_max_position=32768)
+            (y * g).sum().backward()
+            left = float((y.detach().double() * g.double()).sum())
+            right = float((x.detach().double() * x.grad.double()).sum())
+            assert abs(left - right) <= 1e-6 * max(abs(left), 1.0), (layout, kind, left, right)
+            # and the scale is A: |R x| = A |x| pair by pair
+            ratio = float(y.detach().double().norm() / x.detach().double().norm())
+            assert abs(ratio - (0.1 * np.log(4.0) + 1.0)) < 1e-5, (layout, kind, ratio)
+
+
+def test_differentiable_apply_refuses_by_name():
+    pos = vision_positions()
+    x = torch.zeros((2, 4, pos.shape[2], 128), dtype=torch.float16, requires_grad=True)
+    with pytest.raises(posenc.UnsupportedError, match="float32 only"):
+        pt.mrope_apply(x, positions=pos, sections=(16, 24, 24), tensor_layout="bhsd")
+    x = torch.zeros((2, 4, pos.shape[2], 128), requires_grad=True)
+    with pytest.raises(posenc.InvalidArgumentError, match="positions are required"):
+        pt.mrope_apply(x, sections=(16, 24, 24), tensor_layout="bhsd")
+    with pytest.raises(posenc.InvalidArgumentError, match="must add up"):
+        pt.mrope_apply(x, positions=pos, sections=(16, 24, 23), tensor_layout="bhsd")
+    with pytest.raises(posenc.UnsupportedError, match="torch.Tensor"):
+        pt.mrope_apply(x.detach().numpy(), positions=pos, sections=(16, 24, 24), tensor_layout="bhsd")
