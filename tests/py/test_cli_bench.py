@@ -24,6 +24,7 @@ def main():
     rows = [line for line in out.splitlines() if line.startswith("| sinusoid 8192x1024")]
     t.check(rc == 0 and "| memset | 1 |" in out and len(rows) == 4 and all(r.count("|") >= 9 for r in rows),
             f"small bench run: exit {rc}, memory table and {len(rows)} sinusoid rows (want 4) {err.strip()}")
+    t.check(all(r.split("|")[8].strip() == "" for r in rows), "the table rows leave the arithmetic column empty")
     t.check(any("planned" in r for r in rows), "issue 29: the sinusoid row with a posenc_sinusoid_plan is there")
     t.check("kernel path scalar" in out, "the forced path is reported in the header")
     # issue 24: the identify group times posenc_rope_identify per cache form and says what it fitted
@@ -39,8 +40,13 @@ def main():
                        "--mem-mib", "16", "--timeline")
     rows = [line.split("|") for line in out.split("Timeline:")[0].splitlines()
             if line.startswith("| RoPE in place q[4096x32x128] f32 interleaved | 2 |")]
-    t.check(rc == 0 and len(rows) == 1 and len(rows[0]) >= 13 and all(float(rows[0][i]) > 0 for i in (8, 9, 10)),
-            f"2-thread row has kernel, memset and memcpy scaling: {rows[0][8:11] if rows else None} {err.strip()}")
+    t.check(rc == 0 and len(rows) == 1 and len(rows[0]) >= 14 and all(float(rows[0][i]) > 0 for i in (9, 10, 11)),
+            f"2-thread row has kernel, memset and memcpy scaling: {rows[0][9:12] if rows else None} {err.strip()}")
+    # issue 29: every RoPE row says how far its arithmetic alone would let it go (a cached q)
+    rope_rows = [line.split("|") for line in out.split("Timeline:")[0].splitlines() if line.startswith("| RoPE in place")]
+    t.check(rc == 0 and len(rope_rows) == 12 and all(float(r[8]) > 0 for r in rope_rows)
+            and "arithmetic x ceiling" in out,
+            f"the 12 RoPE rows carry an arithmetic x ceiling: {[r[8].strip() for r in rope_rows]}")
     t.check("| memset, streaming stores | 2 |" in out and "| compute (G multiply-adds/s) | 2 |" in out,
             "memory table has streaming memset and the pure-compute probe at 2 threads")
     timeline = [line for line in out.splitlines() if line.startswith("|  | 2 | 1 |")]
