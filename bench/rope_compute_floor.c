@@ -68,7 +68,7 @@ static int rotate(posenc_dtype dtype, posenc_layout layout, void *x, size_t coun
     posenc_exec_default(&exec);
     exec.threads = 1;
     posenc_error err;
-    posenc_status st = posenc_rope_apply_exec(&p, 0, layout, &v, ids, count, dtype, x, count * HEADS * DIM, &exec, &err);
+    posenc_status st = posenc_rope_apply_exec(&p, 0, layout, &v, ids, 0, dtype, x, count * HEADS * DIM, &exec, &err);
     free(ids);
     if (st != POSENC_OK) fprintf(stderr, "rope_compute_floor: %s\n", err.message);
     return st == POSENC_OK ? 0 : -1;

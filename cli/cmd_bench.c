@@ -86,7 +86,7 @@ static posenc_status rotate_q(const bench_case *c, void *buf, size_t tokens, con
     posenc_rope_params_default(&p, 128);
     posenc_rope_view v = posenc_rope_view_contiguous(tokens, 32, 128);
     return posenc_rope_apply_exec(&p, 0, (c->variant & 1) ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED, &v,
-                                  ids, ids ? tokens : 0,
+                                  ids, 0,
                                   (c->variant & 4)   ? POSENC_DTYPE_F16
                                   : (c->variant & 2) ? POSENC_DTYPE_BF16
                                                      : POSENC_DTYPE_F32,

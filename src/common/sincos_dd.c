@@ -40,9 +40,40 @@ void posenc_rotate_run_path_(posenc_kernel_path path, size_t n, const double *st
     else posenc_rotate_run_scalar_(n, step_s, step_c, run_s, run_c);
 }
 
-void posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
+bool posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
                         double scale_s, double scale_c, float *s_out, float *c_out) {
-    if (path == POSENC_PATH_AVX512) posenc_run_to_f32_avx512_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
-    else if (path == POSENC_PATH_AVX2) posenc_run_to_f32_avx2_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
-    else posenc_run_to_f32_scalar_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    if (path == POSENC_PATH_AVX512) return posenc_run_to_f32_avx512_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    if (path == POSENC_PATH_AVX2) return posenc_run_to_f32_avx2_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    return posenc_run_to_f32_scalar_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+}
+
+float posenc_f32_from_dd_(double hi, double lo) {
+    float r = (float)hi;
+    double rd = (double)r;
+    /* hi a float (then hi + lo is within a double ULP of it), or nothing to add */
+    if (rd == hi || lo == 0.0) return r;
+    /* hi lies between r and the float beyond it; m is their midpoint (exact in
+     * double), and hi - m is exact (Sterbenz), so t has the sign of hi + lo - m */
+    float beyond = nextafterf(r, hi > rd ? INFINITY : -INFINITY);
+    double m = 0.5 * (rd + (double)beyond);
+    double t = (hi - m) + lo;
+    if (t == 0.0) return (float)m; /* exactly halfway: (float) rounds to even */
+    bool up = t > 0.0;             /* hi + lo above the midpoint */
+    return (up == (beyond > r)) ? beyond : r;
+}
+
+/* (hi + lo) * scale as a double-double: the product's rounding error by fma */
+static float scaled_dd_to_f32(double hi, double lo, double scale) {
+    double p = hi * scale;
+    double e = fma(hi, scale, -p) + lo * scale;
+    return posenc_f32_from_dd_(p, e);
+}
+
+void posenc_sincos_f32_exact_(double p, double w_hi, double w_lo, double scale_s, double scale_c, float *s,
+                              float *c) {
+    double sh, sl, ch, cl;
+    posenc_dd_sincos_ out = {&sh, &sl, &ch, &cl};
+    posenc_sincos_dd_scalar_(1, p, &w_hi, &w_lo, &out);
+    *s = scaled_dd_to_f32(sh, sl, scale_s);
+    *c = scaled_dd_to_f32(ch, cl, scale_c);
 }

@@ -46,9 +46,34 @@ void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos
 void posenc_rotate_run_path_(posenc_kernel_path path, size_t n, const double *step_s, const double *step_c,
                              double *run_s, double *run_c);
 /* s_out[k] = (float)(run_s[k] * scale_s), c_out[k] = (float)(run_c[k] * scale_c)
- * for k < n (RoPE's f32 cos/sin of a token; same bits on every path). */
-void posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
+ * for k < n (RoPE's f32 cos/sin of a token; same bits on every path). Returns
+ * whether one of them may be misrounded: its double lies within
+ * POSENC_RUN_ERROR * max(|scale_s|, |scale_c|) (the recurrence's error bound)
+ * of the midpoint between two floats, so the exact value may round the other
+ * way (posenc_f32_near_tie_). A few values in a million; the caller then
+ * recomputes those from double-doubles (rope_fast.c). */
+bool posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, const double *run_c,
                         double scale_s, double scale_c, float *s_out, float *c_out);
+
+/* A bound on |run - exact| of the recurrence's double (sin, cos) (recurrence.h:
+ * at most 63 double rotations from a double-double anchor, each adding < 6e-16
+ * for values of magnitude <= 1; 2^-42 = 2.3e-13 leaves a margin of 6x). */
+#define POSENC_RUN_ERROR 0x1p-42
+
+/* Whether v, known to within e of an exact value, may not round to the same
+ * float as that value: v - e and v + e round to different floats. */
+static inline bool posenc_f32_near_tie_(double v, double e) { return (float)(v - e) != (float)(v + e); }
+
+/* The float nearest hi + lo (ties to even) for a double-double (|lo| <= ulp(hi)):
+ * right where (float)hi is not, when hi lies on or within lo of the midpoint
+ * between two floats. */
+float posenc_f32_from_dd_(double hi, double lo);
+
+/* The float nearest scale * sin(p w) and scale * cos(p w), w = w_hi + w_lo, from
+ * the double-double sin/cos (error ~1e-22) and an exact product with scale: the
+ * correctly rounded values, for integer |p| < 2^53 with |p w| < MAX_ANGLE. */
+void posenc_sincos_f32_exact_(double p, double w_hi, double w_lo, double scale_s, double scale_c, float *s,
+                              float *c);
 /* The scalar double step for pairs [first, end), for callers that step their
  * own arrays (the sinusoid rows kernels' leftover pairs; sincos_dd_scalar.c). */
 void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,
@@ -67,11 +92,11 @@ void posenc_rotate_dd_avx512_(size_t n, const posenc_dd_sincos_ *state, const po
 void posenc_rotate_run_scalar_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
 void posenc_rotate_run_avx2_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
 void posenc_rotate_run_avx512_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c);
-void posenc_run_to_f32_scalar_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+bool posenc_run_to_f32_scalar_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
                                float *s_out, float *c_out);
-void posenc_run_to_f32_avx2_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+bool posenc_run_to_f32_avx2_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
                              float *s_out, float *c_out);
-void posenc_run_to_f32_avx512_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+bool posenc_run_to_f32_avx512_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
                                float *s_out, float *c_out);
 
 #endif

@@ -16,6 +16,7 @@ typedef __m512d vec;
 #define ROTATE_RUN posenc_rotate_run_avx512_
 #define RUN_TO_F32 posenc_run_to_f32_avx512_
 #define V_STORE_F32(p, v) _mm256_storeu_ps((p), _mm512_cvtpd_ps(v))
+#define V_F32_DIFFER(a, b) _mm256_movemask_ps(_mm256_cmp_ps(_mm512_cvtpd_ps(a), _mm512_cvtpd_ps(b), _CMP_NEQ_UQ))
 #include "sincos_dd_body.h"
 #else
 /* Built without the ISA flags (not x86-64): never selected, see posenc_kernel_path_supported. */
@@ -29,8 +30,8 @@ void posenc_rotate_dd_avx512_(size_t n, const posenc_dd_sincos_ *state, const po
 void posenc_rotate_run_avx512_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c) {
     posenc_rotate_run_scalar_(n, step_s, step_c, run_s, run_c);
 }
-void posenc_run_to_f32_avx512_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
+bool posenc_run_to_f32_avx512_(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c,
                               float *s_out, float *c_out) {
-    posenc_run_to_f32_scalar_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
+    return posenc_run_to_f32_scalar_(n, run_s, run_c, scale_s, scale_c, s_out, c_out);
 }
 #endif

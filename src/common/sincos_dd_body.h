@@ -7,11 +7,14 @@
  *   V_FMA(a,b,c) a*b+c with one rounding
  *   V_ROUND(x)   nearest integer, ties to even
  *   V_STORE_F32(p, v)  LANES floats: each double of v rounded once to float
+ *   V_F32_DIFFER(a, b) nonzero if some lane of a and b rounds to different floats
  *   SINCOS_DD, ROTATE_DD, ROTATE_RUN, RUN_TO_F32   the names of the functions to define
  * and builds with -ffp-contract=off (a fused a*b+c would change the bits). The
  * vector builds hand their last n % LANES items to the scalar build. */
 
 #include "dd_lanes.h"
+
+#include <math.h>
 
 static inline void store_lanes(const posenc_dd_sincos_ *out, size_t k, vec sh, vec sl, vec ch, vec cl) {
     V_STORE(out->s_hi + k, sh);
@@ -69,16 +72,24 @@ void ROTATE_RUN(size_t n, const double *step_s, const double *step_c, double *ru
 
 /* s_out[k] = (float)(run_s[k] * scale_s), c_out[k] likewise: a product in
  * double rounded once to float, as C's cast does. */
-void RUN_TO_F32(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c, float *s_out,
+bool RUN_TO_F32(size_t n, const double *run_s, const double *run_c, double scale_s, double scale_c, float *s_out,
                 float *c_out) {
     size_t k = 0;
     const vec vs = V_SET(scale_s), vc = V_SET(scale_c);
+    const double e = POSENC_RUN_ERROR * fmax(fabs(scale_s), fabs(scale_c));
+    const vec ve = V_SET(e);
+    int near = 0;
     for (; k + LANES <= n; k += LANES) {
-        V_STORE_F32(s_out + k, V_LOAD(run_s + k) * vs);
-        V_STORE_F32(c_out + k, V_LOAD(run_c + k) * vc);
+        vec s = V_LOAD(run_s + k) * vs, c = V_LOAD(run_c + k) * vc;
+        V_STORE_F32(s_out + k, s);
+        V_STORE_F32(c_out + k, c);
+        near |= V_F32_DIFFER(s - ve, s + ve) | V_F32_DIFFER(c - ve, c + ve);
     }
     for (; k < n; k++) {
-        s_out[k] = (float)(run_s[k] * scale_s);
-        c_out[k] = (float)(run_c[k] * scale_c);
+        double s = run_s[k] * scale_s, c = run_c[k] * scale_c;
+        s_out[k] = (float)s;
+        c_out[k] = (float)c;
+        if (posenc_f32_near_tie_(s, e) || posenc_f32_near_tie_(c, e)) near = 1;
     }
+    return near != 0;
 }

@@ -18,6 +18,7 @@ typedef double vec;
 #define ROTATE_RUN posenc_rotate_run_scalar_
 #define RUN_TO_F32 posenc_run_to_f32_scalar_
 #define V_STORE_F32(p, v) (*(p) = (float)(v))
+#define V_F32_DIFFER(a, b) ((float)(a) != (float)(b))
 #include "sincos_dd_body.h"
 
 void posenc_rotate_run_(const double *step_s, const double *step_c, double *run_s, double *run_c, size_t first,

@@ -5,6 +5,7 @@
  * the table entry points (rope.c); calls nothing of the RoPE files. */
 #include "rope_internal.h"
 
+#include "../common/sincos_dd.h"
 #include "../common/torch_math.h"
 #include "../common/torch_vec.h"
 #include <string.h>
@@ -82,11 +83,25 @@ void rope_cos_sin_f32_(posenc_mode mode, const long double *inv, int32_t pairs, 
         rope_torch_cos_sin_row_(inv, pairs, 2, &one, 0, scale, cos_out, sin_out);
         return;
     }
+    /* the double-double path is exact enough to round right, for integer positions in its range */
+    const bool exact_ok = pos == floorl(pos) && fabsl(pos) < 0x1p53L && pos != 0; /* 0: exact already */
     for (int32_t k = 0; k < pairs; k++) {
         double c, s;
-        cos_sin_precise(pos * inv[k], &c, &s);
-        cos_out[k] = (float)(c * scale);
-        sin_out[k] = (float)(s * scale);
+        long double a = pos * inv[k];
+        cos_sin_precise(a, &c, &s);
+        double cs = c * scale, ss = s * scale;
+        cos_out[k] = (float)cs;
+        sin_out[k] = (float)ss;
+        /* cos_sin_precise's error (angle and reduction ~|a| 2^-63, double cos/sin and
+         * the reduced angle's rounding < 2^-50) with a margin of 4; within it of a
+         * float midpoint, the float may be one ULP off: round the exact value */
+        double e = ((double)fabsl(a) * 0x1p-62 + 0x1p-48) * fabs(scale);
+        if ((posenc_f32_near_tie_(cs, e) || posenc_f32_near_tie_(ss, e)) && exact_ok &&
+            fabsl(a) < (long double)POSENC_SINCOS_DD_MAX_ANGLE) {
+            double w_hi, w_lo;
+            posenc_split_dd_(inv + k, 1, &w_hi, &w_lo);
+            posenc_sincos_f32_exact_((double)pos, w_hi, w_lo, scale, scale, sin_out + k, cos_out + k);
+        }
     }
 }
 

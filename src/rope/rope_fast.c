@@ -42,6 +42,20 @@ static bool recurrence_fits(const rope_plan_ *plan, long double most) {
     return posenc_sincos_dd_covers_(most, plan->inv, (size_t)plan->pairs);
 }
 
+/* After posenc_run_to_f32_ said some value of the token at position p may be
+ * misrounded (its double within the recurrence's error of a float midpoint):
+ * those pairs again from double-doubles, correctly rounded, so a token's
+ * cos/sin never depend on where its call or run began (a few pairs in a
+ * million; each ~0.2 us). */
+static void round_near_ties(const posenc_recurrence_ *rec, double p, const double *run_s, const double *run_c,
+                            double scale_s, double scale_c, float *s, float *c) {
+    if (p == 0.0) return; /* (sin, cos) = (0, 1) exactly: an anchor's, already right */
+    const double e = POSENC_RUN_ERROR * fmax(fabs(scale_s), fabs(scale_c));
+    for (size_t k = 0; k < rec->pairs; k++)
+        if (posenc_f32_near_tie_(run_s[k] * scale_s, e) || posenc_f32_near_tie_(run_c[k] * scale_c, e))
+            posenc_sincos_f32_exact_(p, rec->w_hi[k], rec->w_lo[k], scale_s, scale_c, s + k, c + k);
+}
+
 /* The token `offset` places into a run of consecutive positions starting at
  * start_position, called for offset = 0, 1, ... in order: leaves its double
  * (sin, cos) in state->run_s / run_c. Runs restart at every block boundary, so
@@ -169,7 +183,9 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
                 double start = ids ? (double)ids[run_start] : (double)run_start;
                 recurrence_token(&job->rec, &state, start, t - run_start);
-                posenc_run_to_f32_(job->path, P, state.run_s, state.run_c, job->scale_s, job->scale_c, s, c);
+                if (posenc_run_to_f32_(job->path, P, state.run_s, state.run_c, job->scale_s, job->scale_c, s, c))
+                    round_near_ties(&job->rec, start + (double)(t - run_start), state.run_s, state.run_c,
+                                    job->scale_s, job->scale_c, s, c);
             } else if (job->mrope_axis && job->plan->mode == POSENC_MODE_TORCH_COMPAT &&
                        job->mrope->kind != POSENC_MROPE_AXIAL) {
                 long double pos[POSENC_MROPE_MAX_AXES] = {0, 0, 0, 0};
@@ -372,7 +388,9 @@ static void table_worker(void *vjob, size_t worker, size_t begin, size_t end) {
             if (!job->wide) {
                 recurrence_token(rec, &state, job->first + (double)b, t - b);
                 float *c = (float *)job->cos_out + t * P, *s = (float *)job->sin_out + t * P;
-                posenc_run_to_f32_(rec->path, P, state.run_s, state.run_c, job->scale, job->scale, s, c);
+                if (posenc_run_to_f32_(rec->path, P, state.run_s, state.run_c, job->scale, job->scale, s, c))
+                    round_near_ties(rec, job->first + (double)t, state.run_s, state.run_c, job->scale, job->scale, s,
+                                    c);
                 continue;
             }
             if (t == b) posenc_recurrence_start_(rec, &state, job->first + (double)b);
