@@ -585,7 +585,10 @@ POSENC_API posenc_rope_view posenc_rope_view_contiguous(size_t tokens, size_t he
  * packed sequences, left padding and cache offsets are the caller's choice;
  * NULL = 0, 1, ..., tokens-1). cos/sin per (token, pair) are computed once in
  * double (PRECISE) or HF's float32 (TORCH_COMPAT), multiplied by the
- * attention factor, rounded to f32 and reused across heads; the rotation is
+ * attention factor, rounded to f32 and reused across heads (PRECISE: the
+ * correctly rounded f32 for integer positions with |p w| < 2^40, values next
+ * to a rounding midpoint included, so a token's cos/sin are the same whatever
+ * call or token range computes them; docs/rope.md); the rotation is
  * computed in f32 as a*c - b*s, b*c + a*s (HF's order), then stored in the
  * data's dtype (f16/bf16 round to nearest even). inverse != 0 rotates by the
  * opposite angle (and divides by the attention factor), undoing a forward
