@@ -2,10 +2,10 @@
  * floats even where the exact value lies next to the midpoint between two
  * floats, so a token's cos/sin never depend on how its call was cut.
  *
- * Before: one call over positions 0 .. 2^20-1 (base 1e4, D 128) and one call
- * per token differed in 3 of 134M values, all at such near-ties (the
- * recurrence's double carries ~1e-14 of error, the per-token double-double
- * ~1e-22). Those three (position, pair) cases are pinned here; each is checked
+ * Before: one call over positions 0 .. 2^20-1 (D 128) and one call per token
+ * differed in 3 of 134M values at base 1e4 and 3 at base 5e5, all at such
+ * near-ties (the recurrence's double carries ~1e-14 of error, the per-token
+ * double-double ~1e-22). Those six (position, pair) cases are pinned here; each is checked
  *   - through every route a position can take: a contiguous call starting 37
  *     before it (the recurrence, 37 steps from its anchor), one call per token
  *     (a run start: the double-double anchor), explicit ids that form no run
@@ -24,12 +24,14 @@
 
 enum { D = 128, PAIRS = D / 2, BEFORE = 37, AFTER = 26, SPAN = BEFORE + 1 + AFTER };
 
-/* the three near-ties found over positions 0 .. 2^20-1: channel in HF's
- * half-split layout (pair = channel % 64; below 64: cos, else sin) */
+/* the near-ties found over positions 0 .. 2^20-1, three at each base: channel
+ * in HF's half-split layout (pair = channel % 64; below 64: cos, else sin) */
 static const struct {
+    double base;
     int64_t position;
     int channel;
-} cases[] = {{392289, 9}, {577502, 66}, {861457, 7}};
+} cases[] = {{1e4, 392289, 9},    {1e4, 577502, 66},   {1e4, 861457, 7},
+             {5e5, 171621, 91},   {5e5, 402405, 10},   {5e5, 872905, 103}};
 
 /* cos or sin of p * w, w a long double (64-bit mantissa), to ~2e-19: w = w1 + w2
  * with w1 = w's top 24 bits, so a = p * w1 is exact (p < 2^20: 44 bits); b = p * w2
@@ -73,24 +75,24 @@ static void unit_rows(float *x, size_t tokens) {
 
 int main(void) {
     check_from_dd();
-    posenc_rope_params params;
-    posenc_rope_params_default(&params, D);
-    params.base = 10000.0;
-    rope_plan_ plan;
     posenc_error err;
-    if (rope_plan_create_(&params, 0, &plan, &err) != POSENC_OK) {
-        printf("plan: %s\n", err.message);
-        return EXIT_FAILURE;
-    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        posenc_rope_params params;
+        posenc_rope_params_default(&params, D);
+        params.base = cases[i].base;
+        rope_plan_ plan;
+        if (rope_plan_create_(&params, 0, &plan, &err) != POSENC_OK) {
+            printf("plan: %s\n", err.message);
+            return EXIT_FAILURE;
+        }
         const int64_t P = cases[i].position;
         const int ch = cases[i].channel, pair = ch % PAIRS, want_sin = ch >= PAIRS;
         long double truth = oracle(plan.inv[pair], P, want_sin);
         float right = (float)truth; /* long double -> float: one rounding */
         float other = nextafterf(right, (long double)right < truth ? INFINITY : -INFINITY);
         long double mid = 0.5L * ((long double)right + (long double)other);
-        printf("position %lld pair %d (%s): exact %.21Lg, %.3Lg from the midpoint (a float ULP: %.3g)\n",
-               (long long)P, pair, want_sin ? "sin" : "cos", truth, fabsl(truth - mid),
+        printf("base %g, position %lld pair %d (%s): exact %.21Lg, %.3Lg from the midpoint (a float ULP: %.3g)\n",
+               cases[i].base, (long long)P, pair, want_sin ? "sin" : "cos", truth, fabsl(truth - mid),
                fabs((double)other - (double)right));
         CHECK(fabsl(truth - mid) > 1e-17L, "the oracle (~1e-19) is decisive for this case");
         for (int inverse = 0; inverse < 2; inverse++)
@@ -149,7 +151,7 @@ int main(void) {
         float got = (want_sin ? sin_t : cos_t)[BEFORE * PAIRS + pair];
         CHECK(st == POSENC_OK && bits_of(got) == bits_of(right), "posenc_rope_table_f32 over %lld..: %.9g",
               (long long)(P - BEFORE), got);
+        rope_plan_free_(&plan);
     }
-    rope_plan_free_(&plan);
     return check_finish();
 }
