@@ -177,8 +177,10 @@ static double jackknife_se(const cJSON *ra, const cJSON *rb, const claim *c) {
     return sqrt((double)(da - 1) / da * sq);
 }
 
-/* Append the claim's row; false when out of memory (the table would silently lack it). */
-static bool row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *cap) {
+/* Append the claim's row if these runs measured it (measured) or did not (!measured), so
+ * the table shows what the runs say before what they leave for other experiments; false
+ * when out of memory (the table would silently lack it). */
+static bool row(cJSON *runs_c, const claim *c, bool measured, char **buf, size_t *len, size_t *cap) {
     const cJSON *runs = runs_c;
     int seeds = 0, at_unigram = 0;
     double ratio[100], se_doc[100];
@@ -202,6 +204,7 @@ static bool row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
             if (lb >= 0) ub += lb, kb++;
         }
     }
+    if ((seeds > 0) != measured) return true;
     /* a side is at the unigram level when most of its seeds are */
     at_unigram = (ka > 0 && 2 * ua > ka) || (kb > 0 && 2 * ub > kb);
     double mean = NAN, lo = NAN, hi = NAN;
@@ -213,9 +216,18 @@ static bool row(cJSON *runs_c, const claim *c, char **buf, size_t *len, size_t *
         snprintf(interval, sizeof interval, "paired ratio first/second = %.4f, 95%% CI [%.4f, %.4f]", mean, lo, hi);
     else if (seeds == 1)
         snprintf(interval, sizeof interval, "paired ratio first/second = %.4f (one seed: no interval)", mean);
-    if (seeds == 0)
-        n = snprintf(line, sizeof line, "| %s | %s | no runs of %s:%s and %s:%s at these lengths | %s |\n", c->source, c->claim,
-                     c->a.experiment, c->a.label, c->b.experiment, c->b.label, verdict);
+    if (seeds == 0) { /* what would measure it: the experiment (once when both sides share it) and its schemes */
+        char need[300];
+        bool one_run = strcmp(c->a.experiment, c->b.experiment) == 0 && strcmp(c->a.label, c->b.label) == 0;
+        if (one_run) snprintf(need, sizeof need, "%s runs of `posenc lab run %s`", c->a.label, c->a.experiment);
+        else if (strcmp(c->a.experiment, c->b.experiment) == 0)
+            snprintf(need, sizeof need, "%s and %s runs of `posenc lab run %s`", c->a.label, c->b.label, c->a.experiment);
+        else
+            snprintf(need, sizeof need, "%s runs of `posenc lab run %s` and %s runs of `posenc lab run %s`", c->a.label,
+                     c->a.experiment, c->b.label, c->b.experiment);
+        n = snprintf(line, sizeof line, "| %s | %s | not in these runs: needs %s evaluated at these lengths | %s |\n", c->source, c->claim, need,
+                     verdict);
+    }
     else {
         char qa[128], qb[128];
         describe(&c->a, qa, sizeof qa);
@@ -252,19 +264,19 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
     static const claim claims[] = {
         {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi stays flat past L (bpb at 8L within 5% of L)",
          Q("extrapolate", "alibi", "bpb", 8, 1), Q("extrapolate", "alibi", "bpb", 1, 1), 1.05, NULL, 0},
-        {"ALiBi paper Table 2", "sinusoidal degrades past L (bpb at 2L more than 5% above L)",
+        {"ALiBi paper (Press et al. 2022) Table 2", "sinusoidal degrades past L (bpb at 2L more than 5% above L)",
          Q("extrapolate", "sinusoidal", "bpb", 1, 1), Q("extrapolate", "sinusoidal", "bpb", 2, 1), 1 / 1.05, NULL, 0},
-        {"ALiBi paper Table 2", "rotary degrades more slowly than sinusoidal (at 4L)",
+        {"ALiBi paper (Press et al. 2022) Table 2", "rotary degrades more slowly than sinusoidal (at 4L)",
          Q("extrapolate", "rope", "bpb", 4, 1), Q("extrapolate", "sinusoidal", "bpb", 4, 1), 1, NULL, 0},
-        {"ALiBi paper Table 2", "T5 bias extrapolates better than rotary (at 4L)", Q("extrapolate", "t5", "bpb", 4, 1),
+        {"ALiBi paper (Press et al. 2022) Table 2", "T5 bias extrapolates better than rotary (at 4L)", Q("extrapolate", "t5", "bpb", 4, 1),
          Q("extrapolate", "rope", "bpb", 4, 1), 1, NULL, 0},
-        {"ALiBi paper Table 2", "ALiBi beats sinusoidal past L (at 2L)", Q("extrapolate", "alibi", "bpb", 2, 0),
+        {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi beats sinusoidal past L (at 2L)", Q("extrapolate", "alibi", "bpb", 2, 0),
          Q("extrapolate", "sinusoidal", "bpb", 2, 0), 1, NULL, 0},
-        {"ALiBi paper Table 2", "ALiBi beats sinusoidal at 16L", Q("extrapolate", "alibi", "bpb", 16, 0),
+        {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi beats sinusoidal at 16L", Q("extrapolate", "alibi", "bpb", 16, 0),
          Q("extrapolate", "sinusoidal", "bpb", 16, 0), 1, NULL, 0},
-        {"ALiBi paper Table 2", "ALiBi uses longer inputs (bpb at 16L below L on the same targets)",
+        {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi uses longer inputs (bpb at 16L below L on the same targets)",
          Q("extrapolate", "alibi", "bpb", 16, 0), Q("extrapolate", "alibi", "bpb", 1, 0), 1, NULL, 0},
-        {"ALiBi paper section 5 (sliding window)", "ALiBi holds under sliding-window evaluation too (8L within 5% of L)",
+        {"ALiBi paper (Press et al. 2022) section 5 (sliding window)", "ALiBi holds under sliding-window evaluation too (8L within 5% of L)",
          Q("extrapolate", "alibi", "bpb_sliding", 8, 1), Q("extrapolate", "alibi", "bpb_sliding", 1, 1), 1.05, NULL, 0},
         {"Chen et al. 2023 (PI)", "position interpolation beats no scaling at 4L without fine-tuning", QV("linear", 4),
          QV("none", 4), 1, NULL, 0},
@@ -294,50 +306,51 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
         {"Chen et al. 2023 (PI)", "PI + fine-tune beats plain fine-tuning without scaling (at 4L, past the fine-tune length)",
          QF("linear", 4), QF("none", 4), 1, NULL, 0},
         {"Peng et al. 2023 (YaRN)", "YaRN + fine-tune beats PI + fine-tune (at 2L)", QF("yarn", 2), QF("linear", 2), 1, NULL, 0},
-        {"000 section 4.2", "fixed sinusoids suit extrapolation better than learned tables (at 4L)",
+        {"source article 000, section 4.2", "fixed sinusoids suit extrapolation better than learned tables (at 4L)",
          Q("extrapolate", "sinusoidal", "bpb", 4, 0), Q("extrapolate", "learned", "bpb", 4, 0), 1, NULL, 0},
-        {"000 section 4.2", "learned tables do slightly better in distribution (at L)",
+        {"source article 000, section 4.2", "learned tables do slightly better in distribution (at L)",
          Q("extrapolate", "learned", "bpb", 1, 0), Q("extrapolate", "sinusoidal", "bpb", 1, 0), 1, NULL, 0},
         {"Kazemnejad et al. 2023", "NoPE extrapolates better than sinusoidal (at 4L)", Q("extrapolate", "none", "bpb", 4, 0),
          Q("extrapolate", "sinusoidal", "bpb", 4, 0), 1, NULL, 0},
-        {"004 section 8.2", "sparse encoding keeps > 90% of the performance (bpb within 10% of sinusoidal at L)",
+        {"source article 004, section 8.2", "sparse encoding keeps > 90% of the performance (bpb within 10% of sinusoidal at L)",
          Q("article-claims", "sparse", "bpb", 1, 0), Q("article-claims", "sinusoidal", "bpb", 1, 0), 1.10, NULL, 0},
         /* the memory half: the article's sentence follows the code of the encoding function,
            so its "memory" is the encoding's (the table); the second row asks what that is worth
            for the whole training step (docs/lab-experiments.md) */
-        {"004 section 8.2", "sparse encoding: the position table needs 60-70% (here: at least 60%) less memory than the dense table (cheapest layout)",
+        {"source article 004, section 8.2", "sparse encoding: the position table needs 60-70% (here: at least 60%) less memory than the dense table (cheapest layout)",
          QM("sparse_bytes"), QM("dense_bytes"), 0.40, "bytes", 0},
-        {"004 section 8.2", "the same in TensorFlow's own sparse tensor (the article's framework; int64 COO indices)",
+        {"source article 004, section 8.2", "the same in TensorFlow's own sparse tensor (the article's framework; int64 COO indices)",
          QM("coo64_bytes"), QM("dense_bytes"), 0.40, "bytes", 0},
-        {"004 section 8.2", "sparse encoding: the whole training step (parameters, gradients, AdamW, activations, table) needs at least 60% less memory",
+        {"source article 004, section 8.2", "sparse encoding: the whole training step (parameters, gradients, AdamW, activations, table) needs at least 60% less memory",
          QM("training_bytes_sparse"), QM("training_bytes"), 0.40, "bytes", 0},
-        {"000 section 2", "the index baseline is worse than sinusoidal (at L)", Q("article-claims", "sinusoidal", "bpb", 1, 0),
+        {"source article 000, section 2", "the index baseline is worse than sinusoidal (at L)", Q("article-claims", "sinusoidal", "bpb", 1, 0),
          Q("article-claims", "index", "bpb", 1, 0), 1, NULL, 0},
-        {"000 section 2", "the normalized baseline is worse than sinusoidal past L (at 2L)",
+        {"source article 000, section 2", "the normalized baseline is worse than sinusoidal past L (at 2L)",
          Q("article-claims", "sinusoidal", "bpb", 2, 0), Q("article-claims", "normalized", "bpb", 2, 0), 1, NULL, 0},
-        {"004 section 5.1", "hybrid (learned + fixed) is no worse than sinusoidal at L",
+        {"source article 004, section 5.1", "hybrid (learned + fixed) is no worse than sinusoidal at L",
          Q("article-claims", "hybrid", "bpb", 1, 0), Q("article-claims", "sinusoidal", "bpb", 1, 0), 1.01, NULL, 0},
-        {"004 section 8.1", "the GRU encoding beats plain sinusoidal at L", Q("article-claims", "gru", "bpb", 1, 0),
+        {"source article 004, section 8.1", "the GRU encoding beats plain sinusoidal at L", Q("article-claims", "gru", "bpb", 1, 0),
          Q("article-claims", "sinusoidal", "bpb", 1, 0), 1, NULL, 0},
         /* the claim is that sigma 1 fails to train: a sigma-1 run at the unigram level is its evidence */
-        {"000 section 5.2", "init sigma 0.02 trains better than sigma 1", Q("integration", "learned-sigma0.02", "bpb", 1, 0),
+        {"source article 000, section 5.2", "init sigma 0.02 trains better than sigma 1", Q("integration", "learned-sigma0.02", "bpb", 1, 0),
          Q("integration", "learned-sigma1", "bpb", 1, 0), 1, NULL, 1},
-        {"004 section 3", "concat beats add for a small (character-level) model", Q("integration", "concat-proj-d64", "bpb", 1, 0),
+        {"source article 004, section 3", "concat beats add for a small (character-level) model", Q("integration", "concat-proj-d64", "bpb", 1, 0),
          Q("integration", "add-d64", "bpb", 1, 0), 1, NULL, 0},
-        {"004 section 3", "... also against the add that trains (token x sqrt(d)), d 64 at L",
+        {"source article 004, section 3", "... also against the add that trains (token x sqrt(d)), d 64 at L",
          Q("integration", "concat-proj-d64", "bpb", 1, 0), Q("integration", "add-sqrt-d-d64", "bpb", 1, 0), 1, NULL, 0},
-        {"004 section 3", "... also against the add that trains (token x sqrt(d)), d 128 at L",
+        {"source article 004, section 3", "... also against the add that trains (token x sqrt(d)), d 128 at L",
          Q("integration", "concat-proj-d128", "bpb", 1, 0), Q("integration", "add-sqrt-d-d128", "bpb", 1, 0), 1, NULL, 0},
     };
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     if (!buf) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
     len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte unless bytes; min..max over seeds; paired ratio with its 95%% interval over seeds and target spans) | verdict at this scale (rules: docs/lab-experiments.md) |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
-        if (!row((cJSON *)runs, &claims[i], &buf, &len, &cap)) {
-            free(buf);
-            return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
-        }
+    for (int measured = 1; measured >= 0; measured--)
+        for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
+            if (!row((cJSON *)runs, &claims[i], measured, &buf, &len, &cap)) {
+                free(buf);
+                return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
+            }
     *out = buf;
     return POSENC_OK;
 }

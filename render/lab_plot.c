@@ -234,8 +234,25 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     out->all = all;
     out->count = count;
     out->curve = curve || heads; /* a linear x axis */
-    snprintf(out->title, sizeof out->title, "posenc lab: %s%s%s (mean line, min-max band over seeds)", only ? only : "",
-             only ? ": " : "", metric);
+    /* the words of the metric, and the length the runs trained at when they share one
+       (the x axis is read against it: extrapolation starts past it) */
+    const char *words = strcmp(metric, "bpb") == 0           ? "bits per byte (bpb)"
+                        : strcmp(metric, "bpb_sliding") == 0 ? "bits per byte, sliding window (bpb_sliding)"
+                                                             : metric;
+    double trained = -1;
+    cJSON_ArrayForEach(run, runs) {
+        const cJSON *exp = cJSON_GetObjectItem(run, "experiment"), *tl = cJSON_GetObjectItem(run, "train_length");
+        if (only && (!cJSON_IsString(exp) || strcmp(only, exp->valuestring) != 0)) continue;
+        if (!cJSON_IsNumber(tl) || (trained >= 0 && tl->valuedouble != trained)) {
+            trained = -2; /* unknown or mixed: not said */
+            break;
+        }
+        trained = tl->valuedouble;
+    }
+    char at[48] = "";
+    if (trained > 0 && !curve && !heads) snprintf(at, sizeof at, ", trained at %g bytes", trained);
+    snprintf(out->title, sizeof out->title, "posenc lab: %s%s%s%s (line: mean over seeds; band: min-max)",
+             only ? only : "", only ? ": " : "", words, at);
     out->xlabel = curve ? "training step"
                 : heads ? "head (layer by layer, 1-based)"
                 : by_context ? "context before the target, bytes (log scale)"

@@ -285,7 +285,7 @@ def run_all(tmp):
                                                         "training_bytes_sparse": 1000000 - 16384 + sparse}}) + "\n")
     write_mem(mem, (160, 192, 224, 176, 208))
     p = run("lab", "claims", mem)
-    mrows = [l for l in p.stdout.splitlines() if "004 section 8.2" in l and " bytes" in l]
+    mrows = [l for l in p.stdout.splitlines() if "004, section 8.2" in l and " bytes" in l]
     check(p.returncode == 0 and len(mrows) == 3 and
           "sparse sparse_bytes = 160..224 bytes; sparse dense_bytes = 16384..16384 bytes (98.6..99.0% less)" in mrows[0] and
           mrows[0].endswith("| supported |") and "5 seeds" in mrows[0] and "95% CI [" in mrows[0] and
@@ -295,7 +295,7 @@ def run_all(tmp):
     print("memory claims: %d rows, e.g. %s" % (len(mrows), mrows[0] if mrows else None))
     write_mem(mem, (160, 224))
     p = run("lab", "claims", mem)
-    mrows = [l for l in p.stdout.splitlines() if "004 section 8.2" in l and " bytes" in l]
+    mrows = [l for l in p.stdout.splitlines() if "004, section 8.2" in l and " bytes" in l]
     check(len(mrows) == 3 and all(l.endswith("| inconclusive (fewer than 5 seeds) |") for l in mrows),
           "two seeds decide nothing: %s" % mrows[:1])
     # the unigram rule: the same ALiBi ratios are supported from trained runs and inconclusive
@@ -318,7 +318,7 @@ def run_all(tmp):
     print("claim rules: 2 seeds inconclusive, unigram-level runs inconclusive, trained ones supported")
     # claims: a markdown table, every row with a verdict; the 2L claims are measured
     p = run("lab", "claims", out)
-    rows = [l for l in p.stdout.splitlines() if l.startswith("| ") and not l.startswith("| source")]
+    rows = [l for l in p.stdout.splitlines() if l.startswith("| ") and not l.startswith("| source | claim |")]
     check(len(rows) >= 10, "claims rows: %d" % len(rows))
     verdicts = [l.rstrip(" |").rsplit("| ", 1)[1] for l in rows]
     check(all(v.split()[0] in ("supported", "contradicted", "inconclusive") for v in verdicts), "verdict words: %s" % verdicts)
@@ -340,7 +340,7 @@ def run_all(tmp):
     check(p.returncode == 0 and len(verdicts) >= 2 and "unigram level" not in open(os.path.join(tmp, "demo-claims.md")).read()
           and ("%d of 37 claims measured by these runs" % len([l for l in open(os.path.join(tmp, "demo-claims.md"))
                                                                 if l.startswith("| ") and "not measured" not in l
-                                                                and not l.startswith("| source")])) in p.stderr,
+                                                                and not l.startswith("| source | claim |")])) in p.stderr,
           "lab claims on demo gives verdicts (%d supported or contradicted) and says how many claims it measured: %s"
           % (len(verdicts), p.stderr.strip()[-200:]))
     # tiny-extension: the context-extension pipeline at test size; every scaling is fine-tuned WITH that scaling
