@@ -1,6 +1,6 @@
-/* bench_timing.h: what the standalone programs of bench/ share: a monotonic
- * clock in ms, the median of a set of timings and a huge-page-advised buffer
- * (posenc bench, cli/cmd_bench.c, allocates its reused buffers the same way).
+/* bench_timing.h: what `posenc bench` (cli/cmd_bench.c) and the standalone
+ * programs of bench/ share: a monotonic clock in ms, the median of a set of
+ * timings and a huge-page-advised buffer.
  * Static functions in a header, so each program still builds from one .c file.
  * Include after defining _GNU_SOURCE (clock_gettime, madvise). */
 #ifndef POSENC_BENCH_TIMING_H

@@ -589,12 +589,7 @@ def _positions_for(positions: Any, offset: Any, b_n: int, s_n: int) -> Tuple[Opt
             and positions.shape[0] == s_n and positions.flags.c_contiguous
             and type(offset) is int and offset == 0):  # the common case: no conversions
         return positions, True
-    if type(positions).__module__.startswith("torch"):
-        positions = positions.detach().cpu().numpy()
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iu":
-        raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
-    pos = int64_ids(pos, "positions")
+    pos = integer_ids(positions)
     if pos.ndim == 2 and pos.shape[0] == 1 and b_n != 1:
         pos = pos[0]
     if offset is not None and not (np.ndim(offset) == 0 and int(offset) == 0):
@@ -967,18 +962,23 @@ def _mrope_seq_len_check(p: RopeParams, pos: np.ndarray) -> None:
                                                      if p.scaling == "longrope" else ""), 8)
 
 
+def integer_ids(positions: Any) -> np.ndarray:
+    """positions (a torch tensor, array or sequence) as int64 ids; non-integers refused by name."""
+    if type(positions).__module__.startswith("torch"):
+        positions = positions.detach().cpu().numpy()
+    pos = np.asarray(positions)
+    if pos.dtype.kind not in "iu":
+        raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
+    return int64_ids(pos, "positions")
+
+
 def mrope_positions(positions: Any, axes: int, b_n: int, s_n: int) -> np.ndarray:
     """int64 positions [axes, B, S] from [axes, S] (shared by every batch row) or [axes, B, S]
     (HF's position_ids [3, B, S]); anything else raises naming the shape."""
     if positions is None:
         raise InvalidArgumentError("positions are required: int ids [axes, S] or [axes, B, S] (t, h, w rows; "
                                    "posenc.mrope_position_ids builds Qwen2-VL's)", 1)
-    if type(positions).__module__.startswith("torch"):
-        positions = positions.detach().cpu().numpy()
-    pos = np.asarray(positions)
-    if pos.dtype.kind not in "iu":
-        raise UnsupportedError("positions must be integers, got dtype %s" % pos.dtype, 8)
-    pos = int64_ids(pos, "positions")
+    pos = integer_ids(positions)
     if pos.ndim == 2:
         pos = pos[:, None, :]
     if pos.ndim != 3 or pos.shape[0] != axes or pos.shape[2] != s_n or pos.shape[1] not in (1, b_n):

@@ -164,9 +164,8 @@ def mrope_apply(x: _torch.Tensor, *, positions: Any = None, sections: Optional[S
     tl = tensor_layout_of(tensor_layout, x.dim(), "x")
     p, sec = _rope.resolve_mrope(params, config, head_dim_of(_mrope_target(x.detach(), "x", tl), flags), sections,
                                  kind, flags)
-    if positions is None:
-        raise InvalidArgumentError("positions are required: int ids [axes, S] or [axes, B, S] (HF's position_ids)", 1)
-    pos = positions.detach().cpu().numpy() if isinstance(positions, _torch.Tensor) else np.asarray(positions)
+    # converted once for forward and backward; None is refused by mrope_positions, by name
+    pos = None if positions is None else _rope.integer_ids(positions)
     return MropeFunction.apply(x, p, sec, layout, pos, tl)
 
 
