@@ -1,6 +1,7 @@
-/* bench_timing.h: what `posenc bench` (cli/cmd_bench.c) and the standalone
- * programs of bench/ share: a monotonic clock in ms, the median of a set of
- * timings and a huge-page-advised buffer.
+/* bench_timing.h: what the standalone programs of bench/ share: a monotonic
+ * clock in ms, the median of a set of timings and a huge-page-advised buffer
+ * (posenc bench, cli/cmd_bench.c, keeps its own copies: the tool's rooms include
+ * nothing outside them, tests/py/test_file_calls.py).
  * Static functions in a header, so each program still builds from one .c file.
  * Include after defining _GNU_SOURCE (clock_gettime, madvise). */
 #ifndef POSENC_BENCH_TIMING_H

@@ -5,7 +5,6 @@
  * processes and reports each one's peak RSS (issue 13.10). */
 #define _GNU_SOURCE /* popen, clock_gettime, madvise under -std=c11 */
 #include "cli.h"
-#include "../bench/bench_timing.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -158,8 +157,33 @@ static const bench_case cases[] = {
      run_bias, 1, {"t5_torch", NULL}, NULL, NULL},
     {NULL, NULL, 0, 0, 0, NULL, 0, {NULL}, NULL, NULL}};
 
-/* ---- timing: bench_now_ms, bench_median, bench_alloc_huge (bench/bench_timing.h,
- * shared with the standalone programs of bench/) ---------------------------- */
+/* ---- timing ------------------------------------------------------------- */
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, compare_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Huge-page-advised allocation: first touch then faults 2 MiB at a time. */
+static void *alloc_huge(size_t bytes) {
+    size_t huge = (size_t)2 << 20, rounded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, rounded);
+#ifdef MADV_HUGEPAGE
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 /* Median ms of one case; -1 with err filled on failure. A reused buffer is
  * pre-faulted and filled with 0x3c bytes (f32 ~0.0115, bf16 ~0.0115: in-place
@@ -182,7 +206,7 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
     bool paired = ceiling_gbs && c->alloc == ALLOC_REUSE;
     int ceiling_kind = c->memory == MEM_READ_WRITE ? BW_IN_PLACE : BW_MEMSET;
     if (c->alloc == ALLOC_REUSE) {
-        if (!(reused = bench_alloc_huge(c->bytes))) {
+        if (!(reused = alloc_huge(c->bytes))) {
             snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
             return -1;
         }
@@ -194,10 +218,10 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
         return -1;
     }
     for (int i = -1; i < reps; i++) { /* i == -1: warm-up */
-        double t0 = bench_now_ms();
+        double t0 = now_ms();
         void *buf = reused;
         if (c->alloc == ALLOC_FRESH) buf = malloc(c->bytes);
-        if (c->alloc == ALLOC_HUGE) buf = bench_alloc_huge(c->bytes);
+        if (c->alloc == ALLOC_HUGE) buf = alloc_huge(c->bytes);
         if (!buf) {
             snprintf(err->message, sizeof err->message, "cannot allocate %zu bytes", c->bytes);
             if (c->release) c->release(state);
@@ -205,7 +229,7 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
             return -1;
         }
         posenc_status st = c->run(c, state, buf, exec, err);
-        double ms = bench_now_ms() - t0;
+        double ms = now_ms() - t0;
         if (buf != reused) free(buf);
         if (st != POSENC_OK) {
             if (c->release) c->release(state);
@@ -230,8 +254,8 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
     }
     if (c->release) c->release(state);
     free(reused);
-    if (paired) *ceiling_gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (bench_median(base, reps) * 1e6);
-    double median = bench_median(t, reps); /* sorts t */
+    if (paired) *ceiling_gbs = (double)c->bytes * (c->memory == MEM_READ_WRITE ? 2 : 1) / (median_of(base, reps) * 1e6);
+    double median = median_of(t, reps); /* sorts t */
     *best = t[0];
     return median;
 }
@@ -246,7 +270,7 @@ static double time_case(const bench_case *c, const posenc_exec *exec, int reps, 
 enum { CACHED_TOKENS = 1024 };
 static double rope_cached_ms(const bench_case *c, const posenc_exec *exec, int reps, posenc_error *err) {
     const size_t bytes = c->bytes / (4096 / CACHED_TOKENS);
-    void *buf = bench_alloc_huge(bytes);
+    void *buf = alloc_huge(bytes);
     int64_t *ids = malloc(4096 * sizeof *ids);
     double t[64], median = -1;
     if (!buf || !ids) {
@@ -256,12 +280,12 @@ static double rope_cached_ms(const bench_case *c, const posenc_exec *exec, int r
     memset(buf, 0x3c, bytes);
     for (int64_t i = 0; i < 4096; i++) ids[i] = i;
     for (int r = -1; r < reps; r++) { /* r == -1: warm-up (brings q into the cache) */
-        double t0 = bench_now_ms();
+        double t0 = now_ms();
         for (size_t k = 0; k < 4096 / CACHED_TOKENS; k++)
             if (rotate_q(c, buf, CACHED_TOKENS, ids + k * CACHED_TOKENS, exec, err) != POSENC_OK) goto done;
-        if (r >= 0) t[r] = bench_now_ms() - t0;
+        if (r >= 0) t[r] = now_ms() - t0;
     }
-    median = bench_median(t, reps);
+    median = median_of(t, reps);
 done:
     free(ids);
     free(buf);
@@ -323,13 +347,13 @@ static void *bw_worker(void *arg) {
     bw_task *p = arg;
     static const int fill = 0x5a;
     while (!atomic_load(p->go)) sched_yield(); /* thread start-up is not part of the time */
-    p->t0 = bench_now_ms();
+    p->t0 = now_ms();
     if (p->kind == BW_MEMCPY) memcpy(p->dst, p->src, p->bytes);
     else if (p->kind == BW_STREAM) stream_set(p->dst, p->bytes, fill);
     else if (p->kind == BW_COMPUTE) compute_chains(p->dst, p->bytes);
     else if (p->kind == BW_IN_PLACE) scale_in_place((float *)(void *)p->dst, p->bytes / sizeof(float));
     else memset(p->dst, fill + (int)(p->bytes & 7), p->bytes);
-    p->t1 = bench_now_ms();
+    p->t1 = now_ms();
     return NULL;
 }
 
@@ -370,7 +394,7 @@ static double bandwidth(char *dst, const char *src, size_t bytes, int threads, i
         if (i >= 0) t[i] = ms;
     }
     double amount = kind == BW_COMPUTE ? 8.0 * (double)bytes * threads : (double)bytes;
-    return amount / (bench_median(t, reps) * 1e6);
+    return amount / (median_of(t, reps) * 1e6);
 }
 
 /* One traced run (posenc_exec.trace) of a case on a pool: each worker's start
@@ -378,7 +402,7 @@ static double bandwidth(char *dst, const char *src, size_t bytes, int threads, i
 static void print_timeline(const bench_case *c, posenc_exec *exec, int threads) {
     posenc_exec_trace trace;
     posenc_error err = {0};
-    void *buf = bench_alloc_huge(c->bytes);
+    void *buf = alloc_huge(c->bytes);
     if (!buf || posenc_threadpool_create(threads, &exec->pool, &err) != POSENC_OK) {
         free(buf);
         printf("| %s | %d | (cannot run: %s) |\n", c->name, threads, err.message);
@@ -480,7 +504,7 @@ static int write_memory_inputs(const char *dir, size_t rows) {
  * start). */
 static int run_child(char *const argv[], const char *dir, size_t rows, const sigset_t *mask, const char *err_path,
                      double *ms, double *peak) {
-    double t0 = bench_now_ms();
+    double t0 = now_ms();
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -499,7 +523,7 @@ static int run_child(char *const argv[], const char *dir, size_t rows, const sig
     memset(&usage, 0, sizeof usage);
     while (wait4(pid, &status, 0, &usage) < 0)
         if (errno != EINTR) return 127;
-    *ms = bench_now_ms() - t0;
+    *ms = now_ms() - t0;
     *peak = (double)usage.ru_maxrss * 1024.0; /* KiB on Linux */
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -656,7 +680,7 @@ int cmd_bench(int argc, char **argv) {
     if (!kernels) return EXIT_OK;
 
     size_t mem_bytes = (size_t)mem_mib << 20;
-    char *dst = bench_alloc_huge(mem_bytes), *src = bench_alloc_huge(mem_bytes);
+    char *dst = alloc_huge(mem_bytes), *src = alloc_huge(mem_bytes);
     if (!dst || !src) {
         free(dst);
         free(src);

@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         posenc_error err = {0};
         char *table = NULL;
-        posenc_status st = lab_claims_markdown(runs, &table, &err);
+        posenc_status st = lab_claims_markdown(runs, &table, NULL, &err);
         FUZZ_REQUIRE(st == POSENC_OK ? table != NULL : err.message[0] != '\0', "claims: status %d without a table or message", st);
         if (table) FUZZ_REQUIRE(!strstr(table, "nan") && !strstr(table, "inf "), "claims table shows nan/inf");
         free(table);

@@ -180,7 +180,8 @@ static double jackknife_se(const cJSON *ra, const cJSON *rb, const claim *c) {
 /* Append the claim's row if these runs measured it (measured) or did not (!measured), so
  * the table shows what the runs say before what they leave for other experiments; false
  * when out of memory (the table would silently lack it). */
-static bool row(cJSON *runs_c, const claim *c, bool measured, char **buf, size_t *len, size_t *cap) {
+static bool row(cJSON *runs_c, const claim *c, bool measured, lab_claims_count *count, char **buf, size_t *len,
+                size_t *cap) {
     const cJSON *runs = runs_c;
     int seeds = 0, at_unigram = 0;
     double ratio[100], se_doc[100];
@@ -210,6 +211,10 @@ static bool row(cJSON *runs_c, const claim *c, bool measured, char **buf, size_t
     double mean = NAN, lo = NAN, hi = NAN;
     if (seeds > 0) lab_claim_interval(ratio, se_doc, seeds, &mean, &lo, &hi);
     const char *verdict = lab_claim_verdict(seeds, lo, hi, c->factor, at_unigram);
+    count->rows++;
+    count->measured += seeds > 0;
+    count->supported += strcmp(verdict, "supported") == 0;
+    count->contradicted += strcmp(verdict, "contradicted") == 0;
     char line[1400], interval[200];
     int n;
     if (seeds > 1)
@@ -260,7 +265,7 @@ static bool row(cJSON *runs_c, const claim *c, bool measured, char **buf, size_t
 #define QM(field) {"article-claims", "sparse", RUN_FIELD field, "plain", 1, 0, NULL}
 #define QF(variant, mult) {"context-extension", "rope", "bpb", variant, mult, 0, "finetuned"}
 
-posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err) {
+posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, lab_claims_count *count, posenc_error *err) {
     static const claim claims[] = {
         {"ALiBi paper (Press et al. 2022) Table 2", "ALiBi stays flat past L (bpb at 8L within 5% of L)",
          Q("extrapolate", "alibi", "bpb", 8, 1), Q("extrapolate", "alibi", "bpb", 1, 1), 1.05, NULL, 0},
@@ -345,12 +350,14 @@ posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_e
     char *buf = malloc(cap);
     if (!buf) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
     len = (size_t)snprintf(buf, cap, "| source | claim | measured (bits per byte unless bytes; min..max over seeds; paired ratio with its 95%% interval over seeds and target spans) | verdict at this scale (rules: docs/lab-experiments.md) |\n|---|---|---|---|\n");
+    lab_claims_count tally = {0, 0, 0, 0};
     for (int measured = 1; measured >= 0; measured--)
         for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
-            if (!row((cJSON *)runs, &claims[i], measured, &buf, &len, &cap)) {
+            if (!row((cJSON *)runs, &claims[i], measured, &tally, &buf, &len, &cap)) {
                 free(buf);
                 return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for the claims table");
             }
     *out = buf;
+    if (count) *count = tally;
     return POSENC_OK;
 }

@@ -216,7 +216,14 @@ void lab_claim_interval(const double *ratio, const double *se_doc, int n, double
  * "inconclusive (...)"; also inconclusive with no seeds, fewer than LAB_CLAIM_MIN_SEEDS,
  * or a run at the unigram level. */
 const char *lab_claim_verdict(int seeds, double lo, double hi, double threshold, int unigram_level);
-posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, posenc_error *err);
+/* How a claims table came out: rows in all, rows these runs measured, and of
+ * those how many were supported or contradicted (the rest inconclusive). */
+typedef struct {
+    int rows, measured, supported, contradicted;
+} lab_claims_count;
+/* The claims table (markdown, measured rows first) of these runs into *out (free
+ * it); count (may be NULL) gets its tally. */
+posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, lab_claims_count *count, posenc_error *err);
 
 /* Shared by the experiment files: fill err (status + printf message), return status. */
 posenc_status lab_exp_fail(posenc_error *err, posenc_status status, const char *fmt, ...)

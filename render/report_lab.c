@@ -237,7 +237,7 @@ int cli_lab_report_section(const char *command, const char *const *paths, size_t
         posenc_error err = {0};
         char *table = NULL;
         cli_buffer_puts(html, "<h3>The articles' claims</h3>\n");
-        if (lab_claims_markdown(all, &table, &err) != POSENC_OK) rc = cli_fail_status(command, &err);
+        if (lab_claims_markdown(all, &table, NULL, &err) != POSENC_OK) rc = cli_fail_status(command, &err);
         if (table) markdown_table_html(html, table);
         free(table);
         if (rc == EXIT_OK && learned) rc = learned_next_to_sinusoid(command, learned, learned_path, html);

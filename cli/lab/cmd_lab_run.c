@@ -413,27 +413,14 @@ static int lab_merge(int argc, char **argv) {
 
 /* One line on stderr: how many of the table's claims these runs measured, so a
  * reader of a small experiment's table knows the "not measured" rows are expected. */
-static void say_claims_measured(const char *table, const char *out) {
-    int rows = 0, unmeasured = 0, supported = 0, contradicted = 0;
-    for (const char *line = table; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
-        char row[4096];
-        snprintf(row, sizeof row, "%.*s", (int)(n < sizeof row ? n : sizeof row - 1), line);
-        line += n;
-        if (strncmp(row, "| ", 2) != 0 || strncmp(row, "| source |", 10) == 0) continue; /* the header, rules */
-        rows++;
-        unmeasured += strstr(row, "| inconclusive (not measured) |") != NULL;
-        supported += strstr(row, "| supported |") != NULL;
-        contradicted += strstr(row, "| contradicted |") != NULL;
-    }
+static void say_claims_measured(const lab_claims_count *n, const char *out) {
     fprintf(stderr, "posenc lab claims: %s%s%d of %d claims measured by these runs (%d supported, %d contradicted, %d "
                     "inconclusive)%s\n",
-            out ? out : "", out ? ": " : "", rows - unmeasured, rows, supported, contradicted,
-            rows - unmeasured - supported - contradicted,
-            unmeasured ? "; the rest need their own experiments (lab run extrapolate, context-extension, integration, "
-                         "article-claims: docs/lab-experiments.md)"
-                       : "");
+            out ? out : "", out ? ": " : "", n->measured, n->rows, n->supported, n->contradicted,
+            n->measured - n->supported - n->contradicted,
+            n->measured < n->rows ? "; the rest need their own experiments (lab run extrapolate, context-extension, "
+                                    "integration, article-claims: docs/lab-experiments.md)"
+                                  : "");
 }
 
 static int lab_claims(int argc, char **argv) {
@@ -450,16 +437,17 @@ static int lab_claims(int argc, char **argv) {
     if ((rc = cli_lab_read_runs("lab claims", a.positional, a.positional_count, 0, &runs)) != EXIT_OK) return rc;
     posenc_error err = {0};
     char *table = NULL;
-    if (lab_claims_markdown(runs, &table, &err) != POSENC_OK) rc = cli_fail_status("lab claims", &err);
+    lab_claims_count count;
+    if (lab_claims_markdown(runs, &table, &count, &err) != POSENC_OK) rc = cli_fail_status("lab claims", &err);
     else if (cli_has(&a, "o")) {
         cli_buffer b = {0};
         cli_buffer_puts(&b, table);
         rc = cli_buffer_write("lab claims", cli_string(&a, "o", ""), &b);
         cli_buffer_free(&b);
-        if (rc == EXIT_OK) say_claims_measured(table, cli_string(&a, "o", ""));
+        if (rc == EXIT_OK) say_claims_measured(&count, cli_string(&a, "o", ""));
     } else {
         fputs(table, stdout);
-        say_claims_measured(table, NULL);
+        say_claims_measured(&count, NULL);
     }
     free(table);
     cJSON_Delete(runs);

@@ -16,6 +16,8 @@
 
 #include "kernels.h"
 
+#include <math.h>
+
 /* n (sin, cos) pairs in double-double, as four arrays of n doubles. */
 typedef struct {
     double *s_hi, *s_lo, *c_hi, *c_lo;
@@ -59,6 +61,10 @@ bool posenc_run_to_f32_(posenc_kernel_path path, size_t n, const double *run_s, 
  * at most 63 double rotations from a double-double anchor, each adding < 6e-16
  * for values of magnitude <= 1; 2^-42 = 2.3e-13 leaves a margin of 6x). */
 #define POSENC_RUN_ERROR 0x1p-42
+/* That bound for values scaled by scale_s and scale_c. */
+static inline double posenc_run_error_(double scale_s, double scale_c) {
+    return POSENC_RUN_ERROR * fmax(fabs(scale_s), fabs(scale_c));
+}
 
 /* Whether v, known to within e of an exact value, may not round to the same
  * float as that value: v - e and v + e round to different floats. */

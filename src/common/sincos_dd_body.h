@@ -14,8 +14,6 @@
 
 #include "dd_lanes.h"
 
-#include <math.h>
-
 static inline void store_lanes(const posenc_dd_sincos_ *out, size_t k, vec sh, vec sl, vec ch, vec cl) {
     V_STORE(out->s_hi + k, sh);
     V_STORE(out->s_lo + k, sl);
@@ -76,7 +74,7 @@ bool RUN_TO_F32(size_t n, const double *run_s, const double *run_c, double scale
                 float *c_out) {
     size_t k = 0;
     const vec vs = V_SET(scale_s), vc = V_SET(scale_c);
-    const double e = POSENC_RUN_ERROR * fmax(fabs(scale_s), fabs(scale_c));
+    const double e = posenc_run_error_(scale_s, scale_c);
     const vec ve = V_SET(e);
     int near = 0;
     for (; k + LANES <= n; k += LANES) {

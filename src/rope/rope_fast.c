@@ -50,7 +50,7 @@ static bool recurrence_fits(const rope_plan_ *plan, long double most) {
 static void round_near_ties(const posenc_recurrence_ *rec, double p, const double *run_s, const double *run_c,
                             double scale_s, double scale_c, float *s, float *c) {
     if (p == 0.0) return; /* (sin, cos) = (0, 1) exactly: an anchor's, already right */
-    const double e = POSENC_RUN_ERROR * fmax(fabs(scale_s), fabs(scale_c));
+    const double e = posenc_run_error_(scale_s, scale_c);
     for (size_t k = 0; k < rec->pairs; k++)
         if (posenc_f32_near_tie_(run_s[k] * scale_s, e) || posenc_f32_near_tie_(run_c[k] * scale_c, e))
             posenc_sincos_f32_exact_(p, rec->w_hi[k], rec->w_lo[k], scale_s, scale_c, s + k, c + k);
