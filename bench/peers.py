@@ -11,6 +11,10 @@ peer library is not installed. The workloads mirror posenc bench's:
   rope_torch_hf_{f32,bf16}      HF Llama: q*cos + rotate_half(q)*sin, q [1,32,4096,128],
                                 cos/sin cached [1,1,4096,128]
   rope_torch_thd_{f32,bf16}     same on q [4096,32,128] with cos/sin [4096,1,128]
+  rope_decode_torch_hf_{f32,bf16}_B   one decoding step of HF Llama for B sequences
+                  of one token each: LlamaRotaryEmbedding.forward (inv_freq @ position
+                  ids, cat, cos/sin, cast) + apply_rotary_pos_emb on q [B,32,1,128];
+                  reported per step (each timed call runs 200 steps)
   alibi_torch     HF-style ALiBi: slopes[:,None,None] * (j - i), [32,2048,2048] f32
   t5_torch        HF T5 compute_bias: bucket (bidirectional, 32 buckets, max 128)
                   + embedding lookup -> [32,2048,2048] f32
@@ -105,6 +109,40 @@ def torch_rope(threads, dtype, layout):
     return apply
 
 
+DECODE_STEPS = 200
+
+
+def torch_rope_decode(threads, dtype, batch):
+    torch = torch_setup(threads)
+    dt = torch.float32 if dtype == "f32" else torch.bfloat16
+    H, D = 32, 128
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+    # posenc bench's positions: 4095, then scattered (a continuous batch)
+    ids = [4095] + [(t * 7919) % 8000 + 17 for t in range(1, batch)]
+    position_ids = torch.tensor(ids)[:, None]  # [B, 1]
+    q = torch.randn(batch, H, 1, D).to(dt)
+
+    def rotate_half(x):  # transformers.models.llama.modeling_llama.rotate_half
+        x1 = x[..., : x.shape[-1] // 2]
+        x2 = x[..., x.shape[-1] // 2:]
+        return torch.cat((-x2, x1), dim=-1)
+
+    def step():  # LlamaRotaryEmbedding.forward, then apply_rotary_pos_emb (q only)
+        with torch.no_grad():
+            inv_freq_expanded = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+            position_ids_expanded = position_ids[:, None, :].float()
+            freqs = (inv_freq_expanded.float() @ position_ids_expanded.float()).transpose(1, 2)
+            emb = torch.cat((freqs, freqs), dim=-1)
+            cos, sin = emb.cos().to(dt), emb.sin().to(dt)
+            cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+            return q * cos + rotate_half(q) * sin
+
+    def steps():
+        for _ in range(DECODE_STEPS):
+            step()
+    return steps
+
+
 def torch_alibi(threads):
     torch = torch_setup(threads)
     H, L = 32, 2048
@@ -147,11 +185,15 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     workload, threads, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    per_call = 1  # calls of the measured step in one timed call
     try:
         if workload.startswith("sin_numpy_"):
             fn = numpy_table(workload[-3:])
         elif workload == "sin_torch":
             fn = torch_table(threads)
+        elif workload.startswith("rope_decode_torch_hf_"):
+            dtype, batch = workload.split("_")[-2:]
+            fn, per_call = torch_rope_decode(threads, dtype, int(batch)), DECODE_STEPS
         elif workload.startswith("rope_torch_"):
             _, _, layout, dtype = workload.split("_")
             fn = torch_rope(threads, dtype, layout)
@@ -166,7 +208,7 @@ def main():
         print(f"skip {e}")
         return
     med, best = timed(fn, reps)
-    print(f"median_ms {med:.3f} min_ms {best:.3f} reps {reps}")
+    print(f"median_ms {med / per_call:.6f} min_ms {best / per_call:.6f} reps {reps}")
 
 
 if __name__ == "__main__":

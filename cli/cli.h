@@ -114,6 +114,12 @@ int cmd_rope_identify(int argc, char **argv); /* posenc rope identify (cmd_rope_
 int cmd_bias(int argc, char **argv);
 /* `posenc bench --only identify` (cli/bench_identify.c): identify timed on [rows, 128] caches */
 int cli_bench_identify(size_t rows);
+/* `posenc bench --only decode` (cli/bench_decode.c): one decoding step's RoPE, per call, unplanned
+ * and planned, against HF's step in PyTorch (peers: false skips it) */
+int cli_bench_decode(int reps, bool peers, const char *python, const char *script);
+/* One peer timing from bench/peers.py: its median ms, or -1 with why filled (cli/cmd_bench.c). */
+double cli_bench_run_peer(const char *python, const char *script, const char *workload, int threads, int reps,
+                          char *why, size_t why_size);
 /* posenc lab (cli/lab/cmd_lab.c); cmd_lab_bench is `posenc bench --only lab` */
 int cmd_lab(int argc, char **argv);
 /* posenc lab run|plan|merge|plot|claims (cli/lab/cmd_lab_run.c, cmd_lab_plot.c); -1 for another word */

@@ -31,7 +31,7 @@
 #endif
 
 static const cli_option bench_options[] = {
-    {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory,identify (default all); \"lab\" alone: the training "
+    {"only", "LIST", "comma list of groups: sinusoid,rope,bias,memory,identify,decode (default all); \"lab\" alone: the training "
                      "lab (cli/lab/cmd_lab.c)"},
     {"threads", "LIST", "comma list of thread counts, default 1,2"},
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
@@ -435,33 +435,6 @@ static void print_timeline(const bench_case *c, posenc_exec *exec, int threads) 
 /* ---- peers ---------------------------------------------------------------- */
 
 /* Run one peer workload; returns its median ms, or -1 (and a reason) if skipped. */
-static double run_peer(const char *python, const char *script, const char *workload, int threads,
-                       int reps, char *why, size_t why_size) {
-    char cmd[4096];
-    /* numpy's OpenBLAS ignores these for sin/cos, but peer-baselines.md ran without them */
-    if (!cli_shell_command(cmd, sizeof cmd, python, script,
-                           "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=%d '%s' '%s' %s %d %d 2>&1",
-                           threads, python, script, workload, threads, reps)) {
-        snprintf(why, why_size, "the interpreter or script path holds a single quote or is too long");
-        return -1;
-    }
-    FILE *f = popen(cmd, "r");
-    if (!f) {
-        snprintf(why, why_size, "cannot start %s", python);
-        return -1;
-    }
-    char line[512] = "";
-    double ms = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "median_ms %lf", &ms) == 1) break;
-    int rc = pclose(f);
-    if (ms < 0) {
-        line[strcspn(line, "\n")] = '\0';
-        snprintf(why, why_size, "%s", rc == 0 ? line : "peer failed");
-    }
-    return ms;
-}
-
 /* ---- memory: peak RSS of the analysis commands (issue 13.10) ------------------ */
 
 enum { MEMORY_DIM = 1024 };
@@ -639,11 +612,13 @@ int cmd_bench(int argc, char **argv) {
     int rc = cli_parse(&a, "bench", bench_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc bench [--only sinusoid,rope,bias,memory,identify] [--threads 1,2] [--reps N] [--no-peers]\n\n"
+        printf("usage: posenc bench [--only sinusoid,rope,bias,memory,identify,decode] [--threads 1,2] [--reps N] [--no-peers]\n\n"
                "Time posenc's kernels against memset/memcpy bandwidth and the NumPy/PyTorch peers,\n"
                "all in this run, and print a markdown table of ratios (see docs/benchmarks.md).\n"
                "The memory group runs analyze, diff and signal once each on 205 MB float32 tables\n"
-               "and prints their peak RSS (about a minute; --memory-rows for smaller tables).\n\n");
+               "and prints their peak RSS (about a minute; --memory-rows for smaller tables).\n"
+               "The decode group times one decoding step's RoPE per call, unplanned and planned\n"
+               "(posenc_rope_plan), against HF's step in PyTorch.\n\n");
         cli_print_options(bench_options);
         return EXIT_OK;
     }
@@ -675,6 +650,7 @@ int cmd_bench(int argc, char **argv) {
     /* first, while this process is small: an exec'd child's ru_maxrss starts at its parent's peak */
     if (cli_list_has(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;
     if (cli_list_has(only, "identify") && (rc = cli_bench_identify((size_t)identify_rows)) != EXIT_OK) return rc;
+    if (cli_list_has(only, "decode") && (rc = cli_bench_decode(reps, peers, python, script)) != EXIT_OK) return rc;
     bool kernels = false;
     for (const bench_case *c = cases; c->name; c++) kernels = kernels || cli_list_has(only, c->group);
     if (!kernels) return EXIT_OK;
@@ -783,7 +759,7 @@ int cmd_bench(int argc, char **argv) {
                 /* numpy is single-threaded: run it once, on the 1-thread row */
                 if (strncmp(c->peers[p], "sin_numpy", 9) == 0 && threads[t] != 1) continue;
                 char why[256] = "";
-                double peer_ms = run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
+                double peer_ms = cli_bench_run_peer(python, script, c->peers[p], threads[t], reps, why, sizeof why);
                 done += 4;
                 if (shown++) printf("\n| | | | | | | | | | | |");
                 if (peer_ms < 0) printf(" %s | skipped: %s | |", c->peers[p], why);

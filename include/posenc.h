@@ -2235,10 +2235,11 @@ POSENC_API void posenc_sinusoid_plan_free(posenc_sinusoid_plan *plan);
  * in blocks of 512, cos/sin are computed once per (token, pair) and reused for
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
  * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). In
- * precise mode, when positions are NULL, one run of consecutive ids, or runs
- * of consecutive ids averaging >= 8 tokens (packed or batched sequences),
- * cos/sin come from the sinusoid fast path's anchored rotation, restarted at
- * each run (<= 1 f32 ULP, as sinl/cosl); other ids are evaluated per token.
+ * precise mode cos/sin come from the sinusoid fast path's anchored rotation,
+ * restarted at each run of consecutive ids (a lone id is a run of one: a
+ * vector double-double evaluation), for |p| < 2^53 and |p w| < 2^40; other
+ * positions are evaluated per pair in long double. Both give the correctly
+ * rounded floats, so a token's values never depend on how calls are cut.
  * The same values on every path and thread count, so results are
  * bit-identical across them, and so is a POSENC_ERR_NONFINITE report (the
  * first bad cell, section 4). */
@@ -2247,6 +2248,32 @@ POSENC_API posenc_status posenc_rope_apply_exec(const posenc_rope_params *params
                                                 const int64_t *positions, int inverse,
                                                 posenc_dtype dtype, void *x, size_t x_count,
                                                 const posenc_exec *exec, posenc_error *err);
+/* A RoPE plan: the part of posenc_rope_apply_exec that depends on params and
+ * seq_len alone, done once for calls that repeat one configuration. A
+ * decoding loop rotates one token's q and k per layer per step; unplanned, each
+ * such call re-checks params and recomputes the frequencies (in long double,
+ * ~5 us at 64 pairs) for ~0.3 us of rotation. The plan
+ * keeps the checked params, the frequencies and, in precise mode, the
+ * double-double steps of the cos/sin recurrence (16 doubles per pair).
+ * seq_len matters only under dynamic NTK, whose base follows it: make a new
+ * plan when it changes there. A plan is read-only once made, so several
+ * threads may apply one at once. Errors: those of posenc_rope_check (params),
+ * OUT_OF_MEMORY. On failure *out is NULL. */
+typedef struct posenc_rope_plan posenc_rope_plan;
+POSENC_API posenc_status posenc_rope_plan_create(const posenc_rope_params *params, int64_t seq_len,
+                                                 posenc_rope_plan **out, posenc_error *err);
+/* posenc_rope_apply_exec(params, seq_len, layout, view, positions, inverse,
+ * dtype, x, x_count, exec) for the plan's params and seq_len: the same checks
+ * and messages, and the same bits on every path and thread count. Only the
+ * set-up is saved; each call still computes its tokens' cos/sin (a token
+ * alone ~0.25 us at 64 pairs; one decoding token of 32 heads x 128 takes
+ * ~0.7-0.9 us in all, against ~6 us unplanned: docs/benchmarks.md). */
+POSENC_API posenc_status posenc_rope_plan_apply(const posenc_rope_plan *plan, posenc_layout layout,
+                                                const posenc_rope_view *view, const int64_t *positions,
+                                                int inverse, posenc_dtype dtype, void *x, size_t x_count,
+                                                const posenc_exec *exec, posenc_error *err);
+/* NULL is a no-op. */
+POSENC_API void posenc_rope_plan_free(posenc_rope_plan *plan);
 /* posenc_alibi_bias_f32 / posenc_t5_bias_f32 (section 5) with explicit
  * execution options (exec may be NULL). When queries and keys are both ranges
  * (the usual prefill and cached decoding) each head's [Lq, Lk] plane depends on

@@ -9,8 +9,10 @@
  *   - through every route a position can take: a contiguous call starting 37
  *     before it (the recurrence, 37 steps from its anchor), one call per token
  *     (a run start: the double-double anchor), explicit ids that form no run
- *     (the per-token long double path), posenc_rope_table_f32, each path x
- *     1 and 2 threads, f32 forward and inverse, both layouts: all equal;
+ *     (each a run of one), posenc_rope_table_f32 over the range (the
+ *     recurrence) and over the ids (the per-pair long double path, which
+ *     apply takes beyond the recurrence's range), each path x 1 and 2 threads,
+ *     f32 forward and inverse, both layouts: all equal;
  *   - against an independent evaluation: the angle p * w split so that
  *     p * w_hi is exact in long double, sinl/cosl of it, and the small rest
  *     by a first-order term (error ~1e-19, far inside each case's distance
@@ -120,7 +122,7 @@ int main(void) {
                         st = posenc_rope_apply_exec(&params, 0, POSENC_LAYOUT_HALF, &one, ids + t, inverse,
                                                     POSENC_DTYPE_F32, single + t * D, D, &exec, &err);
                     /* 3. the same positions shuffled (steps of 29 mod 64: no two neighbours
-                     * consecutive, so no runs): the per-token long double path */
+                     * consecutive): each token a run of one */
                     int64_t order[SPAN];
                     for (int t = 0; t < SPAN; t++) order[t] = ids[(t * 29) % SPAN];
                     if (st == POSENC_OK)
@@ -151,6 +153,14 @@ int main(void) {
         float got = (want_sin ? sin_t : cos_t)[BEFORE * PAIRS + pair];
         CHECK(st == POSENC_OK && bits_of(got) == bits_of(right), "posenc_rope_table_f32 over %lld..: %.9g",
               (long long)(P - BEFORE), got);
+        /* the table over the same ids as a list: evaluated per pair in long double */
+        int64_t list[SPAN];
+        for (int t = 0; t < SPAN; t++) list[t] = P - BEFORE + t;
+        posenc_positions by_id = posenc_positions_ids(list, SPAN);
+        st = posenc_rope_table_f32(&params, 0, &by_id, 0, cos_t, sin_t, SPAN * PAIRS, &err);
+        got = (want_sin ? sin_t : cos_t)[BEFORE * PAIRS + pair];
+        CHECK(st == POSENC_OK && bits_of(got) == bits_of(right),
+              "posenc_rope_table_f32 over the ids %lld.. (per pair, long double): %.9g", (long long)(P - BEFORE), got);
         rope_plan_free_(&plan);
     }
     return check_finish();

@@ -8,7 +8,11 @@
  * - rotations: 32 chained rotations by 64w land on the direct value at 2048w
  *   (the anchor chain of one sinusoid block), within 32 x 1e-25;
  * - the scalar, AVX2 and AVX-512 builds give the same bits (n = 515: vector
- *   bodies and scalar leftovers). */
+ *   bodies and scalar leftovers);
+ * - posenc_sincos_run_ (double (sin, cos) for a position alone) against the
+ *   double-doubles over 3000 positions x 515 pairs (p up to 2^39, angles up to
+ *   ~2^39): off by < 2^-46, 64x inside the 2^-42 that RoPE's near-tie check
+ *   assumes for it (POSENC_RUN_ERROR), and the same bits on every path. */
 #include "check.h"
 #include "sincos_dd.h"
 
@@ -132,8 +136,52 @@ static void test_paths_identical(void) {
     }
 }
 
+/* positions: small, mid and up to 2^39 (|p w| < 2^40 for w <= 1), deterministic */
+static double run_position(int i) {
+    uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    if (i < 1000) return (double)i;
+    if (i < 2000) return (double)(x % (1u << 20));
+    return (double)(x % ((uint64_t)1 << 39));
+}
+
+static void test_double_run(void) {
+    enum { POSITIONS = 3000 };
+    static double w_hi[N], w_lo[N], s[3][N], c[3][N];
+    static dd_arrays ref;
+    vaswani_frequencies(w_hi, w_lo);
+    double worst = 0, worst_p = 0;
+    int worst_k = 0;
+    size_t differ = 0, values = 0;
+    for (int i = 0; i < POSITIONS; i++) {
+        double p = run_position(i);
+        posenc_dd_sincos_ r = view(&ref);
+        posenc_sincos_dd_(POSENC_PATH_SCALAR, N, p, w_hi, w_lo, &r);
+        for (int pi = 0; pi < 3; pi++) {
+            if (!posenc_kernel_path_supported(paths[pi])) continue;
+            posenc_sincos_run_(paths[pi], N, p, w_hi, w_lo, s[pi], c[pi]);
+            for (int k = 0; k < N && pi > 0; k++)
+                differ += memcmp(&s[pi][k], &s[0][k], 8) != 0 || memcmp(&c[pi][k], &c[0][k], 8) != 0;
+        }
+        for (int k = 0; k < N; k++) {
+            double es = fabs((s[0][k] - ref.v[0][k]) - ref.v[1][k]), ec = fabs((c[0][k] - ref.v[2][k]) - ref.v[3][k]);
+            double e = fmax(es, ec);
+            values += 2;
+            if (e > worst || e != e) {
+                worst = e != e ? INFINITY : e;
+                worst_p = p;
+                worst_k = k;
+            }
+        }
+    }
+    CHECK(worst < 0x1p-46, "posenc_sincos_run_ vs double-double over %zu values: worst %.3g = %.2f x 2^-53 at p %.0f "
+          "pair %d (bound 2^-46 = 64 x 2^-53)", values, worst, worst * 0x1p53, worst_p, worst_k);
+    CHECK(differ == 0, "posenc_sincos_run_: AVX2 and AVX-512 builds == scalar on every value (%zu differ)", differ);
+}
+
 int main(void) {
     test_against_sinl();
+    test_double_run();
 #ifdef POSENC_HAVE_QUADMATH
     test_against_quadmath();
 #else

@@ -85,7 +85,8 @@ static inline void alternating_series(vec zh, vec zl, int first, vec *h, vec *l)
     *l = sl;
 }
 
-static inline void sincos_lanes(vec p, vec wh, vec wl, vec *s_hi, vec *s_lo, vec *c_hi, vec *c_lo) {
+/* r = p * w - n 2pi in [-pi, pi] (+ tiny) as a double-double, to ~1e-30 */
+static inline void reduce_lanes(vec p, vec wh, vec wl, vec *r_hi, vec *r_lo) {
     /* x = p * w, exact product of p and w_hi plus p * w_lo */
     vec xh = p * wh;
     vec xl = V_FMA(p, wh, -xh) + p * wl;
@@ -98,7 +99,39 @@ static inline void sincos_lanes(vec p, vec wh, vec wl, vec *s_hi, vec *s_lo, vec
     vec rh, rl;
     two_sum(xh - ph, -qh, &rh, &rl);
     rl = rl + (((xl - pl) - ql) - n * V_SET(TWO_PI_3));
-    quick_two_sum(rh, rl, &rh, &rl);
+    quick_two_sum(rh, rl, r_hi, r_lo);
+}
+
+/* (sin, cos)(p * w) in double, off by at most 13 x 2^-53 over 3M test values
+ * (test_sincos_dd; RoPE's near-tie check allows 2^-42 for it):
+ * sincos_lanes' reduction, then the same series and doublings in double. For a
+ * token alone (rope_fast.c), whose double-double anchor nothing would step from:
+ * about a quarter of sincos_lanes' work. */
+static inline void sincos_double_lanes(vec p, vec wh, vec wl, vec *s, vec *c) {
+    vec rh, rl;
+    reduce_lanes(p, wh, wl, &rh, &rl);
+    vec y = (rh + rl) * V_SET(0.25), z = y * y; /* |y| <= pi/4 + tiny */
+    /* sin y / y = sum_j (-1)^j z^j / (2j+1)!, j <= 10; cos y = sum_j (-1)^j z^j / (2j)!,
+     * j <= 11 (the terms left are < 1e-24), by Horner */
+    vec ss = V_SET(inv_factorial[21][0]), cs = V_SET(-inv_factorial[22][0]) * z + V_SET(inv_factorial[20][0]);
+    for (int j = 9; j >= 0; j--) {
+        double sign = (j % 2) ? -1.0 : 1.0;
+        ss = ss * z + V_SET(sign * inv_factorial[2 * j + 1][0]);
+        cs = cs * z + V_SET(sign * inv_factorial[2 * j][0]);
+    }
+    vec sh = ss * y, ch = cs;
+    for (int i = 0; i < 2; i++) { /* sin 2y = 2 sin y cos y, cos 2y = 1 - 2 sin^2 y */
+        vec t = V_SET(2.0) * sh * ch;
+        ch = V_SET(1.0) - V_SET(2.0) * (sh * sh);
+        sh = t;
+    }
+    *s = sh;
+    *c = ch;
+}
+
+static inline void sincos_lanes(vec p, vec wh, vec wl, vec *s_hi, vec *s_lo, vec *c_hi, vec *c_lo) {
+    vec rh, rl;
+    reduce_lanes(p, wh, wl, &rh, &rl);
     /* y = r/4 (|y| <= pi/4 + tiny), z = y^2: sin y = y * S(z), cos y = C(z) */
     vec yh = rh * V_SET(0.25), yl = rl * V_SET(0.25), zh, zl, sh, sl, ch, cl;
     dd_mul(yh, yl, yh, yl, &zh, &zl);

@@ -35,9 +35,12 @@ typedef struct {
     double *run_s, *run_c;    /* the double (sin, cos) of the current position */
 } posenc_recurrence_state_;
 
-/* Frequencies w[0..pairs) on a kernel path; free with posenc_recurrence_free_. */
+/* Frequencies w[0..pairs) on a kernel path, for runs of at most longest_run
+ * positions (SIZE_MAX: any); free with posenc_recurrence_free_. The steps a
+ * run that short never takes are not computed (each is a double-double sincos
+ * of every pair, ~1.2 us for 64: a one-token call needs neither) and hold NaN. */
 posenc_status posenc_recurrence_init_(posenc_recurrence_ *rec, const long double *w, size_t pairs,
-                                      posenc_kernel_path path, posenc_error *err);
+                                      posenc_kernel_path path, size_t longest_run, posenc_error *err);
 void posenc_recurrence_free_(posenc_recurrence_ *rec);
 
 size_t posenc_recurrence_state_doubles_(size_t pairs);
@@ -46,6 +49,11 @@ posenc_recurrence_state_ posenc_recurrence_state_in_(size_t pairs, double *mem);
 /* Start a run at `position` (an integer, |p| < 2^53, |p w| < 2^40): anchor and
  * run = (sin, cos)(position * w). */
 void posenc_recurrence_start_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state, double position);
+/* A run of one position: run = (sin, cos)(position * w) in double
+ * (posenc_sincos_run_, within POSENC_RUN_ERROR), the anchor left unset: no
+ * next or next_anchor may follow before the next start. */
+void posenc_recurrence_start_alone_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state,
+                                    double position);
 /* The next anchor, ANCHOR positions after the last one; run = anchor. */
 void posenc_recurrence_next_anchor_(const posenc_recurrence_ *rec, posenc_recurrence_state_ *state);
 /* The next position in double: the run rotated by one step. */

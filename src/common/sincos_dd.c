@@ -9,7 +9,11 @@ bool posenc_sincos_dd_covers_(long double most_abs, const long double *w, size_t
     long double top = 0;
     for (size_t k = 0; k < n; k++)
         if (fabsl(w[k]) > top) top = fabsl(w[k]);
-    return most_abs < 0x1p53L && most_abs * top < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
+    return posenc_sincos_dd_covers_top_(most_abs, top);
+}
+
+bool posenc_sincos_dd_covers_top_(long double most_abs, long double top_abs_w) {
+    return most_abs < 0x1p53L && most_abs * top_abs_w < (long double)POSENC_SINCOS_DD_MAX_ANGLE;
 }
 
 void posenc_split_dd_(const long double *w, size_t n, double *w_hi, double *w_lo) {
@@ -24,6 +28,13 @@ void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double
     if (path == POSENC_PATH_AVX512) posenc_sincos_dd_avx512_(n, p, w_hi, w_lo, out);
     else if (path == POSENC_PATH_AVX2) posenc_sincos_dd_avx2_(n, p, w_hi, w_lo, out);
     else posenc_sincos_dd_scalar_(n, p, w_hi, w_lo, out);
+}
+
+void posenc_sincos_run_(posenc_kernel_path path, size_t n, double p, const double *w_hi, const double *w_lo,
+                        double *run_s, double *run_c) {
+    if (path == POSENC_PATH_AVX512) posenc_sincos_run_avx512_(n, p, w_hi, w_lo, run_s, run_c);
+    else if (path == POSENC_PATH_AVX2) posenc_sincos_run_avx2_(n, p, w_hi, w_lo, run_s, run_c);
+    else posenc_sincos_run_scalar_(n, p, w_hi, w_lo, run_s, run_c);
 }
 
 void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos_ *state,

@@ -30,6 +30,8 @@ typedef struct {
  * the range above: |p| < 2^53 (exact doubles) and |p| max|w| < MAX_ANGLE.
  * Callers fall back to per-element long double evaluation otherwise. */
 bool posenc_sincos_dd_covers_(long double most_abs, const long double *w, size_t n);
+/* The same test with max|w| given (a caller that keeps it: a RoPE plan). */
+bool posenc_sincos_dd_covers_top_(long double most_abs, long double top_abs_w);
 /* w[k] as double-doubles: w_hi[k] + w_lo[k] == w[k] (exact for 64-bit long
  * doubles; to 106 bits where long double is wider). */
 void posenc_split_dd_(const long double *w, size_t n, double *w_hi, double *w_lo);
@@ -38,6 +40,13 @@ void posenc_split_dd_(const long double *w, size_t n, double *w_hi, double *w_lo
  * below 2^53 in magnitude and |p * w| < POSENC_SINCOS_DD_MAX_ANGLE. */
 void posenc_sincos_dd_(posenc_kernel_path path, size_t n, double p, const double *w_hi,
                        const double *w_lo, const posenc_dd_sincos_ *out);
+/* run_s[k], run_c[k] = (sin, cos)(p * (w_hi[k] + w_lo[k])) in double, off by
+ * ~13 x 2^-53 at most (measured: test_sincos_dd; the near-tie check of RoPE
+ * allows POSENC_RUN_ERROR) (a quarter of the work of posenc_sincos_dd_: its reduction, then
+ * double arithmetic), same bits on every path; for a position alone, whose
+ * double-double nothing would step from. Same domain as posenc_sincos_dd_. */
+void posenc_sincos_run_(posenc_kernel_path path, size_t n, double p, const double *w_hi, const double *w_lo,
+                        double *run_s, double *run_c);
 /* state[k] = state[k] rotated by by[k]: the (sin, cos) of the summed angles. */
 void posenc_rotate_dd_(posenc_kernel_path path, size_t n, const posenc_dd_sincos_ *state,
                        const posenc_dd_sincos_ *by);
@@ -92,6 +101,12 @@ void posenc_sincos_dd_avx2_(size_t n, double p, const double *w_hi, const double
                             const posenc_dd_sincos_ *out);
 void posenc_sincos_dd_avx512_(size_t n, double p, const double *w_hi, const double *w_lo,
                               const posenc_dd_sincos_ *out);
+void posenc_sincos_run_scalar_(size_t n, double p, const double *w_hi, const double *w_lo, double *run_s,
+                               double *run_c);
+void posenc_sincos_run_avx2_(size_t n, double p, const double *w_hi, const double *w_lo, double *run_s,
+                             double *run_c);
+void posenc_sincos_run_avx512_(size_t n, double p, const double *w_hi, const double *w_lo, double *run_s,
+                               double *run_c);
 void posenc_rotate_dd_scalar_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
 void posenc_rotate_dd_avx2_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);
 void posenc_rotate_dd_avx512_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by);

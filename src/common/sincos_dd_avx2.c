@@ -12,6 +12,7 @@ typedef __m256d vec;
 #define V_FMA(a, b, c) _mm256_fmadd_pd((a), (b), (c))
 #define V_ROUND(x) _mm256_round_pd((x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define SINCOS_DD posenc_sincos_dd_avx2_
+#define SINCOS_RUN posenc_sincos_run_avx2_
 #define ROTATE_DD posenc_rotate_dd_avx2_
 #define ROTATE_RUN posenc_rotate_run_avx2_
 #define RUN_TO_F32 posenc_run_to_f32_avx2_
@@ -26,6 +27,10 @@ void posenc_sincos_dd_avx2_(size_t n, double p, const double *w_hi, const double
 }
 void posenc_rotate_dd_avx2_(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by) {
     posenc_rotate_dd_scalar_(n, state, by);
+}
+void posenc_sincos_run_avx2_(size_t n, double p, const double *w_hi, const double *w_lo, double *run_s,
+                             double *run_c) {
+    posenc_sincos_run_scalar_(n, p, w_hi, w_lo, run_s, run_c);
 }
 void posenc_rotate_run_avx2_(size_t n, const double *step_s, const double *step_c, double *run_s, double *run_c) {
     posenc_rotate_run_scalar_(n, step_s, step_c, run_s, run_c);

@@ -8,7 +8,7 @@
  *   V_ROUND(x)   nearest integer, ties to even
  *   V_STORE_F32(p, v)  LANES floats: each double of v rounded once to float
  *   V_F32_DIFFER(a, b) nonzero if some lane of a and b rounds to different floats
- *   SINCOS_DD, ROTATE_DD, ROTATE_RUN, RUN_TO_F32   the names of the functions to define
+ *   SINCOS_DD, SINCOS_RUN, ROTATE_DD, ROTATE_RUN, RUN_TO_F32   the names of the functions to define
  * and builds with -ffp-contract=off (a fused a*b+c would change the bits). The
  * vector builds hand their last n % LANES items to the scalar build. */
 
@@ -37,6 +37,17 @@ void SINCOS_DD(size_t n, double p, const double *w_hi, const double *w_lo,
         posenc_dd_sincos_ rest = from_item(out, k);
         posenc_sincos_dd_scalar_(n - k, p, w_hi + k, w_lo + k, &rest);
     }
+}
+
+void SINCOS_RUN(size_t n, double p, const double *w_hi, const double *w_lo, double *run_s, double *run_c) {
+    size_t k = 0;
+    for (; k + LANES <= n; k += LANES) {
+        vec s, c;
+        sincos_double_lanes(V_SET(p), V_LOAD(w_hi + k), V_LOAD(w_lo + k), &s, &c);
+        V_STORE(run_s + k, s);
+        V_STORE(run_c + k, c);
+    }
+    if (k < n) posenc_sincos_run_scalar_(n - k, p, w_hi + k, w_lo + k, run_s + k, run_c + k);
 }
 
 void ROTATE_DD(size_t n, const posenc_dd_sincos_ *state, const posenc_dd_sincos_ *by) {

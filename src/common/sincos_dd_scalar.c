@@ -14,6 +14,7 @@ typedef double vec;
 #define V_FMA(a, b, c) fma((a), (b), (c))
 #define V_ROUND(x) nearbyint(x)
 #define SINCOS_DD posenc_sincos_dd_scalar_
+#define SINCOS_RUN posenc_sincos_run_scalar_
 #define ROTATE_DD posenc_rotate_dd_scalar_
 #define ROTATE_RUN posenc_rotate_run_scalar_
 #define RUN_TO_F32 posenc_run_to_f32_scalar_

@@ -197,7 +197,8 @@ static posenc_status apply_checked(const posenc_rope_params *params, int64_t seq
     FORWARD_IF_ERROR(rope_plan_create_(params, seq_len, &plan, err));
     posenc_status st = rope_check_apply_(&plan, layout, view, positions, 1, x, x_count, err);
     /* threads + SIMD kernels, same bits on every path (rope_fast.c) */
-    if (st == POSENC_OK) st = rope_apply_fast_(&plan, layout, view, positions, inverse, unit, kind, x, exec, err);
+    if (st == POSENC_OK)
+        st = rope_apply_fast_(&plan, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
     rope_plan_free_(&plan);
     return st == POSENC_OK ? posenc_ok_(err) : st;
 }
@@ -228,13 +229,63 @@ posenc_status posenc_rope_shift_f32(const posenc_rope_params *params, int64_t se
     return apply_checked(params, seq_len, layout, view, deltas, 0, true, DATA_F32, x, x_count, NULL, err);
 }
 
+static posenc_status data_kind_of(posenc_dtype dtype, data_kind *kind, posenc_error *err) {
+    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
+                    posenc_dtype_name(dtype));
+    *kind = dtype == POSENC_DTYPE_F32 ? DATA_F32 : dtype == POSENC_DTYPE_F16 ? DATA_F16 : DATA_BF16;
+    return POSENC_OK;
+}
+
 posenc_status posenc_rope_apply_exec(const posenc_rope_params *params, int64_t seq_len, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse,
                                      posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
                                      posenc_error *err) {
-    RETURN_ERROR_IF(dtype != POSENC_DTYPE_F32 && dtype != POSENC_DTYPE_F16 && dtype != POSENC_DTYPE_BF16, err,
-                    POSENC_ERR_INVALID_ARGUMENT, "RoPE data dtype must be f32, f16 or bf16, got %s",
-                    posenc_dtype_name(dtype));
-    data_kind kind = dtype == POSENC_DTYPE_F32 ? DATA_F32 : dtype == POSENC_DTYPE_F16 ? DATA_F16 : DATA_BF16;
+    data_kind kind = DATA_F32;
+    FORWARD_IF_ERROR(data_kind_of(dtype, &kind, err));
     return apply_checked(params, seq_len, layout, view, positions, inverse, false, kind, x, x_count, exec, err);
+}
+
+/* ---- plans: the per-call set-up done once ---------------------------- */
+
+struct posenc_rope_plan {
+    rope_plan_ rope;
+    posenc_recurrence_ rec; /* precise mode: every step of the cos/sin recurrence (else mem == NULL) */
+};
+
+posenc_status posenc_rope_plan_create(const posenc_rope_params *params, int64_t seq_len, posenc_rope_plan **out,
+                                      posenc_error *err) {
+    RETURN_IF_NULL(out, err);
+    *out = NULL;
+    posenc_rope_plan *plan = calloc(1, sizeof *plan);
+    RETURN_ERROR_IF(!plan, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a RoPE plan");
+    posenc_status st = rope_plan_create_(params, seq_len, &plan->rope, err);
+    if (st == POSENC_OK && plan->rope.mode == POSENC_MODE_PRECISE)
+        st = rope_recurrence_for_plan_(&plan->rope, &plan->rec, err);
+    if (st != POSENC_OK) {
+        posenc_rope_plan_free(plan);
+        return st;
+    }
+    *out = plan;
+    return posenc_ok_(err);
+}
+
+posenc_status posenc_rope_plan_apply(const posenc_rope_plan *plan, posenc_layout layout,
+                                     const posenc_rope_view *view, const int64_t *positions, int inverse,
+                                     posenc_dtype dtype, void *x, size_t x_count, const posenc_exec *exec,
+                                     posenc_error *err) {
+    RETURN_IF_NULL(plan, err);
+    data_kind kind = DATA_F32;
+    FORWARD_IF_ERROR(data_kind_of(dtype, &kind, err));
+    FORWARD_IF_ERROR(rope_check_apply_(&plan->rope, layout, view, positions, 1, x, x_count, err));
+    const posenc_recurrence_ *ready = plan->rec.mem ? &plan->rec : NULL;
+    FORWARD_IF_ERROR(rope_apply_fast_(&plan->rope, ready, layout, view, positions, inverse, false, kind, x, exec, err));
+    return posenc_ok_(err);
+}
+
+void posenc_rope_plan_free(posenc_rope_plan *plan) {
+    if (!plan) return;
+    rope_plan_free_(&plan->rope);
+    posenc_recurrence_free_(&plan->rec);
+    free(plan);
 }

@@ -2,15 +2,17 @@
  * apply (rope.c validates, then calls rope_apply_fast_).
  *
  * cos/sin per (token, pair) are computed once per token and reused across its
- * heads. For runs of consecutive positions in precise mode they come from the
- * rotation scheme of the sinusoid fast path: tokens are cut in blocks of
- * ROPE_BLOCK starting at the call's first token (the thread grain, so the split
- * never changes a value); a block or a run starts from the double-double (sin,
- * cos) of its first position (recurrence.h), every 64 tokens that double-double
- * is rotated by ANCHOR*w_k, and the tokens in between by a double rotation by
- * w_k (drift < 64 * 2.3e-16, far below half an f32 ULP of any |value| > 2^-20).
- * Other positions (or |p| >= 2^53, |p w| >= 2^40) and TORCH_COMPAT mode take
- * rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
+ * heads. In precise mode they come from the rotation scheme of the sinusoid
+ * fast path: tokens are cut in blocks of ROPE_BLOCK starting at the call's
+ * first token (the thread grain, so the split never changes a value); a block,
+ * or a run of consecutive positions (a token whose position does not follow
+ * its predecessor's starts one), starts from the double-double (sin, cos) of
+ * its first position (recurrence.h), every 64 tokens that double-double is
+ * rotated by ANCHOR*w_k, and the tokens in between by a double rotation by w_k
+ * (drift < 64 * 2.3e-16); a value that lands that close to a float midpoint is
+ * rounded again from double-doubles (round_near_ties). Positions beyond the
+ * recurrence (|p| >= 2^53, |p w| >= 2^40) and the TORCH_COMPAT and GGML modes
+ * take rope_token_cos_sin_ (rope_cos_sin.c) per token. The cos/sin code is the same
  * on every path; the rotation kernel is picked once per call (rope_kernels.h:
  * scalar rope_apply.c, or rope_avx2.c / rope_avx512.c) and all give the same
  * bits, so results do not depend on the path or the thread count.
@@ -30,16 +32,13 @@
 #include <string.h>
 
 #define ROPE_BLOCK 512
-/* Explicit positions take the recurrence when their runs of consecutive
- * positions average at least this many tokens. */
-#define ROPE_MIN_RUN 8
 
 /* ---- the anchored cos/sin recurrence (contiguous positions, precise mode) ---- */
 
 /* Whether the double-double anchors cover positions up to `most` in magnitude
  * (else the per-token long double path). */
 static bool recurrence_fits(const rope_plan_ *plan, long double most) {
-    return posenc_sincos_dd_covers_(most, plan->inv, (size_t)plan->pairs);
+    return posenc_sincos_dd_covers_top_(most, plan->inv_abs_max);
 }
 
 /* After posenc_run_to_f32_ said some value of the token at position p may be
@@ -182,7 +181,10 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 const int64_t *ids = job->positions;
                 if (ids && t > b && ids[t] != ids[t - 1] + 1) run_start = t; /* |ids| < 2^53: no overflow */
                 double start = ids ? (double)ids[run_start] : (double)run_start;
-                recurrence_token(&job->rec, &state, start, t - run_start);
+                /* a run of one (a decoding token, an id of a continuous batch): no anchor to step from */
+                bool alone = t == run_start && (t + 1 == block_end || (ids && ids[t + 1] != ids[t] + 1));
+                if (alone) posenc_recurrence_start_alone_(&job->rec, &state, start);
+                else recurrence_token(&job->rec, &state, start, t - run_start);
                 if (posenc_run_to_f32_(job->path, P, state.run_s, state.run_c, job->scale_s, job->scale_c, s, c))
                     round_near_ties(&job->rec, start + (double)(t - run_start), state.run_s, state.run_c,
                                     job->scale_s, job->scale_c, s, c);
@@ -287,7 +289,9 @@ static uint32_t reach_bits(rope_data_kind_ kind, double m) {
     return b16 < most ? b16 : most;
 }
 
-static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axis,
+/* ready: a plan's recurrence (its steps made once, on any path: same bits), or
+ * NULL to make one for this call. */
+static posenc_status apply_fast(const rope_plan_ *plan, const posenc_recurrence_ *ready, const int32_t *mrope_axis,
                                 const posenc_mrope_sections *mrope, posenc_layout layout,
                                 const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
                                 rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
@@ -301,28 +305,42 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
                     ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0, bad};
-    /* The recurrence serves runs of consecutive positions (one run: 0..T-1 or a
-     * contiguous id list; several: packed or batched sequences) when runs average
-     * >= ROPE_MIN_RUN tokens; a run start costs about what a per-token evaluation
-     * does. The choice depends on the positions only, never on path or threads. */
+    /* In precise mode the recurrence serves every call whose positions it covers
+     * (|p| < 2^53, |p w| < 2^40): a run of consecutive positions steps from the
+     * double-double anchor of its first token, and a token alone (scattered ids:
+     * a continuous batch's decoding step) is a run of one, its anchor one vector
+     * double-double sincos of its pairs (~1.2 us at 64 pairs, a third of the
+     * per-pair long double evaluation of rope_cos_sin.c, which serves what the
+     * recurrence does not cover). Both round correctly, so the route never
+     * changes a value; it depends on the positions only, never on path or threads. */
     if (plan->mode == POSENC_MODE_GGML) { /* ggml's fused rotation, scalar on every path */
         static const rope_rotate_fn_ ggml_kernels[3] = {rope_rotate_token_ggml_f32_, rope_rotate_token_ggml_f16_,
                                                         rope_rotate_token_ggml_bf16_};
         job.rotate = ggml_kernels[kind];
     }
     job.recur = plan->mode == POSENC_MODE_PRECISE && !mrope_axis;
+    /* runs restart at every block; scattered ids make runs of one, which need no step */
+    size_t longest = view->tokens < ROPE_BLOCK ? view->tokens : ROPE_BLOCK;
     if (job.recur && positions) {
         long double most = 0;
-        for (size_t t = 0; t < view->tokens; t++) most = fmaxl(most, fabsl((long double)positions[t]));
-        size_t runs = 1;
-        if (recurrence_fits(plan, most))
-            for (size_t t = 1; t < view->tokens; t++) runs += positions[t] != positions[t - 1] + 1;
-        else runs = view->tokens + 1; /* not covered: per token */
-        job.recur = runs == 1 || view->tokens >= ROPE_MIN_RUN * runs;
+        size_t length = 0, longest_run = 0;
+        for (size_t t = 0; t < view->tokens; t++) {
+            most = fmaxl(most, fabsl((long double)positions[t]));
+            length = t > 0 && positions[t] == positions[t - 1] + 1 ? length + 1 : 1; /* |ids| < 2^53: no overflow */
+            if (length > longest_run) longest_run = length;
+        }
+        job.recur = recurrence_fits(plan, most);
+        if (longest_run < longest) longest = longest_run;
     } else if (job.recur) {
         job.recur = recurrence_fits(plan, (long double)(view->tokens - 1));
     }
-    if (job.recur) FORWARD_IF_ERROR(posenc_recurrence_init_(&job.rec, plan->inv, P, run.exec.path, err));
+    if (job.recur && ready) {
+        job.rec = *ready; /* borrowed: its arrays stay the plan's */
+        job.rec.path = run.exec.path;
+        job.rec.mem = NULL;
+    } else if (job.recur) {
+        FORWARD_IF_ERROR(posenc_recurrence_init_(&job.rec, plan->inv, P, run.exec.path, longest, err));
+    }
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -349,17 +367,24 @@ static posenc_status apply_fast(const rope_plan_ *plan, const int32_t *mrope_axi
     return first.token == SIZE_MAX ? POSENC_OK : report_nonfinite(&job, first, err);
 }
 
-posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
-                               const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
-                               void *x, const posenc_exec *exec, posenc_error *err) {
-    return apply_fast(plan, NULL, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
+posenc_status rope_apply_fast_(const rope_plan_ *plan, const posenc_recurrence_ *ready, posenc_layout layout,
+                               const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
+                               rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err) {
+    return apply_fast(plan, ready, NULL, NULL, layout, view, positions, inverse, unit, kind, x, exec, err);
+}
+
+posenc_status rope_recurrence_for_plan_(const rope_plan_ *plan, posenc_recurrence_ *rec, posenc_error *err) {
+    posenc_exec_run_ run;
+    FORWARD_IF_ERROR(posenc_exec_run_resolve_(NULL, &run, err));
+    return posenc_recurrence_init_(rec, plan->inv, (size_t)plan->pairs, run.exec.path, SIZE_MAX, err);
 }
 
 posenc_status rope_apply_mrope_fast_(const rope_plan_ *plan, const int32_t *axis,
                                      const posenc_mrope_sections *sections, posenc_layout layout,
                                      const posenc_rope_view *view, const int64_t *positions, int inverse, float *x,
                                      posenc_error *err) {
-    return apply_fast(plan, axis, sections, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL, err);
+    return apply_fast(plan, NULL, axis, sections, layout, view, positions, inverse, false, ROPE_DATA_F32, x, NULL,
+                      err);
 }
 
 /* ---- cos/sin tables over a range of positions ------------------------------ */
@@ -419,7 +444,8 @@ posenc_status rope_table_fast_(const rope_plan_ *plan, const posenc_positions *p
     if (positions->count == 0) return POSENC_OK;
     const size_t P = (size_t)plan->pairs;
     posenc_recurrence_ rec;
-    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, plan->inv, P, run.exec.path, err));
+    size_t longest = positions->count < ROPE_BLOCK ? positions->count : ROPE_BLOCK; /* runs restart per block */
+    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, plan->inv, P, run.exec.path, longest, err));
     size_t bytes = 2 * positions->count * P * (wide ? 8 : 4);
     int32_t threads = posenc_threads_for_bytes_(&run, bytes);
     size_t blocks = (positions->count + ROPE_BLOCK - 1) / ROPE_BLOCK;

@@ -6,14 +6,21 @@
 #define POSENC_ROPE_FAST_H
 
 #include "rope_internal.h"
+#include "../common/recurrence.h"
 
 typedef enum { ROPE_DATA_F32, ROPE_DATA_F16, ROPE_DATA_BF16 } rope_data_kind_;
 
 /* Rotate view (already validated) in place on the path/threads of exec (NULL =
- * defaults and environment). positions NULL = 0..tokens-1. */
-posenc_status rope_apply_fast_(const rope_plan_ *plan, posenc_layout layout, const posenc_rope_view *view,
-                               const int64_t *positions, int inverse, bool unit, rope_data_kind_ kind,
-                               void *x, const posenc_exec *exec, posenc_error *err);
+ * defaults and environment). positions NULL = 0..tokens-1. ready: the
+ * recurrence of a posenc_rope_plan (rope_recurrence_for_plan_), or NULL to
+ * make what the call needs (precise mode). */
+posenc_status rope_apply_fast_(const rope_plan_ *plan, const posenc_recurrence_ *ready, posenc_layout layout,
+                               const posenc_rope_view *view, const int64_t *positions, int inverse, bool unit,
+                               rope_data_kind_ kind, void *x, const posenc_exec *exec, posenc_error *err);
+/* The recurrence a precise-mode posenc_rope_plan keeps: every step, for runs
+ * of any length (made on the default path; the steps have the same bits on
+ * every path). Free with posenc_recurrence_free_. */
+posenc_status rope_recurrence_for_plan_(const rope_plan_ *plan, posenc_recurrence_ *rec, posenc_error *err);
 
 /* Multi-axis RoPE (rope_multi.c validates): plan->inv holds each pair's
  * frequency, axis[k] its axis, positions is [axes][view->tokens]; per pair

@@ -472,6 +472,7 @@ posenc_status rope_plan_create_(const posenc_rope_params *params, int64_t seq_le
         rope_plan_free_(plan);
         return st;
     }
+    for (int32_t k = 0; k < r / 2; k++) plan->inv_abs_max = fmaxl(plan->inv_abs_max, fabsl(plan->inv[k]));
     plan->head_dim = params->head_dim;
     plan->rotary_dim = r;
     plan->pairs = r / 2;

@@ -23,6 +23,7 @@ typedef struct {
     double attention;   /* cos/sin magnitude */
     long double *inv;   /* [pairs]; PRECISE: long double formula values; TORCH_COMPAT:
                            HF's float32 values; GGML: ggml's angle at position 1 */
+    long double inv_abs_max; /* max |inv[k]| */
     rope_ggml_ ggml;    /* GGML mode only */
 } rope_plan_;
 

@@ -205,6 +205,7 @@ posenc_status posenc_mrope_apply_f32(const posenc_rope_params *params, const pos
     plan.mode = params->mode;
     plan.attention = attention;
     plan.inv = inv;
+    for (size_t k = 0; st == POSENC_OK && k < n; k++) plan.inv_abs_max = fmaxl(plan.inv_abs_max, fabsl(inv[k]));
     /* the checks every apply shares (rope.c), positions [axes][tokens] */
     if (st == POSENC_OK) st = rope_check_apply_(&plan, layout, view, positions, (size_t)sections->axes, x, x_count, err);
     if (st == POSENC_OK && view->tokens > 0)

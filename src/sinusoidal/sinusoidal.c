@@ -320,7 +320,7 @@ static posenc_status fill_precise_range(const table_job *job, const long double 
     size_t blocks = (rows + SINUSOID_BLOCK - 1) / SINUSOID_BLOCK;
     if ((size_t)threads > blocks) threads = (int32_t)blocks;
     posenc_recurrence_ rec;
-    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, w, P, exec->path, err));
+    FORWARD_IF_ERROR(posenc_recurrence_init_(&rec, w, P, exec->path, SIZE_MAX, err));
     double *mem = malloc(sizeof(double) * posenc_recurrence_state_doubles_(P) * (size_t)threads);
     if (!mem) {
         posenc_recurrence_free_(&rec);
@@ -436,7 +436,7 @@ posenc_status posenc_sinusoid_plan_create(const posenc_sinusoid_params *params, 
     *plan = (posenc_sinusoid_plan){*params, shape, posenc_positions_range(positions->start, positions->count),
                                    {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                                    (positions->count + POSENC_RECURRENCE_ANCHOR - 1) / POSENC_RECURRENCE_ANCHOR, NULL, NULL};
-    posenc_status st = posenc_recurrence_init_(&plan->rec, w, P, run.exec.path, err);
+    posenc_status st = posenc_recurrence_init_(&plan->rec, w, P, run.exec.path, SIZE_MAX, err);
     free(w);
     if (st != POSENC_OK) {
         free(plan);

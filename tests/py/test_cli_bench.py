@@ -35,6 +35,16 @@ def main():
             and all(r[6].strip().startswith("0 differ") for r in rows[:3]),
             f"identify group: 4 forms timed, each fitted as Qwen2.5's YaRN in HF float32: "
             f"{[(r[1].strip(), r[4].strip(), r[6].strip()) for r in rows]} {err.strip()[:200]}")
+    # the decode group: one decoding step's RoPE per call, unplanned and planned (posenc_rope_plan), and
+    # HF's step in PyTorch from bench/peers.py (a number, or "skipped: why" without torch)
+    rc, out, err = run("bench", "--only", "decode", "--reps", "5")
+    rows = [line.split("|") for line in out.splitlines() if line.startswith(("| 1 token", "| 32 sequences"))]
+    t.check(rc == 0 and len(rows) == 3 and all(float(r[2]) > 0 and float(r[3]) > 0 for r in rows)
+            and all(r[5].strip().startswith("rope_decode_torch_hf_") for r in rows)
+            and all(r[6].strip().startswith("skipped") or float(r[6]) > 0 for r in rows)
+            and "| memset |" not in out,
+            f"decode group: 3 rows with unplanned and planned us per call and the peer: "
+            f"{[(r[2].strip(), r[3].strip(), r[6].strip()[:40]) for r in rows]} {err.strip()[:200]}")
     # issue 18: scaling columns next to the machine's own, the compute probe, the per-thread timeline
     rc, out, err = run("bench", "--only", "rope", "--threads", "1,2", "--reps", "5", "--no-peers",
                        "--mem-mib", "16", "--timeline")
@@ -63,7 +73,8 @@ def main():
         t.check("| memset |" not in out and "RoPE" not in out and os.listdir(tmp) == [],
                 f"memory group alone: no bandwidth or kernel table; temporary folder removed ({os.listdir(tmp)})")
     rc, out, _ = run("bench", "--help")
-    t.check("memory" in out and "--memory-rows" in out, "bench --help names the memory group and --memory-rows")
+    t.check("memory" in out and "--memory-rows" in out and "decode" in out,
+            "bench --help names the memory and decode groups and --memory-rows")
     t.finish()
 
 
