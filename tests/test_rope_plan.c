@@ -15,6 +15,8 @@
  *     on how calls are cut).
  *   - Threads: 4 threads apply one plan at once, each to its own q, and get the
  *     one-thread bytes (a plan is read-only; TSan runs this test).
+ *   - Signed zeros: the inverse at position 0 gives the same bits on every
+ *     route (contiguous, alone, scattered, plan, multi-axis).
  *   - Errors: bad params fail at create with posenc_rope_check's message and
  *     *out NULL; a NULL plan, a bad dtype, a view past x_count, a bad layout
  *     and a positions overflow give apply_exec's status and message; free(NULL).
@@ -268,7 +270,57 @@ static void check_errors(void) {
     CHECK(1, "posenc_rope_plan_free(NULL) is a no-op");
 }
 
+/* The inverse rotation at position 0: sin(-0) = -0 on every route. Before,
+ * scattered ids (the per-pair long double route) gave +0 there and a
+ * contiguous call -0, so a signed-zero input came out with a route-dependent
+ * sign. Input pairs (-0, 1), (1, -0), (-0, -0): zero results whose sign
+ * follows sin's. Routes: a contiguous call (0, 1, 2), token 0 alone, scattered
+ * ids (0, 5, 9), a plan, and multi-axis RoPE with every axis at the same
+ * positions (then equal to 1-D RoPE); both layouts. */
+static void check_zero_sign(void) {
+    enum { TOK = 3, HH = 2 };
+    posenc_rope_params p;
+    posenc_rope_params_default(&p, D);
+    const size_t n = (size_t)TOK * HH * D;
+    float base[TOK * HH * D];
+    for (size_t i = 0; i < n; i++) base[i] = (float)(i % 7) * 0.25f - 0.5f;
+    for (size_t i = 0; i < 6 * 2; i += 2) { /* the first pairs of head 0, both layouts' partners */
+        base[i] = i % 4 ? 1.0f : -0.0f;
+        base[i + 1] = i % 4 ? -0.0f : 1.0f;
+        base[i / 2] = base[i];
+        base[D / 2 + i / 2] = base[i + 1];
+    }
+    base[10] = base[11] = base[5] = base[D / 2 + 5] = -0.0f;
+    int64_t contiguous[TOK] = {0, 1, 2}, scattered[TOK] = {0, 5, 9}, axes3[3 * TOK];
+    for (int a = 0; a < 3; a++)
+        for (int t = 0; t < TOK; t++) axes3[a * TOK + t] = scattered[t];
+    posenc_mrope_sections sec = {POSENC_MROPE_SECTIONS, 3, {16, 24, 24, 0}};
+    posenc_rope_plan *plan = NULL;
+    posenc_error err = {0};
+    CHECK_STATUS(posenc_rope_plan_create(&p, 0, &plan, &err), POSENC_OK);
+    for (int half = 0; half < 2; half++) {
+        posenc_layout layout = half ? POSENC_LAYOUT_HALF : POSENC_LAYOUT_INTERLEAVED;
+        float route[5][TOK * HH * D];
+        posenc_rope_view all = posenc_rope_view_contiguous(TOK, HH, D), one = posenc_rope_view_contiguous(1, HH, D);
+        for (int r = 0; r < 5; r++) memcpy(route[r], base, sizeof base);
+        posenc_status st[5];
+        st[0] = posenc_rope_apply_exec(&p, 0, layout, &all, contiguous, 1, POSENC_DTYPE_F32, route[0], n, NULL, &err);
+        st[1] = posenc_rope_apply_exec(&p, 0, layout, &one, contiguous, 1, POSENC_DTYPE_F32, route[1], n, NULL, &err);
+        st[2] = posenc_rope_apply_exec(&p, 0, layout, &all, scattered, 1, POSENC_DTYPE_F32, route[2], n, NULL, &err);
+        st[3] = posenc_rope_plan_apply(plan, layout, &all, scattered, 1, POSENC_DTYPE_F32, route[3], n, NULL, &err);
+        st[4] = posenc_mrope_apply_f32(&p, &sec, layout, &all, axes3, 1, route[4], n, &err);
+        int same = 1, zeros = 0;
+        for (int r = 0; r < 5; r++) same &= st[r] == POSENC_OK && !memcmp(route[r], route[0], (size_t)HH * D * 4);
+        for (size_t i = 0; i < (size_t)HH * D; i++) zeros += route[0][i] == 0.0f;
+        CHECK(same && zeros >= 6,
+              "%s: inverse at position 0, signed-zero inputs: token 0 the same bits on all 5 routes (contiguous, "
+              "alone, scattered ids, plan, multi-axis), %d zero outputs", half ? "half-split" : "interleaved", zeros);
+    }
+    posenc_rope_plan_free(plan);
+}
+
 int main(void) {
+    check_zero_sign();
     check_bytes();
     check_decoding();
     check_threads();

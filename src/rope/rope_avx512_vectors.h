@@ -49,9 +49,13 @@ typedef __m512 vecf;
 /* a + b and a - b, each rounded once, as a * 1 + b (a * 1 is exact): the
  * same bits as vaddps, on the multiply pipes. On Zen 4 the conversions,
  * permutes and adds share two of its four FP pipes and the products the
- * other two; moving the add made f16 interleaved RoPE 6% faster (measured). */
+ * other two; moving the add made f16 interleaved RoPE 6% faster (measured).
+ * A file whose kernels convert little (rope_avx512bf16.c) defines its own
+ * plain add and subtract first. */
+#ifndef VF_SUM
 #define VF_SUM(a, b) _mm512_fmadd_ps((a), _mm512_set1_ps(1.0f), (b))
 #define VF_DIFF(a, b) _mm512_fmsub_ps((a), _mm512_set1_ps(1.0f), (b))
+#endif
 #define VF_DUP(p) \
     _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0), \
                           _mm512_castps256_ps512(_mm256_loadu_ps(p)))

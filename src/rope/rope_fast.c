@@ -66,6 +66,82 @@ static void recurrence_token(const posenc_recurrence_ *rec, posenc_recurrence_st
     else posenc_recurrence_next_(rec, state);
 }
 
+/* Multi-axis RoPE in precise mode: the pairs in axis order (order[begin[a] ..
+ * begin[a + 1]) are axis a's), with their frequencies as double-doubles in that
+ * order, so each axis is one vector call at its own position. */
+typedef struct {
+    int32_t axes;
+    size_t begin[POSENC_MROPE_MAX_AXES + 1];
+    int32_t *order;       /* [pairs] */
+    double *w_hi, *w_lo;  /* [pairs], in pair order */
+    double *gw_hi, *gw_lo; /* [pairs], in axis order */
+} rope_axis_groups;
+
+static posenc_status axis_groups_make(const rope_plan_ *plan, const int32_t *axis, int32_t axes,
+                                      rope_axis_groups *g, posenc_error *err) {
+    const size_t P = (size_t)plan->pairs;
+    memset(g, 0, sizeof *g);
+    g->axes = axes;
+    g->order = malloc(sizeof *g->order * (P ? P : 1));
+    g->w_hi = malloc(sizeof(double) * 4 * (P ? P : 1));
+    if (!g->order || !g->w_hi) {
+        free(g->order);
+        free(g->w_hi);
+        return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate the axis groups of %zu pairs", P);
+    }
+    g->w_lo = g->w_hi + P;
+    g->gw_hi = g->w_lo + P;
+    g->gw_lo = g->gw_hi + P;
+    posenc_split_dd_(plan->inv, P, g->w_hi, g->w_lo);
+    size_t n = 0;
+    for (int32_t a = 0; a < axes; a++) {
+        g->begin[a] = n;
+        for (size_t k = 0; k < P; k++)
+            if (axis[k] == a) {
+                g->gw_hi[n] = g->w_hi[k];
+                g->gw_lo[n] = g->w_lo[k];
+                g->order[n++] = (int32_t)k;
+            }
+    }
+    g->begin[axes] = n;
+    return POSENC_OK;
+}
+
+static void axis_groups_free(rope_axis_groups *g) {
+    free(g->order);
+    free(g->w_hi);
+}
+
+/* The f32 cos/sin of one multi-axis token: each axis' pairs at that axis'
+ * position (pos[a]), in double by one vector call (posenc_sincos_run_, within
+ * POSENC_RUN_ERROR), times scale_s / scale_c, then rounded with the near-tie
+ * check; a value that close to a float midpoint is rounded again from
+ * double-doubles. Correctly rounded, as rope_cos_sin_f32_'s per-pair long
+ * double evaluation it replaces; the inverse takes +pos and a negative scale_s
+ * (as the 1-D recurrence does), which also keeps that path's -0 for sin at
+ * position 0. ds, dc: scratch of pairs doubles each; run_s, run_c likewise. */
+static void axis_token_cos_sin(const rope_axis_groups *g, posenc_kernel_path path, size_t P, const double *pos,
+                               double scale_s, double scale_c, double *ds, double *dc, double *run_s,
+                               double *run_c, float *c, float *s) {
+    for (int32_t a = 0; a < g->axes; a++) {
+        size_t b = g->begin[a], n = g->begin[a + 1] - b;
+        if (n) posenc_sincos_run_(path, n, pos[a], g->gw_hi + b, g->gw_lo + b, ds + b, dc + b);
+    }
+    for (size_t i = 0; i < P; i++) {
+        run_s[g->order[i]] = ds[i];
+        run_c[g->order[i]] = dc[i];
+    }
+    if (!posenc_run_to_f32_(path, P, run_s, run_c, scale_s, scale_c, s, c)) return;
+    const double e = posenc_run_error_(scale_s, scale_c);
+    for (int32_t a = 0; a < g->axes; a++)
+        for (size_t i = g->begin[a]; i < g->begin[a + 1]; i++) {
+            size_t k = (size_t)g->order[i];
+            if (pos[a] != 0.0 &&
+                (posenc_f32_near_tie_(run_s[k] * scale_s, e) || posenc_f32_near_tie_(run_c[k] * scale_c, e)))
+                posenc_sincos_f32_exact_(pos[a], g->w_hi[k], g->w_lo[k], scale_s, scale_c, s + k, c + k);
+        }
+}
+
 typedef struct {
     const rope_plan_ *plan;
     posenc_layout layout;
@@ -80,6 +156,8 @@ typedef struct {
     const int32_t *mrope_axis;      /* multi-axis RoPE: the axis of each pair; positions are
                                        [axes][tokens] (NULL: 1-D) */
     const posenc_mrope_sections *mrope; /* with mrope_axis: the sections (kind, axes) */
+    const rope_axis_groups *groups; /* precise multi-axis RoPE whose positions the double-double
+                                       reduction covers: pairs grouped by axis (else NULL) */
     bool recur;                     /* contiguous positions in precise mode */
     double scale_c, scale_s;        /* cos/sin multipliers (inverse: 1/a and -1/a) */
     uint32_t big_bits;              /* f32 inputs above these |bits| may overflow (rope_kernels.h) */
@@ -198,6 +276,12 @@ static void rope_worker(void *vjob, size_t worker, size_t begin, size_t end) {
                 rope_torch_mrope_cos_sin_(job->plan->inv, pairs, job->mrope_axis,
                                           job->mrope->kind == POSENC_MROPE_INTERLEAVED, pos, job->scale_c, c, s,
                                           scratch);
+            } else if (job->groups) {
+                double pos[POSENC_MROPE_MAX_AXES] = {0, 0, 0, 0};
+                for (int32_t a = 0; a < job->groups->axes; a++)
+                    pos[a] = (double)job->positions[(size_t)a * job->view->tokens + t];
+                axis_token_cos_sin(job->groups, job->path, P, pos, job->scale_s, job->scale_c, state.anchor.s_hi,
+                                   state.anchor.c_hi, state.run_s, state.run_c, c, s);
             } else if (job->mrope_axis) { /* exactly posenc_mrope_apply_f32's per-pair cos/sin */
                 for (int32_t k = 0; k < pairs; k++) {
                     long double pos = (long double)job->positions[(size_t)job->mrope_axis[k] * job->view->tokens + t];
@@ -301,7 +385,7 @@ static posenc_status apply_fast(const rope_plan_ *plan, const posenc_recurrence_
     const size_t P = (size_t)plan->pairs;
     rope_bad_token bad[POSENC_MAX_THREADS];
     rope_job job = {plan, layout, view, positions, inverse, unit, kind, x, run.exec.path,
-                    pick_kernel(run.exec.path, kind), mrope_axis, mrope, false, 1, 1,
+                    pick_kernel(run.exec.path, kind), mrope_axis, mrope, NULL, false, 1, 1,
                     ROPE_FINITE_BITS_F32,
                     {POSENC_PATH_SCALAR, 0, NULL, NULL, NULL, {NULL, NULL, NULL, NULL}, {NULL, NULL, NULL, NULL}},
                     NULL, 0, bad};
@@ -341,6 +425,16 @@ static posenc_status apply_fast(const rope_plan_ *plan, const posenc_recurrence_
     } else if (job.recur) {
         FORWARD_IF_ERROR(posenc_recurrence_init_(&job.rec, plan->inv, P, run.exec.path, longest, err));
     }
+    rope_axis_groups groups;
+    if (mrope_axis && plan->mode == POSENC_MODE_PRECISE) { /* one vector call per axis, where it reaches */
+        long double most = 0;
+        for (size_t i = 0; i < (size_t)mrope->axes * view->tokens; i++)
+            most = fmaxl(most, fabsl((long double)positions[i]));
+        if (recurrence_fits(plan, most)) {
+            FORWARD_IF_ERROR(axis_groups_make(plan, mrope_axis, mrope->axes, &groups, err)); /* no recurrence here */
+            job.groups = &groups;
+        }
+    }
     double a = unit ? 1.0 : plan->attention;
     job.scale_c = inverse ? 1.0 / a : a;
     job.scale_s = inverse ? -1.0 / a : a; /* sin(-x) = -sin(x) exactly */
@@ -355,12 +449,14 @@ static posenc_status apply_fast(const rope_plan_ *plan, const posenc_recurrence_
     job.scratch = malloc(job.worker_bytes * (size_t)threads);
     if (!job.scratch) {
         posenc_recurrence_free_(&job.rec);
+        if (job.groups) axis_groups_free(&groups);
         return posenc_fail_(err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate RoPE scratch for %zu pairs", P);
     }
     for (int32_t w = 0; w < threads; w++) bad[w] = (rope_bad_token){SIZE_MAX, 0};
     posenc_parallel_for_(&run, threads, view->tokens, job.recur ? ROPE_BLOCK : 16, rope_worker, &job);
     free(job.scratch);
     posenc_recurrence_free_(&job.rec);
+    if (job.groups) axis_groups_free(&groups);
     rope_bad_token first = {SIZE_MAX, 0}; /* the smallest token over the workers is the first */
     for (int32_t w = 0; w < threads; w++)
         if (bad[w].token < first.token) first = bad[w];
