@@ -2267,7 +2267,8 @@ POSENC_API posenc_status posenc_rope_plan_create(const posenc_rope_params *param
  * and messages, and the same bits on every path and thread count. Only the
  * set-up is saved; each call still computes its tokens' cos/sin (a token
  * alone ~0.25 us at 64 pairs; one decoding token of 32 heads x 128 takes
- * ~0.7-0.9 us in all, against ~6 us unplanned: docs/benchmarks.md). */
+ * ~0.7-0.9 us in all, against ~6 us unplanned: docs/benchmarks.md). Errors:
+ * apply_exec's, and NULL_POINTER for a NULL plan. */
 POSENC_API posenc_status posenc_rope_plan_apply(const posenc_rope_plan *plan, posenc_layout layout,
                                                 const posenc_rope_view *view, const int64_t *positions,
                                                 int inverse, posenc_dtype dtype, void *x, size_t x_count,
