@@ -2236,10 +2236,11 @@ POSENC_API void posenc_sinusoid_plan_free(posenc_sinusoid_plan *plan);
  * every head, and the rotation runs 8 (AVX2) or 16 (AVX-512) channels at a time
  * for both layouts and every dtype (bf16 by bit shifts, f16 by F16C). In
  * precise mode cos/sin come from the sinusoid fast path's anchored rotation,
- * restarted at each run of consecutive ids (a lone id is a run of one: a
- * vector double-double evaluation), for |p| < 2^53 and |p w| < 2^40; other
- * positions are evaluated per pair in long double. Both give the correctly
- * rounded floats, so a token's values never depend on how calls are cut.
+ * restarted at each run of consecutive ids (a lone id is a run of one,
+ * evaluated in double after a double-double reduction), for |p| < 2^53 and
+ * |p w| < 2^40; other positions are evaluated per pair in long double. All
+ * give the correctly rounded floats, so a token's values never depend on how
+ * calls are cut.
  * The same values on every path and thread count, so results are
  * bit-identical across them, and so is a POSENC_ERR_NONFINITE report (the
  * first bad cell, section 4). */

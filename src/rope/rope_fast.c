@@ -117,9 +117,10 @@ static void axis_groups_free(rope_axis_groups *g) {
  * POSENC_RUN_ERROR), times scale_s / scale_c, then rounded with the near-tie
  * check; a value that close to a float midpoint is rounded again from
  * double-doubles. Correctly rounded, as rope_cos_sin_f32_'s per-pair long
- * double evaluation it replaces; the inverse takes +pos and a negative scale_s
- * (as the 1-D recurrence does), which also keeps that path's -0 for sin at
- * position 0. ds, dc: scratch of pairs doubles each; run_s, run_c likewise. */
+ * double evaluation it replaces. The inverse takes +pos and a negative scale_s,
+ * as the 1-D routes do, so sin at position 0 is -0 there too (the long double
+ * evaluation gave +0). ds, dc: scratch of pairs doubles each; run_s, run_c
+ * likewise. */
 static void axis_token_cos_sin(const rope_axis_groups *g, posenc_kernel_path path, size_t P, const double *pos,
                                double scale_s, double scale_c, double *ds, double *dc, double *run_s,
                                double *run_c, float *c, float *s) {
@@ -391,12 +392,13 @@ static posenc_status apply_fast(const rope_plan_ *plan, const posenc_recurrence_
                     NULL, 0, bad};
     /* In precise mode the recurrence serves every call whose positions it covers
      * (|p| < 2^53, |p w| < 2^40): a run of consecutive positions steps from the
-     * double-double anchor of its first token, and a token alone (scattered ids:
-     * a continuous batch's decoding step) is a run of one, its anchor one vector
-     * double-double sincos of its pairs (~1.2 us at 64 pairs, a third of the
-     * per-pair long double evaluation of rope_cos_sin.c, which serves what the
-     * recurrence does not cover). Both round correctly, so the route never
-     * changes a value; it depends on the positions only, never on path or threads. */
+     * double-double anchor of its first token, and a token alone (a decoding
+     * token, an id of a continuous batch) is a run of one, evaluated in double
+     * after the double-double reduction (posenc_recurrence_start_alone_, ~0.25 us
+     * at 64 pairs, where the per-pair long double evaluation of rope_cos_sin.c,
+     * which serves what the recurrence does not cover, takes ~2.2 us). All round
+     * correctly, so the route never changes a value; it depends on the positions
+     * only, never on path or threads. */
     if (plan->mode == POSENC_MODE_GGML) { /* ggml's fused rotation, scalar on every path */
         static const rope_rotate_fn_ ggml_kernels[3] = {rope_rotate_token_ggml_f32_, rope_rotate_token_ggml_f16_,
                                                         rope_rotate_token_ggml_bf16_};
