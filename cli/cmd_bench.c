@@ -645,7 +645,7 @@ int cmd_bench(int argc, char **argv) {
     if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/lab/cmd_lab.c) */
         return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers, python, POSENC_LAB_TORCH_BENCH);
 
-    printf("posenc bench %s: kernel path %s, %d online cores, median of %d runs after 1 warm-up\n\n",
+    printf("posenc bench %s: kernel path %s, %d usable cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
     /* first, while this process is small: an exec'd child's ru_maxrss starts at its parent's peak */
     if (cli_list_has(only, "memory") && (rc = bench_memory((size_t)memory_rows)) != EXIT_OK) return rc;

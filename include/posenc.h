@@ -2114,7 +2114,7 @@ typedef enum posenc_kernel_path {
 typedef struct posenc_threadpool posenc_threadpool;
 
 /* Start a pool of `threads` workers in all, the calling thread included (so
- * threads - 1 helper threads; 0 = the machine's online cores), 1..
+ * threads - 1 helper threads; 0 = the usable cores, posenc_cpu_count), 1..
  * POSENC_MAX_THREADS. *out receives the pool; free it with
  * posenc_threadpool_free. Errors: threads out of range (INVALID_ARGUMENT), out
  * of memory or threads that cannot be started (OUT_OF_MEMORY; nothing is
@@ -2151,7 +2151,7 @@ typedef struct posenc_exec_trace {
 typedef struct posenc_exec {
     int32_t threads;         /* worker threads 1..POSENC_MAX_THREADS; 0 = POSENC_THREADS if
                                 set, else the pool's size if pool is set, else the
-                                machine's online cores. Small jobs use fewer. */
+                                usable cores (posenc_cpu_count). Small jobs use fewer. */
     posenc_kernel_path path; /* AUTO, or force one path (POSENC_ERR_UNSUPPORTED if the CPU
                                 or this build lacks it) */
     posenc_threadpool *pool; /* NULL: start threads per call; else run on the pool's workers
@@ -2168,7 +2168,11 @@ POSENC_API posenc_status posenc_kernel_path_parse(const char *name, posenc_kerne
                                                   posenc_error *err);
 /* 1 if this CPU and build can run `path` (AUTO and SCALAR always), else 0. */
 POSENC_API int posenc_kernel_path_supported(posenc_kernel_path path);
-/* Online CPU cores (>= 1, at most POSENC_MAX_THREADS), read once per process. */
+/* The CPU cores this process may use (>= 1, at most POSENC_MAX_THREADS): the
+ * online cores, fewer when the process's affinity mask (taskset, a cpuset) or
+ * its cgroup's CPU quota (cgroup v2 cpu.max or v1 cfs quota: docker --cpus,
+ * Kubernetes limits; rounded up to whole cores) allows fewer. Read once per
+ * process. The default thread count of every exec and of the lab. */
 POSENC_API int32_t posenc_cpu_count(void);
 /* Resolve exec (NULL = defaults) against the environment and the CPU: *out gets a
  * concrete path and thread count >= 1. Errors: unknown path or bad POSENC_KERNEL_PATH /

@@ -117,7 +117,7 @@ size_t lab_config_format(const lab_config *config, char *out, size_t out_size);
 typedef struct lab_model lab_model;
 
 /* Allocate parameters, gradients, AdamW state and initialize from config->seed.
- * threads: worker threads (0 = POSENC_THREADS or the online cores); results do
+ * threads: worker threads (0 = POSENC_THREADS or the usable cores, posenc_cpu_count); results do
  * not depend on it. */
 posenc_status lab_model_create(const lab_config *config, int32_t threads, lab_model **out,
                                posenc_error *err);

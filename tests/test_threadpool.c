@@ -61,7 +61,7 @@ static void test_threadpool(void) {
     posenc_threadpool_free(NULL);
     posenc_status st = posenc_threadpool_create(0, &pool, &err);
     int32_t size = posenc_threadpool_size(pool);
-    CHECK(st == POSENC_OK && size == posenc_cpu_count(), "pool of 0 threads = online cores (%d, want %d)",
+    CHECK(st == POSENC_OK && size == posenc_cpu_count(), "pool of 0 threads = the usable cores (%d, want %d)",
           (int)size, (int)posenc_cpu_count());
     posenc_threadpool_free(pool);
     CHECK(posenc_threadpool_create(2, &pool, &err) == POSENC_OK && posenc_threadpool_size(pool) == 2,

@@ -10,6 +10,11 @@
 /* Whether the CPU runs the avx512 path and has AVX512_BF16 (cpu.c): the avx512
  * path's bf16 RoPE kernel then rounds with it (rope_avx512bf16.c). */
 bool posenc_cpu_has_avx512bf16_(void);
+/* The CPU quota of a cgroup, in whole cores rounded up, from its cgroup v2
+ * cpu.max file, or else its v1 cpu.cfs_quota_us and cpu.cfs_period_us; 0 when
+ * unlimited, absent or unreadable (posenc_cpu_count reads the process's own;
+ * the paths are parameters so a test can hand it files). */
+long posenc_cpu_quota_(const char *cpu_max_path, const char *quota_path, const char *period_path);
 
 /* Work function for posenc_parallel_for_: worker number `worker` (0..threads-1,
  * for per-worker scratch the caller allocated) handles items [begin, end). */

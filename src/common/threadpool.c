@@ -86,7 +86,7 @@ posenc_status posenc_threadpool_create(int32_t threads, posenc_threadpool **out,
     RETURN_IF_NULL(out, err);
     *out = NULL;
     RETURN_ERROR_IF(threads < 0 || threads > POSENC_MAX_THREADS, err, POSENC_ERR_INVALID_ARGUMENT,
-                    "threads must be 0 (online cores) or 1..%d, got %d", POSENC_MAX_THREADS, (int)threads);
+                    "threads must be 0 (the usable cores) or 1..%d, got %d", POSENC_MAX_THREADS, (int)threads);
     if (threads == 0) threads = posenc_cpu_count();
     posenc_threadpool *pool = calloc(1, sizeof *pool);
     RETURN_ERROR_IF(!pool, err, POSENC_ERR_OUT_OF_MEMORY, "cannot allocate a pool of %d threads", (int)threads);
