@@ -19,7 +19,8 @@
  *     route (contiguous, alone, scattered, plan, multi-axis).
  *   - Errors: bad params fail at create with posenc_rope_check's message and
  *     *out NULL; a NULL plan, a bad dtype, a view past x_count, a bad layout
- *     and a positions overflow give apply_exec's status and message; free(NULL).
+ *     and a positions overflow give apply_exec's status and message; free(NULL)
+ *     returns.
  */
 #include "check.h"
 
@@ -266,8 +267,7 @@ static void check_errors(void) {
               "%s: plan says %s \"%s\", as apply_exec does", bad[i].what, posenc_strerror(s1), e1.message);
     }
     posenc_rope_plan_free(plan);
-    posenc_rope_plan_free(NULL);
-    CHECK(1, "posenc_rope_plan_free(NULL) is a no-op");
+    posenc_rope_plan_free(NULL); /* a no-op: a crash here fails the test (and ASan watches the free above) */
 }
 
 /* The inverse rotation at position 0: sin(-0) = -0 on every route. Before,
