@@ -53,6 +53,9 @@ bool cli_shell_command(char *out, size_t size, const char *python, const char *s
 /* Is `name` one of the comma-separated items of `list`? (NULL list: every name is.) */
 bool cli_list_has(const char *list, const char *name);
 const char *cli_string(const cli_args *args, const char *name, const char *fallback);
+/* The interpreter a peer script runs in when --python is not given: $POSENC_PYTHON (the
+ * test environment, scripts/venv), else "python3" from PATH. */
+const char *cli_default_python(void);
 /* Typed getters: on a bad value they print "posenc CMD: --name must be ..., got 'x'"
  * and return false (the caller exits with EXIT_USAGE). Absent options keep *out. */
 bool cli_int64(const cli_args *args, const char *name, int64_t min, int64_t max, int64_t *out);

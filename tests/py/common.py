@@ -1,4 +1,4 @@
-"""Shared helpers for posenc's Python tests (run with Debian's /usr/bin/python3)."""
+"""Shared helpers for posenc's Python tests (run with the test environment's python (.venv/bin/python, scripts/venv))."""
 import atexit
 import os
 import shutil

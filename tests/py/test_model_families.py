@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Every model family of the config reader against an independent expectation.
 
 tests/fixtures/models/*.json are config.json files with the models' public

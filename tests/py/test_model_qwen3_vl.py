@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Qwen3-VL and Qwen3-VL-MoE configs read as transformers reads them (families qwen3_vl / qwen3_vl_moe).
 
 Fixtures: tests/fixtures/models/qwen3_vl_8b.json and qwen3_vl_30b_a3b.json (PROVENANCE.md there).
