@@ -78,6 +78,8 @@ bool cli_get_odd(const cli_args *args, const char *name, posenc_odd_policy *out)
 /* RoPE scaling names through posenc_rope_scaling_parse (HF's "default" = none). */
 bool cli_get_scaling(const cli_args *args, const char *name, posenc_rope_scaling *out);
 /* --precise / --torch-compat (both given is an error). */
+/* false (after printing why) when POSENC_TORCH_MKL is set but unusable (posenc_torch_math) */
+bool cli_torch_math_usable(const char *command);
 bool cli_get_mode(const cli_args *args, posenc_mode *out);
 /* An output dtype: what the library computes in, and whether bf16 values are
  * widened to float32 for the file (numpy cannot read bfloat16). */
