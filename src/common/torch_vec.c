@@ -22,10 +22,13 @@ static bool cpu_has_avx512(void) {
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
 }
 
+/* torch 2.x (2.13 checked) picks AVX512 by default where the CPU has it; 1.13 made it
+ * opt-in (reproduce 1.13 with ATEN_CPU_CAPABILITY=avx2). */
 torch_cpu_capability_ torch_cpu_capability_get_(void) {
     const char *env = getenv("ATEN_CPU_CAPABILITY"); /* read only, as torch reads it */
     if (env && strcmp(env, "default") == 0) return TORCH_CPU_DEFAULT;
-    if (env && strcmp(env, "avx512") == 0 && cpu_has_avx512()) return TORCH_CPU_AVX512;
+    if (env && strcmp(env, "avx2") == 0 && cpu_has_avx2()) return TORCH_CPU_AVX2;
+    if (cpu_has_avx512()) return TORCH_CPU_AVX512;
     return cpu_has_avx2() ? TORCH_CPU_AVX2 : TORCH_CPU_DEFAULT;
 }
 
