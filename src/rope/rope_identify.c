@@ -321,18 +321,36 @@ typedef struct {
     int torch_copies;   /* the table torch's cos/sin ran over (TORCH_COMPAT): 2 = HF's emb
                            [T, R]; 1 = vLLM's freqs [T, R/2] (its blocks differ when R/2 is
                            not a multiple of torch's vector width) */
+    const double *still; /* measured w per pair (NULL: none): pairs measured at exactly 0 never
+                            turn (a position stream held at 0) and are left out of the gate */
 } target;
+
+/* The residual gate: what a value may differ by and still be the same RoPE. The grid's
+ * rounding (4 units: a regenerated value and the cache's may round to neighbours, and the
+ * engine's cos/sin may be 1-2 f32 ULPs from ours) plus the float32 angle's rounding, which
+ * grows with the angle: w p rounded to f32 (2^-24 relative) and w itself computed by another
+ * engine's pow (a few f32 ULPs) give 8 x 2^-24 |angle| in all. Scaled by the magnitude. */
+static double gate_bound(double unit, double magnitude, double angle) {
+    return fmax(magnitude, 1.0) * (4.0 * unit + 8.0 * 0x1p-24 * fabs(angle));
+}
+
+typedef struct { /* values beyond gate_bound: count, and the worst one (in bounds) */
+    size_t over;
+    size_t worst_row;
+    int32_t worst_pair;
+    double worst_ratio;
+} gate_result;
 
 /* max ULP and count of differing values of params in `mode` (and, when pair_ulp is
  * not NULL, each pair's max ULP, raised, not reset); false if refused. */
 static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
-                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp);
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp, gate_result *gate);
 static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
                   int64_t *max_ulp, size_t *differ) {
-    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL);
+    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL, NULL);
 }
 static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
-                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp) {
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp, gate_result *gate) {
     params.mode = mode;
     posenc_positions pos =
         tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
@@ -343,6 +361,16 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
             ? rope_table_torch_f32_(&params, (int64_t)tg->rows + tg->offset, &pos, 1, 1, cbuf, sbuf, n, &e)
             : posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e);
     if (st != POSENC_OK) return false;
+    double *wg = NULL, att = 1;
+    if (gate) { /* the scheme's frequencies, for each value's angle */
+        wg = malloc(sizeof *wg * (size_t)tg->pairs);
+        if (!wg || posenc_rope_frequencies(&params, (int64_t)tg->rows + tg->offset, wg, (size_t)tg->pairs, &att, &e) !=
+                       POSENC_OK) {
+            free(wg);
+            return false;
+        }
+        gate->over = 0, gate->worst_ratio = 0, gate->worst_row = 0, gate->worst_pair = 0;
+    }
     int64_t worst = 0;
     size_t bad = 0;
     for (int f = 0; f < 2; f++) {
@@ -356,10 +384,18 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
                 bad++;
                 int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
                 if (d > worst) worst = d;
-                if (pair_ulp && d > pair_ulp[i % (size_t)tg->pairs]) pair_ulp[i % (size_t)tg->pairs] = d;
+                size_t k = i % (size_t)tg->pairs, t = i / (size_t)tg->pairs;
+                if (pair_ulp && d > pair_ulp[k]) pair_ulp[k] = d;
+                if (gate && !(tg->still && tg->still[k] == 0)) {
+                    double at = tg->ids ? (double)tg->ids[t] : (double)tg->offset + (double)t;
+                    double ratio = fabs(g - want[i]) / gate_bound(unit, fabs(att), wg[k] * at);
+                    if (ratio > 1) gate->over++;
+                    if (ratio > gate->worst_ratio) gate->worst_ratio = ratio, gate->worst_row = t, gate->worst_pair = (int32_t)k;
+                }
             }
         }
     }
+    free(wg);
     *max_ulp = worst;
     *differ = bad;
     return true;
@@ -382,7 +418,7 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
             if (tg->sin_v) ss[m * (size_t)K + (size_t)k] = tg->sin_v[t * (size_t)K + (size_t)k];
         }
     }
-    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids, tg->torch_copies};
+    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids, tg->torch_copies, NULL};
     posenc_rope_params best = p;
     size_t best_bad = SIZE_MAX;
     for (int m2 = 0; m2 < 2 && p.scaling != POSENC_ROPE_LONGROPE; m2++) {
@@ -417,6 +453,16 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
                     bad < best_bad)
                     best_bad = bad, best = q, *ntk_base0 = nominal[bi], *ntk_factor = ntk_s[si];
         }
+    /* the fitted base and the common RoPE bases within a factor 2 of it: a one-table profile in
+     * f16/bf16 lands percents off (512 rows of f16: 9900 for 10000) */
+    static const double common_b[] = {1e4, 1e5, 5e5, 1e6, 5e6, 1e7, 1e8};
+    double bases[1 + sizeof common_b / sizeof common_b[0]];
+    int nb = 0;
+    bases[nb++] = p.base;
+    for (size_t i = 0; i < sizeof common_b / sizeof common_b[0]; i++)
+        if (common_b[i] != p.base && common_b[i] <= 2 * raw_base && common_b[i] >= 0.5 * raw_base)
+            bases[nb++] = common_b[i];
+    for (int bi = 0; bi < nb && best_bad; bi++)
     for (int si = 0; si < 4 && best_bad; si++)
         for (int fi = 0; fi < 14 && best_bad; fi++) {
             if (schemes[si] == POSENC_ROPE_NONE && fi) break;
@@ -427,6 +473,7 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
             bool ctx = schemes[si] == POSENC_ROPE_YARN || schemes[si] == POSENC_ROPE_LLAMA3;
             for (int li = 0; li < (ctx ? 8 : 1) && best_bad; li++) {
                 posenc_rope_params q = p;
+                q.base = bases[bi];
                 q.scaling = schemes[si];
                 q.factor = schemes[si] == POSENC_ROPE_NONE ? 1 : factors[fi];
                 q.short_factors = q.long_factors = NULL;
@@ -624,6 +671,26 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         }
     out->has_cos = 1;
     out->has_sin = two;
+    if (two) { /* one rotation: c^2 + s^2 is one magnitude^2 across the pairs of a row (a LongRoPE
+                * switch changes it between rows, never inside one). Tolerance: the grid's rounding
+                * (c^2 + s^2 moves by under 2 units per value; 8 units) or 1e-4 relative for
+                * f32, which leaves room for a cache recovered from a rotation by least squares. */
+        double rel = fmax(8 * grid_unit(out->grid), 1e-4);
+        for (size_t t = 0; t < T; t++) {
+            double lo = INFINITY, hi = -INFINITY;
+            int32_t klo = 0, khi = 0;
+            for (int32_t k = 0; k < K; k++) {
+                double c = wk->pc[(size_t)k * T + t], sv = wk->ps[(size_t)k * T + t], m2 = c * c + sv * sv;
+                if (m2 < lo) lo = m2, klo = k;
+                if (m2 > hi) hi = m2, khi = k;
+            }
+            RETURN_ERROR_IF(!(hi - lo <= rel * fmax(hi, 1e-30)), err, POSENC_ERR_INVALID_ARGUMENT,
+                            "cos and sin are no one rotation: at row %zu, cos^2 + sin^2 is %.6g at pair %d and %.6g at "
+                            "pair %d (a RoPE cache keeps one magnitude across a row's pairs: a cos and a sin from "
+                            "different bases or positions, or a wrong layout?)",
+                            t, lo, klo, hi, khi);
+        }
+    }
     /* 2. per pair */
     for (int32_t k = 0; k < K; k++) {
         const double *c = wk->pc + (size_t)k * T;
@@ -881,7 +948,8 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
     }
     /* 4. arithmetics */
-    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
+    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2,
+                 out->inv_freq};
     if (!two && !out->has_cos) tg.cos_v = NULL, tg.sin_v = wk->pc;
     /* the fits above are pair-major; the table is row-major: transpose once */
     double *rm_c = malloc(sizeof *rm_c * n), *rm_s = two ? malloc(sizeof *rm_s * n) : NULL;
@@ -973,11 +1041,62 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             (out->differ[a] == out->differ[best] && out->max_ulp[a] < out->max_ulp[best]))
             best = a;
     }
-    free(rm_c);
-    free(rm_s);
-    RETURN_ERROR_IF(best < 0, err, POSENC_ERR_INVALID_ARGUMENT,
-                    "the fitted %s RoPE (base %g, factor %g) cannot be regenerated in any arithmetic",
-                    posenc_rope_scaling_name(p.scaling), p.base, p.factor);
+    if (best < 0) {
+        free(rm_c);
+        free(rm_s);
+        return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                            "the fitted %s RoPE (base %g, factor %g) cannot be regenerated in any arithmetic",
+                            posenc_rope_scaling_name(p.scaling), p.base, p.factor);
+    }
+    /* the gate: every word above rests on this candidate; a value it leaves further off than
+     * the grid and float32 angles allow means the words are not the table's */
+    {
+        gate_result g = {0, 0, 0, 0}, g2 = {0, 0, 0, 0};
+        int64_t u;
+        size_t d;
+        bool ok;
+        posenc_rope_params q = p;
+        if (p.scaling == POSENC_ROPE_LONGROPE) q.short_factors = q.long_factors = out->pair_factor;
+        if (t_switch) {
+            target before = tg, after = tg;
+            before.rows = t_switch;
+            after.rows = T - t_switch;
+            after.offset = out->long_offset;
+            if (after.cos_v) after.cos_v += t_switch * (size_t)K;
+            if (after.sin_v) after.sin_v += t_switch * (size_t)K;
+            posenc_rope_params ps_ = q, pl = q;
+            pl.long_factors = out->long_pair_factor;
+            ps_.longrope_select = POSENC_LONGROPE_SHORT;
+            pl.longrope_select = POSENC_LONGROPE_LONG;
+            pl.attention_factor =
+                fabs(out->long_magnitude - 1) > mtol_long ? snap_round(out->long_magnitude, 1e-5) : 0;
+            ok = score_pairs(&before, ps_, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g) &&
+                 score_pairs(&after, pl, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g2);
+            if (g2.over) {
+                g2.worst_row += t_switch;
+                if (!g.over || g2.worst_ratio > g.worst_ratio) g.worst_ratio = g2.worst_ratio, g.worst_row = g2.worst_row,
+                                                              g.worst_pair = g2.worst_pair;
+                g.over += g2.over;
+            }
+        } else {
+            ok = score_pairs(&tg, q, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g);
+        }
+        free(rm_c);
+        free(rm_s);
+        if (!ok) g.over = 1, g.worst_ratio = INFINITY;
+        if (g.over) {
+            bool half = out->grid != POSENC_DTYPE_F32;
+            return posenc_fail_(
+                err, POSENC_ERR_INVALID_ARGUMENT,
+                "%s: the best fit (%s, base %.6g, %s, %s layout) leaves %zu of %zu values beyond what the %s "
+                "grid and f32 angles allow (worst: row %zu, pair %d, %.2g x)%s",
+                half && !two ? "cannot tell from one half-precision table" : "not a RoPE cache",
+                posenc_rope_scaling_name(p.scaling), p.base, posenc_rope_arith_name((posenc_rope_arith)best),
+                posenc_rope_cache_layout_name(layout), g.over, out->values, posenc_dtype_name(out->grid), g.worst_row,
+                g.worst_pair, g.worst_ratio,
+                half && !two ? "; give --sin" : "");
+        }
+    }
     int ties = 0;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
         ties += out->max_ulp[a] >= 0 && out->differ[a] == out->differ[best] && out->max_ulp[a] == out->max_ulp[best];
@@ -1062,8 +1181,8 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
     float *fc = NULL, *fs = NULL;
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
-        target tg = {rc,     two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W),
-                     NULL,   layout == POSENC_CACHE_VLLM ? 1 : 2};
+        target tg = {rc,   two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W),
+                     NULL, layout == POSENC_CACHE_VLLM ? 1 : 2, NULL};
         if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
@@ -1104,7 +1223,8 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
         for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
-        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
+        target tg = {rc,   two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2,
+                     NULL};
         if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
         posenc_rope_params p = id->params;
         int64_t ulp;
@@ -1124,10 +1244,10 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
             pl.attention_factor = fabs(id->long_magnitude - 1) > (id->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3)
                                       ? snap_round(id->long_magnitude, 1e-5)
                                       : 0;
-            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp) &&
-                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL) &&
+                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL);
         } else {
-            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL);
         }
         if (!ok)
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the fitted parameters cannot make a table in %s",
