@@ -95,6 +95,9 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
            layout_words(id->layout));
     printf("holds: %s; rotary dim %d (%d pairs); ", id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos",
            id->rotary_dim, id->rotary_dim / 2);
+    if (id->passthrough > 0)
+        printf("channels %d..%d pass through (cos 1%s at every row: a partial rotary in a full-width cache); ",
+               id->rotary_dim, id->rotary_dim + id->passthrough - 1, id->has_sin ? ", sin 0" : "");
     if (id->switch_position > 0 && id->long_offset != id->switch_position)
         printf("positions %lld..%lld, then %lld..%lld\n", (long long)id->offset, (long long)(id->switch_position - 1),
                (long long)id->long_offset, (long long)(id->long_offset + id->offset + id->rows - id->switch_position - 1));
@@ -151,9 +154,10 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     printf("{\"file\": ");
     cli_json_string(path);
     printf(", \"layout\": \"%s\", \"has_cos\": %s, \"has_sin\": %s, \"rotary_dim\": %d, \"rows\": %lld, "
-           "\"offset\": %lld, \"magnitude\": ",
+           "\"offset\": %lld, ",
            posenc_rope_cache_layout_name(id->layout), id->has_cos ? "true" : "false", id->has_sin ? "true" : "false",
            id->rotary_dim, (long long)id->rows, (long long)id->offset);
+    printf("\"passthrough\": %d, \"magnitude\": ", id->passthrough);
     cli_json_number(id->magnitude);
     printf(", \"base\": ");
     cli_json_number(p->base);
@@ -672,9 +676,12 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
          * neighbours). The config then explains every value, and the fit's frequencies, which a
          * one-table half-precision profile measures percents off, back no departure. */
         if (!match && id->grid != POSENC_DTYPE_F32) {
+            /* one step of the grid in the residual's units: f16's step at [0.5, 1) is its unit 2^-11;
+             * bf16's is 2^-8, two of its 2^-9 units */
+            int64_t step = id->grid == POSENC_DTYPE_BF16 ? 2 : 1;
             int wa = -1;
             for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
-                if (ulp[a] >= 0 && ulp[a] <= 1 && (wa < 0 || differ[a] < differ[wa])) wa = a;
+                if (ulp[a] >= 0 && ulp[a] <= step && (wa < 0 || differ[a] < differ[wa])) wa = a;
             if (wa >= 0) match = words[wa], within = wa;
         }
         /* dynamic NTK fixed at one length: an engine that builds one table for its longest
@@ -815,8 +822,8 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
     }
     printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
     if (match && within >= 0)
-        printf("  matches the config in %s, rounded to %s, to within one step of that grid (%zu of %zu values 1 ULP "
-               "off: values on a rounding boundary, where another engine's float32 rounds the other way)\n",
+        printf("  matches the config in %s, rounded to %s, to within one step of that grid (%zu of %zu values one "
+               "step off: values on a rounding boundary, where another engine's float32 rounds the other way)\n",
                match, grid_words(id->grid), differ[within], id->values);
     else if (match)
         printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",

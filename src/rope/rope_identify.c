@@ -136,6 +136,28 @@ static bool norm_constant(const grid2d *g, bool interleaved, double tol) {
     return true;
 }
 
+/* Trailing columns where every row holds cos 1 (and sin 0 when s is given): the pass-through
+ * channels of a partial rotary kept in a full-width cache. */
+static size_t passthrough_tail(const grid2d *c, const grid2d *s) {
+    size_t p = 0;
+    while (p < c->width) {
+        size_t j = c->width - 1 - p;
+        bool pass = true;
+        for (size_t t = 0; t < c->rows && pass; t++)
+            pass = c->v[t * c->width + j] == 1.0 && (!s || s->v[t * s->width + j] == 0.0);
+        if (!pass) break;
+        p++;
+    }
+    return p;
+}
+
+/* Drop the last p columns in place. */
+static void drop_tail(grid2d *g, size_t p) {
+    size_t w = g->width - p;
+    for (size_t t = 1; t < g->rows; t++) memmove(g->v + t * w, g->v + t * g->width, sizeof *g->v * w);
+    g->width = w;
+}
+
 /* ---- 2. per-pair slope, phase, magnitude ---------------------------------- */
 
 /* Least squares line y = a + b x over x = 0..n-1. */
@@ -618,8 +640,33 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
                         "sin table is [%zu, %zu] but the cos table is [%zu, %zu]", wk->s.rows, wk->s.width,
                         wk->c.rows, wk->c.width);
     }
+    out->grid = find_grid(table->dtype, wk->c.v, wk->c.rows * wk->c.width);
+    /* a full-width cache of a partial rotary: HF's halves hold only on the rotated channels,
+     * the rest hold cos 1 / sin 0 at every row. Taken off when what remains is an HF cache. */
+    if ((layout == POSENC_CACHE_AUTO || layout == POSENC_CACHE_HF) && !halves_equal(&wk->c)) {
+        size_t p = passthrough_tail(&wk->c, sin_table ? &wk->s : NULL);
+        if (p > 0 && p + 2 <= wk->c.width && (wk->c.width - p) % 2 == 0) {
+            drop_tail(&wk->c, p);
+            if (sin_table) drop_tail(&wk->s, p);
+            if (halves_equal(&wk->c) && (!sin_table || halves_equal(&wk->s))) {
+                out->passthrough = (int32_t)p;
+                if (layout == POSENC_CACHE_AUTO) layout = POSENC_CACHE_HF;
+            } else { /* not a partial HF cache: put the columns back (they are all 1 / 0) */
+                size_t w = wk->c.width, W0 = w + p;
+                for (size_t t = wk->c.rows; t-- > 0;) {
+                    memmove(wk->c.v + t * W0, wk->c.v + t * w, sizeof *wk->c.v * w);
+                    for (size_t j = w; j < W0; j++) wk->c.v[t * W0 + j] = 1.0;
+                    if (sin_table) {
+                        memmove(wk->s.v + t * W0, wk->s.v + t * w, sizeof *wk->s.v * w);
+                        for (size_t j = w; j < W0; j++) wk->s.v[t * W0 + j] = 0.0;
+                    }
+                }
+                wk->c.width = W0;
+                if (sin_table) wk->s.width = W0;
+            }
+        }
+    }
     size_t T = wk->c.rows, W = wk->c.width;
-    out->grid = find_grid(table->dtype, wk->c.v, T * W);
     double tol = out->grid == POSENC_DTYPE_BF16 ? 0.02 : out->grid == POSENC_DTYPE_F16 ? 4e-3 : 1e-5;
     double eps = out->grid == POSENC_DTYPE_BF16 ? 0x1p-8 : out->grid == POSENC_DTYPE_F16 ? 0x1p-10 : 0x1p-23;
     /* 1. layout */
@@ -1171,6 +1218,14 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
     grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
     posenc_status st = load_2d(table, "cache", &c, err);
     if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    /* a full-width cache of a partial rotary: its pass-through tail (cos 1, sin 0) is no part of R */
+    size_t want_w = layout == POSENC_CACHE_PLAIN ? (size_t)r / 2 : (size_t)r;
+    if (st == POSENC_OK && (layout == POSENC_CACHE_HF || layout == POSENC_CACHE_PLAIN) && c.width > want_w &&
+        (!sin_table || s.width == c.width) && passthrough_tail(&c, sin_table ? &s : NULL) >= c.width - want_w) {
+        size_t p = c.width - want_w;
+        drop_tail(&c, p);
+        if (sin_table) drop_tail(&s, p);
+    }
     size_t T = c.rows, W = c.width, K = layout == POSENC_CACHE_PLAIN ? W : W / 2;
     if (st == POSENC_OK && (2 * K != (size_t)r || (sin_table && (s.rows != T || s.width != W))))
         st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
@@ -1211,6 +1266,11 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
     grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
     posenc_status st = load_2d(table, "cache", &c, err);
     if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    if (st == POSENC_OK && id->passthrough > 0 && c.width == (size_t)id->rotary_dim + (size_t)id->passthrough &&
+        (!sin_table || s.width == c.width) && passthrough_tail(&c, sin_table ? &s : NULL) >= (size_t)id->passthrough) {
+        drop_tail(&c, (size_t)id->passthrough);
+        if (sin_table) drop_tail(&s, (size_t)id->passthrough);
+    }
     size_t T = c.rows, W = c.width;
     posenc_rope_cache_layout layout = id->layout;
     if (st == POSENC_OK && ((layout == POSENC_CACHE_PLAIN ? W : W / 2) != K || (int64_t)T != id->rows ||
