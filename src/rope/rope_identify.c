@@ -174,8 +174,11 @@ static void fit_line(const double *y, size_t n, double *a, double *b) {
     *a = my - *b * mx;
 }
 
+/* x - 2 pi n into (-pi, pi]. Not fmod: fit_offset calls this ~K times per candidate offset
+ * and fmod's exact remainder was a fifth of a [512, 65536] table's time; the rounding of
+ * x / 2 pi costs under 1e-16 x here, far below the milliradians the fits resolve. */
 static double wrap_pi(double x) {
-    x = fmod(x, TWO_PI);
+    x -= TWO_PI * nearbyint(x / TWO_PI);
     if (x > M_PI) x -= TWO_PI;
     if (x <= -M_PI) x += TWO_PI;
     return x;
@@ -429,11 +432,15 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
  * keep the one that reproduces the most values. */
 static posenc_rope_params refine(const target *tg, posenc_rope_params p, const double *pair_factor, int32_t K,
                                  double raw_base, float *cbuf, float *sbuf, double *ntk_base0, double *ntk_factor) {
-    size_t step = tg->rows > 512 ? tg->rows / 512 : 1, m = 0;
-    int64_t *ids = malloc(sizeof *ids * 513);
-    double *sc = malloc(sizeof *sc * 513 * (size_t)K), *ss = malloc(sizeof *ss * 513 * (size_t)K);
+    /* rows sampled so that a candidate costs at most ~2^18 values (512 rows of 256 pairs; a
+     * [512, 65536] HF table: 16 rows), every candidate's table being regenerated whole */
+    size_t cap = (size_t)1 << 18, want = cap / (size_t)K;
+    want = want < 16 ? 16 : want > 512 ? 512 : want;
+    size_t step = tg->rows > want ? tg->rows / want : 1, m = 0;
+    int64_t *ids = malloc(sizeof *ids * (want + 1));
+    double *sc = malloc(sizeof *sc * (want + 1) * (size_t)K), *ss = malloc(sizeof *ss * (want + 1) * (size_t)K);
     if (!ids || !sc || !ss) goto done;
-    for (size_t t = 0; t < tg->rows && m < 513; t += step, m++) {
+    for (size_t t = 0; t < tg->rows && m < want + 1; t += step, m++) {
         ids[m] = tg->offset + (int64_t)t;
         for (int32_t k = 0; k < K; k++) {
             if (tg->cos_v) sc[m * (size_t)K + (size_t)k] = tg->cos_v[t * (size_t)K + (size_t)k];
@@ -716,6 +723,9 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             wk->pc[(size_t)k * T + t] = cv;
             if (two) wk->ps[(size_t)k * T + t] = sv;
         }
+    /* the row-major copies are no longer read: a [512, 65536] table held 256 MiB in them */
+    free(wk->c.v), free(wk->s.v);
+    wk->c.v = wk->s.v = NULL;
     out->has_cos = 1;
     out->has_sin = two;
     if (two) { /* one rotation: c^2 + s^2 is one magnitude^2 across the pairs of a row (a LongRoPE
