@@ -552,7 +552,7 @@ static void test_strict_words_and_sizes(void) {
     posenc_error e = {0};
     posenc_status st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e);
     CHECK(st == POSENC_ERR_FORMAT && strstr(e.message, "block_count is 4294967295"),
-          "GGUF block_count 0xffffffff refused by name, not read as 0 layers: %s", e.message);
+          "[G14] GGUF block_count 0xffffffff refused by name, not read as 0 layers: %s", e.message);
     if (st == POSENC_OK) posenc_model_free(&m);
     static const uint32_t dims[] = {0, 1, 0xffffffffu};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
@@ -569,7 +569,7 @@ static void test_strict_words_and_sizes(void) {
         posenc_error e2 = {0};
         st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e2);
         CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "rope.dimension_count is"),
-              "GGUF rope.dimension_count %u refused by name, not replaced by the head's 128: %s", dims[i], e2.message);
+              "[G14] GGUF rope.dimension_count %u refused by name, not replaced by the head's 128: %s", dims[i], e2.message);
         if (st == POSENC_OK) posenc_model_free(&m);
     }
     free(b);
