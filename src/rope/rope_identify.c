@@ -835,6 +835,23 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             if (first < 0) first = k;
             last = k;
         }
+    if (first < 0 && two) { /* phases that fall with the row: name what was seen */
+        int32_t back = 0;
+        bool c1 = true, s1 = true;
+        for (int32_t k = 0; k < K; k++) {
+            back += -wk->w[k] * (double)T > 1e-3;
+            double c0 = wk->pc[(size_t)k * T], s0 = wk->ps[(size_t)k * T];
+            c1 = c1 && fabs(c0 - 1) < 1e-2 && fabs(s0) < 1e-2;
+            s1 = s1 && fabs(c0) < 1e-2 && fabs(s0 - 1) < 1e-2;
+        }
+        RETURN_ERROR_IF(back > 0, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "%d of %d pairs turn backwards (the angle falls row by row; in RoPE it grows with the "
+                        "position): %s",
+                        back, K,
+                        c1   ? "row 0 is cos 1, sin 0: the sin is negated"
+                        : s1 ? "row 0 is cos 0, sin 1: cos and sin are swapped"
+                             : "rows in reverse order, or a negated / swapped sin with positions not from 0");
+    }
     RETURN_ERROR_IF(first < 0, err, POSENC_ERR_INVALID_ARGUMENT,
                     "no pair turns enough over %zu positions to measure its frequency", T);
     RETURN_ERROR_IF(K > 1 && !(base > 1.0 + 1e-9), err, POSENC_ERR_INVALID_ARGUMENT,

@@ -10,6 +10,7 @@ must explain it within the gate's allowance, not bit for bit):
  4. cos and sin from different bases (1e4 and 5e5): refused as not one rotation;
  5. a full-width cache of a partial rotary (32 of 128 channels rotate, the rest cos 1 / sin 0):
     rotary dim 32, base 10000, 96 channels passed through.
+And case 11's messages: a negated sin, swapped cos/sin and reversed rows are named as such.
 Every refusal is exit 2 with the file named and nothing on stdout."""
 import json
 import os
@@ -121,6 +122,18 @@ def main():
     np.save(s32, hf(512, 128, 10000.0, np.sin))
     rc, so, se = run("rope", "identify", c32, "--sin", s32)
     t.check(rc == 0 and fields(so).get("base") == "10000", "cos and sin of one base: identified")
+
+    # 11. what was seen, named: a negated sin, swapped cos/sin, reversed rows (the old
+    # message was "no pair turns enough ... to measure its frequency" for all three)
+    c, sn = hf(512, 128, 10000.0), hf(512, 128, 10000.0, np.sin)
+    for label, cc, ss, want in (("negated sin", c, -sn, "the sin is negated"),
+                                ("swapped cos/sin", sn, c, "cos and sin are swapped"),
+                                ("reversed rows", c[::-1], sn[::-1], "rows in reverse order")):
+        pc, ps = os.path.join(d, "m_c.npy"), os.path.join(d, "m_s.npy")
+        np.save(pc, np.ascontiguousarray(cc))
+        np.save(ps, np.ascontiguousarray(ss))
+        rc, so, se = run("rope", "identify", pc, "--sin", ps)
+        refused(t, f"[case 11] {label}", rc, so, se, "m_c.npy", want)
 
     # 5. a full-width cache of a partial rotary
     cp, sp = np.ones((512, 128), np.float32), np.zeros((512, 128), np.float32)
