@@ -209,6 +209,14 @@ bool cli_double(const cli_args *args, const char *name, double *out) {
         cli_fail(args->command, EXIT_USAGE, NULL, "--%s must be a finite number, got '%s'", name, v);
         return false;
     }
+    /* strtod reads C's hex floats ("0x10" = 16): a decimal number is meant (Python's float()
+     * refuses "0x10"), so a hex spelling is refused, not read as another value */
+    const char *d = v;
+    while (*d == ' ' || *d == '\t' || *d == '+' || *d == '-') d++;
+    if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) {
+        cli_fail(args->command, EXIT_USAGE, NULL, "--%s must be a decimal number, got the hex '%s'", name, v);
+        return false;
+    }
     *out = x;
     return true;
 }

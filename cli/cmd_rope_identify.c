@@ -95,6 +95,9 @@ static void print_text(const char *path, const posenc_array *a, const posenc_rop
            layout_words(id->layout));
     printf("holds: %s; rotary dim %d (%d pairs); ", id->has_cos && id->has_sin ? "cos and sin" : id->has_sin ? "sin" : "cos",
            id->rotary_dim, id->rotary_dim / 2);
+    if (id->passthrough > 0)
+        printf("channels %d..%d pass through (cos 1%s at every row: a partial rotary in a full-width cache); ",
+               id->rotary_dim, id->rotary_dim + id->passthrough - 1, id->has_sin ? ", sin 0" : "");
     if (id->switch_position > 0 && id->long_offset != id->switch_position)
         printf("positions %lld..%lld, then %lld..%lld\n", (long long)id->offset, (long long)(id->switch_position - 1),
                (long long)id->long_offset, (long long)(id->long_offset + id->offset + id->rows - id->switch_position - 1));
@@ -151,9 +154,10 @@ static void print_json(const char *path, const posenc_rope_identity *id, double 
     printf("{\"file\": ");
     cli_json_string(path);
     printf(", \"layout\": \"%s\", \"has_cos\": %s, \"has_sin\": %s, \"rotary_dim\": %d, \"rows\": %lld, "
-           "\"offset\": %lld, \"magnitude\": ",
+           "\"offset\": %lld, ",
            posenc_rope_cache_layout_name(id->layout), id->has_cos ? "true" : "false", id->has_sin ? "true" : "false",
            id->rotary_dim, (long long)id->rows, (long long)id->offset);
+    printf("\"passthrough\": %d, \"magnitude\": ", id->passthrough);
     cli_json_number(id->magnitude);
     printf(", \"base\": ");
     cli_json_number(p->base);
@@ -610,6 +614,7 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
     if (posenc_rope_check(&cfg, &r, &err) != POSENC_OK) return cli_fail_status("rope identify", &err);
     departures d = {.n = 0};
     const char *match = NULL;
+    int within = -1; /* match within one grid step (not bit for bit): that arithmetic */
     int64_t ulp[POSENC_ROPE_ARITHS] = {-1, -1, -1};
     size_t differ[POSENC_ROPE_ARITHS] = {0, 0, 0};
     /* LongRoPE without a switch inside the cache: HF picks the list by the sequence's length
@@ -665,6 +670,19 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
                                            &differ[a], &e) != POSENC_OK)
                 ulp[a] = -1;
             else if (!differ[a] && !match) match = words[a];
+        }
+        /* a 16-bit cache that the config's table reproduces to within one step of the grid: the
+         * values that differ sit on a rounding boundary (the engine's float32 and ours round to
+         * neighbours). The config then explains every value, and the fit's frequencies, which a
+         * one-table half-precision profile measures percents off, back no departure. */
+        if (!match && id->grid != POSENC_DTYPE_F32) {
+            /* one step of the grid in the residual's units: f16's step at [0.5, 1) is its unit 2^-11;
+             * bf16's is 2^-8, two of its 2^-9 units */
+            int64_t step = id->grid == POSENC_DTYPE_BF16 ? 2 : 1;
+            int wa = -1;
+            for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
+                if (ulp[a] >= 0 && ulp[a] <= step && (wa < 0 || differ[a] < differ[wa])) wa = a;
+            if (wa >= 0) match = words[wa], within = wa;
         }
         /* dynamic NTK fixed at one length: an engine that builds one table for its longest
          * sequence (vLLM: once, at max_position x factor) holds the config's NTK base at that
@@ -786,7 +804,8 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
         }
     }
     if (json) {
-        printf("{\"matches\": %s, \"arithmetic\": ", match ? "true" : "false");
+        printf("{\"matches\": %s, \"bit_for_bit\": %s, \"arithmetic\": ", match ? "true" : "false",
+               match && within < 0 ? "true" : "false");
         if (match) cli_json_string(match);
         else printf("null");
         printf(", \"residual\": {");
@@ -802,7 +821,11 @@ int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model
         return EXIT_OK;
     }
     printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
-    if (match)
+    if (match && within >= 0)
+        printf("  matches the config in %s, rounded to %s, to within one step of that grid (%zu of %zu values one "
+               "step off: values on a rounding boundary, where another engine's float32 rounds the other way)\n",
+               match, grid_words(id->grid), differ[within], id->values);
+    else if (match)
         printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",
                id->grid != POSENC_DTYPE_F32 ? grid_words(id->grid) : "");
     for (int i = 0; i < d.n; i++) printf("  - %s\n", d.text[i]);

@@ -812,6 +812,9 @@ typedef struct posenc_rope_identity {
                                     cat(short cache [L0 rows], long cache from position 0)) */
     double *long_pair_factor;    /* [R/2] w_k(base) / measured w_k after the switch (NULL: none) */
     double long_magnitude;       /* magnitude after the switch (0: none) */
+    int32_t passthrough;         /* trailing channels holding cos 1 (sin 0) at every row: the
+                                    pass-through channels of a partial rotary kept in a
+                                    full-width cache (the fit covers the first W - passthrough) */
 } posenc_rope_identity;
 
 /* Identify `table` ([T, W] or with leading size-1 dims; f32, f64, f16 or
@@ -821,7 +824,12 @@ typedef struct posenc_rope_identity {
  * posenc_rope_identity_free). Errors: INVALID_ARGUMENT naming a shape, dtype
  * or value that no RoPE cache has (a non-finite value and its [row, column],
  * fewer than 3 rows, no pair that turns over the rows, frequencies that do not
- * fall with the pair index, a sin table of another shape). Speed: a [131072, 128]
+ * fall with the pair index, a sin table of another shape, cos and sin that are
+ * no one rotation (cos^2 + sin^2 not one magnitude per row), and any table the
+ * best fit leaves a value of further off than the grid and float32 angles
+ * allow: 4 grid units + 8 f32 ULPs of the value's angle, scaled by the
+ * magnitude; pairs that never turn excepted). A success is a fit that explains
+ * every value that closely. Speed: a [131072, 128]
  * cache takes 3-5 s on one core (CPU 2.9-3.4 s), all three arithmetics included
  * (docs/rope.md; posenc bench --only identify). */
 POSENC_EXPERIMENTAL

@@ -515,7 +515,68 @@ static void test_json_layers(void) {
           e3.message);
 }
 
+/* issue 40, cases 6-8: per-layer words and sizes read strictly, one rule for both readers. */
+static void test_strict_words_and_sizes(void) {
+    posenc_model m;
+    static const char *const gemma3 = "{\"model_type\":\"gemma3_text\",\"num_hidden_layers\":2,\"layer_types\":"
+                                      "[\"sliding_attention\",\"%s\"]}";
+    static const char *const cohere2 = "{\"model_type\":\"cohere2\",\"num_hidden_layers\":2,\"sliding_window\":"
+                                       "4096,\"layer_types\":[\"sliding_attention\",\"%s\"]}";
+    static const char *const words[] = {"Sliding_Attention", "global", "bogus", "full_attention "};
+    for (int fam = 0; fam < 2; fam++)
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            char text[400];
+            snprintf(text, sizeof text, fam ? cohere2 : gemma3, words[i]);
+            posenc_error e = {0};
+            posenc_status st = posenc_model_parse_hf_json(text, strlen(text), NULL, &m, &e);
+            CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(e.message, "layer_types[1]") && strstr(e.message, words[i]),
+                  "[H11] %s layer_types word '%s' refused by name, not read as full attention / NoPE: %s",
+                  fam ? "cohere2" : "gemma3_text", words[i], e.message);
+            if (st == POSENC_OK) posenc_model_free(&m);
+        }
+    static const char *const zero[] = {
+        "{\"model_type\":\"gemma3_text\",\"num_hidden_layers\":6,\"sliding_window_pattern\":0}",
+        "{\"model_type\":\"gemma2\",\"num_hidden_layers\":6,\"sliding_window_pattern\":0}",
+        "{\"model_type\":\"cohere2\",\"num_hidden_layers\":6,\"sliding_window\":4096,\"sliding_window_pattern\":0}"};
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++) {
+        posenc_error e = {0};
+        posenc_status st = posenc_model_parse_hf_json(zero[i], strlen(zero[i]), NULL, &m, &e);
+        CHECK(st == POSENC_ERR_FORMAT && strstr(e.message, "'sliding_window_pattern' is 0"),
+              "sliding_window_pattern 0 refused (HF raises on (i + 1) %% 0): %s", e.message);
+        if (st == POSENC_OK) posenc_model_free(&m);
+    }
+    /* GGUF sizes: config.json's counts are integers in [0, 2^30], the layer list at most
+     * POSENC_MODEL_MAX_LAYERS; rope.dimension_count rotates at least a pair */
+    gguf_buf *b = malloc(sizeof *b);
+    small_gguf(b, "llama", 0xffffffffu, 0);
+    posenc_error e = {0};
+    posenc_status st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e);
+    CHECK(st == POSENC_ERR_FORMAT && strstr(e.message, "block_count is 4294967295"),
+          "[G14] GGUF block_count 0xffffffff refused by name, not read as 0 layers: %s", e.message);
+    if (st == POSENC_OK) posenc_model_free(&m);
+    static const uint32_t dims[] = {0, 1, 0xffffffffu};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        char k[96];
+        header(b, 0, 7);
+        kv_str(b, "general.architecture", "llama");
+        kv_u32(b, "llama.block_count", 4);
+        kv_u32(b, "llama.context_length", 2048);
+        kv_u32(b, "llama.embedding_length", 4096);
+        kv_u32(b, "llama.attention.head_count", 32);
+        kv_f32(b, "llama.rope.freq_base", 10000.0f);
+        snprintf(k, sizeof k, "llama.rope.dimension_count");
+        kv_u32(b, k, dims[i]);
+        posenc_error e2 = {0};
+        st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &e2);
+        CHECK(st == POSENC_ERR_FORMAT && strstr(e2.message, "rope.dimension_count is"),
+              "[G14] GGUF rope.dimension_count %u refused by name, not replaced by the head's 128: %s", dims[i], e2.message);
+        if (st == POSENC_OK) posenc_model_free(&m);
+    }
+    free(b);
+}
+
 int main(void) {
+    test_strict_words_and_sizes();
     test_gguf_layers();
     test_json_layers();
     test_gguf_tensors();

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #define T 2048
 #define R 128
@@ -136,7 +137,65 @@ static void test_short(void) {
     CHECK(strstr(err.message, "do not fall") != NULL, "[P21] equal frequencies refused: %s", err.message);
 }
 
+/* issue 40: the residual gate and the one-rotation check refuse what no RoPE explains;
+ * a full-width HF cache of a partial rotary is R with the rest passed through. */
+static float gate_c[512 * 128], gate_s[512 * 128];
+static void test_gate(void) {
+    posenc_rope_identity id;
+    posenc_error err = {0};
+    uint64_t x = 40;
+    for (int i = 0; i < 512 * 128; i++) { /* uniform [0, 1): the issue's RandomState(0).rand stand-in */
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        gate_c[i] = (float)((double)(x >> 11) / 9007199254740992.0);
+    }
+    posenc_array rnd = {POSENC_DTYPE_F32, 2, {512, 128}, 512 * 128, gate_c};
+    CHECK_STATUS(posenc_rope_identify(&rnd, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "not a RoPE cache") != NULL, "[case 2] random refused (the Python test has the issue's own table): %s",
+          err.message);
+    /* HF cos (base 1e4) with an HF sin of base 5e5: no one rotation */
+    posenc_rope_params a = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_TORCH_COMPAT), b = a;
+    b.base = 500000;
+    posenc_positions pos = posenc_positions_range(0, 512);
+    static float c1[512 * 64], s1[512 * 64], c2[512 * 64], s2[512 * 64];
+    CHECK_STATUS(posenc_rope_table_f32(&a, 0, &pos, 1, c1, s1, 512 * 64, &err), POSENC_OK);
+    CHECK_STATUS(posenc_rope_table_f32(&b, 0, &pos, 1, c2, s2, 512 * 64, &err), POSENC_OK);
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 128; k++) gate_c[t * 128 + k] = c1[t * 64 + k % 64], gate_s[t * 128 + k] = s2[t * 64 + k % 64];
+    posenc_array ca = {POSENC_DTYPE_F32, 2, {512, 128}, 512 * 128, gate_c}, sa = ca;
+    sa.data = gate_s;
+    CHECK_STATUS(posenc_rope_identify(&ca, &sa, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "no one rotation") != NULL, "[case 4] mixed bases refused: %s", err.message);
+    /* the same cos with its own sin: fine; forced into the vLLM layout: refused */
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 128; k++) gate_s[t * 128 + k] = s1[t * 64 + k % 64];
+    CHECK_STATUS(posenc_rope_identify(&ca, &sa, POSENC_CACHE_AUTO, &id, &err), POSENC_OK);
+    CHECK(id.params.base == 10000 && id.differ[POSENC_ARITH_HF_F32] == 0, "one base: 10000 bit for bit (base %g)",
+          id.params.base);
+    posenc_rope_identity_free(&id);
+    CHECK_STATUS(posenc_rope_identify(&ca, NULL, POSENC_CACHE_VLLM, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(err.message[0] != 0, "[case 3] forced vllm layout refused: %s", err.message);
+    /* partial rotary: 32 of 128 channels rotate */
+    posenc_rope_params q = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_TORCH_COMPAT);
+    q.head_dim = 32, q.rotary_dim = 32;
+    CHECK_STATUS(posenc_rope_table_f32(&q, 0, &pos, 1, c1, s1, 512 * 16, &err), POSENC_OK);
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 128; k++) {
+            gate_c[t * 128 + k] = k < 32 ? c1[t * 16 + k % 16] : 1.0f;
+            gate_s[t * 128 + k] = k < 32 ? s1[t * 16 + k % 16] : 0.0f;
+        }
+    CHECK_STATUS(posenc_rope_identify(&ca, &sa, POSENC_CACHE_AUTO, &id, &err), POSENC_OK);
+    CHECK(id.rotary_dim == 32 && id.passthrough == 96 && id.params.base == 10000 &&
+              id.differ[POSENC_ARITH_HF_F32] == 0,
+          "[case 5] partial rotary: R %d, %d passed through, base %g", id.rotary_dim, id.passthrough, id.params.base);
+    int64_t resid = -1;
+    size_t differ = 1;
+    CHECK_STATUS(posenc_rope_cache_residual(&ca, &sa, POSENC_CACHE_HF, 0, 0, &q, &resid, &differ, &err), POSENC_OK);
+    CHECK(resid == 0 && differ == 0, "[case 5] the config's R 32 compares on the rotated channels (%s)", err.message);
+    posenc_rope_identity_free(&id);
+}
+
 int main(void) {
+    test_gate();
     test_short();
     posenc_rope_params p = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_GGML);
     expect("ggml plain, base 10000", &p, 0, POSENC_CACHE_GGML, POSENC_ARITH_GGML_F32);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -103,8 +104,15 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* lab train's one piece of process state (as lab run's): Ctrl-C / SIGTERM ask training to stop
+ * after the step in progress, so that what was trained is kept (-o) or the user is told it
+ * was not; a handler can only set a flag. Holds the signal's number for the 128 + N exit. */
+static volatile sig_atomic_t train_stop = 0;
+static void on_train_interrupt(int sig) { train_stop = sig; }
+
 static int on_step(void *ctx_, const lab_step_report *r) {
     log_ctx *c = ctx_;
+    if (train_stop) return 1;
     if (r->step % c->log_every == 0 || r->step == 1) {
         printf("step %6lld  loss %.4f  bpb %.4f  lr %.2e  |g| %.3f  [", (long long)r->step, r->loss, r->loss / log(2.0),
                r->lr, r->grad_norm);
@@ -239,8 +247,31 @@ static int lab_train_cmd(int argc, char **argv) {
            (long long)lab_model_step(m), cfg_text);
     lab_byte_source src = {text, size};
     log_ctx lc = {log_every, now_s(), opt.batch * cfg.context};
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_train_interrupt;
+    /* a signal the parent ignores stays ignored (background jobs, nohup) */
+    bool set_int = sigaction(SIGINT, NULL, &old_int) == 0 && old_int.sa_handler != SIG_IGN;
+    bool set_term = sigaction(SIGTERM, NULL, &old_term) == 0 && old_term.sa_handler != SIG_IGN;
+    if (set_int) sigaction(SIGINT, &sa, NULL);
+    if (set_term) sigaction(SIGTERM, &sa, NULL);
     st = lab_train(m, &opt, lab_byte_batch, &src, on_step, &lc, &err);
+    if (set_int) sigaction(SIGINT, &old_int, NULL);
+    if (set_term) sigaction(SIGTERM, &old_term, NULL);
     free(text);
+    if (!st && train_stop) { /* lab_train stopped after the step in progress and saved to -o */
+        int sig = train_stop;
+        if (opt.checkpoint_path)
+            cli_note("lab train", "interrupted after step %lld of %lld: wrote %s (step %lld), resume with --resume %s",
+                     (long long)lab_model_step(m), (long long)opt.steps, opt.checkpoint_path,
+                     (long long)lab_model_step(m), opt.checkpoint_path);
+        else
+            cli_note("lab train", "interrupted after step %lld of %lld: nothing kept (no -o was given, so the %lld "
+                     "trained steps are lost)",
+                     (long long)lab_model_step(m), (long long)opt.steps, (long long)lab_model_step(m));
+        lab_model_free(m);
+        return 128 + sig;
+    }
     if (st) {
         lab_model_free(m);
         return cli_fail(

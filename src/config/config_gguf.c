@@ -461,6 +461,28 @@ static posenc_status gguf_family(gguf_found *f, const posenc_config_options *opt
     return POSENC_OK;
 }
 
+/* Size fields under one rule with config.json's counts: an integer in [0, 2^30] (the layer
+ * list then refuses more than POSENC_MODEL_MAX_LAYERS, as it does for config.json), and a
+ * rope.dimension_count of at least 2 (a RoPE rotates a pair); a value outside is refused by
+ * name, never read as 0 (absent) or replaced by the head size. */
+static posenc_status check_sizes(const gguf_found *f, const posenc_model_config *out, posenc_error *err) {
+    static const int keys[] = {K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_KEY_LENGTH, K_DIM_COUNT};
+    const kv_value *v = f->v;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        int k = keys[i];
+        if (!v[k].present || strcmp(v[k].prefix, out->architecture) != 0) continue;
+        double x = v[k].number;
+        RETURN_ERROR_IF(!(x >= 0 && x <= (double)(1 << 30) && x == floor(x)), err, POSENC_ERR_FORMAT,
+                        "GGUF %s.%s is %.0f: a size must be an integer in [0, %d] (the rule config.json's counts "
+                        "follow)",
+                        out->architecture, known_suffix[k], x, 1 << 30);
+        RETURN_ERROR_IF(k == K_DIM_COUNT && x < 2, err, POSENC_ERR_FORMAT,
+                        "GGUF %s.rope.dimension_count is %.0f: a RoPE rotates at least one pair (2 channels)",
+                        out->architecture, x);
+    }
+    return POSENC_OK;
+}
+
 static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_model_config *out, posenc_error *err) {
     const kv_value *v = f->v;
     unsigned flags = arch->flags;
@@ -707,6 +729,7 @@ static posenc_status parse_reader(reader *r, const posenc_config_options *option
     bool alibi = arch && ((arch->flags & GGUF_ARCH_ALIBI) ||
                           ((arch->flags & GGUF_ARCH_BAICHUAN) && f->v[K_BLOCKS].present &&
                            strcmp(f->v[K_BLOCKS].prefix, out->architecture) == 0 && f->v[K_BLOCKS].number == 40));
+    if (st == POSENC_OK) st = check_sizes(f, out, err);
     if (alibi && st == POSENC_OK) { /* no RoPE keys to read: the counts only */
         const kv_value *v = f->v;
 #define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)

@@ -331,6 +331,7 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     int64_t window = f->sliding_window, pattern = f->sliding_pattern, local_count = 0, full_count = 0;
     bool has = false;
     FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
+    has = false; /* from here: whether a pattern was given */
     FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     if (types) {
@@ -341,8 +342,17 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT,
                             "config.json: 'layer_types' must be an array of strings");
             if (strcmp(e->valuestring, "sliding_attention") == 0) local_count++;
-            else full_count++;
+            else if (strcmp(e->valuestring, "full_attention") == 0) full_count++;
+            else /* HF's layer_type_validation refuses it; a miscased word is not full attention */
+                return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
+                                    "config.json: layer_types[%lld] is '%.32s' (known for this model: "
+                                    "sliding_attention, full_attention; HF refuses other words)",
+                                    (long long)(local_count + full_count), e->valuestring);
         }
+    } else if (has && pattern == 0) {
+        return posenc_fail_(h->err, POSENC_ERR_FORMAT,
+                            "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and raise "
+                            "(give a pattern > 0 or layer_types)");
     } else if (layers > 0 && pattern > 0) { /* HF: layer i slides iff (i + 1) % pattern != 0 */
         full_count = layers / pattern;
         local_count = layers - full_count;

@@ -29,6 +29,23 @@ static posenc_status string_list(hf_reader *h, const cJSON *list, const char *ke
     return POSENC_OK;
 }
 
+/* A sliding/full layer_types list: each word exactly "sliding_attention" or "full_attention"
+ * (HF's layer_type_validation refuses unknown words; a miscased one is not read as full). */
+static posenc_status sliding_full_list(hf_reader *h, const cJSON *list, int64_t layers) {
+    FORWARD_IF_ERROR(string_list(h, list, "layer_types", layers));
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        RETURN_ERROR_IF(strcmp(e->valuestring, "sliding_attention") != 0 && strcmp(e->valuestring, "full_attention") != 0,
+                        h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: layer_types[%d] is '%.32s' (known for this model: sliding_attention, "
+                        "full_attention; HF refuses other words)",
+                        i, e->valuestring);
+        i++;
+    }
+    return POSENC_OK;
+}
+
 static const char *list_at(const cJSON *list, int64_t i) {
     const cJSON *e = cJSON_GetArrayItem(list, (int)i);
     return e && cJSON_IsString(e) ? e->valuestring : "";
@@ -50,7 +67,10 @@ static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     bool has = false;
     FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
     if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
-    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    RETURN_ERROR_IF(has && pattern == 0 && !types, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and raise "
+                    "(give a pattern > 0 or layer_types)");
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
     int64_t window = m->config.layer_type_count > 1 ? m->config.layer_types[1].sliding_window : 0;
     for (int64_t i = 0; i < layers; i++) {
         bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
@@ -105,7 +125,7 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     bool exaone = strcmp(f->model_type, "exaone4") == 0;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
-    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
     int64_t every = f->sliding_pattern;
     /* Exaone4Config.__post_init__ sets the pattern to 0 when sliding_window is None and then
      * computes (i + 1) % 0 for the default layer_types: HF cannot load such a config */
@@ -123,6 +143,9 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
         } else {
             bool has = false;
             FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+            RETURN_ERROR_IF(has && every == 0, h->err, POSENC_ERR_FORMAT,
+                            "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and "
+                            "raise (give a pattern > 0 or layer_types)");
         }
     }
     for (int64_t i = 0; i < layers; i++) {

@@ -136,6 +136,28 @@ static bool norm_constant(const grid2d *g, bool interleaved, double tol) {
     return true;
 }
 
+/* Trailing columns where every row holds cos 1 (and sin 0 when s is given): the pass-through
+ * channels of a partial rotary kept in a full-width cache. */
+static size_t passthrough_tail(const grid2d *c, const grid2d *s) {
+    size_t p = 0;
+    while (p < c->width) {
+        size_t j = c->width - 1 - p;
+        bool pass = true;
+        for (size_t t = 0; t < c->rows && pass; t++)
+            pass = c->v[t * c->width + j] == 1.0 && (!s || s->v[t * s->width + j] == 0.0);
+        if (!pass) break;
+        p++;
+    }
+    return p;
+}
+
+/* Drop the last p columns in place. */
+static void drop_tail(grid2d *g, size_t p) {
+    size_t w = g->width - p;
+    for (size_t t = 1; t < g->rows; t++) memmove(g->v + t * w, g->v + t * g->width, sizeof *g->v * w);
+    g->width = w;
+}
+
 /* ---- 2. per-pair slope, phase, magnitude ---------------------------------- */
 
 /* Least squares line y = a + b x over x = 0..n-1. */
@@ -152,8 +174,11 @@ static void fit_line(const double *y, size_t n, double *a, double *b) {
     *a = my - *b * mx;
 }
 
+/* x - 2 pi n into (-pi, pi]. Not fmod: fit_offset calls this ~K times per candidate offset
+ * and fmod's exact remainder was a fifth of a [512, 65536] table's time; the rounding of
+ * x / 2 pi costs under 1e-16 x here, far below the milliradians the fits resolve. */
 static double wrap_pi(double x) {
-    x = fmod(x, TWO_PI);
+    x -= TWO_PI * nearbyint(x / TWO_PI);
     if (x > M_PI) x -= TWO_PI;
     if (x <= -M_PI) x += TWO_PI;
     return x;
@@ -321,18 +346,36 @@ typedef struct {
     int torch_copies;   /* the table torch's cos/sin ran over (TORCH_COMPAT): 2 = HF's emb
                            [T, R]; 1 = vLLM's freqs [T, R/2] (its blocks differ when R/2 is
                            not a multiple of torch's vector width) */
+    const double *still; /* measured w per pair (NULL: none): pairs measured at exactly 0 never
+                            turn (a position stream held at 0) and are left out of the gate */
 } target;
+
+/* The residual gate: what a value may differ by and still be the same RoPE. The grid's
+ * rounding (4 units: a regenerated value and the cache's may round to neighbours, and the
+ * engine's cos/sin may be 1-2 f32 ULPs from ours) plus the float32 angle's rounding, which
+ * grows with the angle: w p rounded to f32 (2^-24 relative) and w itself computed by another
+ * engine's pow (a few f32 ULPs) give 8 x 2^-24 |angle| in all. Scaled by the magnitude. */
+static double gate_bound(double unit, double magnitude, double angle) {
+    return fmax(magnitude, 1.0) * (4.0 * unit + 8.0 * 0x1p-24 * fabs(angle));
+}
+
+typedef struct { /* values beyond gate_bound: count, and the worst one (in bounds) */
+    size_t over;
+    size_t worst_row;
+    int32_t worst_pair;
+    double worst_ratio;
+} gate_result;
 
 /* max ULP and count of differing values of params in `mode` (and, when pair_ulp is
  * not NULL, each pair's max ULP, raised, not reset); false if refused. */
 static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
-                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp);
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp, gate_result *gate);
 static bool score(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
                   int64_t *max_ulp, size_t *differ) {
-    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL);
+    return score_pairs(tg, params, mode, cbuf, sbuf, max_ulp, differ, NULL, NULL);
 }
 static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode mode, float *cbuf, float *sbuf,
-                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp) {
+                        int64_t *max_ulp, size_t *differ, int64_t *pair_ulp, gate_result *gate) {
     params.mode = mode;
     posenc_positions pos =
         tg->ids ? posenc_positions_ids(tg->ids, tg->rows) : posenc_positions_range(tg->offset, tg->rows);
@@ -343,6 +386,16 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
             ? rope_table_torch_f32_(&params, (int64_t)tg->rows + tg->offset, &pos, 1, 1, cbuf, sbuf, n, &e)
             : posenc_rope_table_f32(&params, (int64_t)tg->rows + tg->offset, &pos, 1, cbuf, sbuf, n, &e);
     if (st != POSENC_OK) return false;
+    double *wg = NULL, att = 1;
+    if (gate) { /* the scheme's frequencies, for each value's angle */
+        wg = malloc(sizeof *wg * (size_t)tg->pairs);
+        if (!wg || posenc_rope_frequencies(&params, (int64_t)tg->rows + tg->offset, wg, (size_t)tg->pairs, &att, &e) !=
+                       POSENC_OK) {
+            free(wg);
+            return false;
+        }
+        gate->over = 0, gate->worst_ratio = 0, gate->worst_row = 0, gate->worst_pair = 0;
+    }
     int64_t worst = 0;
     size_t bad = 0;
     for (int f = 0; f < 2; f++) {
@@ -356,10 +409,18 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
                 bad++;
                 int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
                 if (d > worst) worst = d;
-                if (pair_ulp && d > pair_ulp[i % (size_t)tg->pairs]) pair_ulp[i % (size_t)tg->pairs] = d;
+                size_t k = i % (size_t)tg->pairs, t = i / (size_t)tg->pairs;
+                if (pair_ulp && d > pair_ulp[k]) pair_ulp[k] = d;
+                if (gate && !(tg->still && tg->still[k] == 0)) {
+                    double at = tg->ids ? (double)tg->ids[t] : (double)tg->offset + (double)t;
+                    double ratio = fabs(g - want[i]) / gate_bound(unit, fabs(att), wg[k] * at);
+                    if (ratio > 1) gate->over++;
+                    if (ratio > gate->worst_ratio) gate->worst_ratio = ratio, gate->worst_row = t, gate->worst_pair = (int32_t)k;
+                }
             }
         }
     }
+    free(wg);
     *max_ulp = worst;
     *differ = bad;
     return true;
@@ -371,18 +432,22 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
  * keep the one that reproduces the most values. */
 static posenc_rope_params refine(const target *tg, posenc_rope_params p, const double *pair_factor, int32_t K,
                                  double raw_base, float *cbuf, float *sbuf, double *ntk_base0, double *ntk_factor) {
-    size_t step = tg->rows > 512 ? tg->rows / 512 : 1, m = 0;
-    int64_t *ids = malloc(sizeof *ids * 513);
-    double *sc = malloc(sizeof *sc * 513 * (size_t)K), *ss = malloc(sizeof *ss * 513 * (size_t)K);
+    /* rows sampled so that a candidate costs at most ~2^18 values (512 rows of 256 pairs; a
+     * [512, 65536] HF table: 16 rows), every candidate's table being regenerated whole */
+    size_t cap = (size_t)1 << 18, want = cap / (size_t)K;
+    want = want < 16 ? 16 : want > 512 ? 512 : want;
+    size_t step = tg->rows > want ? tg->rows / want : 1, m = 0;
+    int64_t *ids = malloc(sizeof *ids * (want + 1));
+    double *sc = malloc(sizeof *sc * (want + 1) * (size_t)K), *ss = malloc(sizeof *ss * (want + 1) * (size_t)K);
     if (!ids || !sc || !ss) goto done;
-    for (size_t t = 0; t < tg->rows && m < 513; t += step, m++) {
+    for (size_t t = 0; t < tg->rows && m < want + 1; t += step, m++) {
         ids[m] = tg->offset + (int64_t)t;
         for (int32_t k = 0; k < K; k++) {
             if (tg->cos_v) sc[m * (size_t)K + (size_t)k] = tg->cos_v[t * (size_t)K + (size_t)k];
             if (tg->sin_v) ss[m * (size_t)K + (size_t)k] = tg->sin_v[t * (size_t)K + (size_t)k];
         }
     }
-    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids, tg->torch_copies};
+    target sub = {tg->cos_v ? sc : NULL, tg->sin_v ? ss : NULL, m, K, tg->offset, tg->grid, ids, tg->torch_copies, NULL};
     posenc_rope_params best = p;
     size_t best_bad = SIZE_MAX;
     for (int m2 = 0; m2 < 2 && p.scaling != POSENC_ROPE_LONGROPE; m2++) {
@@ -417,6 +482,16 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
                     bad < best_bad)
                     best_bad = bad, best = q, *ntk_base0 = nominal[bi], *ntk_factor = ntk_s[si];
         }
+    /* the fitted base and the common RoPE bases within a factor 2 of it: a one-table profile in
+     * f16/bf16 lands percents off (512 rows of f16: 9900 for 10000) */
+    static const double common_b[] = {1e4, 1e5, 5e5, 1e6, 5e6, 1e7, 1e8};
+    double bases[1 + sizeof common_b / sizeof common_b[0]];
+    int nb = 0;
+    bases[nb++] = p.base;
+    for (size_t i = 0; i < sizeof common_b / sizeof common_b[0]; i++)
+        if (common_b[i] != p.base && common_b[i] <= 2 * raw_base && common_b[i] >= 0.5 * raw_base)
+            bases[nb++] = common_b[i];
+    for (int bi = 0; bi < nb && best_bad; bi++)
     for (int si = 0; si < 4 && best_bad; si++)
         for (int fi = 0; fi < 14 && best_bad; fi++) {
             if (schemes[si] == POSENC_ROPE_NONE && fi) break;
@@ -427,6 +502,7 @@ static posenc_rope_params refine(const target *tg, posenc_rope_params p, const d
             bool ctx = schemes[si] == POSENC_ROPE_YARN || schemes[si] == POSENC_ROPE_LLAMA3;
             for (int li = 0; li < (ctx ? 8 : 1) && best_bad; li++) {
                 posenc_rope_params q = p;
+                q.base = bases[bi];
                 q.scaling = schemes[si];
                 q.factor = schemes[si] == POSENC_ROPE_NONE ? 1 : factors[fi];
                 q.short_factors = q.long_factors = NULL;
@@ -571,8 +647,33 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
                         "sin table is [%zu, %zu] but the cos table is [%zu, %zu]", wk->s.rows, wk->s.width,
                         wk->c.rows, wk->c.width);
     }
+    out->grid = find_grid(table->dtype, wk->c.v, wk->c.rows * wk->c.width);
+    /* a full-width cache of a partial rotary: HF's halves hold only on the rotated channels,
+     * the rest hold cos 1 / sin 0 at every row. Taken off when what remains is an HF cache. */
+    if ((layout == POSENC_CACHE_AUTO || layout == POSENC_CACHE_HF) && !halves_equal(&wk->c)) {
+        size_t p = passthrough_tail(&wk->c, sin_table ? &wk->s : NULL);
+        if (p > 0 && p + 2 <= wk->c.width && (wk->c.width - p) % 2 == 0) {
+            drop_tail(&wk->c, p);
+            if (sin_table) drop_tail(&wk->s, p);
+            if (halves_equal(&wk->c) && (!sin_table || halves_equal(&wk->s))) {
+                out->passthrough = (int32_t)p;
+                if (layout == POSENC_CACHE_AUTO) layout = POSENC_CACHE_HF;
+            } else { /* not a partial HF cache: put the columns back (they are all 1 / 0) */
+                size_t w = wk->c.width, W0 = w + p;
+                for (size_t t = wk->c.rows; t-- > 0;) {
+                    memmove(wk->c.v + t * W0, wk->c.v + t * w, sizeof *wk->c.v * w);
+                    for (size_t j = w; j < W0; j++) wk->c.v[t * W0 + j] = 1.0;
+                    if (sin_table) {
+                        memmove(wk->s.v + t * W0, wk->s.v + t * w, sizeof *wk->s.v * w);
+                        for (size_t j = w; j < W0; j++) wk->s.v[t * W0 + j] = 0.0;
+                    }
+                }
+                wk->c.width = W0;
+                if (sin_table) wk->s.width = W0;
+            }
+        }
+    }
     size_t T = wk->c.rows, W = wk->c.width;
-    out->grid = find_grid(table->dtype, wk->c.v, T * W);
     double tol = out->grid == POSENC_DTYPE_BF16 ? 0.02 : out->grid == POSENC_DTYPE_F16 ? 4e-3 : 1e-5;
     double eps = out->grid == POSENC_DTYPE_BF16 ? 0x1p-8 : out->grid == POSENC_DTYPE_F16 ? 0x1p-10 : 0x1p-23;
     /* 1. layout */
@@ -622,8 +723,31 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             wk->pc[(size_t)k * T + t] = cv;
             if (two) wk->ps[(size_t)k * T + t] = sv;
         }
+    /* the row-major copies are no longer read: a [512, 65536] table held 256 MiB in them */
+    free(wk->c.v), free(wk->s.v);
+    wk->c.v = wk->s.v = NULL;
     out->has_cos = 1;
     out->has_sin = two;
+    if (two) { /* one rotation: c^2 + s^2 is one magnitude^2 across the pairs of a row (a LongRoPE
+                * switch changes it between rows, never inside one). Tolerance: the grid's rounding
+                * (c^2 + s^2 moves by under 2 units per value; 8 units) or 1e-4 relative for
+                * f32, which leaves room for a cache recovered from a rotation by least squares. */
+        double rel = fmax(8 * grid_unit(out->grid), 1e-4);
+        for (size_t t = 0; t < T; t++) {
+            double lo = INFINITY, hi = -INFINITY;
+            int32_t klo = 0, khi = 0;
+            for (int32_t k = 0; k < K; k++) {
+                double c = wk->pc[(size_t)k * T + t], sv = wk->ps[(size_t)k * T + t], m2 = c * c + sv * sv;
+                if (m2 < lo) lo = m2, klo = k;
+                if (m2 > hi) hi = m2, khi = k;
+            }
+            RETURN_ERROR_IF(!(hi - lo <= rel * fmax(hi, 1e-30)), err, POSENC_ERR_INVALID_ARGUMENT,
+                            "cos and sin are no one rotation: at row %zu, cos^2 + sin^2 is %.6g at pair %d and %.6g at "
+                            "pair %d (a RoPE cache keeps one magnitude across a row's pairs: a cos and a sin from "
+                            "different bases or positions, or a wrong layout?)",
+                            t, lo, klo, hi, khi);
+        }
+    }
     /* 2. per pair */
     for (int32_t k = 0; k < K; k++) {
         const double *c = wk->pc + (size_t)k * T;
@@ -711,6 +835,23 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             if (first < 0) first = k;
             last = k;
         }
+    if (first < 0 && two) { /* phases that fall with the row: name what was seen */
+        int32_t back = 0;
+        bool c1 = true, s1 = true;
+        for (int32_t k = 0; k < K; k++) {
+            back += -wk->w[k] * (double)T > 1e-3;
+            double c0 = wk->pc[(size_t)k * T], s0 = wk->ps[(size_t)k * T];
+            c1 = c1 && fabs(c0 - 1) < 1e-2 && fabs(s0) < 1e-2;
+            s1 = s1 && fabs(c0) < 1e-2 && fabs(s0 - 1) < 1e-2;
+        }
+        RETURN_ERROR_IF(back > 0, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "%d of %d pairs turn backwards (the angle falls row by row; in RoPE it grows with the "
+                        "position): %s",
+                        back, K,
+                        c1   ? "row 0 is cos 1, sin 0: the sin is negated"
+                        : s1 ? "row 0 is cos 0, sin 1: cos and sin are swapped"
+                             : "rows in reverse order, or a negated / swapped sin with positions not from 0");
+    }
     RETURN_ERROR_IF(first < 0, err, POSENC_ERR_INVALID_ARGUMENT,
                     "no pair turns enough over %zu positions to measure its frequency", T);
     RETURN_ERROR_IF(K > 1 && !(base > 1.0 + 1e-9), err, POSENC_ERR_INVALID_ARGUMENT,
@@ -881,7 +1022,8 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         if (fabs(out->magnitude - own) > mtol * own) p.attention_factor = snap_round(out->magnitude, 1e-5);
     }
     /* 4. arithmetics */
-    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
+    target tg = {wk->pc, two ? wk->ps : NULL, T, K, out->offset, out->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2,
+                 out->inv_freq};
     if (!two && !out->has_cos) tg.cos_v = NULL, tg.sin_v = wk->pc;
     /* the fits above are pair-major; the table is row-major: transpose once */
     double *rm_c = malloc(sizeof *rm_c * n), *rm_s = two ? malloc(sizeof *rm_s * n) : NULL;
@@ -973,11 +1115,62 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             (out->differ[a] == out->differ[best] && out->max_ulp[a] < out->max_ulp[best]))
             best = a;
     }
-    free(rm_c);
-    free(rm_s);
-    RETURN_ERROR_IF(best < 0, err, POSENC_ERR_INVALID_ARGUMENT,
-                    "the fitted %s RoPE (base %g, factor %g) cannot be regenerated in any arithmetic",
-                    posenc_rope_scaling_name(p.scaling), p.base, p.factor);
+    if (best < 0) {
+        free(rm_c);
+        free(rm_s);
+        return posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
+                            "the fitted %s RoPE (base %g, factor %g) cannot be regenerated in any arithmetic",
+                            posenc_rope_scaling_name(p.scaling), p.base, p.factor);
+    }
+    /* the gate: every word above rests on this candidate; a value it leaves further off than
+     * the grid and float32 angles allow means the words are not the table's */
+    {
+        gate_result g = {0, 0, 0, 0}, g2 = {0, 0, 0, 0};
+        int64_t u;
+        size_t d;
+        bool ok;
+        posenc_rope_params q = p;
+        if (p.scaling == POSENC_ROPE_LONGROPE) q.short_factors = q.long_factors = out->pair_factor;
+        if (t_switch) {
+            target before = tg, after = tg;
+            before.rows = t_switch;
+            after.rows = T - t_switch;
+            after.offset = out->long_offset;
+            if (after.cos_v) after.cos_v += t_switch * (size_t)K;
+            if (after.sin_v) after.sin_v += t_switch * (size_t)K;
+            posenc_rope_params ps_ = q, pl = q;
+            pl.long_factors = out->long_pair_factor;
+            ps_.longrope_select = POSENC_LONGROPE_SHORT;
+            pl.longrope_select = POSENC_LONGROPE_LONG;
+            pl.attention_factor =
+                fabs(out->long_magnitude - 1) > mtol_long ? snap_round(out->long_magnitude, 1e-5) : 0;
+            ok = score_pairs(&before, ps_, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g) &&
+                 score_pairs(&after, pl, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g2);
+            if (g2.over) {
+                g2.worst_row += t_switch;
+                if (!g.over || g2.worst_ratio > g.worst_ratio) g.worst_ratio = g2.worst_ratio, g.worst_row = g2.worst_row,
+                                                              g.worst_pair = g2.worst_pair;
+                g.over += g2.over;
+            }
+        } else {
+            ok = score_pairs(&tg, q, modes[best], wk->fc, wk->fs, &u, &d, NULL, &g);
+        }
+        free(rm_c);
+        free(rm_s);
+        if (!ok) g.over = 1, g.worst_ratio = INFINITY;
+        if (g.over) {
+            bool half = out->grid != POSENC_DTYPE_F32;
+            return posenc_fail_(
+                err, POSENC_ERR_INVALID_ARGUMENT,
+                "%s: the best fit (%s, base %.6g, %s, %s layout) leaves %zu of %zu values beyond what the %s "
+                "grid and f32 angles allow (worst: row %zu, pair %d, %.2g x)%s",
+                half && !two ? "cannot tell from one half-precision table" : "not a RoPE cache",
+                posenc_rope_scaling_name(p.scaling), p.base, posenc_rope_arith_name((posenc_rope_arith)best),
+                posenc_rope_cache_layout_name(layout), g.over, out->values, posenc_dtype_name(out->grid), g.worst_row,
+                g.worst_pair, g.worst_ratio,
+                half && !two ? "; give --sin" : "");
+        }
+    }
     int ties = 0;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
         ties += out->max_ulp[a] >= 0 && out->differ[a] == out->differ[best] && out->max_ulp[a] == out->max_ulp[best];
@@ -1052,6 +1245,14 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
     grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
     posenc_status st = load_2d(table, "cache", &c, err);
     if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    /* a full-width cache of a partial rotary: its pass-through tail (cos 1, sin 0) is no part of R */
+    size_t want_w = layout == POSENC_CACHE_PLAIN ? (size_t)r / 2 : (size_t)r;
+    if (st == POSENC_OK && (layout == POSENC_CACHE_HF || layout == POSENC_CACHE_PLAIN) && c.width > want_w &&
+        (!sin_table || s.width == c.width) && passthrough_tail(&c, sin_table ? &s : NULL) >= c.width - want_w) {
+        size_t p = c.width - want_w;
+        drop_tail(&c, p);
+        if (sin_table) drop_tail(&s, p);
+    }
     size_t T = c.rows, W = c.width, K = layout == POSENC_CACHE_PLAIN ? W : W / 2;
     if (st == POSENC_OK && (2 * K != (size_t)r || (sin_table && (s.rows != T || s.width != W))))
         st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT,
@@ -1062,8 +1263,8 @@ posenc_status posenc_rope_cache_residual(const posenc_array *table, const posenc
     float *fc = NULL, *fs = NULL;
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
-        target tg = {rc,     two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W),
-                     NULL,   layout == POSENC_CACHE_VLLM ? 1 : 2};
+        target tg = {rc,   two ? rs : NULL, T, (int32_t)K, offset, find_grid(table->dtype, c.v, T * W),
+                     NULL, layout == POSENC_CACHE_VLLM ? 1 : 2, NULL};
         if (!two && table_is_sin) tg.cos_v = NULL, tg.sin_v = rc;
         if (!score(&tg, *params, params->mode, fc, fs, max_ulp, differ))
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the parameters cannot make a table in mode %d",
@@ -1092,6 +1293,11 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
     grid2d c = {0, 0, NULL}, s = {0, 0, NULL};
     posenc_status st = load_2d(table, "cache", &c, err);
     if (st == POSENC_OK && sin_table) st = load_2d(sin_table, "sin table", &s, err);
+    if (st == POSENC_OK && id->passthrough > 0 && c.width == (size_t)id->rotary_dim + (size_t)id->passthrough &&
+        (!sin_table || s.width == c.width) && passthrough_tail(&c, sin_table ? &s : NULL) >= (size_t)id->passthrough) {
+        drop_tail(&c, (size_t)id->passthrough);
+        if (sin_table) drop_tail(&s, (size_t)id->passthrough);
+    }
     size_t T = c.rows, W = c.width;
     posenc_rope_cache_layout layout = id->layout;
     if (st == POSENC_OK && ((layout == POSENC_CACHE_PLAIN ? W : W / 2) != K || (int64_t)T != id->rows ||
@@ -1104,7 +1310,8 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
     if (st == POSENC_OK) st = split_cache(&c, sin_table ? &s : NULL, layout, K, &rc, &rs, &fc, &fs, err);
     if (st == POSENC_OK) {
         for (size_t k = 0; k < K; k++) pair_max_ulp[k] = 0;
-        target tg = {rc, two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2};
+        target tg = {rc,   two ? rs : NULL, T, (int32_t)K, id->offset, id->grid, NULL, layout == POSENC_CACHE_VLLM ? 1 : 2,
+                     NULL};
         if (!two && !id->has_cos) tg.cos_v = NULL, tg.sin_v = rc;
         posenc_rope_params p = id->params;
         int64_t ulp;
@@ -1124,10 +1331,10 @@ posenc_status posenc_rope_identity_pair_residual(const posenc_array *table, cons
             pl.attention_factor = fabs(id->long_magnitude - 1) > (id->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3)
                                       ? snap_round(id->long_magnitude, 1e-5)
                                       : 0;
-            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp) &&
-                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+            ok = score_pairs(&before, ps, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL) &&
+                 score_pairs(&after, pl, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL);
         } else {
-            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp);
+            ok = score_pairs(&tg, p, modes[arith], fc, fs, &ulp, &differ, pair_max_ulp, NULL);
         }
         if (!ok)
             st = posenc_fail_(err, POSENC_ERR_INVALID_ARGUMENT, "the fitted parameters cannot make a table in %s",

@@ -280,6 +280,8 @@ def main():
     t.check("-9223372036854775808" not in se, f"[C7] no range starting at INT64_MIN: '{se.strip()}'")
     expect("C8", [*table, "--base", "nan"], 2, "--base must be a finite number, got 'nan'")
     expect("C8", [*table, "--base", "1e999"], 2, "--base must be a finite number, got '1e999'")
+    # issue 40 case 11: strtod's hex float ("0x10" = 16) is not read as a number
+    expect("C8", [*table, "--base", "0x10"], 2, "--base must be a decimal number, got the hex '0x10'")
     expect("C9", [*table, "--kind", "wavelet"], 2, "unknown --kind 'wavelet' (choose sinusoidal|index|normalized|")
     expect("C10", ["table", "--len", 4, "-o", out], 2, "--dim is required")
     expect("C10", ["table", "--len", 4, "--dim", 8], 2, "-o OUT.npy|OUT.csv is required")
