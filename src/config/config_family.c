@@ -51,6 +51,11 @@ static const config_family families[] = {
     {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* OLMo 3 (Olmo3Config, transformers 5.18): layer i slides iff (i + 1) % 4 != 0; rope_parameters per layer
+     * type: the scaling goes to full_attention only, sliding_attention is default RoPE at its own rope_theta,
+     * else default_theta 500000 (rope_theta is popped for full_attention first, so a 4.x file's rope_theta
+     * never reaches the sliding layers) */
+    {"olmo3", NULL, "Olmo3", H, 500000, 2048, 4096, 32, 0, 32, 0, FAMILY_GEMMA3_LAYERS, 500000, 4096, 4, NULL},
     {"cohere", NULL, "Cohere", I, 10000, 8192, 8192, 64, 0, 40, 0, 0, 0, 0, 0, NULL},
     {"starcoder2", NULL, "Starcoder2", H, 10000, 4096, 3072, 24, 0, 30, 0, 0, 0, 0, 0, NULL},
     {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
@@ -95,6 +100,18 @@ const config_family *config_family_find_(const char *model_type) {
     return NULL;
 }
 
+/* Composite model types read through their text_config. PaliGemma: modeling_paligemma.py builds
+ * position_ids = arange(seq) + past + 1 ("Paligemma positions are 1-indexed"). */
+static const config_wrapper wrappers[] = {
+    {"paligemma", 1},
+};
+
+const config_wrapper *config_wrapper_find_(const char *model_type) {
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (strcmp(wrappers[i].model_type, model_type) == 0) return &wrappers[i];
+    return NULL;
+}
+
 /* "LlamaForCausalLM" -> llama: the class stem followed by For..., Model or LMHeadModel. */
 const config_family *config_family_from_class_(const char *class_name) {
     const config_family *best = NULL;
@@ -136,7 +153,7 @@ static const gguf_arch gguf_archs[] = {
     {"stablelm", H, 0}, {"bitnet", H, 0}, {"qwen", H, 0}, {"qwen2", H, 0}, {"qwen2moe", H, 0},
     {"qwen2vl", H, GGUF_ARCH_MROPE}, {"qwen25vl", H, GGUF_ARCH_MROPE}, {"qwen3", H, 0}, {"qwen3moe", H, 0},
     {"qwen3vl", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE}, {"qwen3vlmoe", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE},
-    {"olmo2", H, 0}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
+    {"olmo2", H, GGUF_ARCH_OLMO2_SWA}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
     {"gemma", H, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2}, {"gemma3", H, GGUF_ARCH_GEMMA3}, {"starcoder2", H, 0},
     {"openelm", H, 0}, {"gptneox", H, 0}, {"codeshell", H, 0}, {"orion", H, 0}, {"nemotron", H, 0},
     {"exaone", H, 0}, {"minicpm3", H, 0},
