@@ -61,6 +61,16 @@ static const config_family families[] = {
     {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, 0, 0, 0, 0, NULL},
     {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* rope every layer, llama-like: one row each (class defaults from transformers 5.18's configuration_*.py),
+     * verified by tests/oracle/test_oracle_hf.py */
+    {"seed_oss", NULL, "SeedOss", H, 10000, 524288, 4096, 80, 128, 64, 0, 0, 0, 0, 0, NULL},
+    {"granitemoe", NULL, "GraniteMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"nemotron", NULL, "Nemotron", H, 10000, 4096, 6144, 48, 128, 32, 0.5, 0, 0, 0, 0, NULL},
+    {"arcee", NULL, "Arcee", H, 10000, 4096, 2560, 32, 80, 32, 0, 0, 0, 0, 0, NULL},
+    {"bitnet", NULL, "BitNet", H, 500000, 2048, 2560, 20, 0, 30, 0, 0, 0, 0, 0, NULL},
+    {"glm4_moe", NULL, "Glm4Moe", H, 10000, 131072, 4096, 96, 0, 46, 0.5, 0, 0, 0, 0, NULL},
+    {"diffllama", NULL, "DiffLlama", H, 10000, 2048, 2048, 32, 64, 16, 0, 0, 0, 0, 0, NULL},
+    {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
     {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},

@@ -50,6 +50,16 @@ CASES = [
     ("granite", "granite", dict(num_hidden_layers=2)),
     ("smollm3", "smollm3", dict(num_hidden_layers=4)),
     ("exaone4", "exaone4", dict(num_hidden_layers=4, sliding_window=8)),
+    # families added as one table row each (src/config/config_family.c)
+    ("seed_oss", "seed_oss", dict(num_hidden_layers=2, head_dim=32)),
+    ("granitemoe", "granitemoe", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
+    ("nemotron", "nemotron", dict(num_hidden_layers=2, head_dim=16, partial_rotary_factor=0.5)),
+    ("arcee", "arcee", dict(num_hidden_layers=2, head_dim=16)),
+    ("bitnet", "bitnet", dict(num_hidden_layers=2)),
+    ("glm4_moe", "glm4_moe", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
+                                  moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("diffllama", "diffllama", dict(num_hidden_layers=2, head_dim=16)),
+    ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
 ]
 
 
