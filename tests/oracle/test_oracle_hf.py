@@ -19,7 +19,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "py"))
-from common import Checks, run, tmpdir  # noqa: E402
+from common import Checks, run, tmpdir, torch_math_library, torch_peer_label  # noqa: E402
 
 T = 24
 SMALL = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
@@ -171,6 +171,9 @@ def compare(t, label, path, hf, d):
 
 
 def main():
+    import torch
+    torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
+    torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
     t = Checks()
     d = tmpdir()
     only = sys.argv[1:]
