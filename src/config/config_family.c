@@ -70,6 +70,9 @@ static const config_family families[] = {
     {"bitnet", NULL, "BitNet", H, 500000, 2048, 2560, 20, 0, 30, 0, 0, 0, 0, 0, NULL},
     {"glm4_moe", NULL, "Glm4Moe", H, 10000, 131072, 4096, 96, 0, 46, 0.5, 0, 0, 0, 0, NULL},
     {"diffllama", NULL, "DiffLlama", H, 10000, 2048, 2048, 32, 64, 16, 0, 0, 0, 0, 0, NULL},
+    /* gpt-oss: sliding (even) and full (odd) layers, one yarn RoPE in both; half split of the head */
+    {"gpt_oss", NULL, "GptOss", H, 150000, 131072, 2880, 64, 64, 36, 0, FAMILY_GEMMA2_LAYERS | FAMILY_DEFAULT_SCALING, 0,
+     128, 2, NULL},
     {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},

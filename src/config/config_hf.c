@@ -509,6 +509,9 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     }
     const cJSON *rope = NULL, *local_rope = NULL;
     FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
+    RETURN_ERROR_IF((f->flags & FAMILY_DEFAULT_SCALING) && !rope, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without rope_parameters / rope_scaling: its config class then uses "
+                    "its own built-in scaled RoPE, which posenc does not copy; give the rope dict", f->model_type);
     if (!hf_use_(&h, cfg, "rope_parameters")) hf_use_(&h, cfg, "rope_scaling"); /* the one read */
     posenc_rope_params *p = &out->rope;
     const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;

@@ -37,8 +37,10 @@ enum {
                                         (no class defaults), layout half ASSUMED (said so) */
     FAMILY_MROPE_INTERLEAVED = 1u << 22, /* Qwen3-VL: apply_interleaved_mrope (h at k%3==1 < 3 s1, w at
                                         k%3==2 < 3 s2, t elsewhere), sections default 24/20/20 */
-    FAMILY_NESTED_TEXT = 1u << 23    /* the composite model_type reads text_config only (Qwen3VLConfig:
+    FAMILY_NESTED_TEXT = 1u << 23,   /* the composite model_type reads text_config only (Qwen3VLConfig:
                                         top-level keys never reach the text model); none: refused */
+    FAMILY_DEFAULT_SCALING = 1u << 24 /* the config class fills in a scaled rope dict when none is given
+                                        (gpt-oss: yarn x32): a file without one is refused, not read plain */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

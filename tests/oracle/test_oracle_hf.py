@@ -59,8 +59,17 @@ CASES = [
     ("glm4_moe", "glm4_moe", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
                                   moe_intermediate_size=32, first_k_dense_replace=1)),
     ("diffllama", "diffllama", dict(num_hidden_layers=2, head_dim=16)),
+    ("gpt_oss yarn", "gpt_oss", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_local_experts=2,
+                                     num_experts_per_tok=1,
+                                     rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                                                   "beta_slow": 1.0, "truncate": False,
+                                                   "original_max_position_embeddings": 64})),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
 ]
+
+
+# model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
+PER_PAIR = {"gpt_oss"}
 
 
 def hf_layers(model_type, kw, d, label):
@@ -139,7 +148,7 @@ def ulps(a, b):
     return int(max(np.abs(key(a[0]) - key(b[0])).max(), np.abs(key(a[1]) - key(b[1])).max()))
 
 
-def compare(t, label, path, hf, d):
+def compare(t, label, path, hf, d, per_channel=True):
     rc, so, se = run("rope", "explain", "--config", path, "--json")
     if not t.check(rc == 0, f"{label}: posenc reads {os.path.basename(path)} ({se.strip()[:160]})"):
         return
@@ -156,11 +165,15 @@ def compare(t, label, path, hf, d):
         done.add(layer["rope"])
         rope = j["ropes"][layer["rope"]]
         r, layout = layer["rotary_dim"], layer["layout"]
-        cos, sin = h[0][0].numpy(), h[1][0].numpy()  # [T, R]
-        t.check(cos.shape[-1] == r, f"{label} layer {i}: {cos.shape[-1]} channels rotated, posenc says {r}")
-        if cos.shape[-1] != r:
+        cos, sin = h[0][0].numpy(), h[1][0].numpy()  # [T, R], or [T, R/2] where the runtime keeps one per pair
+        pairs = cos.shape[-1] == r // 2 and not per_channel
+        t.check(cos.shape[-1] == r or pairs, f"{label} layer {i}: {cos.shape[-1]} cos columns, posenc rotates {r} channels")
+        if cos.shape[-1] != r and not pairs:
             continue
-        hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
+        if pairs:
+            hc, hs = cos, sin
+        else:
+            hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
         pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"])
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
@@ -185,10 +198,11 @@ def main():
         except Exception as e:  # the model could not be built: a failure, never a skip
             t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
             continue
-        compare(t, label + " (5.x rope_parameters)", path, hf, d)
+        per_channel = model_type not in PER_PAIR
+        compare(t, label + " (5.x rope_parameters)", path, hf, d, per_channel)
         old = legacy_form(path, cfg)
         if old:
-            compare(t, label + " (4.x rope_theta/rope_scaling)", old, hf, d)
+            compare(t, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
     t.finish()
 
 
