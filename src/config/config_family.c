@@ -73,6 +73,8 @@ static const config_family families[] = {
     /* gpt-oss: sliding (even) and full (odd) layers, one yarn RoPE in both; half split of the head */
     {"gpt_oss", NULL, "GptOss", H, 150000, 131072, 2880, 64, 64, 36, 0, FAMILY_GEMMA2_LAYERS | FAMILY_DEFAULT_SCALING, 0,
      128, 2, NULL},
+    /* Apertus: llama-like; ApertusConfig's built-in rope dict is llama3 x8 at theta 12e6 */
+    {"apertus", NULL, "Apertus", H, 12e6, 65536, 4096, 32, 0, 32, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},

@@ -64,6 +64,7 @@ CASES = [
                                      rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
                                                    "beta_slow": 1.0, "truncate": False,
                                                    "original_max_position_embeddings": 64})),
+    ("apertus llama3", "apertus", dict(num_hidden_layers=2, rope_theta=12e6, rope_scaling=LLAMA3)),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
 ]
 

@@ -123,6 +123,14 @@ def main():
     rc, so, se = run("rope", "explain", "--config", cfg)
     t.check(rc == 1 and "'llava_next'" in se, f"llava_next around mistral: refused by name ({se.strip()[:100]})")
 
+    # a config class with a built-in scaled rope dict: a file without one is refused, never read unscaled
+    for mt in ("gpt_oss", "apertus"):
+        with open(cfg, "w") as f:
+            json.dump({"model_type": mt, "num_hidden_layers": 4}, f)
+        rc, so, se = run("rope", "explain", "--config", cfg)
+        t.check(rc == 1 and f"a {mt} config without rope_parameters" in se,
+                f"{mt} without a rope dict: refused (its config class would use its own scaled RoPE)")
+
     # 3. PaliGemma: position ids from transformers' forward
     ids = paligemma_position_ids()
     cfg = os.path.join(d, "paligemma.json")
