@@ -73,6 +73,13 @@ static const config_family families[] = {
     /* gpt-oss: sliding (even) and full (odd) layers, one yarn RoPE in both; half split of the head */
     {"gpt_oss", NULL, "GptOss", H, 150000, 131072, 2880, 64, 64, 36, 0, FAMILY_GEMMA2_LAYERS | FAMILY_DEFAULT_SCALING, 0,
      128, 2, NULL},
+    {"doge", NULL, "Doge", H, 10000, 2048, 1024, 8, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"flex_olmo", NULL, "FlexOlmo", H, 500000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"granitemoeshared", NULL, "GraniteMoeShared", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"jais2", NULL, "Jais2", H, 10000, 8192, 3328, 26, 128, 32, 0, 0, 0, 0, 0, NULL},
+    {"nanochat", NULL, "NanoChat", H, 10000, 2048, 768, 6, 0, 12, 0, 0, 0, 0, 0, NULL},
+    {"olmoe", NULL, "Olmoe", H, 10000, 4096, 2048, 16, 0, 16, 0, 0, 0, 0, 0, NULL},
+    {"vaultgemma", NULL, "VaultGemma", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2, NULL},
     /* Apertus: llama-like; ApertusConfig's built-in rope dict is llama3 x8 at theta 12e6 */
     {"apertus", NULL, "Apertus", H, 12e6, 65536, 4096, 32, 0, 32, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},

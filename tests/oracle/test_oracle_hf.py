@@ -65,6 +65,13 @@ CASES = [
                                                    "beta_slow": 1.0, "truncate": False,
                                                    "original_max_position_embeddings": 64})),
     ("apertus llama3", "apertus", dict(num_hidden_layers=2, rope_theta=12e6, rope_scaling=LLAMA3)),
+    ("doge", "doge", dict(num_hidden_layers=2)),
+    ("flex_olmo", "flex_olmo", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    ("granitemoeshared", "granitemoeshared", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
+    ("jais2", "jais2", dict(num_hidden_layers=2, head_dim=16)),
+    ("nanochat", "nanochat", dict(num_hidden_layers=2)),
+    ("olmoe", "olmoe", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    ("vaultgemma", "vaultgemma", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
 ]
 
