@@ -159,6 +159,8 @@ void cli_model_print_layers(const posenc_model *m) {
     char text[4096];
     cli_model_layers_text(m, text, sizeof text);
     printf("layers (%d):\n", m->layer_count);
+    if (m->position_start != 0) /* PaliGemma: its forward counts positions from 1 */
+        printf("  positions start at %lld (the first token's position id)\n", (long long)m->position_start);
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -272,6 +274,7 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
     printf(", \"num_hidden_layers\": %d, \"num_attention_heads\": %d, \"hidden_size\": %d, "
            "\"max_position_embeddings\": %lld",
            c->num_hidden_layers, c->num_attention_heads, c->hidden_size, (long long)c->max_position_embeddings);
+    printf(", \"position_start\": %lld", (long long)m->position_start);
     printf(",\n \"ropes\": [");
     for (int32_t i = 0; i < m->rope_count; i++) {
         const posenc_model_rope *r = &m->ropes[i];

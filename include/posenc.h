@@ -2078,6 +2078,8 @@ typedef struct posenc_model {
     int32_t layer_count;            /* entries in layers (0: the config states no layer count) */
     posenc_model_layer *layers;     /* owned */
     char unused_keys[512];          /* position-related keys present but not used, comma-separated */
+    int64_t position_start;         /* the position id the runtime gives the first token: 0, or 1 for
+                                       PaliGemma (its forward counts positions from 1) */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

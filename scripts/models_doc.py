@@ -41,7 +41,8 @@ pairs (k, k+d/2), HF `rotate_half`, ggml NEOX; **interleaved** = pairs (2k, 2k+1
 class's own defaults; fixture files are under `tests/fixtures/models/coverage/`, provenance in its
 PROVENANCE.md). *Checked*: **source** = read in that model's own transformers / llama.cpp files at
 the pinned commits for this page; **table** = a family posenc already tested bit for bit against
-HF's code (`tests/fixtures/models/reference.py`); **knowledge** = classified from the modeling code
+HF's code (`tests/fixtures/models/reference.py`); **oracle** = a tiny model of that type run by transformers
+itself (`tests/oracle/test_oracle_hf.py`: scheme, layout and rotated width per layer); **knowledge** = classified from the modeling code
 without re-reading it for this page (these rows are all refused, so a slip there cannot make posenc
 read a model wrong; it only mislabels the documentation).
 """

@@ -47,7 +47,8 @@ class _Model(Structure):
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
                 ("alibi_max_bias", c_double), ("alibi_slopes", POINTER(c_double)), ("alibi_before_scale", c_int), ("learned_tensor", c_char * 64),
                 ("learned_offset", c_int64), ("learned_size", c_int64), ("t5", _lib.T5Params),
-                ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512)]
+                ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512),
+                ("position_start", c_int64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -101,6 +102,7 @@ class Model:
     alibi_max_bias: Optional[float]
     alibi_before_scale: bool             # Falcon: bias added before 1/sqrt(head_dim) (effective slope / sqrt(d))
     unused_keys: Tuple[str, ...]         # position keys posenc did not use
+    position_start: int                  # the first token's position id (PaliGemma: 1)
     warnings: Tuple[str, ...]            # the ModelConfig warning names
     config: Optional[ModelConfig] = field(default=None, repr=False)  # the one-RoPE view (None: no RoPE)
 
@@ -197,7 +199,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                      ropes=tuple(ropes), layers=tuple(layers),
                      alibi_max_bias=float(m.alibi_max_bias) if m.alibi_heads > 0 else None,
                      alibi_before_scale=bool(m.alibi_before_scale),
-                     unused_keys=unused, warnings=_warnings(c),
+                     unused_keys=unused, position_start=int(m.position_start), warnings=_warnings(c),
                      config=_model_config(c, mode) if m.rope_count > 0 else None)
     finally:  # the model owns its layer list, slopes and factor lists: always release it
         _lib.lib.posenc_model_free(ctypes.byref(m))

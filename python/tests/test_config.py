@@ -57,3 +57,14 @@ def test_dict_mode_and_variants():
     assert m.ropes[1].base == 10000 and m.ropes[0].base == 1e6 and m.ropes[0].mode == "torch"
     hy = posenc.load_config(fixture("hunyuan_7b_instruct"))
     assert hy.rope.base == 10000 * 1000 ** (128 / 126)  # Python's own arithmetic, as HF does it
+
+
+def test_wrappers_position_start():
+    """PaliGemma's forward counts positions from 1 (modeling_paligemma.py; tests/py/test_model_misreads.py runs
+    it); an outer model_type posenc does not know around a known text_config is refused, not read as the inner."""
+    pg = posenc.load_config({"model_type": "paligemma", "hidden_size": 2048,
+                             "text_config": {"model_type": "gemma", "num_hidden_layers": 18}})
+    assert pg.position_start == 1 and pg.family == "gemma" and len(pg.layers) == 18
+    assert posenc.load_config(fixture("smollm3_3b")).position_start == 0
+    with pytest.raises(posenc.UnsupportedError, match="'llava' wraps a text_config of model_type 'llama'"):
+        posenc.load_config({"model_type": "llava", "text_config": {"model_type": "llama"}})

@@ -51,11 +51,38 @@ static const config_family families[] = {
     {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* OLMo 3 (Olmo3Config, transformers 5.18): layer i slides iff (i + 1) % 4 != 0; rope_parameters per layer
+     * type: the scaling goes to full_attention only, sliding_attention is default RoPE at its own rope_theta,
+     * else default_theta 500000 (rope_theta is popped for full_attention first, so a 4.x file's rope_theta
+     * never reaches the sliding layers) */
+    {"olmo3", NULL, "Olmo3", H, 500000, 2048, 4096, 32, 0, 32, 0, FAMILY_GEMMA3_LAYERS, 500000, 4096, 4, NULL},
     {"cohere", NULL, "Cohere", I, 10000, 8192, 8192, 64, 0, 40, 0, 0, 0, 0, 0, NULL},
     {"starcoder2", NULL, "Starcoder2", H, 10000, 4096, 3072, 24, 0, 30, 0, 0, 0, 0, 0, NULL},
     {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, 0, 0, 0, 0, NULL},
     {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* rope every layer, llama-like: one row each (class defaults from transformers 5.18's configuration_*.py),
+     * verified by tests/oracle/test_oracle_hf.py */
+    {"seed_oss", NULL, "SeedOss", H, 10000, 524288, 4096, 80, 128, 64, 0, 0, 0, 0, 0, NULL},
+    {"granitemoe", NULL, "GraniteMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"nemotron", NULL, "Nemotron", H, 10000, 4096, 6144, 48, 128, 32, 0.5, 0, 0, 0, 0, NULL},
+    {"arcee", NULL, "Arcee", H, 10000, 4096, 2560, 32, 80, 32, 0, 0, 0, 0, 0, NULL},
+    {"bitnet", NULL, "BitNet", H, 500000, 2048, 2560, 20, 0, 30, 0, 0, 0, 0, 0, NULL},
+    {"glm4_moe", NULL, "Glm4Moe", H, 10000, 131072, 4096, 96, 0, 46, 0.5, 0, 0, 0, 0, NULL},
+    {"diffllama", NULL, "DiffLlama", H, 10000, 2048, 2048, 32, 64, 16, 0, 0, 0, 0, 0, NULL},
+    /* gpt-oss: sliding (even) and full (odd) layers, one yarn RoPE in both; half split of the head */
+    {"gpt_oss", NULL, "GptOss", H, 150000, 131072, 2880, 64, 64, 36, 0, FAMILY_GEMMA2_LAYERS | FAMILY_DEFAULT_SCALING, 0,
+     128, 2, NULL},
+    {"doge", NULL, "Doge", H, 10000, 2048, 1024, 8, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"flex_olmo", NULL, "FlexOlmo", H, 500000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"granitemoeshared", NULL, "GraniteMoeShared", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"jais2", NULL, "Jais2", H, 10000, 8192, 3328, 26, 128, 32, 0, 0, 0, 0, 0, NULL},
+    {"nanochat", NULL, "NanoChat", H, 10000, 2048, 768, 6, 0, 12, 0, 0, 0, 0, 0, NULL},
+    {"olmoe", NULL, "Olmoe", H, 10000, 4096, 2048, 16, 0, 16, 0, 0, 0, 0, 0, NULL},
+    {"vaultgemma", NULL, "VaultGemma", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2, NULL},
+    /* Apertus: llama-like; ApertusConfig's built-in rope dict is llama3 x8 at theta 12e6 */
+    {"apertus", NULL, "Apertus", H, 12e6, 65536, 4096, 32, 0, 32, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
+    {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
     {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
@@ -92,6 +119,18 @@ const config_family *config_family_find_(const char *model_type) {
         if (strcmp(families[i].model_type, model_type) == 0 ||
             (families[i].alias && strcmp(families[i].alias, model_type) == 0))
             return &families[i];
+    return NULL;
+}
+
+/* Composite model types read through their text_config. PaliGemma: modeling_paligemma.py builds
+ * position_ids = arange(seq) + past + 1 ("Paligemma positions are 1-indexed"). */
+static const config_wrapper wrappers[] = {
+    {"paligemma", 1},
+};
+
+const config_wrapper *config_wrapper_find_(const char *model_type) {
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (strcmp(wrappers[i].model_type, model_type) == 0) return &wrappers[i];
     return NULL;
 }
 
@@ -136,7 +175,7 @@ static const gguf_arch gguf_archs[] = {
     {"stablelm", H, 0}, {"bitnet", H, 0}, {"qwen", H, 0}, {"qwen2", H, 0}, {"qwen2moe", H, 0},
     {"qwen2vl", H, GGUF_ARCH_MROPE}, {"qwen25vl", H, GGUF_ARCH_MROPE}, {"qwen3", H, 0}, {"qwen3moe", H, 0},
     {"qwen3vl", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE}, {"qwen3vlmoe", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE},
-    {"olmo2", H, 0}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
+    {"olmo2", H, GGUF_ARCH_OLMO2_SWA}, {"olmoe", H, 0}, {"phi2", H, 0}, {"phi3", H, 0}, {"phimoe", H, 0}, {"plamo", H, 0},
     {"gemma", H, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2}, {"gemma3", H, GGUF_ARCH_GEMMA3}, {"starcoder2", H, 0},
     {"openelm", H, 0}, {"gptneox", H, 0}, {"codeshell", H, 0}, {"orion", H, 0}, {"nemotron", H, 0},
     {"exaone", H, 0}, {"minicpm3", H, 0},

@@ -624,6 +624,11 @@ static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_mo
     return POSENC_OK;
 }
 
+/* llama.cpp's set_swa_pattern(n) per arch: gemma2 2, gemma3 6, olmo2 (OLMo 3) 4. */
+static int32_t swa_pattern(unsigned flags) {
+    return (flags & GGUF_ARCH_GEMMA3) ? 6 : (flags & GGUF_ARCH_GEMMA2) ? 2 : 4;
+}
+
 /* After resolving: the YaRN magnitude keys (they scale the derived value), layer kinds, softmax. */
 static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, posenc_model_config *out,
                                  posenc_error *err) {
@@ -650,9 +655,10 @@ static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, pos
         double m = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
         out->softmax_scale_factor = m * m;
     }
-    if (flags & (GGUF_ARCH_GEMMA2 | GGUF_ARCH_GEMMA3)) {
+    bool olmo_swa = (flags & GGUF_ARCH_OLMO2_SWA) && HAS(K_SLIDING_WINDOW) && v[K_SLIDING_WINDOW].number > 0;
+    if ((flags & (GGUF_ARCH_GEMMA2 | GGUF_ARCH_GEMMA3)) || olmo_swa) {
         /* llama.cpp: layer i is full attention iff (i + 1) % pattern == 0 */
-        int32_t pattern = (flags & GGUF_ARCH_GEMMA3) ? 6 : 2, layers = out->num_hidden_layers;
+        int32_t pattern = swa_pattern(flags), layers = out->num_hidden_layers;
         int32_t local = layers - layers / pattern;
         out->layer_type_count = 2;
         posenc_config_layer_type *g = &out->layer_types[0], *l = &out->layer_types[1];
@@ -670,6 +676,17 @@ static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, pos
             l->rope.short_factors = l->rope.long_factors = NULL;
             l->rope.factors_count = 0;
             l->rope.base = HAS(K_FREQ_BASE_SWA) ? v[K_FREQ_BASE_SWA].number : 10000.0;
+            FORWARD_IF_ERROR(posenc_rope_check(&l->rope, NULL, err));
+        }
+        if (olmo_swa) {
+            /* llama.cpp's olmo2 graph (src/models/olmo2.cpp): the SWA layers call ggml_rope_ext with
+             * freq_base, freq_scale 1, ext_factor 0, attn_factor 1: plain RoPE at the file's base
+             * (rope.freq_base_swa is loaded but that graph does not use it) */
+            l->rope.scaling = POSENC_ROPE_NONE;
+            l->rope.factor = 1.0;
+            l->rope.attention_factor = 0;
+            l->rope.short_factors = l->rope.long_factors = NULL;
+            l->rope.factors_count = 0;
             FORWARD_IF_ERROR(posenc_rope_check(&l->rope, NULL, err));
         }
     }
@@ -696,8 +713,8 @@ static posenc_status gguf_layers(const gguf_found *f, const gguf_arch *arch, pos
     config_ropes_from_config_(m);
     int64_t window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : 0;
     for (int32_t i = 0; i < layers; i++) {
-        if (out->layer_type_count == 2) { /* gemma2/3: full iff (i + 1) % pattern == 0 */
-            int32_t pattern = (arch->flags & GGUF_ARCH_GEMMA3) ? 6 : 2;
+        if (out->layer_type_count == 2) { /* gemma2/3, olmo2 SWA: full iff (i + 1) % pattern == 0 */
+            int32_t pattern = swa_pattern(arch->flags);
             bool full = (i + 1) % pattern == 0;
             config_layer_set_(m, i, POSENC_LAYER_ROPE, full ? 0 : 1, full ? "full_attention" : "sliding_attention",
                               full ? 0 : out->layer_types[1].sliding_window);

@@ -477,6 +477,24 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         "them; give the text_config", root_f->model_type, keys);
         cfg = cJSON_IsObject(text) ? text : root; /* no keys at all: the class defaults, as HF */
     }
+    /* A composite model (an outer model_type around a text_config) can move positions: image tokens,
+     * offsets (PaliGemma counts from 1), M-RoPE. Reading it as its inner family is a guess unless the
+     * outer type is in a table: refused by name (--assume reads the text model on purpose). */
+    const cJSON *text_mt = cJSON_IsObject(text) ? item(text, "model_type") : NULL;
+    if (cJSON_IsString(root_mt) && cJSON_IsString(text_mt) && !root_f &&
+        strcmp(root_mt->valuestring, text_mt->valuestring) != 0) {
+        const config_wrapper *w = config_wrapper_find_(root_mt->valuestring);
+        RETURN_ERROR_IF(!w && !(options && options->assume_family), err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: model_type '%.40s' wraps a text_config of model_type '%.40s': posenc does not "
+                        "know how '%.40s' places positions around its text model (image tokens, offsets, M-RoPE), "
+                        "so it is not read as '%.40s'; read the text model on purpose with --assume %.40s",
+                        root_mt->valuestring, text_mt->valuestring, root_mt->valuestring, text_mt->valuestring,
+                        text_mt->valuestring);
+        if (w) {
+            cfg = text; /* the wrapper's own config class reads text_config only */
+            m->position_start = w->position_start;
+        }
+    }
     FORWARD_IF_ERROR(hf_note_duplicates_(root, "", &h));
     if (cfg != root) FORWARD_IF_ERROR(hf_note_duplicates_(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
@@ -501,6 +519,9 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     }
     const cJSON *rope = NULL, *local_rope = NULL;
     FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
+    RETURN_ERROR_IF((f->flags & FAMILY_DEFAULT_SCALING) && !rope, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without rope_parameters / rope_scaling: its config class then uses "
+                    "its own built-in scaled RoPE, which posenc does not copy; give the rope dict", f->model_type);
     if (!hf_use_(&h, cfg, "rope_parameters")) hf_use_(&h, cfg, "rope_scaling"); /* the one read */
     posenc_rope_params *p = &out->rope;
     const int64_t dim_max = (int64_t)1 << 30, pos_max = (int64_t)1 << 53;

@@ -37,8 +37,10 @@ enum {
                                         (no class defaults), layout half ASSUMED (said so) */
     FAMILY_MROPE_INTERLEAVED = 1u << 22, /* Qwen3-VL: apply_interleaved_mrope (h at k%3==1 < 3 s1, w at
                                         k%3==2 < 3 s2, t elsewhere), sections default 24/20/20 */
-    FAMILY_NESTED_TEXT = 1u << 23    /* the composite model_type reads text_config only (Qwen3VLConfig:
+    FAMILY_NESTED_TEXT = 1u << 23,   /* the composite model_type reads text_config only (Qwen3VLConfig:
                                         top-level keys never reach the text model); none: refused */
+    FAMILY_DEFAULT_SCALING = 1u << 24 /* the config class fills in a scaled rope dict when none is given
+                                        (gpt-oss: yarn x32): a file without one is refused, not read plain */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
@@ -71,6 +73,14 @@ const config_family *config_family_generic_(void);
 size_t config_family_count_(void);
 const config_family *config_family_at_(size_t i);
 
+/* A composite model_type whose text model posenc reads from text_config (the inner model_type
+ * picks the family), and what the wrapper changes about positions. */
+typedef struct {
+    const char *model_type;
+    int64_t position_start; /* position id of the first token (PaliGemma: 1) */
+} config_wrapper;
+const config_wrapper *config_wrapper_find_(const char *model_type);
+
 enum {
     GGUF_ARCH_DEEPSEEK2 = 1u << 0,    /* mscale = mscale_all_dim; MLA; softmax mscale^2 */
     GGUF_ARCH_RAW_LOG_MUL = 1u << 1,  /* yarn_log_multiplier stored as mscale_all_dim (no 0.1) */
@@ -82,7 +92,10 @@ enum {
     GGUF_ARCH_SWA_ROPE_ONLY = 1u << 6,/* cohere2: SWA pattern 4, RoPE in the SWA layers only */
     GGUF_ARCH_ALIBI = 1u << 7,        /* bloom, mpt: ALiBi, no RoPE */
     GGUF_ARCH_BAICHUAN = 1u << 8,     /* baichuan: 40 layers (13B) ALiBi, else RoPE */
-    GGUF_ARCH_IMROPE = 1u << 9        /* LLAMA_ROPE_TYPE_IMROPE: the sections interleave (qwen3vl) */
+    GGUF_ARCH_IMROPE = 1u << 9,       /* LLAMA_ROPE_TYPE_IMROPE: the sections interleave (qwen3vl) */
+    GGUF_ARCH_OLMO2_SWA = 1u << 10    /* olmo2 with attention.sliding_window > 0 (OLMo 3): SWA pattern 4, the
+                                         SWA layers rotate with freq_scale 1, ext_factor 0, attn_factor 1
+                                         (plain RoPE, no YaRN), the full layers with the file's scaling */
 };
 
 typedef struct {

@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""The framework oracle: transformers' own forward pass against what posenc reads from the same config.json.
+
+For each model type below: a tiny random model built from its own config class (few layers, small
+widths, the real position keys: rope scaling, partial rotary, layer types, sliding windows, NoPE
+layers), one CPU forward pass over T tokens with transformers' apply_rotary_pos_emb wrapped, so each
+layer records the cos/sin it really rotates with (a layer that never calls it has no RoPE). The config
+is saved as transformers 5.x writes it (rope_parameters) and in the 4.x form (rope_theta +
+rope_scaling), and `posenc rope explain --config --json` must give, layer by layer, the same scheme;
+for each RoPE kind `posenc rope apply --config --layer-type K --torch-compat` on a unit input must
+give HF's cos/sin bit for bit (tolerance 0: torch-compat reproduces HF's float32 arithmetic).
+Needs the test environment (POSENC_PYTHON: torch 2.13, transformers 5.18)."""
+import importlib
+import json
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "py"))
+from common import Checks, run, tmpdir, torch_math_library, torch_peer_label  # noqa: E402
+
+T = 24
+SMALL = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
+             max_position_embeddings=256, pad_token_id=0)
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 64}
+LINEAR = {"rope_type": "linear", "factor": 2.0}
+
+# (label, model_type, config keywords); SMALL is added unless a keyword overrides it
+CASES = [
+    ("llama", "llama", dict(num_hidden_layers=2, rope_theta=500000.0)),
+    ("llama llama3", "llama", dict(num_hidden_layers=2, rope_theta=500000.0, rope_scaling=LLAMA3)),
+    ("llama linear", "llama", dict(num_hidden_layers=2, rope_scaling=LINEAR)),
+    ("mistral", "mistral", dict(num_hidden_layers=2, rope_theta=1e6)),
+    ("qwen2 yarn", "qwen2", dict(num_hidden_layers=2, rope_theta=1e6, rope_scaling=YARN)),
+    ("qwen3", "qwen3", dict(num_hidden_layers=2, head_dim=32)),
+    ("gemma", "gemma", dict(num_hidden_layers=2, head_dim=16)),
+    ("gemma2", "gemma2", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
+    ("gemma3_text", "gemma3_text", dict(num_hidden_layers=6, head_dim=16, sliding_window=8)),
+    ("phi3", "phi3", dict(num_hidden_layers=2)),
+    ("olmo2", "olmo2", dict(num_hidden_layers=2)),
+    ("olmo3 yarn", "olmo3", dict(num_hidden_layers=4, rope_theta=10000.0, sliding_window=8, rope_scaling=YARN)),
+    ("cohere2", "cohere2", dict(num_hidden_layers=4, sliding_window=8)),
+    ("gpt_neox", "gpt_neox", dict(num_hidden_layers=2, rotary_pct=0.25)),
+    ("stablelm", "stablelm", dict(num_hidden_layers=2, partial_rotary_factor=0.25)),
+    ("starcoder2", "starcoder2", dict(num_hidden_layers=2)),
+    ("granite", "granite", dict(num_hidden_layers=2)),
+    ("smollm3", "smollm3", dict(num_hidden_layers=4)),
+    ("exaone4", "exaone4", dict(num_hidden_layers=4, sliding_window=8)),
+    # families added as one table row each (src/config/config_family.c)
+    ("seed_oss", "seed_oss", dict(num_hidden_layers=2, head_dim=32)),
+    ("granitemoe", "granitemoe", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
+    ("nemotron", "nemotron", dict(num_hidden_layers=2, head_dim=16, partial_rotary_factor=0.5)),
+    ("arcee", "arcee", dict(num_hidden_layers=2, head_dim=16)),
+    ("bitnet", "bitnet", dict(num_hidden_layers=2)),
+    ("glm4_moe", "glm4_moe", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
+                                  moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("diffllama", "diffllama", dict(num_hidden_layers=2, head_dim=16)),
+    ("gpt_oss yarn", "gpt_oss", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_local_experts=2,
+                                     num_experts_per_tok=1,
+                                     rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                                                   "beta_slow": 1.0, "truncate": False,
+                                                   "original_max_position_embeddings": 64})),
+    ("apertus llama3", "apertus", dict(num_hidden_layers=2, rope_theta=12e6, rope_scaling=LLAMA3)),
+    ("doge", "doge", dict(num_hidden_layers=2)),
+    ("flex_olmo", "flex_olmo", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    ("granitemoeshared", "granitemoeshared", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
+    ("jais2", "jais2", dict(num_hidden_layers=2, head_dim=16)),
+    ("nanochat", "nanochat", dict(num_hidden_layers=2)),
+    ("olmoe", "olmoe", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    ("vaultgemma", "vaultgemma", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
+    ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
+]
+
+
+# model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
+PER_PAIR = {"gpt_oss"}
+
+
+def hf_layers(model_type, kw, d, label):
+    """Tiny model, one forward pass; per layer the (cos, sin) apply_rotary_pos_emb received, or None."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    args = dict(SMALL)
+    args.update(kw)
+    cfg = AutoConfig.for_model(model_type, **args)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    mod = importlib.import_module(type(model).__module__)
+    layers = getattr(model, "layers", None) or getattr(model, "h", None)
+    seen, current = {}, [None]
+    original = mod.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        seen[current[0]] = (cos.detach().clone(), sin.detach().clone())
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(layers):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    mod.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(T)[None] % args["vocab_size"])
+    finally:
+        mod.apply_rotary_pos_emb = original
+    new = os.path.join(d, label.replace(" ", "_") + ".json")
+    cfg.to_json_file(new)
+    return [seen.get(i) for i in range(len(layers))], new, cfg
+
+
+def legacy_form(path, cfg):
+    """The same config in transformers 4.x's spelling: rope_theta + rope_scaling (one dict)."""
+    j = json.load(open(path))
+    rp = j.pop("rope_parameters", None)
+    if isinstance(rp, dict) and ("full_attention" in rp or "sliding_attention" in rp):
+        return None  # per-layer-type dicts have no 4.x spelling beyond the main one
+    if isinstance(rp, dict):
+        rp = dict(rp)
+        j["rope_theta"] = rp.pop("rope_theta", 10000.0)
+        if "partial_rotary_factor" in rp:
+            j["partial_rotary_factor"] = rp.pop("partial_rotary_factor")
+        if rp.get("rope_type", "default") != "default":
+            j["rope_scaling"] = rp
+    out = path[:-5] + "_4x.json"
+    json.dump(j, open(out, "w"))
+    return out
+
+
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head):
+    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair."""
+    x = np.zeros((T, head), dtype=np.float32)
+    if layout == "half":
+        x[:, : r // 2] = 1
+    else:
+        x[:, 0::2] = 1
+    xin, yout = os.path.join(d, "unit.npy"), os.path.join(d, "out.npy")
+    np.save(xin, x)
+    pick = ["--layer-type", kind] if kinds > 1 else []
+    rc, _, err = run("rope", "apply", "--config", path, *pick, "--in", xin, "--torch-compat", "-o", yout)
+    if rc != 0:
+        return None, err.strip()
+    y = np.load(yout)[:, :r]
+    if layout == "half":
+        return (y[:, : r // 2], y[:, r // 2:]), ""
+    return (y[:, 0::2], y[:, 1::2]), ""
+
+
+def ulps(a, b):
+    """Largest distance in float32 units in the last place between two (cos, sin) pairs."""
+    def key(x):
+        i = np.ascontiguousarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return int(max(np.abs(key(a[0]) - key(b[0])).max(), np.abs(key(a[1]) - key(b[1])).max()))
+
+
+def compare(t, label, path, hf, d, per_channel=True):
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"{label}: posenc reads {os.path.basename(path)} ({se.strip()[:160]})"):
+        return
+    j = json.loads(so)
+    layers = j["layers"]
+    t.check(len(layers) == len(hf), f"{label}: {len(layers)} layers, transformers built {len(hf)}")
+    want = ["rope" if x is not None else "nope" for x in hf]
+    got = [x["scheme"] for x in layers]
+    t.check(got == want, f"{label}: per-layer scheme {got} = transformers' {want}")
+    done = set()
+    for i, (layer, h) in enumerate(zip(layers, hf)):
+        if h is None or layer["scheme"] != "rope" or layer["rope"] in done:
+            continue
+        done.add(layer["rope"])
+        rope = j["ropes"][layer["rope"]]
+        r, layout = layer["rotary_dim"], layer["layout"]
+        cos, sin = h[0][0].numpy(), h[1][0].numpy()  # [T, R], or [T, R/2] where the runtime keeps one per pair
+        pairs = cos.shape[-1] == r // 2 and not per_channel
+        t.check(cos.shape[-1] == r or pairs, f"{label} layer {i}: {cos.shape[-1]} cos columns, posenc rotates {r} channels")
+        if cos.shape[-1] != r and not pairs:
+            continue
+        if pairs:
+            hc, hs = cos, sin
+        else:
+            hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
+        pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"])
+        if pc is None:
+            t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
+            continue
+        differ = int((pc[0].view(np.uint32) != hc.view(np.uint32)).sum() + (pc[1].view(np.uint32) != hs.view(np.uint32)).sum())
+        t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
+                             f"bit for bit ({differ} of {2 * hc.size} differ, at most {ulps(pc, (hc, hs))} ulp)")
+
+
+def main():
+    import torch
+    torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
+    torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
+    t = Checks()
+    d = tmpdir()
+    only = sys.argv[1:]
+    for label, model_type, kw in CASES:
+        if only and model_type not in only:
+            continue
+        try:
+            hf, path, cfg = hf_layers(model_type, kw, d, label)
+        except Exception as e:  # the model could not be built: a failure, never a skip
+            t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
+            continue
+        per_channel = model_type not in PER_PAIR
+        compare(t, label + " (5.x rope_parameters)", path, hf, d, per_channel)
+        old = legacy_form(path, cfg)
+        if old:
+            compare(t, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()
