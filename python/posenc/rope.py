@@ -338,7 +338,23 @@ def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigL
         return params.replace(**flags) if flags else params
     if head_dim is None:
         raise InvalidArgumentError("head_dim is required when neither params nor config is given", 1)
+    if "base" not in flags:
+        # no silent default: 10000 is the 2017-2023 models' base, Llama 3 uses 500000, Qwen 1e6
+        raise InvalidArgumentError("give params=, config= or base= (with head_dim): posenc will not guess the "
+                                   "RoPE base (10000 for Llama 2, 500000 for Llama 3, 1000000 for Qwen2/3)", 1)
     return RopeParams(head_dim=integer(head_dim, "head_dim"), **flags)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def checked_seq_len(seq_len: int, what: str) -> int:
+    """seq_len = max(position) + 1 as derived from ids: refuse one past int64 by name (2^63 - 1
+    + 1 would wrap to -2^63 in the C call and be reported as a negative seq_len)."""
+    if seq_len > _INT64_MAX:
+        raise InvalidArgumentError("%s: position %d is the largest int64, so seq_len = max(position) + 1 does not "
+                                   "fit int64; RoPE positions must satisfy |p| < 2^53" % (what, seq_len - 1), 1)
+    return seq_len
 
 
 class RopeFrequencies(NamedTuple):
@@ -546,12 +562,26 @@ def _plan_views(t: Target) -> Tuple[str, List[Tuple[int, "_lib.RopeView", int, i
                 calls.append((t.address + b * sb * size, _lib.RopeView(s_n, h_n, ss, head_stride), count, b))
         return "tokens", calls
     # heads-first ([B, H, S, D]): the C view puts tokens outermost (row_stride >= the
-    # span of all heads), so each (b, h) is a call of its own
-    count = (s_n - 1) * ss + d_n if s_n else 0
+    # span of all heads). One head is one call; several heads of a batch row go through a
+    # token-major scratch copy [S, H, D] (_run_calls), so cos/sin are computed once per token
+    # for all heads instead of once per (token, head): one C call per batch row. The view
+    # given here is the scratch's.
+    if h_n == 1:
+        count = (s_n - 1) * ss + d_n if s_n else 0
+        for b in range(b_n):
+            calls.append((t.address + b * sb * size, _lib.RopeView(s_n, 1, ss, d_n), count, b))
+        return "tokens", calls
     for b in range(b_n):
-        for h in range(h_n):
-            calls.append((t.address + (b * sb + h * sh) * size, _lib.RopeView(s_n, 1, ss, d_n), count, b))
+        calls.append((t.address + b * sb * size, _lib.RopeView(s_n, h_n, h_n * d_n, d_n), s_n * h_n * d_n, b))
     return "heads", calls
+
+
+def _strided(address: int, dtype_code: int, shape: Tuple[int, ...], strides: Tuple[int, ...]) -> np.ndarray:
+    """A NumPy view of memory at address (element strides >= 0, checked by _plan_views)."""
+    dtype = np.float32 if dtype_code == 0 else np.uint16
+    span = 1 + sum((n - 1) * st for n, st in zip(shape, strides)) if all(shape) else 0
+    base = np.frombuffer((ctypes.c_char * (span * np.dtype(dtype).itemsize)).from_address(address), dtype=dtype)
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=tuple(st * base.itemsize for st in strides))
 
 
 def _offset(offset: Any) -> Any:
@@ -669,7 +699,7 @@ def apply_targets_(targets: Sequence[Target], params: RopeParams, layout: Option
     else:
         pos, shared = _positions_for(positions, offset, b_n, s_n)
     if seq_len is None:  # HF's rule (and the CLI's): max(position_ids) + 1
-        seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
+        seq_len = checked_seq_len(max(int(pos.max()) + 1, 0), "positions") if pos.size else 0
     plans = [_plan_views(t) for t in targets]  # refuses negative strides, overlapping elements within one
     if not (plans[0][1] or (len(plans) > 1 and plans[1][1])):
         params.check()  # nothing to rotate (an empty array): a no-op, after the parameters are checked
@@ -725,6 +755,11 @@ def _run_calls(targets: Sequence[Target], plans: List[Tuple[str, List[Tuple[int,
         for address, view, count, b in calls:
             if view.tokens == 0:
                 continue
+            scratch = None
+            if kind == "heads":  # [H, S, D] of batch row b -> a token-major copy [S, H, D], one call
+                src = _strided(address, t.dtype_code, t.shape[1:], t.strides[1:])
+                scratch = np.ascontiguousarray(src)
+                address = scratch.ctypes.data
             if default_range and view.tokens == s_n:
                 ids_address = None  # NULL = positions 0..tokens-1 (same bits as explicit ids)
             else:
@@ -735,6 +770,8 @@ def _run_calls(targets: Sequence[Target], plans: List[Tuple[str, List[Tuple[int,
                 ids_address = ids.ctypes.data
             status = lib.posenc_rope_apply_exec(params_ref, seq_len, layout_c, ctypes.byref(view), ids_address,
                                                 inv, t.dtype_code, address, count, exec_ref, ctypes.byref(err))
+            if scratch is not None and status in (0, NonFiniteError.status):
+                np.copyto(src, scratch)  # C leaves a non-finite result rotated in full: so do we
             if status == NonFiniteError.status:
                 if nonfinite is None:
                     where = t.name if b < 0 else "%s[batch %d]" % (t.name, b)  # tokens count within the call
@@ -1025,14 +1062,21 @@ def mrope_targets_(targets: Sequence[Target], params: RopeParams, sections: "_li
         if status != 0:
             raise_status(status, err)
     nonfinite = None
-    for t, (_, calls) in zip(targets, plans):
+    for t, (kind, calls) in zip(targets, plans):
         for address, view, count, b in calls:
             if view.tokens == 0:
                 continue
+            scratch = None
+            if kind == "heads":  # as _run_calls: a token-major copy of batch row b, one call
+                src = _strided(address, t.dtype_code, t.shape[1:], t.strides[1:])
+                scratch = np.ascontiguousarray(src)
+                address = scratch.ctypes.data
             # [axes][tokens] row-major: the whole batch flattened (one call), or batch row b
             ids = pos.reshape(axes, b_n * s_n) if b < 0 else np.ascontiguousarray(pos[:, b, :])
             status = lib.posenc_mrope_apply_f32(params_ref, sec_ref, layout_c, ctypes.byref(view), ids.ctypes.data,
                                                 inv, address, count, ctypes.byref(err))
+            if scratch is not None and status in (0, NonFiniteError.status):
+                np.copyto(src, scratch)
             if status == NonFiniteError.status:
                 if nonfinite is None:
                     where = t.name if b < 0 else "%s[batch %d]" % (t.name, b)
