@@ -144,8 +144,8 @@ def apply_rotary_pos_emb_pairs(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.T
 # the forms patch() chooses among for a modeling module's apply_rotary_pos_emb (by running
 # each beside the module's own: the shapes alone cannot tell Phi-3's half-width partial
 # rotation from gpt-oss's one-value-per-pair cos)
-_FORMS = (("llama", apply_rotary_pos_emb), ("partial", apply_rotary_pos_emb_partial),
-          ("pairs", apply_rotary_pos_emb_pairs))
+# (names, looked up at use: check_keywords at the bottom wraps the public functions)
+_FORMS = ("apply_rotary_pos_emb", "apply_rotary_pos_emb_partial", "apply_rotary_pos_emb_pairs")
 
 
 def patch_llama(target: Any, *, mode: Mode = "torch", rotary_embedding: bool = True) -> Callable[[], None]:
@@ -354,7 +354,8 @@ def _same_function(mod: Any) -> Callable[..., Any]:
     bits as the module's own on probes (float32, bfloat16, float16; cos over the whole head and
     over half of it) wherever the module's own runs; refused by name when none does."""
     fn = getattr(mod, "apply_rotary_pos_emb")
-    if any(fn is f for _, f in _FORMS):
+    forms = [globals()[name] for name in _FORMS]
+    if any(fn is f for f in forms):
         return fn
     g = _torch.Generator().manual_seed(0)
     probes = []
@@ -369,7 +370,7 @@ def _same_function(mod: Any) -> Callable[..., Any]:
             except Exception:  # this module's function takes only one cos width
                 continue
             probes.append(((q, k, cos, sin), want))
-    for _, form in _FORMS:
+    for form in forms:
         try:
             if probes and all(all(_torch.equal(a, b) for a, b in zip(want, form(*args))) for args, want in probes):
                 return form

@@ -61,10 +61,10 @@ def _target(x: Any, name: str, tensor_layout: str) -> "_rope.Target":
 
 
 def _params(params: Optional[RopeParams], config: Optional[ConfigLike], head_dim: int,
-            flags: dict) -> RopeParams:
+            flags: dict, what: str) -> RopeParams:
     if params is not None and not flags and config is None:
         return params
-    return resolve_params(params, config, head_dim, **flags)
+    return resolve_params(params, config, head_dim, what=what, **flags)
 
 
 def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, positions: Any = None,
@@ -93,7 +93,7 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     if k is not None:
         targets.append(_target(k, "k", tensor_layout))
     p = params if (params is not None and not flags and config is None) else \
-        resolve_params(params, config, head_dim_of(tq, flags), **flags)
+        resolve_params(params, config, head_dim_of(tq, flags), what="apply_rope_", **flags)
     _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
 
 
@@ -283,7 +283,7 @@ def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layo
         given = integer(flags.pop("head_dim"), "head_dim")
         if given != x.shape[-1]:
             raise InvalidArgumentError("head_dim=%d but x's last axis is %d" % (given, x.shape[-1]), 1)
-    p = _params(params, config, x.shape[-1], flags)
+    p = _params(params, config, x.shape[-1], flags, "apply_rope")
     layout_name = _layout_name(layout, p)
     if _is_tracing():
         return _traced_rope(x, positions, offset, p, layout_name, tl, seq_len)
@@ -398,7 +398,7 @@ class Rotary(_torch.nn.Module):
                  params: Optional[RopeParams] = None, layout: Optional[Layout] = None,
                  head_dim: Optional[int] = None, **flags: Any):
         super().__init__()
-        self.params = resolve_params(params, config, head_dim, **flags)
+        self.params = resolve_params(params, config, head_dim, what="Rotary", **flags)
         self.params.check()
         self.layout = layout
         self.tensor_layout = tensor_layout_of(tensor_layout, 4, "q")

@@ -14,7 +14,7 @@ import posenc
 import posenc.torch as pt
 from posenc import hf as drop_in
 
-transformers = pytest.importorskip("transformers")
+import transformers  # noqa: E402  (the venv pins 5.18.0; a missing one must fail, not skip)
 warnings.filterwarnings("ignore")
 transformers.logging.set_verbosity_error()
 
