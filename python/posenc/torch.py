@@ -23,6 +23,7 @@ trace holds one op with the positions as an input. torch 1.13 has no torch.compi
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -34,6 +35,16 @@ from ._common import integer, keywords_checked
 from ._errors import InvalidArgumentError, UnsupportedError
 from .rope import (ConfigLike, Layout, Mode, MropeKind, RopeParams, TensorLayout, ThreadPool, check_flags,
                    head_dim_of, resolve_params, tensor_layout_of)
+
+# posenc's torch-compat mode computes cos/sin/exp as torch does: a torch built with MKL (every
+# x86-64 PyPI wheel) runs them through MKL's VML, which libposenc calls from the library
+# POSENC_TORCH_MKL names (include/posenc.h, POSENC_MODE_TORCH_COMPAT); set it to this torch's
+# own libtorch_cpu.so unless the caller chose. The library reads it at its first torch-compat
+# call, so a torch-compat call made before importing posenc.torch keeps SLEEF's route.
+if "POSENC_TORCH_MKL" not in os.environ and _torch.backends.mkl.is_available():
+    _lib_cpu = os.path.join(os.path.dirname(_torch.__file__), "lib", "libtorch_cpu.so")
+    if os.path.exists(_lib_cpu):
+        os.environ["POSENC_TORCH_MKL"] = _lib_cpu
 
 # torch.jit.is_tracing() is a Python function (it asks is_scripting first); the C query is
 # what it returns outside TorchScript, at a tenth of the cost on the per-call path
