@@ -13,6 +13,13 @@ import posenc
 from conftest import avx2_fma, golden, manifest, run_cli, ulp_f32
 
 TRIG_ULP = 0 if avx2_fma() else 1
+# The HF goldens (tests/golden/manifest.json) were made by Debian's torch 1.13.0a0, whose float32
+# cos/sin are SLEEF u10 on AVX2. posenc's torch-compat now follows the torch in this process
+# (torch 2.x's AVX-512 kernels on this CPU, or torch's MKL VML through POSENC_TORCH_MKL), which
+# differs from that build by <= 1 ULP in a few values: 1 ULP per cos/sin (2 per rotated value).
+# Exactness against the running torch is test_torch.py's and test_hf.py's (live torch, 0 ULP);
+# goldens regenerated with torch 2.13 would restore 0 here.
+GOLDEN_TRIG_ULP = 1
 MANIFEST = manifest()
 INVFREQ = sorted(k for k in MANIFEST if k.startswith("hf_rope_invfreq_"))
 
@@ -64,8 +71,8 @@ def test_hf_cos_sin_tables(case):
                                        seq_len=last + 1)
         got = cos if which == "cos" else sin
         ulp, at = ulp_f32(got, want)
-        print("%s %s: %d ULP at %d (tol %d)" % (case, which, ulp, at, TRIG_ULP))
-        assert ulp <= TRIG_ULP
+        print("%s %s: %d ULP at %d (tol %d)" % (case, which, ulp, at, GOLDEN_TRIG_ULP))
+        assert ulp <= GOLDEN_TRIG_ULP
 
 
 def formula_input():
@@ -89,8 +96,12 @@ def test_neox_apply_golden(case, config_case, start):
         posenc.apply_rope_(x, offset=start, layout="neox", config=config, mode=mode, seq_len=0, tensor_layout="bshd")
         if mode == "torch":
             ulp, at = ulp_f32(x, want)
-            print("%s torch-compat: %d ULP at %d" % (case, ulp, at))
-            assert ulp <= 2 * TRIG_ULP
+            # a cos/sin 1 ULP (<= 2^-24) off moves a*c - b*s by <= 2^-24 (|a| + |b|) <= 2^-23 max|x|
+            # (plus the rounding of the result, 2^-24 |y|): ULPs of a cancelling sum say nothing here
+            err = float(np.max(np.abs(x.astype(np.float64) - want)))
+            tol = 0.0 if GOLDEN_TRIG_ULP == 0 else 2.0 ** -22 * float(np.max(np.abs(formula_input())))
+            print("%s torch-compat: %d ULP at %d, max abs %.3g (tol %.3g)" % (case, ulp, at, err, tol))
+            assert err <= tol
         else:
             err = np.max(np.abs(x.astype(np.float64) - want))
             tol = 2e-4 if start else 1e-5
