@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -482,7 +483,7 @@ class RotaryEmbedding(_torch.nn.Module):
             sin_t = sin.to(device=x.device, dtype=x.dtype)
         if (self.duplicate and cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu"
                 and not cos_t.is_inference() and not _is_tracing()):
-            if ids is None:  # torch mode: only where C's cos/sin are these very bits
+            if ids is None and _may_take_c(cos_t):  # torch mode: only where C's cos/sin are these very bits
                 ids = _c_matches(self.params, position_ids, cos_t, sin_t)
             if ids is not None:
                 tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
@@ -512,6 +513,16 @@ class RotaryEmbedding(_torch.nn.Module):
 
     def extra_repr(self) -> str:
         return "attention_scaling=%r, params=%r" % (self.attention_scaling, self.params)
+
+
+def _may_take_c(cos: _torch.Tensor) -> bool:
+    """Whether any q, k these tables rotate can reach the drop-in's C path: q and k hold at least
+    one head each, tokens x head_dim elements, so fewer than hf._C_PATH_MIN_ELEMENTS / 2 per
+    tensor never do (a decode step): comparing the tables with C's there would only cost time
+    (measured: 245 against 81 us per one-token forward)."""
+    hf = sys.modules.get(__package__ + ".hf")
+    least = getattr(hf, "_C_PATH_MIN_ELEMENTS", 1 << 15)
+    return 2 * cos.numel() >= least
 
 
 def _c_matches(p: RopeParams, position_ids: _torch.Tensor, cos: _torch.Tensor,
