@@ -23,6 +23,8 @@ trace holds one op with the positions as an input. torch 1.13 has no torch.compi
 from __future__ import annotations
 
 import json
+import os
+import sys
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -34,6 +36,16 @@ from ._common import integer, keywords_checked
 from ._errors import InvalidArgumentError, UnsupportedError
 from .rope import (ConfigLike, Layout, Mode, MropeKind, RopeParams, TensorLayout, ThreadPool, check_flags,
                    head_dim_of, resolve_params, tensor_layout_of)
+
+# posenc's torch-compat mode computes cos/sin/exp as torch does: a torch built with MKL (every
+# x86-64 PyPI wheel) runs them through MKL's VML, which libposenc calls from the library
+# POSENC_TORCH_MKL names (include/posenc.h, POSENC_MODE_TORCH_COMPAT); set it to this torch's
+# own libtorch_cpu.so unless the caller chose. The library reads it at its first torch-compat
+# call, so a torch-compat call made before importing posenc.torch keeps SLEEF's route.
+if "POSENC_TORCH_MKL" not in os.environ and _torch.backends.mkl.is_available():
+    _lib_cpu = os.path.join(os.path.dirname(_torch.__file__), "lib", "libtorch_cpu.so")
+    if os.path.exists(_lib_cpu):
+        os.environ["POSENC_TORCH_MKL"] = _lib_cpu
 
 # torch.jit.is_tracing() is a Python function (it asks is_scripting first); the C query is
 # what it returns outside TorchScript, at a tenth of the cost on the per-call path
@@ -61,10 +73,10 @@ def _target(x: Any, name: str, tensor_layout: str) -> "_rope.Target":
 
 
 def _params(params: Optional[RopeParams], config: Optional[ConfigLike], head_dim: int,
-            flags: dict) -> RopeParams:
+            flags: dict, what: str) -> RopeParams:
     if params is not None and not flags and config is None:
         return params
-    return resolve_params(params, config, head_dim, **flags)
+    return resolve_params(params, config, head_dim, what=what, **flags)
 
 
 def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, positions: Any = None,
@@ -93,7 +105,7 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     if k is not None:
         targets.append(_target(k, "k", tensor_layout))
     p = params if (params is not None and not flags and config is None) else \
-        resolve_params(params, config, head_dim_of(tq, flags), **flags)
+        resolve_params(params, config, head_dim_of(tq, flags), what="apply_rope_", **flags)
     _rope.apply_targets_(targets, p, layout, positions, offset, seq_len, inverse, threads, pool)
 
 
@@ -283,13 +295,13 @@ def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layo
         given = integer(flags.pop("head_dim"), "head_dim")
         if given != x.shape[-1]:
             raise InvalidArgumentError("head_dim=%d but x's last axis is %d" % (given, x.shape[-1]), 1)
-    p = _params(params, config, x.shape[-1], flags)
+    p = _params(params, config, x.shape[-1], flags, "apply_rope")
     layout_name = _layout_name(layout, p)
     if _is_tracing():
         return _traced_rope(x, positions, offset, p, layout_name, tl, seq_len)
     pos = _positions_array(positions, offset, x, tl)
     if seq_len is None:
-        seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
+        seq_len = _rope.checked_seq_len(max(int(pos.max()) + 1, 0), "positions") if pos.size else 0
     return RotaryFunction.apply(x, p, layout_name, pos, integer(seq_len, "seq_len"), tl)
 
 
@@ -318,7 +330,7 @@ def _op_rope(x: _torch.Tensor, positions: Optional[_torch.Tensor], offset: int, 
     p = _params_from_json(params)
     pos = _positions_array(positions, offset, x, tensor_layout)
     if seq_len < 0:  # HF's rule, evaluated on this call's positions (not the traced ones)
-        seq_len = max(int(pos.max()) + 1, 0) if pos.size else 0
+        seq_len = _rope.checked_seq_len(max(int(pos.max()) + 1, 0), "positions") if pos.size else 0
     return RotaryFunction.apply(x, p, layout, pos, seq_len, tensor_layout)
 
 
@@ -357,7 +369,7 @@ def _traced_rope(x: _torch.Tensor, positions: Any, offset: Any, p: RopeParams, l
                       "them as a tensor" % ("not a tensor" if _LIBRARY is not None else "traced without "
                                             "torch.library ops"), _torch.jit.TracerWarning, stacklevel=3)
         pos = _positions_array(positions, offset, x, tensor_layout)
-        n = max(int(pos.max()) + 1, 0) if pos.size else 0
+        n = _rope.checked_seq_len(max(int(pos.max()) + 1, 0), "positions") if pos.size else 0
         return RotaryFunction.apply(x, p, layout, pos, n if seq_len is None else seq_len, tensor_layout)
     if type(offset) is not int:
         offset = integer(offset, "offset")
@@ -381,7 +393,7 @@ def _cos_sin_ids(p: RopeParams, position_ids: Any) -> Tuple[_torch.Tensor, _torc
         if ids.dtype.kind not in "iu":
             raise UnsupportedError("position_ids must be integers, got dtype %s" % ids.dtype, 8)
         ids = _rope.int64_ids(ids, "position_ids")
-    seq_len = int(ids.max()) + 1 if ids.size else 0
+    seq_len = _rope.checked_seq_len(int(ids.max()) + 1, "position_ids") if ids.size else 0
     cos, sin = _rope.rope_cos_sin(p, ids.reshape(-1), seq_len=seq_len, duplicate="half")
     shape = tuple(ids.shape) + (cos.shape[1],)
     return _torch.from_numpy(cos.reshape(shape)), _torch.from_numpy(sin.reshape(shape)), ids
@@ -398,7 +410,7 @@ class Rotary(_torch.nn.Module):
                  params: Optional[RopeParams] = None, layout: Optional[Layout] = None,
                  head_dim: Optional[int] = None, **flags: Any):
         super().__init__()
-        self.params = resolve_params(params, config, head_dim, **flags)
+        self.params = resolve_params(params, config, head_dim, what="Rotary", **flags)
         self.params.check()
         self.layout = layout
         self.tensor_layout = tensor_layout_of(tensor_layout, 4, "q")
@@ -417,61 +429,155 @@ class Rotary(_torch.nn.Module):
 class RotaryEmbedding(_torch.nn.Module):
     """Drop-in for HF's LlamaRotaryEmbedding: forward(x, position_ids) -> (cos, sin), each
     [B, S, R] in x.dtype, attention scaling folded in, duplicated for rotate_half
-    ([c_0..c_{K-1}, c_0..c_{K-1}]). mode "precise" by default (<= 1 ULP values), as everywhere
-    in posenc; mode="torch" reproduces HF's float32 values bit for bit (patch_llama passes it).
-    Takes the same config object as HF. float32 outputs carry a tag that lets
-    apply_rotary_pos_emb rotate in C with the same bits (see there)."""
+    ([c_0..c_{K-1}, c_0..c_{K-1}]; duplicate=False gives [B, S, K], as gpt-oss's).
+
+    mode "torch" is the default here (a class offered as HF's replacement gives HF's bits):
+    the frequencies and attention factor are posenc's (C, HF's float32 chain, for the
+    sequence's length under dynamic NTK / LongRoPE), the cos/sin HF's own torch expression
+    on them (float32 matmul, cat, cos/sin times the factor, .to(x.dtype)), so the values are
+    the running torch's bits whatever its cos/sin kernel (torch 2.13's pip wheel is not the
+    SLEEF u10 that posenc's C torch-compat mode reproduces). mode="precise" gives posenc's
+    <= 1 ULP C tables. float32 CPU outputs carry a tag that lets apply_rotary_pos_emb rotate
+    in C when the C kernel's cos/sin are these very bits (checked, never assumed)."""
 
     def __init__(self, config: Optional[ConfigLike] = None, device: Any = None, *,
                  params: Optional[RopeParams] = None, head_dim: Optional[int] = None,
-                 mode: Optional[Mode] = None, **flags: Any):
+                 mode: Optional[Mode] = None, duplicate: bool = True, **flags: Any):
         super().__init__()
         if mode is not None:
             flags["mode"] = mode
+        elif params is None:
+            flags["mode"] = "torch"  # HF's bits by default
         self.params = resolve_params(params, config, head_dim, **flags)
         freqs = _rope.rope_frequencies(self.params)
         self.attention_scaling = freqs.attention_factor
+        self.duplicate = bool(duplicate)
+        self._torch_mode = self.params.mode in ("torch", "torch_compat")
+        # dynamic NTK and LongRoPE (by sequence length) change the frequencies with the length
+        self._by_seq_len = self.params.scaling in ("dynamic", "longrope")
         # what apply_rotary_pos_emb's C path needs (every channel rotated, no scaling), once
         self._whole_head_unscaled = (self.params.check() == self.params.head_dim and freqs.attention_factor == 1.0)
         self.register_buffer("inv_freq", _torch.tensor(freqs.inv_freq, dtype=_torch.float32, device=device),
                              persistent=False)
 
+    def frequencies(self, seq_len: int) -> Tuple[_torch.Tensor, float]:
+        """(inv_freq float32 [K], attention factor) for a sequence of seq_len tokens."""
+        if not self._by_seq_len:
+            return self.inv_freq, self.attention_scaling
+        f = _rope.rope_frequencies(self.params, seq_len=seq_len)
+        return _torch.tensor(f.inv_freq, dtype=_torch.float32, device=self.inv_freq.device), f.attention_factor
+
     @_torch.no_grad()
     def forward(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
-        if _is_tracing() and _LIBRARY is not None:
+        if _is_tracing() and _LIBRARY is not None and not self._torch_mode and self.duplicate:
             cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
             return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
-        cos, sin, ids = _cos_sin_ids(self.params, position_ids)
-        cos_t = cos.to(device=x.device, dtype=x.dtype)
-        sin_t = sin.to(device=x.device, dtype=x.dtype)
-        if cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu":
-            tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
-            cos_t._posenc_tag = tag  # type: ignore[attr-defined]
-            sin_t._posenc_tag = tag  # type: ignore[attr-defined]
+        if self._torch_mode:
+            cos_t, sin_t = self._hf_expression(x, position_ids)
+            ids = None
+        else:
+            cos, sin, ids = _cos_sin_ids(self.params, position_ids)
+            if not self.duplicate:
+                cos, sin = cos[..., :cos.shape[-1] // 2], sin[..., :sin.shape[-1] // 2]
+            cos_t = cos.to(device=x.device, dtype=x.dtype)
+            sin_t = sin.to(device=x.device, dtype=x.dtype)
+        if (self.duplicate and cos_t.dtype == _torch.float32 and cos_t.device.type == "cpu"
+                and not cos_t.is_inference() and not _is_tracing()):
+            if ids is None and _may_take_c(cos_t):  # torch mode: only where C's cos/sin are these very bits
+                ids = _c_matches(self.params, position_ids, cos_t, sin_t)
+            if ids is not None:
+                tag = _CosSinTag(self.params, ids, cos_t, sin_t, self._whole_head_unscaled)
+                cos_t._posenc_tag = tag  # type: ignore[attr-defined]
+                sin_t._posenc_tag = tag  # type: ignore[attr-defined]
         return cos_t, sin_t
+
+    def _hf_expression(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
+        """HF's LlamaRotaryEmbedding.forward, operation for operation, on posenc's frequencies."""
+        if not isinstance(position_ids, _torch.Tensor) or position_ids.dtype.is_floating_point \
+                or position_ids.dtype == _torch.bool:
+            raise UnsupportedError("position_ids must be an integer tensor, got %s"
+                                   % (position_ids.dtype if isinstance(position_ids, _torch.Tensor)
+                                      else type(position_ids).__name__), 8)
+        if position_ids.dim() == 1:
+            position_ids = position_ids[None]
+        seq_len = int(position_ids.max()) + 1 if position_ids.numel() else 0
+        inv_freq, att = self.frequencies(_rope.checked_seq_len(seq_len, "position_ids"))
+        inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1).to(dtype=_torch.float32, device=x.device)
+        pos = position_ids[:, None, :].to(device=x.device).float()
+        with _torch.autocast(device_type=x.device.type, enabled=False):
+            freqs = (inv @ pos).transpose(1, 2)
+            emb = _torch.cat((freqs, freqs), dim=-1) if self.duplicate else freqs
+            cos = emb.cos() * att
+            sin = emb.sin() * att
+        return cos.to(dtype=x.dtype), sin.to(dtype=x.dtype)
 
     def extra_repr(self) -> str:
         return "attention_scaling=%r, params=%r" % (self.attention_scaling, self.params)
 
 
+def _may_take_c(cos: _torch.Tensor) -> bool:
+    """Whether any q, k these tables rotate can reach the drop-in's C path: q and k hold at least
+    one head each, tokens x head_dim elements, so fewer than hf._C_PATH_MIN_ELEMENTS / 2 per
+    tensor never do (a decode step): comparing the tables with C's there would only cost time
+    (measured: 245 against 81 us per one-token forward)."""
+    hf = sys.modules.get(__package__ + ".hf")
+    least = getattr(hf, "_C_PATH_MIN_ELEMENTS", 1 << 15)
+    return 2 * cos.numel() >= least
+
+
+def _c_matches(p: RopeParams, position_ids: _torch.Tensor, cos: _torch.Tensor,
+               sin: _torch.Tensor) -> Optional[np.ndarray]:
+    """The ids when posenc's C torch-compat cos/sin equal torch's cos/sin here bit for bit
+    (then the C kernel may rotate with them), else None. A once-per-process probe decides
+    whether comparing is worth it: torch 2.13's pip wheel computes float32 cos/sin with
+    another kernel than the SLEEF u10 posenc reproduces, so there it never matches."""
+    global _C_COS_IS_TORCH
+    if _C_COS_IS_TORCH is None:
+        probe = _torch.arange(4096)[None]
+        ours, _, _ = _cos_sin_ids(RopeParams(head_dim=128, base=10000.0, mode="torch"), probe)
+        inv = _torch.tensor(_rope.rope_frequencies(RopeParams(head_dim=128, base=10000.0, mode="torch")).inv_freq,
+                            dtype=_torch.float32)
+        f = (inv[None, :, None] @ probe[:, None, :].float()).transpose(1, 2)
+        _C_COS_IS_TORCH = bool(_torch.equal(_torch.cat((f, f), -1).cos(), ours))
+    if not _C_COS_IS_TORCH:
+        return None
+    c, s, ids = _cos_sin_ids(p, position_ids)
+    if c.shape != cos.shape or not (_torch.equal(c, cos) and _torch.equal(s, sin)):
+        return None
+    return ids
+
+
+_C_COS_IS_TORCH: Optional[bool] = None
+
+
 # ---- the tag apply_rotary_pos_emb (posenc.hf) reads ------------------------------------
 
 class _CosSinTag:
-    """What RotaryEmbedding made a float32 cos/sin pair from (params, integer ids), with the
-    tensors' version counters: any in-place change to either afterwards voids the tag."""
+    """What RotaryEmbedding made a float32 cos/sin pair from (params, integer ids). It holds
+    the tensors' storages (so their memory cannot be reused unseen) and checks, at use, the
+    version counters, data pointers, shapes and strides: an in-place edit or a swapped
+    storage (cos.data = other, which leaves _version alone) voids it."""
 
     def __init__(self, params: RopeParams, ids: np.ndarray, cos: _torch.Tensor, sin: _torch.Tensor,
                  whole_head_unscaled: bool):
         self.params, self.ids, self.whole_head_unscaled = params, ids, whole_head_unscaled
         self.cos_id, self.sin_id = id(cos), id(sin)
-        self.versions = (cos._version, sin._version)
+        self.storages = (cos.untyped_storage(), sin.untyped_storage())
+        self.state = (_tensor_state(cos), _tensor_state(sin))
 
     def valid_for(self, cos: _torch.Tensor, sin: _torch.Tensor) -> bool:
-        return (id(cos) == self.cos_id and id(sin) == self.sin_id and getattr(sin, "_posenc_tag", None) is self
-                and (cos._version, sin._version) == self.versions)
+        if id(cos) != self.cos_id or id(sin) != self.sin_id or getattr(sin, "_posenc_tag", None) is not self:
+            return False
+        if cos.is_inference() or sin.is_inference():
+            return False  # inference tensors have no version counter to check
+        return (_tensor_state(cos), _tensor_state(sin)) == self.state
 
     def __reduce__(self) -> Any:  # a tag is a cache hint, never state: it does not survive a copy
         return (type(None), ())
+
+
+def _tensor_state(t: _torch.Tensor) -> Tuple[Any, ...]:
+    return (t._version, t.data_ptr(), t.untyped_storage().data_ptr(), tuple(t.shape), t.stride(), t.dtype)
 
 
 _HF_NAMES = ("apply_rotary_pos_emb", "rotate_half", "patch_llama")

@@ -46,6 +46,29 @@ def run_cli(*args):
     return done
 
 
+_TORCH_TRIG = []
+
+
+def torch_trig_is_posencs():
+    """Whether this torch's float32 cos/sin give the bits of posenc's torch-compat tables (SLEEF
+    u10, what Debian's torch 1.13 ran on AVX2): a probe over HF's llama angles for positions
+    0..8191 at base 10000 and 500000. torch 2.13's pip wheel computes float32 cos/sin with
+    another kernel (its MKL VML, ~2.5% of values 1 ULP apart), so bit-for-bit comparisons of
+    posenc's C torch-compat path with torch's own cos/sin hold only where this is True."""
+    if not _TORCH_TRIG:
+        import torch
+        import posenc
+        ok = True
+        for base in (10000.0, 500000.0):
+            p = posenc.RopeParams(head_dim=128, base=base, mode="torch")
+            inv = torch.tensor(posenc.rope_frequencies(p).inv_freq, dtype=torch.float32)
+            f = inv[None, :] * torch.arange(8192, dtype=torch.float32)[:, None]
+            c, s = posenc.rope_cos_sin(p, positions=8192)
+            ok = ok and np.array_equal(f.cos().numpy(), c) and np.array_equal(f.sin().numpy(), s)
+        _TORCH_TRIG.append(ok)
+    return _TORCH_TRIG[0]
+
+
 def avx2_fma():
     try:
         flags = open("/proc/cpuinfo").read()

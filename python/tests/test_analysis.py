@@ -58,8 +58,8 @@ def test_diff_rope_outputs_with_input_and_torch_tensors():
     torch.manual_seed(0)
     x = torch.randn(256, 2, 64)
     a, b = x.clone(), x.clone()
-    pt.apply_rope_(a, offset=0, layout="gptj", tensor_layout="bshd")
-    pt.apply_rope_(b, offset=0, layout="neox", tensor_layout="bshd")
+    pt.apply_rope_(a, offset=0, layout="gptj", tensor_layout="bshd", base=10000.0)
+    pt.apply_rope_(b, offset=0, layout="neox", tensor_layout="bshd", base=10000.0)
     report = posenc.diff(a, b, input=x, tolerance=1e-5)
     print(report.findings, report.preset_a, report.preset_b)
     assert report.rope and report.finding("layout") is not None

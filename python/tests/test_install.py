@@ -78,7 +78,7 @@ def test_pip_install_builds_the_library_and_survives_deleting_the_clone(tmp_path
     shutil.rmtree(clone)  # no path back to the clone may remain
     probe = ("import os, posenc, numpy as np; print(posenc.__file__); print(posenc.LIBRARY_PATH); "
              "print(posenc.__version__, posenc.version()); "
-             "q = np.ones((2, 1, 4), np.float32); posenc.apply_rope_(q, offset=1, tensor_layout='shd'); "
+             "q = np.ones((2, 1, 4), np.float32); posenc.apply_rope_(q, offset=1, tensor_layout='shd', base=10000.0); "
              "print(round(float(q[1, 0, 0]), 6))")
     done = run([py, "-c", probe], tmp_path, env)
     assert done.returncode == 0

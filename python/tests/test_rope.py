@@ -13,6 +13,13 @@ import posenc
 from conftest import avx2_fma, golden, manifest, run_cli, ulp_f32
 
 TRIG_ULP = 0 if avx2_fma() else 1
+# The HF goldens (tests/golden/manifest.json) were made by Debian's torch 1.13.0a0, whose float32
+# cos/sin are SLEEF u10 on AVX2. posenc's torch-compat now follows the torch in this process
+# (torch 2.x's AVX-512 kernels on this CPU, or torch's MKL VML through POSENC_TORCH_MKL), which
+# differs from that build by <= 1 ULP in a few values: 1 ULP per cos/sin (2 per rotated value).
+# Exactness against the running torch is test_torch.py's and test_hf.py's (live torch, 0 ULP);
+# goldens regenerated with torch 2.13 would restore 0 here.
+GOLDEN_TRIG_ULP = 1
 MANIFEST = manifest()
 INVFREQ = sorted(k for k in MANIFEST if k.startswith("hf_rope_invfreq_"))
 
@@ -64,8 +71,8 @@ def test_hf_cos_sin_tables(case):
                                        seq_len=last + 1)
         got = cos if which == "cos" else sin
         ulp, at = ulp_f32(got, want)
-        print("%s %s: %d ULP at %d (tol %d)" % (case, which, ulp, at, TRIG_ULP))
-        assert ulp <= TRIG_ULP
+        print("%s %s: %d ULP at %d (tol %d)" % (case, which, ulp, at, GOLDEN_TRIG_ULP))
+        assert ulp <= GOLDEN_TRIG_ULP
 
 
 def formula_input():
@@ -89,8 +96,12 @@ def test_neox_apply_golden(case, config_case, start):
         posenc.apply_rope_(x, offset=start, layout="neox", config=config, mode=mode, seq_len=0, tensor_layout="bshd")
         if mode == "torch":
             ulp, at = ulp_f32(x, want)
-            print("%s torch-compat: %d ULP at %d" % (case, ulp, at))
-            assert ulp <= 2 * TRIG_ULP
+            # a cos/sin 1 ULP (<= 2^-24) off moves a*c - b*s by <= 2^-24 (|a| + |b|) <= 2^-23 max|x|
+            # (plus the rounding of the result, 2^-24 |y|): ULPs of a cancelling sum say nothing here
+            err = float(np.max(np.abs(x.astype(np.float64) - want)))
+            tol = 0.0 if GOLDEN_TRIG_ULP == 0 else 2.0 ** -22 * float(np.max(np.abs(formula_input())))
+            print("%s torch-compat: %d ULP at %d, max abs %.3g (tol %.3g)" % (case, ulp, at, err, tol))
+            assert err <= tol
         else:
             err = np.max(np.abs(x.astype(np.float64) - want))
             tol = 2e-4 if start else 1e-5
@@ -103,7 +114,7 @@ def test_neox_apply_golden(case, config_case, start):
 def test_gptj_apply_golden(rotary_dim, start):
     want = golden("hf_gptj_apply_q_rotarydim%d_pos%d" % (rotary_dim, start))
     x = formula_input().copy()
-    posenc.apply_rope_(x, offset=start, layout="gptj", rotary_dim=rotary_dim, tensor_layout="bshd")
+    posenc.apply_rope_(x, offset=start, layout="gptj", rotary_dim=rotary_dim, tensor_layout="bshd", base=10000.0)
     err = np.max(np.abs(x.astype(np.float64) - want))
     tol = 2e-4 if start else 1e-5
     print("gptj rotary_dim %d pos %d precise: max abs %.3g (tol %g)" % (rotary_dim, start, err, tol))
@@ -165,7 +176,7 @@ def test_numpy_apply_matches_cli_bits(tmp, dtype, case):
     np.save(tmp / "p.npy", positions)
     want = _cli_rotate(tmp, x, dtype, args + ["--positions", str(tmp / "p.npy")])
     got = x.copy()
-    posenc.apply_rope_(got, positions=positions, dtype="bf16" if dtype == "bf16" else None, **flags, tensor_layout="bshd")
+    posenc.apply_rope_(got, positions=positions, dtype="bf16" if dtype == "bf16" else None, **dict(dict(base=10000.0), **flags), tensor_layout="bshd")
     same = np.array_equal(got.view(np.uint16 if dtype != "f32" else np.uint32),
                           want.view(np.uint16 if dtype != "f32" else np.uint32))
     print("numpy %s case %d: %s, %d elements changed" % (dtype, case, "identical" if same else "DIFFERENT",
@@ -190,9 +201,9 @@ def test_numpy_bhsd_and_batch_offsets_match_cli(tmp):
 def test_inverse_round_trip_and_untouched_passthrough():
     x = _sample((16, 2, 64), "f32", seed=5)
     y = x.copy()
-    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", tensor_layout="bshd")
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", tensor_layout="bshd", base=10000.0)
     assert np.array_equal(y[..., 48:], x[..., 48:])
-    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", inverse=True, tensor_layout="bshd")
+    posenc.apply_rope_(y, offset=3, rotary_dim=48, layout="gptj", inverse=True, tensor_layout="bshd", base=10000.0)
     err = np.max(np.abs(y - x))
     print("inverse round trip max abs %.3g (tol 1e-6)" % err)
     assert err <= 1e-6
@@ -231,18 +242,18 @@ def test_errors_leave_numpy_untouched():
     ]
     for kwargs, cls, words in cases:
         with pytest.raises(cls) as info:
-            posenc.apply_rope_(x, **kwargs, tensor_layout="bshd")
+            posenc.apply_rope_(x, **dict(dict(base=10000.0), **kwargs), tensor_layout="bshd")
         print("%s -> %s: %s" % (kwargs, cls.__name__, info.value))
         assert words in str(info.value)
         assert np.array_equal(x, before)
     with pytest.raises(posenc.UnsupportedError, match="float32, float16"):
-        posenc.apply_rope_(x.astype(np.float64), tensor_layout="bshd")
+        posenc.apply_rope_(x.astype(np.float64), tensor_layout="bshd", base=10000.0)
     with pytest.raises(posenc.UnsupportedError, match="stride 1"):
-        posenc.apply_rope_(np.asfortranarray(x), tensor_layout="bshd")
+        posenc.apply_rope_(np.asfortranarray(x), tensor_layout="bshd", base=10000.0)
     ro = x.copy()
     ro.setflags(write=False)
     with pytest.raises(posenc.InvalidArgumentError, match="read-only"):
-        posenc.apply_rope_(ro, tensor_layout="bshd")
+        posenc.apply_rope_(ro, tensor_layout="bshd", base=10000.0)
     # a probe keeps multi-call applies all-or-nothing: torch-compat angle overflow in the
     # last batch row must leave the first rows alone
     y = _sample((3, 4, 5, 64), "f32")  # [B, H, S, D]
@@ -250,13 +261,13 @@ def test_errors_leave_numpy_untouched():
     pos = np.tile(np.arange(1, 6), (3, 1))  # non-zero angles: a written row would show
     pos[2, 4] = 2 ** 40  # below the |p| < 2^53 rule; p * 1e30 overflows float32
     with pytest.raises(posenc.InvalidArgumentError, match="overflows") as info:
-        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30)
+        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", mode="torch", scaling="linear", factor=1e-30, base=10000.0)
     print("torch-compat angle:", info.value)
     assert np.array_equal(y, y_before)
     # the positions rule |p| < 2^53 (every apply entry point), also all-or-nothing
     pos[2, 4] = 2 ** 53
     with pytest.raises(posenc.InvalidArgumentError, match=r"2\^53") as info:
-        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd")
+        posenc.apply_rope_(y, positions=pos, tensor_layout="bhsd", base=10000.0)
     print("positions rule:", info.value)
     assert np.array_equal(y, y_before)
     # inf/NaN results (issue 13): NonFiniteError names the first bad value, after q and k are
@@ -265,7 +276,7 @@ def test_errors_leave_numpy_untouched():
     k = q.copy()
     with pytest.raises(posenc.NonFiniteError, match=r"q: rotated value at token 0 \(position 0\), head 0, "
                        r"channel 0 is inf: the rotation scaled by the attention factor 100000 overflows f16"):
-        posenc.apply_rope_(q, k, scaling="yarn", factor=4, original_max_position=4096, attention_factor=1e5, tensor_layout="bshd")
+        posenc.apply_rope_(q, k, scaling="yarn", factor=4, original_max_position=4096, attention_factor=1e5, tensor_layout="bshd", base=10000.0)
     assert np.isinf(q).any() and np.isinf(k).any() and np.array_equal(q, k)
 
 
@@ -286,7 +297,7 @@ def test_ggml_rope_golden(mode, kind, n_dims, start):
     """ggml_rope_ext (NORMAL = interleaved, NEOX = half), as tests/test_rope_golden.c maps it:
     n_dims = rotary_dim; freq_scale 0.25 = linear factor 4; YaRN ext_factor 1 with
     n_ctx_orig 4096 = yarn factor 4, original 4096. Precise, atol 1e-5 / 2e-4 (ggml's float32)."""
-    flags = dict(rotary_dim=n_dims)
+    flags = dict(rotary_dim=n_dims, base=10000.0)
     if kind == "linear0.25":
         flags.update(scaling="linear", factor=4)
     elif kind == "yarn":
@@ -304,8 +315,8 @@ def test_ggml_rope_golden(mode, kind, n_dims, start):
 def test_deepseek_apply_golden(case):
     """DeepSeek-V3 apply_rotary_emb (interleaved complex pairs); mscale goes to the softmax
     scale, so the attention factor is pinned to 1; no YaRN when max_seq_len <= original."""
-    flags = {} if case.startswith("noyarn") else dict(scaling="yarn", factor=40, original_max_position=4096,
-                                                      attention_factor=1.0)
+    flags = dict(base=10000.0) if case.startswith("noyarn") else dict(
+        base=10000.0, scaling="yarn", factor=40, original_max_position=4096, attention_factor=1.0)
     x = formula_input().copy()
     posenc.apply_rope_(x, layout="gptj", seq_len=0, **flags, tensor_layout="bshd")
     want = golden("deepseek_v3_apply_rotary_%s_pos0" % case)
@@ -321,7 +332,7 @@ def test_layout_names_neox_is_half_gptj_is_interleaved():
     rotated = {}
     for name in ("neox", "half", "gptj", "interleaved"):
         y = x.copy()
-        posenc.apply_rope_(y, layout=name, tensor_layout="bshd")
+        posenc.apply_rope_(y, layout=name, tensor_layout="bshd", base=10000.0)
         rotated[name] = y
     assert np.array_equal(rotated["neox"], rotated["half"])
     assert np.array_equal(rotated["gptj"], rotated["interleaved"])
