@@ -359,6 +359,10 @@ static int lab_plan(int argc, char **argv) {
 }
 
 static const cli_option merge_options[] = {{"o", "FILE", "merged results (required); a run id seen twice is kept once"}, {NULL, NULL, NULL}};
+static const cli_option claims_options[] = {
+    {"o", "FILE", "write the table to FILE instead of stdout"},
+    {"list", NULL, "print the claim list itself (fixed before the runs: docs/lab-experiments.md) and no verdicts"},
+    {NULL, NULL, NULL}};
 
 typedef struct {
     cJSON *ids; /* the ids kept so far (strings) */
@@ -415,9 +419,9 @@ static int lab_merge(int argc, char **argv) {
  * reader of a small experiment's table knows the "not measured" rows are expected. */
 static void say_claims_measured(const lab_claims_count *n, const char *out) {
     fprintf(stderr, "posenc lab claims: %s%s%d of %d claims measured by these runs (%d supported, %d contradicted, %d "
-                    "inconclusive)%s\n",
+                    "inconclusive; %d tested, Holm-adjusted at 5%% family-wise)%s\n",
             out ? out : "", out ? ": " : "", n->measured, n->rows, n->supported, n->contradicted,
-            n->measured - n->supported - n->contradicted,
+            n->measured - n->supported - n->contradicted, n->tested,
             n->measured < n->rows ? "; the rest need their own experiments (lab run extrapolate, context-extension, "
                                     "integration, article-claims: docs/lab-experiments.md)"
                                   : "");
@@ -425,11 +429,28 @@ static void say_claims_measured(const lab_claims_count *n, const char *out) {
 
 static int lab_claims(int argc, char **argv) {
     cli_args a;
-    int rc = cli_parse(&a, "lab claims", merge_options, argc, argv, CLI_MAX_POSITIONAL);
+    int rc = cli_parse(&a, "lab claims", claims_options, argc, argv, CLI_MAX_POSITIONAL);
     if (rc != EXIT_OK) return rc;
+    if (!a.help && cli_has(&a, "list")) {
+        if (a.positional_count > 0)
+            return cli_fail("lab claims", EXIT_USAGE, "posenc lab claims --list", "--list prints the claim list and reads no results");
+        posenc_error err = {0};
+        char *list = NULL;
+        if (lab_claims_table(NULL, 1, &list, NULL, &err) != POSENC_OK) return cli_fail_status("lab claims", &err);
+        if (cli_has(&a, "o")) {
+            cli_buffer b = {0};
+            cli_buffer_puts(&b, list);
+            rc = cli_buffer_write("lab claims", cli_string(&a, "o", ""), &b);
+            cli_buffer_free(&b);
+        } else fputs(list, stdout);
+        free(list);
+        return rc;
+    }
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n"
-               "Every file must hold at least one run (lab run writes them).\n");
+        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n       posenc lab claims --list [-o list.md]\n\n"
+               "The articles' claims, the measured evidence and a verdict (Holm-adjusted across the tested claims).\n"
+               "Every file must hold at least one run (lab run writes them).\n\n");
+        cli_print_options(claims_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
     /* a file with no run is refused (as report --lab does), not read as a table of "not measured" */
