@@ -42,7 +42,9 @@ void lab_claim_interval(const double *ratio, const double *se_doc, int n, double
 const char *lab_claim_verdict(int seeds, double lo, double hi, double threshold, int unigram_level) {
     if (seeds == 0) return "inconclusive (not measured)";
     if (unigram_level) return "inconclusive (a run is at the unigram level)";
-    if (seeds < LAB_CLAIM_MIN_SEEDS) return "inconclusive (fewer than 5 seeds)";
+#define STR_(x) #x
+#define STR(x) STR_(x)
+    if (seeds < LAB_CLAIM_MIN_SEEDS) return "inconclusive (fewer than " STR(LAB_CLAIM_MIN_SEEDS) " seeds)";
     if (hi < threshold) return "supported";
     if (lo > threshold) return "contradicted";
     return "inconclusive (interval spans the threshold)";
