@@ -187,6 +187,7 @@ static const cli_option run_options[] = {
     {"text", "FILE", "training/validation text instead of the default corpus (more files as extra arguments)"},
     {"corpus", "NAME", "fortunes (default) or pystdlib: the Python standard library's .py files and the license texts"},
     {"threads", "N", "worker threads (results do not depend on it)"},
+    {"ids", NULL, "lab plan: print only the run ids, one a line (the Ray driver, scripts/lab_ray.py, reads them)"},
     {NULL, NULL, NULL}};
 
 static int lab_run(int argc, char **argv) {
@@ -200,6 +201,8 @@ static int lab_run(int argc, char **argv) {
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
+    if (cli_has(&a, "ids"))
+        return cli_fail("lab run", EXIT_USAGE, "posenc lab plan NAME --ids lists them", "--ids belongs to lab plan, not lab run");
     const char *name = a.positional[0];
     int32_t seeds = 0, threads = 0;
     if (!cli_int32(&a, "seeds", 1, 100, &seeds) || !cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads)) return EXIT_USAGE;
@@ -332,8 +335,9 @@ static int lab_plan(int argc, char **argv) {
     int rc = cli_parse(&a, "lab plan", run_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab plan NAME [--quick] [--seeds N]\n\nOne self-contained command per run, for GNU parallel or a\n"
-               "Slurm array; join the outputs with `posenc lab merge`.\n");
+        printf("usage: posenc lab plan NAME [--quick] [--seeds N] [--ids]\n\nOne self-contained command per run, for GNU parallel or a\n"
+               "Slurm array; join the outputs with `posenc lab merge`. --ids: the run ids only. On Ray:\n"
+               "scripts/lab_ray.py NAME -o OUT.jsonl [--address ADDR] (docs/lab-experiments.md).\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
     int32_t seeds = 0;
@@ -343,6 +347,11 @@ static int lab_plan(int argc, char **argv) {
     size_t count = 0;
     if (lab_experiment_plan(a.positional[0], cli_has(&a, "quick"), seeds, &runs, &count, &err) != POSENC_OK)
         return cli_fail_status("lab plan", &err);
+    if (cli_has(&a, "ids")) {
+        for (size_t i = 0; i < count; i++) printf("%s\n", runs[i].id);
+        free(runs);
+        return EXIT_OK;
+    }
     for (size_t i = 0; i < count; i++) {
         char file[128];
         snprintf(file, sizeof file, "%s", runs[i].id);
