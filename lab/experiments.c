@@ -11,7 +11,8 @@
 #include <time.h>
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
-                                            "length-generalization", "fairness", "demo", "tiny", "tiny-extension", NULL};
+                                            "length-generalization", "fairness", "demo", "tiny", "tiny-extension", "headline",
+                                            "headline-early", NULL};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -124,6 +125,27 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
             s.sliding = 1;
             failed |= plan_add(&p, &s);
         }
+    } else if (strcmp(name, "headline") == 0 || strcmp(name, "headline-early") == 0) {
+        /* issue 42's headline regime (docs/lab-experiments.md "Headline regime"): L = 256, the
+           default model, 10 seeds, 32 target spans, context use on every 32nd target byte,
+           6000 steps (headline) and 2000 (headline-early: the same verdicts at a second training
+           length). Sized from measured step times; not run in this repository. */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        if (seeds <= 0) p.seeds = LAB_CLAIM_MIN_SEEDS;
+        for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++) {
+            base_spec(&s, name, 0);
+            s.config.context = 256;
+            s.train.steps = strcmp(name, "headline") == 0 ? 6000 : 2000;
+            s.eval_docs = 32;
+            s.context_stride = 32;
+            s.passkey = 0; /* 0% for every scheme at the quick size: the retrieval task is issue 42 item 5 */
+            label_scheme(&s, schemes[i]);
+            s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+            set_lengths(&s, 5, five);
+            s.sliding = 1;
+            failed |= plan_add(&p, &s);
+        }
     } else if (strcmp(name, "fairness") == 0) {
         /* issue 28's fairness checks on the extrapolate grid: each scheme at three learning
            rates around the shared one (x 1/2, x 1, x 2; the best is the scheme's fair
@@ -228,7 +250,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization fairness demo tiny tiny-extension)",
+                            "length-generalization fairness demo tiny tiny-extension headline headline-early)",
                             name);
     }
     if (failed) {

@@ -197,6 +197,7 @@ static int lab_run(int argc, char **argv) {
     if (a.help || a.positional_count < 1) {
         printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
                "Experiments: extrapolate context-extension integration article-claims length-generalization fairness demo tiny tiny-extension\n"
+               "headline headline-early (issue 42: L = 256, 6000 / 2000 steps; docs/lab-experiments.md \"Headline regime\")\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
