@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The lab's default model in PyTorch (float32, CPU), timed per training step
 (forward + backward + AdamW), for `posenc bench --only lab` / `posenc lab bench`.
 Same architecture as lab/ (pre-LN decoder, tanh GELU, tied output, NoPE), same

@@ -612,7 +612,7 @@ static const cli_option bench_options[] = {
     {"models", "LIST", "comma list of small, default, large (default all three)"},
     {"reps", "N", "timed steps per measurement (median), default 7"},
     {"no-torch", NULL, "skip the PyTorch comparison"},
-    {"python", "EXE", "interpreter with torch, default /usr/bin/python3"},
+    {"python", "EXE", "interpreter with torch 2.13, default $POSENC_PYTHON, else python3"},
     {"script", "FILE", "torch script, default the source tree's bench/lab_torch_bench.py"},
     {NULL, NULL, NULL}};
 
@@ -633,7 +633,7 @@ static int lab_bench_cmd(int argc, char **argv) {
     if (!cli_int32(&a, "reps", 1, 1000, &reps)) return EXIT_USAGE;
     return cmd_lab_bench(cli_string(&a, "threads", "1,2"), cli_has(&a, "models") ? cli_string(&a, "models", "") : NULL,
                          reps, !cli_has(&a, "no-torch"),
-                         cli_string(&a, "python", "/usr/bin/python3"), cli_string(&a, "script", POSENC_LAB_TORCH_BENCH));
+                         cli_string(&a, "python", cli_default_python()), cli_string(&a, "script", POSENC_LAB_TORCH_BENCH));
 }
 
 int cmd_lab(int argc, char **argv) {
