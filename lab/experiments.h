@@ -107,6 +107,8 @@ typedef struct lab_run_spec {
     int eval_docs;                /* text: target spans of the shared protocol (span = lead = 16 x context) */
     int32_t passkey;              /* text: passkey examples per length (0 = none; lengths >= LAB_PASSKEY_MIN_LENGTH) */
     int diagnostics;              /* text: attention entropy and distance per layer and head at L and 4L */
+    int32_t context_stride;       /* text, > 0: context use (lab_eval_context) on every context_stride-th
+                                     target byte, c = 1 .. 16L; the run's "context_use" */
     int task;                     /* -1: text; else lab_task */
     int32_t task_max_n;           /* trained sizes 1..task_max_n */
 } lab_run_spec;
@@ -174,6 +176,33 @@ posenc_status lab_eval_view(lab_model *model, const lab_eval_options *eval, cons
 void lab_unigram_doc_loss(const uint8_t *train, size_t train_size, const uint8_t *valid, const lab_target_set *set,
                           double *doc_loss);
 
+/* Context use (issue 42, docs/lab-experiments.md "Context use"): the same target bytes
+ * (every `stride`-th byte of each span of the set) scored with EXACTLY c bytes of
+ * context before each, for each c of an ascending list: a curve bpb(c) on fixed
+ * targets, so that "the model uses c bytes" is read off one curve, not off a view
+ * that also changes which bytes have how much context. */
+#define LAB_CONTEXT_MAX 24
+/* The margin that defines effective context: the smallest c whose bpb is within it of the best */
+#define LAB_CONTEXT_MARGIN_BPB 0.01
+typedef struct lab_context_result {
+    int count, docs;
+    int32_t stride;
+    int64_t targets;                             /* scored bytes per context (docs x ceil(span / stride)) */
+    int32_t c[LAB_CONTEXT_MAX];
+    double loss[LAB_CONTEXT_MAX];                /* mean nats per target (mean over spans) */
+    double doc_loss[LAB_CONTEXT_MAX][LAB_MAX_DOCS];
+} lab_context_result;
+/* The contexts of a run: 1, 2, 4, ... up to longest, with L and longest added when they
+ * are not powers of two (ascending; returns the count, <= LAB_CONTEXT_MAX). */
+int lab_context_grid(int32_t L, int32_t longest, int32_t *out);
+/* The smallest c <= upto whose bpb is within margin of the best bpb over c <= upto (-1: none). */
+int32_t lab_effective_context(const int32_t *c, const double *bpb, int count, int32_t upto, double margin);
+/* Score the set's targets (model NULL: only checks the arguments) at each context;
+ * every c must be <= set->lead. The eval options' seq_len and batch are set per context. */
+posenc_status lab_eval_context(lab_model *model, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
+                               const lab_target_set *set, int32_t stride, const int32_t *contexts, int count,
+                               lab_context_result *out, posenc_error *err);
+
 /* Passkey retrieval (Mohtashami & Jaggi 2023, in bytes): n + 1 bytes of filler text
  * (a pure function of seed and index; any "passkey" in it is defaced) with the needle
  * "\npasskey = 'DDDDD'\n" at a uniform depth and the query "\npasskey = '" at the end,
@@ -202,7 +231,9 @@ posenc_status lab_attention_diagnostics(lab_model *model, const lab_eval_options
 /* ---- claims (claims.c): runs = cJSON array of run objects ---- */
 struct cJSON;
 /* Markdown table of the articles' claims with evidence and verdicts (*out from malloc). */
-#define LAB_CLAIM_MIN_SEEDS 5
+#define LAB_CLAIM_MIN_SEEDS 10
+/* The family-wise error rate the Holm adjustment holds across all tested claims */
+#define LAB_CLAIM_ALPHA 0.05
 /* A run whose bits per byte at L are within this fraction of the unigram level of its
  * targets (above 0.95 x unigram_bpb) learned next to nothing from context: the trained
  * quick-size schemes sit 20-35% below it, an embedding that drowned its tokens ~3% */
@@ -220,10 +251,23 @@ const char *lab_claim_verdict(int seeds, double lo, double hi, double threshold,
  * those how many were supported or contradicted (the rest inconclusive). */
 typedef struct {
     int rows, measured, supported, contradicted;
+    int tested; /* the family the Holm adjustment counts */
 } lab_claims_count;
 /* The claims table (markdown, measured rows first) of these runs into *out (free
  * it); count (may be NULL) gets its tally. */
 posenc_status lab_claims_markdown(const struct cJSON *runs, char **out, lab_claims_count *count, posenc_error *err);
+/* The same, or with list != 0 the claim list itself (runs unused): number, source, claim,
+ * the two quantities, the threshold and the gates of each (docs/lab-experiments.md). */
+posenc_status lab_claims_table(const struct cJSON *runs, int list, char **out, lab_claims_count *count, posenc_error *err);
+/* Two-sided p of Student's t with df degrees of freedom: P(|T| > |t|) (NaN for df < 1). */
+double lab_t_two_sided_p(double t, int df);
+/* The p of a claim's paired ratios against its threshold: two-sided t test with n - 1
+ * degrees of freedom and lab_claim_interval's standard error (NaN for n < 2; a spread of
+ * 0 gives 0, or 1 when the mean is the threshold). */
+double lab_claim_p(const double *ratio, const double *se_doc, int n, double threshold);
+/* Holm's step-down adjustment of the finite p[i] (NaN entries are not in the family and
+ * stay NaN in adjusted): the k-th smallest of m becomes max_{j<=k} min(1, (m - j + 1) p_(j)). */
+void lab_holm(const double *p, int n, double *adjusted);
 
 /* Shared by the experiment files: fill err (status + printf message), return status. */
 posenc_status lab_exp_fail(posenc_error *err, posenc_status status, const char *fmt, ...)

@@ -144,6 +144,9 @@ typedef struct lab_table_memory {
     size_t columns_bytes;  /* kept columns only: int32 index per kept column + rows x kept float32 */
     size_t coo64_bytes;    /* TensorFlow's tf.sparse.SparseTensor (the article's framework): int64 [nonzeros][2]
                               indices + float32 values + int64 [2] dense shape */
+    double expected_nonzeros, expected_kept; /* in expectation over the sparse scheme's random channel mask
+                                                (keep probability x the unmasked table's counts; every
+                                                layout's size is linear in them); other schemes: the counts */
 } lab_table_memory;
 /* Fills *out for the model's table at `rows` rows (grows the engine's sinusoid cache to rows). */
 posenc_status lab_position_table_memory(lab_model *model, int64_t rows, lab_table_memory *out, posenc_error *err);

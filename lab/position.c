@@ -61,17 +61,24 @@ posenc_status lab_position_table_memory(lab_model *m, int64_t rows, lab_table_me
     if (rows < 1) return lab_fail(err, POSENC_ERR_INVALID_ARGUMENT, "position table memory needs rows >= 1, got %lld", (long long)rows);
     posenc_status st = lab_sinusoid_rows(m, rows, err);
     if (st) return st;
-    size_t P = (size_t)lab_pe_width(c), R = (size_t)rows, nonzeros = 0, kept = 0;
+    size_t P = (size_t)lab_pe_width(c), R = (size_t)rows, nonzeros = 0, kept = 0, all_nonzeros = 0, all_kept = 0;
     for (size_t k = 0; k < P; k++) {
-        size_t in_column = 0;
+        size_t in_column = 0, unmasked = 0;
         for (size_t r = 0; r < R; r++) { /* the value lab_encode_forward adds (sparse: times the mask) */
             float v = m->sin_cache[r * P + k];
+            unmasked += v != 0.0f;
             if (c->scheme == LAB_POS_SPARSE) v *= m->sparse_mask[k];
             in_column += v != 0.0f;
         }
         nonzeros += in_column;
         kept += in_column > 0;
+        all_nonzeros += unmasked;
+        all_kept += unmasked > 0;
     }
+    /* the mask keeps each channel with probability sparse_keep, independently of the seed's draw */
+    double keep = c->scheme == LAB_POS_SPARSE ? c->sparse_keep : 1.0;
+    out->expected_nonzeros = c->scheme == LAB_POS_SPARSE ? keep * (double)all_nonzeros : (double)nonzeros;
+    out->expected_kept = c->scheme == LAB_POS_SPARSE ? keep * (double)all_kept : (double)kept;
     out->rows = rows;
     out->cols = (int64_t)P;
     out->nonzeros = (int64_t)nonzeros;

@@ -307,3 +307,117 @@ posenc_status lab_attention_diagnostics(lab_model *m, const lab_eval_options *ev
     free(tok);
     return st;
 }
+
+/* ---- context use (issue 42) ---- */
+int lab_context_grid(int32_t L, int32_t longest, int32_t *out) {
+    int n = 0;
+    if (L < 1 || longest < 1) return 0;
+    for (int64_t c = 1; c <= longest && n < LAB_CONTEXT_MAX - 2; c *= 2) out[n++] = (int32_t)c;
+    /* L and the longest length themselves, when they are not powers of two (kept in order) */
+    int32_t extra[2] = {L, longest};
+    for (int e = 0; e < 2; e++) {
+        if (extra[e] > longest) continue;
+        int at = 0, seen = 0;
+        while (at < n && out[at] < extra[e]) at++;
+        seen = at < n && out[at] == extra[e];
+        if (seen || n >= LAB_CONTEXT_MAX) continue;
+        memmove(out + at + 1, out + at, sizeof *out * (size_t)(n - at));
+        out[at] = extra[e];
+        n++;
+    }
+    return n;
+}
+
+int32_t lab_effective_context(const int32_t *c, const double *bpb, int count, int32_t upto, double margin) {
+    double best = INFINITY;
+    for (int i = 0; i < count; i++)
+        if (c[i] <= upto && isfinite(bpb[i]) && bpb[i] < best) best = bpb[i];
+    if (!isfinite(best)) return -1;
+    for (int i = 0; i < count; i++) /* c is ascending: the first within the margin is the smallest */
+        if (c[i] <= upto && isfinite(bpb[i]) && bpb[i] <= best + margin) return c[i];
+    return -1;
+}
+
+posenc_status lab_eval_context(lab_model *m, const lab_eval_options *eval, const uint8_t *bytes, size_t size,
+                               const lab_target_set *set, int32_t stride, const int32_t *contexts, int count,
+                               lab_context_result *out, posenc_error *err) {
+    if (!bytes || !set || !contexts || !out) return lab_exp_fail(err, POSENC_ERR_NULL_POINTER, "context evaluation input is NULL");
+    memset(out, 0, sizeof *out);
+    if (count < 1 || count > LAB_CONTEXT_MAX)
+        return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "context evaluation: %d contexts outside 1..%d", count,
+                            LAB_CONTEXT_MAX);
+    if (stride < 1 || stride > set->span)
+        return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "context evaluation: stride %d outside 1..%d (the span)",
+                            stride, set->span);
+    for (int i = 0; i < count; i++) {
+        if (contexts[i] < 1 || contexts[i] > set->lead)
+            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
+                                "context %d outside 1..%d (the bytes the target set keeps before each span)", contexts[i],
+                                set->lead);
+        if (i > 0 && contexts[i] <= contexts[i - 1])
+            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "contexts must ascend: %d after %d", contexts[i],
+                                contexts[i - 1]);
+    }
+    for (int j = 0; j < set->docs; j++)
+        if (set->offsets[j] < (size_t)set->lead || set->offsets[j] + (size_t)set->span > size)
+            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "target span %d at %zu lies outside the %zu-byte text", j,
+                                set->offsets[j], size);
+    int32_t per_doc = (set->span + stride - 1) / stride, V = m ? lab_model_config(m)->vocab : 256;
+    int32_t longest = contexts[count - 1];
+    /* about 8192 tokens a forward pass: many short windows, or one long one */
+    int32_t cap = 8192 / longest > 1 ? 8192 / longest : 1;
+    if (cap > 256) cap = 256;
+    int32_t *tok = malloc(sizeof(int32_t) * 2 * (size_t)cap * (size_t)longest);
+    float *logits = m ? malloc(sizeof(float) * (size_t)cap * (size_t)longest * (size_t)V) : NULL;
+    if (!tok || (m && !logits)) {
+        free(tok);
+        free(logits);
+        return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory for context windows of %d", longest);
+    }
+    int32_t *tgt = tok + (size_t)cap * (size_t)longest;
+    posenc_status st = POSENC_OK;
+    out->count = count;
+    out->docs = set->docs;
+    out->stride = stride;
+    out->targets = (int64_t)per_doc * set->docs;
+    for (int i = 0; i < count && st == POSENC_OK; i++) {
+        int32_t c = contexts[i];
+        int32_t b_cap = 8192 / c > 1 ? 8192 / c : 1;
+        if (b_cap > cap) b_cap = cap;
+        out->c[i] = c;
+        double total = 0;
+        for (int j = 0; j < set->docs && st == POSENC_OK; j++) {
+            double doc_sum = 0;
+            for (int32_t k0 = 0; k0 < per_doc && st == POSENC_OK; k0 += b_cap) {
+                int32_t nb = per_doc - k0 < b_cap ? per_doc - k0 : b_cap;
+                for (int32_t b = 0; b < nb; b++) {
+                    /* target byte at index x is predicted from exactly the c bytes x-c .. x-1 */
+                    size_t x = set->offsets[j] + (size_t)(k0 + b) * (size_t)stride;
+                    for (int32_t t = 0; t < c; t++) {
+                        tok[(size_t)b * c + t] = bytes[x - (size_t)c + (size_t)t];
+                        tgt[(size_t)b * c + t] = t == c - 1 ? bytes[x] : -1;
+                    }
+                }
+                if (!m) continue;
+                lab_eval_options ev = *eval;
+                ev.seq_len = c;
+                ev.batch = nb;
+                double loss = 0;
+                st = lab_forward(m, tok, tgt, NULL, nb, c, &ev, 0, logits, &loss, err);
+                for (int32_t b = 0; b < nb && st == POSENC_OK; b++) {
+                    const float *row = logits + ((size_t)b * c + (size_t)(c - 1)) * (size_t)V;
+                    double mx = row[0], z = 0;
+                    for (int32_t v = 1; v < V; v++) mx = row[v] > mx ? row[v] : mx;
+                    for (int32_t v = 0; v < V; v++) z += exp((double)row[v] - mx);
+                    doc_sum += mx + log(z) - (double)row[tgt[(size_t)b * c + (c - 1)]];
+                }
+            }
+            out->doc_loss[i][j] = doc_sum / per_doc;
+            total += out->doc_loss[i][j];
+        }
+        out->loss[i] = total / set->docs;
+    }
+    free(tok);
+    free(logits);
+    return st;
+}

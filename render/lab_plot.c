@@ -136,12 +136,13 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
                      lab_plot *out) {
     memset(out, 0, sizeof *out);
     bool curve = strcmp(metric, "curve") == 0, by_context = strcmp(metric, "by_context") == 0;
+    bool context = strcmp(metric, "context") == 0;
     bool heads = strcmp(metric, "entropy") == 0 || strcmp(metric, "distance") == 0;
-    if (!curve && !by_context && !heads && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") &&
+    if (!curve && !by_context && !context && !heads && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") &&
         strcmp(metric, "accuracy") && strcmp(metric, "passkey_accuracy") && strcmp(metric, "passkey_bits"))
         return cli_fail(command, EXIT_USAGE, NULL,
                         "--metric must be bpb, bpb_sliding, accuracy, passkey_accuracy, passkey_bits, curve, by_context, "
-                        "entropy or distance, got '%s'", metric);
+                        "context, entropy or distance, got '%s'", metric);
     series *all = calloc(MAX_SERIES, sizeof *all);
     if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
     int count = 0, index = 0;
@@ -177,6 +178,16 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
                         if (cJSON_IsNumber(h) && !add_point(s, k, h->valuedouble)) goto too_many_points;
                     }
                 }
+            }
+        } else if (context) { /* the context-use curve: bpb of the same targets at exactly c bytes of context */
+            const cJSON *cu = cJSON_GetObjectItem(run, "context_use"), *c;
+            series *s = find_series(all, &count, label->valuestring);
+            if (!s) goto too_many_series;
+            int at = 0;
+            cJSON_ArrayForEach(c, cJSON_GetObjectItem(cu, "c")) {
+                const cJSON *y = cJSON_GetArrayItem(cJSON_GetObjectItem(cu, "bpb"), at++);
+                if (cJSON_IsNumber(c) && c->valuedouble > 0 && cJSON_IsNumber(y) && !add_point(s, c->valuedouble, y->valuedouble))
+                    goto too_many_points;
             }
         } else if (by_context) { /* the row at the run's longest length; x = the bucket's mean context */
             double longest = 0;
@@ -236,7 +247,8 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     out->curve = curve || heads; /* a linear x axis */
     /* the words of the metric, and the length the runs trained at when they share one
        (the x axis is read against it: extrapolation starts past it) */
-    const char *words = strcmp(metric, "bpb") == 0           ? "bits per byte (bpb)"
+    const char *words = context                              ? "bits per byte against context (same targets)"
+                        : strcmp(metric, "bpb") == 0           ? "bits per byte (bpb)"
                         : strcmp(metric, "bpb_sliding") == 0 ? "bits per byte, sliding window (bpb_sliding)"
                                                              : metric;
     double trained = -1;
@@ -256,6 +268,7 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     out->xlabel = curve ? "training step"
                 : heads ? "head (layer by layer, 1-based)"
                 : by_context ? "context before the target, bytes (log scale)"
+                : context ? "context c: exactly c bytes before each fixed target (log scale)"
                 : strcmp(metric, "accuracy") == 0 ? "task size n, input symbols (log scale)"
                                                   : "evaluation length (log scale)";
     out->ylabel = strcmp(metric, "accuracy") == 0 || strcmp(metric, "passkey_accuracy") == 0 ? "exact-match accuracy"

@@ -3,7 +3,7 @@
  * the model, the schemes and the optimizer live in lab/. */
 #define _GNU_SOURCE /* popen, getrusage under -std=c11 */
 #include "cli.h"
-#include "lab.h"
+#include "experiments.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +74,10 @@ static const cli_option eval_options[] = {
     {"past-end", "P", "learned tables past their end: refuse | clamp (default: as trained)"},
     {"threads", "N", "worker threads"},
     {"json", NULL, "print one JSON object"},
+    {"context-use", NULL, "score fixed target bytes with exactly c bytes of context, c = 1, 2, 4 .. 16 x the training "
+                          "context (and L), and report the effective context (the smallest c within 0.01 bpb of the best)"},
+    {"spans", "N", "--context-use: target spans of 16L bytes spread over the text (default 8)"},
+    {"stride", "K", "--context-use: score every K-th byte of each span (default 8)"},
     {NULL, NULL, NULL}};
 
 static int read_text(const char *path, uint8_t **bytes, size_t *size) {
@@ -283,6 +287,45 @@ static int lab_train_cmd(int argc, char **argv) {
     return EXIT_OK;
 }
 
+/* lab eval --context-use (issue 42): the protocol's context curve on this text. */
+static int context_use(cli_args *a, lab_model *m, const lab_eval_options *ev, const uint8_t *text, size_t size) {
+    int32_t spans = 8, stride = 8, L = lab_model_config(m)->context;
+    if (!cli_int32(a, "spans", 1, LAB_MAX_DOCS, &spans) || !cli_int32(a, "stride", 1, 1 << 20, &stride)) return EXIT_USAGE;
+    int32_t longest = LAB_TARGET_SPAN_MULTIPLE * L;
+    posenc_error err = {0};
+    lab_target_set set;
+    if (lab_target_set_make(size, spans, longest, longest, &set, &err) != POSENC_OK) return cli_fail_status("lab eval", &err);
+    int32_t grid[LAB_CONTEXT_MAX];
+    int count = lab_context_grid(L, longest, grid);
+    lab_context_result *r = malloc(sizeof *r);
+    if (!r) return cli_fail("lab eval", EXIT_RUNTIME, NULL, "out of memory");
+    if (lab_eval_context(m, ev, text, size, &set, stride, grid, count, r, &err) != POSENC_OK) {
+        free(r);
+        return cli_fail_status("lab eval", &err);
+    }
+    double bpb[LAB_CONTEXT_MAX];
+    for (int i = 0; i < count; i++) bpb[i] = r->loss[i] / log(2.0);
+    int32_t eff = lab_effective_context(grid, bpb, count, longest, LAB_CONTEXT_MARGIN_BPB);
+    int32_t eff_L = lab_effective_context(grid, bpb, count, L, LAB_CONTEXT_MARGIN_BPB);
+    if (cli_has(a, "json")) {
+        printf("{\"train_length\": %d, \"targets\": %lld, \"margin_bpb\": %g, \"c\": [", L, (long long)r->targets,
+               LAB_CONTEXT_MARGIN_BPB);
+        for (int i = 0; i < count; i++) printf("%s%d", i ? ", " : "", grid[i]);
+        printf("], \"bpb\": [");
+        for (int i = 0; i < count; i++) printf("%s%.9g", i ? ", " : "", bpb[i]);
+        printf("], \"effective_context\": %d, \"effective_context_within_L\": %d, \"gains_at_L\": %s}\n", eff, eff_L,
+               eff_L == L ? "true" : "false");
+    } else {
+        printf("context use: %lld target bytes (%d spans, every %d-th byte), each scored with exactly c bytes before it\n",
+               (long long)r->targets, spans, stride);
+        for (int i = 0; i < count; i++) printf("  c = %6d  bpb %.4f%s\n", grid[i], bpb[i], grid[i] == L ? "  (= L)" : "");
+        printf("effective context (smallest c within %.2f bpb of the best): %d bytes; within c <= L: %d; %s at L\n",
+               LAB_CONTEXT_MARGIN_BPB, eff, eff_L, eff_L == L ? "still gains" : "no longer gains");
+    }
+    free(r);
+    return EXIT_OK;
+}
+
 static int lab_eval_cmd(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "lab eval", eval_options, argc, argv, 0);
@@ -353,6 +396,13 @@ static int lab_eval_cmd(int argc, char **argv) {
         return cli_fail("lab eval", EXIT_RUNTIME, "give a longer text, or a smaller --len",
                         "%s holds %zu bytes: evaluating at length %d needs at least %d (each window's %d bytes and the "
                         "byte after them)", cli_string(&a, "text", ""), size, want, want + 1, want);
+    }
+    if (cli_has(&a, "context-use")) {
+        rc = context_use(&a, m, &ev, text, size);
+        free(text);
+        free(factors);
+        lab_model_free(m);
+        return rc;
     }
     double loss = 0;
     posenc_status st = lab_eval_bytes(m, &ev, text, size, &loss, &err);

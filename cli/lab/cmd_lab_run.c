@@ -187,6 +187,7 @@ static const cli_option run_options[] = {
     {"text", "FILE", "training/validation text instead of the default corpus (more files as extra arguments)"},
     {"corpus", "NAME", "fortunes (default) or pystdlib: the Python standard library's .py files and the license texts"},
     {"threads", "N", "worker threads (results do not depend on it)"},
+    {"ids", NULL, "lab plan: print only the run ids, one a line (the Ray driver, scripts/lab_ray.py, reads them)"},
     {NULL, NULL, NULL}};
 
 static int lab_run(int argc, char **argv) {
@@ -196,10 +197,13 @@ static int lab_run(int argc, char **argv) {
     if (a.help || a.positional_count < 1) {
         printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
                "Experiments: extrapolate context-extension integration article-claims length-generalization fairness demo tiny tiny-extension\n"
+               "headline headline-early (issue 42: L = 256, 6000 / 2000 steps; docs/lab-experiments.md \"Headline regime\")\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
+    if (cli_has(&a, "ids"))
+        return cli_fail("lab run", EXIT_USAGE, "posenc lab plan NAME --ids lists them", "--ids belongs to lab plan, not lab run");
     const char *name = a.positional[0];
     int32_t seeds = 0, threads = 0;
     if (!cli_int32(&a, "seeds", 1, 100, &seeds) || !cli_int32(&a, "threads", 0, POSENC_MAX_THREADS, &threads)) return EXIT_USAGE;
@@ -332,8 +336,9 @@ static int lab_plan(int argc, char **argv) {
     int rc = cli_parse(&a, "lab plan", run_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab plan NAME [--quick] [--seeds N]\n\nOne self-contained command per run, for GNU parallel or a\n"
-               "Slurm array; join the outputs with `posenc lab merge`.\n");
+        printf("usage: posenc lab plan NAME [--quick] [--seeds N] [--ids]\n\nOne self-contained command per run, for GNU parallel or a\n"
+               "Slurm array; join the outputs with `posenc lab merge`. --ids: the run ids only. On Ray:\n"
+               "scripts/lab_ray.py NAME -o OUT.jsonl [--address ADDR] (docs/lab-experiments.md).\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
     int32_t seeds = 0;
@@ -343,6 +348,11 @@ static int lab_plan(int argc, char **argv) {
     size_t count = 0;
     if (lab_experiment_plan(a.positional[0], cli_has(&a, "quick"), seeds, &runs, &count, &err) != POSENC_OK)
         return cli_fail_status("lab plan", &err);
+    if (cli_has(&a, "ids")) {
+        for (size_t i = 0; i < count; i++) printf("%s\n", runs[i].id);
+        free(runs);
+        return EXIT_OK;
+    }
     for (size_t i = 0; i < count; i++) {
         char file[128];
         snprintf(file, sizeof file, "%s", runs[i].id);
@@ -359,6 +369,10 @@ static int lab_plan(int argc, char **argv) {
 }
 
 static const cli_option merge_options[] = {{"o", "FILE", "merged results (required); a run id seen twice is kept once"}, {NULL, NULL, NULL}};
+static const cli_option claims_options[] = {
+    {"o", "FILE", "write the table to FILE instead of stdout"},
+    {"list", NULL, "print the claim list itself (fixed before the runs: docs/lab-experiments.md) and no verdicts"},
+    {NULL, NULL, NULL}};
 
 typedef struct {
     cJSON *ids; /* the ids kept so far (strings) */
@@ -415,9 +429,9 @@ static int lab_merge(int argc, char **argv) {
  * reader of a small experiment's table knows the "not measured" rows are expected. */
 static void say_claims_measured(const lab_claims_count *n, const char *out) {
     fprintf(stderr, "posenc lab claims: %s%s%d of %d claims measured by these runs (%d supported, %d contradicted, %d "
-                    "inconclusive)%s\n",
+                    "inconclusive; %d tested, Holm-adjusted at 5%% family-wise)%s\n",
             out ? out : "", out ? ": " : "", n->measured, n->rows, n->supported, n->contradicted,
-            n->measured - n->supported - n->contradicted,
+            n->measured - n->supported - n->contradicted, n->tested,
             n->measured < n->rows ? "; the rest need their own experiments (lab run extrapolate, context-extension, "
                                     "integration, article-claims: docs/lab-experiments.md)"
                                   : "");
@@ -425,11 +439,28 @@ static void say_claims_measured(const lab_claims_count *n, const char *out) {
 
 static int lab_claims(int argc, char **argv) {
     cli_args a;
-    int rc = cli_parse(&a, "lab claims", merge_options, argc, argv, CLI_MAX_POSITIONAL);
+    int rc = cli_parse(&a, "lab claims", claims_options, argc, argv, CLI_MAX_POSITIONAL);
     if (rc != EXIT_OK) return rc;
+    if (!a.help && cli_has(&a, "list")) {
+        if (a.positional_count > 0)
+            return cli_fail("lab claims", EXIT_USAGE, "posenc lab claims --list", "--list prints the claim list and reads no results");
+        posenc_error err = {0};
+        char *list = NULL;
+        if (lab_claims_table(NULL, 1, &list, NULL, &err) != POSENC_OK) return cli_fail_status("lab claims", &err);
+        if (cli_has(&a, "o")) {
+            cli_buffer b = {0};
+            cli_buffer_puts(&b, list);
+            rc = cli_buffer_write("lab claims", cli_string(&a, "o", ""), &b);
+            cli_buffer_free(&b);
+        } else fputs(list, stdout);
+        free(list);
+        return rc;
+    }
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n\nThe articles' claims, the measured evidence and a verdict.\n"
-               "Every file must hold at least one run (lab run writes them).\n");
+        printf("usage: posenc lab claims RESULTS.jsonl... [-o claims.md]\n       posenc lab claims --list [-o list.md]\n\n"
+               "The articles' claims, the measured evidence and a verdict (Holm-adjusted across the tested claims).\n"
+               "Every file must hold at least one run (lab run writes them).\n\n");
+        cli_print_options(claims_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
     }
     /* a file with no run is refused (as report --lab does), not read as a table of "not measured" */

@@ -10,6 +10,7 @@
 #include "experiments.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,23 +146,23 @@ static void test_statistics(void) {
     double half = 2.776 * sqrt(0.5);
     CHECK(fabs(mean - 3) < 1e-12 && fabs(lo - (3 - half)) < 1e-12 && fabs(hi - (3 + half)) < 1e-12,
           "known data: mean %.6f [%.6f, %.6f], want 3 [%.6f, %.6f]", mean, lo, hi, 3 - half, 3 + half);
-    CHECK(strcmp(lab_claim_verdict(5, lo, hi, 1.0, 0), "contradicted") == 0 &&
-              strcmp(lab_claim_verdict(5, lo, hi, 6.0, 0), "supported") == 0 &&
-              strncmp(lab_claim_verdict(5, lo, hi, 3.0, 0), "inconclusive", 12) == 0,
+    CHECK(strcmp(lab_claim_verdict(10, lo, hi, 1.0, 0), "contradicted") == 0 &&
+              strcmp(lab_claim_verdict(10, lo, hi, 6.0, 0), "supported") == 0 &&
+              strncmp(lab_claim_verdict(10, lo, hi, 3.0, 0), "inconclusive", 12) == 0,
           "the interval decides: above 1 contradicted, below 6 supported, across 3 inconclusive");
     /* seeds agree exactly, but the targets' own error is there: 1 -+ t(4) 0.01 */
     const double ones[] = {1, 1, 1, 1, 1}, se[] = {0.01, 0.01, 0.01, 0.01, 0.01};
     lab_claim_interval(ones, se, 5, &mean, &lo, &hi);
     CHECK(fabs(lo - (1 - 0.02776)) < 1e-12 && fabs(hi - (1 + 0.02776)) < 1e-12,
           "target-sampling error widens the interval: [%.5f, %.5f]", lo, hi);
-    CHECK(strncmp(lab_claim_verdict(5, lo, hi, 1.02, 0), "inconclusive", 12) == 0 &&
-              strcmp(lab_claim_verdict(5, lo, hi, 1.05, 0), "supported") == 0,
+    CHECK(strncmp(lab_claim_verdict(10, lo, hi, 1.02, 0), "inconclusive", 12) == 0 &&
+              strcmp(lab_claim_verdict(10, lo, hi, 1.05, 0), "supported") == 0,
           "an interval that cannot clear 1.02 is inconclusive; 1.05 is cleared");
     const double close[] = {0.90, 0.92, 0.91, 0.93, 0.90};
     lab_claim_interval(close, NULL, 5, &mean, &lo, &hi);
-    CHECK(strcmp(lab_claim_verdict(5, lo, hi, 1.0, 0), "supported") == 0 &&
-              strstr(lab_claim_verdict(5, lo, hi, 1.0, 1), "unigram") != NULL &&
-              strstr(lab_claim_verdict(4, lo, hi, 1.0, 0), "fewer than 5") != NULL &&
+    CHECK(strcmp(lab_claim_verdict(10, lo, hi, 1.0, 0), "supported") == 0 &&
+              strstr(lab_claim_verdict(10, lo, hi, 1.0, 1), "unigram") != NULL &&
+              strstr(lab_claim_verdict(9, lo, hi, 1.0, 0), "fewer than 10") != NULL &&
               strstr(lab_claim_verdict(0, lo, hi, 1.0, 0), "not measured") != NULL,
           "a clear interval is supported, but not with a unigram-level run, 4 seeds, or none");
     lab_claim_interval(close, NULL, 1, &mean, &lo, &hi);
@@ -308,8 +309,98 @@ static void test_attention_stats(void) {
     printf("attention stats: uniform log n, causal mean log(i+1), a fixed 3-back pattern 2.25\n");
 }
 
+/* issue 42: the context curve scores target x from exactly the c bytes before it (one
+ * forward of that window, its last position), the grid, effective context, and refusals. */
+static void test_context_use(void) {
+    posenc_error err = {0};
+    size_t size = 20000;
+    uint8_t *bytes = malloc(size);
+    for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)("the cat sat on the mat. "[i % 24] + (i % 97 == 0));
+    lab_target_set set;
+    lab_target_set_make(size, 4, 64, 64, &set, &err);
+    lab_model *m = tiny_model(LAB_POS_ROPE);
+    lab_eval_options ev;
+    lab_eval_options_default(&ev);
+    int32_t grid[LAB_CONTEXT_MAX];
+    int n = lab_context_grid(16, 64, grid);
+    CHECK(n == 7 && grid[0] == 1 && grid[4] == 16 && grid[6] == 64, "grid 1..64 at L 16: %d values, last %d", n, grid[n - 1]);
+    int32_t odd[LAB_CONTEXT_MAX];
+    int k = lab_context_grid(48, 768, odd); /* L and 16L added when not powers of two */
+    bool has48 = false, asc = true;
+    for (int i = 0; i < k; i++) has48 |= odd[i] == 48, asc &= i == 0 || odd[i] > odd[i - 1];
+    CHECK(has48 && asc && odd[k - 1] == 768, "grid at L 48: has 48, ascending, ends at 768 (%d values)", k);
+    lab_context_result *r = malloc(sizeof *r);
+    posenc_status st = lab_eval_context(m, &ev, bytes, size, &set, 16, grid, n, r, &err);
+    /* span 1's 3rd scored byte (x = offsets[1] + 2 x 16) at c = 8: its own forward */
+    size_t x = set.offsets[1] + 32;
+    int32_t tok[8], tgt[8];
+    for (int t = 0; t < 8; t++) tok[t] = bytes[x - 8 + (size_t)t], tgt[t] = t == 7 ? bytes[x] : -1;
+    double one = 0;
+    lab_forward(m, tok, tgt, NULL, 1, 8, &ev, 0, NULL, &one, &err);
+    /* span 1 at c = 8 is the mean of its 4 scored bytes: recompute all four */
+    double sum = 0;
+    for (int b = 0; b < 4; b++) {
+        size_t xb = set.offsets[1] + (size_t)b * 16;
+        for (int t = 0; t < 8; t++) tok[t] = bytes[xb - 8 + (size_t)t], tgt[t] = t == 7 ? bytes[xb] : -1;
+        double l = 0;
+        lab_forward(m, tok, tgt, NULL, 1, 8, &ev, 0, NULL, &l, &err);
+        sum += l;
+    }
+    /* float32 logits, log-softmax in double: 1e-5 covers their rounding */
+    CHECK(st == POSENC_OK && r->targets == 16 && r->c[3] == 8 && fabs(r->doc_loss[3][1] - sum / 4) < 1e-5 && isfinite(one),
+          "c = 8, span 1: %.7f = the four windows' forwards %.7f (%lld targets)", r->doc_loss[3][1], sum / 4,
+          (long long)r->targets);
+    printf("context use: c = 8 span 1 %.6f vs forwards %.6f\n", r->doc_loss[3][1], sum / 4);
+    /* effective context: the smallest c within the margin of the best (over c <= upto) */
+    int32_t c[] = {1, 2, 4, 8, 16, 32};
+    double bpb[] = {4.0, 3.5, 3.2, 3.195, 3.19, 3.30};
+    CHECK(lab_effective_context(c, bpb, 6, 32, 0.01) == 8 && lab_effective_context(c, bpb, 6, 4, 0.01) == 4 &&
+              lab_effective_context(c, bpb, 6, 32, 0.001) == 16 && lab_effective_context(c, bpb, 6, 32, 1.0) == 1,
+          "effective context 8 (margin 0.01), 4 within c <= 4, 16 (margin 0.001), 1 (margin 1)");
+    int32_t bad[] = {8, 4};
+    CHECK(lab_eval_context(m, &ev, bytes, size, &set, 16, bad, 2, r, &err) == POSENC_ERR_INVALID_ARGUMENT &&
+              strstr(err.message, "ascend"), "descending contexts refused: %s", err.message);
+    int32_t far[] = {128};
+    CHECK(lab_eval_context(m, &ev, bytes, size, &set, 16, far, 1, r, &err) == POSENC_ERR_INVALID_ARGUMENT &&
+              strstr(err.message, "128"), "a context past the lead refused by value: %s", err.message);
+    free(r);
+    lab_model_free(m);
+    free(bytes);
+}
+
+/* issue 42: the t tail and Holm's adjustment against hand-computed values. */
+static void test_multiplicity(void) {
+    /* t quantiles (tables): P(|T| > 12.706 | df 1) = 0.05, 2.776 | 4 = 0.05, 3.250 | 9 = 0.01; t = 0 gives 1 */
+    double p1 = lab_t_two_sided_p(12.706, 1), p4 = lab_t_two_sided_p(2.776, 4), p9 = lab_t_two_sided_p(3.250, 9);
+    /* df 1 is Cauchy: P(|T| > 1) = 1/2 exactly; the tables give 3-4 digits: 1e-4 */
+    CHECK(fabs(p1 - 0.05) < 1e-4 && fabs(p4 - 0.05) < 1e-4 && fabs(p9 - 0.01) < 1e-4 &&
+              fabs(lab_t_two_sided_p(1.0, 1) - 0.5) < 1e-12 && lab_t_two_sided_p(0, 5) == 1 &&
+              isnan(lab_t_two_sided_p(1, 0)),
+          "t tails: %.6f %.6f %.6f", p1, p4, p9);
+    /* Holm by hand: p = .01 .04 .03 .005 (m 4): sorted .005 .01 .03 .04 -> 4x.005 = .02, 3x.01 = .03,
+       2x.03 = .06, max(.06, 1x.04) = .06; a NaN is outside the family */
+    double p[] = {0.01, 0.04, 0.03, NAN, 0.005}, adj[5];
+    lab_holm(p, 5, adj);
+    CHECK(fabs(adj[4] - 0.02) < 1e-15 && fabs(adj[0] - 0.03) < 1e-15 && fabs(adj[2] - 0.06) < 1e-15 &&
+              fabs(adj[1] - 0.06) < 1e-15 && isnan(adj[3]),
+          "Holm: %.3f %.3f %.3f %.3f (want .03 .06 .06 .02)", adj[0], adj[1], adj[2], adj[4]);
+    double big[] = {0.3, 0.5}, badj[2];
+    lab_holm(big, 2, badj);
+    CHECK(badj[0] == 0.6 && badj[1] == 0.6, "Holm caps and keeps order: %.2f %.2f (want .6 .6)", badj[0], badj[1]);
+    /* a claim's p: 5 ratios 0.99 +- 0.01 against 1: t = -0.01 / (0.01 sqrt(2.5)/sqrt(5)...) by hand below */
+    double r[] = {0.98, 0.99, 1.00, 0.98, 1.00}; /* mean 0.99, sd 0.01, se 0.01/sqrt 5 */
+    double t = (0.99 - 1.0) / (0.01 / sqrt(5.0));
+    CHECK(fabs(lab_claim_p(r, NULL, 5, 1.0) - lab_t_two_sided_p(t, 4)) < 1e-12 && lab_claim_p(r, NULL, 1, 1.0) != 0 &&
+              isnan(lab_claim_p(r, NULL, 1, 1.0)),
+          "claim p = t test of the mean ratio: %.5f", lab_claim_p(r, NULL, 5, 1.0));
+    double same[] = {0.5, 0.5, 0.5};
+    CHECK(lab_claim_p(same, NULL, 3, 0.4) == 0 && lab_claim_p(same, NULL, 3, 0.5) == 1, "no spread: exact p");
+}
+
 int main(void) {
     test_shared_targets();
+    test_context_use();
+    test_multiplicity();
     test_view_loss();
     test_statistics();
     test_corpus();
