@@ -436,7 +436,7 @@ static void *ceil_worker(void *arg) {
     while (!atomic_load(t->go)) sched_yield(); /* thread start-up is not timed */
     t->t0 = bench_now_ms();
     for (int r = 0; r < t->calls; r++) {
-        if (t->kind >= RP_COPY) {
+        if (t->kind == RP_COPY || t->kind == RP_COPY_NT) {
             copy_pass(c->copy + qs, c->q + qs, qe - qs, t->kind == RP_COPY_NT);
             copy_pass(c->copy + qb + ks, c->k + ks, ke - ks, t->kind == RP_COPY_NT);
         } else {

@@ -26,6 +26,9 @@
 #include <emmintrin.h>
 #endif
 
+#ifndef POSENC_BENCH_PYTHON /* the lab's torch side: the build's POSENC_PYTHON (torch 2.13) */
+#define POSENC_BENCH_PYTHON "/usr/bin/python3"
+#endif
 #ifndef POSENC_BENCH_PEERS_DEFAULT
 #define POSENC_BENCH_PEERS_DEFAULT "bench/peers.py"
 #endif
@@ -693,7 +696,8 @@ int cmd_bench(int argc, char **argv) {
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
     if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/lab/cmd_lab.c) */
-        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers, python, POSENC_LAB_TORCH_BENCH);
+        return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers,
+                             cli_has(&a, "python") ? python : POSENC_BENCH_PYTHON, POSENC_LAB_TORCH_BENCH, false);
 
     printf("posenc bench %s: kernel path %s, %d usable cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);
