@@ -16,10 +16,10 @@
  * change whatever the dtype), with regular stores, regular stores plus a write
  * prefetch 8 KiB ahead (what the RoPE kernels do), and non-temporal stores; and
  * a copy of q and k into a second buffer (regular and non-temporal stores).
- * The in-place ceiling of a row is the best of its three in-place variants:
- * no kernel that reads and writes the same bytes can move them faster. Kind 5
- * is the old ceiling of posenc bench (x *= 1 as the shipped build compiles it),
- * f32 only, timed beside them to show why it read below the kernels.
+ * Kind 5 is the old ceiling of posenc bench (x *= 1 as the shipped build
+ * compiles it), f32 only, timed beside them. The driver takes a row's ceiling
+ * as the fastest in-place pass of all (kind 5 included where it runs): no
+ * kernel that reads and writes the same bytes can move them faster.
  *
  * ggml is compiled in when CMake was given a checkout (-DPOSENC_GGML_DIR,
  * cmake/ggml.cmake); without it rp_ggml returns -2. ggml's CPU rope has no
