@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The lab's model in PyTorch (float32, CPU), timed per training step (forward +
 backward + AdamW), for `posenc bench --only lab` / `posenc lab bench` (issue 43:
 torch 2.13, eager and torch.compile, over thread settings).

@@ -1,4 +1,4 @@
-"""Peer timings for `posenc bench` (run by it with Debian's /usr/bin/python3).
+"""Peer timings for `posenc bench` (run by it with the test environment's python (.venv/bin/python, scripts/venv)).
 
 usage: peers.py WORKLOAD THREADS REPS
 Prints one line "median_ms X min_ms Y reps N", or "skip REASON" (exit 0) when the

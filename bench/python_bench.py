@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Benchmark of the Python binding (not a test; timings depend on the machine's load).
 
-    PYTHONPATH=python /usr/bin/python3 bench/python_bench.py [--tokens 4096] [--repeat 20]
+    PYTHONPATH=python .venv/bin/python bench/python_bench.py [--tokens 4096] [--repeat 20]
 
 (PYTHONPATH wins over the checkout's python/, so an installed or older package can be timed
 with the same script: PYTHONPATH=/path/to/other/python.)

@@ -162,6 +162,11 @@ const char *cli_string(const cli_args *args, const char *name, const char *fallb
     return k >= 0 && args->values[k] ? args->values[k] : fallback;
 }
 
+const char *cli_default_python(void) {
+    const char *env = getenv("POSENC_PYTHON");
+    return env && *env ? env : "python3";
+}
+
 bool cli_int64(const cli_args *args, const char *name, int64_t min, int64_t max, int64_t *out) {
     const char *v = cli_string(args, name, NULL);
     if (!v) return true;

@@ -53,6 +53,9 @@ bool cli_shell_command(char *out, size_t size, const char *python, const char *s
 /* Is `name` one of the comma-separated items of `list`? (NULL list: every name is.) */
 bool cli_list_has(const char *list, const char *name);
 const char *cli_string(const cli_args *args, const char *name, const char *fallback);
+/* The interpreter a peer script runs in when --python is not given: $POSENC_PYTHON (the
+ * test environment, scripts/venv), else "python3" from PATH. */
+const char *cli_default_python(void);
 /* Typed getters: on a bad value they print "posenc CMD: --name must be ..., got 'x'"
  * and return false (the caller exits with EXIT_USAGE). Absent options keep *out. */
 bool cli_int64(const cli_args *args, const char *name, int64_t min, int64_t max, int64_t *out);
@@ -75,6 +78,8 @@ bool cli_get_odd(const cli_args *args, const char *name, posenc_odd_policy *out)
 /* RoPE scaling names through posenc_rope_scaling_parse (HF's "default" = none). */
 bool cli_get_scaling(const cli_args *args, const char *name, posenc_rope_scaling *out);
 /* --precise / --torch-compat (both given is an error). */
+/* false (after printing why) when POSENC_TORCH_MKL is set but unusable (posenc_torch_math) */
+bool cli_torch_math_usable(const char *command);
 bool cli_get_mode(const cli_args *args, posenc_mode *out);
 /* An output dtype: what the library computes in, and whether bf16 values are
  * widened to float32 for the file (numpy cannot read bfloat16). */

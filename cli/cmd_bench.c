@@ -26,9 +26,6 @@
 #include <emmintrin.h>
 #endif
 
-#ifndef POSENC_BENCH_PYTHON /* the lab's torch side: the build's POSENC_PYTHON (torch 2.13) */
-#define POSENC_BENCH_PYTHON "/usr/bin/python3"
-#endif
 #ifndef POSENC_BENCH_PEERS_DEFAULT
 #define POSENC_BENCH_PEERS_DEFAULT "bench/peers.py"
 #endif
@@ -40,7 +37,7 @@ static const cli_option bench_options[] = {
     {"reps", "N", "timed repetitions per measurement (median reported), >= 5, default 7"},
     {"path", "P", "kernel path: auto (default) | scalar | avx2 | avx512"},
     {"no-peers", NULL, "skip the Python peers"},
-    {"python", "EXE", "interpreter for the peers, default /usr/bin/python3"},
+    {"python", "EXE", "interpreter for the peers (torch 2.13, numpy), default $POSENC_PYTHON, else python3"},
     {"peers-script", "FILE", "peer script, default the source tree's bench/peers.py"},
     {"mem-mib", "N", "buffer size for memset/memcpy bandwidth, default 256"},
     {"memory-rows", "N", "memory group: rows of its [N x 1024] float32 tables, default 50000 (205 MB each, "
@@ -692,12 +689,12 @@ int cmd_bench(int argc, char **argv) {
     posenc_exec resolved;
     if (posenc_exec_resolve(&exec, &resolved, &err) != POSENC_OK) return cli_fail_status("bench", &err);
     const char *only = cli_has(&a, "only") ? cli_string(&a, "only", "") : NULL;
-    const char *python = cli_string(&a, "python", "/usr/bin/python3");
+    const char *python = cli_string(&a, "python", cli_default_python());
     const char *script = cli_string(&a, "peers-script", POSENC_BENCH_PEERS_DEFAULT);
     bool peers = !cli_has(&a, "no-peers");
     if (only && strcmp(only, "lab") == 0) /* the training lab's own benchmark (cli/lab/cmd_lab.c) */
         return cmd_lab_bench(cli_string(&a, "threads", "1,2"), NULL, reps, peers,
-                             cli_has(&a, "python") ? python : POSENC_BENCH_PYTHON, POSENC_LAB_TORCH_BENCH, false);
+                             python, POSENC_LAB_TORCH_BENCH, false);
 
     printf("posenc bench %s: kernel path %s, %d usable cores, median of %d runs after 1 warm-up\n\n",
            posenc_version(), posenc_kernel_path_name(resolved.path), (int)posenc_cpu_count(), (int)reps);

@@ -88,6 +88,7 @@ int cli_rope_scaling_parse(const char *cmd, const cli_args *a, cli_rope_scaling 
         return cli_fail(cmd, EXIT_USAGE, NULL, "give --mode or --precise/--torch-compat, not both");
     if (mode >= 0) /* the choices are listed in posenc_mode's order */
         p->mode = mode == 2 ? POSENC_MODE_GGML : mode == 1 ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_PRECISE;
+    if (mode == 1 && !cli_torch_math_usable(cmd)) return EXIT_RUNTIME;
     if (p->scaling == POSENC_ROPE_NONE && cli_has(a, "factor"))
         return cli_fail(cmd, EXIT_USAGE, "add --scaling linear|ntk|dynamic|yarn|longrope|llama3",
                         "--factor %g has no effect with --scaling none", p->factor);

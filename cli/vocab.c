@@ -104,9 +104,18 @@ bool cli_get_mode(const cli_args *a, posenc_mode *out) {
         cli_fail(a->command, EXIT_USAGE, NULL, "give --precise or --torch-compat, not both");
         return false;
     }
-    if (cli_has(a, "torch-compat")) *out = POSENC_MODE_TORCH_COMPAT;
-    else if (cli_has(a, "precise")) *out = POSENC_MODE_PRECISE;
+    if (cli_has(a, "torch-compat")) {
+        if (!cli_torch_math_usable(a->command)) return false;
+        *out = POSENC_MODE_TORCH_COMPAT;
+    } else if (cli_has(a, "precise")) *out = POSENC_MODE_PRECISE;
     return true;
+}
+
+bool cli_torch_math_usable(const char *command) {
+    posenc_error err = {0};
+    if (posenc_torch_math(NULL, NULL, &err) == POSENC_OK) return true;
+    cli_fail_status(command, &err);
+    return false;
 }
 
 bool cli_get_scaling(const cli_args *a, const char *name, posenc_rope_scaling *out) {

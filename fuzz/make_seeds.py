@@ -1,4 +1,4 @@
-"""Regenerate the seed corpora under fuzz/corpus/ (run with Debian's /usr/bin/python3).
+"""Regenerate the seed corpora under fuzz/corpus/ (run with the test environment's python (.venv/bin/python, scripts/venv)).
 Seeds are small: valid inputs of each shape the parsers accept, the malformed
 cases of docs/errors.md, and a few deterministic random byte strings for the
 targets that carve parameters from their input. Inputs libFuzzer finds that

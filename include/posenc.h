@@ -114,6 +114,18 @@ typedef struct posenc_error {
 /* Static, generic text for a status code ("invalid argument", ...); never NULL. */
 POSENC_API const char *posenc_strerror(posenc_status status);
 
+/* Which elementwise exp/sin/cos POSENC_MODE_TORCH_COMPAT reproduces in this
+ * process: *name = "mkl-vml" when the environment variable POSENC_TORCH_MKL
+ * names a shared library exporting MKL's vmsExp/vmsSin/vmsCos/vmdExp/vmdSin/
+ * vmdCos (a torch built with MKL: torch's lib/libtorch_cpu.so, or libmkl_rt.so.2
+ * of the mkl wheel), loaded once per process; *name = "sleef" when it is unset
+ * (a torch built without MKL). *library = that path, or NULL. Either pointer
+ * may be NULL. Errors: POSENC_ERR_UNSUPPORTED when POSENC_TORCH_MKL is set but
+ * cannot be loaded or lacks a function (the message names the path): torch-compat
+ * work would then run SLEEF's math, not the torch asked for, so callers that
+ * set the variable check here first (the posenc tool does, for --torch-compat). */
+POSENC_API posenc_status posenc_torch_math(const char **name, const char **library, posenc_error *err);
+
 /* ========================================================================
  * 1. Common types and dtype helpers
  * ======================================================================== */
@@ -168,10 +180,18 @@ typedef enum posenc_mode {
     POSENC_MODE_PRECISE = 0,
     /* Reproduces PyTorch's float32 arithmetic step by step (float32 frequencies,
      * float32 angle p*w, float32 sin/cos) so that outputs match PyTorch-based
-     * peers. exp/pow/sin/cos run as torch 1.13's CPU kernels run them: the
-     * kernel build torch picks on this CPU (AVX2, DEFAULT, or AVX512 when
-     * ATEN_CPU_CAPABILITY=avx512; that variable is read as torch reads it) and
-     * its vector blocks (docs/sinusoidal.md). The angle's rounding error grows like p * 2^-24, so at long
+     * peers. pow runs as torch's CPU kernels run it (SLEEF's powf in the
+     * kernel build torch picks on this CPU: AVX2, DEFAULT, or AVX512 when
+     * ATEN_CPU_CAPABILITY=avx512; that variable is read as torch reads it, and
+     * torch's vector blocks, docs/sinusoidal.md). exp/sin/cos depend on how
+     * torch was built: a torch with Intel MKL (every x86-64 wheel on PyPI,
+     * torch 2.13 included) runs them through MKL's VML, which posenc calls
+     * when the environment variable POSENC_TORCH_MKL names a library that
+     * exports it (torch's own lib/libtorch_cpu.so, or the mkl wheel's
+     * libmkl_rt.so.2); unset, posenc computes them as a torch without MKL
+     * does (SLEEF: Debian's python3-torch, aarch64 wheels). The two differ by
+     * 1 ULP in about 1-2% of values (posenc_torch_math says which one this
+     * process runs). The angle's rounding error grows like p * 2^-24, so at long
      * positions this mode is *less* accurate, exactly as the peer is. */
     POSENC_MODE_TORCH_COMPAT = 1,
     /* RoPE only (other families refuse it): ggml's CPU RoPE bit for bit

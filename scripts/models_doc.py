@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Write docs/models.md from tests/fixtures/models/coverage.tsv (issue 23).
 
-    /usr/bin/python3 scripts/models_doc.py [coverage.tsv] > docs/models.md
+    .venv/bin/python scripts/models_doc.py [coverage.tsv] > docs/models.md
 
 The TSV is the hand-checked table (one row per model type and test variant); this script only
 formats it, so the page and the test that runs every row cannot drift apart
@@ -27,7 +27,7 @@ Pinned sources:
 
 Counts: {counts}
 
-To regenerate the raw evidence at a newer release: `/usr/bin/python3 scripts/models_inventory.py
+To regenerate the raw evidence at a newer release: `.venv/bin/python scripts/models_inventory.py
 TRANSFORMERS_CHECKOUT LLAMA_CPP_CHECKOUT -o inventory.tsv` (markers such as rotate_half /
 rotate_every_two / view_as_complex / alibi / learned tables / no_rope_layers per model type, and
 llama_model_rope_type per architecture), diff it against the previous run, classify new rows by

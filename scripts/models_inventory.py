@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Raw inventory of position encodings in a transformers and a llama.cpp checkout (issue 23).
 
-    /usr/bin/python3 scripts/models_inventory.py TRANSFORMERS_DIR LLAMA_CPP_DIR [-o inventory.tsv]
+    .venv/bin/python scripts/models_inventory.py TRANSFORMERS_DIR LLAMA_CPP_DIR [-o inventory.tsv]
 
 Reads, without network and without importing either project:
   transformers: src/transformers/models/auto/configuration_auto.py (CONFIG_MAPPING_NAMES: every model

@@ -624,15 +624,12 @@ static const cli_option bench_options[] = {
     {"reps", "N", "timed steps per measurement (median), default 7"},
     {"no-torch", NULL, "skip the PyTorch comparison"},
     {"growth", NULL, "instead: the C step against context length (32..1024) and width (64..512)"},
-    {"python", "EXE", "interpreter with torch, default the build's POSENC_PYTHON"},
+    {"python", "EXE", "interpreter with torch 2.13, default $POSENC_PYTHON, else python3"},
     {"script", "FILE", "torch script, default the source tree's bench/lab_torch_bench.py"},
     {NULL, NULL, NULL}};
 
 #ifndef POSENC_LAB_TORCH_BENCH
 #define POSENC_LAB_TORCH_BENCH "bench/lab_torch_bench.py"
-#endif
-#ifndef POSENC_BENCH_PYTHON
-#define POSENC_BENCH_PYTHON "/usr/bin/python3"
 #endif
 
 static int lab_bench_cmd(int argc, char **argv) {
@@ -647,7 +644,7 @@ static int lab_bench_cmd(int argc, char **argv) {
     int32_t reps = 7;
     if (!cli_int32(&a, "reps", 1, 1000, &reps)) return EXIT_USAGE;
     return cmd_lab_bench(cli_string(&a, "threads", "1,2"), cli_has(&a, "models") ? cli_string(&a, "models", "") : NULL,
-                         reps, !cli_has(&a, "no-torch"), cli_string(&a, "python", POSENC_BENCH_PYTHON),
+                         reps, !cli_has(&a, "no-torch"), cli_string(&a, "python", cli_default_python()),
                          cli_string(&a, "script", POSENC_LAB_TORCH_BENCH), cli_has(&a, "growth"));
 }
 

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Loading lab checkpoints (issue 26 items 11 and 12): the safetensors header is
 parsed once, not once per tensor (a 24 MiB header: lab eval's CPU time stays within
 a few times that of `posenc analyze`, which parses it once; before, ~18x); a

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """posenc lab train / eval from the command line: checkpoints written and read,
 resume byte-identical, a trained learned table handed to `posenc analyze`,
 every RoPE scaling at evaluation, a fine-tune WITH a RoPE scaling (--init,

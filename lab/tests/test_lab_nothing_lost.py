@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Nothing lost in the lab's files: a lab run interrupted (Ctrl-C, SIGTERM) or
 hitting a full disk (RLIMIT_FSIZE: the write fails with EFBIG, as on a full
 disk) leaves its results file as it was after the last finished run, whole

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Lab result files under pressure (issue 26): several lab run processes writing
 one file keep every run (flock around read-merge-rename); a resume on another
 corpus is refused (each text run's line names its corpus: size + FNV-1a 64); a

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The lab model against PyTorch 1.13 (llm.c's test_gpt2, taken further).
 
 For each scheme, lab_torch_dump (C) writes its initial checkpoint, the logits,

@@ -1,6 +1,6 @@
 """Shared fixtures. Run by CTest (python/CMakeLists.txt) with POSENC_LIBRARY, POSENC_BIN
 and POSENC_GOLDEN_DIR set; runnable by hand from the repository root:
-    PYTHONPATH=python /usr/bin/python3 -m pytest -q python/tests
+    PYTHONPATH=python .venv/bin/python -m pytest -q python/tests
 A skipped test counts as a failure: nothing here may pass by not running."""
 import json
 import os

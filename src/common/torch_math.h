@@ -21,9 +21,14 @@ float Sleef_sinf1_u10purecfma(float);
 float Sleef_cosf1_u10purecfma(float);
 float Sleef_powf1_u10purecfma(float, float);
 
-static inline float torch_expf(float x) { return Sleef_expf1_u10purecfma(x); }
-static inline float torch_sinf(float x) { return Sleef_sinf1_u10purecfma(x); }
-static inline float torch_cosf(float x) { return Sleef_cosf1_u10purecfma(x); }
+/* exp/sin/cos through MKL's VML when POSENC_TORCH_MKL names it (torch_vml.h: a torch
+ * built with MKL), else SLEEF's (torch_vec.c) */
+float torch_vml_expf_(float x);
+float torch_vml_sinf_(float x);
+float torch_vml_cosf_(float x);
+static inline float torch_expf(float x) { return torch_vml_expf_(x); }
+static inline float torch_sinf(float x) { return torch_vml_sinf_(x); }
+static inline float torch_cosf(float x) { return torch_vml_cosf_(x); }
 static inline float torch_powf(float x, float y) { return Sleef_powf1_u10purecfma(x, y); }
 
 #endif

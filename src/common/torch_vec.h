@@ -44,10 +44,12 @@ typedef enum {
     TORCH_CPU_AVX512 = 2
 } torch_cpu_capability_;
 
-/* The capability torch 1.13 picks in this process: ATEN_CPU_CAPABILITY
+/* The capability torch 2.x picks in this process: ATEN_CPU_CAPABILITY
  * (default | avx2 | avx512; a value this CPU cannot run falls back to the
- * best it can, where torch would crash), else AVX2 if the CPU has AVX2+FMA,
- * else DEFAULT. DEFAULT on every non-x86-64 build (not checked against torch). */
+ * best it can, where torch would crash), else AVX512 if the CPU has AVX-512
+ * F/VL/BW/DQ and FMA, else AVX2 if it has AVX2+FMA, else DEFAULT (torch 1.13
+ * picked AVX2 over AVX512 unless told: ATEN_CPU_CAPABILITY=avx2 reproduces it).
+ * DEFAULT on every non-x86-64 build (not checked against torch). */
 torch_cpu_capability_ torch_cpu_capability_get_(void);
 
 /* Floats per vector: 8 (DEFAULT's array also holds 8), 8, 16. */

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Dump ggml's own RoPE for the fixtures in tests/fixtures/ggml and compare (or --write).
 
-    /usr/bin/python3 tests/ggml/regenerate.py --dump BUILD/tests/ggml/ggml_rope_dump --ggml /path/to/ggml [--write]
+    .venv/bin/python tests/ggml/regenerate.py --dump BUILD/tests/ggml/ggml_rope_dump --ggml /path/to/ggml [--write]
 
 (or `cmake --build BUILD --target ggml_fixtures` / `ggml_fixtures_write` with -DPOSENC_GGML_DIR).
 

@@ -1,11 +1,11 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Regenerate the peer goldens from the peers' own code, or check them against it.
 
 Every file in this folder is the output of a public implementation at the commit
 manifest.json records for it. This script runs that code again, from a checkout
 of the peer you name, and compares (default) or rewrites (--write) the files:
 
-    /usr/bin/python3 tests/golden/regenerate.py \\
+    .venv/bin/python tests/golden/regenerate.py \\
         --checkout tatp22/multidim-positional-encoding=PATH \\
         --checkout facebookresearch/fairseq=PATH \\
         --checkout deepseek-ai/DeepSeek-V3=PATH \\

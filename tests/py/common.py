@@ -1,4 +1,4 @@
-"""Shared helpers for posenc's Python tests (run with Debian's /usr/bin/python3)."""
+"""Shared helpers for posenc's Python tests (run with the test environment's python (.venv/bin/python, scripts/venv))."""
 import atexit
 import os
 import shutil
@@ -88,7 +88,7 @@ def cpu_flags():
 
 
 def torch_capabilities():
-    """torch 1.13's CPU kernel builds this CPU can run, as ATEN_CPU_CAPABILITY
+    """torch's CPU kernel builds this CPU can run, as ATEN_CPU_CAPABILITY
     values: default always; avx2 with AVX2+FMA; avx512 with AVX-512 F/VL/BW/DQ."""
     flags = cpu_flags()
     caps = ["default"]
@@ -105,9 +105,23 @@ def import_torch():
     try:
         import torch
     except ImportError:
-        print("SKIP: torch not installed (Debian: python3-torch, see scripts/deps)")
+        print("SKIP: torch not installed (the test environment has it: scripts/venv)")
         sys.exit(77)
     return torch
+
+
+def torch_math_library(torch):
+    """Make posenc's torch-compat compute exp/sin/cos as this torch does: a torch built with
+    MKL (every x86-64 PyPI wheel) runs them through MKL's VML, which posenc calls from the
+    library POSENC_TORCH_MKL names (posenc.h, POSENC_MODE_TORCH_COMPAT): torch's own
+    lib/libtorch_cpu.so. Sets the variable for this process and its children; returns the
+    path, or None for a torch without MKL (posenc's SLEEF route is then torch's)."""
+    if not torch.backends.mkl.is_available():
+        os.environ.pop("POSENC_TORCH_MKL", None)
+        return None
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cpu.so")
+    os.environ["POSENC_TORCH_MKL"] = path
+    return path
 
 
 def torch_peer_label(torch):

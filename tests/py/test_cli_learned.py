@@ -167,7 +167,9 @@ def main():
     want = np.concatenate([np.sin(dc * w), np.cos(dc * w)], axis=1)
     t.check(rc == 0 and np.abs(Rc - want).max() < 1e-14, "xl --clamp 10: distances above 10 become 10")
     try:
-        import torch  # XL's own float32 code, written out: torch is on Debian's python3
+        import torch  # XL's own float32 code, written out: torch is in the test environment
+        from common import torch_math_library
+        torch_math_library(torch)  # posenc's torch-compat runs sin/cos as this torch does
         inv = 1 / (10000 ** (torch.arange(0.0, 16, 2.0) / 16))
         ps = torch.arange(39, -1, -1.0)
         si = torch.ger(ps, inv)

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Coverage of the config reader, measured against the frameworks' own model lists (issue 23).
 
 tests/fixtures/models/coverage.tsv lists every model type of the pinned transformers release

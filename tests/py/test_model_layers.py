@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Issue 23 through the tool: a model is a list of layers, and nothing is guessed.
 
 `rope explain` folds runs of equal layers into one line; `--json` lists every

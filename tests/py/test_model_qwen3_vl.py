@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Qwen3-VL and Qwen3-VL-MoE configs read as transformers reads them (families qwen3_vl / qwen3_vl_moe).
 
 Fixtures: tests/fixtures/models/qwen3_vl_8b.json and qwen3_vl_30b_a3b.json (PROVENANCE.md there).
@@ -28,7 +28,8 @@ import sys
 import numpy as np
 import torch
 
-from common import Checks, run, tmpdir
+from common import Checks, run, tmpdir, torch_math_library
+torch_math_library(torch)  # torch-compat computes exp/sin/cos as this torch does (MKL VML on x86-64)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(HERE, "..", "fixtures", "models")

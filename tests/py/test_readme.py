@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from common import BIN, Checks
@@ -78,7 +79,9 @@ def main():
             print(p.stdout + p.stderr)
         cwd = os.path.join(work, "empty")
         os.makedirs(cwd)  # an empty folder: every input must be written by an earlier README line
-        env = dict(os.environ, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"],
+        # python3 is the test environment's (a user with NumPy), then the installed posenc
+        env = dict(os.environ, PATH=os.pathsep.join([os.path.join(prefix, "bin"), os.path.dirname(sys.executable),
+                                                     os.environ["PATH"]]),
                    PKG_CONFIG_PATH=os.path.join(prefix, "lib/pkgconfig"), HOME=os.path.join(work, "home"))
         env.pop("POSENC_MAX_BYTES", None)
         found = shutil.which("posenc", path=env["PATH"])

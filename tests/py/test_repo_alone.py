@@ -31,7 +31,7 @@ def tracked_files():
         pass
     names = []
     for base, dirs, files in os.walk(ROOT):
-        dirs[:] = [d for d in dirs if not d.startswith((".git", "build")) and d != "node_modules"]
+        dirs[:] = [d for d in dirs if not d.startswith((".git", "build"))]
         names += [os.path.relpath(os.path.join(base, f), ROOT) for f in files]
     return names
 

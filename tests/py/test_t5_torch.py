@@ -9,13 +9,14 @@ import sys
 
 import numpy as np
 
-from common import Checks, run, tmpdir
+from common import Checks, run, tmpdir, torch_math_library
 
 try:
     import torch
 except ImportError:
     print("SKIP: torch not installed")
     sys.exit(77)
+torch_math_library(torch)  # torch-compat computes exp/sin/cos as this torch does (MKL VML on x86-64)
 
 
 def _relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):

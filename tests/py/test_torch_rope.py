@@ -1,4 +1,4 @@
-"""RoPE --torch-compat against PyTorch 1.13 itself: HF's float32 code written
+"""RoPE --torch-compat against PyTorch itself (the test environment's torch 2.13): HF's float32 code written
 out in torch (transformers' modeling_rope_utils init functions and
 LlamaRotaryEmbedding.forward, ~v4.47, the generation of the goldens), CPU,
 torch.set_num_threads(1) (docs/rope.md says why threads matter).
@@ -26,9 +26,10 @@ import sys
 
 import numpy as np
 
-from common import Checks, import_torch, run, tmpdir, torch_capabilities, torch_peer_label
+from common import Checks, import_torch, torch_math_library, run, tmpdir, torch_capabilities, torch_peer_label
 
 torch = import_torch()
+torch_math_library(torch)  # exp/sin/cos as this torch runs them (MKL VML on x86-64 wheels)
 HELPER = os.environ.get("POSENC_TORCH_ROPE_TABLE",
                         os.path.join(os.path.dirname(__file__), "../../build/tests/torch_rope_table"))
 

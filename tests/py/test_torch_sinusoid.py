@@ -1,4 +1,4 @@
-"""`posenc table --torch-compat` against PyTorch 1.13 itself at real lengths.
+"""`posenc table --torch-compat` against PyTorch itself (the test environment's torch 2.13) at real lengths.
 
 The two torch tables, written out as their sources write them (float32, CPU,
 torch.set_num_threads(1): see docs/sinusoidal.md for why threads matter):
@@ -22,9 +22,10 @@ import sys
 
 import numpy as np
 
-from common import Checks, import_torch, run, tmpdir, torch_capabilities, torch_peer_label
+from common import Checks, import_torch, torch_math_library, run, tmpdir, torch_capabilities, torch_peer_label
 
 torch = import_torch()
+torch_math_library(torch)  # exp/sin/cos as this torch runs them (MKL VML on x86-64 wheels)
 
 
 def tutorial(length, d):

@@ -1,7 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Build vLLM's own cos/sin caches for the fixtures in tests/fixtures/vllm and compare (or --write).
 
-    /usr/bin/python3 tests/vllm/regenerate.py --vllm-src /tmp/vllm_src [--write]
+    .venv/bin/python tests/vllm/regenerate.py --vllm-src /tmp/vllm_src [--write]
 
 --vllm-src is a folder holding vLLM's files, unmodified, at their paths in the vLLM
 repository (vllm/model_executor/layers/rotary_embedding/*.py: the ones in SOURCES below,
