@@ -131,7 +131,7 @@ int cmd_lab(int argc, char **argv);
 int cmd_lab_experiments(int argc, char **argv);
 int cmd_lab_plot(int argc, char **argv);
 int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool torch, const char *python,
-                  const char *script);
+                  const char *script, bool growth);
 /* `posenc table --kind learned|xl|2d|3d|hybrid` (cli/table_kinds.c), called by cmd_table
  * with the parsed arguments; `posenc compose` (cli/cmd_compose.c). */
 int cmd_table_kind(const cli_args *args, const char *kind);

@@ -503,64 +503,107 @@ static int time_c_step(const bench_model *bm, int32_t threads, int reps, double 
     return rc;
 }
 
-/* Torch's step at `threads` intra-op threads with its OpenBLAS at `blas_threads`.
- * glibc's malloc is told to keep freed memory: torch allocates every step's
- * tensors afresh, and returning them to the kernel made each step fault its
- * pages in again (a third of torch's step here, where a page fault costs a VM
- * exit); jemalloc/tcmalloc, the usual advice for torch on CPU, do the same. */
-static double torch_step(const char *python, const char *script, const bench_model *bm, int threads, int blas_threads,
-                         int reps, double *cpu_ms, char *why, size_t why_size) {
+/* Torch's step for one model, every mode (eager, torch.compile) at every thread
+ * count in `threads` (bench/lab_torch_bench.py runs them in one process and
+ * prints "result MODE THREADS step_ms cpu_ms compile_s best_ms"). glibc's malloc
+ * is told to keep freed memory: torch allocates every step's tensors afresh, and
+ * returning them to the kernel made each step fault its pages in again (a third of
+ * torch's step here, where a page fault costs a VM exit); jemalloc/tcmalloc, the
+ * usual advice for torch on CPU, do the same. Returns how many results were read
+ * (0: torch did not run, why says why). */
+typedef struct {
+    char mode[16];
+    int threads;
+    double ms, cpu_ms, compile_s;
+} torch_result;
+
+static int torch_steps(const char *python, const char *script, const bench_model *bm, const char *threads_list,
+                       int reps, torch_result *out, int max, char *why, size_t why_size) {
     char cmd[2048];
     if (!cli_shell_command(cmd, sizeof cmd, python, script,
-                           "env OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MALLOC_MMAP_THRESHOLD_=33554432 "
-                           "MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456 "
-                           "'%s' '%s' --layers %d --d-model %d --heads %d --context %d --batch %d --threads %d --reps %d 2>&1",
-                           threads, blas_threads, python, script, bm->layers, bm->d_model, bm->heads, bm->context,
-                           bm->batch, threads, reps)) {
+                           "env MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824 "
+                           "MALLOC_TOP_PAD_=268435456 '%s' '%s' --layers %d --d-model %d --heads %d --context %d "
+                           "--batch %d --threads %s --reps %d 2>&1",
+                           python, script, bm->layers, bm->d_model, bm->heads, bm->context, bm->batch, threads_list,
+                           reps)) {
         snprintf(why, why_size, "the interpreter or script path holds a single quote or is too long");
-        return -1;
+        return 0;
     }
     FILE *p = popen(cmd, "r");
     if (!p) {
         snprintf(why, why_size, "cannot start %s", python);
-        return -1;
+        return 0;
     }
     char line[512], last[512] = "";
-    double ms = -1;
+    int n = 0;
     while (fgets(line, sizeof line, p)) {
-        if (strncmp(line, "step_ms ", 8) == 0) ms = atof(line + 8);
-        else if (strncmp(line, "cpu_ms ", 7) == 0) *cpu_ms = atof(line + 7);
+        torch_result r;
+        if (n < max && sscanf(line, "result %15s %d %lf %lf %lf", r.mode, &r.threads, &r.ms, &r.cpu_ms, &r.compile_s) == 5 &&
+            r.ms > 0)
+            out[n++] = r;
         line[strcspn(line, "\n")] = '\0';
         if (line[0]) snprintf(last, sizeof last, "%s", line);
     }
     int status = pclose(p);
-    if (ms <= 0) /* the interpreter's last words say why: no torch, no script, ... */
-        snprintf(why, why_size, "%s (%s %s, exit status %d)", last[0] ? last : "no step_ms line", python, script,
+    if (n == 0) /* the interpreter's last words say why: no torch, no script, ... */
+        snprintf(why, why_size, "%s (%s %s, exit status %d)", last[0] ? last : "no result line", python, script,
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return ms;
+    return n;
 }
 
-/* Torch at `threads`: the faster of its OpenBLAS on 1 thread and on `threads`
- * (on 2 cores, both at 2 oversubscribe: OpenMP's and OpenBLAS's workers spin
- * against each other, 2x slower than either alone). */
-static double torch_best_step(const char *python, const char *script, const bench_model *bm, int threads, int reps,
-                              double *cpu_ms, int *blas_used, char *why, size_t why_size) {
-    double best = -1;
-    int blas_counts[2] = {1, threads};
-    for (int i = 0; i < (threads > 1 ? 2 : 1); i++) {
-        int blas = blas_counts[i];
-        double cpu = -1, ms = torch_step(python, script, bm, threads, blas, reps, &cpu, why, why_size);
-        if (ms > 0 && (best < 0 || ms < best)) {
-            best = ms;
-            *cpu_ms = cpu;
-            *blas_used = blas;
-        }
-    }
+/* torch's best at `threads`: the fastest result of any mode at any thread count <= threads */
+static const torch_result *torch_best(const torch_result *r, int n, int threads) {
+    const torch_result *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (r[i].threads <= threads && (!best || r[i].ms < best->ms)) best = &r[i];
     return best;
 }
 
+/* the fastest result of one mode at exactly `threads` */
+static const torch_result *torch_mode(const torch_result *r, int n, const char *mode, int threads) {
+    const torch_result *best = NULL;
+    for (int i = 0; i < n; i++)
+        if (r[i].threads == threads && strcmp(r[i].mode, mode) == 0 && (!best || r[i].ms < best->ms)) best = &r[i];
+    return best;
+}
+
+/* How the C step's cost grows (issue 4 of issue 43): the default model (4 layers,
+ * batch 16) at context 32..1024 (width 128), then at width 64..512 (context 128;
+ * heads = width / 32, d_ff = 4 x width). ms/step, us per token, GFLOP/s and the
+ * share of the sgemm peak: linear in T where only the matmuls grow, T^2 where the
+ * attention's [T, T] scores dominate; width grows matmul work as C^2. */
+static int lab_bench_growth(const int *threads, int nthreads, int reps) {
+    printf("| sweep | context T | width C | threads | ms/step | us/token | GFLOP/step | GFLOP/s | %% of sgemm x threads |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (int sweep = 0; sweep < 2; sweep++)
+        for (int v = sweep ? 64 : 32; v <= (sweep ? 512 : 1024); v *= 2)
+            for (int t = 0; t < nthreads; t++) {
+                bench_model bm = {"growth", 4, sweep ? v : 128, sweep ? v / 32 : 4, sweep ? 128 : v, 16};
+                posenc_error err = {0};
+                double sec = 0, cpu = 0, peak = lab_sgemm_gflops(512, 5);
+                if (time_c_step(&bm, threads[t], reps, &sec, &cpu, &err) != 0) return cli_fail_status("bench", &err);
+                double after = lab_sgemm_gflops(512, 5);
+                if (after > peak) peak = after;
+                lab_config cfg;
+                lab_config_default(&cfg);
+                cfg.layers = bm.layers;
+                cfg.d_model = bm.d_model;
+                cfg.heads = bm.heads;
+                cfg.d_ff = 4 * bm.d_model;
+                cfg.context = bm.context;
+                double flops = lab_step_flops(&cfg, bm.batch, bm.context);
+                printf("| %s | %d | %d | %d | %.2f | %.2f | %.3f | %.1f | %.0f%% |\n", sweep ? "width" : "context",
+                       bm.context, bm.d_model, threads[t], sec * 1e3, sec * 1e6 / ((double)bm.batch * bm.context),
+                       flops * 1e-9, flops / sec * 1e-9, 100.0 * flops / sec * 1e-9 / (peak * threads[t]));
+                fflush(stdout);
+            }
+    printf("\nbatch 16, 4 layers; heads = C / 32 in the width sweep (head dim 32, as the default model); median of the steps;\n"
+           "%% of sgemm: against OpenBLAS sgemm 512^3 on 1 thread just before and after the row, the better.\n");
+    return EXIT_OK;
+}
+
 int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool torch, const char *python,
-                  const char *script) {
+                  const char *script, bool growth) {
     for (const char *p = models; p; ) { /* every listed name must be a model */
         const char *comma = strchr(p, ',');
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -583,29 +626,38 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
     }
     double sgemm = lab_sgemm_gflops(512, 7);
     printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
-           "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n"
-           "| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | %% of sgemm x threads | torch ms/step (cpu ms) | torch BLAS threads | torch tokens/s | C / best torch (wall) | C / torch (cpu) | peak RSS MiB |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n",
            posenc_version(), reps, sgemm);
+    if (growth) return lab_bench_growth(threads, nthreads, reps);
+    printf("| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | sgemm GFLOP/s beside it | "
+           "%% of sgemm x threads | torch eager ms (cpu ms) | torch compiled ms (cpu ms) | torch best: ms (mode, threads) | "
+           "C / torch best | peak RSS MiB |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char torch_why[600] = ""; /* the first torch failure, said after the table */
+    char compile_s[600] = "";  /* compile times, said after the table */
     for (const bench_model *bm = bench_models; bm->name; bm++) {
         if (!cli_list_has(models, bm->name)) continue;
-        double torch_ms[8], torch_cpu[8], best_torch = -1;
-        int torch_blas[8];
-        for (int t = 0; t < nthreads; t++) {
-            torch_cpu[t] = -1;
-            torch_blas[t] = 0;
+        torch_result tr[32];
+        int ntr = 0;
+        if (torch) {
             char why[600] = "";
-            torch_ms[t] = torch ? torch_best_step(python, script, bm, threads[t], reps, &torch_cpu[t], &torch_blas[t],
-                                                  why, sizeof why)
-                                : -1;
-            if (torch && torch_ms[t] <= 0 && !torch_why[0]) snprintf(torch_why, sizeof torch_why, "%s", why);
-            if (torch_ms[t] > 0 && (best_torch < 0 || torch_ms[t] < best_torch)) best_torch = torch_ms[t];
+            ntr = torch_steps(python, script, bm, threads_list, reps, tr, 32, why, sizeof why);
+            if (!ntr && !torch_why[0]) snprintf(torch_why, sizeof torch_why, "%s", why);
+            for (int i = 0; i < ntr; i++)
+                if (strcmp(tr[i].mode, "compile") == 0) {
+                    size_t len = strlen(compile_s);
+                    snprintf(compile_s + len, sizeof compile_s - len, "%s%s %d thread(s) %.0f s", len ? ", " : "",
+                             bm->name, tr[i].threads, tr[i].compile_s);
+                }
         }
         for (int t = 0; t < nthreads; t++) {
             posenc_error err = {0};
             double sec = 0, cpu = 0;
+            /* the sgemm peak beside this row (the better of just before and just after): on a shared
+             * machine one figure taken at the start can be half or twice what the row got */
+            double peak = lab_sgemm_gflops(512, 5);
             if (time_c_step(bm, threads[t], reps, &sec, &cpu, &err) != 0) return cli_fail_status("bench", &err);
+            double after = lab_sgemm_gflops(512, 5);
+            if (after > peak) peak = after;
             lab_config cfg;
             lab_config_default(&cfg);
             cfg.layers = bm->layers;
@@ -618,22 +670,31 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
             if (lab_model_create(&cfg, 1, &m, &err) == POSENC_OK) params = lab_model_param_count(m);
             lab_model_free(m);
             double tokens = (double)bm->batch * bm->context, gflops = lab_step_flops(&cfg, bm->batch, bm->context) / sec * 1e-9;
-            printf("| %s | %zu | %d x %d | %d | %.1f (%.1f) | %.0f | %.1f | %.0f%% | ", bm->name, params, bm->batch,
-                   bm->context, threads[t], sec * 1e3, cpu * 1e3, tokens / sec, gflops, 100.0 * gflops / (sgemm * threads[t]));
-            if (torch_ms[t] > 0)
-                printf("%.1f (%.1f) | %d | %.0f | %.2f | %.2f | %.0f |\n", torch_ms[t], torch_cpu[t], torch_blas[t],
-                       tokens / (torch_ms[t] * 1e-3),
-                       sec * 1e3 / best_torch, torch_cpu[t] > 0 ? cpu * 1e3 / torch_cpu[t] : -1.0, peak_rss_mib());
-            else
-                printf("- | - | - | - | - | %.0f |\n", peak_rss_mib());
+            printf("| %s | %zu | %d x %d | %d | %.1f (%.1f) | %.0f | %.1f | %.1f | %.0f%% | ", bm->name, params, bm->batch,
+                   bm->context, threads[t], sec * 1e3, cpu * 1e3, tokens / sec, gflops, peak,
+                   100.0 * gflops / (peak * threads[t]));
+            const torch_result *eager = torch_mode(tr, ntr, "eager", threads[t]),
+                               *compiled = torch_mode(tr, ntr, "compile", threads[t]),
+                               *best = torch_best(tr, ntr, threads[t]);
+            if (eager) printf("%.1f (%.1f) | ", eager->ms, eager->cpu_ms);
+            else printf("- | ");
+            if (compiled) printf("%.1f (%.1f) | ", compiled->ms, compiled->cpu_ms);
+            else printf("- | ");
+            if (best) printf("%.1f (%s, %d) | **%.2f** | ", best->ms, best->mode, best->threads, sec * 1e3 / best->ms);
+            else printf("- | - | ");
+            printf("%.0f |\n", peak_rss_mib());
             fflush(stdout);
         }
     }
     printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
-           "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); peak RSS is the\n"
-           "process's (C only; torch runs in its own process). Torch at n threads: torch.set_num_threads(n), OMP_NUM_THREADS=n,\n"
-           "the faster of its OpenBLAS on 1 or n threads (\"torch BLAS threads\"), glibc malloc keeping freed memory.\n"
+           "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); \"sgemm beside\n"
+           "it\": OpenBLAS sgemm 512^3 on 1 thread just before and just after the row's C steps, the better; peak RSS is the\n"
+           "process's (C only; torch runs in its own process, bench/lab_torch_bench.py). Torch: the same model, data and AdamW,\n"
+           "attention through F.scaled_dot_product_attention(is_causal=True), AdamW fused; eager and torch.compile (inductor) at\n"
+           "torch.set_num_threads(n) for every n listed; \"torch best\" at n threads = the fastest of both modes at any listed\n"
+           "count <= n; C / torch best < 1: posenc is faster (goal <= 0.5). glibc malloc keeps freed memory for torch.\n"
            "Rerun on a quiet machine: posenc bench --only lab\n");
+    if (compile_s[0]) printf("\ntorch.compile's first step (not timed): %s\n", compile_s);
     if (torch_why[0]) printf("\ntorch did not run: %s\n", torch_why);
     return EXIT_OK;
 }
@@ -643,6 +704,7 @@ static const cli_option bench_options[] = {
     {"models", "LIST", "comma list of small, default, large (default all three)"},
     {"reps", "N", "timed steps per measurement (median), default 7"},
     {"no-torch", NULL, "skip the PyTorch comparison"},
+    {"growth", NULL, "instead: the C step against context length (32..1024) and width (64..512)"},
     {"python", "EXE", "interpreter with torch 2.13, default $POSENC_PYTHON, else python3"},
     {"script", "FILE", "torch script, default the source tree's bench/lab_torch_bench.py"},
     {NULL, NULL, NULL}};
@@ -656,15 +718,15 @@ static int lab_bench_cmd(int argc, char **argv) {
     int rc = cli_parse(&a, "lab bench", bench_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc lab bench [--threads 1,2] [--models LIST] [--reps N] [--no-torch]\n\n");
+        printf("usage: posenc lab bench [--threads 1,2] [--models LIST] [--reps N] [--no-torch] [--growth]\n\n");
         cli_print_options(bench_options);
         return EXIT_OK;
     }
     int32_t reps = 7;
     if (!cli_int32(&a, "reps", 1, 1000, &reps)) return EXIT_USAGE;
     return cmd_lab_bench(cli_string(&a, "threads", "1,2"), cli_has(&a, "models") ? cli_string(&a, "models", "") : NULL,
-                         reps, !cli_has(&a, "no-torch"),
-                         cli_string(&a, "python", cli_default_python()), cli_string(&a, "script", POSENC_LAB_TORCH_BENCH));
+                         reps, !cli_has(&a, "no-torch"), cli_string(&a, "python", cli_default_python()),
+                         cli_string(&a, "script", POSENC_LAB_TORCH_BENCH), cli_has(&a, "growth"));
 }
 
 int cmd_lab(int argc, char **argv) {

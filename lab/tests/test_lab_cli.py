@@ -6,6 +6,7 @@ every RoPE scaling at evaluation, a fine-tune WITH a RoPE scaling (--init,
 the value named and nothing written."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -133,17 +134,21 @@ def main():
             f.write(open(ck, "rb").read()[:-500])
         rc, out = run(["lab", "eval", "--checkpoint", trunc, "--text", text])
         check(rc == 1 and "trunc.safetensors" in out and "truncated" in out, "truncated checkpoint refused: " + out.strip().splitlines()[-1])
-        # the benchmark runs (speed itself is measured by hand, docs/lab.md): torch's row comes back
-        # from the subprocess with its BLAS configuration; unknown model names are refused
+        # the benchmark runs (speed itself is measured by hand, docs/benchmarks.md): torch's eager and
+        # compiled rows come back from the subprocess, the best names its mode and thread count (at most
+        # the row's), and the ratio is C over it; unknown model names are refused
         rc, out = run(["lab", "bench", "--models", "small", "--threads", "1,2", "--reps", "5"])
         rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in out.splitlines()
                 if line.startswith("| small")]
         ok = rc == 0 and len(rows) == 2 and all(len(r) == 14 for r in rows)
         for r in rows if ok else []:
-            c_ms, torch_ms = float(r[4].split()[0]), float(r[8].split()[0])
-            ok = ok and c_ms > 0 and torch_ms > 0 and r[9] in ("1", r[3]) and float(r[11]) > 0
-        check(ok, "lab bench --models small: C and torch rows at 1 and 2 threads (%s)" %
-              ("; ".join(" ".join(r[3:12]) for r in rows) if rows else out.strip()[-300:]))
+            c_ms, eager, compiled = float(r[4].split()[0]), float(r[9].split()[0]), float(r[10].split()[0])
+            best = re.match(r"([0-9.]+) \((eager|compile), ([0-9]+)\)$", r[11])
+            ok = ok and c_ms > 0 and eager > 0 and compiled > 0 and best is not None and \
+                int(best.group(3)) <= int(r[3]) and float(best.group(1)) <= min(eager, compiled) and \
+                abs(float(r[12].strip("*")) - c_ms / float(best.group(1))) < 0.01 + 0.01 * c_ms / float(best.group(1))
+        check(ok, "lab bench --models small: C and torch (eager, compiled, best) rows at 1 and 2 threads (%s)" %
+              ("; ".join(" ".join(r[3:13]) for r in rows) if rows else out.strip()[-300:]))
         rc, out = run(["lab", "bench", "--models", "small", "--threads", "1", "--reps", "5", "--python",
                        os.path.join(d, "no-such-python")])
         check(rc == 0 and "torch did not run" in out and "no-such-python" in out and "| - |" in out,
