@@ -21,7 +21,20 @@ import pytest
 
 from conftest import ROOT
 
-PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+PY = sys.executable  # the test environment's python (scripts/venv): numpy, setuptools
+
+
+def make_venv(venv, cwd, env):
+    """A fresh venv that also sees the test environment's packages (numpy, setuptools) through a
+    .pth file: --system-site-packages would reach the base interpreter's, not the test venv's."""
+    import sysconfig
+    if run([PY, "-m", "venv", venv], cwd, env).returncode != 0:
+        return False
+    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(site, "posenc_test_env.pth"), "w") as f:
+        f.write(sysconfig.get_paths()["purelib"] + "\n")
+    return True
 
 
 def header_version():
@@ -68,7 +81,7 @@ def test_pip_install_builds_the_library_and_survives_deleting_the_clone(tmp_path
     before = listing(clone)
     venv = tmp_path / "venv"
     env = clean_env()
-    assert run([PY, "-m", "venv", "--system-site-packages", venv], tmp_path, env).returncode == 0
+    assert make_venv(venv, tmp_path, env)
     py = venv / "bin" / "python"
     done = run([py, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index", clone / "python"],
                tmp_path, env)
