@@ -148,26 +148,15 @@ void torch_cos_sin_block_f64_(torch_cpu_capability_ cap, const double *x, size_t
     }
 }
 
-float torch_vml_sinf_(float x) {
+/* One element through VML (a torch with MKL), else SLEEF's scalar stand-in; which: 0 sin, 1 cos, 2 exp */
+static float vml_or_sleef(int which, float (*sleef)(float), float x) {
     const torch_vml_ *vml = vml_usable();
+    if (!vml) return sleef(x);
     float r;
-    if (!vml) return Sleef_sinf1_u10purecfma(x);
-    vml->sin_f32(1, &x, &r, TORCH_VML_MODE);
+    (which == 0 ? vml->sin_f32 : which == 1 ? vml->cos_f32 : vml->exp_f32)(1, &x, &r, TORCH_VML_MODE);
     return r;
 }
 
-float torch_vml_cosf_(float x) {
-    const torch_vml_ *vml = vml_usable();
-    float r;
-    if (!vml) return Sleef_cosf1_u10purecfma(x);
-    vml->cos_f32(1, &x, &r, TORCH_VML_MODE);
-    return r;
-}
-
-float torch_vml_expf_(float x) {
-    const torch_vml_ *vml = vml_usable();
-    float r;
-    if (!vml) return Sleef_expf1_u10purecfma(x);
-    vml->exp_f32(1, &x, &r, TORCH_VML_MODE);
-    return r;
-}
+float torch_vml_sinf_(float x) { return vml_or_sleef(0, Sleef_sinf1_u10purecfma, x); }
+float torch_vml_cosf_(float x) { return vml_or_sleef(1, Sleef_cosf1_u10purecfma, x); }
+float torch_vml_expf_(float x) { return vml_or_sleef(2, Sleef_expf1_u10purecfma, x); }

@@ -45,19 +45,16 @@ const torch_vml_ *torch_vml_get_(void) {
     return vml_loaded;
 }
 
+/* ATen splits sizes above MKL's 32-bit count into INT_MAX chunks; so do these */
 void torch_vml_map_f32_(void (*f)(int, const float *, float *, long long), const float *x, float *out, size_t n) {
-    for (size_t i = 0; i < n; i += (size_t)INT_MAX) {
-        size_t count = n - i < (size_t)INT_MAX ? n - i : (size_t)INT_MAX;
-        f((int)count, x + i, out + i, TORCH_VML_MODE);
-    }
+    for (size_t i = 0; i < n; i += (size_t)INT_MAX)
+        f((int)(n - i < (size_t)INT_MAX ? n - i : (size_t)INT_MAX), x + i, out + i, TORCH_VML_MODE);
 }
 
 void torch_vml_map_f64_(void (*f)(int, const double *, double *, long long), const double *x, double *out,
                         size_t n) {
-    for (size_t i = 0; i < n; i += (size_t)INT_MAX) {
-        size_t count = n - i < (size_t)INT_MAX ? n - i : (size_t)INT_MAX;
-        f((int)count, x + i, out + i, TORCH_VML_MODE);
-    }
+    for (size_t i = 0; i < n; i += (size_t)INT_MAX)
+        f((int)(n - i < (size_t)INT_MAX ? n - i : (size_t)INT_MAX), x + i, out + i, TORCH_VML_MODE);
 }
 
 posenc_status posenc_torch_math(const char **name, const char **library, posenc_error *err) {
