@@ -38,9 +38,15 @@ def evals_by_id(path):
 
 def driver(tmp, out, *extra):
     env = dict(os.environ, POSENC_BIN=POSENC)
-    ray_tmp = tempfile.mkdtemp(prefix="r", dir=tmp)
-    return subprocess.run([sys.executable, DRIVER, "tiny", "--seeds", "2", "--num-cpus", "2", "--ray-temp-dir", ray_tmp,
-                           "-o", out] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # Ray's socket paths must fit AF_UNIX's 107 bytes: a short folder of its own under /tmp,
+    # not under TMPDIR (CI's private TMPDIR makes them too long), removed after each run
+    ray_tmp = tempfile.mkdtemp(prefix="r", dir="/tmp")
+    try:
+        return subprocess.run([sys.executable, DRIVER, "tiny", "--seeds", "2", "--num-cpus", "2", "--ray-temp-dir",
+                               ray_tmp, "-o", out] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env)
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
 def run_all(tmp):
