@@ -25,8 +25,11 @@ import shutil
 import tempfile
 import time
 
+# Everything inductor writes (its cache, and the precompiled headers it puts under the temporary
+# folder whatever TORCHINDUCTOR_CACHE_DIR says) goes to a folder of this run, removed at the end.
 _CACHE = tempfile.mkdtemp(prefix="posenc-lab-torch-")
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", _CACHE)
+os.environ["TMPDIR"] = tempfile.tempdir = _CACHE
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402

@@ -206,9 +206,11 @@ def main():
     ap.add_argument("--growth-max", type=int, default=131072)
     a = ap.parse_args()
 
-    # inductor's cache goes to a folder of this run, removed at the end
+    # Everything inductor writes (its cache, and the precompiled headers it puts under the temporary
+    # folder whatever TORCHINDUCTOR_CACHE_DIR says) goes to a folder of this run, removed at the end.
     cache = tempfile.mkdtemp(prefix="posenc-rope-peers-")
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", cache)
+    os.environ["TMPDIR"] = tempfile.tempdir = cache
     try:
         run(a)
     finally:
