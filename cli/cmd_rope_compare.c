@@ -107,12 +107,12 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 /* ---- what differs ---------------------------------------------------------- */
 
 typedef enum {
-    D_LAYERS, D_START, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
+    D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
     D_ALIBI, D_LEARNED, D_T5, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
-    "layer count", "position start", "position scheme", "attention window", "rotary dim", "head channels",
+    "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
     "T5 buckets", "base (rope_theta)", "scaling type", "scaling factor", "original context", "YaRN parameters",
     "Llama 3 parameters", "LongRoPE / per-pair factor lists"};
@@ -239,7 +239,7 @@ static void compare_fields(findings *fs, int32_t layer, const posenc_model_rope 
                            bool counted) {
     const posenc_rope_params *a = &ra->params, *b = &rb->params;
     char x[160], y[160];
-#define SAME(u, v) ((float)(u) == (float)(v)) /* as stored in a GGUF */
+#define SAME(u, v) (ulps_f32((u), (v)) <= COMPARE_TOLERANCE_ULPS) /* as the numbers are compared */
     if (!SAME(a->base, b->base)) {
         words_g(x, sizeof x, a->base), words_g(y, sizeof y, b->base);
         mark(fs, D_BASE, counted, layer, x, y, NULL);
@@ -269,10 +269,10 @@ static void compare_fields(findings *fs, int32_t layer, const posenc_model_rope 
         (!SAME(a->beta_fast, b->beta_fast) || !SAME(a->beta_slow, b->beta_slow) || !SAME(a->mscale, b->mscale) ||
          !SAME(a->mscale_all_dim, b->mscale_all_dim) || !SAME(a->attention_factor, b->attention_factor) ||
          a->truncate != b->truncate)) {
-        snprintf(x, sizeof x, "beta_fast %g, beta_slow %g, mscale %g, mscale_all_dim %g, attention_factor %g, truncate %d",
-                 a->beta_fast, a->beta_slow, a->mscale, a->mscale_all_dim, a->attention_factor, a->truncate);
-        snprintf(y, sizeof y, "beta_fast %g, beta_slow %g, mscale %g, mscale_all_dim %g, attention_factor %g, truncate %d",
-                 b->beta_fast, b->beta_slow, b->mscale, b->mscale_all_dim, b->attention_factor, b->truncate);
+        snprintf(x, sizeof x, "beta_fast %.9g, beta_slow %.9g, mscale %.9g, mscale_all_dim %.9g, attention_factor %.9g, "
+                 "truncate %d", a->beta_fast, a->beta_slow, a->mscale, a->mscale_all_dim, a->attention_factor, a->truncate);
+        snprintf(y, sizeof y, "beta_fast %.9g, beta_slow %.9g, mscale %.9g, mscale_all_dim %.9g, attention_factor %.9g, "
+                 "truncate %d", b->beta_fast, b->beta_slow, b->mscale, b->mscale_all_dim, b->attention_factor, b->truncate);
         mark(fs, D_YARN, counted, layer, x, y, NULL);
     }
     if (a->scaling == POSENC_ROPE_LLAMA3 &&
@@ -349,6 +349,18 @@ static int compare(comparison *c) {
         snprintf(y, sizeof y, "%lld", (long long)B->m.position_start);
         mark(fs, D_START, true, -1, x, y, "the first token's position id (RoPE logits depend on distances only, "
                                          "absolute tables and caches on it)");
+    }
+    if (A->m.rope_count > 0 && B->m.rope_count > 0) { /* DeepSeek's mscale_all_dim: on the logits, not cos/sin */
+        const posenc_model_config *ca = &A->m.config, *cb = &B->m.config;
+        int32_t da = ca->softmax_head_dim > 0 ? ca->softmax_head_dim : A->m.ropes[0].attention_head_dim,
+                db = cb->softmax_head_dim > 0 ? cb->softmax_head_dim : B->m.ropes[0].attention_head_dim;
+        double sa = (ca->softmax_scale_factor > 0 ? ca->softmax_scale_factor : 1.0) / sqrt((double)da),
+               sb = (cb->softmax_scale_factor > 0 ? cb->softmax_scale_factor : 1.0) / sqrt((double)db);
+        if (ulps_f32(sa, sb) > COMPARE_TOLERANCE_ULPS) {
+            snprintf(x, sizeof x, "%.9g (x%.9g / sqrt(%d))", sa, ca->softmax_scale_factor, da);
+            snprintf(y, sizeof y, "%.9g (x%.9g / sqrt(%d))", sb, cb->softmax_scale_factor, db);
+            mark(fs, D_SOFTMAX, true, -1, x, y, "the 1/sqrt(d) scale of q.k and its multiplier (DeepSeek: mscale_all_dim)");
+        }
     }
     numeric cache[POSENC_MODEL_MAX_ROPES][POSENC_MODEL_MAX_ROPES];
     memset(cache, 0, sizeof cache);

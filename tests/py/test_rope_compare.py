@@ -9,6 +9,7 @@ convert_hf_to_gguf.py writes for that architecture:
   the converter computes it: old_context_len from the top-level hparams, default 8192);
 - Qwen2.5 7B with YaRN (qwen2): the same base keys, plus rope.scaling.type yarn, rope.scaling.factor and
   rope.scaling.original_context_length from rope_scaling;
+- DeepSeek-V2-Lite (deepseek2): MLA head sizes, YaRN with yarn_log_multiplier (see the case below);
 - Gemma 3 1B (gemma3): key_length / value_length = head_dim, rope.freq_base, attention.sliding_window;
   llama.cpp's loader then uses 10000 for the sliding layers (rope.freq_base_swa) with pattern 6.
 The HF side is the published config.json (tests/fixtures/models, provenance there). Expected: no
@@ -167,7 +168,7 @@ def main():
     gp = json.load(open(gemma))
     ge = write_gguf(os.path.join(d, "gemma3.gguf"), "gemma3", gp, swa_base=10000.0)
     rc, out, err = compare(gemma, ge)
-    t.check(rc == 0 and "same RoPE" in out, f"Gemma 3 1B config.json vs its GGUF: same RoPE, exit {rc} {out.strip()[-200:]} {err.strip()}")
+    t.check(rc == 0 and "same RoPE" in out, f"Gemma 3 1B config.json vs its GGUF: same RoPE, exit {rc} {out.strip().splitlines()[-1:]} {err.strip()}")
     gs = write_gguf(os.path.join(d, "gemma3_swa.gguf"), "gemma3", gp, swa_base=20000.0)
     rc, out, _ = compare(gemma, gs, "--json")
     j = json.loads(out) if out.strip() else {}
@@ -177,6 +178,49 @@ def main():
             diffs.get("base (rope_theta)", {}).get("a") == "10000",
             f"Gemma 3 GGUF with freq_base_swa 20000: the 22 sliding layers differ, not the full ones "
             f"({diffs.get('inverse frequencies', {}).get('layers')})")
+
+    # 4b. DeepSeek-V2-Lite (deepseek2, MLA): DeepseekV2Model.set_gguf_parameters writes key_length =
+    # kv_lora_rank + qk_rope_head_dim, key_length_mla = qk_nope + qk_rope, rope.dimension_count =
+    # qk_rope_head_dim, YaRN type / factor / original context and yarn_log_multiplier = 0.1 * mscale_all_dim.
+    # The heads differ by format (192 vs 576): a note; the rotated channels, frequencies, attention factor and
+    # softmax scale agree. With mscale_all_dim 1 in the config, the softmax scale and magnitude differ.
+    import gguf
+    ds = os.path.join(MODELS, "deepseek_v2_lite.json")
+    dp = json.load(open(ds))
+    dg = os.path.join(d, "ds.gguf")
+    w = gguf.GGUFWriter(dg, "deepseek2")
+    w.add_context_length(dp["max_position_embeddings"])
+    w.add_embedding_length(dp["hidden_size"])
+    w.add_block_count(dp["num_hidden_layers"])
+    w.add_head_count(dp["num_attention_heads"])
+    w.add_head_count_kv(dp["num_attention_heads"])
+    w.add_rope_freq_base(dp["rope_theta"])
+    w.add_key_length(dp["kv_lora_rank"] + dp["qk_rope_head_dim"])
+    w.add_value_length(dp["kv_lora_rank"])
+    w.add_key_length_mla(dp["qk_nope_head_dim"] + dp["qk_rope_head_dim"])
+    w.add_value_length_mla(dp["v_head_dim"])
+    w.add_rope_dimension_count(dp["qk_rope_head_dim"])
+    rs = dp["rope_scaling"]
+    w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+    w.add_rope_scaling_factor(rs["factor"])
+    w.add_rope_scaling_orig_ctx_len(rs["original_max_position_embeddings"])
+    w.add_rope_scaling_yarn_log_mul(0.1 * rs["mscale_all_dim"])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    rc, out, err = compare(ds, dg, "--json")
+    j = json.loads(out) if out.strip() else {}
+    t.check(rc == 0 and j.get("same") is True and [n["what"] for n in j.get("notes", [])] == ["head channels"],
+            f"DeepSeek-V2-Lite config.json vs its GGUF: same RoPE, the MLA head size a note: exit {rc} "
+            f"{[n['what'] for n in j.get('notes', [])]} {err.strip()}")
+    ds1 = os.path.join(d, "ds_mscale1.json")
+    json.dump(dict(dp, rope_scaling=dict(rs, mscale_all_dim=1.0)), open(ds1, "w"))
+    rc, out, _ = compare(dg, ds1, "--json")
+    j = json.loads(out) if out.strip() else {}
+    diffs = {x["what"]: x for x in j.get("differences", [])}
+    t.check(rc == 1 and {"softmax scale", "attention factor", "YaRN parameters"} <= set(diffs),
+            f"mscale_all_dim 1 instead of 0.707: softmax scale, magnitude and the YaRN parameters named: {sorted(diffs)}")
 
     # 5. two unrelated models, and the errors
     mistral = os.path.join(MODELS, "mistral_7b_v0_3.json")
