@@ -38,6 +38,8 @@ static const cli_option compare_options[] = {
     {"seq-len", "L", "compare at this sequence length only (default: the trained length, 0, and the longer "
                      "context of the two; dynamic NTK and LongRoPE depend on it)"},
     {"json", NULL, "print the comparison as one JSON object (keys in docs/rope.md)"},
+    {"assume-a", "FAMILY", "read A's unknown model_type / GGUF architecture as this family, on purpose"},
+    {"assume-b", "FAMILY", "the same for B"},
     {NULL, NULL, NULL}};
 
 /* ---- reading --------------------------------------------------------------- */
@@ -86,13 +88,23 @@ typedef struct {
     posenc_model_layer one;     /* that one layer */
 } side;
 
-static int read_side(const char *arg, side *s) {
+static int read_side(const char *arg, const char *assume, const char *flag, side *s) {
     memset(s, 0, sizeof *s);
     int rc = model_path(arg, s->path, sizeof s->path);
     if (rc != EXIT_OK) return rc;
     posenc_error err = {0};
-    if (posenc_model_read(s->path, 0, NULL, &s->m, &err) != POSENC_OK)
-        return cli_fail(CMD, EXIT_RUNTIME, NULL, "%s", err.message);
+    posenc_config_options options = {assume};
+    if (posenc_model_read(s->path, 0, &options, &s->m, &err) != POSENC_OK) {
+        /* the library's advice names --assume; this command has one flag per side */
+        bool assume_bad = err.status == POSENC_ERR_INVALID_ARGUMENT && assume && strncmp(err.message, "assume_family", 13) == 0;
+        char hint[64];
+        snprintf(hint, sizeof hint, "%s FAMILY reads it as a known family on purpose", flag);
+        return cli_fail(CMD, assume_bad ? EXIT_USAGE : EXIT_RUNTIME,
+                        assume_bad || err.status == POSENC_ERR_UNSUPPORTED ? hint : NULL, "%s", err.message);
+    }
+    if (s->m.assumed)
+        cli_note(CMD, "note: %s read as the '%s' family on purpose (%s): assumed, not known", s->path,
+                 s->m.assumed_family[0] ? s->m.assumed_family : "generic", flag);
     s->layers = s->m.layer_count > 0 ? s->m.layer_count : 1;
     s->one.scheme = s->m.rope_count > 0 ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE;
     s->one.rope = s->m.rope_count > 0 ? 0 : -1;
@@ -560,6 +572,9 @@ static void json_side(const side *s) {
     cli_json_string(s->path);
     printf(", \"format\": \"%s\", \"architecture\": ", s->m.config.format == POSENC_CONFIG_GGUF ? "gguf" : "hf_json");
     cli_json_string(s->m.config.architecture);
+    printf(", \"assumed_family\": ");
+    if (s->m.assumed) cli_json_string(s->m.assumed_family[0] ? s->m.assumed_family : "generic");
+    else printf("null");
     printf(", \"layers\": %d, \"position_start\": %lld}", s->layers, (long long)s->m.position_start);
 }
 
@@ -622,7 +637,7 @@ int cmd_rope_compare(int argc, char **argv) {
     int rc = cli_parse(&a, CMD, compare_options, argc, argv, 2);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc rope compare A B [--seq-len L] [--json]\n\n"
+        printf("usage: posenc rope compare A B [--seq-len L] [--json] [--assume-a FAMILY] [--assume-b FAMILY]\n\n"
                "Do two model descriptions give the same RoPE? A and B are each an HF config.json, a GGUF\n"
                "file, or a folder holding one. Layer by layer: position scheme (RoPE / NoPE / ALiBi /\n"
                "learned / T5), attention window, rotated channels, layout, M-RoPE sections, and the\n"
@@ -644,8 +659,9 @@ int cmd_rope_compare(int argc, char **argv) {
     if (!cli_int64(&a, "seq-len", 0, INT64_MAX / 2, &seq_len)) return EXIT_USAGE;
     comparison *c = calloc(1, sizeof *c);
     if (!c) return cli_fail(CMD, EXIT_RUNTIME, NULL, "out of memory");
-    rc = read_side(a.positional[0], &c->a);
-    if (rc == EXIT_OK) rc = read_side(a.positional[1], &c->b);
+    rc = read_side(a.positional[0], cli_has(&a, "assume-a") ? cli_string(&a, "assume-a", "") : NULL, "--assume-a", &c->a);
+    if (rc == EXIT_OK)
+        rc = read_side(a.positional[1], cli_has(&a, "assume-b") ? cli_string(&a, "assume-b", "") : NULL, "--assume-b", &c->b);
     if (rc == EXIT_OK) {
         c->cross_format = c->a.m.config.format != c->b.m.config.format;
         int64_t ma = c->a.m.config.max_position_embeddings, mb = c->b.m.config.max_position_embeddings;

@@ -230,19 +230,30 @@ def main():
     rc, out, _ = compare(llama, gpt2)
     t.check(rc == 1 and "position scheme: A rope, B learned" in out, f"Llama vs GPT-2 (learned table): exit {rc}")
     rc, _, err = run("rope", "compare", llama)
-    t.check(rc == 2 and "give two model files" in err, f"one file: usage error, exit {rc}")
+    t.check(rc == 2 and "give two model files" in err, f"[C18] one file: usage error, exit {rc}")
+    unknown = os.path.join(MODELS, "unknown_family.json")
+    rc, _, err = run("rope", "compare", unknown, llama)
+    t.check(rc == 1 and "'mystery_lm' is not a model family" in err and "hint: --assume-a FAMILY" in err,
+            f"[C18] an unknown model_type: refused by name, the hint names this command's flag: exit {rc}")
+    rc, out, err = run("rope", "compare", unknown, llama, "--assume-a", "llama", "--json")
+    j = json.loads(out) if out.strip() else {}
+    t.check(rc == 1 and j.get("a", {}).get("assumed_family") == "llama" and j["b"]["assumed_family"] is None and
+            "read as the 'llama' family on purpose (--assume-a)" in err,
+            f"[C18] --assume-a llama: read on purpose and said so (stderr and JSON), then compared: exit {rc}")
+    rc, _, err = run("rope", "compare", unknown, llama, "--assume-a", "lama")
+    t.check(rc == 2 and "assume_family 'lama'" in err, f"[C18] a bad --assume-a: usage error, exit {rc}")
     rc, _, err = run("rope", "compare", llama, os.path.join(d, "missing.json"))
-    t.check(rc == 1 and "cannot open" in err and "missing.json" in err, f"a missing file: exit {rc}: {err.strip()}")
+    t.check(rc == 1 and "cannot open" in err and "missing.json" in err, f"[C18] a missing file: exit {rc}: {err.strip()}")
     two = os.path.join(d, "two")
     os.makedirs(two)
     shutil.copy(gg, os.path.join(two, "a.gguf"))
     shutil.copy(bad, os.path.join(two, "b.gguf"))
     rc, _, err = run("rope", "compare", llama, two)
-    t.check(rc == 2 and "holds 2 .gguf files" in err, f"a folder with two GGUFs: which one would be a guess, exit {rc}")
+    t.check(rc == 2 and "holds 2 .gguf files" in err, f"[C18] a folder with two GGUFs: which one would be a guess, exit {rc}")
     empty = os.path.join(d, "empty")
     os.makedirs(empty)
     rc, _, err = run("rope", "compare", empty, llama)
-    t.check(rc == 1 and "neither a config.json nor a .gguf" in err, f"an empty folder: exit {rc}")
+    t.check(rc == 1 and "neither a config.json nor a .gguf" in err, f"[C18] an empty folder: exit {rc}")
     t.finish()
 
 
