@@ -103,8 +103,8 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
             if (found > 0) given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
         }
         if (c->warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
-            fprintf(stderr, "posenc %s: warning: config.json has '%s' more than once; the last one is used (as "
-                            "Python's json does)\n", cmd, c->duplicate_key);
+            cli_note(cmd, "warning: %s has '%s' more than once; the last one is used (as Python's json does)",
+                     cli_string(a, "config", ""), c->duplicate_key); /* the file named, the key escaped */
     } else if (cli_has(a, "layer-type")) {
         return cli_fail(cmd, EXIT_USAGE, NULL, "--layer-type needs --config");
     }

@@ -87,6 +87,14 @@ def main():
     t.check(rc == 1 and "rope freqs: llava.json: model_type 'llava' wraps" in err and "--assume" in err,
             f"[H15] a {len(longer)}-character path: the file name alone, the reason whole: '{err.strip()}'")
 
+    # the duplicate-key warning of rope freqs / apply names the file too, and prints the key escaped
+    dup = os.path.join(d, "dup-model.json")
+    text = json.dumps(base)[:-1] + ', "rope_theta": 500000.0, "x\\u001b[31m": 1, "x\\u001b[31m": 2}'
+    open(dup, "w").write(text)
+    rc, _, err = run("rope", "freqs", "--config", dup)
+    t.check(rc == 0 and f"warning: {dup} has 'rope_theta' more than once" in err and "config.json" not in err,
+            f"[H15] the duplicate-key warning names the file: '{err.strip()}'")
+
     # H1: NaN / Infinity, as Python's json.dumps writes them
     for value, word in ((float("nan"), "NaN"), (float("inf"), "Infinity"), (float("-inf"), "-Infinity")):
         named = os.path.join(d, "nan.json")
