@@ -483,8 +483,12 @@ static int compare(comparison *c) {
 static void layer_ranges(const finding *f, int32_t n, char *buf, size_t size) {
     buf[0] = '\0';
     size_t used = 0;
-    for (int32_t i = 0; i < n && used + 24 < size; i++) {
+    for (int32_t i = 0; i < n; i++) {
         if (!f->layers[i]) continue;
+        if (used + 32 >= size) { /* the JSON lists every layer; the words stop here, saying so */
+            snprintf(buf + used, size - used, ", ...");
+            return;
+        }
         int32_t e = i;
         while (e + 1 < n && f->layers[e + 1]) e++;
         used += (size_t)snprintf(buf + used, size - used, used ? ", %d" : "%d", i);
