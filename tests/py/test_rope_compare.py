@@ -222,6 +222,22 @@ def main():
     t.check(rc == 1 and {"softmax scale", "attention factor", "YaRN parameters"} <= set(diffs),
             f"mscale_all_dim 1 instead of 0.707: softmax scale, magnitude and the YaRN parameters named: {sorted(diffs)}")
 
+    # 4c. the same configs saved by transformers 5.18 (rope_parameters instead of rope_theta + rope_scaling)
+    # compare equal to the 4.x-style published files and to the GGUFs
+    import transformers
+    for name, cls, other in (("llama_3_1_8b.json", transformers.LlamaConfig, gg),
+                             ("qwen2_5_7b_yarn.json", transformers.Qwen2Config, qg)):
+        src = os.path.join(MODELS, name)
+        saved = os.path.join(d, "v5_" + name)
+        with open(saved, "w") as f:
+            f.write(cls.from_dict(json.load(open(src))).to_json_string())
+        v5 = json.load(open(saved))
+        for b in (src, other):
+            rc, out, err = compare(saved, b)
+            t.check(rc == 0 and "same RoPE" in out and "rope_parameters" in v5 and "rope_scaling" not in v5,
+                    f"{name} saved by transformers {transformers.__version__} (rope_parameters) vs "
+                    f"{os.path.basename(b)}: same RoPE, exit {rc} {err.strip()}")
+
     # 5. two unrelated models, and the errors
     mistral = os.path.join(MODELS, "mistral_7b_v0_3.json")
     rc, out, _ = compare(llama, mistral)
