@@ -2,7 +2,7 @@
  * library compares (posenc_rope_identity_compare: kinds and numbers); the tool
  * words each departure here, one sentence per departure. The Python package
  * words the same kinds the same way (python/posenc/identify.py, _departure_words;
- * tests/py/test_identify_departures_same.py holds the two to each other). */
+ * python/tests/test_identify_same.py holds the two to each other). */
 #include "cli.h"
 
 #include <math.h>
