@@ -792,7 +792,7 @@ typedef struct posenc_rope_identity {
     posenc_dtype grid;           /* f32, bf16 or f16: the values all lie on this grid */
     posenc_rope_arith arith;     /* best arithmetic (= params.mode) */
     int64_t max_ulp[POSENC_ROPE_ARITHS];  /* per arithmetic: max |difference| over all values in
-                                              ULPs of the grid at [0.5, 1) (f32 2^-24, bf16 2^-9,
+                                              ULPs of the grid at [0.5, 1) (f32 2^-24, bf16 2^-8,
                                               f16 2^-11: a cos/sin's ULP near its peak; the ULP
                                               of a value near 0 would count an angle error in
                                               thousands); -1 = refused (ggml: dynamic NTK) */

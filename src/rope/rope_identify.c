@@ -102,12 +102,19 @@ static float on_grid(posenc_dtype grid, float f) {
 }
 
 /* The residual unit: the grid's spacing for values in [0.5, 1) (f32 2^-24,
- * bf16 2^-9, f16 2^-11): the ULP of a cos/sin near its peak. A ULP count of the
- * value itself would explode near the zeros of cos/sin, where one angle error
- * crosses thousands of tiny ULPs. */
+ * bf16 2^-8, f16 2^-11; a format with m stored mantissa bits steps by 2^-(m+1)
+ * there: bf16 stores 7), the ULP of a cos/sin near its peak, where most of a
+ * cos table's values lie. A ULP count of the value itself would explode near
+ * the zeros of cos/sin, where one angle error crosses thousands of tiny ULPs. */
 static double grid_unit(posenc_dtype grid) {
-    return grid == POSENC_DTYPE_BF16 ? 0x1p-9 : grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+    return grid == POSENC_DTYPE_BF16 ? 0x1p-8 : grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
 }
+
+/* The rounding a value may carry and still be the same RoPE, in absolute terms: 4 units of
+ * f32 / f16 (the cache's value and ours may round to neighbours, and the engine's cos/sin may
+ * be 1-2 f32 ULPs from ours); 2 units of bf16 = 2^-7, one bf16 step of [1, 2), where a
+ * magnitude above 1 puts the peak values (f32's ULPs vanish against bf16's step). */
+static double grid_slack(posenc_dtype grid) { return (grid == POSENC_DTYPE_BF16 ? 2.0 : 4.0) * grid_unit(grid); }
 
 /* ---- 1. layout ------------------------------------------------------------ */
 
@@ -118,6 +125,20 @@ static bool halves_equal(const grid2d *g) {
         for (size_t k = 0; k < h; k++)
             if (g->v[t * g->width + k] != g->v[t * g->width + k + h]) return false;
     return true;
+}
+
+/* Columns 2k and 2k + 1 equal at every row, and some column changing: each value twice in a
+ * row, GPT-J's repeat_interleave layout (cos(freqs).repeat_interleave(2)). */
+static bool neighbours_equal(const grid2d *g) {
+    if (g->width % 2) return false;
+    bool moves = false;
+    for (size_t t = 0; t < g->rows; t++)
+        for (size_t k = 0; k + 1 < g->width; k += 2) {
+            const double *row = g->v + t * g->width;
+            if (row[k] != row[k + 1]) return false;
+            moves = moves || row[k] != g->v[k];
+        }
+    return moves;
 }
 
 /* c^2 + s^2 of every pair within `tol` (relative) of the first row's. */
@@ -355,8 +376,8 @@ typedef struct {
  * engine's cos/sin may be 1-2 f32 ULPs from ours) plus the float32 angle's rounding, which
  * grows with the angle: w p rounded to f32 (2^-24 relative) and w itself computed by another
  * engine's pow (a few f32 ULPs) give 8 x 2^-24 |angle| in all. Scaled by the magnitude. */
-static double gate_bound(double unit, double magnitude, double angle) {
-    return fmax(magnitude, 1.0) * (4.0 * unit + 8.0 * 0x1p-24 * fabs(angle));
+static double gate_bound(double slack, double magnitude, double angle) {
+    return fmax(magnitude, 1.0) * (slack + 8.0 * 0x1p-24 * fabs(angle));
 }
 
 typedef struct { /* values beyond gate_bound: count, and the worst one (in bounds) */
@@ -413,7 +434,7 @@ static bool score_pairs(const target *tg, posenc_rope_params params, posenc_mode
                 if (pair_ulp && d > pair_ulp[k]) pair_ulp[k] = d;
                 if (gate && !(tg->still && tg->still[k] == 0)) {
                     double at = tg->ids ? (double)tg->ids[t] : (double)tg->offset + (double)t;
-                    double ratio = fabs(g - want[i]) / gate_bound(unit, fabs(att), wg[k] * at);
+                    double ratio = fabs(g - want[i]) / gate_bound(grid_slack(tg->grid), fabs(att), wg[k] * at);
                     if (ratio > 1) gate->over++;
                     if (ratio > gate->worst_ratio) gate->worst_ratio = ratio, gate->worst_row = t, gate->worst_pair = (int32_t)k;
                 }
@@ -674,6 +695,13 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         }
     }
     size_t T = wk->c.rows, W = wk->c.width;
+    /* GPT-J's repeat_interleave cache: no layout here holds it (ggml interleaves cos with sin) */
+    RETURN_ERROR_IF((layout == POSENC_CACHE_AUTO || layout == POSENC_CACHE_PLAIN) && !halves_equal(&wk->c) &&
+                        neighbours_equal(&wk->c) && (!sin_table || neighbours_equal(&wk->s)),
+                    err, POSENC_ERR_INVALID_ARGUMENT,
+                    "columns 2k and 2k + 1 are equal at every row: a GPT-J repeat_interleave cache (each pair's "
+                    "value twice in a row), a layout identify does not read; give its even columns [:, ::2] as a "
+                    "plain cache");
     double tol = out->grid == POSENC_DTYPE_BF16 ? 0.02 : out->grid == POSENC_DTYPE_F16 ? 4e-3 : 1e-5;
     double eps = out->grid == POSENC_DTYPE_BF16 ? 0x1p-8 : out->grid == POSENC_DTYPE_F16 ? 0x1p-10 : 0x1p-23;
     /* 1. layout */
@@ -730,9 +758,9 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     out->has_sin = two;
     if (two) { /* one rotation: c^2 + s^2 is one magnitude^2 across the pairs of a row (a LongRoPE
                 * switch changes it between rows, never inside one). Tolerance: the grid's rounding
-                * (c^2 + s^2 moves by under 2 units per value; 8 units) or 1e-4 relative for
+                * (c^2 + s^2 moves by under 2 units per value; twice the slack) or 1e-4 relative for
                 * f32, which leaves room for a cache recovered from a rotation by least squares. */
-        double rel = fmax(8 * grid_unit(out->grid), 1e-4);
+        double rel = fmax(2 * grid_slack(out->grid), 1e-4);
         for (size_t t = 0; t < T; t++) {
             double lo = INFINITY, hi = -INFINITY;
             int32_t klo = 0, khi = 0;
@@ -815,6 +843,22 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
             out->has_cos = 0;
             out->has_sin = 1;
         }
+    }
+    /* positions before 0: no engine builds such a cache, but one table (cos is even) read backwards
+     * fits them: rows T-1..0 of a cos table are positions -(T-1)..0. Name what fits instead of
+     * failing later to regenerate a table at negative positions. */
+    if (out->offset < 0 && !two) {
+        bool first_m1 = true, last_1 = true; /* every pair's row 0 at -1 / last row at 1 (1e-2: any grid) */
+        for (int32_t k = 0; k < K; k++) {
+            first_m1 = first_m1 && fabs(wk->pc[(size_t)k * T] + out->magnitude) < 1e-2;
+            last_1 = last_1 && fabs(wk->pc[(size_t)k * T + T - 1] - out->magnitude) < 1e-2;
+        }
+        RETURN_ERROR_IF(first_m1 != last_1, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "row 0 fits position %lld (positions %lld..%lld), and a RoPE cache starts at 0 or later: %s",
+                        (long long)out->offset, (long long)out->offset, (long long)out->offset + (long long)T - 1,
+                        last_1 ? "the last row is 1 in every pair, as position 0 is: rows in reverse order (a cos "
+                                 "table read backwards fits negative positions, cos being even)"
+                               : "row 0 is -1 in every pair: the table is negated (-cos)");
     }
     /* 3. profile */
     profile_in pin = {K, 2 * K, wk->w, wk->ok, wk->rho};

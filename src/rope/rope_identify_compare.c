@@ -271,12 +271,10 @@ posenc_status posenc_rope_identity_compare(const posenc_rope_identity *id, const
      * values that differ sit on a rounding boundary (the engine's float32 and ours round to
      * neighbours). The config then explains every value, and the fit's frequencies, which a
      * one-table half-precision profile measures percents off, back no departure. One step of
-     * the grid in the residual's units: f16's step at [0.5, 1) is its unit 2^-11; bf16's is
-     * 2^-8, two of its 2^-9 units. */
+     * the grid at [0.5, 1) is one residual unit (f16 2^-11, bf16 2^-8). */
     if (match < 0 && id->grid != POSENC_DTYPE_F32) {
-        int64_t step = id->grid == POSENC_DTYPE_BF16 ? 2 : 1;
         for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
-            if (out->max_ulp[a] >= 0 && out->max_ulp[a] <= step && (within < 0 || out->differ[a] < out->differ[within]))
+            if (out->max_ulp[a] >= 0 && out->max_ulp[a] <= 1 && (within < 0 || out->differ[a] < out->differ[within]))
                 within = a;
         match = within;
     }
@@ -308,7 +306,7 @@ posenc_status posenc_rope_identity_compare(const posenc_rope_identity *id, const
         /* frequencies: runs of pairs whose measured w departs from the config's */
         int32_t run0 = -1;
         double worst = 0;
-        double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-9 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
+        double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-8 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
         for (int32_t k = 0; k <= K && match < 0 && !dyn_len; k++) {
             double rel = k < K && id->inv_freq[k] > 0 ? fabs(id->inv_freq[k] / w[k] - 1) : 0;
             /* the fit's noise: the grid's step over the angle the pair turns through the rows */
