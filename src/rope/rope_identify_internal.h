@@ -1,7 +1,8 @@
 /* rope_identify_internal.h: the pieces "which RoPE is this?" shares between its files
  * (posenc.h 4b). Layered one way: rope_identify.c (the entry point: the steps in order)
- * -> rope_identify_score.c (candidates regenerated and scored in ULPs, the gate, the public
- * residual functions) -> rope_identify_fit.c (per-pair slope, phase and magnitude, the
+ * -> rope_identify_profile.c (step 3: the scheme from the profile) and rope_identify_score.c
+ * (candidates regenerated and scored in ULPs, the gate, the public residual functions)
+ * -> rope_identify_fit.c (per-pair slope, phase and magnitude, the
  * offset, the profile's base, LongRoPE's switch row) and rope_identify_values.c (the values,
  * their grid, the layout tests). rope_identify_compare.c (against a config) uses only the
  * public functions. Not installed. */
@@ -73,6 +74,17 @@ double rope_id_snap_round_(double x, double rel);
 void rope_id_unwrapped_phase_(const double *c, const double *s, size_t n, double *out);
 /* x - 2 pi n into (-pi, pi]. */
 double rope_id_wrap_pi_(double x);
+
+/* ---- the scheme from the profile (rope_identify_profile.c) ---- */
+/* Step 3: the scaling and its parameters into *params (base snapped; *base_io the base the
+ * factors are measured against, moved to a common base for per-pair factors), and out's
+ * pair_factor (and long_pair_factor), ramp, YaRN / Llama 3 edges, switch_position, ambiguous
+ * bits and profile_residual. w, ok, rho: each pair's measured slope, reliability and expected
+ * relative error; wl: the slopes after a LongRoPE switch at row t_switch (0: none); first,
+ * last: the first and last reliable pair. */
+void rope_id_profile_scheme_(posenc_rope_identity *out, posenc_rope_params *params, double *base_io, const double *w,
+                             const bool *ok, const double *rho, const double *wl, int32_t K, bool two, size_t t_switch,
+                             int32_t first, int32_t last);
 
 /* ---- candidates and their ULPs (rope_identify_score.c) ---- */
 typedef struct {
