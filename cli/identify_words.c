@@ -68,15 +68,15 @@ static void word_magnitude(cli_buffer *b, const posenc_rope_departure *d, const 
 }
 
 static const char *const list_words[] = {
-    "holds the config's long factors at every position: vLLM's choice when max_model_len exceeds the original "
-    "context (its long_short_cos_sin_cache keeps both lists; every position then reads the long half); HF takes the "
-    "long factors only for a sequence longer than the original context, so for a sequence this short HF's table "
-    "holds the short ones",
-    "holds the config's long factors at every position: llama.cpp's choice when its context n_ctx exceeds the "
-    "original context (it picks one list per context); HF takes the long factors only for a sequence longer than "
-    "the original context, so for a sequence this short HF's table holds the short ones",
-    "holds the config's short factors for positions past the original context: HF and llama.cpp would take the long "
-    "ones there"};
+    ("holds the config's long factors at every position: vLLM's choice when max_model_len exceeds the original "
+     "context (its long_short_cos_sin_cache keeps both lists; every position then reads the long half); HF takes the "
+     "long factors only for a sequence longer than the original context, so for a sequence this short HF's table "
+     "holds the short ones"),
+    ("holds the config's long factors at every position: llama.cpp's choice when its context n_ctx exceeds the "
+     "original context (it picks one list per context); HF takes the long factors only for a sequence longer than "
+     "the original context, so for a sequence this short HF's table holds the short ones"),
+    ("holds the config's short factors for positions past the original context: HF and llama.cpp would take the long "
+     "ones there")};
 
 void cli_word_departure(cli_buffer *b, const posenc_rope_departure *d, const posenc_rope_identity *id,
                         const posenc_rope_comparison *cmp) {

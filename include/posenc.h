@@ -982,6 +982,7 @@ POSENC_API posenc_status posenc_rope_identity_compare(const posenc_rope_identity
 /* "rotary_dim", "dynamic_length", "offset", "magnitude", "longrope_list",
  * "switch_scheme", "switch_at", "switch_factors", "frequencies", "imrope_still",
  * "imrope_residual", "grid", "unexplained" ("?" otherwise). */
+POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_rope_departure_kind_name(posenc_rope_departure_kind kind);
 
 /* Rotated q with its input: x and y = R(x), [T, D] or [T, H, D] (same shape;

@@ -497,7 +497,3 @@ posenc_status posenc_rope_identify(const posenc_array *table, const posenc_array
     }
     return posenc_ok_(err);
 }
-
-/* A loaded cache [T, W] (and its sin table [T, W], or NULL) as [T, K] cos and
- * sin arrays per pair (rs NULL when the cache holds one function), with f32
- * scratch fc/fs of the same size for regenerating it; the caller frees all four. */

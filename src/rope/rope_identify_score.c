@@ -188,6 +188,9 @@ done:
     return p;
 }
 
+/* A loaded cache [T, W] (and its sin table [T, W], or NULL) as [T, K] cos and
+ * sin arrays per pair (rs NULL when the cache holds one function), with f32
+ * scratch fc/fs of the same size for regenerating it; the caller frees all four. */
 static posenc_status split_cache(const grid2d *c, const grid2d *s, posenc_rope_cache_layout layout, size_t K,
                                  double **rc, double **rs, float **fc, float **fs, posenc_error *err) {
     const size_t T = c->rows, W = c->width, n = T * K;
