@@ -308,42 +308,17 @@ done:
     return rc;
 }
 
-/* Pairs that do not turn at all (measured frequency 0) where the fit's scheme turns them,
- * while every other pair is bit for bit in the best arithmetic: a position stream held at 0
- * for those pairs (ggml's IMROPE sends the pairs past 3 x its sections to a 4th stream, which
- * llama.cpp sets to 0 for text tokens). Text mode; nothing is printed otherwise. */
+/* Pairs held at angle 0 where the fit turns them (posenc_rope_identity_still_pairs), in words;
+ * text mode, nothing printed when there are none. */
 static void print_still_pairs(const posenc_array *cache, const posenc_array *sin_table, const posenc_rope_identity *id) {
-    int32_t K = id->rotary_dim / 2;
-    if (!id->differ[id->arith] || id->switch_position > 0 || K < 2) return;
-    int64_t *ulp = calloc((size_t)K, sizeof *ulp);
-    double *w = malloc(sizeof *w * (size_t)K), att = 1;
+    posenc_rope_still_pairs sp;
     posenc_error e = {0};
-    posenc_rope_params q = id->params;
-    if (!ulp || !w || posenc_rope_identity_pair_residual(cache, sin_table, id, id->arith, ulp, (size_t)K, &e) != POSENC_OK ||
-        posenc_rope_frequencies(&q, 0, w, (size_t)K, &att, &e) != POSENC_OK) {
-        free(ulp);
-        free(w);
-        return;
-    }
-    int32_t first = -1, last = -1, still = 0, other = 0;
-    int64_t worst = 0;
-    for (int32_t k = 0; k < K; k++) {
-        if (!ulp[k]) continue;
-        if (id->inv_freq[k] == 0 && w[k] > 0) {
-            if (first < 0) first = k;
-            last = k, still++, worst = ulp[k] > worst ? ulp[k] : worst;
-        } else {
-            other++;
-        }
-    }
-    if (still && !other)
-        printf("still pairs: %d-%d hold angle 0 at every row (measured frequency 0, up to %lld ULP off) where the "
-               "fit turns them (%.3g rad per position); every other pair is bit for bit in %s: a position stream held "
-               "at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its sections from a 4th stream, which "
-               "llama.cpp sets to 0 for text tokens)\n",
-               first, last, (long long)worst, w[first], arith_words(id->arith));
-    free(ulp);
-    free(w);
+    if (posenc_rope_identity_still_pairs(cache, sin_table, id, &sp, &e) != POSENC_OK || sp.first < 0) return;
+    printf("still pairs: %d-%d hold angle 0 at every row (measured frequency 0, up to %lld ULP off) where the "
+           "fit turns them (%.3g rad per position); every other pair is bit for bit in %s: a position stream held "
+           "at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its sections from a 4th stream, which "
+           "llama.cpp sets to 0 for text tokens)\n",
+           sp.first, sp.last, (long long)sp.max_ulp, sp.fit_inv_freq, arith_words(id->arith));
 }
 
 int cmd_rope_identify(int argc, char **argv) {

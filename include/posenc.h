@@ -985,6 +985,25 @@ POSENC_API posenc_status posenc_rope_identity_compare(const posenc_rope_identity
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_rope_departure_kind_name(posenc_rope_departure_kind kind);
 
+/* Pairs that never turn (measured frequency 0) where the fit turns them, while
+ * every other pair is the fit bit for bit in its best arithmetic: a position
+ * stream held at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its
+ * sections from a 4th stream, which llama.cpp sets to 0 for text tokens).
+ * first..last: those pairs (-1: none, also for a fit with no value differing,
+ * a LongRoPE switch or one pair); max_ulp: their largest residual (units of
+ * posenc_rope_identity.max_ulp); fit_inv_freq: the fit's radians per
+ * position at pair `first`. table / sin_table: the arrays that produced
+ * `identity`. Errors: those of posenc_rope_identity_pair_residual. */
+typedef struct posenc_rope_still_pairs {
+    int32_t first, last;
+    int64_t max_ulp;
+    double fit_inv_freq;
+} posenc_rope_still_pairs;
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_identity_still_pairs(const posenc_array *table, const posenc_array *sin_table,
+                                                          const posenc_rope_identity *identity,
+                                                          posenc_rope_still_pairs *out, posenc_error *err);
+
 /* Rotated q with its input: x and y = R(x), [T, D] or [T, H, D] (same shape;
  * f32, f64, f16 or bf16), recover the cache that rotated it. Channels where y
  * equals x at every position and head pass through; the others must be one
