@@ -60,7 +60,10 @@ bool rope_id_score_pairs_(const target *tg, posenc_rope_params params, posenc_mo
             double g = (double)rope_id_on_grid_(tg->grid, got[i]);
             if (g != want[i]) {
                 bad++;
-                int64_t d = (int64_t)ceil(fabs(g - want[i]) / unit);
+                /* a value far off any cos/sin (a table of huge numbers, say) saturates: the cast of a
+                 * double past 2^63 is undefined (found by fuzz_identify) */
+                double du = ceil(fabs(g - want[i]) / unit);
+                int64_t d = du < 0x1p62 ? (int64_t)du : INT64_MAX;
                 if (d > worst) worst = d;
                 size_t k = i % (size_t)tg->pairs, t = i / (size_t)tg->pairs;
                 if (pair_ulp && d > pair_ulp[k]) pair_ulp[k] = d;
