@@ -3,7 +3,6 @@ Hugging Face rotary embedding, and HF's apply_rotary_pos_emb as a drop-in.
 
     import posenc.torch as pt
     pt.apply_rope_(q, k, positions=position_ids, layout="neox", tensor_layout="bhsd", base=500000)
-    pt.patch_llama(model)        # HF Llama-style model: posenc's RotaryEmbedding + apply, HF's bits
     pt.mrope_apply_(q, k, positions=position_ids, config=cfg, tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
     y = pt.mrope_apply(q, positions=position_ids, config=cfg, tensor_layout="bhsd")  # the same, differentiable
 
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -677,14 +675,18 @@ class RotaryEmbedding(_torch.nn.Module):
         return "attention_scaling=%r, params=%r" % (self.attention_scaling, self.params)
 
 
+# Below this many elements (q and k together) HF's torch expression is as fast as copying q
+# and k and calling C twice (a one-token decode step of 32 + 8 heads x 128 is 5120), and it
+# gives the same bits, so small calls take it (posenc.hf's drop-in reads it here).
+_C_PATH_MIN_ELEMENTS = 1 << 15
+
+
 def _may_take_c(cos: _torch.Tensor) -> bool:
     """Whether any q, k these tables rotate can reach the drop-in's C path: q and k hold at least
-    one head each, tokens x head_dim elements, so fewer than hf._C_PATH_MIN_ELEMENTS / 2 per
+    one head each, tokens x head_dim elements, so fewer than _C_PATH_MIN_ELEMENTS / 2 per
     tensor never do (a decode step): comparing the tables with C's there would only cost time
     (measured: 245 against 81 us per one-token forward)."""
-    hf = sys.modules.get(__package__ + ".hf")
-    least = getattr(hf, "_C_PATH_MIN_ELEMENTS", 1 << 15)
-    return 2 * cos.numel() >= least
+    return 2 * cos.numel() >= _C_PATH_MIN_ELEMENTS
 
 
 def _c_matches(p: RopeParams, position_ids: _torch.Tensor, cos: _torch.Tensor,
@@ -746,16 +748,15 @@ _HF_NAMES = ("apply_rotary_pos_emb", "rotate_half", "patch_llama")
 
 
 def __getattr__(name: str) -> Any:
-    """The Hugging Face drop-in lives in posenc/hf.py (it builds on the classes above);
-    posenc.torch.apply_rotary_pos_emb etc. load it on first use (no import cycle)."""
+    """The Hugging Face drop-in lives in posenc.hf, on top of this module: this module never
+    imports it (imports run one way), so its names are refused here by name."""
     if name in _HF_NAMES:
-        from . import hf
-        return getattr(hf, name)
+        raise AttributeError("posenc.torch.%s is posenc.hf.%s: the Hugging Face drop-in lives in posenc.hf "
+                             "(import posenc.hf)" % (name, name))
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-__all__ = ["apply_rope_", "mrope_apply_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
-           "rotate_half", "patch_llama"]
+__all__ = ["apply_rope_", "mrope_apply_", "mrope_apply", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding"]
 
 # apply_rope_ / apply_rope take **flags, checked by check_flags (KeywordError naming a bad one),
 # so the per-call hot path needs no keywords_checked wrapper.
