@@ -21,4 +21,5 @@ def test_the_doc_has_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_doc_example_runs(index, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))  # keras writes keras.json at its first import
     exec(compile(BLOCKS[index], "docs/python.md block %d" % index, "exec"), {"__name__": "__doc_example__"})
