@@ -91,7 +91,8 @@ def apply_rotary_pos_emb(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor,
                                    % (4 + len(args)), 1)
     if not isinstance(unsqueeze_dim, int) or isinstance(unsqueeze_dim, bool):
         raise InvalidArgumentError("unsqueeze_dim must be an int, got %r" % (unsqueeze_dim,), 1)
-    fast = _fast_rotary(q, k, cos, sin, unsqueeze_dim)
+    # (torch.compile: HF's expression, plain torch ops; the C path reads a Python-side tag)
+    fast = None if _pt._compiling() else _fast_rotary(q, k, cos, sin, unsqueeze_dim)
     if fast is not None:
         return fast
     cos = cos.unsqueeze(unsqueeze_dim)

@@ -330,8 +330,11 @@ def _json_of(p: RopeParams) -> str:
 
 
 # torch.compile cannot trace json.dumps (a graph break); a frozen RopeParams' JSON is a constant
-# of the object, so dynamo runs this once per params object and guards on that object
-_params_json_new = getattr(getattr(_torch, "compiler", None), "assume_constant_result", lambda f: f)(_json_of)
+# of the object, so dynamo runs this once per params object and guards on that object. The mark
+# is what torch.compiler.assume_constant_result sets; calling that imports torch._dynamo, which
+# creates its cache folder under the temporary folder at import: importing posenc.torch must not.
+_json_of._dynamo_marked_constant = True  # type: ignore[attr-defined]
+_params_json_new = _json_of
 
 
 _PARSED: Dict[str, RopeParams] = {}
@@ -521,6 +524,24 @@ def _register_custom_ops() -> Any:
 _CUSTOM_OPS = _register_custom_ops()
 
 
+def _register_cos_sin_fake() -> None:
+    """posenc::rope_cos_sin (RotaryEmbedding's precise-mode tables) under torch.compile: the
+    shapes of its two float32 [*ids.shape, R] results."""
+    register_fake = getattr(getattr(_torch, "library", None), "register_fake", None)
+    if register_fake is None or _LIBRARY is None:
+        return
+
+    def fake(position_ids: _torch.Tensor, params: str) -> Tuple[_torch.Tensor, _torch.Tensor]:
+        r = _params_from_json(params).check()
+        shape = tuple(position_ids.shape) + (r,)
+        return position_ids.new_empty(shape, dtype=_torch.float32), position_ids.new_empty(shape, dtype=_torch.float32)
+
+    register_fake("posenc::rope_cos_sin", fake, lib=_LIBRARY)
+
+
+_register_cos_sin_fake()
+
+
 def _traced_rope(x: _torch.Tensor, positions: Any, offset: Any, p: RopeParams, layout: str, tensor_layout: str,
                  seq_len: Optional[int]) -> _torch.Tensor:
     if _LIBRARY is None or not (positions is None or isinstance(positions, _torch.Tensor)):
@@ -629,6 +650,13 @@ class RotaryEmbedding(_torch.nn.Module):
 
     @_torch.no_grad()
     def forward(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
+        if _compiling():  # torch.compile: plain torch ops, or the C table through its op; no tag
+            if self._torch_mode:
+                return self._hf_expression(x, position_ids)
+            cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
+            if not self.duplicate:
+                cos, sin = cos[..., :cos.shape[-1] // 2], sin[..., :sin.shape[-1] // 2]
+            return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
         if _is_tracing() and _LIBRARY is not None and not self._torch_mode and self.duplicate:
             cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
             return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
@@ -660,8 +688,11 @@ class RotaryEmbedding(_torch.nn.Module):
                                       else type(position_ids).__name__), 8)
         if position_ids.dim() == 1:
             position_ids = position_ids[None]
-        seq_len = int(position_ids.max()) + 1 if position_ids.numel() else 0
-        inv_freq, att = self.frequencies(_rope.checked_seq_len(seq_len, "position_ids"))
+        if self._by_seq_len or not _compiling():  # (reading max() into Python is a graph break under compile)
+            seq_len = int(position_ids.max()) + 1 if position_ids.numel() else 0
+            inv_freq, att = self.frequencies(_rope.checked_seq_len(seq_len, "position_ids"))
+        else:
+            inv_freq, att = self.inv_freq, self.attention_scaling
         inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1).to(dtype=_torch.float32, device=x.device)
         pos = position_ids[:, None, :].to(device=x.device).float()
         with _torch.autocast(device_type=x.device.type, enabled=False):

@@ -7,6 +7,8 @@ folder whatever TORCHINDUCTOR_CACHE_DIR says) goes to a folder of this test, rem
 the test fails if inductor left anything in the caller's temporary folder."""
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -67,30 +69,44 @@ def _bits_equal(a, b):
     return all(torch.equal(u, v) for u, v in zip(a, b))
 
 
-@pytest.mark.parametrize("params", [P, P_YARN], ids=["plain", "yarn"])
-def test_compiled_model_has_no_graph_break_and_eager_bits(inductor_folder, params):
-    model = Tiny(params.replace())  # a fresh object: its JSON is first made under compile
+def _inputs():
     x = torch.randn(2, 5, 32)
     # batched positions with different offsets per row (a KV-cache step of two sequences)
     pos = torch.tensor([[0, 1, 2, 3, 4], [7, 8, 9, 10, 11]])
+    return x, pos
 
+
+def test_compiled_model_has_no_graph_break_and_eager_bits(inductor_folder):
+    """inductor (the default backend: C++ code generated around the two opaque posenc nodes),
+    inference: the time it takes is inductor's first compile, so training is checked below
+    with aot_eager (the same capture, fake kernels, functionalization and autograd)."""
+    model = Tiny(P.replace())  # a fresh params object: its JSON is first made under compile
+    x, pos = _inputs()
     explained = torch._dynamo.explain(model)(x, pos)
     assert explained.graph_break_count == 0, explained.break_reasons
     assert explained.graph_count == 1
-
     torch._dynamo.reset()
     compiled = torch.compile(model, fullgraph=True)  # fullgraph: any graph break raises
+    with torch.no_grad():
+        want = model(x, pos)
+        assert _bits_equal(compiled(x, pos), want)
+        # the positions are a graph input, not a constant: new ones rotate by the new positions
+        pos2 = pos + 100
+        assert _bits_equal(compiled(x, pos2), model(x, pos2))
+        assert not _bits_equal(model(x, pos2), want)
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("params", [P, P_YARN], ids=["plain", "yarn"])
+def test_compiled_training_matches_eager(inductor_folder, params):
+    """Forward and backward through the compiled graph (register_autograd: R^T g, with YaRN's
+    A^2 correction) equal eager's bits."""
+    model = Tiny(params.replace())
+    x, pos = _inputs()
+    compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
     got = compiled(x, pos)
-    want = model(x, pos)
-    assert _bits_equal(got, want)
-
-    # the positions are a graph input, not a constant: new ones rotate by the new positions
-    pos2 = pos + 100
-    assert _bits_equal(compiled(x, pos2), model(x, pos2))
-    assert not _bits_equal(model(x, pos2), want)
-
-    # backward through the compiled graph (register_autograd: R^T g) equals eager's
-    sum(t.sum() for t in compiled(x, pos)[:2]).backward()
+    assert _bits_equal(got, model(x, pos))
+    sum(t.sum() for t in got[:2]).backward()
     g_compiled = model.proj.weight.grad.clone()
     model.zero_grad()
     sum(t.sum() for t in model(x, pos)[:2]).backward()
@@ -141,3 +157,68 @@ def test_compiled_errors_name_the_bad_value(inductor_folder):
     with pytest.raises(Exception, match="one int offset"):
         per_row_offsets(q.detach())
     torch._dynamo.reset()
+
+
+class HFAttentionRope(torch.nn.Module):
+    """What a transformers attention layer does with a patched rotary embedding: posenc's
+    RotaryEmbedding (cos, sin) and posenc.hf.apply_rotary_pos_emb on [B, H, S, D]."""
+
+    def __init__(self, mode):
+        super().__init__()
+        from posenc import hf  # noqa: F401  (the HF glue, on top of posenc.torch)
+        self.rotary = pt.RotaryEmbedding(params=posenc.RopeParams(head_dim=16, base=10000.0, mode=mode))
+
+    def forward(self, q, k, position_ids):
+        from posenc import hf
+        cos, sin = self.rotary(q, position_ids)
+        return hf.apply_rotary_pos_emb(q, k, cos, sin)
+
+
+@pytest.mark.parametrize("mode", ["torch", "precise"])
+def test_compiled_hf_drop_in_has_no_graph_break(inductor_folder, mode):
+    """RotaryEmbedding + apply_rotary_pos_emb (what posenc.hf.patch puts into a model) compile
+    whole: torch mode as HF's own torch ops (compiled: transformers' own code compiled, bit for
+    bit), precise mode through posenc::rope_cos_sin (a fake kernel gives its shapes; eager's bits)."""
+    model = HFAttentionRope(mode)
+    q, k = torch.randn(2, 4, 6, 16), torch.randn(2, 2, 6, 16)
+    ids = torch.tensor([[0, 1, 2, 3, 4, 5], [10, 11, 12, 13, 14, 15]])
+    explained = torch._dynamo.explain(model)(q, k, ids)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True, backend="inductor" if mode == "torch" else "aot_eager")
+    with torch.no_grad():
+        got, want = compiled(q, k, ids), model(q, k, ids)
+    if mode == "precise":  # the same C table and HF's expression in both
+        assert _bits_equal(got, want)
+    else:
+        # inductor generates its own loop for HF's cos/sin and multiply-add, which is not torch
+        # eager's bits (transformers' own code compiled differs from itself eager by up to
+        # 2.4e-7 here); the oracle is transformers' LlamaRotaryEmbedding + apply_rotary_pos_emb
+        # compiled the same way: posenc compiled gives its bits
+        from transformers import LlamaConfig
+        from transformers.models.llama import modeling_llama as ml
+        cfg = LlamaConfig(hidden_size=64, num_attention_heads=4, head_dim=16,
+                          rope_parameters={"rope_type": "default", "rope_theta": 10000.0})
+        theirs = ml.LlamaRotaryEmbedding(cfg)
+
+        def hf_own(q, k, ids):
+            cos, sin = theirs(q, ids)
+            return ml.apply_rotary_pos_emb(q, k, cos, sin)
+        with torch.no_grad():
+            assert _bits_equal(want, hf_own(q, k, ids))  # eager: posenc is HF's bits
+            assert _bits_equal(got, torch.compile(hf_own, fullgraph=True)(q, k, ids))
+    torch._dynamo.reset()
+
+
+def test_importing_posenc_torch_writes_nothing(tmp_path):
+    """import posenc.torch (and an eager call) leaves the temporary folder empty: torch._dynamo,
+    imported, makes its cache folder there (TMPDIR/torchinductor_<user>), so posenc must not
+    import it (it did through torch.compiler.assume_constant_result)."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    code = ("import torch, posenc, posenc.torch as pt, posenc.hf, sys; x = torch.ones(1, 3, 1, 8); "
+            "pt.apply_rope_(x, base=10000.0, tensor_layout='bshd'); pt.apply_rope(x, base=10000.0, tensor_layout='bshd'); "
+            "print('torch._dynamo' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert os.listdir(tmp_path) == [], os.listdir(tmp_path)

@@ -22,4 +22,6 @@ def test_the_doc_has_examples():
 def test_doc_example_runs(index, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))  # keras writes keras.json at its first import
+    # torch._dynamo (keras' torch backend imports it) makes its cache folder at import
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
     exec(compile(BLOCKS[index], "docs/python.md block %d" % index, "exec"), {"__name__": "__doc_example__"})

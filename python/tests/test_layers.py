@@ -13,10 +13,13 @@ import numpy as np
 import pytest
 
 # Keras reads these at import: the torch backend (no TensorFlow), and its config folder
-# (~/.keras/keras.json otherwise) in a folder of this test, removed at exit
+# (~/.keras/keras.json otherwise) in a folder of this test, removed at exit; keras' torch
+# backend imports torch._dynamo, which makes its cache folder at import (under the temporary
+# folder unless TORCHINDUCTOR_CACHE_DIR says where): in the same folder
 _KERAS_HOME = tempfile.mkdtemp(prefix="posenc-keras-")
 os.environ["KERAS_BACKEND"] = "torch"
 os.environ["KERAS_HOME"] = _KERAS_HOME
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(_KERAS_HOME, "inductor")
 
 import keras  # noqa: E402
 import torch  # noqa: E402
