@@ -23,6 +23,7 @@ from keras import ops
 from ._common import integer
 from ._errors import InvalidArgumentError, UnsupportedError
 from .config import RopeParams, resolve_params
+from .bias import alibi_slopes
 from .learned import learned_init
 from .rope import rope_cos_sin
 from .tables import sinusoid_table
@@ -165,4 +166,42 @@ class RotaryEmbedding(keras.layers.Layer):
         return c
 
 
-__all__ = ["SinusoidalEmbedding", "LearnedEmbedding", "RotaryEmbedding"]
+class ALiBiBias(keras.layers.Layer):
+    """ALiBi (Press et al.): call(scores [B, H, Lq, Lk], query_start=0, key_start=0) returns
+    scores + m_h (j - i) ("causal"; mask j > i yourself) or scores - m_h |i - j| ("symmetric"),
+    i = query_start + row, j = key_start + column, m_h posenc.alibi_slopes (float32, max_bias 8).
+    The bias is a float32 product of the slope and the integer distance: posenc.alibi_bias's
+    bits (the C rounds the exact product once, as a float32 multiply does for |j - i| < 2^24)."""
+
+    def __init__(self, heads: int, *, max_bias: float = 8.0, mode: str = "precise", form: str = "causal",
+                 **kwargs: Any):
+        super().__init__(**kwargs)
+        if form not in ("causal", "symmetric"):
+            raise InvalidArgumentError("form must be 'causal' or 'symmetric', got %r" % (form,), 1)
+        self.heads, self.max_bias, self.mode, self.form = integer(heads, "heads"), float(max_bias), mode, form
+        self._slopes = alibi_slopes(self.heads, max_bias=self.max_bias, mode=mode, dtype="f32")
+
+    def build(self, input_shape: Any) -> None:
+        if len(input_shape) != 4 or (input_shape[1] is not None and input_shape[1] != self.heads):
+            raise InvalidArgumentError("ALiBiBias: scores must be [B, %d, Lq, Lk], got %s"
+                                       % (self.heads, tuple(input_shape)), 1)
+        self.slopes = self.add_weight(shape=(self.heads,), initializer=keras.initializers.Constant(self._slopes),
+                                      trainable=False, name="slopes", dtype="float32")
+
+    def call(self, scores: Any, query_start: Any = 0, key_start: Any = 0) -> Any:
+        shape = ops.shape(scores)
+        i = ops.arange(shape[2], dtype="int32") + query_start
+        j = ops.arange(shape[3], dtype="int32") + key_start
+        distance = ops.cast(ops.expand_dims(j, 0) - ops.expand_dims(i, 1), "float32")  # [Lq, Lk]
+        if self.form == "symmetric":
+            distance = ops.negative(ops.abs(distance))
+        bias = ops.multiply(ops.reshape(self.slopes, (self.heads, 1, 1)), distance)
+        return ops.add(scores, ops.cast(bias, scores.dtype))
+
+    def get_config(self) -> dict:
+        c = super().get_config()
+        c.update(heads=self.heads, max_bias=self.max_bias, mode=self.mode, form=self.form)
+        return c
+
+
+__all__ = ["SinusoidalEmbedding", "LearnedEmbedding", "RotaryEmbedding", "ALiBiBias"]

@@ -157,3 +157,14 @@ def test_torch_alibi_is_the_c_bias():
     slopes = posenc.alibi_slopes(6, dtype="f32")
     assert _same_bits(bias.slopes.numpy(), slopes)
     assert _same_bits(got.numpy(), posenc.alibi_bias(slopes, 4, 7, query_start=3))
+
+
+@pytest.mark.parametrize("form", ["causal", "symmetric"])
+def test_keras_alibi_is_the_c_bias(form):
+    layer = pk.ALiBiBias(6, form=form)
+    got = _np(layer(np.zeros((2, 6, 4, 9), np.float32), query_start=5, key_start=1))
+    bias = posenc.alibi_bias(posenc.alibi_slopes(6, dtype="f32"), 4, 9, query_start=5, key_start=1, form=form)
+    want = np.zeros_like(bias) + bias  # the layer adds the bias to the scores (0 + -0 is +0)
+    assert _same_bits(got[0], want) and _same_bits(got[1], want)
+    with pytest.raises(posenc.InvalidArgumentError, match="scores must be"):
+        pk.ALiBiBias(6)(np.zeros((1, 5, 4, 4), np.float32))
