@@ -27,10 +27,12 @@ def inductor_folder(tmp_path_factory):
     folder = str(tmp_path_factory.mktemp("inductor"))
     outer = tempfile.gettempdir()
     before = set(os.listdir(outer))
-    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TORCHINDUCTOR_CACHE_DIR")}
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "TORCHINDUCTOR_COMPILE_THREADS")}
     saved_tempdir = tempfile.tempdir
     os.environ["TMPDIR"] = tempfile.tempdir = folder
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "cache")
+    # one compile thread: no pool of worker processes to start on a small, loaded machine
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
     try:
         yield folder
     finally:
