@@ -15,7 +15,7 @@ Prints, from one run (so ratios are comparable even on a busy machine):
      rotate_half(q)*sin with cos/sin precomputed, i.e. the apply alone; and with cos/sin
      computed as LlamaRotaryEmbedding does per forward);
   3. one-token decode (q[1, 32, 1, 128], k[1, 8, 1, 128] at position 100000, HF's [B, H, S, D]):
-     posenc.torch.apply_rope_ in place, posenc.torch.apply_rotary_pos_emb (HF's signature, C path on
+     posenc.torch.apply_rope_ in place, posenc.hf.apply_rotary_pos_emb (HF's signature, C path on
      posenc's cos/sin), HF's apply formula, plain torch (Meta llama's complex multiply), and
      the cos/sin of RotaryEmbedding vs HF's LlamaRotaryEmbedding formula.
 Each figure is the minimum over --repeat runs (the least disturbed one), in the same process.
@@ -34,6 +34,7 @@ import torch  # noqa: E402
 
 import posenc  # noqa: E402
 import posenc.torch as pt  # noqa: E402
+from posenc import hf as posenc_hf  # noqa: E402
 from posenc import _lib  # noqa: E402
 
 
@@ -124,10 +125,10 @@ def decode(repeat, inner):
         emb = pt.RotaryEmbedding(head_dim=D, base=500000.0, mode="torch")
         cos, sin = emb(q, ids)
         want = hf_apply_rotary_pos_emb(q, k, cos, sin)
-        got = pt.apply_rotary_pos_emb(q, k, cos, sin)
+        got = posenc_hf.apply_rotary_pos_emb(q, k, cos, sin)
         assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]), "not HF's bits"
-        rows[1:1] = [("posenc.torch.apply_rotary_pos_emb (HF signature)", lambda: pt.apply_rotary_pos_emb(q, k, cos, sin)),
-                     ("  same, HF's cos/sin (HF's expression)", lambda: pt.apply_rotary_pos_emb(q, k, cos_hf, sin_hf))]
+        rows[1:1] = [("posenc.hf.apply_rotary_pos_emb (HF signature)", lambda: posenc_hf.apply_rotary_pos_emb(q, k, cos, sin)),
+                     ("  same, HF's cos/sin (HF's expression)", lambda: posenc_hf.apply_rotary_pos_emb(q, k, cos_hf, sin_hf))]
         rows.append(("posenc.torch.RotaryEmbedding: cos/sin", lambda: emb(q, ids)))
     n = inner // 4
 
@@ -236,7 +237,7 @@ def main():
         if hasattr(pt, "apply_rotary_pos_emb"):  # HF's signature on [B, S, H, D] (unsqueeze_dim=2): copies q, k
             q4, k4 = q[None], q[None, :, :8]
             cos_p, sin_p = pt.RotaryEmbedding(head_dim=D, mode="torch")(q4, torch.arange(S)[None])
-            t_drop = best_seconds(lambda: pt.apply_rotary_pos_emb(q4, k4, cos_p, sin_p, unsqueeze_dim=2), a.repeat)
+            t_drop = best_seconds(lambda: posenc_hf.apply_rotary_pos_emb(q4, k4, cos_p, sin_p, unsqueeze_dim=2), a.repeat)
 
         def hf_full():
             c, s = hf_cos_sin()
@@ -252,7 +253,7 @@ def main():
         print("   HF eager apply (cos/sin precomputed)         %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"
               % (t_hf * 1e3, t_hf / t_big, t_hf / t_big_1))
         if t_drop is not None:
-            print("   posenc.torch.apply_rotary_pos_emb, q + k[:8 heads] %8.3f ms   (HF's signature and bits; new q, k)"
+            print("   posenc.hf.apply_rotary_pos_emb, q + k[:8 heads] %8.3f ms   (HF's signature and bits; new q, k)"
                   % (t_drop * 1e3))
         print("   HF eager cos/sin + apply (per forward)       %8.3f ms   posenc is %.1fx faster" % (t_hf_full * 1e3, t_hf_full / t_big))
         print("   HF arithmetic into preallocated buffers      %8.3f ms   posenc is %.1fx faster (%.1fx at 1 thread)"

@@ -5,7 +5,9 @@
     cos, sin = posenc.rope_cos_sin(head_dim=128, positions=4096, base=500000)
     posenc.apply_rope_(q, k, positions=ids, layout="neox")  # NumPy, in place
     posenc.mrope_apply_(q, k, positions=thw, config="config.json", tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
-    import posenc.torch                                      # torch tensors, autograd, nn.Modules
+    import posenc.torch                                      # torch tensors, autograd, torch.compile ops
+    import posenc.hf                                         # Hugging Face drop-in (patch, apply_rotary_pos_emb)
+    import posenc.nn, posenc.keras, posenc.lucidrains        # torch / Keras 3 layers; rotary_embedding_torch drop-in
 
 Every function raises a posenc.Error subclass carrying the library's message,
 before anything is written. See docs/python.md.

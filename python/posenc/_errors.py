@@ -16,7 +16,10 @@ class Error(Exception):
     status = -1
 
     def __init__(self, message: str, status: int = -1):
-        super().__init__(message)
+        # Exception.__init__, not super(): torch.compile's dynamo cannot trace super().__init__ on
+        # these multiple-inheritance classes, and a refusal inside a compiled function must still
+        # raise this class with its message (the other base, ValueError etc., adds no state)
+        Exception.__init__(self, message)
         self.message = message
         if status >= 0:
             self.status = status

@@ -1,4 +1,7 @@
-"""A model's positions layer by layer (posenc.h section 8.1, posenc_model).
+"""Configs: what a model's positions are. RopeParams (every RoPE knob), its frequencies, the
+one-RoPE reading of a config (ModelConfig), and a model layer by layer (posenc.h section 8.1,
+posenc_model). Rotation (posenc.rope), torch (posenc.torch) and HF (posenc.hf) build on this
+module; it imports none of them.
 
     m = posenc.load_config("config.json")              # or a .gguf, a dict, an HF config object
     [layer.scheme for layer in m.layers]               # "rope", "nope", "alibi", "learned", "t5"
@@ -10,15 +13,381 @@ and the closest families; `assume` reads it as that family and `.assumed` says s
 of the one-RoPE reading (ModelConfig: family, layout, rope, layer_types, ...) are there too
 (`.config`, and as attributes of the result) whenever the model has a RoPE layer.
 """
+from __future__ import annotations
+
 import ctypes
+import dataclasses
+import difflib
+import json
 import os
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from . import _lib
-from ._common import raise_status, text
-from .rope import ConfigLike, LayerType, ModelConfig, RopeParams, _mrope_sections, config_source
+from ._common import call, check_keywords, choose, integer, keywords_checked, raise_status, text
+from ._errors import InvalidArgumentError, KeywordError
+
+# ---- RoPE parameters, frequencies and the one-RoPE config reading ------------------------
+# (posenc.rope re-exports these: rotation builds on configs, configs never on rotation)
+
+ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any], Any]
+
+# The option strings, typed for IDEs and type checkers (the functions accept exactly these).
+Layout = Literal["neox", "half", "gptj", "interleaved"]
+TensorLayout = Literal["bshd", "bhsd", "shd", "hsd"]
+Mode = Literal["precise", "torch", "torch_compat", "ggml"]
+Scaling = Literal["none", "default", "linear", "ntk", "dynamic", "yarn", "longrope", "llama3"]
+LongropeSelect = Literal["by_seq_len", "short", "long"]
+
+_C_FIELDS = ("rotary_dim", "partial_rotary_factor", "base", "factor", "original_max_position",
+             "max_position", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+             "attention_factor", "low_freq_factor", "high_freq_factor")
+
+
+@dataclass(frozen=True)
+class RopeParams:
+    """Every RoPE knob of posenc_rope_params (posenc.h section 4). None = the library's
+    default (base 10000, whole head, no scaling, beta 32/1, truncate, llama3 1/4, precise).
+
+    scaling: "none" | "linear" | "ntk" | "dynamic" | "yarn" | "longrope" | "llama3".
+    mode: "precise" (<= 1 ULP cos/sin), "torch" (HF's float32 steps, bit for bit) or "ggml"
+    (ggml CPU's float32 theta chain, bit for bit; what identify_rope reports for ggml caches).
+    layout: the pairing the model's runtime uses ("half" = neox, "interleaved" = gptj);
+    it is not a C parameter, but apply_rope_ uses it when no layout is passed (configs set it).
+    """
+
+    head_dim: int
+    rotary_dim: Optional[int] = None
+    partial_rotary_factor: Optional[float] = None
+    base: Optional[float] = None
+    scaling: Scaling = "none"
+    factor: Optional[float] = None
+    original_max_position: Optional[int] = None
+    max_position: Optional[int] = None
+    beta_fast: Optional[float] = None
+    beta_slow: Optional[float] = None
+    mscale: Optional[float] = None
+    mscale_all_dim: Optional[float] = None
+    attention_factor: Optional[float] = None
+    truncate: Optional[bool] = None
+    low_freq_factor: Optional[float] = None
+    high_freq_factor: Optional[float] = None
+    short_factors: Optional[Tuple[float, ...]] = None
+    long_factors: Optional[Tuple[float, ...]] = None
+    longrope_select: LongropeSelect = "by_seq_len"
+    mode: Mode = "precise"
+    layout: Optional[Layout] = None
+
+    def __post_init__(self) -> None:
+        for name in ("short_factors", "long_factors"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(float(v) for v in value))
+
+    def replace(self, **changes: Any) -> "RopeParams":
+        """A copy with some fields changed (dataclasses.replace); an unknown field raises
+        KeywordError naming it."""
+        check_flags(changes, allow_head_dim=True)
+        return dataclasses.replace(self, **changes)
+
+    # The cached C struct (_c_keep) holds live pointers: never pickled, deep-copied or saved
+    # (torch.save of a module holding these params, copy.deepcopy(model), EMA copies).
+    def __getstate__(self) -> Dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_c_keep"}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def resolved(self) -> Tuple[Optional[int], Optional[float], str]:
+        """(rotary dim R, attention factor A at the trained length, "" or the error) as the
+        library resolves them (R: head_dim * partial_rotary_factor unless rotary_dim is
+        set; A: YaRN/LongRoPE's formula unless attention_factor is set)."""
+        try:
+            r = self.check()
+            return r, rope_frequencies(self).attention_factor, ""
+        except Exception as exc:  # a repr must not raise: show why instead
+            return None, None, str(exc)
+
+    def __repr__(self) -> str:
+        rotary, attention, problem = self.resolved()
+        parts = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "rotary_dim":
+                value = rotary if rotary is not None else value
+            elif f.name == "attention_factor":
+                value = attention if attention is not None else value
+            elif value is None:
+                continue
+            elif f.name in ("short_factors", "long_factors"):
+                value = "(%d factors)" % len(value)
+                parts.append("%s=%s" % (f.name, value))
+                continue
+            parts.append("%s=%r" % (f.name, value))
+        if problem:
+            parts.append("invalid=%r" % problem)
+        return "RopeParams(%s)" % ", ".join(parts)
+
+    def to_c(self) -> "_lib.RopeParams":
+        """The posenc_rope_params struct (cached; its factor lists stay alive with self)."""
+        cached = self.__dict__.get("_c_keep")  # (struct, the arrays its pointers use), set at once
+        if cached is not None:
+            return cached[0]
+        c = _lib.RopeParams()
+        _lib.lib.posenc_rope_params_default(ctypes.byref(c), int(self.head_dim))
+        for name in _C_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(c, name, value)
+        if self.truncate is not None:
+            c.truncate = 1 if self.truncate else 0
+        c.scaling = choose(_lib.ROPE_SCALING, self.scaling, "scaling")
+        c.longrope_select = choose(_lib.LONGROPE_SELECT, self.longrope_select, "longrope_select")
+        c.mode = choose(_lib.ROPE_MODE, self.mode, "mode")
+        keep = []
+        lengths = set()
+        for name in ("short_factors", "long_factors"):
+            value = getattr(self, name)
+            if value is not None:
+                arr = np.ascontiguousarray(value, dtype=np.float64)
+                keep.append(arr)
+                lengths.add(arr.size)
+                setattr(c, name, arr.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        if lengths:
+            if len(lengths) > 1:
+                raise InvalidArgumentError("short_factors and long_factors must have the same length, "
+                                           "got %s" % sorted(lengths), 1)
+            c.factors_count = lengths.pop()
+        # one attribute for both, so threads racing to fill the cache can never pair a struct
+        # with another thread's factor arrays (which could then be freed under it)
+        object.__setattr__(self, "_c_keep", (c, keep))
+        return c
+
+    def check(self) -> int:
+        """Validate (InvalidArgumentError names the bad value); return the rotary dim R."""
+        rotary = ctypes.c_int32()
+        call(_lib.lib.posenc_rope_check, ctypes.byref(self.to_c()), ctypes.byref(rotary))
+        return rotary.value
+
+    @property
+    def rotary_dim_effective(self) -> int:
+        """R, the rotated channels (head_dim * partial_rotary_factor unless rotary_dim is set)."""
+        return self.check()
+
+    @classmethod
+    def from_config(cls, config: ConfigLike, mode: Optional[str] = None) -> "RopeParams":
+        """RoPE parameters of a model config: a path (config.json or .gguf), a dict (a parsed
+        config.json), or an object with to_dict() (a transformers PretrainedConfig)."""
+        return load_model_config(config, mode=mode).rope
+
+    @classmethod
+    def _from_c(cls, c: "_lib.RopeParams", layout: Optional[str]) -> "RopeParams":
+        n = int(c.factors_count)
+        short = tuple(c.short_factors[i] for i in range(n)) if n and c.short_factors else None
+        long_ = tuple(c.long_factors[i] for i in range(n)) if n and c.long_factors else None
+        # 0 = "resolve it" in C (rotary_dim from partial_rotary_factor, attention_factor from
+        # the scaling's formula): None here, so a repr never shows a placeholder as a value
+        return cls(head_dim=c.head_dim, rotary_dim=c.rotary_dim or None,
+                   partial_rotary_factor=c.partial_rotary_factor, base=c.base,
+                   scaling=_lib.ROPE_SCALING_NAME.get(c.scaling, str(c.scaling)), factor=c.factor,
+                   original_max_position=c.original_max_position, max_position=c.max_position,
+                   beta_fast=c.beta_fast, beta_slow=c.beta_slow, mscale=c.mscale,
+                   mscale_all_dim=c.mscale_all_dim, attention_factor=c.attention_factor or None,
+                   truncate=bool(c.truncate), low_freq_factor=c.low_freq_factor,
+                   high_freq_factor=c.high_freq_factor, short_factors=short, long_factors=long_,
+                   longrope_select={0: "by_seq_len", 1: "short", 2: "long"}[c.longrope_select],
+                   mode=_lib.MODE_NAME[c.mode], layout=layout)
+
+
+@dataclass(frozen=True)
+class LayerType:
+    """One kind of attention layer and its RoPE (posenc_config_layer_type), e.g. Gemma-3's
+    "full_attention" (rope_theta 1e6, the model's scaling) and "sliding_attention"
+    (rope_local_base_freq 1e4, unscaled)."""
+
+    name: str                        # "full_attention", "sliding_attention"
+    layers: int                      # layers of this type (0 = unknown)
+    sliding_window: int              # attention window of these layers, 0 = whole context
+    rope: RopeParams = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What posenc read from a model config (posenc_model_config, field for field)."""
+
+    format: str                      # "hf_json" or "gguf"
+    architecture: str                # model_type / general.architecture ("" if absent)
+    family: str                      # the family-table entry used ("" = generic reading)
+    scaling_name: str                # the scaling type as written ("" if none)
+    num_attention_heads: int         # 0 if absent
+    hidden_size: int                 # 0 if absent
+    num_hidden_layers: int           # 0 if absent
+    max_position_embeddings: int     # 0 if absent
+    layout: str                      # "half" (neox) or "interleaved" (gptj): the runtime's pairing
+    layout_known: bool               # False: architecture not in the built-in list (half assumed)
+    attention_head_dim: int          # channels of one q/k head as the runtime holds it (MLA: 192)
+    rotary_offset: int               # first rotated channel of that head (MLA: the last ones rotate)
+    softmax_head_dim: int            # d of the 1/sqrt(d) softmax scale
+    softmax_scale_factor: float      # extra multiplier on 1/sqrt(softmax_head_dim) (DeepSeek), else 1
+    mrope_sections: Tuple[int, ...]  # Qwen2-VL M-RoPE pairs per axis, () = none
+    mrope_interleaved: bool          # True: the sections interleave (Qwen3-VL; GGUF IMROPE)
+    warnings: Tuple[str, ...]        # "no_theta", "no_original", "factor_mismatch", ...
+    rope_given: int                  # POSENC_ROPE_GIVEN_* bits of `rope` (for posenc_rope_resolve)
+    duplicate_key: str               # warning "duplicate_key": the (first) key given twice
+    keys_used: str                   # warning "unknown_family": the keys read, comma-separated
+    defaults_used: str               # absent keys filled from the family's defaults ("" = none)
+    layer_types: Tuple[LayerType, ...]  # () = one kind of layer; else [0] is the same as `rope`
+    rope: RopeParams = field(repr=False)
+
+
+def config_source(config: ConfigLike) -> Tuple[Optional[bytes], Optional[bytes]]:
+    """(path, None) for a file path, else (None, the config as config.json bytes): a dict, or an
+    object with to_dict() such as a transformers PretrainedConfig."""
+    if isinstance(config, (str, bytes, os.PathLike)):
+        return os.fsencode(config), None
+    if hasattr(config, "to_dict") and not isinstance(config, Mapping):
+        config = config.to_dict()
+    if not isinstance(config, Mapping):
+        raise InvalidArgumentError("config must be a path, a dict or an object with to_dict(), "
+                                   "got %s" % type(config).__name__, 1)
+    return None, json.dumps(config, default=str).encode()
+
+
+def _mrope_sections(raw: Sequence[int]) -> Tuple[int, ...]:
+    """Every section up to the last nonzero one (() = none): HF splits by all of them, so a
+    zero in the middle gives its axis no pairs and keeps the axes after it."""
+    sections = [int(v) for v in raw]
+    while sections and sections[-1] == 0:
+        sections.pop()
+    return tuple(sections)
+
+
+def load_model_config(config: ConfigLike, mode: Optional[str] = None) -> ModelConfig:
+    """Parse a model config (path to config.json / .gguf, dict, or object with to_dict())."""
+    c = _lib.ModelConfig()
+    err = _lib.Error()
+    path, document = config_source(config)
+    if path is not None:
+        status = _lib.lib.posenc_config_read(path, 0, ctypes.byref(c), ctypes.byref(err))
+    else:
+        status = _lib.lib.posenc_config_parse_hf_json(document, len(document), ctypes.byref(c), ctypes.byref(err))
+    if status != 0:
+        _lib.lib.posenc_model_config_free(ctypes.byref(c))  # idempotent; the readers free on failure too
+        raise_status(status, err)
+    try:
+        layout = _lib.LAYOUT_NAME[c.layout]
+        rope = RopeParams._from_c(c.rope, layout)
+        if mode is not None:
+            rope = rope.replace(mode=mode)
+        warnings = tuple(name for bit, name in sorted(_lib.CONFIG_WARNINGS.items()) if c.warnings & bit)
+        layer_types = []
+        for i in range(max(0, min(int(c.layer_type_count), _lib.CONFIG_MAX_LAYER_TYPES))):
+            entry = c.layer_types[i]
+            entry_rope = RopeParams._from_c(entry.rope, layout)  # copies the factor lists
+            if mode is not None:
+                entry_rope = entry_rope.replace(mode=mode)
+            layer_types.append(LayerType(name=text(entry.name), layers=int(entry.layers),
+                                         sliding_window=int(entry.sliding_window), rope=entry_rope))
+        return ModelConfig(format="gguf" if c.format == 1 else "hf_json",
+                           architecture=text(c.architecture), family=text(c.family),
+                           scaling_name=text(c.scaling_name),
+                           num_attention_heads=c.num_attention_heads, hidden_size=c.hidden_size,
+                           num_hidden_layers=c.num_hidden_layers,
+                           max_position_embeddings=c.max_position_embeddings, layout=layout,
+                           layout_known=bool(c.layout_known), attention_head_dim=c.attention_head_dim,
+                           rotary_offset=c.rotary_offset, softmax_head_dim=c.softmax_head_dim,
+                           softmax_scale_factor=c.softmax_scale_factor,
+                           mrope_sections=_mrope_sections(c.mrope_sections),
+                           mrope_interleaved=bool(c.mrope_interleaved),
+                           warnings=warnings, rope_given=int(c.rope_given),
+                           duplicate_key=text(c.duplicate_key), keys_used=text(c.keys_used),
+                           defaults_used=text(c.defaults_used), layer_types=tuple(layer_types),
+                           rope=rope)
+    finally:  # the config owns its factor lists (GGUF ones too): always release it
+        _lib.lib.posenc_model_config_free(ctypes.byref(c))
+
+
+_FLAG_NAMES = tuple(f.name for f in dataclasses.fields(RopeParams) if f.name != "head_dim")
+
+
+# the keywords of the apply functions themselves, for "did you mean" on a misspelt one
+_CALL_KEYWORDS = ("positions", "offset", "layout", "tensor_layout", "params", "config", "seq_len", "inverse",
+                  "threads", "pool", "dtype", "count", "start", "fold_attention", "duplicate", "sections", "kind")
+
+
+def check_flags(flags: Mapping[str, Any], allow_head_dim: bool = False) -> None:
+    """RoPE keyword arguments (base=, scaling=, ...): an unknown or misspelt one raises
+    KeywordError naming it (and the closest known name)."""
+    for name in flags:
+        if name in _FLAG_NAMES or (allow_head_dim and name == "head_dim"):
+            continue
+        close = difflib.get_close_matches(name, _FLAG_NAMES + ("head_dim",) + _CALL_KEYWORDS, n=1)
+        raise KeywordError("unknown keyword argument %r%s; RoPE keywords are: %s"
+                           % (name, " (did you mean %r?)" % close[0] if close else "",
+                              ", ".join(("head_dim",) + _FLAG_NAMES)), 1)
+
+
+def resolve_params(params: Optional[RopeParams] = None, config: Optional[ConfigLike] = None,
+                   head_dim: Optional[int] = None, *, what: Optional[str] = None, **flags: Any) -> RopeParams:
+    """One RopeParams from exactly one of: params, config (plus flag overrides such as
+    mode="torch"), or flags with head_dim (e.g. base=500000, scaling="yarn", factor=4)."""
+    check_flags(flags)
+    if params is not None and not isinstance(params, RopeParams):
+        raise InvalidArgumentError("params must be a posenc.RopeParams, got %s" % type(params).__name__, 1)
+    if params is not None and config is not None:
+        raise InvalidArgumentError("give params or config, not both", 1)
+    if params is None and config is not None:
+        params = RopeParams.from_config(config)
+    if params is not None:
+        return params.replace(**flags) if flags else params
+    if head_dim is None:
+        raise InvalidArgumentError("head_dim is required when neither params nor config is given", 1)
+    if what is not None and "base" not in flags:
+        # an apply call rotates data: no silent default: 10000 is the 2017-2023 models' base, Llama 3 uses 500000, Qwen 1e6
+        raise InvalidArgumentError("%s: give params=, config= or base=: posenc will not guess the "
+                                   "RoPE base (10000 for Llama 2, 500000 for Llama 3, 1000000 for Qwen2/3)" % what, 1)
+    return RopeParams(head_dim=integer(head_dim, "head_dim"), **flags)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def checked_seq_len(seq_len: int, what: str) -> int:
+    """seq_len = max(position) + 1 as derived from ids: refuse one past int64 by name (2^63 - 1
+    + 1 would wrap to -2^63 in the C call and be reported as a negative seq_len)."""
+    if seq_len > _INT64_MAX:
+        raise InvalidArgumentError("%s: position %d is the largest int64, so seq_len = max(position) + 1 does not "
+                                   "fit int64; RoPE positions must satisfy |p| < 2^53" % (what, seq_len - 1), 1)
+    return seq_len
+
+
+class RopeFrequencies(NamedTuple):
+    inv_freq: np.ndarray        # [K] float64, radians per position
+    attention_factor: float     # cos/sin magnitude (YaRN/LongRoPE scaling), 1 otherwise
+
+
+def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
+                     config: Optional[ConfigLike] = None, head_dim: Optional[int] = None,
+                     **flags: Any) -> RopeFrequencies:
+    """The K = R/2 inverse frequencies (float64 [K]; in mode "torch" HF's float32 values
+    widened) and the attention factor, for a sequence of seq_len tokens (DYNAMIC,
+    LONGROPE by_seq_len; 0 = the trained length)."""
+    p = resolve_params(params, config, head_dim, **flags)
+    pairs = p.check() // 2
+    out = np.empty(max(pairs, 1), np.float64)
+    att = ctypes.c_double()
+    call(_lib.lib.posenc_rope_frequencies, ctypes.byref(p.to_c()), integer(seq_len, "seq_len"), out.ctypes.data,
+         out.size, ctypes.byref(att))
+    return RopeFrequencies(out[:pairs], att.value)
+
+
+
+# ---- a model layer by layer (posenc_model) --------------------------------------------------
+
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5")  # posenc_layer_scheme values 0..4
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
@@ -116,7 +485,7 @@ class Model:
 
 
 def _model_config(c: "_lib.ModelConfig", mode: Optional[str]) -> ModelConfig:
-    """posenc_model_config -> ModelConfig, as rope.load_config builds it."""
+    """posenc_model_config -> ModelConfig, as load_model_config builds it."""
     layout = _lib.LAYOUT_NAME[c.layout]
     rope = RopeParams._from_c(c.rope, layout)
     if mode is not None:
@@ -203,3 +572,8 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                      config=_model_config(c, mode) if m.rope_count > 0 else None)
     finally:  # the model owns its layer list, slopes and factor lists: always release it
         _lib.lib.posenc_model_free(ctypes.byref(m))
+
+
+check_keywords(globals(), ["load_model_config", "resolve_params", "rope_frequencies"])
+RopeParams.__init__ = keywords_checked(RopeParams.__init__)  # type: ignore[method-assign]
+RopeParams.from_config = classmethod(keywords_checked(RopeParams.from_config.__func__))  # type: ignore

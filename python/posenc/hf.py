@@ -1,4 +1,4 @@
-"""Hugging Face drop-in (re-exported by posenc.torch): HF's apply_rotary_pos_emb with HF's
+"""Hugging Face drop-in, on top of posenc.torch (which never imports this module): HF's apply_rotary_pos_emb with HF's
 signature and bits, HF's rotate_half, and patch_llama, a one-call patch of a transformers
 Llama-style model or modeling module (as Liger-Kernel's apply_liger_kernel_to_llama).
 docs/python.md, "Hugging Face drop-in"; tested in python/tests/test_hf.py."""
@@ -15,6 +15,7 @@ from . import torch as _pt
 from ._common import check_keywords
 from ._errors import InvalidArgumentError
 from .rope import Mode
+from .config import load_config
 from .torch import RotaryEmbedding, _target
 
 
@@ -25,21 +26,15 @@ def rotate_half(x: _torch.Tensor) -> _torch.Tensor:
     return _torch.cat((-x2, x1), dim=-1)
 
 
-# Below this many elements (q and k together) HF's torch expression is as fast as copying q
-# and k and calling C twice (a one-token decode step of 32 + 8 heads x 128 is 5120), and it
-# gives the same bits, so small calls take it.
-_C_PATH_MIN_ELEMENTS = 1 << 15
-
-
 def _fast_rotary(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor, sin: _torch.Tensor,
                  unsqueeze_dim: int) -> Optional[Tuple[_torch.Tensor, _torch.Tensor]]:
     """The C rotation, when it gives HF's formula's exact bits on these very cos/sin: both come
     from RotaryEmbedding (tagged, unchanged since), float32 with q and k on the CPU, the whole
-    head rotated, attention factor 1, no autograd, at least _C_PATH_MIN_ELEMENTS. The kernel recomputes each cos/sin with the
+    head rotated, attention factor 1, no autograd, at least posenc.torch._C_PATH_MIN_ELEMENTS. The kernel recomputes each cos/sin with the
     library's code that made the tables (same bits) and rounds a*c - b*s, b*c + a*s in float32
     without FMA, which is (q*cos) + (rotate_half(q)*sin) operation for operation."""
     tag = getattr(cos, "_posenc_tag", None)
-    if tag is None or q.numel() + k.numel() < _C_PATH_MIN_ELEMENTS or not tag.valid_for(cos, sin):
+    if tag is None or q.numel() + k.numel() < _pt._C_PATH_MIN_ELEMENTS or not tag.valid_for(cos, sin):
         return None  # (the size test first: it is what sends a decode step to the expression)
     if unsqueeze_dim not in (1, 2, -3, -2) or _pt._is_tracing():
         return None
@@ -96,7 +91,8 @@ def apply_rotary_pos_emb(q: _torch.Tensor, k: _torch.Tensor, cos: _torch.Tensor,
                                    % (4 + len(args)), 1)
     if not isinstance(unsqueeze_dim, int) or isinstance(unsqueeze_dim, bool):
         raise InvalidArgumentError("unsqueeze_dim must be an int, got %r" % (unsqueeze_dim,), 1)
-    fast = _fast_rotary(q, k, cos, sin, unsqueeze_dim)
+    # (torch.compile: HF's expression, plain torch ops; the C path reads a Python-side tag)
+    fast = None if _pt._compiling() else _fast_rotary(q, k, cos, sin, unsqueeze_dim)
     if fast is not None:
         return fast
     cos = cos.unsqueeze(unsqueeze_dim)
@@ -232,7 +228,6 @@ class LayerTypesRotaryEmbedding(_torch.nn.Module):
 
     def __init__(self, config: Any, device: Any = None, *, mode: Mode = "torch"):
         super().__init__()
-        from .config import load_config
         layer_types = load_config(config).layer_types
         if not layer_types:
             raise InvalidArgumentError("config has no layer_types with their own RoPE (not a Gemma-3 style "
@@ -257,7 +252,6 @@ class MultimodalRotaryEmbedding(RotaryEmbedding):
         if mode != "torch":
             raise InvalidArgumentError("MultimodalRotaryEmbedding reproduces HF's bits only (mode='torch')", 1)
         super().__init__(config, device, mode="torch")
-        from .config import load_config
         self.mrope_section = list(load_config(config).mrope_sections)
         if not self.mrope_section:
             raise InvalidArgumentError("config has no mrope_section (not a Qwen2-VL style config)", 1)

@@ -3,7 +3,6 @@ Hugging Face rotary embedding, and HF's apply_rotary_pos_emb as a drop-in.
 
     import posenc.torch as pt
     pt.apply_rope_(q, k, positions=position_ids, layout="neox", tensor_layout="bhsd", base=500000)
-    pt.patch_llama(model)        # HF Llama-style model: posenc's RotaryEmbedding + apply, HF's bits
     pt.mrope_apply_(q, k, positions=position_ids, config=cfg, tensor_layout="bhsd")  # Qwen2/3-VL M-RoPE
     y = pt.mrope_apply(q, positions=position_ids, config=cfg, tensor_layout="bhsd")  # the same, differentiable
 
@@ -18,13 +17,14 @@ mode="torch" reproduces HF's float32 cos/sin (patch_llama uses it).
 
 Tracing: apply_rope, Rotary and RotaryEmbedding go through ops registered with
 torch.library (posenc::rope, posenc::rope_cos_sin) while torch.jit.trace runs, so the
-trace holds one op with the positions as an input. torch 1.13 has no torch.compile.
+trace holds one op with the positions as an input. torch.compile: apply_rope_, apply_rope
+and Rotary go through custom ops (posenc::rotate_, posenc::rotate) with fake kernels: no
+graph break at posenc (docs/python.md, "torch.compile").
 """
 from __future__ import annotations
 
 import json
 import os
-import sys
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -96,6 +96,10 @@ def apply_rope_(q: _torch.Tensor, k: Optional[_torch.Tensor] = None, *, position
     """
     if flags:
         check_flags(flags, allow_head_dim=True)
+    if _compiling():  # (first: dynamo cannot trace torch._C._is_tracing)
+        _compiled_rope_(q, k, positions, offset, layout, tensor_layout, params, config, seq_len, inverse,
+                        threads, pool, flags)
+        return
     if _is_tracing():
         warnings.warn("posenc.torch.apply_rope_ writes through the data pointer, which torch.jit.trace "
                       "cannot record (the trace would not rotate at all): trace posenc.torch.apply_rope or "
@@ -297,6 +301,10 @@ def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layo
             raise InvalidArgumentError("head_dim=%d but x's last axis is %d" % (given, x.shape[-1]), 1)
     p = _params(params, config, x.shape[-1], flags, "apply_rope")
     layout_name = _layout_name(layout, p)
+    if _compiling():  # (first: dynamo cannot trace torch._C._is_tracing)
+        return _torch.ops.posenc.rotate(x, _compiled_positions(positions), _compiled_offset(offset),
+                                        _params_json(p), layout_name, tl,
+                                        -1 if seq_len is None else integer(seq_len, "seq_len"), False)
     if _is_tracing():
         return _traced_rope(x, positions, offset, p, layout_name, tl, seq_len)
     pos = _positions_array(positions, offset, x, tl)
@@ -308,9 +316,25 @@ def apply_rope(x: _torch.Tensor, *, positions: Any = None, offset: Any = 0, layo
 # ---- torch.library ops: what torch.jit.trace records ------------------------------------
 
 def _params_json(p: RopeParams) -> str:
-    """RopeParams as the op's string argument (a trace stores it as a constant)."""
+    """RopeParams as the ops' string argument (a trace, or a compiled graph, stores it as a
+    constant), cached on the (frozen) params object."""
+    text = p.__dict__.get("_json")
+    return text if text is not None else _params_json_new(p)
+
+
+def _json_of(p: RopeParams) -> str:
     d = {f: getattr(p, f) for f in p.__dataclass_fields__}
-    return json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}, sort_keys=True)
+    text = json.dumps({k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}, sort_keys=True)
+    object.__setattr__(p, "_json", text)
+    return text
+
+
+# torch.compile cannot trace json.dumps (a graph break); a frozen RopeParams' JSON is a constant
+# of the object, so dynamo runs this once per params object and guards on that object. The mark
+# is what torch.compiler.assume_constant_result sets; calling that imports torch._dynamo, which
+# creates its cache folder under the temporary folder at import: importing posenc.torch must not.
+_json_of._dynamo_marked_constant = True  # type: ignore[attr-defined]
+_params_json_new = _json_of
 
 
 _PARSED: Dict[str, RopeParams] = {}
@@ -359,6 +383,160 @@ def _register_ops() -> Any:
 
 
 _LIBRARY = _register_ops()
+
+
+# ---- torch.compile: custom ops (torch.library.custom_op) --------------------------------
+# Dynamo cannot trace a call that writes through data_ptr(): without these ops every posenc
+# call inside a compiled function is a graph break (and fullgraph=True fails). Under
+# torch.compiler.is_compiling(), apply_rope_ / apply_rope / Rotary call
+#   posenc::rotate_(q, k?, ...)  in place (mutates_args q, k), and
+#   posenc::rotate(x, ...)       out of place, differentiable (register_autograd: backward is
+#                                the same op with transpose flipped, R^T g),
+# with fake kernels that only describe the outputs, so the compiled graph holds one opaque
+# node per call whose kernel is the same C code eager runs (the same bits).
+
+# (called on every eager call: the function itself, no wrapper; a flag read, ~0.2 us)
+_compiling = getattr(getattr(_torch, "compiler", None), "is_compiling", lambda: False)
+
+
+def _compiled_positions(positions: Any) -> Optional[_torch.Tensor]:
+    """positions as the ops take them: None or an integer tensor (a list/array becomes one)."""
+    if positions is None or isinstance(positions, _torch.Tensor):
+        return positions
+    return _torch.as_tensor(np.asarray(positions, dtype=np.int64))
+
+
+def _compiled_offset(offset: Any) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, int):
+        raise InvalidArgumentError("offset: under torch.compile posenc takes one int offset, got %s; pass "
+                                   "per-row positions as a tensor (positions=) instead" % type(offset).__name__, 1)
+    return offset
+
+
+def _compiled_check(x: Any, name: str) -> None:
+    """_target's checks that need no data pointer (the op's kernel runs _target itself)."""
+    if not isinstance(x, _torch.Tensor):
+        raise UnsupportedError("%s must be a torch.Tensor, got %s" % (name, type(x).__name__), 8)
+    if x.requires_grad and _torch.is_grad_enabled():
+        raise InvalidArgumentError("%s requires grad: an in-place rotation would bypass autograd; "
+                                   "use posenc.torch.apply_rope (differentiable) or torch.no_grad()" % name, 1)
+
+
+def _compiled_rope_(q: Any, k: Any, positions: Any, offset: Any, layout: Any, tensor_layout: Any,
+                    params: Optional[RopeParams], config: Any, seq_len: Any, inverse: bool, threads: Any,
+                    pool: Any, flags: Dict[str, Any]) -> None:
+    if _CUSTOM_OPS is None:
+        raise UnsupportedError("posenc.torch.apply_rope_ under torch.compile needs torch.library.custom_op "
+                               "(torch >= 2.4); this torch is %s" % _torch.__version__, 8)
+    if threads is not None or pool is not None:
+        raise InvalidArgumentError("threads= / pool= are not taken under torch.compile (the op runs on the "
+                                   "calling thread)", 1)
+    _compiled_check(q, "q")
+    if k is not None:
+        _compiled_check(k, "k")
+    if params is None or flags or config is not None:
+        if "head_dim" in flags:
+            given = integer(flags.pop("head_dim"), "head_dim")
+            if given != q.shape[-1]:
+                raise InvalidArgumentError("head_dim=%d but q's last axis is %d" % (given, q.shape[-1]), 1)
+        params = resolve_params(params, config, q.shape[-1], what="apply_rope_", **flags)
+    tl = tensor_layout_of(tensor_layout, q.dim(), "q")
+    _torch.ops.posenc.rotate_(q, k, _compiled_positions(positions), _compiled_offset(offset), _params_json(params),
+                              layout or "", tl, -1 if seq_len is None else integer(seq_len, "seq_len"),
+                              bool(inverse))
+
+
+def _rotate_kernel(x: _torch.Tensor, positions: Optional[_torch.Tensor], offset: int, params: str, layout: str,
+                   tensor_layout: str, seq_len: int, transpose: bool) -> _torch.Tensor:
+    """posenc::rotate's kernel: R x (transpose: R^T x = A^2 R^-1 x), a new contiguous tensor."""
+    p = _params_from_json(params)
+    pos = _positions_array(positions, offset, x, tensor_layout)
+    if seq_len < 0:  # HF's rule, on this call's positions
+        seq_len = _rope.checked_seq_len(max(int(pos.max()) + 1, 0), "positions") if pos.size else 0
+    if x.dtype == _torch.float64:
+        return _rotate_f64(x, p, layout, pos, seq_len, tensor_layout, transpose=transpose).contiguous()
+    y = x.detach().clone(memory_format=_torch.contiguous_format)
+    with _torch.no_grad():
+        apply_rope_(y, positions=pos, layout=layout, tensor_layout=tensor_layout, params=p, seq_len=seq_len,
+                    inverse=transpose)
+        if transpose:
+            att = _rope.rope_frequencies(p, seq_len=seq_len).attention_factor
+            if att != 1.0:  # the C inverse divides by A; the transpose multiplies by A
+                y[..., :p.check()] *= att * att
+    return y
+
+
+def _register_custom_ops() -> Any:
+    custom_op = getattr(getattr(_torch, "library", None), "custom_op", None)
+    if custom_op is None:  # torch < 2.4: no torch.compile support for posenc (eager is unchanged)
+        return None
+    Tensor = _torch.Tensor
+
+    def rotate_(q: Tensor, k: Optional[Tensor], positions: Optional[Tensor], offset: int, params: str,
+                layout: str, tensor_layout: str, seq_len: int, inverse: bool) -> None:
+        apply_rope_(q, k, positions=positions, offset=offset, params=_params_from_json(params),
+                    layout=layout or None, tensor_layout=tensor_layout, seq_len=None if seq_len < 0 else seq_len,
+                    inverse=inverse)
+
+    def rotate(x: Tensor, positions: Optional[Tensor], offset: int, params: str, layout: str,
+               tensor_layout: str, seq_len: int, transpose: bool) -> Tensor:
+        return _rotate_kernel(x, positions, offset, params, layout, tensor_layout, seq_len, transpose)
+
+    # annotations as real types (this module's "from __future__ import annotations" makes them
+    # strings, and custom_op reads the schema from them)
+    hints = {"q": Tensor, "k": Optional[Tensor], "x": Tensor, "positions": Optional[Tensor], "offset": int,
+             "params": str, "layout": str, "tensor_layout": str, "seq_len": int, "inverse": bool,
+             "transpose": bool}
+    rotate_.__annotations__ = {n: hints[n] for n in rotate_.__code__.co_varnames[:9]}
+    rotate_.__annotations__["return"] = None
+    rotate.__annotations__ = {n: hints[n] for n in rotate.__code__.co_varnames[:8]}
+    rotate.__annotations__["return"] = Tensor
+
+    op_ = custom_op("posenc::rotate_", rotate_, mutates_args=("q", "k"))
+    op = custom_op("posenc::rotate", rotate, mutates_args=())
+
+    @op_.register_fake
+    def _(q, k, positions, offset, params, layout, tensor_layout, seq_len, inverse):  # type: ignore[no-untyped-def]
+        return None
+
+    @op.register_fake
+    def _(x, positions, offset, params, layout, tensor_layout, seq_len, transpose):  # type: ignore[no-untyped-def]
+        return x.new_empty(x.shape)  # contiguous, as the kernel's result
+
+    def setup_context(ctx, inputs, output):  # type: ignore[no-untyped-def]
+        ctx.save_for_backward(inputs[1])  # the positions (None or an integer tensor)
+        ctx.args = inputs[2:]
+
+    def backward(ctx, grad):  # type: ignore[no-untyped-def]
+        positions, = ctx.saved_tensors
+        offset, params, layout, tensor_layout, seq_len, transpose = ctx.args
+        g = _torch.ops.posenc.rotate(grad.contiguous(), positions, offset, params, layout, tensor_layout, seq_len,
+                                     not transpose)
+        return g, None, None, None, None, None, None, None
+
+    op.register_autograd(backward, setup_context=setup_context)
+    return op_, op
+
+
+_CUSTOM_OPS = _register_custom_ops()
+
+
+def _register_cos_sin_fake() -> None:
+    """posenc::rope_cos_sin (RotaryEmbedding's precise-mode tables) under torch.compile: the
+    shapes of its two float32 [*ids.shape, R] results."""
+    register_fake = getattr(getattr(_torch, "library", None), "register_fake", None)
+    if register_fake is None or _LIBRARY is None:
+        return
+
+    def fake(position_ids: _torch.Tensor, params: str) -> Tuple[_torch.Tensor, _torch.Tensor]:
+        r = _params_from_json(params).check()
+        shape = tuple(position_ids.shape) + (r,)
+        return position_ids.new_empty(shape, dtype=_torch.float32), position_ids.new_empty(shape, dtype=_torch.float32)
+
+    register_fake("posenc::rope_cos_sin", fake, lib=_LIBRARY)
+
+
+_register_cos_sin_fake()
 
 
 def _traced_rope(x: _torch.Tensor, positions: Any, offset: Any, p: RopeParams, layout: str, tensor_layout: str,
@@ -469,6 +647,13 @@ class RotaryEmbedding(_torch.nn.Module):
 
     @_torch.no_grad()
     def forward(self, x: _torch.Tensor, position_ids: _torch.Tensor) -> Tuple[_torch.Tensor, _torch.Tensor]:
+        if _compiling():  # torch.compile: plain torch ops, or the C table through its op; no tag
+            if self._torch_mode:
+                return self._hf_expression(x, position_ids)
+            cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
+            if not self.duplicate:
+                cos, sin = cos[..., :cos.shape[-1] // 2], sin[..., :sin.shape[-1] // 2]
+            return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
         if _is_tracing() and _LIBRARY is not None and not self._torch_mode and self.duplicate:
             cos, sin = _torch.ops.posenc.rope_cos_sin(position_ids, _params_json(self.params))
             return cos.to(device=x.device, dtype=x.dtype), sin.to(device=x.device, dtype=x.dtype)
@@ -500,8 +685,11 @@ class RotaryEmbedding(_torch.nn.Module):
                                       else type(position_ids).__name__), 8)
         if position_ids.dim() == 1:
             position_ids = position_ids[None]
-        seq_len = int(position_ids.max()) + 1 if position_ids.numel() else 0
-        inv_freq, att = self.frequencies(_rope.checked_seq_len(seq_len, "position_ids"))
+        if self._by_seq_len or not _compiling():  # (reading max() into Python is a graph break under compile)
+            seq_len = int(position_ids.max()) + 1 if position_ids.numel() else 0
+            inv_freq, att = self.frequencies(_rope.checked_seq_len(seq_len, "position_ids"))
+        else:
+            inv_freq, att = self.inv_freq, self.attention_scaling
         inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1).to(dtype=_torch.float32, device=x.device)
         pos = position_ids[:, None, :].to(device=x.device).float()
         with _torch.autocast(device_type=x.device.type, enabled=False):
@@ -515,14 +703,18 @@ class RotaryEmbedding(_torch.nn.Module):
         return "attention_scaling=%r, params=%r" % (self.attention_scaling, self.params)
 
 
+# Below this many elements (q and k together) HF's torch expression is as fast as copying q
+# and k and calling C twice (a one-token decode step of 32 + 8 heads x 128 is 5120), and it
+# gives the same bits, so small calls take it (posenc.hf's drop-in reads it here).
+_C_PATH_MIN_ELEMENTS = 1 << 15
+
+
 def _may_take_c(cos: _torch.Tensor) -> bool:
     """Whether any q, k these tables rotate can reach the drop-in's C path: q and k hold at least
-    one head each, tokens x head_dim elements, so fewer than hf._C_PATH_MIN_ELEMENTS / 2 per
+    one head each, tokens x head_dim elements, so fewer than _C_PATH_MIN_ELEMENTS / 2 per
     tensor never do (a decode step): comparing the tables with C's there would only cost time
     (measured: 245 against 81 us per one-token forward)."""
-    hf = sys.modules.get(__package__ + ".hf")
-    least = getattr(hf, "_C_PATH_MIN_ELEMENTS", 1 << 15)
-    return 2 * cos.numel() >= least
+    return 2 * cos.numel() >= _C_PATH_MIN_ELEMENTS
 
 
 def _c_matches(p: RopeParams, position_ids: _torch.Tensor, cos: _torch.Tensor,
@@ -584,16 +776,15 @@ _HF_NAMES = ("apply_rotary_pos_emb", "rotate_half", "patch_llama")
 
 
 def __getattr__(name: str) -> Any:
-    """The Hugging Face drop-in lives in posenc/hf.py (it builds on the classes above);
-    posenc.torch.apply_rotary_pos_emb etc. load it on first use (no import cycle)."""
+    """The Hugging Face drop-in lives in posenc.hf, on top of this module: this module never
+    imports it (imports run one way), so its names are refused here by name."""
     if name in _HF_NAMES:
-        from . import hf
-        return getattr(hf, name)
+        raise AttributeError("posenc.torch.%s is posenc.hf.%s: the Hugging Face drop-in lives in posenc.hf "
+                             "(import posenc.hf)" % (name, name))
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-__all__ = ["apply_rope_", "mrope_apply_", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding", "apply_rotary_pos_emb",
-           "rotate_half", "patch_llama"]
+__all__ = ["apply_rope_", "mrope_apply_", "mrope_apply", "apply_rope", "RotaryFunction", "Rotary", "RotaryEmbedding"]
 
 # apply_rope_ / apply_rope take **flags, checked by check_flags (KeywordError naming a bad one),
 # so the per-call hot path needs no keywords_checked wrapper.

@@ -14,6 +14,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 
+# torch._dynamo makes its cache folder at import, under the temporary folder unless
+# TORCHINDUCTOR_CACHE_DIR says where (TMPDIR/torchinductor_<user>), and transformers imports it on
+# a model's first forward: a folder of this run instead, removed at exit, so that no test leaves
+# files in TMPDIR (test_compile.py also moves inductor's precompiled headers, which follow the
+# temporary folder itself)
+if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    _INDUCTOR = tempfile.mkdtemp(prefix="posenc-tests-inductor-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _INDUCTOR
+    atexit.register(shutil.rmtree, _INDUCTOR, True)
+
 GOLDEN = os.environ.get("POSENC_GOLDEN_DIR") or os.path.join(ROOT, "tests", "golden")
 BIN = os.environ.get("POSENC_BIN", os.path.join(ROOT, "build", "posenc"))
 

@@ -21,4 +21,7 @@ def test_the_doc_has_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_doc_example_runs(index, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras"))  # keras writes keras.json at its first import
+    # torch._dynamo (keras' torch backend imports it) makes its cache folder at import
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
     exec(compile(BLOCKS[index], "docs/python.md block %d" % index, "exec"), {"__name__": "__doc_example__"})

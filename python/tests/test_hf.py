@@ -1,4 +1,4 @@
-"""The Hugging Face drop-in (issue 25 item 4): posenc.torch.apply_rotary_pos_emb, RotaryEmbedding
+"""The Hugging Face drop-in (issue 25 item 4): posenc.hf.apply_rotary_pos_emb, RotaryEmbedding
 and patch_llama against HF's own formulas.
 
 transformers is not installed here (no PyPI), so HF_MODELING below re-expresses, in plain
@@ -174,19 +174,19 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
     model.rotary_emb.inv_freq = hf._compute_default_rope_parameters(model.config)[0]
     h = torch.randn(2, 7, 256).to(dtype)
     want, want_cache = generate(model, h, 99993, 3)  # prefill 99993..99999, decode 100000..100002
-    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)  # small tensors here: force the C path where it applies
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)  # small tensors here: force the C path where it applies
     fast_calls = []
     real = drop_in._fast_rotary
     monkeypatch.setattr(drop_in, "_fast_rotary", lambda *a: fast_calls.append(real(*a)) or fast_calls[-1])
-    undo = pt.patch_llama(model)
+    undo = drop_in.patch_llama(model)
     fast_calls.clear()  # the patch's own probes of apply_rotary_pos_emb
     try:
         assert isinstance(model.rotary_emb, pt.RotaryEmbedding) and model.rotary_emb.params.mode == "torch"
-        assert hf.apply_rotary_pos_emb is pt.apply_rotary_pos_emb
+        assert hf.apply_rotary_pos_emb is drop_in.apply_rotary_pos_emb
         got, got_cache = generate(model, h, 99993, 3)
     finally:
         undo()
-    assert isinstance(model.rotary_emb, hf.LlamaRotaryEmbedding) and hf.apply_rotary_pos_emb is not pt.apply_rotary_pos_emb
+    assert isinstance(model.rotary_emb, hf.LlamaRotaryEmbedding) and hf.apply_rotary_pos_emb is not drop_in.apply_rotary_pos_emb
     for i, (a, b) in enumerate(zip(got, want)):
         print("%s step %d: %s" % (dtype, i, "identical" if torch.equal(a, b) else
                                    "max diff %g" % (a.float() - b.float()).abs().max().item()))
@@ -202,7 +202,7 @@ def test_patched_model_decodes_with_hfs_bits_at_position_100000(hf, dtype, monke
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("unsqueeze_dim", [1, 2])
 def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_dim, monkeypatch):
-    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
     torch.manual_seed(1)
     B, H, S, D = 2, 4, 9, 64
     shape = (B, H, S, D) if unsqueeze_dim == 1 else (B, S, H, D)
@@ -215,11 +215,11 @@ def test_apply_rotary_pos_emb_has_hfs_signature_and_bits(hf, dtype, unsqueeze_di
     assert same(cos, cos_hf) and same(sin, sin_hf) and cos.dtype == dtype and cos.shape == (B, S, D)
     # HF's cos/sin through posenc's apply: HF's expression itself (half dtypes round per op)
     want = hf.apply_rotary_pos_emb(q, k, cos_hf, sin_hf, None, unsqueeze_dim)
-    got = pt.apply_rotary_pos_emb(q, k, cos_hf, sin_hf, position_ids=None, unsqueeze_dim=unsqueeze_dim)
+    got = drop_in.apply_rotary_pos_emb(q, k, cos_hf, sin_hf, position_ids=None, unsqueeze_dim=unsqueeze_dim)
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
     # posenc's cos/sin: the C kernel in float32 (tagged tables), HF's formula's bits on them
     want = hf.apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=unsqueeze_dim)
-    got = pt.apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=unsqueeze_dim)
+    got = drop_in.apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=unsqueeze_dim)
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
     assert got[0].dtype == dtype and got[0].shape == shape and not torch.equal(got[0], q)
 
@@ -233,19 +233,19 @@ def test_the_c_path_steps_aside_when_the_tables_changed(hf, monkeypatch):
     cb, sb = pt.RotaryEmbedding(head_dim=32, mode="precise", base=10000.0)(big, torch.arange(4096)[None])
     assert drop_in._fast_rotary(big, big.clone(), cb, sb, 1) is not None  # large enough for C by default
     assert drop_in._fast_rotary(big[:, :, :1], big[:, :, :1].clone(), cb[:, :1], sb[:, :1], 1) is None  # a slice
-    monkeypatch.setattr(drop_in, "_C_PATH_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(pt, "_C_PATH_MIN_ELEMENTS", 0)
     q, k = torch.randn(1, 2, 5, 32), torch.randn(1, 2, 5, 32)
     cos, sin = pt.RotaryEmbedding(head_dim=32, mode="precise", base=10000.0)(q, torch.arange(5)[None])
     assert drop_in._fast_rotary(q, k, cos, sin, 1) is not None
     cos.mul_(2.0)  # an in-place change: the C path would ignore it
     assert drop_in._fast_rotary(q, k, cos, sin, 1) is None
-    got = pt.apply_rotary_pos_emb(q, k, cos, sin)
+    got = drop_in.apply_rotary_pos_emb(q, k, cos, sin)
     want = hf.apply_rotary_pos_emb(q, k, cos, sin)
     assert torch.equal(got[0], want[0])
     cos2, sin2 = pt.RotaryEmbedding(head_dim=32, mode="precise", base=10000.0)(q, torch.arange(5)[None])
     assert drop_in._fast_rotary(q, k, cos2[..., :], sin2, 1) is None  # a view is another tensor
     qg = q.clone().requires_grad_(True)
-    qe, _ = pt.apply_rotary_pos_emb(qg, k, cos2, sin2)
+    qe, _ = drop_in.apply_rotary_pos_emb(qg, k, cos2, sin2)
     qe.sum().backward()  # autograd: HF's expression, differentiable
     assert qg.grad is not None
     yarn = pt.RotaryEmbedding(head_dim=32, mode="precise", base=10000.0, scaling="yarn", factor=4.0, original_max_position=16)
@@ -255,20 +255,20 @@ def test_the_c_path_steps_aside_when_the_tables_changed(hf, monkeypatch):
 
 def test_patch_llama_on_a_modeling_module_and_undo(hf):
     original_apply, original_class = hf.apply_rotary_pos_emb, hf.LlamaRotaryEmbedding
-    undo = pt.patch_llama(hf)
+    undo = drop_in.patch_llama(hf)
     try:
-        assert hf.apply_rotary_pos_emb is pt.apply_rotary_pos_emb
+        assert hf.apply_rotary_pos_emb is drop_in.apply_rotary_pos_emb
         model = hf.LlamaModel(config(hf))  # built after the patch: posenc's embedding, HF's constructor
         assert isinstance(model.rotary_emb, pt.RotaryEmbedding) and model.rotary_emb.params.mode == "torch"
     finally:
         undo()
     assert hf.apply_rotary_pos_emb is original_apply and hf.LlamaRotaryEmbedding is original_class
     with pytest.raises(posenc.InvalidArgumentError, match="no apply_rotary_pos_emb"):
-        pt.patch_llama(types.ModuleType("empty"))
+        drop_in.patch_llama(types.ModuleType("empty"))
     with pytest.raises(posenc.InvalidArgumentError, match="no module"):
-        pt.patch_llama(torch.nn.Linear(2, 2))
+        drop_in.patch_llama(torch.nn.Linear(2, 2))
     with pytest.raises(posenc.InvalidArgumentError, match="mode must be"):
-        pt.patch_llama(hf, mode="fast")
+        drop_in.patch_llama(hf, mode="fast")
 
 
 def test_patch_llama_refuses_a_model_whose_frequencies_it_would_change(hf):
@@ -277,12 +277,12 @@ def test_patch_llama_refuses_a_model_whose_frequencies_it_would_change(hf):
     without a word, so patch_llama refuses by name and patches nothing."""
     model = hf.LlamaModel(config(hf)).to(torch.bfloat16)
     with pytest.raises(posenc.InvalidArgumentError, match="inv_freq is torch.bfloat16"):
-        pt.patch_llama(model)
-    assert hf.apply_rotary_pos_emb is not pt.apply_rotary_pos_emb  # nothing was patched
+        drop_in.patch_llama(model)
+    assert hf.apply_rotary_pos_emb is not drop_in.apply_rotary_pos_emb  # nothing was patched
     model = hf.LlamaModel(config(hf))
     model.config.rope_theta = 500000.0  # the config now says another base than the model uses
     with pytest.raises(posenc.InvalidArgumentError, match="inv_freq differs"):
-        pt.patch_llama(model)
+        drop_in.patch_llama(model)
     assert isinstance(model.rotary_emb, hf.LlamaRotaryEmbedding)
 
 
