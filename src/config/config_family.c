@@ -83,12 +83,26 @@ static const config_family families[] = {
     /* Apertus: llama-like; ApertusConfig's built-in rope dict is llama3 x8 at theta 12e6 */
     {"apertus", NULL, "Apertus", H, 12e6, 65536, 4096, 32, 0, 32, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
+    /* transformers 5.18 families, llama-like rotary class and rotate_half (layer_types, where present, only
+     * choose the attention mask: every layer rotates with the one RoPE) */
+    {"hyperclovax", NULL, "HyperCLOVAX", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
+    {"solar_open", NULL, "SolarOpen", H, 1e6, 131072, 4096, 64, 128, 48, 0, 0, 0, 0, 0, NULL},
+    /* MiniMax-M2: legacy rotary_dim -> partial_rotary_factor = rotary_dim / head_dim (MiniMaxM2Config) */
+    {"minimax_m2", NULL, "MiniMaxM2", H, 5e6, 196608, 3072, 48, 128, 62, 0, 0, 0, 0, 0, NULL},
+    {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
+    {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* CWM: CwmConfig's built-in rope dict is llama3 x16 at theta 1e6 */
+    {"cwm", NULL, "Cwm", H, 1e6, 131072, 6144, 48, 128, 64, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
     {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
-    {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
+     4096, 4, NULL},
+    {"exaone_moe", NULL, "ExaoneMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
+     4096, 4, NULL},
     /* Qwen3-Next: gated DeltaNet (linear attention) layers, a full attention layer every 4th */
     {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
     /* Gemma-3n: full layers rope_theta, sliding layers rope_local_base_freq */

@@ -122,7 +122,7 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     const config_family *f = h->family;
     int64_t window = 0;
     FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
-    bool exaone = strcmp(f->model_type, "exaone4") == 0;
+    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
@@ -130,8 +130,9 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     /* Exaone4Config.__post_init__ sets the pattern to 0 when sliding_window is None and then
      * computes (i + 1) % 0 for the default layer_types: HF cannot load such a config */
     RETURN_ERROR_IF(exaone && window == 0 && !types, h->err, POSENC_ERR_UNSUPPORTED,
-                    "config.json: 'sliding_window' is null and there is no 'layer_types': HF's Exaone4Config "
-                    "then computes (i + 1) %% 0 for the layer kinds and cannot load it (give layer_types)");
+                    "config.json: 'sliding_window' is null and there is no 'layer_types': HF's %sConfig "
+                    "then computes (i + 1) %% 0 for the layer kinds and cannot load it (give layer_types)",
+                    f->class_stem);
     if (!types && pat && window != 0) {
         /* Exaone4Config.__post_init__ computes (i + 1) % sliding_window_pattern: a string such as "LLLG"
          * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */

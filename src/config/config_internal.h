@@ -39,8 +39,10 @@ enum {
                                         k%3==2 < 3 s2, t elsewhere), sections default 24/20/20 */
     FAMILY_NESTED_TEXT = 1u << 23,   /* the composite model_type reads text_config only (Qwen3VLConfig:
                                         top-level keys never reach the text model); none: refused */
-    FAMILY_DEFAULT_SCALING = 1u << 24 /* the config class fills in a scaled rope dict when none is given
+    FAMILY_DEFAULT_SCALING = 1u << 24, /* the config class fills in a scaled rope dict when none is given
                                         (gpt-oss: yarn x32): a file without one is refused, not read plain */
+    FAMILY_WINDOWLESS_ROPE = 1u << 25 /* with FAMILY_GLOBAL_NOPE: sliding_window null rotates every layer
+                                        (EXAONE 4 / EXAONE-MoE: `sliding_window is None or is_sliding`) */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

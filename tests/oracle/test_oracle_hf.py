@@ -73,6 +73,19 @@ CASES = [
     ("olmoe", "olmoe", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
     ("vaultgemma", "vaultgemma", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
+    # transformers 5.18 families (one row each in src/config/config_family.c)
+    ("hyperclovax", "hyperclovax", dict(num_hidden_layers=2, head_dim=16, rope_theta=50000.0)),
+    ("solar_open yarn", "solar_open", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
+                                           moe_intermediate_size=32, rope_scaling=YARN)),
+    ("minimax_m2 rotary_dim", "minimax_m2", dict(num_hidden_layers=2, head_dim=16, rotary_dim=8, num_local_experts=2,
+                                                 num_experts_per_tok=1, rope_theta=5e6)),
+    ("hy_v3", "hy_v3", dict(num_hidden_layers=2, head_dim=16, num_experts=2, num_experts_per_tok=1,
+                            moe_intermediate_size=32)),
+    ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
+    ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
+    ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                                      moe_intermediate_size=32)),
 ]
 
 
