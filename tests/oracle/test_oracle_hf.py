@@ -89,6 +89,23 @@ CASES = [
 ]
 
 
+# One llama config per rope_type of transformers' own ROPE_INIT_FUNCTIONS (plus HF's "default"): posenc must
+# either read it and match transformers' cos/sin bit for bit, or refuse it naming the type (exit 1). A type
+# transformers adds later has no entry here and fails the test until someone decides which it is.
+ROPE_TYPES = {
+    "default": {"rope_type": "default"},
+    "linear": LINEAR,
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "yarn": YARN,
+    "longrope": {"rope_type": "longrope", "original_max_position_embeddings": 64,
+                 "short_factor": [1.0 + k / 8 for k in range(8)], "long_factor": [2.0 + k / 4 for k in range(8)]},
+    "llama3": LLAMA3,
+    # Gemma 4's full layers: posenc does not implement it (refused by name; never read as default)
+    "proportional": {"rope_type": "proportional", "partial_rotary_factor": 0.25},
+}
+NOT_A_ROPE_TYPE = "fancy_new_rope"  # no framework knows it: refused by name as well
+
+
 # model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
 PER_PAIR = {"gpt_oss"}
 
@@ -204,6 +221,44 @@ def compare(t, label, path, hf, d, per_channel=True):
                              f"bit for bit ({differ} of {2 * hc.size} differ, at most {ulps(pc, (hc, hs))} ulp)")
 
 
+def refused_by_name(t, label, path, name):
+    rc, _, se = run("rope", "explain", "--config", path, "--json")
+    t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
+
+
+def rope_types(t, d):
+    """Every rope_type transformers 5.18 knows, through a tiny llama: read bit for bit, or refused by name."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    names = ["default"] + sorted(ROPE_INIT_FUNCTIONS)
+    missing = [n for n in names if n not in ROPE_TYPES]
+    t.check(not missing, f"rope types: every one of transformers' {names} has a case here (missing {missing})")
+    for name in names:
+        if name not in ROPE_TYPES:
+            continue
+        label = f"rope_type {name}"
+        rp = dict(ROPE_TYPES[name], rope_theta=10000.0)
+        try:
+            hf, path, cfg = hf_layers("llama", dict(num_hidden_layers=2, head_dim=16, rope_parameters=rp), d, label)
+        except Exception as e:
+            t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
+            continue
+        rc, _, _ = run("rope", "explain", "--config", path, "--json")
+        if rc == 0:
+            compare(t, label, path, hf, d)
+        else:
+            refused_by_name(t, label, path, name)
+    # a type no framework knows, in both spellings and inside a per-layer-type dict: refused, never default
+    for i, body in enumerate([{"model_type": "llama", "rope_scaling": {"rope_type": NOT_A_ROPE_TYPE, "factor": 2.0}},
+                              {"model_type": "llama", "rope_scaling": {"type": NOT_A_ROPE_TYPE, "factor": 2.0}},
+                              {"model_type": "gemma3_text", "rope_parameters": {
+                                  "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                                  "full_attention": {"rope_type": NOT_A_ROPE_TYPE, "rope_theta": 1e6}}}]):
+        path = os.path.join(d, f"unknown_rope_{i}.json")
+        with open(path, "w") as f:
+            json.dump(body, f)
+        refused_by_name(t, f"made-up rope type ({list(body)[1]}, {body['model_type']})", path, NOT_A_ROPE_TYPE)
+
+
 def main():
     import torch
     torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
@@ -211,6 +266,8 @@ def main():
     t = Checks()
     d = tmpdir()
     only = sys.argv[1:]
+    if not only or "rope_types" in only:
+        rope_types(t, d)
     for label, model_type, kw in CASES:
         if only and model_type not in only:
             continue
