@@ -92,6 +92,10 @@ static const config_family families[] = {
     {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
     {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
+    {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
+    {"gte", NULL, "Gte", H, 160000, 8192, 768, 12, 0, 12, 0, 0, 0, 0, 0, NULL},
+    {"nomic_bert", NULL, "NomicBert", H, 1000, 2048, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
     /* CWM: CwmConfig's built-in rope dict is llama3 x16 at theta 1e6 */
     {"cwm", NULL, "Cwm", H, 1e6, 131072, 6144, 48, 128, 64, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
