@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -262,28 +263,69 @@ def rope_types(t, d):
         refused_by_name(t, f"made-up rope type ({list(body)[1]}, {body['model_type']})", path, NOT_A_ROPE_TYPE)
 
 
+class Recorder:
+    """Checks' interface for one task run in a worker process: the results go back to the parent, which
+    prints them in CASES order (the output does not depend on which worker finished first)."""
+
+    def __init__(self):
+        self.results = []
+
+    def check(self, ok, message):
+        self.results.append((bool(ok), message))
+        return ok
+
+
+def run_case(task):
+    """One task in a worker: ("rope_types",) or (label, model_type, kw); its own folder under the test's."""
+    d = os.path.join(ROOT_DIR, f"task{task[0]}")
+    os.makedirs(d, exist_ok=True)
+    r = Recorder()
+    start = time.monotonic()
+    if task[1] == "rope_types":
+        rope_types(r, d)
+        return r.results, time.monotonic() - start
+    _, label, model_type, kw = task
+    try:
+        hf, path, cfg = hf_layers(model_type, kw, d, label)
+    except Exception as e:  # the model could not be built: a failure, never a skip
+        r.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
+        return r.results, time.monotonic() - start
+    per_channel = model_type not in PER_PAIR
+    compare(r, label + " (5.x rope_parameters)", path, hf, d, per_channel)
+    old = legacy_form(path, cfg)
+    if old:
+        compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
+    return r.results, time.monotonic() - start
+
+
+ROOT_DIR = None
+
+
 def main():
+    """Tasks run in POSENC_ORACLE_JOBS worker processes (default: the CPU count, at most 8), forked after torch
+    is set up here (one thread each, MKL math for posenc's torch-compat). No model is cached between runs:
+    each is built from its config in about a second, and weights do not matter (only positions are compared)."""
+    global ROOT_DIR
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
     import torch
     torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
     torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
     t = Checks()
-    d = tmpdir()
+    ROOT_DIR = tmpdir()
     only = sys.argv[1:]
-    if not only or "rope_types" in only:
-        rope_types(t, d)
-    for label, model_type, kw in CASES:
-        if only and model_type not in only:
-            continue
-        try:
-            hf, path, cfg = hf_layers(model_type, kw, d, label)
-        except Exception as e:  # the model could not be built: a failure, never a skip
-            t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
-            continue
-        per_channel = model_type not in PER_PAIR
-        compare(t, label + " (5.x rope_parameters)", path, hf, d, per_channel)
-        old = legacy_form(path, cfg)
-        if old:
-            compare(t, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
+    tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
+    tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
+    jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
+    start = time.monotonic()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        done = list(pool.map(run_case, tasks))
+    slowest = max(((sec, task) for (_, sec), task in zip(done, tasks)), default=(0, None), key=lambda x: x[0])
+    for results, _ in done:
+        for ok, message in results:
+            t.check(ok, message)
+    print(f"{len(tasks)} tasks on {jobs} workers in {time.monotonic() - start:.1f} s "
+          f"(slowest: {slowest[1][1] if slowest[1] else '-'}, {slowest[0]:.1f} s)")
     t.finish()
 
 
