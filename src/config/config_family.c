@@ -48,7 +48,15 @@ static const config_family families[] = {
     {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
     {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0, NULL},
     {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MLA, 0, 0, 0, NULL},
-    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
+    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0,
+     0, NULL},
+    /* DeepSeek-V3 copies in transformers 5.18 (MLA, rope_interleave); MiniCPM3: MLA, always the half split */
+    {"glm4_moe_lite", NULL, "Glm4MoeLite", I, 10000, 202752, 2048, 20, 0, 47, 0,
+     FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0, NULL},
+    {"youtu", NULL, "Youtu", I, 10000, 131072, 2048, 16, 0, 32, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    {"axk1", NULL, "AXK1", I, 10000, 32768, 7168, 64, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    {"minicpm3", NULL, "MiniCPM3", H, 10000, 32768, 2560, 40, 0, 62, 0, FAMILY_MLA | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0,
+     NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* OLMo 3 (Olmo3Config, transformers 5.18): layer i slides iff (i + 1) % 4 != 0; rope_parameters per layer

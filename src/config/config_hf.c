@@ -624,7 +624,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim, implied);
         p->rotary_dim = (int32_t)rotary_dim;
     }
-    if (strcmp(f->model_type, "deepseek_v3") == 0) { /* DeepseekV3: interleaved iff rope_interleave (default true) */
+    if (f->flags & FAMILY_ROPE_INTERLEAVE_KEY) { /* DeepseekV3 and copies: interleaved iff rope_interleave (default true) */
         const cJSON *ri = hf_use_(&h, cfg, "rope_interleave");
         RETURN_ERROR_IF(ri && !cJSON_IsBool(ri), err, POSENC_ERR_FORMAT,
                         "config.json: 'rope_interleave' must be true or false");
@@ -635,6 +635,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         bool has_r = false, has_n = false;
         FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qkrope_k, dim_max, &rope_dim, &has_r));
         FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qknope_k, dim_max, &nope_dim, &has_n));
+        RETURN_ERROR_IF((f->flags & FAMILY_MLA_DIMS_REQUIRED) && (!has_r || !has_n), err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: a %s config without qk_rope_head_dim and qk_nope_head_dim: its config class "
+                        "defaults are not DeepSeek's 64 / 128 and posenc does not copy them; give both keys",
+                        f->model_type);
         if (!has_r) note_default(&h, "qk_rope_head_dim", (double)rope_dim);
         if (!has_n) note_default(&h, "qk_nope_head_dim", (double)nope_dim);
         RETURN_ERROR_IF(rope_dim < 2, err, POSENC_ERR_FORMAT, "config.json: 'qk_rope_head_dim' must be >= 2, got %lld",

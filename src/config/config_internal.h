@@ -41,8 +41,12 @@ enum {
                                         top-level keys never reach the text model); none: refused */
     FAMILY_DEFAULT_SCALING = 1u << 24, /* the config class fills in a scaled rope dict when none is given
                                         (gpt-oss: yarn x32): a file without one is refused, not read plain */
-    FAMILY_WINDOWLESS_ROPE = 1u << 25 /* with FAMILY_GLOBAL_NOPE: sliding_window null rotates every layer
+    FAMILY_WINDOWLESS_ROPE = 1u << 25, /* with FAMILY_GLOBAL_NOPE: sliding_window null rotates every layer
                                         (EXAONE 4 / EXAONE-MoE: `sliding_window is None or is_sliding`) */
+    FAMILY_ROPE_INTERLEAVE_KEY = 1u << 26, /* DeepSeek-V3 copies: interleaved iff rope_interleave (default true),
+                                        else HF's apply_rotary_pos_emb (half split) */
+    FAMILY_MLA_DIMS_REQUIRED = 1u << 27 /* with FAMILY_MLA: the config class's qk_rope / qk_nope defaults are not
+                                        DeepSeek's 64 / 128, so a file without both keys is refused, not guessed */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

@@ -88,6 +88,30 @@ CASES = [
     ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
     ("gte", "gte", dict(num_hidden_layers=2)),
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
+    ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
+                                        intermediate_size_mlp=128, rope_theta=500000.0)),
+    # MLA (q/k head = [nope | rope], the last qk_rope_head_dim channels rotate): DeepSeek and its copies
+    ("deepseek_v2", "deepseek_v2", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                                        kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
+                                        moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("deepseek_v3 yarn", "deepseek_v3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16,
+                                             v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                             num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1,
+                                             n_group=1, topk_group=1,
+                                             rope_scaling=dict(YARN, mscale=1.0, mscale_all_dim=1.0))),
+    ("deepseek_v3 half", "deepseek_v3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16,
+                                             v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                             num_experts_per_tok=1, moe_intermediate_size=32, rope_interleave=False)),
+    ("glm4_moe_lite", "glm4_moe_lite", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=32,
+                                            v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                            num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("youtu", "youtu", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                            kv_lora_rank=16, q_lora_rank=16)),
+    ("axk1", "axk1", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                          kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
+                          moe_intermediate_size=32, first_k_dense_replace=1, n_group=1, topk_group=1)),
+    ("minicpm3", "minicpm3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+                                  kv_lora_rank=16, q_lora_rank=16)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
 ]
@@ -126,20 +150,32 @@ def hf_layers(model_type, kw, d, label):
     mod = importlib.import_module(type(model).__module__)
     layers = getattr(model, "layers", None) or getattr(model, "h", None)
     seen, current = {}, [None]
-    original = mod.apply_rotary_pos_emb
+    # apply_rotary_pos_emb, and DeepSeek-V3's apply_rotary_pos_emb_interleave (which de-interleaves q/k and then
+    # rotates with the same half-split cos/sin): recorded with the function's name
+    # and DeepSeek-V2's / Llama 4's apply_rotary_emb (complex freqs_cis = cos + i sin, one per pair)
+    names = [n for n in ("apply_rotary_pos_emb", "apply_rotary_pos_emb_interleave", "apply_rotary_emb")
+             if hasattr(mod, n)]
+    originals = {n: getattr(mod, n) for n in names}
 
-    def wrapped(q, k, cos, sin, *a, **k2):
-        seen[current[0]] = (cos.detach().clone(), sin.detach().clone())
-        return original(q, k, cos, sin, *a, **k2)
+    def wrap(name):
+        def wrapped(q, k, cos, sin=None, *a, **k2):
+            if name == "apply_rotary_emb":  # (xq, xk, freqs_cis)
+                seen[current[0]] = (cos.real.detach().clone(), cos.imag.detach().clone(), name)
+                return originals[name](q, k, cos, *a, **k2)
+            seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), name)
+            return originals[name](q, k, cos, sin, *a, **k2)
+        return wrapped
 
     for i, layer in enumerate(layers):
         layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
-    mod.apply_rotary_pos_emb = wrapped
+    for n in names:
+        setattr(mod, n, wrap(n))
     try:
         with torch.no_grad():
             model(input_ids=torch.arange(T)[None] % args["vocab_size"])
     finally:
-        mod.apply_rotary_pos_emb = original
+        for n in names:
+            setattr(mod, n, originals[n])
     new = os.path.join(d, label.replace(" ", "_") + ".json")
     cfg.to_json_file(new)
     return [seen.get(i) for i in range(len(layers))], new, cfg
@@ -163,20 +199,21 @@ def legacy_form(path, cfg):
     return out
 
 
-def posenc_cos_sin(path, kind, r, layout, d, kinds, head):
-    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair."""
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
+    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
+    offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim)."""
     x = np.zeros((T, head), dtype=np.float32)
     if layout == "half":
-        x[:, : r // 2] = 1
+        x[:, offset: offset + r // 2] = 1
     else:
-        x[:, 0::2] = 1
+        x[:, offset: offset + r: 2] = 1
     xin, yout = os.path.join(d, "unit.npy"), os.path.join(d, "out.npy")
     np.save(xin, x)
     pick = ["--layer-type", kind] if kinds > 1 else []
     rc, _, err = run("rope", "apply", "--config", path, *pick, "--in", xin, "--torch-compat", "-o", yout)
     if rc != 0:
         return None, err.strip()
-    y = np.load(yout)[:, :r]
+    y = np.load(yout)[:, offset: offset + r]
     if layout == "half":
         return (y[:, : r // 2], y[:, r // 2:]), ""
     return (y[:, 0::2], y[:, 1::2]), ""
@@ -208,7 +245,11 @@ def compare(t, label, path, hf, d, per_channel=True):
         rope = j["ropes"][layer["rope"]]
         r, layout = layer["rotary_dim"], layer["layout"]
         cos, sin = h[0][0].numpy(), h[1][0].numpy()  # [T, R], or [T, R/2] where the runtime keeps one per pair
-        pairs = cos.shape[-1] == r // 2 and not per_channel
+        if h[2] == "apply_rotary_pos_emb_interleave":  # pairs (2k, 2k+1) rotated with half-split cos/sin
+            t.check(layout == "interleaved", f"{label} layer {i}: HF rotates interleaved pairs, posenc says {layout}")
+            cos = np.ascontiguousarray(np.stack([cos[:, : r // 2]] * 2, -1).reshape(T, r))
+            sin = np.ascontiguousarray(np.stack([sin[:, : r // 2]] * 2, -1).reshape(T, r))
+        pairs = cos.shape[-1] == r // 2 and (not per_channel or h[2] == "apply_rotary_emb")
         t.check(cos.shape[-1] == r or pairs, f"{label} layer {i}: {cos.shape[-1]} cos columns, posenc rotates {r} channels")
         if cos.shape[-1] != r and not pairs:
             continue
@@ -216,13 +257,22 @@ def compare(t, label, path, hf, d, per_channel=True):
             hc, hs = cos, sin
         else:
             hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
-        pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"])
+        pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"],
+                                 layer.get("rotary_offset", 0))
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
             continue
         differ = int((pc[0].view(np.uint32) != hc.view(np.uint32)).sum() + (pc[1].view(np.uint32) != hs.view(np.uint32)).sum())
+        worst = ulps(pc, (hc, hs))
+        if h[2] == "apply_rotary_emb":
+            # freqs_cis = torch.polar(1, angle): the same float32 angle as torch-compat, but polar's cos/sin are
+            # the double-precision values rounded to float32 (checked against torch.cos(angle.double()).float()),
+            # not torch.cos / torch.sin's float32 kernels that torch-compat reproduces: at most 1 ulp apart
+            t.check(worst <= 1, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
+                                f"within 1 ulp of torch.polar's ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
+            continue
         t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
-                             f"bit for bit ({differ} of {2 * hc.size} differ, at most {ulps(pc, (hc, hs))} ulp)")
+                             f"bit for bit ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
 
 
 def refused_by_name(t, label, path, name):
@@ -261,6 +311,16 @@ def rope_types(t, d):
         with open(path, "w") as f:
             json.dump(body, f)
         refused_by_name(t, f"made-up rope type ({list(body)[1]}, {body['model_type']})", path, NOT_A_ROPE_TYPE)
+    # MLA families whose config class defaults are not DeepSeek's 64 / 128: refused without the keys, not guessed
+    from transformers import AutoConfig
+    for mt in ("glm4_moe_lite", "minicpm3"):
+        c = AutoConfig.for_model(mt)
+        path = os.path.join(d, f"{mt}_no_dims.json")
+        with open(path, "w") as f:
+            json.dump({"model_type": mt}, f)
+        t.check((c.qk_rope_head_dim, c.qk_nope_head_dim) != (64, 128), f"{mt}: class defaults qk_rope/qk_nope "
+                f"{c.qk_rope_head_dim}/{c.qk_nope_head_dim} are not DeepSeek's 64/128")
+        refused_by_name(t, f"{mt} without qk_rope_head_dim / qk_nope_head_dim", path, "qk_rope_head_dim")
 
 
 class Recorder:
