@@ -45,8 +45,10 @@ enum {
                                         (EXAONE 4 / EXAONE-MoE: `sliding_window is None or is_sliding`) */
     FAMILY_ROPE_INTERLEAVE_KEY = 1u << 26, /* DeepSeek-V3 copies: interleaved iff rope_interleave (default true),
                                         else HF's apply_rotary_pos_emb (half split) */
-    FAMILY_MLA_DIMS_REQUIRED = 1u << 27 /* with FAMILY_MLA: the config class's qk_rope / qk_nope defaults are not
+    FAMILY_MLA_DIMS_REQUIRED = 1u << 27, /* with FAMILY_MLA: the config class's qk_rope / qk_nope defaults are not
                                         DeepSeek's 64 / 128, so a file without both keys is refused, not guessed */
+    FAMILY_NEOX_KEYS = 1u << 28 /* GPT-NeoX(-Japanese): the config class maps rotary_emb_base -> rope_theta and
+                                        rotary_pct -> partial_rotary_factor; every other class ignores both keys */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

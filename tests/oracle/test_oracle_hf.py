@@ -35,6 +35,9 @@ CASES = [
     ("llama", "llama", dict(num_hidden_layers=2, rope_theta=500000.0)),
     ("llama llama3", "llama", dict(num_hidden_layers=2, rope_theta=500000.0, rope_scaling=LLAMA3)),
     ("llama linear", "llama", dict(num_hidden_layers=2, rope_scaling=LINEAR)),
+    # GPT-NeoX's spellings in a Llama config: LlamaConfig keeps them as plain attributes and its rotary class never
+    # reads them (base 10000, every channel rotated); only GPTNeoX(Japanese)Config maps them
+    ("llama neox keys", "llama", dict(num_hidden_layers=2, rotary_emb_base=20000, rotary_pct=0.5)),
     ("mistral", "mistral", dict(num_hidden_layers=2, rope_theta=1e6)),
     ("qwen2 yarn", "qwen2", dict(num_hidden_layers=2, rope_theta=1e6, rope_scaling=YARN)),
     ("qwen3", "qwen3", dict(num_hidden_layers=2, head_dim=32)),
