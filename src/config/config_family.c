@@ -117,6 +117,8 @@ static const config_family families[] = {
      4096, 4, NULL},
     /* Qwen3-Next: gated DeltaNet (linear attention) layers, a full attention layer every 4th */
     {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
+    /* LFM2: short-convolution layers and full attention layers (full_attn_idxs / layer_types) */
+    {"lfm2", NULL, "Lfm2", H, 1e6, 128000, 2560, 32, 0, 32, 0, FAMILY_CONV_LAYERS, 0, 0, 0, NULL},
     /* Gemma-3n: full layers rope_theta, sliding layers rope_local_base_freq */
     {"gemma3n_text", "gemma3n", "Gemma3n", H, 1e6, 32768, 2048, 8, 256, 35, 0, FAMILY_GEMMA3_LAYERS, 10000, 512, 5, NULL},
     /* interleaved pairs (rotate_every_two / repeat_interleave) */

@@ -201,6 +201,33 @@ static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t
     return POSENC_OK;
 }
 
+/* LFM2 (Lfm2Config.__post_init__): layer_types as given, else "full_attention" for the indices in full_attn_idxs
+ * (default: all layers) and "conv" elsewhere; only full attention layers rotate. */
+static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = hf_use_(h, cfg, "full_attn_idxs");
+    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    RETURN_ERROR_IF(idx && !types && !cJSON_IsArray(idx), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'full_attn_idxs' must be an array of layer indices");
+    for (int64_t i = 0; i < layers; i++) {
+        bool full = !idx || types;
+        if (idx && !types) {
+            const cJSON *e;
+            cJSON_ArrayForEach(e, idx) {
+                RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != (double)(int64_t)e->valuedouble, h->err,
+                                POSENC_ERR_FORMAT, "config.json: 'full_attn_idxs' must hold integer layer indices");
+                if ((int64_t)e->valuedouble == i) full = true;
+            }
+        }
+        const char *t = types ? list_at(types, i) : full ? "full_attention" : "conv";
+        RETURN_ERROR_IF(strcmp(t, "conv") != 0 && strcmp(t, "full_attention") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: layer_types[%lld] is '%.32s' (known: conv, full_attention)", (long long)i, t);
+        full = strcmp(t, "full_attention") == 0;
+        config_layer_set_(m, i, full ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+    }
+    return POSENC_OK;
+}
+
 /* Jamba: "attention" if i % attn_layer_period == attn_layer_offset else "mamba"; no positions anywhere. */
 static posenc_status jamba_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     int64_t period = 8, offset = 4;
@@ -270,6 +297,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_NOPE_LIST) return nope_list_layers(h, cfg, layers);
     if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
     if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
+    if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;

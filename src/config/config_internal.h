@@ -47,8 +47,10 @@ enum {
                                         else HF's apply_rotary_pos_emb (half split) */
     FAMILY_MLA_DIMS_REQUIRED = 1u << 27, /* with FAMILY_MLA: the config class's qk_rope / qk_nope defaults are not
                                         DeepSeek's 64 / 128, so a file without both keys is refused, not guessed */
-    FAMILY_NEOX_KEYS = 1u << 28 /* GPT-NeoX(-Japanese): the config class maps rotary_emb_base -> rope_theta and
+    FAMILY_NEOX_KEYS = 1u << 28, /* GPT-NeoX(-Japanese): the config class maps rotary_emb_base -> rope_theta and
                                         rotary_pct -> partial_rotary_factor; every other class ignores both keys */
+    FAMILY_CONV_LAYERS = 1u << 29 /* LFM2: layer_types full_attention / conv, else full_attn_idxs (default: every
+                                        layer attends); the short-convolution layers carry no positions */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

@@ -93,6 +93,8 @@ CASES = [
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
     ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
                                         intermediate_size_mlp=128, rope_theta=500000.0)),
+    ("lfm2 full_attn_idxs", "lfm2", dict(num_hidden_layers=6, full_attn_idxs=[2, 5])),
+    ("lfm2 layer_types", "lfm2", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"])),
     # MLA (q/k head = [nope | rope], the last qk_rope_head_dim channels rotate): DeepSeek and its copies
     ("deepseek_v2", "deepseek_v2", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
                                         kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
