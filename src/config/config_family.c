@@ -100,6 +100,7 @@ static const config_family families[] = {
     {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
     {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
     {"gte", NULL, "Gte", H, 160000, 8192, 768, 12, 0, 12, 0, 0, 0, 0, 0, NULL},
@@ -119,6 +120,8 @@ static const config_family families[] = {
     {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
     /* LFM2: short-convolution layers and full attention layers (full_attn_idxs / layer_types) */
     {"lfm2", NULL, "Lfm2", H, 1e6, 128000, 2560, 32, 0, 32, 0, FAMILY_CONV_LAYERS, 0, 0, 0, NULL},
+    /* Llama 3.2 Vision's text model: self-attention layers RoPE, cross-attention layers none */
+    {"mllama_text_model", NULL, "MllamaText", H, 500000, 131072, 4096, 32, 0, 40, 0, FAMILY_CROSS_LAYERS, 0, 0, 0, NULL},
     /* Gemma-3n: full layers rope_theta, sliding layers rope_local_base_freq */
     {"gemma3n_text", "gemma3n", "Gemma3n", H, 1e6, 32768, 2048, 8, 256, 35, 0, FAMILY_GEMMA3_LAYERS, 10000, 512, 5, NULL},
     /* interleaved pairs (rotate_every_two / repeat_interleave) */
@@ -154,6 +157,9 @@ const config_family *config_family_find_(const char *model_type) {
  * position_ids = arange(seq) + past + 1 ("Paligemma positions are 1-indexed"). */
 static const config_wrapper wrappers[] = {
     {"paligemma", 1},
+    /* Mllama: the image enters through cross-attention, not as tokens; MllamaTextModel counts text positions from 0
+     * (position_ids = arange(seq) + past_seen_tokens) */
+    {"mllama", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

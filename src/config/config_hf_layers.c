@@ -4,6 +4,7 @@
  * quoted next to it), and the list of position keys posenc did not use. */
 #include "config_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -228,6 +229,32 @@ static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers)
     return POSENC_OK;
 }
 
+/* Mllama text (MllamaTextConfig.__post_init__: cross_attention_layers default [3, 8, 13, ..., 38]): listed layers
+ * are cross-attention layers (keys and values from the image, no rotary); the others self-attend with RoPE. */
+static posenc_status cross_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    static const int64_t fallback[] = {3, 8, 13, 18, 23, 28, 33, 38};
+    const cJSON *list = hf_use_(h, cfg, "cross_attention_layers");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'cross_attention_layers' must be an array of layer indices");
+    const cJSON *e;
+    if (list)
+        cJSON_ArrayForEach(e, list) RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble),
+                                                    h->err, POSENC_ERR_FORMAT,
+                                                    "config.json: 'cross_attention_layers' must hold integer layer "
+                                                    "indices");
+    for (int64_t i = 0; i < layers; i++) {
+        bool cross = false;
+        if (list) {
+            cJSON_ArrayForEach(e, list) if ((int64_t)e->valuedouble == i) cross = true;
+        } else {
+            for (size_t k = 0; k < sizeof fallback / sizeof fallback[0]; k++) cross = cross || fallback[k] == i;
+        }
+        config_layer_set_(h->model, i, cross ? POSENC_LAYER_NOPE : POSENC_LAYER_ROPE, 0,
+                          cross ? "cross_attention" : "self_attention", 0);
+    }
+    return POSENC_OK;
+}
+
 /* Jamba: "attention" if i % attn_layer_period == attn_layer_offset else "mamba"; no positions anywhere. */
 static posenc_status jamba_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     int64_t period = 8, offset = 4;
@@ -298,6 +325,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
     if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
     if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
+    if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;

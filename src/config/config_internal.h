@@ -49,8 +49,10 @@ enum {
                                         DeepSeek's 64 / 128, so a file without both keys is refused, not guessed */
     FAMILY_NEOX_KEYS = 1u << 28, /* GPT-NeoX(-Japanese): the config class maps rotary_emb_base -> rope_theta and
                                         rotary_pct -> partial_rotary_factor; every other class ignores both keys */
-    FAMILY_CONV_LAYERS = 1u << 29 /* LFM2: layer_types full_attention / conv, else full_attn_idxs (default: every
+    FAMILY_CONV_LAYERS = 1u << 29, /* LFM2: layer_types full_attention / conv, else full_attn_idxs (default: every
                                         layer attends); the short-convolution layers carry no positions */
+    FAMILY_CROSS_LAYERS = 1u << 30 /* Mllama text: the layers in cross_attention_layers (default 3, 8, .., 38)
+                                        attend to the image without positions; the others self-attend with RoPE */
 };
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */

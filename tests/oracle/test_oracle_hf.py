@@ -88,6 +88,7 @@ CASES = [
     ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
     ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
     ("gte", "gte", dict(num_hidden_layers=2)),
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
@@ -95,6 +96,8 @@ CASES = [
                                         intermediate_size_mlp=128, rope_theta=500000.0)),
     ("lfm2 full_attn_idxs", "lfm2", dict(num_hidden_layers=6, full_attn_idxs=[2, 5])),
     ("lfm2 layer_types", "lfm2", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"])),
+    ("mllama_text_model llama3", "mllama_text_model", dict(num_hidden_layers=5, cross_attention_layers=[1, 4],
+                                                           rope_scaling=LLAMA3)),
     # MLA (q/k head = [nope | rope], the last qk_rope_head_dim channels rotate): DeepSeek and its copies
     ("deepseek_v2", "deepseek_v2", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
                                         kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
@@ -151,7 +154,15 @@ def hf_layers(model_type, kw, d, label):
     args.update(kw)
     cfg = AutoConfig.for_model(model_type, **args)
     torch.manual_seed(0)
-    model = AutoModel.from_config(cfg).eval()
+    try:
+        model = AutoModel.from_config(cfg).eval()
+    except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
+        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
+                 and getattr(c, "config_class", None) is type(cfg)]
+        if len(found) != 1:
+            raise
+        model = found[0](cfg).eval()
     mod = importlib.import_module(type(model).__module__)
     layers = getattr(model, "layers", None) or getattr(model, "h", None)
     seen, current = {}, [None]
