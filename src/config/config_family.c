@@ -142,6 +142,17 @@ static const config_family families[] = {
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
+    /* BERT-style encoders: a learned absolute table, positions 0.. (BertEmbeddings' position_ids buffer) */
+    {"bert", NULL, "Bert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "bert.embeddings.position_embeddings.weight"},
+    {"electra", NULL, "Electra", H, 0, 512, 256, 4, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "electra.embeddings.position_embeddings.weight"},
+    /* RoBERTa-style: rows from pad_token_id + 1 */
+    {"roberta", NULL, "Roberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    {"xlm-roberta", NULL, "XLMRoberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    {"camembert", NULL, "Camembert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
 };
 

@@ -300,6 +300,19 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
         if (f->flags & FAMILY_LEARNED) {
             m->learned_offset = (f->flags & FAMILY_OPT_OFFSET) ? 2 : 0; /* OPTLearnedPositionalEmbedding: +2 */
             m->learned_size = out->max_position_embeddings + m->learned_offset;
+            if (f->flags & FAMILY_PAD_OFFSET) { /* create_position_ids_from_input_ids: cumsum(mask) + padding_idx */
+                int64_t pad = 1;
+                bool has = false;
+                FORWARD_IF_ERROR(hf_count_(h, cfg, "", "pad_token_id", (int64_t)1 << 30, &pad, &has));
+                RETURN_ERROR_IF(!has && member(cfg, "pad_token_id"), h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: 'pad_token_id' is null: %s numbers positions from padding_idx + 1 and "
+                                "cannot run without one", f->model_type);
+                m->learned_offset = (int32_t)(pad + 1);
+                m->learned_size = out->max_position_embeddings; /* the table is max_position_embeddings rows */
+                RETURN_ERROR_IF(m->learned_size <= m->learned_offset, h->err, POSENC_ERR_FORMAT,
+                                "config.json: max_position_embeddings %lld leaves no position after the offset %d "
+                                "(pad_token_id + 1)", (long long)m->learned_size, (int)m->learned_offset);
+            }
             config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
             RETURN_ERROR_IF(out->max_position_embeddings <= 0, h->err, POSENC_ERR_FORMAT,
                             "config.json: a learned position table needs max_position_embeddings / n_positions");

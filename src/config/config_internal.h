@@ -54,6 +54,10 @@ enum {
     FAMILY_CROSS_LAYERS = 1u << 30 /* Mllama text: the layers in cross_attention_layers (default 3, 8, .., 38)
                                         attend to the image without positions; the others self-attend with RoPE */
 };
+/* with FAMILY_LEARNED: RoBERTa's rows = position + pad_token_id + 1 (fairseq's make_positions; pad_token_id
+ * default 1) in a table of max_position_embeddings rows. A macro: bit 31 is out of an enum's int range, and the
+ * 32 bits of config_family.flags are now all taken (the next flag needs a wider field). */
+#define FAMILY_PAD_OFFSET (1u << 31)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5)

@@ -77,6 +77,15 @@ CASES = [
     ("olmoe", "olmoe", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
     ("vaultgemma", "vaultgemma", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
+    # learned absolute tables: the rows the run looks up (GPT-2 0.., OPT +2, BERT 0.., RoBERTa pad_token_id + 1)
+    ("gpt2", "gpt2", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("opt", "opt", dict(num_hidden_layers=2, ffn_dim=128, word_embed_proj_dim=64)),
+    ("bert", "bert", dict(num_hidden_layers=2)),
+    ("electra", "electra", dict(num_hidden_layers=2, embedding_size=64)),
+    ("roberta", "roberta", dict(num_hidden_layers=2, pad_token_id=1, max_position_embeddings=130)),
+    ("roberta pad 100", "roberta", dict(num_hidden_layers=2, pad_token_id=100, max_position_embeddings=130)),
+    ("xlm-roberta", "xlm-roberta", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("camembert", "camembert", dict(num_hidden_layers=2, pad_token_id=1)),
     # transformers 5.18 families (one row each in src/config/config_family.c)
     ("hyperclovax", "hyperclovax", dict(num_hidden_layers=2, head_dim=16, rope_theta=50000.0)),
     ("solar_open yarn", "solar_open", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
@@ -165,6 +174,9 @@ def hf_layers(model_type, kw, d, label):
         model = found[0](cfg).eval()
     mod = importlib.import_module(type(model).__module__)
     layers = getattr(model, "layers", None) or getattr(model, "h", None)
+    if layers is None:  # decoder.layers (OPT), encoder.layer (BERT): the first block list of the layer count
+        n = getattr(cfg, "num_hidden_layers", None)
+        layers = next((m for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList) and len(m) == n), None)
     seen, current = {}, [None]
     # apply_rotary_pos_emb, and DeepSeek-V3's apply_rotary_pos_emb_interleave (which de-interleaves q/k and then
     # rotates with the same half-split cos/sin): recorded with the function's name
@@ -186,15 +198,33 @@ def hf_layers(model_type, kw, d, label):
         layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
     for n in names:
         setattr(mod, n, wrap(n))
+    # every table lookup (torch.nn.functional.embedding): parameter name -> the ids it was given, so a learned
+    # position table's rows (OPT's +2, RoBERTa's padding_idx + 1) are read off the run itself
+    lookups, param_names = {}, {id(p): n for n, p in model.named_parameters()}
+    embedding = torch.nn.functional.embedding
+
+    def recording(ids, weight, *a, **k2):
+        if id(weight) in param_names:
+            lookups[param_names[id(weight)]] = (ids.detach().clone(), weight.shape[0])
+        return embedding(ids, weight, *a, **k2)
+
+    torch.nn.functional.embedding = recording
     try:
-        with torch.no_grad():
-            model(input_ids=torch.arange(T)[None] % args["vocab_size"])
+        with torch.no_grad():  # ids from 3: clear of the pad / bos / eos ids, which RoBERTa's positions skip
+            model(input_ids=(torch.arange(T)[None] + 3) % args["vocab_size"])
     finally:
         for n in names:
             setattr(mod, n, originals[n])
+        torch.nn.functional.embedding = embedding
     new = os.path.join(d, label.replace(" ", "_") + ".json")
     cfg.to_json_file(new)
-    return [seen.get(i) for i in range(len(layers))], new, cfg
+    out = Layers(seen.get(i) for i in range(len(layers)))
+    out.lookups = lookups
+    return out, new, cfg
+
+
+class Layers(list):
+    """Per layer (cos, sin, function) or None, and .lookups: the embedding tables the run read."""
 
 
 def legacy_form(path, cfg):
@@ -250,6 +280,8 @@ def compare(t, label, path, hf, d, per_channel=True):
     j = json.loads(so)
     layers = j["layers"]
     t.check(len(layers) == len(hf), f"{label}: {len(layers)} layers, transformers built {len(hf)}")
+    if layers and all(x["scheme"] == "learned" for x in layers):
+        return compare_learned(t, label, j, hf)
     want = ["rope" if x is not None else "nope" for x in hf]
     got = [x["scheme"] for x in layers]
     t.check(got == want, f"{label}: per-layer scheme {got} = transformers' {want}")
@@ -289,6 +321,22 @@ def compare(t, label, path, hf, d, per_channel=True):
             continue
         t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
                              f"bit for bit ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
+
+
+def compare_learned(t, label, j, hf):
+    """A learned absolute table: no layer rotates, and the table posenc names is looked up at rows
+    0..T-1 + offset in a table of `size` rows, as the framework's run looked it up."""
+    t.check(all(x is None for x in hf), f"{label}: no layer rotates (posenc: learned table)")
+    tensor, offset, size = j["layers"][0]["tensor"], j["layers"][0]["offset"], j["layers"][0]["size"]
+    lookups = hf.lookups
+    hit = [n for n in lookups if tensor == n or tensor.endswith("." + n)]
+    if not t.check(len(hit) == 1, f"{label}: posenc's table {tensor} is one the run looked up ({sorted(lookups)[:6]})"):
+        return
+    ids, rows = lookups[hit[0]]
+    want = np.arange(T) + offset
+    t.check(np.array_equal(ids.reshape(-1).numpy(), want), f"{label}: rows looked up = positions 0..{T - 1} + {offset} "
+            f"(the run: {ids.reshape(-1)[:4].tolist()}..)")
+    t.check(rows == size, f"{label}: table of {size} rows (the run's has {rows})")
 
 
 def refused_by_name(t, label, path, name):
