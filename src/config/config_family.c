@@ -100,6 +100,7 @@ static const config_family families[] = {
     {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
     {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},

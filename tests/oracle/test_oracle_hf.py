@@ -108,6 +108,8 @@ CASES = [
     ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
+                            moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
     ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
     ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
     ("gte", "gte", dict(num_hidden_layers=2)),
