@@ -138,6 +138,7 @@ static const config_family families[] = {
     {"bloom", NULL, "Bloom", H, 0, 0, 64, 8, 0, 2, 0, FAMILY_ALIBI, 0, 0, 0, NULL},
     {"mpt", NULL, "Mpt", H, 0, 2048, 2048, 16, 0, 24, 0, FAMILY_MPT, 0, 0, 0, NULL},
     {"baichuan", NULL, "Baichuan", H, 10000, 4096, 4096, 32, 0, 32, 0, FAMILY_BAICHUAN, 0, 0, 0, NULL},
+    {"nemotron_h", NULL, "NemotronH", H, 0, 4096, 4096, 32, 0, 52, 0, FAMILY_PATTERN_NOPE, 0, 0, 0, NULL},
     {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

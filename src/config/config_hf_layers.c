@@ -255,6 +255,52 @@ static posenc_status cross_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     return POSENC_OK;
 }
 
+/* NemotronH (NemotronHConfig.__post_init__): layers_block_type (config.json may say layer_types), else
+ * hybrid_override_pattern (M mamba -> linear_attention, * full_attention, - mlp, E moe), else its 4-layer default;
+ * the list's length is the layer count (num_hidden_layers is ignored). No block adds positions: the attention
+ * mixer never receives a rotary embedding. */
+static posenc_status pattern_nope_layers(hf_reader *h, const cJSON *cfg) {
+    static const char *const kinds[][2] = {{"linear_attention", "linear_attention"}, {"mamba", "linear_attention"},
+                                           {"full_attention", "full_attention"},     {"attention", "full_attention"},
+                                           {"moe", "moe"},                           {"mlp", "mlp"}};
+    static const char *const fallback[] = {"linear_attention", "moe", "full_attention", "mlp"};
+    const char *key = "layers_block_type";
+    const cJSON *list = hf_use_(h, cfg, key);
+    if (!list) list = hf_use_(h, cfg, key = "layer_types");
+    const cJSON *pattern = list ? NULL : hf_use_(h, cfg, "hybrid_override_pattern");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an array of "
+                    "strings", key);
+    RETURN_ERROR_IF(pattern && !cJSON_IsString(pattern), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'hybrid_override_pattern' must be a string such as \"M-M*-\"");
+    int64_t n = list ? cJSON_GetArraySize(list) : pattern ? (int64_t)strlen(pattern->valuestring) : 4;
+    RETURN_ERROR_IF(n <= 0 || n > (1 << 20), h->err, POSENC_ERR_FORMAT, "config.json: %lld layers in '%s'",
+                    (long long)n, list ? key : pattern ? "hybrid_override_pattern" : "layers_block_type");
+    h->out->num_hidden_layers = (int32_t)n;
+    FORWARD_IF_ERROR(config_layers_alloc_(h->model, n, h->err));
+    for (int64_t i = 0; i < n; i++) {
+        const char *kind = NULL;
+        if (list) {
+            const cJSON *e = cJSON_GetArrayItem(list, (int)i);
+            RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an array of "
+                            "strings", key);
+            for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+                if (strcmp(e->valuestring, kinds[k][0]) == 0) kind = kinds[k][1];
+            RETURN_ERROR_IF(!kind, h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s[%lld] is '%.32s' (known: "
+                            "linear_attention/mamba, full_attention/attention, moe, mlp)", key, (long long)i,
+                            e->valuestring);
+        } else if (pattern) {
+            char c = pattern->valuestring[i];
+            kind = c == 'M' ? "linear_attention" : c == '*' ? "full_attention" : c == '-' ? "mlp" : c == 'E' ? "moe" : NULL;
+            RETURN_ERROR_IF(!kind, h->err, POSENC_ERR_UNSUPPORTED, "config.json: hybrid_override_pattern[%lld] is "
+                            "'%c' (known: M, *, -, E)", (long long)i, c);
+        } else {
+            kind = fallback[i];
+        }
+        config_layer_set_(h->model, i, POSENC_LAYER_NOPE, -1, kind, 0);
+    }
+    return POSENC_OK;
+}
+
 /* Jamba: "attention" if i % attn_layer_period == attn_layer_offset else "mamba"; no positions anywhere. */
 static posenc_status jamba_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     int64_t period = 8, offset = 4;
@@ -293,6 +339,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
+    if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
     if (rope_free) {

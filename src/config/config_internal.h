@@ -54,13 +54,16 @@ enum {
     FAMILY_CROSS_LAYERS = 1u << 30 /* Mllama text: the layers in cross_attention_layers (default 3, 8, .., 38)
                                         attend to the image without positions; the others self-attend with RoPE */
 };
+/* Bits 31 and up are macros (an enum constant must fit an int); config_family.flags is 64 bits wide. */
 /* with FAMILY_LEARNED: RoBERTa's rows = position + pad_token_id + 1 (fairseq's make_positions; pad_token_id
- * default 1) in a table of max_position_embeddings rows. A macro: bit 31 is out of an enum's int range, and the
- * 32 bits of config_family.flags are now all taken (the next flag needs a wider field). */
-#define FAMILY_PAD_OFFSET (1u << 31)
+ * default 1) in a table of max_position_embeddings rows */
+#define FAMILY_PAD_OFFSET ((uint64_t)1 << 31)
+/* NemotronH: layer kinds (and their count: num_hidden_layers is ignored) from layers_block_type / layer_types /
+ * hybrid_override_pattern; no layer, attention included, carries positions */
+#define FAMILY_PATTERN_NOPE ((uint64_t)1 << 32)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
-#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5)
+#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE)
 
 typedef struct {
     const char *model_type;
@@ -71,7 +74,7 @@ typedef struct {
     int64_t max_position;     /* class default max_position_embeddings */
     int32_t hidden, heads, head_dim, layers; /* class defaults (0 = none: hidden / heads) */
     double partial;           /* class default partial_rotary_factor (0 = 1) */
-    unsigned flags;           /* FAMILY_* */
+    uint64_t flags;           /* FAMILY_* */
     double local_theta;       /* FAMILY_GEMMA3_LAYERS: rope_local_base_freq default */
     int32_t sliding_window;   /* class default sliding window of the local layers */
     int32_t sliding_pattern;  /* every Nth layer is full attention */

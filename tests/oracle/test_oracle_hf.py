@@ -116,6 +116,10 @@ CASES = [
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
     ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
                                         intermediate_size_mlp=128, rope_theta=500000.0)),
+    # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
+    ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
+                                                         "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
+                                      mamba_head_dim=16, ssm_state_size=16, n_groups=1, head_dim=16)),
     ("lfm2 full_attn_idxs", "lfm2", dict(num_hidden_layers=6, full_attn_idxs=[2, 5])),
     ("lfm2 layer_types", "lfm2", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"])),
     ("mllama_text_model llama3", "mllama_text_model", dict(num_hidden_layers=5, cross_attention_layers=[1, 4],
