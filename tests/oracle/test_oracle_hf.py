@@ -108,6 +108,11 @@ CASES = [
     ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
+                                                                 rope_theta=500000.0)),
+    ("openai_privacy_filter yarn", "openai_privacy_filter", dict(num_hidden_layers=2, head_dim=16, num_local_experts=2,
+                                                                 num_experts_per_tok=1, rope_scaling=dict(YARN, truncate=False))),
+    ("esmc", "esmc", dict(num_hidden_layers=2, head_dim=16, num_key_value_heads=4)),
     ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
                             moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
     ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
@@ -169,7 +174,7 @@ NOT_A_ROPE_TYPE = "fancy_new_rope"  # no framework knows it: refused by name as 
 
 
 # model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
-PER_PAIR = {"gpt_oss"}
+PER_PAIR = {"gpt_oss", "openai_privacy_filter"}
 
 
 def hf_layers(model_type, kw, d, label):
