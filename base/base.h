@@ -23,8 +23,10 @@ int cli_fail(const char *command, int code, const char *hint, const char *fmt, .
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* Print text with newlines, tabs and other control bytes escaped (\n, \t, \xHH):
- * for file names, which may hold them, in one-line messages. */
+/* Print text with newlines, tabs and other control bytes escaped (\n, \t, \xHH),
+ * and every byte that is not part of a valid UTF-8 character (or is a C1 control)
+ * as \xHH: for file names and strings read from files, which may hold them, in
+ * one-line messages. */
 void cli_put_escaped(FILE *f, const char *text);
 /* A note on stderr, "posenc CMD: message", escaped as cli_fail's messages are. */
 void cli_note(const char *command, const char *fmt, ...)

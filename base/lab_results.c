@@ -144,6 +144,74 @@ static const cJSON *bad_number(const cJSON *item, const char **key, const char *
     return NULL;
 }
 
+/* UTF-16 text: a NUL byte in every other place and in no other (ASCII text in
+ * UTF-16LE or BE), over the first 64 bytes. A line that merely starts with NUL
+ * bytes (a file zero-filled by a crash, a binary file) is not. */
+static bool utf16_like(const char *line, size_t len) {
+    size_t n = len < 64 ? len : 64, nul[2] = {0, 0};
+    if (n < 4) return false;
+    for (size_t i = 0; i < n; i++) nul[i & 1] += line[i] == '\0';
+    size_t half[2] = {(n + 1) / 2, n / 2};
+    return (nul[0] == 0 && nul[1] == half[1]) || (nul[1] == 0 && nul[0] == half[0]);
+}
+
+/* Words for a line holding NUL bytes that is not UTF-16: where they are. */
+static const char *nul_bytes(const char *line, size_t len, char *buf, size_t size) {
+    size_t lead = 0, total = 0;
+    while (lead < len && line[lead] == '\0') lead++;
+    for (size_t i = 0; i < len; i++) total += line[i] == '\0';
+    if (lead == len) snprintf(buf, size, "%zu NUL bytes and nothing else: binary data, or a file zero-filled by a crash", len);
+    else if (lead > 0)
+        snprintf(buf, size, "binary data: it starts with %zu NUL byte%s (%zu in the line)", lead, lead == 1 ? "" : "s",
+                 total);
+    else snprintf(buf, size, "binary data: it holds %zu NUL byte%s, the first at byte %zu", total,
+                  total == 1 ? "" : "s", strlen(line));
+    return buf;
+}
+
+/* The type each top-level key of a result line must have (lab/experiments.c
+ * lab_run_execute writes them): a present key of another type is refused by
+ * name, never read as 0 or skipped ("seed": "x" would make --resume and the
+ * claims match runs by a seed that is not there). Absent keys are allowed
+ * (older files, hand-made test lines). */
+typedef enum { KEY_STRING, KEY_COUNT, KEY_NUMBER, KEY_ARRAY, KEY_OBJECT } key_type;
+static const struct {
+    const char *key;
+    key_type type;
+} result_keys[] = {
+    {"experiment", KEY_STRING},   {"label", KEY_STRING},       {"scheme", KEY_STRING},
+    {"posenc_version", KEY_STRING}, {"config", KEY_STRING},    {"data", KEY_STRING},
+    {"corpus_fnv1a64", KEY_STRING}, {"seed", KEY_COUNT},        {"params", KEY_COUNT},
+    {"train_length", KEY_COUNT},  {"steps", KEY_COUNT},        {"batch", KEY_COUNT},
+    {"corpus_bytes", KEY_COUNT},  {"lr", KEY_NUMBER},          {"train_seconds", KEY_NUMBER},
+    {"wall_seconds", KEY_NUMBER}, {"unigram_bpb", KEY_NUMBER}, {"curve", KEY_ARRAY},
+    {"grad_norms", KEY_ARRAY},    {"evals", KEY_ARRAY},        {"finetunes", KEY_ARRAY},
+    {"attention", KEY_ARRAY},     {"position_table", KEY_OBJECT}, {"position_memory", KEY_OBJECT},
+    {"context_use", KEY_OBJECT},  {"protocol", KEY_OBJECT},    {"unigram_bpb_se", KEY_NUMBER},
+};
+
+/* The first top-level key of the wrong type, NULL if none; *want says what it should be. */
+static const char *mistyped_key(const cJSON *run, const char **want) {
+    for (size_t i = 0; i < sizeof result_keys / sizeof result_keys[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItem(run, result_keys[i].key);
+        if (!v) continue;
+        bool ok;
+        switch (result_keys[i].type) {
+        case KEY_STRING: ok = cJSON_IsString(v), *want = "a string"; break;
+        case KEY_COUNT: /* bad_number already checked the range; 2^53: exact in the double JSON gives */
+            ok = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble == floor(v->valuedouble) &&
+                 v->valuedouble <= 9007199254740992.0;
+            *want = "a whole number >= 0";
+            break;
+        case KEY_NUMBER: ok = cJSON_IsNumber(v), *want = "a number"; break;
+        case KEY_ARRAY: ok = cJSON_IsArray(v), *want = "a list"; break;
+        default: ok = cJSON_IsObject(v), *want = "an object"; break;
+        }
+        if (!ok) return result_keys[i].key;
+    }
+    return NULL;
+}
+
 /* ---- streaming ---- */
 #define LAB_MAX_LINE ((size_t)64 << 20) /* a run's line is at most a few MiB (LAB_RESULT_TABLE_MAX values) */
 
@@ -186,12 +254,12 @@ int cli_lab_each_result(const char *command, const char *path, bool missing_ok, 
         line[--len] = '\0';
         if (len == 0) continue;
         /* say what the line is when it is recognisably something else */
+        char nul_words[96];
         const char *what = len > LAB_MAX_LINE                 ? "longer than 64 MiB"
                            : (line[0] == '\xff' && len > 1 && line[1] == '\xfe') ||
-                                     (line[0] == '\xfe' && len > 1 && line[1] == '\xff') ||
-                                     (strlen(line) != len && strlen(line) <= 1)
+                                     (line[0] == '\xfe' && len > 1 && line[1] == '\xff') || utf16_like(line, len)
                                ? "UTF-16 text (NUL bytes between the characters); lab run writes UTF-8"
-                           : strlen(line) != len ? "it holds a NUL byte"
+                           : strlen(line) != len ? nul_bytes(line, len, nul_words, sizeof nul_words)
                            : strncmp(line, "\xef\xbb\xbf", 3) == 0
                                ? "it starts with a UTF-8 byte order mark, which lab run never writes"
                            : line[0] == '#' || strncmp(line, "//", 2) == 0 || strncmp(line, "/*", 2) == 0
@@ -228,6 +296,14 @@ int cli_lab_each_result(const char *command, const char *path, bool missing_ok, 
                           "%s line %ld (%s): \"%s\" is %s (%.17g)", path, line_no,
                           cJSON_GetObjectItem(run, "id")->valuestring, key,
                           !isfinite(bad->valuedouble) ? "not a finite number" : "out of range", bad->valuedouble);
+            cJSON_Delete(run);
+            break;
+        }
+        const char *want = NULL, *wrong = mistyped_key(run, &want);
+        if (wrong) {
+            rc = cli_fail(command, EXIT_RUNTIME, "a lab run writes each key with one type; was the file edited?",
+                          "%s line %ld (%s): \"%s\" must be %s", path, line_no,
+                          cJSON_GetObjectItem(run, "id")->valuestring, wrong, want);
             cJSON_Delete(run);
             break;
         }

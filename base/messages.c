@@ -6,12 +6,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Bytes of the UTF-8 character at c that may go to a terminal as they are: 0 for
+ * a byte that starts no valid character (Latin-1 text, a cut sequence, overlong
+ * forms, surrogates) and for C1 controls U+0080..U+009F (U+009B is a CSI on some
+ * terminals), which are then escaped byte by byte. */
+static int printable_utf8(const unsigned char *c) {
+    int n = (*c & 0xE0) == 0xC0 ? 2 : (*c & 0xF0) == 0xE0 ? 3 : (*c & 0xF8) == 0xF0 ? 4 : 0;
+    unsigned cp = n == 2 ? *c & 0x1Fu : n == 3 ? *c & 0x0Fu : *c & 0x07u;
+    for (int k = 1; k < n; k++) {
+        if ((c[k] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
+        cp = cp << 6 | (c[k] & 0x3Fu);
+    }
+    static const unsigned least[5] = {0, 0, 0xA0, 0x800, 0x10000}; /* 0xA0: C1 controls escaped */
+    return n && cp >= least[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) ? n : 0;
+}
+
 void cli_put_escaped(FILE *f, const char *text) {
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        int n;
         if (*c == '\n') fputs("\\n", f);
         else if (*c == '\t') fputs("\\t", f);
         else if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\x%02x", *c);
-        else fputc(*c, f);
+        else if (*c < 0x80) fputc(*c, f);
+        else if ((n = printable_utf8(c)) > 0) fwrite(c, 1, (size_t)n, f), c += n - 1;
+        else fprintf(f, "\\x%02x", *c); /* a name from a file that is not UTF-8: never raw bytes */
     }
 }
 

@@ -12,8 +12,22 @@ void cli_json_string(const char *s) {
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
+        else if (c < 0x20 || c == 0x7f) printf("\\u%04x", c);
+        else if (c < 0x80) putchar(c);
+        else { /* a string from a file may not be UTF-8: JSON output must be, so a byte that starts no
+                  valid character is written as the code point of the same value (Latin-1's reading) */
+            int n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+            unsigned cp = n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
+            int k = 1;
+            for (; k < n && ((unsigned char)s[k] & 0xC0) == 0x80; k++) cp = cp << 6 | ((unsigned char)s[k] & 0x3Fu);
+            static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+            if (n && k == n && cp >= least[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF)) {
+                fwrite(s, 1, (size_t)n, stdout);
+                s += n - 1;
+            } else {
+                printf("\\u%04x", c);
+            }
+        }
     }
     putchar('"');
 }

@@ -116,6 +116,7 @@ int cmd_table(int argc, char **argv);
 int cmd_rope(int argc, char **argv);         /* posenc rope freqs|apply|explain */
 int cmd_rope_explain(int argc, char **argv); /* posenc rope explain (cmd_rope_explain.c) */
 int cmd_rope_identify(int argc, char **argv); /* posenc rope identify (cmd_rope_identify.c) */
+int cmd_rope_compare(int argc, char **argv);  /* posenc rope compare A B (cmd_rope_compare.c) */
 int cmd_bias(int argc, char **argv);
 /* `posenc bench --only identify` (cli/bench_identify.c): identify timed on [rows, 128] caches */
 int cli_bench_identify(size_t rows);

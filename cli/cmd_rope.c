@@ -1,4 +1,4 @@
-/* cmd_rope.c: `posenc rope freqs|apply|explain`: RoPE frequencies, in-place
+/* cmd_rope.c: `posenc rope freqs|apply|explain|identify|compare`: RoPE frequencies, in-place
  * rotation of q/k arrays stored as .npy, and a model config in plain words
  * (cmd_rope_explain.c). */
 #include "cli.h"
@@ -103,8 +103,8 @@ static int parse_frequency_flags(const cli_args *a, const char *cmd, rope_reques
             if (found > 0) given = POSENC_ROPE_GIVEN_FACTOR | POSENC_ROPE_GIVEN_ORIGINAL;
         }
         if (c->warnings & POSENC_CONFIG_WARN_DUPLICATE_KEY)
-            fprintf(stderr, "posenc %s: warning: config.json has '%s' more than once; the last one is used (as "
-                            "Python's json does)\n", cmd, c->duplicate_key);
+            cli_note(cmd, "warning: %s has '%s' more than once; the last one is used (as Python's json does)",
+                     cli_string(a, "config", ""), c->duplicate_key); /* the file named, the key escaped */
     } else if (cli_has(a, "layer-type")) {
         return cli_fail(cmd, EXIT_USAGE, NULL, "--layer-type needs --config");
     }
@@ -541,13 +541,16 @@ int cmd_rope(int argc, char **argv) {
     if (argc >= 1 && strcmp(argv[0], "explain") == 0) return cmd_rope_explain(argc - 1, argv + 1);
     /* issue 24: which RoPE made a cos/sin cache (cmd_rope_identify.c) */
     if (argc >= 1 && strcmp(argv[0], "identify") == 0) return cmd_rope_identify(argc - 1, argv + 1);
+    /* issue 39: do two model files give the same RoPE (cmd_rope_compare.c) */
+    if (argc >= 1 && strcmp(argv[0], "compare") == 0) return cmd_rope_compare(argc - 1, argv + 1);
     bool help = argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0);
     fprintf(help ? stdout : stderr,
-            "usage: posenc rope freqs|apply|explain|identify [options]   (posenc rope SUBCOMMAND --help)\n\n"
+            "usage: posenc rope freqs|apply|explain|identify|compare [options]   (posenc rope SUBCOMMAND --help)\n\n"
             "  freqs    inverse frequencies + attention factor for every scaling scheme\n"
             "  apply    rotate q/k arrays (.npy) in either layout, partial rotary, inverse, shift\n"
             "  explain  a model config (config.json or .gguf) in plain words\n"
-            "  identify which RoPE made a cos/sin cache (layout, scaling, arithmetic; --config: vs a model)\n");
+            "  identify which RoPE made a cos/sin cache (layout, scaling, arithmetic; --config: vs a model)\n"
+            "  compare  do two model files (config.json, .gguf) give the same RoPE, layer by layer\n");
     if (help) return EXIT_OK;
     if (argc >= 1) fprintf(stderr, "posenc rope: unknown subcommand '%s'\n", argv[0]);
     return EXIT_USAGE;

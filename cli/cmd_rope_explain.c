@@ -80,7 +80,9 @@ int cmd_rope_explain(int argc, char **argv) {
     const posenc_model_config c = model.config;
     if (model.rope_count == 0) { /* ALiBi, learned, T5, NoPE: the layers say it all */
         printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
-        printf("architecture: %s -- read with posenc's '%s' family rules%s\n", c.architecture, c.family,
+        printf("architecture: ");
+        cli_put_escaped(stdout, c.architecture); /* from the file: no raw bytes to the terminal */
+        printf(" -- read with posenc's '%s' family rules%s\n", c.family,
                model.assumed ? " (ASSUMED on purpose: --assume)" : "");
         if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
         printf("no RoPE in any layer\n");
@@ -109,7 +111,8 @@ int cmd_rope_explain(int argc, char **argv) {
         return cli_fail_status("rope explain", &err);
     }
     printf("%s (%s)\n", path, c.format == POSENC_CONFIG_GGUF ? "GGUF header" : "HF config.json");
-    printf("architecture: %s", c.architecture[0] ? c.architecture : "(not stated: no model_type or architectures)");
+    printf("architecture: ");
+    cli_put_escaped(stdout, c.architecture[0] ? c.architecture : "(not stated: no model_type or architectures)");
     if (!c.family[0]) printf(" -- no family named: read as HF's generic rope keys, layout ASSUMED (keys read: %s)",
                              c.keys_used[0] ? c.keys_used : "none");
     else printf(" -- read with posenc's '%s' family rules", c.family);

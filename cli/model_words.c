@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +13,21 @@
 int cli_read_model(const char *command, const cli_args *a, posenc_model *out) {
     posenc_config_options options = {cli_has(a, "assume") ? cli_string(a, "assume", "") : NULL};
     posenc_error err = {0};
-    if (posenc_model_read(cli_string(a, "config", ""), 0, &options, out, &err) != POSENC_OK)
-        return cli_fail(command, err.status == POSENC_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME,
-                        err.status == POSENC_ERR_INVALID_ARGUMENT ? "--assume takes a family of posenc's table "
-                                                                    "(docs/rope.md)" : NULL,
-                        "%s", err.message);
+    if (posenc_model_read(cli_string(a, "config", ""), 0, &options, out, &err) != POSENC_OK) {
+        /* INVALID_ARGUMENT is the typed --assume (a usage error) only when the message is about it: values
+           read from the file that fail the RoPE check are the file's fault (docs/errors.md H6, exit 1) */
+        bool assume_bad = err.status == POSENC_ERR_INVALID_ARGUMENT && options.assume_family &&
+                          strncmp(err.message, "assume_family", 13) == 0;
+        return cli_fail(command, assume_bad ? EXIT_USAGE : EXIT_RUNTIME,
+                        assume_bad ? "--assume takes a family of posenc's table (docs/rope.md)" : NULL, "%s",
+                        err.message);
+    }
     if (out->assumed && !out->config.family[0])
-        fprintf(stderr, "posenc %s: warning: the config names no model_type or architectures: read as HF's generic "
-                        "rope keys, layout half ASSUMED (--assume FAMILY to choose)\n", command);
-    else if (out->assumed)
-        fprintf(stderr, "posenc %s: note: '%s' read as the '%s' family on purpose (--assume): assumed, not known\n",
-                command, out->config.architecture, out->assumed_family);
+        cli_note(command, "warning: the config names no model_type or architectures: read as HF's generic "
+                          "rope keys, layout half ASSUMED (--assume FAMILY to choose)");
+    else if (out->assumed) /* the name comes from the file: escaped as every message is */
+        cli_note(command, "note: '%s' read as the '%s' family on purpose (--assume): assumed, not known",
+                 out->config.architecture, out->assumed_family);
     return EXIT_OK;
 }
 

@@ -280,6 +280,11 @@ posenc_status lab_config_parse_text(const char *text, lab_config *c, posenc_erro
            config into a new model, where a field may come into use */
         if (numeric && !isfinite(d))
             return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%.40s' is not a finite number", k, v);
+        /* strtod reads C's hex floats ("0x10" = 16); lab_config_format writes decimal, so a hex value is an
+           edit, refused rather than read as another number (the tool's options refuse it too, C8) */
+        const char *digits = v + (v[0] == '+' || v[0] == '-');
+        if (numeric && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+            return lab_fail(err, POSENC_ERR_FORMAT, "config field '%s=%.40s' is not a decimal number", k, v);
         int64_t i = 0;
         posenc_status st = POSENC_OK;
         /* int32 fields: range only (lab_config_check says what each may be) */

@@ -85,7 +85,9 @@ with tempfile.TemporaryDirectory(prefix="posenc-lab-ckpt-") as d:
                            ("seed=1", "seed=1 seed=2", "'seed' is given twice"),
                            ("rope_base=10000", "rope_base=nan", "'rope_base=nan' is not a finite number"),
                            ("alibi_max_bias=8", "alibi_max_bias=1e400", "'alibi_max_bias=1e400' is not a finite number"),
-                           ("learned_sigma=0.02", "learned_sigma=inf", "is not a finite number")):
+                           ("learned_sigma=0.02", "learned_sigma=inf", "is not a finite number"),
+                           # issue 40 case 11: strtod's hex float, 0x2710 = 10000, is not read as a number
+                           ("rope_base=10000", "rope_base=0x2710", "'rope_base=0x2710' is not a decimal number")):
         edit_config(ck, bad, old, new)
         for cmd in (["lab", "eval", "--checkpoint", bad, "--text", text],
                     ["lab", "train", "--init", bad, "--text", text, "--steps", "1", "-o", os.path.join(d, "o.safetensors")]):

@@ -203,6 +203,8 @@ def _tool_against(arrays: List[Tuple[str, Any]], args: List[str], config: Any) -
         done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip()
+        if document is not None:  # the tool names the file it read: here a temporary copy of the dict
+            message = message.replace(os.fsdecode(path), "config.json")
         raise (InvalidArgumentError(message, 1) if done.returncode == 2 else Error(message, 6))
     return json.loads(done.stdout)["config"]
 

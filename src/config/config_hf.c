@@ -738,6 +738,38 @@ static posenc_status refuse_nul_escape(const char *text, size_t size, posenc_err
     return POSENC_OK;
 }
 
+/* JSON text is UTF-8 (RFC 8259), and HF opens config.json as UTF-8
+ * (encoding="utf-8": a Latin-1 byte raises UnicodeDecodeError). A name with
+ * such a byte would also reach the terminal raw, so the file is refused here,
+ * the byte and its place named (escaped). Overlong forms, surrogates and code
+ * points past U+10FFFF are invalid too (Python's decoder refuses them). */
+static posenc_status refuse_non_utf8(const char *text, size_t size, posenc_error *err) {
+    const unsigned char *u = (const unsigned char *)text;
+    for (size_t i = 0; i < size;) {
+        unsigned c = u[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        bool ok = n > 0 && i + n <= size;
+        unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+        for (size_t k = 1; ok && k < n; k++) {
+            ok = (u[i + k] & 0xC0) == 0x80;
+            cp = cp << 6 | (u[i + k] & 0x3F);
+        }
+        if (ok && n > 1) {
+            static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+            ok = cp >= least[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+        }
+        if (!ok) {
+            size_t line = 1;
+            for (size_t k = 0; k < i; k++) line += text[k] == '\n';
+            return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json is not UTF-8 text: byte 0x%02X at byte %zu "
+                                "(line %zu) is no UTF-8 character; JSON configs are UTF-8 (HF reads them so); "
+                                "re-encode it, e.g. iconv -f LATIN1 -t UTF-8", c, i, line);
+        }
+        i += n;
+    }
+    return POSENC_OK;
+}
+
 /* Why text is not JSON, in words a user can act on: the encodings and habits
  * that produce such files (UTF-16, a NUL byte, a commented config), then
  * truncation and nesting, else the position. */
@@ -749,17 +781,38 @@ static posenc_status not_json(const char *text, size_t size, size_t at, posenc_e
                                                     "e.g. iconv -f UTF-16 -t UTF-8",
                             u[0] == 0xFF || u[0] == 0xFE ? "it starts with a UTF-16 byte-order mark" : "NUL bytes between "
                                                                                                  "its characters");
-    /* outside strings: a comment, and the deepest nesting */
+    /* outside strings: a comment, NaN / Infinity (Python's json.dumps writes them for float('nan') / inf;
+       JSON has no such values), and the deepest nesting */
     bool in_string = false;
     int depth = 0, deepest = 0;
+    size_t str_start = 0, key_start = 0, key_len = 0;
     for (size_t i = 0; i < size; i++) {
         char c = text[i];
         if (in_string) {
             if (c == '\\') i++;
-            else if (c == '"') in_string = false;
+            else if (c == '"') {
+                in_string = false;
+                size_t j = i + 1; /* a string followed by ':' is a key: the one a bad value belongs to */
+                while (j < size && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')) j++;
+                if (j < size && text[j] == ':') key_start = str_start, key_len = i - str_start;
+            }
             continue;
         }
-        if (c == '"') in_string = true;
+        const char *word = size - i >= 3 && memcmp(text + i, "NaN", 3) == 0        ? "NaN"
+                           : size - i >= 8 && memcmp(text + i, "Infinity", 8) == 0 ? "Infinity"
+                                                                                    : NULL;
+        if (word) {
+            bool negative = i > 0 && text[i - 1] == '-';
+            if (key_len == 0)
+                return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: %s%s at byte %zu is not JSON (Python's "
+                                    "json.dumps writes it for a float that is not finite; JSON has no such value)",
+                                    negative ? "-" : "", word, i - negative);
+            return posenc_fail_(err, POSENC_ERR_FORMAT, "config.json: '%.*s' is %s%s (byte %zu), which is not JSON "
+                                "(Python's json.dumps writes it for a float that is not finite); give a finite number",
+                                key_len > 64 ? 64 : (int)key_len, text + key_start, negative ? "-" : "", word,
+                                i - negative);
+        }
+        if (c == '"') in_string = true, str_start = i + 1;
         else if (c == '{' || c == '[') deepest = ++depth > deepest ? depth : deepest;
         else if (c == '}' || c == ']') depth--;
         else if (c == '/' && i + 1 < size && (text[i + 1] == '/' || text[i + 1] == '*'))
@@ -784,6 +837,7 @@ posenc_status config_hf_parse_(const char *text, size_t size, const posenc_confi
     FORWARD_IF_ERROR(refuse_nul_escape(text, size, err));
     /* a raw NUL byte is never JSON text (UTF-16 files are full of them); the parser would stop there */
     if (memchr(text, 0, size)) return not_json(text, size, 0, err);
+    FORWARD_IF_ERROR(refuse_non_utf8(text, size, err));
     const char *end = NULL;
     cJSON *root = posenc_json_parse_(text, size, &end);
     if (!root) return not_json(text, size, end && end >= text && end <= text + size ? (size_t)(end - text) : 0, err);

@@ -6,6 +6,7 @@
 #include "config_internal.h"
 #include "../io/io_internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,36 @@ posenc_status posenc_config_read(const char *path, size_t max_bytes, posenc_mode
     return to_config(&m, st, path ? path : "config", out, err);
 }
 
+/* The parsers see bytes, not a file, and call what they read "config.json" or
+ * "GGUF"; a file named otherwise (or a config.json among many) is then hard to
+ * find from the message, so a read puts the path in: "config.json: ..." becomes
+ * "PATH: ...", and "GGUF ..." becomes "PATH: GGUF ...". Where the whole path
+ * would cut the reason short (messages hold 255 bytes), the file name alone is
+ * used instead: the reason is worth more than the folders. */
+static void append(char *dst, size_t size, const char *src) { /* strlcat, cut at size - 1 */
+    size_t used = strlen(dst), n = strlen(src);
+    if (n > size - 1 - used) n = size - 1 - used;
+    memcpy(dst + used, src, n);
+    dst[used + n] = '\0';
+}
+
+static void name_the_file(const char *path, const char *said, posenc_error *err) {
+    if (!err || !path) return;
+    size_t n = strlen(said);
+    if (strncmp(err->message, said, n) != 0) return; /* e.g. assume_family, a file that cannot be read */
+    bool replace = strcmp(said, "config.json") == 0;
+    char rest[POSENC_ERROR_MESSAGE_SIZE] = "";
+    append(rest, sizeof rest, replace ? "" : ": ");
+    append(rest, sizeof rest, err->message + (replace ? n : 0));
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t room = sizeof err->message - 1 - strlen(rest);
+    if (strlen(path) > room && strlen(name) > room && strlen(name) > n)
+        return; /* even the file name would cut the reason short: the message stays as the parser said it */
+    err->message[0] = '\0';
+    append(err->message, sizeof err->message, strlen(path) <= room ? path : name);
+    append(err->message, sizeof err->message, rest);
+}
+
 posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc_config_options *options,
                                 posenc_model *out, posenc_error *err) {
     RETURN_IF_NULL(out, err);
@@ -101,7 +132,10 @@ posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc
         config_model_init_(out, POSENC_CONFIG_GGUF);
         posenc_status st = config_gguf_parse_(NULL, (size_t)file_size, file, options, out, err);
         fclose(file);
-        if (st != POSENC_OK) posenc_model_free(out);
+        if (st != POSENC_OK) {
+            posenc_model_free(out);
+            name_the_file(path, "GGUF", err);
+        }
         return st;
     }
     fclose(file);
@@ -110,5 +144,6 @@ posenc_status posenc_model_read(const char *path, size_t max_bytes, const posenc
     FORWARD_IF_ERROR(posenc_file_read_all(path, max_bytes ? max_bytes : (size_t)64 << 20, &bytes, &size, err));
     posenc_status st = posenc_model_parse_hf_json(bytes, size, options, out, err);
     free(bytes);
+    if (st != POSENC_OK) name_the_file(path, "config.json", err);
     return st;
 }
