@@ -183,6 +183,7 @@ static const config_family families[] = {
      "transformer.wpe.weight"},
     {"biogpt", NULL, "BioGpt", H, 0, 1024, 1024, 16, 0, 24, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
      "biogpt.embed_positions.weight"},
+    {"gpt_neo", NULL, "GPTNeo", H, 0, 2048, 2048, 16, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"openai-gpt", NULL, "OpenAIGPT", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
      "transformer.positions_embed.weight"},
     {"big_bird", NULL, "BigBird", H, 0, 4096, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,

@@ -97,6 +97,7 @@ CASES = [
     ("distilbert", "distilbert", dict(n_layers=2, dim=64, n_heads=4, hidden_dim=128)),
     ("gpt_bigcode", "gpt_bigcode", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
     ("biogpt", "biogpt", dict(num_hidden_layers=2)),
+    ("gpt_neo", "gpt_neo", dict(num_layers=2, attention_types=[[["global", "local"], 1]], num_heads=4, window_size=8)),
     ("openai-gpt", "openai-gpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
     ("big_bird", "big_bird", dict(num_hidden_layers=2, attention_type="original_full")),
     ("convbert", "convbert", dict(num_hidden_layers=2, embedding_size=64)),
