@@ -103,7 +103,7 @@ int cli_bench_identify(size_t rows) {
     }
     static const char *const labels[FORMS] = {"HF cos + sin [T, 128] x2", "vLLM cos_sin_cache [T, 128]",
                                               "HF cos alone [T, 128]", "rotated q + input [T, 4, 128] x2"};
-    printf("Identify (issue 24): posenc_rope_identify on a [%zu, %d] Qwen2.5 YaRN cache (factor 4, base 1e6,\n"
+    printf("Identify: posenc_rope_identify on a [%zu, %d] Qwen2.5 YaRN cache (factor 4, base 1e6,\n"
            "HF float32), one thread, 3 runs each (the fit, then regenerating the table in all three\n"
            "arithmetics); the rotation row adds recovering cos/sin from x and R(x), 4 heads. CPU s: the\n"
            "process's CPU time of the fastest run (wall time grows on a shared machine, CPU time less so).\n\n"

@@ -173,6 +173,11 @@ void cli_word_preset(cli_buffer *b, const posenc_sinusoid_fit *fit, posenc_prese
 void cli_word_finding(cli_buffer *b, const posenc_diff_report *r, const posenc_finding *f);
 void cli_word_diff_summary(cli_buffer *b, const posenc_diff_report *r);
 void cli_word_signal(cli_buffer *b, const posenc_signal_report *r);
+/* One departure of a cache from a config (identify_words.c), and the words for the
+ * arithmetic a config matches in ("HF's float32 arithmetic", ...). */
+void cli_word_departure(cli_buffer *b, const posenc_rope_departure *d, const posenc_rope_identity *id,
+                        const posenc_rope_comparison *cmp);
+const char *cli_identify_arith_words(posenc_rope_arith a);
 const char *cli_words(const cli_buffer *b);
 void cli_words_clear(cli_buffer *b); /* empty it for the next sentence (keeps the memory) */
 

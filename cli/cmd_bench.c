@@ -581,7 +581,7 @@ static int bench_memory(size_t rows) {
     double input = (double)rows * MEMORY_DIM * 4 + 128; /* one .npy file (its header is 128 bytes) */
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
-    printf("Peak memory (issue 13.10): each command runs once as a child process on [%zu x %d] float32 tables\n"
+    printf("Peak memory: each command runs once as a child process on [%zu x %d] float32 tables\n"
            "(%.1f MB a file, written once to a temporary folder); peak RSS = wait4's ru_maxrss, which is at\n"
            "least this process's own peak at the fork (%.1f MB). tests/py/test_cli_memory.py bounds RSS by\n"
            "2 x input + 48 MiB.\n\n| command | input MB | wall ms | peak RSS MB | RSS / input |\n|---|---|---|---|---|\n",

@@ -5,7 +5,6 @@
 #include "cli.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,42 +308,17 @@ done:
     return rc;
 }
 
-/* Pairs that do not turn at all (measured frequency 0) where the fit's scheme turns them,
- * while every other pair is bit for bit in the best arithmetic: a position stream held at 0
- * for those pairs (ggml's IMROPE sends the pairs past 3 x its sections to a 4th stream, which
- * llama.cpp sets to 0 for text tokens). Text mode; nothing is printed otherwise. */
+/* Pairs held at angle 0 where the fit turns them (posenc_rope_identity_still_pairs), in words;
+ * text mode, nothing printed when there are none. */
 static void print_still_pairs(const posenc_array *cache, const posenc_array *sin_table, const posenc_rope_identity *id) {
-    int32_t K = id->rotary_dim / 2;
-    if (!id->differ[id->arith] || id->switch_position > 0 || K < 2) return;
-    int64_t *ulp = calloc((size_t)K, sizeof *ulp);
-    double *w = malloc(sizeof *w * (size_t)K), att = 1;
+    posenc_rope_still_pairs sp;
     posenc_error e = {0};
-    posenc_rope_params q = id->params;
-    if (!ulp || !w || posenc_rope_identity_pair_residual(cache, sin_table, id, id->arith, ulp, (size_t)K, &e) != POSENC_OK ||
-        posenc_rope_frequencies(&q, 0, w, (size_t)K, &att, &e) != POSENC_OK) {
-        free(ulp);
-        free(w);
-        return;
-    }
-    int32_t first = -1, last = -1, still = 0, other = 0;
-    int64_t worst = 0;
-    for (int32_t k = 0; k < K; k++) {
-        if (!ulp[k]) continue;
-        if (id->inv_freq[k] == 0 && w[k] > 0) {
-            if (first < 0) first = k;
-            last = k, still++, worst = ulp[k] > worst ? ulp[k] : worst;
-        } else {
-            other++;
-        }
-    }
-    if (still && !other)
-        printf("still pairs: %d-%d hold angle 0 at every row (measured frequency 0, up to %lld ULP off) where the "
-               "fit turns them (%.3g rad per position); every other pair is bit for bit in %s: a position stream held "
-               "at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its sections from a 4th stream, which "
-               "llama.cpp sets to 0 for text tokens)\n",
-               first, last, (long long)worst, w[first], arith_words(id->arith));
-    free(ulp);
-    free(w);
+    if (posenc_rope_identity_still_pairs(cache, sin_table, id, &sp, &e) != POSENC_OK || sp.first < 0) return;
+    printf("still pairs: %d-%d hold angle 0 at every row (measured frequency 0, up to %lld ULP off) where the "
+           "fit turns them (%.3g rad per position); every other pair is bit for bit in %s: a position stream held "
+           "at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its sections from a 4th stream, which "
+           "llama.cpp sets to 0 for text tokens)\n",
+           sp.first, sp.last, (long long)sp.max_ulp, sp.fit_inv_freq, arith_words(id->arith));
 }
 
 int cmd_rope_identify(int argc, char **argv) {
@@ -433,401 +407,56 @@ done:
 
 /* ---- against the model's config ------------------------------------------ */
 
-/* One departure sentence, kept for text and JSON. */
-typedef struct {
-    char text[8][600];
-    int n;
-} departures;
-
-static void add(departures *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(departures *d, const char *fmt, ...) {
-    if (d->n >= 8) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->text[d->n++], sizeof d->text[0], fmt, ap);
-    va_end(ap);
-}
-
-static void scheme_text(char *out, size_t size, const posenc_rope_params *p) {
-    switch (p->scaling) {
-    case POSENC_ROPE_LINEAR: snprintf(out, size, "linear interpolation (factor %g)", p->factor); break;
-    case POSENC_ROPE_YARN:
-        snprintf(out, size, "YaRN (factor %g, original context %lld)", p->factor, (long long)p->original_max_position);
-        break;
-    case POSENC_ROPE_LLAMA3:
-        snprintf(out, size, "llama3 bands (factor %g, original context %lld, low/high %g/%g)", p->factor,
-                 (long long)p->original_max_position, p->low_freq_factor, p->high_freq_factor);
-        break;
-    case POSENC_ROPE_NONE: snprintf(out, size, "no scaling"); break;
-    default: snprintf(out, size, "%s (factor %g)", posenc_rope_scaling_name(p->scaling), p->factor); break;
-    }
-}
-
-/* YaRN's m(s, M) = 0.1 M ln s + 1 (1 for s <= 1): HF's get_mscale */
-static double get_mscale(double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * log(s) + 1.0; }
-
-/* DeepSeek's magnitude is m(s, mscale) / m(s, mscale_all_dim) (mscale_all_dim's part goes to the
- * softmax scale): name the reading an engine took instead, when the measured magnitude is one. */
-static void mscale_words(const posenc_rope_params *cfg, double got, double want, double tol, char *why, size_t size) {
-    if (cfg->scaling != POSENC_ROPE_YARN || !(cfg->mscale > 0 || cfg->mscale_all_dim > 0)) return;
-    double s = cfg->factor, ms = cfg->mscale, ma = cfg->mscale_all_dim;
-    struct {
-        double v;
-        const char *text;
-    } readings[] = {
-        {get_mscale(s, 1), "YaRN's default 0.1 ln(factor) + 1: the config's mscale/mscale_all_dim were ignored"},
-        {get_mscale(s, ms), "m(factor, mscale) alone: the division by m(factor, mscale_all_dim) was dropped"},
-        {get_mscale(s, ma), "m(factor, mscale_all_dim): the softmax's share was put on cos/sin"},
-        {1.0, "1: DeepSeek's mscale ratio was dropped"},
-    };
-    for (size_t i = 0; i < sizeof readings / sizeof readings[0]; i++)
-        if (fabs(got - readings[i].v) <= tol * readings[i].v) {
-            snprintf(why, size,
-                     ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give m(%g, %g) / m(%g, %g) = %.6g; "
-                     "the cache's is %s",
-                     ms, ma, s, ms, s, ma, want, readings[i].text);
-            return;
-        }
-    snprintf(why, size, ": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give %.6g, the cache's "
-                        "magnitude is none of its readings (default YaRN %.6g, m(s, mscale) %.6g, m(s, mscale_all_dim) %.6g)",
-             ms, ma, want, get_mscale(s, 1), get_mscale(s, ms), get_mscale(s, ma));
-}
-
-/* A cache whose slopes change at one row (LongRoPE short -> long) against the config. */
-static void switch_words(departures *d, const posenc_rope_identity *id, const posenc_rope_params *cfg) {
-    long long at = (long long)id->switch_position;
-    if (cfg->scaling != POSENC_ROPE_LONGROPE) {
-        char s[120];
-        scheme_text(s, sizeof s, cfg);
-        add(d, "the cache switches frequencies at position %lld (LongRoPE short/long factors), the config says %s "
-               "(shows at row %lld)", at, s, at);
-        return;
-    }
-    long long l0 = (long long)cfg->original_max_position;
-    if (at != l0)
-        add(d, "switches from short to long factors at %lld where HF switches at %lld (the config's original context: "
-               "HF takes the long factors for every position once a sequence is longer than %lld; shows at row %lld)",
-            at, l0, l0, at < l0 ? at : l0);
-    else
-        add(d, "switches from short to long factors at position %lld, the config's original context%s; HF instead takes "
-               "the long factors for every position of a sequence longer than %lld, so for such a sequence rows 0..%lld "
-               "differ from HF's",
-            at, id->long_offset == 0 ? " (vLLM's long_short_cache: the long rows restart at position 0)" : "", l0,
-            at - 1);
-    /* the lists themselves against the config's */
-    int32_t K = id->rotary_dim / 2;
-    for (int side = 0; side < 2 && cfg->factors_count == (size_t)K; side++) {
-        const double *got = side ? id->long_pair_factor : id->pair_factor;
-        const double *want = side ? cfg->long_factors : cfg->short_factors;
-        if (!got || !want) continue;
-        double worst = 0;
-        int32_t first = -1;
-        for (int32_t k = 0; k < K; k++) {
-            /* the fit's noise: float32 inv_freq rounding (~1e-7) plus the phase noise of a slow pair */
-            double span = (double)(side ? id->rows - (id->switch_position - id->offset) : id->switch_position - id->offset);
-            double noise = 1e-6 + 8 * 0x1p-24 / fmax(id->inv_freq[k] * span, 1e-30);
-            double rel = fabs(got[k] / want[k] - 1);
-            if (rel > 1e-4 + noise) {
-                if (first < 0) first = k;
-                worst = fmax(worst, rel);
-            }
-        }
-        if (first >= 0)
-            add(d, "the %s factors depart from the config's from pair %d on (by up to %.3g%%)", side ? "long" : "short",
-                first, 100 * worst);
-        else
-            add(d, "the %s factors are the config's (every pair within %s)", side ? "long" : "short",
-                "the fit's noise, ~1e-6");
-    }
-}
-
-/* Qwen3-VL (interleaved M-RoPE) read from llama.cpp's cache: the pairs no t/h/w section claims under
- * ggml's IMROPE rule (t at k%3==0 < 3 s0, h at k%3==1 < 3 s1, w at k%3==2 < 3 s2) come from a 4th
- * stream, 0 for text tokens, where HF's apply_interleaved_mrope keeps them on t (the token's position).
- * When exactly those pairs hold angle 0 at every row and the cache with them put back to the config's
- * values is the config bit for bit in ggml's arithmetic, say so (true), naming the pairs. */
-static bool imrope_words(departures *d, const posenc_rope_identity *id, const posenc_model_config *c,
-                         const posenc_array *cache, const posenc_array *sin_table, const posenc_rope_params *cfg,
-                         int32_t r) {
-    if (!c->mrope_interleaved || sin_table || id->layout != POSENC_CACHE_GGML || cache->dtype != POSENC_DTYPE_F32 ||
-        cache->ndim != 2 || cache->shape[1] != (size_t)r || id->rotary_dim != r || r < 2)
-        return false;
-    const int32_t K = r / 2, *s = c->mrope_sections;
-    const int64_t T = (int64_t)cache->shape[0];
-    const float *v = cache->data;
-    int32_t first = -1, last = -1, count = 0;
-    bool still = true, runs = true;
-    for (int32_t k = 0; k < K; k++) {
-        bool claimed = (k % 3 == 0 && k < 3 * (int64_t)s[0]) || (k % 3 == 1 && k < 3 * (int64_t)s[1]) ||
-                       (k % 3 == 2 && k < 3 * (int64_t)s[2]);
-        if (claimed) continue;
-        if (last >= 0 && k != last + 1) runs = false;
-        if (first < 0) first = k;
-        last = k, count++;
-        for (int64_t t = 0; t < T && still; t++) still = v[t * r + 2 * k] == 1.0f && v[t * r + 2 * k + 1] == 0.0f;
-    }
-    if (!count || !still || T < 2) return false;
-    /* the cache with those pairs put back to the config's ggml values */
-    posenc_rope_params q = *cfg;
-    q.mode = POSENC_MODE_GGML;
-    size_t n = (size_t)T * (size_t)K;
-    float *cs = malloc(sizeof *cs * n), *sn = malloc(sizeof *sn * n);
-    posenc_array patched = {0};
-    posenc_error e = {0};
-    bool ok = cs && sn && posenc_array_create(&patched, POSENC_DTYPE_F32, 2, cache->shape, 0, &e) == POSENC_OK &&
-              posenc_rope_table_f32(&q, T, &(posenc_positions){.count = (size_t)T, .start = 0}, 1, cs, sn, n, &e) ==
-                  POSENC_OK;
-    int64_t ulp = -1;
-    size_t differ = 1;
-    if (ok) {
-        float *pv = patched.data;
-        memcpy(pv, v, sizeof *pv * cache->count);
-        for (int32_t k = first; k <= last; k++)
-            for (int64_t t = 0; t < T; t++) pv[t * r + 2 * k] = cs[t * K + k], pv[t * r + 2 * k + 1] = sn[t * K + k];
-        ok = posenc_rope_cache_residual(&patched, NULL, POSENC_CACHE_GGML, 0, 0, &q, &ulp, &differ, &e) == POSENC_OK;
-    }
-    posenc_array_free(&patched);
-    free(cs);
-    free(sn);
-    if (!ok || !runs) return false;
-    double w = 0, att = 1;
-    double *wk = malloc(sizeof *wk * (size_t)K);
-    if (wk && posenc_rope_frequencies(cfg, 0, wk, (size_t)K, &att, &e) == POSENC_OK) w = wk[first];
-    free(wk);
-    add(d, "pairs %d-%d hold angle 0 at every row where the config, as HF reads it, turns them (%.3g rad per position "
-           "at pair %d): HF's apply_interleaved_mrope keeps the pairs past the interleaved sections (t/h/w %d/%d/%d, "
-           "h and w up to pair %lld) on t, the token's position for text; llama.cpp's IMROPE takes them from a 4th "
-           "position stream, 0 for text tokens (shows at pair %d, position 1)%s",
-        first, last, w, first, s[0], s[1], s[2], 3 * (long long)(s[1] > s[2] ? s[1] : s[2]) - 1, first,
-        differ == 0 ? "; every other pair is the config's bit for bit in ggml's float32 arithmetic" : "");
-    if (differ != 0)
-        add(d, "with pairs %d-%d put back, %zu values still differ from the config in ggml's float32 arithmetic (up to "
-               "%lld ULP)", first, last, differ, (long long)ulp);
-    return true;
-}
-
+/* The library compares (posenc_rope_identity_compare); the sentences are
+ * cli_word_departure's (identify_words.c). */
 int cli_rope_identify_against(const posenc_rope_identity *id, const posenc_model_config *c, const posenc_array *cache,
                               const posenc_array *sin_table, bool json) {
-    posenc_rope_params cfg = c->rope;
-    int32_t r = 0;
     posenc_error err = {0};
-    if (posenc_rope_check(&cfg, &r, &err) != POSENC_OK) return cli_fail_status("rope identify", &err);
-    departures d = {.n = 0};
-    const char *match = NULL;
-    int within = -1; /* match within one grid step (not bit for bit): that arithmetic */
-    int64_t ulp[POSENC_ROPE_ARITHS] = {-1, -1, -1};
-    size_t differ[POSENC_ROPE_ARITHS] = {0, 0, 0};
-    /* LongRoPE without a switch inside the cache: HF picks the list by the sequence's length
-     * (long past the original context), llama.cpp by its context size (long when n_ctx exceeds
-     * it, at every position): compare against the list the cache holds, and say which */
-    const char *list_note = NULL;
-    if (r == id->rotary_dim && cfg.scaling == POSENC_ROPE_LONGROPE && cfg.longrope_select == POSENC_LONGROPE_BY_SEQ_LEN &&
-        id->switch_position == 0 && cfg.short_factors && cfg.long_factors) {
-        int32_t K = r / 2;
-        double *w = malloc(sizeof *w * (size_t)K), att, worst[2] = {INFINITY, INFINITY};
-        for (int side = 0; w && side < 2; side++) {
-            posenc_rope_params q = cfg;
-            q.longrope_select = side ? POSENC_LONGROPE_LONG : POSENC_LONGROPE_SHORT;
-            posenc_error e = {0};
-            if (posenc_rope_frequencies(&q, 0, w, (size_t)K, &att, &e) != POSENC_OK) continue;
-            worst[side] = 0;
-            for (int32_t k = 0; k < K; k++)
-                if (id->inv_freq[k] > 0) worst[side] = fmax(worst[side], fabs(id->inv_freq[k] / w[k] - 1));
-        }
-        free(w);
-        bool hf_long = id->rows + id->offset > cfg.original_max_position;
-        int side = worst[1] < worst[0];
-        if (isfinite(worst[side])) {
-            cfg.longrope_select = side ? POSENC_LONGROPE_LONG : POSENC_LONGROPE_SHORT;
-            if (side != hf_long)
-                list_note = side && id->layout == POSENC_CACHE_VLLM
-                                ? "holds the config's long factors at every position: vLLM's choice when "
-                                  "max_model_len exceeds the original context (its long_short_cos_sin_cache keeps "
-                                  "both lists; every position then reads the long half); HF takes the long factors "
-                                  "only for a sequence longer than the original context, so for a sequence this "
-                                  "short HF's table holds the short ones"
-                            : side ? "holds the config's long factors at every position: llama.cpp's choice when its "
-                                   "context n_ctx exceeds the original context (it picks one list per context); HF "
-                                   "takes the long factors only for a sequence longer than the original context, so "
-                                   "for a sequence this short HF's table holds the short ones"
-                                 : "holds the config's short factors for positions past the original context: HF "
-                                   "and llama.cpp would take the long ones there";
-        }
-    }
-    if (r != id->rotary_dim) {
-        add(&d, "rotary dim %d where the config gives %d (head_dim %d): %s", id->rotary_dim, r, cfg.head_dim,
-            id->rotary_dim < r ? "a partial rotary the config does not state" : "the cache rotates more channels");
-    } else {
-        static const posenc_mode modes[POSENC_ROPE_ARITHS] = {POSENC_MODE_PRECISE, POSENC_MODE_TORCH_COMPAT,
-                                                              POSENC_MODE_GGML};
-        static const char *const words[POSENC_ROPE_ARITHS] = {"exact arithmetic", "HF's float32 arithmetic",
-                                                              "ggml's float32 arithmetic"};
-        for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
-            posenc_rope_params q = cfg;
-            q.mode = modes[a];
-            posenc_error e = {0};
-            if (posenc_rope_cache_residual(cache, sin_table, id->layout, id->has_sin && !id->has_cos, 0, &q, &ulp[a],
-                                           &differ[a], &e) != POSENC_OK)
-                ulp[a] = -1;
-            else if (!differ[a] && !match) match = words[a];
-        }
-        /* a 16-bit cache that the config's table reproduces to within one step of the grid: the
-         * values that differ sit on a rounding boundary (the engine's float32 and ours round to
-         * neighbours). The config then explains every value, and the fit's frequencies, which a
-         * one-table half-precision profile measures percents off, back no departure. */
-        if (!match && id->grid != POSENC_DTYPE_F32) {
-            /* one step of the grid in the residual's units: f16's step at [0.5, 1) is its unit 2^-11;
-             * bf16's is 2^-8, two of its 2^-9 units */
-            int64_t step = id->grid == POSENC_DTYPE_BF16 ? 2 : 1;
-            int wa = -1;
-            for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
-                if (ulp[a] >= 0 && ulp[a] <= step && (wa < 0 || differ[a] < differ[wa])) wa = a;
-            if (wa >= 0) match = words[wa], within = wa;
-        }
-        /* dynamic NTK fixed at one length: an engine that builds one table for its longest
-         * sequence (vLLM: once, at max_position x factor) holds the config's NTK base at that
-         * length at every position, where HF recomputes the base per sequence (and keeps the
-         * plain base up to max_position tokens). Solve the length from the fitted base and
-         * regenerate the table at that length in HF's float32 arithmetic. */
-        bool dyn_len = false;
-        if (!match && cfg.scaling == POSENC_ROPE_DYNAMIC && cfg.max_position > 0 && cfg.factor > 1 &&
-            id->params.scaling == POSENC_ROPE_NONE && id->offset == 0 && id->params.base > cfg.base * (1 + 1e-6)) {
-            double L0 = (double)cfg.max_position;
-            double len = L0 * (pow(id->params.base / cfg.base, (r - 2.0) / r) + cfg.factor - 1) / cfg.factor;
-            long long li = llround(len);
-            /* HF's (and vLLM's) double steps: base * (factor * L / L0 - (factor - 1)) ** (R / (R - 2)) */
-            double b2 = cfg.base * pow(cfg.factor * (double)li / L0 - (cfg.factor - 1), (double)r / (r - 2.0));
-            posenc_rope_params q = cfg;
-            q.scaling = POSENC_ROPE_NONE;
-            q.factor = 1;
-            q.base = b2;
-            q.mode = POSENC_MODE_TORCH_COMPAT;
-            int64_t u = -1;
-            size_t dn = 0;
-            posenc_error e = {0};
-            if (li > cfg.max_position && fabs(len - (double)li) < 0.5 &&
-                posenc_rope_cache_residual(cache, sin_table, id->layout, id->has_sin && !id->has_cos, 0, &q, &u, &dn,
-                                           &e) == POSENC_OK) {
-                char that[160];
-                if (dn == 0) snprintf(that, sizeof that, "the cache is that table bit for bit in HF's float32 "
-                                                         "arithmetic at that length");
-                else snprintf(that, sizeof that, "that table in HF's float32 arithmetic: %zu values differ by up to "
-                                                 "%lld ULP", dn, (long long)u);
-                add(&d,
-                    "holds the config's dynamic NTK at sequence length %lld (base %.10g at every position, from "
-                    "position 0; %s): one table built for that length%s; HF recomputes the base per sequence and "
-                    "keeps base %g up to %lld tokens (first visible at pair 1, position 1)",
-                    li, b2, that,
-                    id->layout == POSENC_CACHE_VLLM && li == llround(L0 * cfg.factor)
-                        ? ", as vLLM builds its dynamic-NTK cache once, at max_position x factor"
-                        : "",
-                    cfg.base, (long long)cfg.max_position);
-                dyn_len = true;
-            }
-        }
-        /* the config's own frequencies and magnitude (precise), against the measured ones */
-        int32_t K = r / 2;
-        double *w = malloc(sizeof *w * (size_t)K), att = 1;
-        if (!w || posenc_rope_frequencies(&cfg, id->rows + id->offset, w, (size_t)K, &att, &err) != POSENC_OK) {
-            free(w);
-            return cli_fail_status("rope identify", &err);
-        }
-        if (id->offset != 0)
-            add(&d, "positions start at %lld: row 0 holds position %lld, the model's first token is position 0 "
-                    "(shows at pair 0, row 0)",
-                (long long)id->offset, (long long)id->offset);
-        double mtol = id->grid == POSENC_DTYPE_F32 ? 2e-6 : 8e-3;
-        if (!match && fabs(id->magnitude - att) > mtol * att) {
-            char why[300];
-            snprintf(why, sizeof why, "%s",
-                     fabs(id->magnitude - 1) <= mtol && att != 1 ? ": the attention factor was dropped"
-                     : fabs(att - 1) <= mtol ? ": an attention factor the config does not give was applied"
-                                             : ": a different attention factor was applied");
-            mscale_words(&cfg, id->magnitude, att, mtol, why, sizeof why);
-            add(&d, "magnitude %.6g where the config's %s gives %.6g%s (shows at pair 0, position %lld)", id->magnitude,
-                posenc_rope_scaling_name(cfg.scaling), att, why, (long long)id->offset);
-        }
-        if (list_note) add(&d, "%s (original context %lld)", list_note, (long long)cfg.original_max_position);
-        if (id->switch_position > 0) { /* LongRoPE's short/long switch inside the cache */
-            switch_words(&d, id, &cfg);
-            free(w);
-            goto words;
-        }
-        /* frequencies: runs of pairs whose measured w departs from the config's */
-        int32_t run0 = -1;
-        double worst = 0;
-        char cache_s[120], cfg_s[120];
-        scheme_text(cache_s, sizeof cache_s, &id->params);
-        scheme_text(cfg_s, sizeof cfg_s, &cfg);
-        double unit = id->grid == POSENC_DTYPE_BF16 ? 0x1p-9 : id->grid == POSENC_DTYPE_F16 ? 0x1p-11 : 0x1p-24;
-        for (int32_t k = 0; k <= K && !match && !dyn_len; k++) {
-            double rel = k < K && id->inv_freq[k] > 0 ? fabs(id->inv_freq[k] / w[k] - 1) : 0;
-            /* the fit's noise: the grid's step over the angle the pair turns through the rows */
-            double noise = k < K ? 8 * unit / fmax(id->inv_freq[k] * (double)id->rows, 1e-30) : 0;
-            bool off = k < K && isfinite(id->pair_factor[k]) && rel > 1e-4 + noise;
-            if (off && run0 < 0) run0 = k, worst = 0;
-            if (off) worst = fmax(worst, rel);
-            if (!off && run0 >= 0) {
-                double dw = fabs(id->inv_freq[run0] - w[run0]);
-                double p_show = dw > 0 ? ceil(unit / (dw * fmax(id->magnitude, 1e-30))) : 0;
-                bool scheme_differs = id->params.scaling != cfg.scaling;
-                add(&d, "pairs %d-%d", run0, k - 1); /* the sentence is written below */
-                if (!scheme_differs) { /* same scheme, other parameters */
-                    snprintf(d.text[d.n - 1], sizeof d.text[0],
-                             "pairs %d-%d depart from the config's %s frequencies by up to %.3g%% (the cache fits "
-                             "%s, base %g; first visible at pair %d, position %.0f)",
-                             run0, k - 1, cfg_s, worst * 100, cache_s, id->params.base, run0,
-                             (double)id->offset + p_show);
-                } else {
-                    snprintf(d.text[d.n - 1], sizeof d.text[0],
-                             "pairs %d-%d follow %s, the config says %s (frequencies off by up to %.3g%%; first "
-                             "visible at pair %d, position %.0f)",
-                             run0, k - 1, cache_s, cfg_s, worst * 100, run0, (double)id->offset + p_show);
-                }
-                run0 = -1;
-            }
-        }
-        free(w);
-        if (!match) imrope_words(&d, id, c, cache, sin_table, &cfg, r);
-    words:
-        if (id->grid != POSENC_DTYPE_F32 && !match)
-            add(&d, "the cache is rounded to %s (the config's table in float32 differs by up to %lld of its ULPs)",
-                grid_words(id->grid), (long long)(ulp[1] >= 0 ? ulp[1] : ulp[0]));
-        if (!match && d.n == 0) {
-            int best = -1;
-            for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
-                if (ulp[a] >= 0 && (best < 0 || differ[a] < differ[best])) best = a;
-            if (best >= 0)
-                add(&d, "frequencies and magnitude agree with the config, but no arithmetic reproduces every value: "
-                        "closest %s, %zu values differ by up to %lld ULP; the cache itself fits %s",
-                    words[best], differ[best], (long long)ulp[best], arith_words(id->arith));
-        }
-    }
+    posenc_rope_comparison cmp;
+    posenc_mrope_sections im = {.kind = POSENC_MROPE_INTERLEAVED, .axes = 3};
+    for (int i = 0; i < 3; i++) im.sizes[i] = c->mrope_sections[i];
+    if (posenc_rope_identity_compare(id, cache, sin_table, &c->rope, c->mrope_interleaved ? &im : NULL, &cmp, &err) !=
+        POSENC_OK)
+        return cli_fail_status("rope identify", &err);
+    const char *match = cmp.matches ? cli_identify_arith_words(cmp.arith) : NULL;
+    cli_buffer b = {0};
     if (json) {
         printf("{\"matches\": %s, \"bit_for_bit\": %s, \"arithmetic\": ", match ? "true" : "false",
-               match && within < 0 ? "true" : "false");
+               cmp.bit_for_bit ? "true" : "false");
         if (match) cli_json_string(match);
         else printf("null");
         printf(", \"residual\": {");
         for (int a = 0; a < POSENC_ROPE_ARITHS; a++)
             printf("%s\"%s\": {\"max_ulp\": %lld, \"differ\": %zu}", a ? ", " : "",
-                   posenc_rope_arith_name((posenc_rope_arith)a), (long long)ulp[a], differ[a]);
+                   posenc_rope_arith_name((posenc_rope_arith)a), (long long)cmp.max_ulp[a], cmp.differ[a]);
         printf("}, \"departures\": [");
-        for (int i = 0; i < d.n; i++) {
+        for (int i = 0; i < cmp.departure_count; i++) {
+            cli_words_clear(&b);
+            cli_word_departure(&b, &cmp.departures[i], id, &cmp);
             if (i) printf(", ");
-            cli_json_string(d.text[i]);
+            cli_json_string(cli_words(&b));
         }
-        printf("]}}\n");
-        return EXIT_OK;
+        printf("], \"departure_kinds\": [");
+        for (int i = 0; i < cmp.departure_count; i++)
+            printf("%s\"%s\"", i ? ", " : "", posenc_rope_departure_kind_name(cmp.departures[i].kind));
+        printf("], \"departures_dropped\": %d}}\n", (int)cmp.departures_dropped);
+    } else {
+        printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
+        if (match && !cmp.bit_for_bit)
+            printf("  matches the config in %s, rounded to %s, to within one step of that grid (%zu of %zu values one "
+                   "step off: values on a rounding boundary, where another engine's float32 rounds the other way)\n",
+                   match, grid_words(id->grid), cmp.differ[cmp.arith], id->values);
+        else if (match)
+            printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",
+                   id->grid != POSENC_DTYPE_F32 ? grid_words(id->grid) : "");
+        for (int i = 0; i < cmp.departure_count; i++) {
+            cli_words_clear(&b);
+            cli_word_departure(&b, &cmp.departures[i], id, &cmp);
+            printf("  - %s\n", cli_words(&b));
+        }
+        if (cmp.departures_dropped > 0) printf("  (%d more departures not listed)\n", (int)cmp.departures_dropped);
     }
-    printf("against the config (%s):\n", c->architecture[0] ? c->architecture : "model");
-    if (match && within >= 0)
-        printf("  matches the config in %s, rounded to %s, to within one step of that grid (%zu of %zu values one "
-               "step off: values on a rounding boundary, where another engine's float32 rounds the other way)\n",
-               match, grid_words(id->grid), differ[within], id->values);
-    else if (match)
-        printf("  matches the config bit for bit in %s%s%s\n", match, id->grid != POSENC_DTYPE_F32 ? ", rounded to " : "",
-               id->grid != POSENC_DTYPE_F32 ? grid_words(id->grid) : "");
-    for (int i = 0; i < d.n; i++) printf("  - %s\n", d.text[i]);
-    return EXIT_OK;
+    bool failed = b.failed;
+    cli_buffer_free(&b);
+    return failed ? cli_fail("rope identify", EXIT_RUNTIME, NULL, "out of memory wording the departures") : EXIT_OK;
 }

@@ -10,7 +10,9 @@
  * the table, and passes its own gate: posenc_rope_identity_pair_residual accepts
  * it; the same input identified twice gives the same answer bit for bit; an
  * undamaged f32 table of one turning pair or more that identify accepts is
- * named with the base it was made with (within 2e-4, the fit's snapping). */
+ * named with the base it was made with (within 2e-4, the fit's snapping); the
+ * comparison against the table's own parameters (posenc_rope_identity_compare)
+ * returns a result or a named status, with known departure kinds. */
 #include "fuzz_common.h"
 #include "fuzz_data.h"
 
@@ -64,9 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     float *cf = malloc(sizeof *cf * (rows * (size_t)pairs + 1)), *sf = malloc(sizeof *sf * (rows * (size_t)pairs + 1));
     if (!c || !s || !cf || !sf) goto done;
     bool made = false;
+    posenc_rope_params p; /* the table's own parameters: the config identify's comparison reads */
+    posenc_rope_params_default(&p, 2 * pairs);
     if (genuine && rows > 0) {
-        posenc_rope_params p;
-        posenc_rope_params_default(&p, 2 * pairs);
         p.base = base;
         p.mode = mode == 0 ? POSENC_MODE_PRECISE : mode == 1 ? POSENC_MODE_TORCH_COMPAT : POSENC_MODE_GGML;
         if (factor > 1) p.scaling = POSENC_ROPE_LINEAR, p.factor = factor;
@@ -127,6 +129,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                                (size_t)id1.rotary_dim / 2, &e3) == POSENC_OK,
                      "an accepted fit is not re-scored: %s", e3.message);
         free(ulp);
+        /* against a config (the table's own parameters): a comparison or a status, each
+         * departure a known kind, at most POSENC_ROPE_MAX_DEPARTURES kept */
+        posenc_rope_comparison cmp;
+        posenc_error e4;
+        posenc_status s4 = posenc_rope_identity_compare(&id1, &ca, with_sin ? &sa : NULL, &p, NULL, &cmp, &e4);
+        FUZZ_REQUIRE(s4 == POSENC_OK || e4.message[0], "compare failed (%d) with no message", (int)s4);
+        if (s4 == POSENC_OK) {
+            FUZZ_REQUIRE(cmp.departure_count >= 0 && cmp.departure_count <= POSENC_ROPE_MAX_DEPARTURES &&
+                             cmp.departures_dropped >= 0,
+                         "%d departures kept, %d dropped", (int)cmp.departure_count, (int)cmp.departures_dropped);
+            for (int32_t i = 0; i < cmp.departure_count; i++)
+                FUZZ_REQUIRE(strcmp(posenc_rope_departure_kind_name(cmp.departures[i].kind), "?") != 0,
+                             "departure %d has kind %d", (int)i, (int)cmp.departures[i].kind);
+        }
         if (made && !damage && dt == POSENC_DTYPE_F32 && factor == 1 && forced == POSENC_CACHE_AUTO &&
             id1.params.scaling == POSENC_ROPE_NONE && id1.rotary_dim == 2 * pairs && pairs > 1)
             FUZZ_REQUIRE(fabs(id1.params.base / base - 1) < 2e-4, "undamaged base %g named %.10g", base,

@@ -792,7 +792,7 @@ typedef struct posenc_rope_identity {
     posenc_dtype grid;           /* f32, bf16 or f16: the values all lie on this grid */
     posenc_rope_arith arith;     /* best arithmetic (= params.mode) */
     int64_t max_ulp[POSENC_ROPE_ARITHS];  /* per arithmetic: max |difference| over all values in
-                                              ULPs of the grid at [0.5, 1) (f32 2^-24, bf16 2^-9,
+                                              ULPs of the grid at [0.5, 1) (f32 2^-24, bf16 2^-8,
                                               f16 2^-11: a cos/sin's ULP near its peak; the ULP
                                               of a value near 0 would count an angle error in
                                               thousands); -1 = refused (ggml: dynamic NTK) */
@@ -859,6 +859,150 @@ POSENC_API posenc_status posenc_rope_identity_pair_residual(const posenc_array *
                                                             const posenc_rope_identity *identity,
                                                             posenc_rope_arith arith, int64_t *pair_max_ulp,
                                                             size_t pair_count, posenc_error *err);
+
+/* Where a cache departs from a model's config (posenc_rope_identity_compare).
+ * Each departure is a kind with its numbers; the tool and the Python package
+ * word them (cli/identify_words.c, python/posenc/identify.py). Positions are
+ * token positions, pairs are indices 0..R/2-1, frequencies are radians per
+ * position, residuals are in the ULP units of posenc_rope_identity.max_ulp. */
+typedef enum posenc_rope_departure_kind {
+    POSENC_DEPART_ROTARY_DIM = 1,   /* the cache rotates got (R) channels, the config want
+                                       (its rotary dim); config_position = its head_dim */
+    POSENC_DEPART_DYNAMIC_LENGTH,   /* the config's dynamic NTK held at one sequence length
+                                       (one table built for it): position = that length, got =
+                                       the base at that length, max_ulp/differ = that table in
+                                       HF's float32 arithmetic against the cache; want = the
+                                       config's base, config_position = its max_position;
+                                       reading 1 = vLLM's length (max_position x factor) */
+    POSENC_DEPART_OFFSET,           /* row 0 holds position `position`, not 0 */
+    POSENC_DEPART_MAGNITUDE,        /* magnitude got where the config's scheme gives want;
+                                       reading: posenc_rope_magnitude_reading; alt[0..2] =
+                                       YaRN's m(s, 1), m(s, mscale), m(s, mscale_all_dim) with
+                                       m(s, M) = 0.1 M ln s + 1 (DeepSeek readings only);
+                                       position = the first row's position */
+    POSENC_DEPART_LONGROPE_LIST,    /* which LongRoPE list the cache holds at every position:
+                                       reading: posenc_rope_longrope_list_reading;
+                                       config_position = the original context */
+    POSENC_DEPART_SWITCH_SCHEME,    /* the cache switches short -> long factors at `position`,
+                                       the config is not LongRoPE */
+    POSENC_DEPART_SWITCH_AT,        /* the cache switches at `position`, the config's original
+                                       context is config_position; reading 1 = the long rows
+                                       restart at position 0 (vLLM's long_short_cache) */
+    POSENC_DEPART_SWITCH_FACTORS,   /* side 0 short / 1 long list against the config's: first =
+                                       the first pair departing by more than the fit's noise
+                                       (-1: none), worst = largest relative departure */
+    POSENC_DEPART_FREQUENCIES,      /* pairs first..last depart from the config's frequencies by
+                                       up to worst (relative); side 1: the cache follows another
+                                       scheme (identity.params), 0: the config's scheme with
+                                       other parameters; shows_at = the first position where
+                                       pair `first` is off by a grid step */
+    POSENC_DEPART_IMROPE_STILL,     /* pairs first..last hold angle 0 at every row where the
+                                       config turns them (got = pair first's frequency): the
+                                       4th position stream of ggml's IMROPE; sections[0..2] =
+                                       the config's t/h/w sections; differ = values that still
+                                       differ with those pairs put back (ggml's float32) */
+    POSENC_DEPART_IMROPE_RESIDUAL,  /* with those pairs put back, differ values still differ
+                                       by up to max_ulp (follows IMROPE_STILL) */
+    POSENC_DEPART_GRID,             /* the cache is rounded to the identity's 16-bit grid: the
+                                       config's float32 table differs by up to max_ulp */
+    POSENC_DEPART_UNEXPLAINED       /* frequencies and magnitude agree, no arithmetic
+                                       reproduces every value: closest `arith`, differ values
+                                       off by up to max_ulp */
+} posenc_rope_departure_kind;
+
+typedef enum posenc_rope_magnitude_reading {
+    POSENC_MAGNITUDE_DROPPED = 0,        /* 1 where the config gives an attention factor */
+    POSENC_MAGNITUDE_ADDED = 1,          /* a factor where the config gives 1 */
+    POSENC_MAGNITUDE_OTHER = 2,          /* another factor */
+    POSENC_MAGNITUDE_YARN_DEFAULT = 3,   /* DeepSeek config, cache m(s, 1): mscale keys ignored */
+    POSENC_MAGNITUDE_MSCALE_ONLY = 4,    /* m(s, mscale): the division by m(s, mscale_all_dim) dropped */
+    POSENC_MAGNITUDE_MSCALE_ALL_DIM = 5, /* m(s, mscale_all_dim): the softmax's share put on cos/sin */
+    POSENC_MAGNITUDE_RATIO_DROPPED = 6,  /* 1: DeepSeek's mscale ratio dropped */
+    POSENC_MAGNITUDE_MSCALE_NONE = 7     /* DeepSeek config, none of the readings above */
+} posenc_rope_magnitude_reading;
+
+typedef enum posenc_rope_longrope_list_reading {
+    POSENC_LONGROPE_LIST_LONG_VLLM = 0,    /* long factors at every position, vLLM layout */
+    POSENC_LONGROPE_LIST_LONG_CONTEXT = 1, /* long factors at every position (llama.cpp's n_ctx rule) */
+    POSENC_LONGROPE_LIST_SHORT_PAST = 2    /* short factors past the original context */
+} posenc_rope_longrope_list_reading;
+
+typedef struct posenc_rope_departure {
+    posenc_rope_departure_kind kind;
+    int32_t first, last;        /* pairs (FREQUENCIES, IMROPE_*; SWITCH_FACTORS: first) */
+    int32_t side;               /* SWITCH_FACTORS: 0 short, 1 long; FREQUENCIES: 1 = another scheme */
+    int32_t reading;            /* MAGNITUDE, LONGROPE_LIST, SWITCH_AT, DYNAMIC_LENGTH: see above */
+    int32_t sections[3];        /* IMROPE_STILL */
+    int64_t position;           /* the cache's position (offset, switch, length, first row) */
+    int64_t config_position;    /* the config's (original context, max_position, head_dim) */
+    double got, want;           /* the cache's and the config's value of the departing quantity */
+    double worst;               /* largest relative departure (FREQUENCIES, SWITCH_FACTORS) */
+    double shows_at;            /* FREQUENCIES: first position where it shows */
+    double alt[3];              /* MAGNITUDE: the mscale readings */
+    int64_t max_ulp;            /* residual that goes with it (-1: none) */
+    size_t differ;
+    posenc_rope_arith arith;    /* UNEXPLAINED: the closest arithmetic */
+} posenc_rope_departure;
+
+#define POSENC_ROPE_MAX_DEPARTURES 16
+typedef struct posenc_rope_comparison {
+    int matches;                /* the config's table explains every value: bit for bit, or (a
+                                   16-bit cache) to within one step of its grid */
+    int bit_for_bit;            /* matches with no value differing */
+    posenc_rope_arith arith;    /* when matches: the arithmetic (the first bit for bit one; else
+                                   the one within a step with the fewest values differing) */
+    int64_t max_ulp[POSENC_ROPE_ARITHS]; /* the config's table in each arithmetic against the cache
+                                            (-1: that arithmetic cannot express it, or the rotary
+                                            dims differ) */
+    size_t differ[POSENC_ROPE_ARITHS];
+    int32_t rotary_dim;         /* the config's R */
+    double magnitude;           /* the config's attention factor */
+    posenc_rope_params config;  /* the config's params as compared (LongRoPE without a switch:
+                                   the list the cache holds; factor lists point into the
+                                   caller's config) */
+    int32_t departure_count;    /* entries in departures, in the order found */
+    int32_t departures_dropped; /* departures found past POSENC_ROPE_MAX_DEPARTURES (not stored) */
+    posenc_rope_departure departures[POSENC_ROPE_MAX_DEPARTURES];
+} posenc_rope_comparison;
+
+/* Compare the cache that produced `identity` (the same table / sin_table given
+ * to posenc_rope_identify, or a rotation's cos/sin) against a model's RoPE
+ * `config` (posenc_model_config.rope): the config's table in each arithmetic
+ * regenerated and compared value by value, then each way the cache departs
+ * (kinds above). imrope: the model's interleaved M-RoPE sections (kind
+ * POSENC_MROPE_INTERLEAVED, sizes[0..2] = t/h/w) or NULL. Fills *out (no
+ * allocation; nothing to free). Errors: INVALID_ARGUMENT for a config that
+ * fails posenc_rope_check (its message), NULL arguments; OUT_OF_MEMORY. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_identity_compare(const posenc_rope_identity *identity,
+                                                      const posenc_array *table, const posenc_array *sin_table,
+                                                      const posenc_rope_params *config,
+                                                      const posenc_mrope_sections *imrope,
+                                                      posenc_rope_comparison *out, posenc_error *err);
+/* "rotary_dim", "dynamic_length", "offset", "magnitude", "longrope_list",
+ * "switch_scheme", "switch_at", "switch_factors", "frequencies", "imrope_still",
+ * "imrope_residual", "grid", "unexplained" ("?" otherwise). */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_rope_departure_kind_name(posenc_rope_departure_kind kind);
+
+/* Pairs that never turn (measured frequency 0) where the fit turns them, while
+ * every other pair is the fit bit for bit in its best arithmetic: a position
+ * stream held at 0 for those pairs (ggml's IMROPE takes the pairs past 3 x its
+ * sections from a 4th stream, which llama.cpp sets to 0 for text tokens).
+ * first..last: those pairs (-1: none, also for a fit with no value differing,
+ * a LongRoPE switch or one pair); max_ulp: their largest residual (units of
+ * posenc_rope_identity.max_ulp); fit_inv_freq: the fit's radians per
+ * position at pair `first`. table / sin_table: the arrays that produced
+ * `identity`. Errors: those of posenc_rope_identity_pair_residual. */
+typedef struct posenc_rope_still_pairs {
+    int32_t first, last;
+    int64_t max_ulp;
+    double fit_inv_freq;
+} posenc_rope_still_pairs;
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope_identity_still_pairs(const posenc_array *table, const posenc_array *sin_table,
+                                                          const posenc_rope_identity *identity,
+                                                          posenc_rope_still_pairs *out, posenc_error *err);
 
 /* Rotated q with its input: x and y = R(x), [T, D] or [T, H, D] (same shape;
  * f32, f64, f16 or bf16), recover the cache that rotated it. Channels where y

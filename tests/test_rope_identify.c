@@ -194,7 +194,67 @@ static void test_gate(void) {
     posenc_rope_identity_free(&id);
 }
 
+/* What was seen, named: a GPT-J repeat_interleave cache names its layout (it was "not a RoPE
+ * cache in the plain layout"); a one-table cos read backwards or negated names the reversed rows
+ * or the sign (they were "cannot be regenerated in any arithmetic"). */
+static void test_seen(void) {
+    posenc_rope_identity id;
+    posenc_error err = {0};
+    posenc_rope_params a = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_TORCH_COMPAT);
+    posenc_positions pos = posenc_positions_range(0, 512);
+    static float c1[512 * 64], s1[512 * 64];
+    CHECK_STATUS(posenc_rope_table_f32(&a, 0, &pos, 1, c1, s1, 512 * 64, &err), POSENC_OK);
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 128; k++) gate_c[t * 128 + k] = c1[t * 64 + k / 2], gate_s[t * 128 + k] = s1[t * 64 + k / 2];
+    posenc_array ca = {POSENC_DTYPE_F32, 2, {512, 128}, 512 * 128, gate_c}, sa = ca;
+    sa.data = gate_s;
+    CHECK_STATUS(posenc_rope_identify(&ca, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "GPT-J repeat_interleave") != NULL, "GPT-J cos named: %s", err.message);
+    CHECK_STATUS(posenc_rope_identify(&ca, &sa, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "GPT-J repeat_interleave") != NULL, "GPT-J cos + sin named: %s", err.message);
+    posenc_array plain = {POSENC_DTYPE_F32, 2, {512, 64}, 512 * 64, gate_c};
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 64; k++) gate_c[t * 64 + k] = c1[(511 - t) * 64 + k];
+    CHECK_STATUS(posenc_rope_identify(&plain, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "rows in reverse order") != NULL, "cos rows reversed named: %s", err.message);
+    for (int i = 0; i < 512 * 64; i++) gate_c[i] = -c1[i];
+    CHECK_STATUS(posenc_rope_identify(&plain, NULL, POSENC_CACHE_AUTO, &id, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "negated") != NULL, "negated cos named: %s", err.message);
+}
+
+/* The residual unit of a bf16 cache is bf16's step for values in [0.5, 1), 2^-8 (7 stored
+ * mantissa bits: 2^-(7+1)); it was 2^-9, so one step off counted 2 "ULPs". A bf16 HF cache with
+ * one value in [0.5, 1) moved to its bf16 neighbour (in both halves: one value of the cache) is
+ * 1 unit off. */
+static void test_bf16_unit(void) {
+    posenc_error err = {0};
+    posenc_rope_params a = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_TORCH_COMPAT);
+    posenc_positions pos = posenc_positions_range(0, 512);
+    static float c1[512 * 64], s1[512 * 64];
+    static uint16_t hc[512 * 128], hs[512 * 128];
+    CHECK_STATUS(posenc_rope_table_f32(&a, 0, &pos, 1, c1, s1, 512 * 64, &err), POSENC_OK);
+    for (int t = 0; t < 512; t++)
+        for (int k = 0; k < 128; k++)
+            hc[t * 128 + k] = posenc_f32_to_bf16(c1[t * 64 + k % 64]), hs[t * 128 + k] = posenc_f32_to_bf16(s1[t * 64 + k % 64]);
+    posenc_array ca = {POSENC_DTYPE_BF16, 2, {512, 128}, 512 * 128, hc}, sa = ca;
+    sa.data = hs;
+    int64_t ulp = -1;
+    size_t differ = 0;
+    CHECK_STATUS(posenc_rope_cache_residual(&ca, &sa, POSENC_CACHE_HF, 0, 0, &a, &ulp, &differ, &err), POSENC_OK);
+    CHECK(ulp == 0 && differ == 0, "bf16 HF cache: bit for bit (%lld ULP, %zu differ)", (long long)ulp, differ);
+    /* row 1, pair 0: cos(1) = 0.5403 in [0.5, 1), in both halves */
+    float v = posenc_bf16_to_f32(hc[128]);
+    CHECK(v >= 0.5f && v < 1.0f, "cos(1) in [0.5, 1): %g", v);
+    hc[128] = hc[128 + 64] = (uint16_t)(hc[128] + 1); /* the next bf16 up */
+    CHECK(posenc_bf16_to_f32(hc[128]) - v == 0x1p-8f, "bf16's step at [0.5, 1) is 2^-8: %g",
+          (double)(posenc_bf16_to_f32(hc[128]) - v));
+    CHECK_STATUS(posenc_rope_cache_residual(&ca, &sa, POSENC_CACHE_HF, 0, 0, &a, &ulp, &differ, &err), POSENC_OK);
+    CHECK(ulp == 1 && differ == 1, "one bf16 step at [0.5, 1) is 1 unit: %lld ULP, %zu differ", (long long)ulp, differ);
+}
+
 int main(void) {
+    test_seen();
+    test_bf16_unit();
     test_gate();
     test_short();
     posenc_rope_params p = params(POSENC_ROPE_NONE, 10000, 1, 0, POSENC_MODE_GGML);

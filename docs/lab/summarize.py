@@ -8,7 +8,7 @@ per seed. Usage, from the repository root:
     python3 docs/lab/summarize.py docs/lab/integration-quick.jsonl
     python3 docs/lab/summarize.py docs/lab/length-generalization-quick.jsonl
 
-Text runs of the shared-target protocol (issue 28) add: the sliding view after
+Text runs of the shared-target protocol add: the sliding view after
 a slash, the mean standard error over the target spans at L, the unigram level
 of the targets, the variants and fine-tunes of context-extension, the passkey
 task, and the attention diagnostics (entropy and distance, mean over heads, at

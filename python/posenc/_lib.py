@@ -252,6 +252,26 @@ class RopeIdentity(Structure):
                 ("long_magnitude", c_double), ("passthrough", c_int32)]
 
 
+ROPE_MAX_DEPARTURES = 16
+DEPARTURE_KIND = {1: "rotary_dim", 2: "dynamic_length", 3: "offset", 4: "magnitude", 5: "longrope_list",
+                  6: "switch_scheme", 7: "switch_at", 8: "switch_factors", 9: "frequencies", 10: "imrope_still",
+                  11: "imrope_residual", 12: "grid", 13: "unexplained"}
+
+
+class RopeDeparture(Structure):
+    _fields_ = [("kind", c_int), ("first", c_int32), ("last", c_int32), ("side", c_int32), ("reading", c_int32),
+                ("sections", c_int32 * 3), ("position", c_int64), ("config_position", c_int64),
+                ("got", c_double), ("want", c_double), ("worst", c_double), ("shows_at", c_double),
+                ("alt", c_double * 3), ("max_ulp", c_int64), ("differ", c_size_t), ("arith", c_int)]
+
+
+class RopeComparison(Structure):
+    _fields_ = [("matches", c_int), ("bit_for_bit", c_int), ("arith", c_int),
+                ("max_ulp", c_int64 * ROPE_ARITHS), ("differ", c_size_t * ROPE_ARITHS), ("rotary_dim", c_int32),
+                ("magnitude", c_double), ("config", RopeParams), ("departure_count", c_int32),
+                ("departures_dropped", c_int32), ("departures", RopeDeparture * ROPE_MAX_DEPARTURES)]
+
+
 class RopeRotation(Structure):
     _fields_ = [("layout", c_int), ("head_dim", c_int32), ("rotary_offset", c_int32), ("rotary_dim", c_int32),
                 ("rows", c_int64), ("heads", c_int64), ("max_norm_misfit", c_double),
@@ -270,6 +290,7 @@ STRUCTS = {
     PrecisionReport: "posenc_precision_report", Finding: "posenc_finding",
     DiffOptions: "posenc_diff_options", DiffReport: "posenc_diff_report",
     RopeIdentity: "posenc_rope_identity", RopeRotation: "posenc_rope_rotation",
+    RopeDeparture: "posenc_rope_departure", RopeComparison: "posenc_rope_comparison",
 }
 
 # ---- function signatures -----------------------------------------------------
@@ -326,6 +347,9 @@ _SIGNATURES = {
                                          P(c_size_t), _E]),
     "posenc_rope_rotation_cache": (_st, [P(Array), P(Array), P(RopeRotation), _E]),
     "posenc_rope_rotation_free": (None, [P(RopeRotation)]),
+    "posenc_rope_identity_compare": (_st, [P(RopeIdentity), P(Array), P(Array), P(RopeParams), P(MropeSections),
+                                           P(RopeComparison), _E]),
+    "posenc_rope_departure_kind_name": (c_char_p, [c_int]),
     # config
     "posenc_config_parse_hf_json": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
     "posenc_config_read": (_st, [c_char_p, c_size_t, P(ModelConfig), _E]),
@@ -485,5 +509,5 @@ def ptr(array) -> Optional[int]:
 __all__ = ["lib", "LIBRARY_PATH", "version", "ptr", "Error", "Positions", "SinusoidParams", "Array",
            "RopeParams", "RopeView", "T5Params", "ExecTrace", "Exec", "ConfigLayerType", "ModelConfig", "SinusoidFit",
            "HealthOptions", "Health", "PrecisionBand", "PrecisionReport", "Finding", "DiffOptions",
-           "DiffReport", "RopeIdentity", "RopeRotation", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
+           "DiffReport", "RopeIdentity", "RopeRotation", "RopeDeparture", "RopeComparison", "c_float", "c_uint8", "c_uint16", "c_int32", "c_int64", "c_double",
            "c_size_t", "c_void_p"]

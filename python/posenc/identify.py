@@ -1,24 +1,21 @@
 """Which RoPE is this? posenc_rope_identify over a cos/sin cache (or a rotated q with its
 input, posenc_rope_rotation_cache), returned as a dataclass with the fitted fields and the
-same words `posenc rope identify` prints. Against a model config, the departure sentences
-come from the `posenc` tool (the library computes, the CLI words: cli/cmd_rope_identify.c),
-run on the same arrays; the residuals in each arithmetic come from the C API."""
+same words `posenc rope identify` prints. Against a model config, the library compares
+(posenc_rope_identity_compare: each departure a kind with its numbers, the same call the
+tool makes) and _departure_words words each one as the tool does (cli/identify_words.c;
+python/tests/test_identify_same.py holds the two to each other)."""
 from __future__ import annotations
 
 import ctypes
 import dataclasses
-import json
-import os
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import _lib
 from ._common import call, check_keywords, choose, doubles, to_array
-from ._errors import Error, InvalidArgumentError
+from ._errors import InvalidArgumentError
 from .rope import RopeParams, config_source
 
 _GRID_NAME = {0: "f32", 2: "f16", 3: "bf16"}
@@ -86,6 +83,7 @@ class RopeIdentity:
     config_arithmetic: Optional[str] = None
     config_residual: Optional[Dict[str, Tuple[int, int]]] = None
     departures: Tuple[str, ...] = ()
+    departure_kinds: Tuple[str, ...] = ()   # posenc_rope_departure_kind_name of each departure
 
     def __str__(self) -> str:
         return "\n".join(self.words + tuple("against the config: " + d for d in self.departures))
@@ -185,44 +183,162 @@ def _identity(c: "_lib.RopeIdentity", rotation: Optional[Rotation]) -> RopeIdent
         long_magnitude=c.long_magnitude, rotation=rotation, words=_words(c, rotation))
 
 
-def _tool_against(arrays: List[Tuple[str, Any]], args: List[str], config: Any) -> Dict[str, Any]:
-    """Run `posenc rope identify ... --config --json` on the same arrays for the departure words."""
-    from .analysis import cli_binary
+_CONFIG_ARITH_WORDS = {0: "exact arithmetic", 1: "HF's float32 arithmetic", 2: "ggml's float32 arithmetic"}
+_LIST_WORDS = (
+    "holds the config's long factors at every position: vLLM's choice when max_model_len exceeds the original "
+    "context (its long_short_cos_sin_cache keeps both lists; every position then reads the long half); HF takes the "
+    "long factors only for a sequence longer than the original context, so for a sequence this short HF's table "
+    "holds the short ones",
+    "holds the config's long factors at every position: llama.cpp's choice when its context n_ctx exceeds the "
+    "original context (it picks one list per context); HF takes the long factors only for a sequence longer than "
+    "the original context, so for a sequence this short HF's table holds the short ones",
+    "holds the config's short factors for positions past the original context: HF and llama.cpp would take the long "
+    "ones there")
+_DEEPSEEK_WORDS = (
+    "YaRN's default 0.1 ln(factor) + 1: the config's mscale/mscale_all_dim were ignored",
+    "m(factor, mscale) alone: the division by m(factor, mscale_all_dim) was dropped",
+    "m(factor, mscale_all_dim): the softmax's share was put on cos/sin", "1: DeepSeek's mscale ratio was dropped")
+
+
+def _scheme_text(p: "_lib.RopeParams") -> str:
+    """cli/identify_words.c's scheme_text."""
+    scaling = _lib.ROPE_SCALING_NAME.get(p.scaling, "?")
+    if scaling == "linear":
+        return "linear interpolation (factor %g)" % p.factor
+    if scaling == "yarn":
+        return "YaRN (factor %g, original context %d)" % (p.factor, p.original_max_position)
+    if scaling == "llama3":
+        return "llama3 bands (factor %g, original context %d, low/high %g/%g)" % (
+            p.factor, p.original_max_position, p.low_freq_factor, p.high_freq_factor)
+    if scaling == "none":
+        return "no scaling"
+    return "%s (factor %g)" % (scaling, p.factor)
+
+
+def _departure_words(d: "_lib.RopeDeparture", c: "_lib.RopeIdentity", cmp: "_lib.RopeComparison") -> str:
+    """One departure in the tool's words (cli/identify_words.c's cli_word_departure, sentence for sentence)."""
+    cfg = cmp.config
+    kind = _lib.DEPARTURE_KIND.get(d.kind, "?")
+    if kind == "rotary_dim":
+        return "rotary dim %d where the config gives %d (head_dim %d): %s" % (
+            int(d.got), int(d.want), d.config_position,
+            "a partial rotary the config does not state" if d.got < d.want else "the cache rotates more channels")
+    if kind == "dynamic_length":
+        that = ("the cache is that table bit for bit in HF's float32 arithmetic at that length" if d.differ == 0
+                else "that table in HF's float32 arithmetic: %d values differ by up to %d ULP" % (d.differ, d.max_ulp))
+        return ("holds the config's dynamic NTK at sequence length %d (base %.10g at every position, from position 0; "
+                "%s): one table built for that length%s; HF recomputes the base per sequence and keeps base %g up to "
+                "%d tokens (first visible at pair 1, position 1)" % (
+                    d.position, d.got, that,
+                    ", as vLLM builds its dynamic-NTK cache once, at max_position x factor" if d.reading else "",
+                    d.want, d.config_position))
+    if kind == "offset":
+        return ("positions start at %d: row 0 holds position %d, the model's first token is position 0 (shows at "
+                "pair 0, row 0)" % (d.position, d.position))
+    if kind == "magnitude":
+        out = "magnitude %.6g where the config's %s gives %.6g" % (
+            d.got, _lib.ROPE_SCALING_NAME.get(cfg.scaling, "?"), d.want)
+        ms, ma, s = cfg.mscale, cfg.mscale_all_dim, cfg.factor
+        if d.reading == 0:
+            out += ": the attention factor was dropped"
+        elif d.reading == 1:
+            out += ": an attention factor the config does not give was applied"
+        elif d.reading == 2:
+            out += ": a different attention factor was applied"
+        elif d.reading == 7:
+            out += (": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give %.6g, the cache's magnitude "
+                    "is none of its readings (default YaRN %.6g, m(s, mscale) %.6g, m(s, mscale_all_dim) %.6g)" % (
+                        ms, ma, d.want, d.alt[0], d.alt[1], d.alt[2]))
+        else:
+            out += (": DeepSeek's mscale: the config's mscale %g / mscale_all_dim %g give m(%g, %g) / m(%g, %g) = "
+                    "%.6g; the cache's is %s" % (ms, ma, s, ms, s, ma, d.want, _DEEPSEEK_WORDS[d.reading - 3]))
+        return out + " (shows at pair 0, position %d)" % d.position
+    if kind == "longrope_list":
+        return "%s (original context %d)" % (_LIST_WORDS[d.reading % 3], d.config_position)
+    if kind == "switch_scheme":
+        return ("the cache switches frequencies at position %d (LongRoPE short/long factors), the config says %s "
+                "(shows at row %d)" % (d.position, _scheme_text(cfg), d.position))
+    if kind == "switch_at":
+        at, l0 = d.position, d.config_position
+        if at != l0:
+            return ("switches from short to long factors at %d where HF switches at %d (the config's original "
+                    "context: HF takes the long factors for every position once a sequence is longer than %d; "
+                    "shows at row %d)" % (at, l0, l0, min(at, l0)))
+        return ("switches from short to long factors at position %d, the config's original context%s; HF instead "
+                "takes the long factors for every position of a sequence longer than %d, so for such a sequence "
+                "rows 0..%d differ from HF's" % (
+                    at, " (vLLM's long_short_cache: the long rows restart at position 0)" if d.reading else "", l0,
+                    at - 1))
+    if kind == "switch_factors":
+        side = "long" if d.side else "short"
+        if d.first >= 0:
+            return "the %s factors depart from the config's from pair %d on (by up to %.3g%%)" % (
+                side, d.first, 100 * d.worst)
+        return "the %s factors are the config's (every pair within the fit's noise, ~1e-6)" % side
+    if kind == "frequencies":
+        if not d.side:
+            return ("pairs %d-%d depart from the config's %s frequencies by up to %.3g%% (the cache fits %s, base %g; "
+                    "first visible at pair %d, position %.0f)" % (
+                        d.first, d.last, _scheme_text(cfg), d.worst * 100, _scheme_text(c.params), c.params.base,
+                        d.first, d.shows_at))
+        return ("pairs %d-%d follow %s, the config says %s (frequencies off by up to %.3g%%; first visible at pair %d, "
+                "position %.0f)" % (d.first, d.last, _scheme_text(c.params), _scheme_text(cfg), d.worst * 100,
+                                    d.first, d.shows_at))
+    if kind == "imrope_still":
+        s = d.sections
+        return ("pairs %d-%d hold angle 0 at every row where the config, as HF reads it, turns them (%.3g rad per "
+                "position at pair %d): HF's apply_interleaved_mrope keeps the pairs past the interleaved sections "
+                "(t/h/w %d/%d/%d, h and w up to pair %d) on t, the token's position for text; llama.cpp's IMROPE "
+                "takes them from a 4th position stream, 0 for text tokens (shows at pair %d, position 1)%s" % (
+                    d.first, d.last, d.got, d.first, s[0], s[1], s[2], 3 * max(s[1], s[2]) - 1, d.first,
+                    "; every other pair is the config's bit for bit in ggml's float32 arithmetic"
+                    if d.differ == 0 else ""))
+    if kind == "imrope_residual":
+        return ("with pairs %d-%d put back, %d values still differ from the config in ggml's float32 arithmetic "
+                "(up to %d ULP)" % (d.first, d.last, d.differ, d.max_ulp))
+    if kind == "grid":
+        return "the cache is rounded to %s (the config's table in float32 differs by up to %d of its ULPs)" % (
+            _GRID_NAME.get(c.grid, "?"), d.max_ulp)
+    if kind == "unexplained":
+        return ("frequencies and magnitude agree with the config, but no arithmetic reproduces every value: closest "
+                "%s, %d values differ by up to %d ULP; the cache itself fits %s" % (
+                    _CONFIG_ARITH_WORDS.get(d.arith, "?"), d.differ, d.max_ulp,
+                    _ARITH_WORDS.get(_lib.ARITH_NAME.get(c.arith, "?"), "?")))
+    return "departure %d" % d.kind
+
+
+def _read_config(config: Any) -> "_lib.ModelConfig":
+    """The model config as the C reader fills it (free with posenc_model_config_free)."""
     path, document = config_source(config)
-    with tempfile.TemporaryDirectory() as tmp:
-        files = {}
-        for name, data in arrays:
-            files[name] = os.path.join(tmp, name + ".npy")
-            np.save(files[name], data)
-        if path is None:
-            path = os.path.join(tmp, "config.json").encode()
-            with open(path, "wb") as f:
-                f.write(document)
-        argv = [cli_binary(), "rope", "identify"] + [files.get(a, a) for a in args] + [
-            "--config", os.fsdecode(path), "--json"]
-        done = subprocess.run(argv, capture_output=True, text=True)
-    if done.returncode != 0:
-        message = (done.stderr or done.stdout).strip()
-        if document is not None:  # the tool names the file it read: here a temporary copy of the dict
-            message = message.replace(os.fsdecode(path), "config.json")
-        raise (InvalidArgumentError(message, 1) if done.returncode == 2 else Error(message, 6))
-    return json.loads(done.stdout)["config"]
+    c = _lib.ModelConfig()
+    if path is not None:
+        call(_lib.lib.posenc_config_read, path, 0, ctypes.byref(c))
+    else:
+        call(_lib.lib.posenc_config_parse_hf_json, document, len(document), ctypes.byref(c))
+    return c
 
 
-def _as_numpy(a: Any) -> np.ndarray:
-    """A plain NumPy copy for the tool (bf16 tensors as their uint16 bits, with --bf16)."""
-    if type(a).__module__.startswith("torch"):
-        import torch
-        t = a.detach().cpu().contiguous()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(np.uint16)
-        return t.numpy()
-    return np.asarray(a)
-
-
-def _bf16_flag(*arrays: Any) -> List[str]:
-    kinds = {str(getattr(a, "dtype", "")) for a in arrays if a is not None}
-    return ["--bf16"] if "torch.bfloat16" in kinds else []
+def _compare(c: "_lib.RopeIdentity", cache: "_lib.Array", sin: Optional["_lib.Array"], config: Any) -> Dict[str, Any]:
+    """posenc_rope_identity_compare, the call `posenc rope identify --config` makes, with its departures worded."""
+    mc = _read_config(config)
+    try:
+        im = _lib.MropeSections()
+        im.kind, im.axes = 1, 3  # POSENC_MROPE_INTERLEAVED: t/h/w
+        for i in range(3):
+            im.sizes[i] = mc.mrope_sections[i]
+        cmp = _lib.RopeComparison()
+        call(_lib.lib.posenc_rope_identity_compare, ctypes.byref(c), ctypes.byref(cache),
+             ctypes.byref(sin) if sin is not None else None, ctypes.byref(mc.rope),
+             ctypes.byref(im) if mc.mrope_interleaved else None, ctypes.byref(cmp))
+        n = max(0, min(int(cmp.departure_count), _lib.ROPE_MAX_DEPARTURES))
+        return {"matches": bool(cmp.matches),
+                "arithmetic": _CONFIG_ARITH_WORDS.get(cmp.arith) if cmp.matches else None,
+                "residual": {_lib.ARITH_NAME[a]: (int(cmp.max_ulp[a]), int(cmp.differ[a]))
+                             for a in range(_lib.ROPE_ARITHS)},
+                "departures": tuple(_departure_words(cmp.departures[i], c, cmp) for i in range(n)),
+                "kinds": tuple(_lib.DEPARTURE_KIND.get(cmp.departures[i].kind, "?") for i in range(n))}
+    finally:
+        _lib.lib.posenc_model_config_free(ctypes.byref(mc))
 
 
 def identify_rope(cos: Any = None, sin: Any = None, layout: Optional[str] = None, config: Any = None, *,
@@ -250,6 +366,7 @@ def identify_rope(cos: Any = None, sin: Any = None, layout: Optional[str] = None
         raise InvalidArgumentError("identify_rope: give a cache (cos=) or input= and rotated=", 1)
     out = _lib.RopeIdentity()
     rotation = None
+    against = None
     if from_rotation:
         xa, kx = to_array(input, "input")
         ya, ky = to_array(rotated, "rotated")
@@ -261,6 +378,12 @@ def identify_rope(cos: Any = None, sin: Any = None, layout: Optional[str] = None
                                 max_norm_misfit=rot.max_norm_misfit, max_head_misfit=rot.max_head_misfit)
             call(_lib.lib.posenc_rope_identify, ctypes.byref(rot.cos), ctypes.byref(rot.sin),
                  _lib.CACHE_LAYOUT["plain"], ctypes.byref(out))
+            try:
+                result = _identity(out, rotation)
+                if config is not None:
+                    against = _compare(out, rot.cos, rot.sin, config)
+            finally:
+                _lib.lib.posenc_rope_identity_free(ctypes.byref(out))
         finally:
             _lib.lib.posenc_rope_rotation_free(ctypes.byref(rot))
         del kx, ky
@@ -270,26 +393,18 @@ def identify_rope(cos: Any = None, sin: Any = None, layout: Optional[str] = None
         code = choose(_lib.CACHE_LAYOUT, "auto" if layout is None else layout, "layout")
         call(_lib.lib.posenc_rope_identify, ctypes.byref(ca), ctypes.byref(sa) if sa is not None else None, code,
              ctypes.byref(out))
+        try:
+            result = _identity(out, rotation)
+            if config is not None:
+                against = _compare(out, ca, sa, config)
+        finally:
+            _lib.lib.posenc_rope_identity_free(ctypes.byref(out))
         del kc, ks
-    try:
-        result = _identity(out, rotation)
-    finally:
-        _lib.lib.posenc_rope_identity_free(ctypes.byref(out))
-    if config is None:
+    if against is None:
         return result
-    if from_rotation:
-        against = _tool_against([("x", _as_numpy(input)), ("y", _as_numpy(rotated))],
-                                ["--input", "x", "--rotated", "y"] + _bf16_flag(input, rotated), config)
-    else:
-        arrays = [("cache", _as_numpy(cos))] + ([("sin", _as_numpy(sin))] if sin is not None else [])
-        args = ["cache"] + (["--sin", "sin"] if sin is not None else []) + _bf16_flag(cos, sin)
-        if layout not in (None, "auto"):
-            args += ["--layout", str(layout)]
-        against = _tool_against(arrays, args, config)
     return dataclasses.replace(
-        result, config_matches=bool(against["matches"]), config_arithmetic=against["arithmetic"],
-        config_residual={k: (int(v["max_ulp"]), int(v["differ"])) for k, v in against["residual"].items()},
-        departures=tuple(against["departures"]))
+        result, config_matches=against["matches"], config_arithmetic=against["arithmetic"],
+        config_residual=against["residual"], departures=against["departures"], departure_kinds=against["kinds"])
 
 
 __all__ = ["identify_rope", "RopeIdentity", "Rotation"]

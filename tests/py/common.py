@@ -89,13 +89,18 @@ def cpu_flags():
 
 def torch_capabilities():
     """torch's CPU kernel builds this CPU can run, as ATEN_CPU_CAPABILITY
-    values: default always; avx2 with AVX2+FMA; avx512 with AVX-512 F/VL/BW/DQ."""
+    values: default always; avx2 with AVX2+FMA; avx512 with AVX-512 F/VL/BW/DQ.
+    In a sanitizer build (POSENC_SANITIZED=1) only the widest: the sanitizers look for memory
+    and undefined-behaviour errors in posenc's code, which every build of torch drives the same
+    way, and each extra build costs ~5 minutes there; the plain build checks the numbers of all."""
     flags = cpu_flags()
     caps = ["default"]
     if {"avx2", "fma"} <= flags:
         caps.append("avx2")
         if {"avx512f", "avx512vl", "avx512bw", "avx512dq"} <= flags:
             caps.append("avx512")
+    if os.environ.get("POSENC_SANITIZED") == "1":
+        caps = caps[-1:]
     return caps
 
 
