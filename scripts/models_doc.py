@@ -12,8 +12,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TSV = os.path.join(HERE, "..", "tests", "fixtures", "models", "coverage.tsv")
+POPULAR = os.path.join(HERE, "..", "tests", "fixtures", "models", "popular.tsv")
 
 INTRO = """# Models: the position encoding of every model type, layer by layer
+
+{coverage}
 
 posenc promises to read a model's positions exactly as its own framework does, and to refuse by name
 what it cannot read. This page lists **every model type of the pinned transformers release and every
@@ -28,7 +31,8 @@ Pinned sources:
 Counts: {counts}
 
 To regenerate the raw evidence at a newer release: `.venv/bin/python scripts/models_inventory.py
-TRANSFORMERS_CHECKOUT LLAMA_CPP_CHECKOUT -o inventory.tsv` (markers such as rotate_half /
+TRANSFORMERS_CHECKOUT LLAMA_CPP_CHECKOUT -o inventory.tsv` (a checkout or the installed package
+`.venv/lib/python3.*/site-packages/transformers`; `-` for no llama.cpp) (markers such as rotate_half /
 rotate_every_two / view_as_complex / alibi / learned tables / no_rope_layers per model type, and
 llama_model_rope_type per architecture), diff it against the previous run, classify new rows by
 hand in coverage.tsv, then `scripts/models_doc.py > docs/models.md`.
@@ -43,8 +47,12 @@ PROVENANCE.md). *Checked*: **source** = read in that model's own transformers / 
 the pinned commits for this page; **table** = a family posenc already tested bit for bit against
 HF's code (`tests/fixtures/models/reference.py`); **oracle** = a tiny model of that type run by transformers
 itself (`tests/oracle/test_oracle_hf.py`: scheme, layout and rotated width per layer); **knowledge** = classified from the modeling code
-without re-reading it for this page (these rows are all refused, so a slip there cannot make posenc
-read a model wrong; it only mislabels the documentation).
+without re-reading it for this page; **markers** = a model type transformers 5.18 added, classified
+from the markers scripts/models_inventory.py finds in its modeling files (rotary classes, learned
+tables, sinusoids, relative biases, state-space layers), not read by hand (these rows are all refused,
+so a slip there cannot make posenc read a model wrong; it only mislabels the documentation).
+`tests/py/test_model_coverage.py` fails when this page is not what `scripts/models_doc.py` writes, or
+when the transformers of the test environment lists model types coverage.tsv does not.
 """
 
 
@@ -76,6 +84,49 @@ def test_cell(variants):
     return esc("; ".join(parts))
 
 
+def popular(groups):
+    """(read, total, refused names) over tests/fixtures/models/popular.tsv."""
+    with open(POPULAR, encoding="utf-8") as f:
+        body = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")][1:]
+    verdict = {fw_name: v[0]["posenc"] for fw_name, v in groups.items()}
+    read = [(fam, name) for fam, fw, name in body if verdict.get((fw, name)) == "supported"]
+    refused = [(fam, name) for fam, fw, name in body if verdict.get((fw, name)) != "supported"]
+    return read, len(body), refused
+
+
+# why a model type with positions is refused, from its scheme text (first match wins)
+REASONS = [
+    ("proportional", "'proportional' RoPE (Gemma 4's full layers): a rope_type posenc does not implement"),
+    (r"\bMLA\b|qk_rope", "multi-head latent attention variants (DeepSeek-style MLA) not in the family table"),
+    (r"M-RoPE|mrope", "M-RoPE (multimodal position ids) in a family or composite posenc does not read"),
+    (r"layer_rope_theta|per layer type|force_rope|hybrid", "per-layer RoPE rules (per-layer-type dicts, layer_rope_theta, force_rope) not in the table"),
+    (r"^composite|^vision|vision sub-config|vision:|patch|2D rope|3D rope", "composite, vision or video models: image/video positions (patch tables, 2D/3D RoPE)"),
+    (r"audio|speech|whisper|asr", "audio and speech models (sinusoidal / learned / relative positions in the encoder)"),
+    (r"mamba|linear|state-space|recurrent|delta", "hybrid state-space / linear-attention models whose layer rule is not in the table"),
+    (r"learned|absolute|table|sinus", "encoders and seq2seq models with learned or sinusoidal tables not in the table"),
+    (r"relativ|bucket|bias|alibi|decay", "relative biases (T5-style buckets, DeBERTa, ALiBi-like decays) not in the table"),
+    (r"rope|rotary", "RoPE decoders not yet given a row (each is one family row plus an oracle case)"),
+]
+
+
+def refused_summary(groups, has_position):
+    out = {}
+    for (fw, name), v in groups.items():
+        r = v[0]
+        if fw != "transformers" or r["posenc"] == "supported" or not has_position(r):
+            continue
+        why = next((w for rx, w in REASONS if re.search(rx, r["scheme"], re.I)), "other position schemes")
+        out.setdefault(why, []).append(name)
+    lines = ["## What is refused, and why (transformers model types with positions)", "",
+             "posenc exits 1 naming the model type for each of these (never a guess); grouped by the first reason that "
+             "applies to the row's scheme:", ""]
+    for _, why in REASONS + [("", "other position schemes")]:
+        names = sorted(out.get(why, []), key=str.lower)
+        if names:
+            lines.append(f"- **{why}** ({len(names)}): " + ", ".join(f"`{n}`" for n in names))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     pins, rows = load(sys.argv[1] if len(sys.argv) > 1 else TSV)
     groups = {}
@@ -101,8 +152,19 @@ def main():
         return (f"{len(names)} {fw} {what}: {pos} with a position encoding, {len(names) - pos} without one "
                 f"or composite; {sup} supported, {len(names) - sup} refused by name")
 
-    out = [INTRO.format(pins="\n".join(f"- {p}" for p in pins),
+    hf = [v[0] for (f, _), v in groups.items() if f == "transformers"]
+    hf_read = sum(r["posenc"] == "supported" for r in hf)
+    hf_pos = [r for r in hf if has_position(r)]
+    pop_read, pop_total, pop_refused = popular(groups)
+    coverage = (f"**Coverage: posenc reads {hf_read} of the {len(hf)} model types of transformers 5.18 "
+                f"({100 * hf_read / len(hf):.1f}%); {hf_read} of the {len(hf_pos)} that have a position encoding "
+                f"({100 * hf_read / len(hf_pos):.1f}%). Of {pop_total} popular 2024-26 families "
+                f"(tests/fixtures/models/popular.tsv) it reads {len(pop_read)} ({100 * len(pop_read) / pop_total:.0f}%)"
+                + (f"; refused: {', '.join(f'{fam} (`{n}`)' for fam, n in pop_refused)}" if pop_refused else "")
+                + ". Every other model type is refused by name (exit 1).**")
+    out = [INTRO.format(coverage=coverage, pins="\n".join(f"- {p}" for p in pins),
                         counts="; ".join(count(fw) for fw in ("transformers", "remote", "llama.cpp")))]
+    out.append(refused_summary(groups, has_position))
     sections = [("transformers", "## transformers model types (CONFIG_MAPPING_NAMES)"),
                 ("remote", "## Remote-code model types (trust_remote_code; not in transformers) that posenc names"),
                 ("llama.cpp", "## llama.cpp architectures (LLM_ARCH_NAMES, llama_model_rope_type)")]

@@ -3,6 +3,9 @@
 
     .venv/bin/python scripts/models_inventory.py TRANSFORMERS_DIR LLAMA_CPP_DIR [-o inventory.tsv]
 
+TRANSFORMERS_DIR is a checkout or the installed package (.venv/lib/python3.*/site-packages/transformers);
+LLAMA_CPP_DIR is a checkout, or - to list the transformers model types only.
+
 Reads, without network and without importing either project:
   transformers: src/transformers/models/auto/configuration_auto.py (CONFIG_MAPPING_NAMES: every model
     type), each models/<dir>/configuration_*.py that declares `model_type = "..."`, and that directory's
@@ -63,18 +66,36 @@ def read(path):
         return ""
 
 
+def hf_root(tf):
+    """The models/ folder of a transformers checkout (src/transformers/models) or of an installed
+    package (site-packages/transformers/models, e.g. the test environment's)."""
+    for sub in ("src/transformers/models", "models"):
+        if os.path.isdir(os.path.join(tf, sub, "auto")):
+            return os.path.join(tf, sub)
+    sys.exit(f"{tf}: neither src/transformers/models/auto nor models/auto (a checkout or an installed package)")
+
+
 def hf_model_types(tf):
-    """[(model_type, config class)] from CONFIG_MAPPING_NAMES, in file order."""
-    text = read(os.path.join(tf, "src/transformers/models/auto/configuration_auto.py"))
-    m = re.search(r"CONFIG_MAPPING_NAMES\s*=\s*OrderedDict[^(]*\(\s*\[(.*?)\n\s*\]\s*\)", text, re.S)
+    """[(model_type, config class)] from CONFIG_MAPPING_NAMES, in file order. Up to 5.x the list is written out
+    in configuration_auto.py; from 5.x it is generated into auto_mappings.py, and configuration_auto.py adds
+    a few by hand (CONFIG_MAPPING_NAMES.update({...}) and OrderedDict(**{"gpt-sw3": ...}, ...))."""
+    text = read(os.path.join(hf_root(tf), "auto/configuration_auto.py"))
+    listed = r"CONFIG_MAPPING_NAMES\s*=\s*OrderedDict[^(]*\(\s*\[(.*?)\n\s*\]\s*\)"
+    m = re.search(listed, text, re.S) or re.search(listed, read(os.path.join(hf_root(tf), "auto/auto_mappings.py")), re.S)
     if not m:
-        sys.exit(f"{tf}: CONFIG_MAPPING_NAMES not found in models/auto/configuration_auto.py")
-    return re.findall(r'\(\s*"([^"]+)"\s*,\s*"(\w+)"\s*\)', m.group(1))
+        sys.exit(f"{tf}: CONFIG_MAPPING_NAMES not found in models/auto/configuration_auto.py or auto_mappings.py")
+    out = re.findall(r'\(\s*"([^"]+)"\s*,\s*"(\w+)"\s*\)', m.group(1))
+    for extra in re.findall(r"CONFIG_MAPPING_NAMES\.update\(\s*\{(.*?)\}\s*\)|OrderedDict\(\*\*\{(.*?)\}\s*,\s*\*\*CONFIG_MAPPING_NAMES",
+                            text, re.S):
+        for mt, cls in re.findall(r'"([^"]+)"\s*:\s*"(\w+)"', extra[0] + extra[1]):
+            if all(mt != o for o, _ in out):
+                out.append((mt, cls))
+    return out
 
 
 def hf_dirs(tf):
     """model_type -> the models/<dir> whose configuration_*.py or modular_*.py declares it."""
-    root = os.path.join(tf, "src/transformers/models")
+    root = hf_root(tf)
     out = {}
     for d in sorted(os.listdir(root)):
         full = os.path.join(root, d)
@@ -88,7 +109,7 @@ def hf_dirs(tf):
 
 
 def hf_rows(tf):
-    root = os.path.join(tf, "src/transformers/models")
+    root = hf_root(tf)
     dirs = hf_dirs(tf)
     rows = []
     for mt, cls in hf_model_types(tf):
@@ -150,10 +171,10 @@ def llama_rows(lc):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("transformers")
-    ap.add_argument("llama_cpp")
+    ap.add_argument("llama_cpp", help="a llama.cpp checkout, or - for the transformers rows only")
     ap.add_argument("-o", "--output")
     a = ap.parse_args()
-    rows = hf_rows(a.transformers) + llama_rows(a.llama_cpp)
+    rows = hf_rows(a.transformers) + (llama_rows(a.llama_cpp) if a.llama_cpp != "-" else [])
     out = open(a.output, "w") if a.output else sys.stdout
     out.write("framework\tname\tclass_or_enum\tdir_or_rope_type\tmarkers\tconfig_keys\n")
     for r in rows:

@@ -39,7 +39,7 @@ static const config_family families[] = {
     {"gemma", NULL, "Gemma", H, 10000, 8192, 3072, 16, 256, 28, 0, 0, 0, 0, 0, NULL},
     {"gemma2", NULL, "Gemma2", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2, NULL},
     {"gemma3_text", "gemma3", "Gemma3", H, 1e6, 131072, 2304, 8, 256, 26, 0, FAMILY_GEMMA3_LAYERS, 10000, 4096, 6, NULL},
-    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, 0, 0, 0, 0, NULL},
+    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
     {"gptj", NULL, "GPTJ", I, 10000, 2048, 4096, 16, 0, 28, 0, FAMILY_FIXED_BASE, 0, 0, 0, NULL},
     {"falcon", "RefinedWeb", "Falcon", H, 10000, 2048, 4544, 71, 0, 32, 0, FAMILY_ALIBI_KEY, 0, 0, 0, NULL},
     {"stablelm", NULL, "StableLm", H, 10000, 4096, 2560, 32, 0, 32, 0.25, 0, 0, 0, 0, NULL},
@@ -48,7 +48,15 @@ static const config_family families[] = {
     {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
     {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0, NULL},
     {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MLA, 0, 0, 0, NULL},
-    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA, 0, 0, 0, NULL},
+    {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0,
+     0, NULL},
+    /* DeepSeek-V3 copies in transformers 5.18 (MLA, rope_interleave); MiniCPM3: MLA, always the half split */
+    {"glm4_moe_lite", NULL, "Glm4MoeLite", I, 10000, 202752, 2048, 20, 0, 47, 0,
+     FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0, NULL},
+    {"youtu", NULL, "Youtu", I, 10000, 131072, 2048, 16, 0, 32, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    {"axk1", NULL, "AXK1", I, 10000, 32768, 7168, 64, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    {"minicpm3", NULL, "MiniCPM3", H, 10000, 32768, 2560, 40, 0, 62, 0, FAMILY_MLA | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0,
+     NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"olmo2", NULL, "Olmo2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* OLMo 3 (Olmo3Config, transformers 5.18): layer i slides iff (i + 1) % 4 != 0; rope_parameters per layer
@@ -83,14 +91,43 @@ static const config_family families[] = {
     /* Apertus: llama-like; ApertusConfig's built-in rope dict is llama3 x8 at theta 12e6 */
     {"apertus", NULL, "Apertus", H, 12e6, 65536, 4096, 32, 0, 32, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     {"aria_text", NULL, "AriaText", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
+    /* transformers 5.18 families, llama-like rotary class and rotate_half (layer_types, where present, only
+     * choose the attention mask: every layer rotates with the one RoPE) */
+    {"hyperclovax", NULL, "HyperCLOVAX", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
+    {"solar_open", NULL, "SolarOpen", H, 1e6, 131072, 4096, 64, 128, 48, 0, 0, 0, 0, 0, NULL},
+    /* MiniMax-M2: legacy rotary_dim -> partial_rotary_factor = rotary_dim / head_dim (MiniMaxM2Config) */
+    {"minimax_m2", NULL, "MiniMaxM2", H, 5e6, 196608, 3072, 48, 128, 62, 0, 0, 0, 0, 0, NULL},
+    {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
+    {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    {"csm_depth_decoder_model", NULL, "CsmDepthDecoder", H, 500000, 33, 1024, 8, 128, 4, 0, 0, 0, 0, 0, NULL},
+    /* OpenAI privacy filter: gpt-oss's RoPE (yarn x32 built in, one cos/sin per pair) on interleaved pairs */
+    {"openai_privacy_filter", NULL, "OpenAIPrivacyFilter", I, 150000, 131072, 640, 14, 64, 8, 0, FAMILY_DEFAULT_SCALING, 0,
+     0, 0, NULL},
+    {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
+    {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
+    {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
+    {"gte", NULL, "Gte", H, 160000, 8192, 768, 12, 0, 12, 0, 0, 0, 0, 0, NULL},
+    {"esmc", NULL, "Esmc", H, 10000, 2048, 2560, 40, 64, 80, 0, 0, 0, 0, 0, NULL},
+    {"nomic_bert", NULL, "NomicBert", H, 1000, 2048, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
+    /* CWM: CwmConfig's built-in rope dict is llama3 x16 at theta 1e6 */
+    {"cwm", NULL, "Cwm", H, 1e6, 131072, 6144, 48, 128, 64, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
     {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
-    {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
+     4096, 4, NULL},
+    {"exaone_moe", NULL, "ExaoneMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
+     4096, 4, NULL},
     /* Qwen3-Next: gated DeltaNet (linear attention) layers, a full attention layer every 4th */
     {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
+    /* LFM2: short-convolution layers and full attention layers (full_attn_idxs / layer_types) */
+    {"lfm2", NULL, "Lfm2", H, 1e6, 128000, 2560, 32, 0, 32, 0, FAMILY_CONV_LAYERS, 0, 0, 0, NULL},
+    /* Llama 3.2 Vision's text model: self-attention layers RoPE, cross-attention layers none */
+    {"mllama_text_model", NULL, "MllamaText", H, 500000, 131072, 4096, 32, 0, 40, 0, FAMILY_CROSS_LAYERS, 0, 0, 0, NULL},
     /* Gemma-3n: full layers rope_theta, sliding layers rope_local_base_freq */
     {"gemma3n_text", "gemma3n", "Gemma3n", H, 1e6, 32768, 2048, 8, 256, 35, 0, FAMILY_GEMMA3_LAYERS, 10000, 512, 5, NULL},
     /* interleaved pairs (rotate_every_two / repeat_interleave) */
@@ -106,11 +143,65 @@ static const config_family families[] = {
     {"bloom", NULL, "Bloom", H, 0, 0, 64, 8, 0, 2, 0, FAMILY_ALIBI, 0, 0, 0, NULL},
     {"mpt", NULL, "Mpt", H, 0, 2048, 2048, 16, 0, 24, 0, FAMILY_MPT, 0, 0, 0, NULL},
     {"baichuan", NULL, "Baichuan", H, 10000, 4096, 4096, 32, 0, 32, 0, FAMILY_BAICHUAN, 0, 0, 0, NULL},
+    {"nemotron_h", NULL, "NemotronH", H, 0, 4096, 4096, 32, 0, 52, 0, FAMILY_PATTERN_NOPE, 0, 0, 0, NULL},
     {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
+    /* BERT-style encoders: a learned absolute table, positions 0.. (BertEmbeddings' position_ids buffer) */
+    {"bert", NULL, "Bert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "bert.embeddings.position_embeddings.weight"},
+    {"electra", NULL, "Electra", H, 0, 512, 256, 4, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "electra.embeddings.position_embeddings.weight"},
+    /* RoBERTa-style: rows from pad_token_id + 1 */
+    {"roberta", NULL, "Roberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    {"xlm-roberta", NULL, "XLMRoberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    {"camembert", NULL, "Camembert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    /* more learned absolute tables (transformers 5.18 defaults; the tensor under the checkpoint's base_model_prefix) */
+    {"data2vec-text", NULL, "Data2VecText", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "data2vec_text.embeddings.position_embeddings.weight"},
+    {"roberta-prelayernorm", NULL, "RobertaPreLayerNorm", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta_prelayernorm.embeddings.position_embeddings.weight"},
+    {"xlm-roberta-xl", NULL, "XLMRobertaXL", H, 0, 514, 2560, 32, 0, 36, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    {"megatron-bert", NULL, "MegatronBert", H, 0, 512, 1024, 16, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0,
+     "bert.embeddings.position_embeddings.weight"},
+    {"rembert", NULL, "RemBert", H, 0, 512, 1152, 18, 0, 32, 0, FAMILY_LEARNED, 0, 0, 0,
+     "rembert.embeddings.position_embeddings.weight"},
+    {"mobilebert", NULL, "MobileBert", H, 0, 512, 512, 4, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0,
+     "mobilebert.embeddings.position_embeddings.weight"},
+    {"ernie", NULL, "Ernie", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "ernie.embeddings.position_embeddings.weight"},
+    {"splinter", NULL, "Splinter", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "splinter.embeddings.position_embeddings.weight"},
+    {"distilbert", NULL, "DistilBert", H, 0, 512, 768, 12, 0, 6, 0, FAMILY_LEARNED, 0, 0, 0,
+     "distilbert.embeddings.position_embeddings.weight"},
+    {"gpt_bigcode", NULL, "GPTBigCode", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "transformer.wpe.weight"},
+    {"biogpt", NULL, "BioGpt", H, 0, 1024, 1024, 16, 0, 24, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "biogpt.embed_positions.weight"},
+    {"gpt_neo", NULL, "GPTNeo", H, 0, 2048, 2048, 16, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    {"openai-gpt", NULL, "OpenAIGPT", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "transformer.positions_embed.weight"},
+    {"big_bird", NULL, "BigBird", H, 0, 4096, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "bert.embeddings.position_embeddings.weight"},
+    {"convbert", NULL, "ConvBert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "convbert.embeddings.position_embeddings.weight"},
+    {"roc_bert", NULL, "RoCBert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "roc_bert.embeddings.position_embeddings.weight"},
+    {"nystromformer", NULL, "Nystromformer", H, 0, 510, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "nystromformer.embeddings.position_embeddings.weight"},
+    {"yoso", NULL, "Yoso", H, 0, 4096, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "yoso.embeddings.position_embeddings.weight"},
+    {"ibert", NULL, "IBert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "ibert.embeddings.position_embeddings.weight"},
+    {"xlm", NULL, "XLM", H, 0, 512, 2048, 16, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "transformer.position_embeddings.weight"},
+    {"flaubert", NULL, "Flaubert", H, 0, 512, 2048, 16, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "transformer.position_embeddings.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
 };
 
@@ -126,6 +217,9 @@ const config_family *config_family_find_(const char *model_type) {
  * position_ids = arange(seq) + past + 1 ("Paligemma positions are 1-indexed"). */
 static const config_wrapper wrappers[] = {
     {"paligemma", 1},
+    /* Mllama: the image enters through cross-attention, not as tokens; MllamaTextModel counts text positions from 0
+     * (position_ids = arange(seq) + past_seen_tokens) */
+    {"mllama", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

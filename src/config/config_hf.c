@@ -210,8 +210,13 @@ static const char *const heads_k[] = {"num_attention_heads", "n_head", "num_head
 static const char *const layers_k[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers", NULL};
 static const char *const maxpos_k[] = {"max_position_embeddings", "n_positions", "seq_length", "max_sequence_length",
                                        "max_seq_len", NULL};
+/* the NeoX spellings (and, for a config without a model_type, any spelling) are read only where the config
+ * class reads them: transformers 5.18 pops rotary_emb_base / rotary_pct in GPT-NeoX(-Japanese) alone, and a
+ * Llama config carrying them runs with rope_theta's default and full rotation */
 static const char *const theta_k[] = {"rope_theta", "rotary_emb_base", "rope_embedding_base", NULL};
 static const char *const partial_k[] = {"partial_rotary_factor", "rotary_pct", NULL};
+static const char *const theta_only_k[] = {"rope_theta", NULL};
+static const char *const partial_only_k[] = {"partial_rotary_factor", NULL};
 static const char *const headdim_k[] = {"head_dim", NULL};
 static const char *const kvch_k[] = {"kv_channels", NULL};
 static const char *const rotary_k[] = {"rotary_dim", NULL};
@@ -549,7 +554,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     double top_theta = 0, dict_theta = 0;
     bool has_dict_theta = false;
     static const char *const rt_k[] = {"rope_theta", NULL};
-    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", theta_k, &top_theta, &has_theta));
+    bool neox_keys = generic || (f->flags & FAMILY_NEOX_KEYS);
+    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? theta_k : theta_only_k, &top_theta, &has_theta));
     if (!has_theta && (f->flags & FAMILY_ATTN_CONFIG_THETA)) { /* DBRX: attn_config.rope_theta */
         const cJSON *ac = hf_use_(&h, cfg, "attn_config");
         RETURN_ERROR_IF(ac && !cJSON_IsObject(ac), err, POSENC_ERR_FORMAT, "config.json: 'attn_config' must be an object");
@@ -569,7 +575,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         f->model_type, p->base);
         p->base = 10000.0;
     }
-    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", partial_k, &p->partial_rotary_factor, &has_partial));
+    FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
+                                   &has_partial));
     if (!has_partial && rope) {
         static const char *const pk[] = {"partial_rotary_factor", NULL};
         FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
@@ -624,7 +631,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         (long long)rotary_dim, p->partial_rotary_factor, (long long)head_dim, implied);
         p->rotary_dim = (int32_t)rotary_dim;
     }
-    if (strcmp(f->model_type, "deepseek_v3") == 0) { /* DeepseekV3: interleaved iff rope_interleave (default true) */
+    if (f->flags & FAMILY_ROPE_INTERLEAVE_KEY) { /* DeepseekV3 and copies: interleaved iff rope_interleave (default true) */
         const cJSON *ri = hf_use_(&h, cfg, "rope_interleave");
         RETURN_ERROR_IF(ri && !cJSON_IsBool(ri), err, POSENC_ERR_FORMAT,
                         "config.json: 'rope_interleave' must be true or false");
@@ -635,6 +642,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         bool has_r = false, has_n = false;
         FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qkrope_k, dim_max, &rope_dim, &has_r));
         FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", qknope_k, dim_max, &nope_dim, &has_n));
+        RETURN_ERROR_IF((f->flags & FAMILY_MLA_DIMS_REQUIRED) && (!has_r || !has_n), err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: a %s config without qk_rope_head_dim and qk_nope_head_dim: its config class "
+                        "defaults are not DeepSeek's 64 / 128 and posenc does not copy them; give both keys",
+                        f->model_type);
         if (!has_r) note_default(&h, "qk_rope_head_dim", (double)rope_dim);
         if (!has_n) note_default(&h, "qk_nope_head_dim", (double)nope_dim);
         RETURN_ERROR_IF(rope_dim < 2, err, POSENC_ERR_FORMAT, "config.json: 'qk_rope_head_dim' must be >= 2, got %lld",

@@ -4,6 +4,7 @@
  * quoted next to it), and the list of position keys posenc did not use. */
 #include "config_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,7 +123,7 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     const config_family *f = h->family;
     int64_t window = 0;
     FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
-    bool exaone = strcmp(f->model_type, "exaone4") == 0;
+    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
@@ -130,8 +131,9 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     /* Exaone4Config.__post_init__ sets the pattern to 0 when sliding_window is None and then
      * computes (i + 1) % 0 for the default layer_types: HF cannot load such a config */
     RETURN_ERROR_IF(exaone && window == 0 && !types, h->err, POSENC_ERR_UNSUPPORTED,
-                    "config.json: 'sliding_window' is null and there is no 'layer_types': HF's Exaone4Config "
-                    "then computes (i + 1) %% 0 for the layer kinds and cannot load it (give layer_types)");
+                    "config.json: 'sliding_window' is null and there is no 'layer_types': HF's %sConfig "
+                    "then computes (i + 1) %% 0 for the layer kinds and cannot load it (give layer_types)",
+                    f->class_stem);
     if (!types && pat && window != 0) {
         /* Exaone4Config.__post_init__ computes (i + 1) % sliding_window_pattern: a string such as "LLLG"
          * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */
@@ -200,6 +202,105 @@ static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t
     return POSENC_OK;
 }
 
+/* LFM2 (Lfm2Config.__post_init__): layer_types as given, else "full_attention" for the indices in full_attn_idxs
+ * (default: all layers) and "conv" elsewhere; only full attention layers rotate. */
+static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = hf_use_(h, cfg, "full_attn_idxs");
+    if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
+    RETURN_ERROR_IF(idx && !types && !cJSON_IsArray(idx), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'full_attn_idxs' must be an array of layer indices");
+    for (int64_t i = 0; i < layers; i++) {
+        bool full = !idx || types;
+        if (idx && !types) {
+            const cJSON *e;
+            cJSON_ArrayForEach(e, idx) {
+                RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != (double)(int64_t)e->valuedouble, h->err,
+                                POSENC_ERR_FORMAT, "config.json: 'full_attn_idxs' must hold integer layer indices");
+                if ((int64_t)e->valuedouble == i) full = true;
+            }
+        }
+        const char *t = types ? list_at(types, i) : full ? "full_attention" : "conv";
+        RETURN_ERROR_IF(strcmp(t, "conv") != 0 && strcmp(t, "full_attention") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: layer_types[%lld] is '%.32s' (known: conv, full_attention)", (long long)i, t);
+        full = strcmp(t, "full_attention") == 0;
+        config_layer_set_(m, i, full ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+    }
+    return POSENC_OK;
+}
+
+/* Mllama text (MllamaTextConfig.__post_init__: cross_attention_layers default [3, 8, 13, ..., 38]): listed layers
+ * are cross-attention layers (keys and values from the image, no rotary); the others self-attend with RoPE. */
+static posenc_status cross_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    static const int64_t fallback[] = {3, 8, 13, 18, 23, 28, 33, 38};
+    const cJSON *list = hf_use_(h, cfg, "cross_attention_layers");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'cross_attention_layers' must be an array of layer indices");
+    const cJSON *e;
+    if (list)
+        cJSON_ArrayForEach(e, list) RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble),
+                                                    h->err, POSENC_ERR_FORMAT,
+                                                    "config.json: 'cross_attention_layers' must hold integer layer "
+                                                    "indices");
+    for (int64_t i = 0; i < layers; i++) {
+        bool cross = false;
+        if (list) {
+            cJSON_ArrayForEach(e, list) if ((int64_t)e->valuedouble == i) cross = true;
+        } else {
+            for (size_t k = 0; k < sizeof fallback / sizeof fallback[0]; k++) cross = cross || fallback[k] == i;
+        }
+        config_layer_set_(h->model, i, cross ? POSENC_LAYER_NOPE : POSENC_LAYER_ROPE, 0,
+                          cross ? "cross_attention" : "self_attention", 0);
+    }
+    return POSENC_OK;
+}
+
+/* NemotronH (NemotronHConfig.__post_init__): layers_block_type (config.json may say layer_types), else
+ * hybrid_override_pattern (M mamba -> linear_attention, * full_attention, - mlp, E moe), else its 4-layer default;
+ * the list's length is the layer count (num_hidden_layers is ignored). No block adds positions: the attention
+ * mixer never receives a rotary embedding. */
+static posenc_status pattern_nope_layers(hf_reader *h, const cJSON *cfg) {
+    static const char *const kinds[][2] = {{"linear_attention", "linear_attention"}, {"mamba", "linear_attention"},
+                                           {"full_attention", "full_attention"},     {"attention", "full_attention"},
+                                           {"moe", "moe"},                           {"mlp", "mlp"}};
+    static const char *const fallback[] = {"linear_attention", "moe", "full_attention", "mlp"};
+    const char *key = "layers_block_type";
+    const cJSON *list = hf_use_(h, cfg, key);
+    if (!list) list = hf_use_(h, cfg, key = "layer_types");
+    const cJSON *pattern = list ? NULL : hf_use_(h, cfg, "hybrid_override_pattern");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an array of "
+                    "strings", key);
+    RETURN_ERROR_IF(pattern && !cJSON_IsString(pattern), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'hybrid_override_pattern' must be a string such as \"M-M*-\"");
+    int64_t n = list ? cJSON_GetArraySize(list) : pattern ? (int64_t)strlen(pattern->valuestring) : 4;
+    RETURN_ERROR_IF(n <= 0 || n > (1 << 20), h->err, POSENC_ERR_FORMAT, "config.json: %lld layers in '%s'",
+                    (long long)n, list ? key : pattern ? "hybrid_override_pattern" : "layers_block_type");
+    h->out->num_hidden_layers = (int32_t)n;
+    FORWARD_IF_ERROR(config_layers_alloc_(h->model, n, h->err));
+    for (int64_t i = 0; i < n; i++) {
+        const char *kind = NULL;
+        if (list) {
+            const cJSON *e = cJSON_GetArrayItem(list, (int)i);
+            RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an array of "
+                            "strings", key);
+            for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+                if (strcmp(e->valuestring, kinds[k][0]) == 0) kind = kinds[k][1];
+            RETURN_ERROR_IF(!kind, h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s[%lld] is '%.32s' (known: "
+                            "linear_attention/mamba, full_attention/attention, moe, mlp)", key, (long long)i,
+                            e->valuestring);
+        } else if (pattern) {
+            char c = pattern->valuestring[i];
+            kind = c == 'M' ? "linear_attention" : c == '*' ? "full_attention" : c == '-' ? "mlp" : c == 'E' ? "moe" : NULL;
+            RETURN_ERROR_IF(!kind, h->err, POSENC_ERR_UNSUPPORTED, "config.json: hybrid_override_pattern[%lld] is "
+                            "'%c' (known: M, *, -, E)", (long long)i, c);
+        } else {
+            kind = fallback[i];
+        }
+        config_layer_set_(h->model, i, POSENC_LAYER_NOPE, -1, kind, 0);
+    }
+    return POSENC_OK;
+}
+
 /* Jamba: "attention" if i % attn_layer_period == attn_layer_offset else "mamba"; no positions anywhere. */
 static posenc_status jamba_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     int64_t period = 8, offset = 4;
@@ -238,6 +339,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
+    if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
     if (rope_free) {
@@ -245,6 +347,19 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
         if (f->flags & FAMILY_LEARNED) {
             m->learned_offset = (f->flags & FAMILY_OPT_OFFSET) ? 2 : 0; /* OPTLearnedPositionalEmbedding: +2 */
             m->learned_size = out->max_position_embeddings + m->learned_offset;
+            if (f->flags & FAMILY_PAD_OFFSET) { /* create_position_ids_from_input_ids: cumsum(mask) + padding_idx */
+                int64_t pad = 1;
+                bool has = false;
+                FORWARD_IF_ERROR(hf_count_(h, cfg, "", "pad_token_id", (int64_t)1 << 30, &pad, &has));
+                RETURN_ERROR_IF(!has && member(cfg, "pad_token_id"), h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: 'pad_token_id' is null: %s numbers positions from padding_idx + 1 and "
+                                "cannot run without one", f->model_type);
+                m->learned_offset = (int32_t)(pad + 1);
+                m->learned_size = out->max_position_embeddings; /* the table is max_position_embeddings rows */
+                RETURN_ERROR_IF(m->learned_size <= m->learned_offset, h->err, POSENC_ERR_FORMAT,
+                                "config.json: max_position_embeddings %lld leaves no position after the offset %d "
+                                "(pad_token_id + 1)", (long long)m->learned_size, (int)m->learned_offset);
+            }
             config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
             RETURN_ERROR_IF(out->max_position_embeddings <= 0, h->err, POSENC_ERR_FORMAT,
                             "config.json: a learned position table needs max_position_embeddings / n_positions");
@@ -269,6 +384,8 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_NOPE_LIST) return nope_list_layers(h, cfg, layers);
     if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
     if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
+    if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
+    if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;

@@ -39,12 +39,31 @@ enum {
                                         k%3==2 < 3 s2, t elsewhere), sections default 24/20/20 */
     FAMILY_NESTED_TEXT = 1u << 23,   /* the composite model_type reads text_config only (Qwen3VLConfig:
                                         top-level keys never reach the text model); none: refused */
-    FAMILY_DEFAULT_SCALING = 1u << 24 /* the config class fills in a scaled rope dict when none is given
+    FAMILY_DEFAULT_SCALING = 1u << 24, /* the config class fills in a scaled rope dict when none is given
                                         (gpt-oss: yarn x32): a file without one is refused, not read plain */
+    FAMILY_WINDOWLESS_ROPE = 1u << 25, /* with FAMILY_GLOBAL_NOPE: sliding_window null rotates every layer
+                                        (EXAONE 4 / EXAONE-MoE: `sliding_window is None or is_sliding`) */
+    FAMILY_ROPE_INTERLEAVE_KEY = 1u << 26, /* DeepSeek-V3 copies: interleaved iff rope_interleave (default true),
+                                        else HF's apply_rotary_pos_emb (half split) */
+    FAMILY_MLA_DIMS_REQUIRED = 1u << 27, /* with FAMILY_MLA: the config class's qk_rope / qk_nope defaults are not
+                                        DeepSeek's 64 / 128, so a file without both keys is refused, not guessed */
+    FAMILY_NEOX_KEYS = 1u << 28, /* GPT-NeoX(-Japanese): the config class maps rotary_emb_base -> rope_theta and
+                                        rotary_pct -> partial_rotary_factor; every other class ignores both keys */
+    FAMILY_CONV_LAYERS = 1u << 29, /* LFM2: layer_types full_attention / conv, else full_attn_idxs (default: every
+                                        layer attends); the short-convolution layers carry no positions */
+    FAMILY_CROSS_LAYERS = 1u << 30 /* Mllama text: the layers in cross_attention_layers (default 3, 8, .., 38)
+                                        attend to the image without positions; the others self-attend with RoPE */
 };
+/* Bits 31 and up are macros (an enum constant must fit an int); config_family.flags is 64 bits wide. */
+/* with FAMILY_LEARNED: RoBERTa's rows = position + pad_token_id + 1 (fairseq's make_positions; pad_token_id
+ * default 1) in a table of max_position_embeddings rows */
+#define FAMILY_PAD_OFFSET ((uint64_t)1 << 31)
+/* NemotronH: layer kinds (and their count: num_hidden_layers is ignored) from layers_block_type / layer_types /
+ * hybrid_override_pattern; no layer, attention included, carries positions */
+#define FAMILY_PATTERN_NOPE ((uint64_t)1 << 32)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
-#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5)
+#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE)
 
 typedef struct {
     const char *model_type;
@@ -55,7 +74,7 @@ typedef struct {
     int64_t max_position;     /* class default max_position_embeddings */
     int32_t hidden, heads, head_dim, layers; /* class defaults (0 = none: hidden / heads) */
     double partial;           /* class default partial_rotary_factor (0 = 1) */
-    unsigned flags;           /* FAMILY_* */
+    uint64_t flags;           /* FAMILY_* */
     double local_theta;       /* FAMILY_GEMMA3_LAYERS: rope_local_base_freq default */
     int32_t sliding_window;   /* class default sliding window of the local layers */
     int32_t sliding_pattern;  /* every Nth layer is full attention */

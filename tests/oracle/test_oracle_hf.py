@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -34,6 +35,9 @@ CASES = [
     ("llama", "llama", dict(num_hidden_layers=2, rope_theta=500000.0)),
     ("llama llama3", "llama", dict(num_hidden_layers=2, rope_theta=500000.0, rope_scaling=LLAMA3)),
     ("llama linear", "llama", dict(num_hidden_layers=2, rope_scaling=LINEAR)),
+    # GPT-NeoX's spellings in a Llama config: LlamaConfig keeps them as plain attributes and its rotary class never
+    # reads them (base 10000, every channel rotated); only GPTNeoX(Japanese)Config maps them
+    ("llama neox keys", "llama", dict(num_hidden_layers=2, rotary_emb_base=20000, rotary_pct=0.5)),
     ("mistral", "mistral", dict(num_hidden_layers=2, rope_theta=1e6)),
     ("qwen2 yarn", "qwen2", dict(num_hidden_layers=2, rope_theta=1e6, rope_scaling=YARN)),
     ("qwen3", "qwen3", dict(num_hidden_layers=2, head_dim=32)),
@@ -73,11 +77,114 @@ CASES = [
     ("olmoe", "olmoe", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
     ("vaultgemma", "vaultgemma", dict(num_hidden_layers=4, head_dim=16, sliding_window=8)),
     ("aria_text", "aria_text", dict(num_hidden_layers=2, head_dim=16, moe_num_experts=2, moe_topk=1)),
+    # learned absolute tables: the rows the run looks up (GPT-2 0.., OPT +2, BERT 0.., RoBERTa pad_token_id + 1)
+    ("gpt2", "gpt2", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("opt", "opt", dict(num_hidden_layers=2, ffn_dim=128, word_embed_proj_dim=64)),
+    ("bert", "bert", dict(num_hidden_layers=2)),
+    ("electra", "electra", dict(num_hidden_layers=2, embedding_size=64)),
+    ("roberta", "roberta", dict(num_hidden_layers=2, pad_token_id=1, max_position_embeddings=130)),
+    ("roberta pad 100", "roberta", dict(num_hidden_layers=2, pad_token_id=100, max_position_embeddings=130)),
+    ("xlm-roberta", "xlm-roberta", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("camembert", "camembert", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("data2vec-text", "data2vec-text", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("roberta-prelayernorm", "roberta-prelayernorm", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("xlm-roberta-xl", "xlm-roberta-xl", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("megatron-bert", "megatron-bert", dict(num_hidden_layers=2)),
+    ("rembert", "rembert", dict(num_hidden_layers=2, input_embedding_size=64, output_embedding_size=64)),
+    ("mobilebert", "mobilebert", dict(num_hidden_layers=2, embedding_size=64, intra_bottleneck_size=64)),
+    ("ernie", "ernie", dict(num_hidden_layers=2)),
+    ("splinter", "splinter", dict(num_hidden_layers=2)),
+    ("distilbert", "distilbert", dict(n_layers=2, dim=64, n_heads=4, hidden_dim=128)),
+    ("gpt_bigcode", "gpt_bigcode", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("biogpt", "biogpt", dict(num_hidden_layers=2)),
+    ("gpt_neo", "gpt_neo", dict(num_layers=2, attention_types=[[["global", "local"], 1]], num_heads=4, window_size=8)),
+    ("openai-gpt", "openai-gpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("big_bird", "big_bird", dict(num_hidden_layers=2, attention_type="original_full")),
+    ("convbert", "convbert", dict(num_hidden_layers=2, embedding_size=64)),
+    ("roc_bert", "roc_bert", dict(num_hidden_layers=2)),
+    ("nystromformer", "nystromformer", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("yoso", "yoso", dict(num_hidden_layers=2)),
+    ("ibert", "ibert", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("xlm", "xlm", dict(n_layers=2, emb_dim=64, n_heads=4)),
+    ("flaubert", "flaubert", dict(n_layers=2, emb_dim=64, n_heads=4)),
+    # transformers 5.18 families (one row each in src/config/config_family.c)
+    ("hyperclovax", "hyperclovax", dict(num_hidden_layers=2, head_dim=16, rope_theta=50000.0)),
+    ("solar_open yarn", "solar_open", dict(num_hidden_layers=2, head_dim=16, n_routed_experts=2, num_experts_per_tok=1,
+                                           moe_intermediate_size=32, rope_scaling=YARN)),
+    ("minimax_m2 rotary_dim", "minimax_m2", dict(num_hidden_layers=2, head_dim=16, rotary_dim=8, num_local_experts=2,
+                                                 num_experts_per_tok=1, rope_theta=5e6)),
+    ("hy_v3", "hy_v3", dict(num_hidden_layers=2, head_dim=16, num_experts=2, num_experts_per_tok=1,
+                            moe_intermediate_size=32)),
+    ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
+    ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
+    ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
+                                                                 rope_theta=500000.0)),
+    ("openai_privacy_filter yarn", "openai_privacy_filter", dict(num_hidden_layers=2, head_dim=16, num_local_experts=2,
+                                                                 num_experts_per_tok=1, rope_scaling=dict(YARN, truncate=False))),
+    ("esmc", "esmc", dict(num_hidden_layers=2, head_dim=16, num_key_value_heads=4)),
+    ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
+                            moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
+    ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
+    ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
+    ("gte", "gte", dict(num_hidden_layers=2)),
+    ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
+    ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
+                                        intermediate_size_mlp=128, rope_theta=500000.0)),
+    # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
+    ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
+                                                         "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
+                                      mamba_head_dim=16, ssm_state_size=16, n_groups=1, head_dim=16)),
+    ("lfm2 full_attn_idxs", "lfm2", dict(num_hidden_layers=6, full_attn_idxs=[2, 5])),
+    ("lfm2 layer_types", "lfm2", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"])),
+    ("mllama_text_model llama3", "mllama_text_model", dict(num_hidden_layers=5, cross_attention_layers=[1, 4],
+                                                           rope_scaling=LLAMA3)),
+    # MLA (q/k head = [nope | rope], the last qk_rope_head_dim channels rotate): DeepSeek and its copies
+    ("deepseek_v2", "deepseek_v2", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                                        kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
+                                        moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("deepseek_v3 yarn", "deepseek_v3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16,
+                                             v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                             num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1,
+                                             n_group=1, topk_group=1,
+                                             rope_scaling=dict(YARN, mscale=1.0, mscale_all_dim=1.0))),
+    ("deepseek_v3 half", "deepseek_v3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16,
+                                             v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                             num_experts_per_tok=1, moe_intermediate_size=32, rope_interleave=False)),
+    ("glm4_moe_lite", "glm4_moe_lite", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=32,
+                                            v_head_dim=16, kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2,
+                                            num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1)),
+    ("youtu", "youtu", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                            kv_lora_rank=16, q_lora_rank=16)),
+    ("axk1", "axk1", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=16, qk_nope_head_dim=16, v_head_dim=16,
+                          kv_lora_rank=16, q_lora_rank=16, n_routed_experts=2, num_experts_per_tok=1,
+                          moe_intermediate_size=32, first_k_dense_replace=1, n_group=1, topk_group=1)),
+    ("minicpm3", "minicpm3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+                                  kv_lora_rank=16, q_lora_rank=16)),
+    ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                                      moe_intermediate_size=32)),
 ]
 
 
+# One llama config per rope_type of transformers' own ROPE_INIT_FUNCTIONS (plus HF's "default"): posenc must
+# either read it and match transformers' cos/sin bit for bit, or refuse it naming the type (exit 1). A type
+# transformers adds later has no entry here and fails the test until someone decides which it is.
+ROPE_TYPES = {
+    "default": {"rope_type": "default"},
+    "linear": LINEAR,
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "yarn": YARN,
+    "longrope": {"rope_type": "longrope", "original_max_position_embeddings": 64,
+                 "short_factor": [1.0 + k / 8 for k in range(8)], "long_factor": [2.0 + k / 4 for k in range(8)]},
+    "llama3": LLAMA3,
+    # Gemma 4's full layers: posenc does not implement it (refused by name; never read as default)
+    "proportional": {"rope_type": "proportional", "partial_rotary_factor": 0.25},
+}
+NOT_A_ROPE_TYPE = "fancy_new_rope"  # no framework knows it: refused by name as well
+
+
 # model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
-PER_PAIR = {"gpt_oss"}
+PER_PAIR = {"gpt_oss", "openai_privacy_filter"}
 
 
 def hf_layers(model_type, kw, d, label):
@@ -88,27 +195,68 @@ def hf_layers(model_type, kw, d, label):
     args.update(kw)
     cfg = AutoConfig.for_model(model_type, **args)
     torch.manual_seed(0)
-    model = AutoModel.from_config(cfg).eval()
+    try:
+        model = AutoModel.from_config(cfg).eval()
+    except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
+        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
+                 and getattr(c, "config_class", None) is type(cfg)]
+        if len(found) != 1:
+            raise
+        model = found[0](cfg).eval()
     mod = importlib.import_module(type(model).__module__)
     layers = getattr(model, "layers", None) or getattr(model, "h", None)
+    if layers is None:  # decoder.layers (OPT), encoder.layer (BERT): the first block list of the layer count
+        n = getattr(cfg, "num_hidden_layers", None)
+        layers = next((m for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList) and len(m) == n), None)
     seen, current = {}, [None]
-    original = mod.apply_rotary_pos_emb
+    # apply_rotary_pos_emb, and DeepSeek-V3's apply_rotary_pos_emb_interleave (which de-interleaves q/k and then
+    # rotates with the same half-split cos/sin): recorded with the function's name
+    # and DeepSeek-V2's / Llama 4's apply_rotary_emb (complex freqs_cis = cos + i sin, one per pair)
+    names = [n for n in ("apply_rotary_pos_emb", "apply_rotary_pos_emb_interleave", "apply_rotary_emb")
+             if hasattr(mod, n)]
+    originals = {n: getattr(mod, n) for n in names}
 
-    def wrapped(q, k, cos, sin, *a, **k2):
-        seen[current[0]] = (cos.detach().clone(), sin.detach().clone())
-        return original(q, k, cos, sin, *a, **k2)
+    def wrap(name):
+        def wrapped(q, k, cos, sin=None, *a, **k2):
+            if name == "apply_rotary_emb":  # (xq, xk, freqs_cis)
+                seen[current[0]] = (cos.real.detach().clone(), cos.imag.detach().clone(), name)
+                return originals[name](q, k, cos, *a, **k2)
+            seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), name)
+            return originals[name](q, k, cos, sin, *a, **k2)
+        return wrapped
 
     for i, layer in enumerate(layers):
         layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
-    mod.apply_rotary_pos_emb = wrapped
+    for n in names:
+        setattr(mod, n, wrap(n))
+    # every table lookup (torch.nn.functional.embedding): parameter name -> the ids it was given, so a learned
+    # position table's rows (OPT's +2, RoBERTa's padding_idx + 1) are read off the run itself
+    lookups, param_names = {}, {id(p): n for n, p in model.named_parameters()}
+    embedding = torch.nn.functional.embedding
+
+    def recording(ids, weight, *a, **k2):
+        if id(weight) in param_names:
+            lookups[param_names[id(weight)]] = (ids.detach().clone(), weight.shape[0])
+        return embedding(ids, weight, *a, **k2)
+
+    torch.nn.functional.embedding = recording
     try:
-        with torch.no_grad():
-            model(input_ids=torch.arange(T)[None] % args["vocab_size"])
+        with torch.no_grad():  # ids from 3: clear of the pad / bos / eos ids, which RoBERTa's positions skip
+            model(input_ids=(torch.arange(T)[None] + 3) % args["vocab_size"])
     finally:
-        mod.apply_rotary_pos_emb = original
+        for n in names:
+            setattr(mod, n, originals[n])
+        torch.nn.functional.embedding = embedding
     new = os.path.join(d, label.replace(" ", "_") + ".json")
     cfg.to_json_file(new)
-    return [seen.get(i) for i in range(len(layers))], new, cfg
+    out = Layers(seen.get(i) for i in range(len(layers)))
+    out.lookups = lookups
+    return out, new, cfg
+
+
+class Layers(list):
+    """Per layer (cos, sin, function) or None, and .lookups: the embedding tables the run read."""
 
 
 def legacy_form(path, cfg):
@@ -129,20 +277,21 @@ def legacy_form(path, cfg):
     return out
 
 
-def posenc_cos_sin(path, kind, r, layout, d, kinds, head):
-    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair."""
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
+    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
+    offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim)."""
     x = np.zeros((T, head), dtype=np.float32)
     if layout == "half":
-        x[:, : r // 2] = 1
+        x[:, offset: offset + r // 2] = 1
     else:
-        x[:, 0::2] = 1
+        x[:, offset: offset + r: 2] = 1
     xin, yout = os.path.join(d, "unit.npy"), os.path.join(d, "out.npy")
     np.save(xin, x)
     pick = ["--layer-type", kind] if kinds > 1 else []
     rc, _, err = run("rope", "apply", "--config", path, *pick, "--in", xin, "--torch-compat", "-o", yout)
     if rc != 0:
         return None, err.strip()
-    y = np.load(yout)[:, :r]
+    y = np.load(yout)[:, offset: offset + r]
     if layout == "half":
         return (y[:, : r // 2], y[:, r // 2:]), ""
     return (y[:, 0::2], y[:, 1::2]), ""
@@ -163,6 +312,8 @@ def compare(t, label, path, hf, d, per_channel=True):
     j = json.loads(so)
     layers = j["layers"]
     t.check(len(layers) == len(hf), f"{label}: {len(layers)} layers, transformers built {len(hf)}")
+    if layers and all(x["scheme"] == "learned" for x in layers):
+        return compare_learned(t, label, j, hf)
     want = ["rope" if x is not None else "nope" for x in hf]
     got = [x["scheme"] for x in layers]
     t.check(got == want, f"{label}: per-layer scheme {got} = transformers' {want}")
@@ -174,7 +325,11 @@ def compare(t, label, path, hf, d, per_channel=True):
         rope = j["ropes"][layer["rope"]]
         r, layout = layer["rotary_dim"], layer["layout"]
         cos, sin = h[0][0].numpy(), h[1][0].numpy()  # [T, R], or [T, R/2] where the runtime keeps one per pair
-        pairs = cos.shape[-1] == r // 2 and not per_channel
+        if h[2] == "apply_rotary_pos_emb_interleave":  # pairs (2k, 2k+1) rotated with half-split cos/sin
+            t.check(layout == "interleaved", f"{label} layer {i}: HF rotates interleaved pairs, posenc says {layout}")
+            cos = np.ascontiguousarray(np.stack([cos[:, : r // 2]] * 2, -1).reshape(T, r))
+            sin = np.ascontiguousarray(np.stack([sin[:, : r // 2]] * 2, -1).reshape(T, r))
+        pairs = cos.shape[-1] == r // 2 and (not per_channel or h[2] == "apply_rotary_emb")
         t.check(cos.shape[-1] == r or pairs, f"{label} layer {i}: {cos.shape[-1]} cos columns, posenc rotates {r} channels")
         if cos.shape[-1] != r and not pairs:
             continue
@@ -182,35 +337,151 @@ def compare(t, label, path, hf, d, per_channel=True):
             hc, hs = cos, sin
         else:
             hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
-        pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"])
+        pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"],
+                                 layer.get("rotary_offset", 0))
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
             continue
         differ = int((pc[0].view(np.uint32) != hc.view(np.uint32)).sum() + (pc[1].view(np.uint32) != hs.view(np.uint32)).sum())
+        worst = ulps(pc, (hc, hs))
+        if h[2] == "apply_rotary_emb":
+            # freqs_cis = torch.polar(1, angle): the same float32 angle as torch-compat, but polar's cos/sin are
+            # the double-precision values rounded to float32 (checked against torch.cos(angle.double()).float()),
+            # not torch.cos / torch.sin's float32 kernels that torch-compat reproduces: at most 1 ulp apart
+            t.check(worst <= 1, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
+                                f"within 1 ulp of torch.polar's ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
+            continue
         t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
-                             f"bit for bit ({differ} of {2 * hc.size} differ, at most {ulps(pc, (hc, hs))} ulp)")
+                             f"bit for bit ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
+
+
+def compare_learned(t, label, j, hf):
+    """A learned absolute table: no layer rotates, and the table posenc names is looked up at rows
+    0..T-1 + offset in a table of `size` rows, as the framework's run looked it up."""
+    t.check(all(x is None for x in hf), f"{label}: no layer rotates (posenc: learned table)")
+    tensor, offset, size = j["layers"][0]["tensor"], j["layers"][0]["offset"], j["layers"][0]["size"]
+    lookups = hf.lookups
+    hit = [n for n in lookups if tensor == n or tensor.endswith("." + n)]
+    if not t.check(len(hit) == 1, f"{label}: posenc's table {tensor} is one the run looked up ({sorted(lookups)[:6]})"):
+        return
+    ids, rows = lookups[hit[0]]
+    want = np.arange(T) + offset
+    t.check(np.array_equal(ids.reshape(-1).numpy(), want), f"{label}: rows looked up = positions 0..{T - 1} + {offset} "
+            f"(the run: {ids.reshape(-1)[:4].tolist()}..)")
+    t.check(rows == size, f"{label}: table of {size} rows (the run's has {rows})")
+
+
+def refused_by_name(t, label, path, name):
+    rc, _, se = run("rope", "explain", "--config", path, "--json")
+    t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
+
+
+def rope_types(t, d):
+    """Every rope_type transformers 5.18 knows, through a tiny llama: read bit for bit, or refused by name."""
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    names = ["default"] + sorted(ROPE_INIT_FUNCTIONS)
+    missing = [n for n in names if n not in ROPE_TYPES]
+    t.check(not missing, f"rope types: every one of transformers' {names} has a case here (missing {missing})")
+    for name in names:
+        if name not in ROPE_TYPES:
+            continue
+        label = f"rope_type {name}"
+        rp = dict(ROPE_TYPES[name], rope_theta=10000.0)
+        try:
+            hf, path, cfg = hf_layers("llama", dict(num_hidden_layers=2, head_dim=16, rope_parameters=rp), d, label)
+        except Exception as e:
+            t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
+            continue
+        rc, _, _ = run("rope", "explain", "--config", path, "--json")
+        if rc == 0:
+            compare(t, label, path, hf, d)
+        else:
+            refused_by_name(t, label, path, name)
+    # a type no framework knows, in both spellings and inside a per-layer-type dict: refused, never default
+    for i, body in enumerate([{"model_type": "llama", "rope_scaling": {"rope_type": NOT_A_ROPE_TYPE, "factor": 2.0}},
+                              {"model_type": "llama", "rope_scaling": {"type": NOT_A_ROPE_TYPE, "factor": 2.0}},
+                              {"model_type": "gemma3_text", "rope_parameters": {
+                                  "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                                  "full_attention": {"rope_type": NOT_A_ROPE_TYPE, "rope_theta": 1e6}}}]):
+        path = os.path.join(d, f"unknown_rope_{i}.json")
+        with open(path, "w") as f:
+            json.dump(body, f)
+        refused_by_name(t, f"made-up rope type ({list(body)[1]}, {body['model_type']})", path, NOT_A_ROPE_TYPE)
+    # MLA families whose config class defaults are not DeepSeek's 64 / 128: refused without the keys, not guessed
+    from transformers import AutoConfig
+    for mt in ("glm4_moe_lite", "minicpm3"):
+        c = AutoConfig.for_model(mt)
+        path = os.path.join(d, f"{mt}_no_dims.json")
+        with open(path, "w") as f:
+            json.dump({"model_type": mt}, f)
+        t.check((c.qk_rope_head_dim, c.qk_nope_head_dim) != (64, 128), f"{mt}: class defaults qk_rope/qk_nope "
+                f"{c.qk_rope_head_dim}/{c.qk_nope_head_dim} are not DeepSeek's 64/128")
+        refused_by_name(t, f"{mt} without qk_rope_head_dim / qk_nope_head_dim", path, "qk_rope_head_dim")
+
+
+class Recorder:
+    """Checks' interface for one task run in a worker process: the results go back to the parent, which
+    prints them in CASES order (the output does not depend on which worker finished first)."""
+
+    def __init__(self):
+        self.results = []
+
+    def check(self, ok, message):
+        self.results.append((bool(ok), message))
+        return ok
+
+
+def run_case(task):
+    """One task in a worker: ("rope_types",) or (label, model_type, kw); its own folder under the test's."""
+    d = os.path.join(ROOT_DIR, f"task{task[0]}")
+    os.makedirs(d, exist_ok=True)
+    r = Recorder()
+    start = time.monotonic()
+    if task[1] == "rope_types":
+        rope_types(r, d)
+        return r.results, time.monotonic() - start
+    _, label, model_type, kw = task
+    try:
+        hf, path, cfg = hf_layers(model_type, kw, d, label)
+    except Exception as e:  # the model could not be built: a failure, never a skip
+        r.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
+        return r.results, time.monotonic() - start
+    per_channel = model_type not in PER_PAIR
+    compare(r, label + " (5.x rope_parameters)", path, hf, d, per_channel)
+    old = legacy_form(path, cfg)
+    if old:
+        compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
+    return r.results, time.monotonic() - start
+
+
+ROOT_DIR = None
 
 
 def main():
+    """Tasks run in POSENC_ORACLE_JOBS worker processes (default: the CPU count, at most 8), forked after torch
+    is set up here (one thread each, MKL math for posenc's torch-compat). No model is cached between runs:
+    each is built from its config in about a second, and weights do not matter (only positions are compared)."""
+    global ROOT_DIR
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
     import torch
     torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
     torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
     t = Checks()
-    d = tmpdir()
+    ROOT_DIR = tmpdir()
     only = sys.argv[1:]
-    for label, model_type, kw in CASES:
-        if only and model_type not in only:
-            continue
-        try:
-            hf, path, cfg = hf_layers(model_type, kw, d, label)
-        except Exception as e:  # the model could not be built: a failure, never a skip
-            t.check(False, f"{label}: transformers could not build the tiny model: {type(e).__name__}: {e}")
-            continue
-        per_channel = model_type not in PER_PAIR
-        compare(t, label + " (5.x rope_parameters)", path, hf, d, per_channel)
-        old = legacy_form(path, cfg)
-        if old:
-            compare(t, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
+    tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
+    tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
+    jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
+    start = time.monotonic()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        done = list(pool.map(run_case, tasks))
+    slowest = max(((sec, task) for (_, sec), task in zip(done, tasks)), default=(0, None), key=lambda x: x[0])
+    for results, _ in done:
+        for ok, message in results:
+            t.check(ok, message)
+    print(f"{len(tasks)} tasks on {jobs} workers in {time.monotonic() - start:.1f} s "
+          f"(slowest: {slowest[1][1] if slowest[1] else '-'}, {slowest[0]:.1f} s)")
     t.finish()
 
 
