@@ -263,7 +263,7 @@ static const gguf_arch gguf_archs[] = {
     {"llama", I, 0}, {"llama4", I, GGUF_ARCH_NOPE_STEP}, {"deci", I, 0}, {"baichuan", I, GGUF_ARCH_BAICHUAN},
     {"internlm2", I, 0}, {"minicpm", I, 0}, {"xverse", I, 0}, {"command-r", I, 0}, {"cohere2", I, GGUF_ARCH_SWA_ROPE_ONLY},
     {"olmo", I, 0}, {"arctic", I, 0}, {"deepseek", I, 0}, {"deepseek2", I, GGUF_ARCH_DEEPSEEK2},
-    {"plm", I, 0}, {"chatglm", I, 0}, {"glm4", I, 0}, {"granite", I, 0}, {"granitemoe", I, 0},
+    {"plm", I, 0}, {"chatglm", I, 0}, {"glm4", I, 0}, {"granite", I, GGUF_ARCH_ROPE_SWITCH}, {"granitemoe", I, GGUF_ARCH_ROPE_SWITCH},
     {"chameleon", I, 0}, {"bailingmoe", I, 0}, {"mistral3", I, GGUF_ARCH_RAW_LOG_MUL},
     {"falcon", H, 0}, {"grok", H, 0}, {"dbrx", H, 0}, {"nomic-bert", H, 0},
     {"stablelm", H, 0}, {"bitnet", H, 0}, {"qwen", H, 0}, {"qwen2", H, 0}, {"qwen2moe", H, 0},

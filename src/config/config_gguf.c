@@ -71,14 +71,14 @@ static posenc_status rd_u64(reader *r, uint64_t *v, const char *what, posenc_err
 /* Keys we use, by the part after "<arch>." (docs/rope.md says what each means). */
 enum { K_FREQ_BASE, K_FREQ_BASE_SWA, K_DIM_COUNT, K_DIM_SECTIONS, K_SCALING_TYPE, K_FACTOR, K_SCALE_LINEAR,
        K_ORIG_CTX, K_ATTN_FACTOR, K_BETA_FAST, K_BETA_SLOW, K_LOG_MUL, K_EXT_FACTOR, K_YARN_ATTN_FACTOR, K_CTX,
-       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_MAX_ALIBI, K_KNOWN };
+       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_MAX_ALIBI, K_FINETUNED, K_KNOWN };
 static const char *const known_suffix[K_KNOWN] = {
     "rope.freq_base", "rope.freq_base_swa", "rope.dimension_count", "rope.dimension_sections", "rope.scaling.type",
     "rope.scaling.factor", "rope.scale_linear", "rope.scaling.original_context_length", "rope.scaling.attn_factor",
     "rope.scaling.yarn_beta_fast", "rope.scaling.yarn_beta_slow", "rope.scaling.yarn_log_multiplier",
     "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "context_length", "attention.key_length",
     "attention.key_length_mla", "attention.head_count", "embedding_length", "block_count",
-    "attention.sliding_window", "attention.max_alibi_bias"};
+    "attention.sliding_window", "attention.max_alibi_bias", "rope.scaling.finetuned"};
 
 #define GGUF_MAX_ROPE_TENSOR 65536u /* elements of a rope_freqs / rope_factors tensor */
 enum { T_FREQS, T_LONG, T_SHORT, T_KINDS };
@@ -655,8 +655,11 @@ static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, pos
         double m = p->factor <= 1.0 ? 1.0 : 0.1 * p->mscale_all_dim * log(p->factor) + 1.0;
         out->softmax_scale_factor = m * m;
     }
-    bool olmo_swa = (flags & GGUF_ARCH_OLMO2_SWA) && HAS(K_SLIDING_WINDOW) && v[K_SLIDING_WINDOW].number > 0;
-    if ((flags & (GGUF_ARCH_GEMMA2 | GGUF_ARCH_GEMMA3)) || olmo_swa) {
+    /* llama.cpp's load_hparams: gemma2 always sets its SWA pattern; gemma3 and olmo2 only when
+     * attention.sliding_window > 0 (else every layer is full attention with the file's scaling) */
+    bool window = HAS(K_SLIDING_WINDOW) && v[K_SLIDING_WINDOW].number > 0;
+    bool olmo_swa = (flags & GGUF_ARCH_OLMO2_SWA) && window;
+    if ((flags & GGUF_ARCH_GEMMA2) || ((flags & GGUF_ARCH_GEMMA3) && window) || olmo_swa) {
         /* llama.cpp: layer i is full attention iff (i + 1) % pattern == 0 */
         int32_t pattern = swa_pattern(flags), layers = out->num_hidden_layers;
         int32_t local = layers - layers / pattern;
@@ -712,8 +715,12 @@ static posenc_status gguf_layers(const gguf_found *f, const gguf_arch *arch, pos
     }
     config_ropes_from_config_(m);
     int64_t window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : 0;
+    /* granite's graph (llm_build_granite) rotates only when rope.scaling.finetuned, default true */
+    bool rope_off = (arch->flags & GGUF_ARCH_ROPE_SWITCH) && HAS(K_FINETUNED) && v[K_FINETUNED].number == 0;
     for (int32_t i = 0; i < layers; i++) {
-        if (out->layer_type_count == 2) { /* gemma2/3, olmo2 SWA: full iff (i + 1) % pattern == 0 */
+        if (rope_off) {
+            config_layer_set_(m, i, POSENC_LAYER_NOPE, 0, "attention", 0);
+        } else if (out->layer_type_count == 2) { /* gemma2/3, olmo2 SWA: full iff (i + 1) % pattern == 0 */
             int32_t pattern = swa_pattern(arch->flags);
             bool full = (i + 1) % pattern == 0;
             config_layer_set_(m, i, POSENC_LAYER_ROPE, full ? 0 : 1, full ? "full_attention" : "sliding_attention",

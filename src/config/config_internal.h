@@ -112,9 +112,11 @@ enum {
     GGUF_ARCH_ALIBI = 1u << 7,        /* bloom, mpt: ALiBi, no RoPE */
     GGUF_ARCH_BAICHUAN = 1u << 8,     /* baichuan: 40 layers (13B) ALiBi, else RoPE */
     GGUF_ARCH_IMROPE = 1u << 9,       /* LLAMA_ROPE_TYPE_IMROPE: the sections interleave (qwen3vl) */
-    GGUF_ARCH_OLMO2_SWA = 1u << 10    /* olmo2 with attention.sliding_window > 0 (OLMo 3): SWA pattern 4, the
+    GGUF_ARCH_OLMO2_SWA = 1u << 10,   /* olmo2 with attention.sliding_window > 0 (OLMo 3): SWA pattern 4, the
                                          SWA layers rotate with freq_scale 1, ext_factor 0, attn_factor 1
                                          (plain RoPE, no YaRN), the full layers with the file's scaling */
+    GGUF_ARCH_ROPE_SWITCH = 1u << 11  /* granite, granitemoe: rope.scaling.finetuned false = no RoPE on
+                                         any layer (llama.cpp's llm_build_granite: use_rope) */
 };
 
 typedef struct {
