@@ -13,9 +13,11 @@ does not read must exit non-zero naming the arch (never read with a guessed layo
 Needs the test environment (POSENC_PYTHON): gguf-py."""
 import json
 import os
+import re
 
 from common import Checks, run, tmpdir
 
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "rope.md")
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "llama_cpp", "rope_per_arch.tsv")
 
 # posenc's GGUF table (src/config/config_family.c gguf_archs): the archs it reads.
@@ -191,6 +193,20 @@ def main():
     for arch in ("granite", "granitemoe", "minicpm"):
         check_arch(c, d, arch, rows[arch], finetuned=False)
         check_arch(c, d, arch, rows[arch], finetuned=True)
+    # docs/rope.md lists the same read / refused split
+    doc = open(DOC, encoding="utf-8").read()
+    sec = doc[doc.index("#### Which GGUF architectures are read"):]
+    sec = sec[:sec.index("\n### ")]
+    read_part = sec[sec.index("Read ("):sec.index("Refused by name (")]
+    refused_part = sec[sec.index("Refused by name ("):]
+    names = lambda text: set(re.findall(r"[a-z][a-z0-9_.-]*[a-z0-9]", text))
+    want_read, want_refused = READ & set(rows), set(rows) - READ
+    c.check(want_read <= names(read_part) and not (want_refused & names(read_part)),
+            f"docs/rope.md lists the {len(want_read)} read archs "
+            f"(missing {sorted(want_read - names(read_part))}, wrongly {sorted(want_refused & names(read_part))})")
+    c.check(want_refused <= names(refused_part) and not (want_read & names(refused_part)),
+            f"docs/rope.md lists the {len(want_refused)} refused archs "
+            f"(missing {sorted(want_refused - names(refused_part))}, wrongly {sorted(want_read & names(refused_part))})")
     c.finish()
 
 
