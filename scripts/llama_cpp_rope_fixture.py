@@ -11,13 +11,15 @@ only facts are extracted):
   - what its case in llama_model::load_hparams reads or sets about positions: the LLM_KV_* keys with
     ROPE / SLIDING / SWA / ALIBI in their name, set_swa_pattern(n[, dense_first]), n_no_rope_layer_step,
     the sliding layers' rope_freq_base/scale overrides, and when the SWA pattern applies
-    (found_swa && n_swa > 0, n_swa == 0, or always) and its swa_type (STANDARD, CHUNKED, NONE),
+    (found_swa && n_swa > 0, n_swa == 0, or always), its swa_type (STANDARD, CHUNKED, NONE) and the
+    windows it sets itself (n_swa_set: gemma2's default 4096, llama4's forced 8192),
   - the graph builder class(es) from llama_model::build_graph and, in that builder's source
     (src/models/*.cpp), which per-layer rope facts it uses: rope only inside `if (is_swa)`
     (rope_swa_only), NoPE by n_no_rope_layer_step (nope_step), per-layer base/scale
     (get_rope_freq_base/scale), a plain rope on SWA layers (freq_scale 1.0 literal: swa_plain),
     granite's use_rope switch (use_rope),
-    ggml_rope_multi (M-RoPE), no rope call at all (no_rope_call).
+    ggml_rope_multi (M-RoPE), no rope call at all (no_rope_call),
+  - n_rot_is_head: the archs load_hparams refuses unless rope.dimension_count equals the head.
 The generic keys every arch reads (load_hparams before its switch: rope.freq_base,
 rope.scaling.type/factor/original_context_length/attn_factor, rope.dimension_count) are not repeated
 per row. Output: TSV with '#' provenance lines first."""
@@ -81,6 +83,7 @@ def hparams_facts(block):
                       if re.search(r"ROPE|SLIDING|SWA|ALIBI", k)))
     pat = re.findall(r"set_swa_pattern\(([^)]*)\)", block)
     nope = re.findall(r"n_no_rope_layer_step\s*=\s*([^;]+);", block)
+    n_swa = re.findall(r"hparams\.n_swa\s*=\s*(\d+);", block)
     swa_type = sorted(set(re.findall(r"swa_type\s*=\s*LLAMA_SWA_TYPE_(\w+)", block)))
     swa_over = re.findall(r"rope_freq_(base|scale)_train_swa\s*=\s*([^;]+);", block)
     cond = ""
@@ -98,6 +101,7 @@ def hparams_facts(block):
         "swa_pattern": ";".join(p.replace(" ", "") for p in pat),
         "swa_when": cond,
         "swa_type": ",".join(swa_type),
+        "n_swa_set": ";".join(n_swa),
         "nope_step": ";".join(n.strip().replace("hparams.", "") for n in nope),
         "swa_rope": ",".join(f"{k}={v.strip()}" for k, v in swa_over),
     }
@@ -143,6 +147,9 @@ def main():
     model = open(os.path.join(src, "llama-model.cpp"), encoding="utf-8").read()
     names = re.findall(r'\{\s*(LLM_ARCH_\w+),\s*"([^"]+)"\s*\}', arch)
     types = rope_types(model)
+    # the archs load_hparams refuses unless rope.dimension_count == the head ("invalid n_rot")
+    m = re.search(r"if \(([^{]*)\)\s*\{\s*if \(hparams\.n_rot != hparams\.n_embd_head_k\)", model)
+    full_rot = set(re.findall(r"LLM_ARCH_\w+", m.group(1))) if m else set()
     hp = case_blocks(function_body(model, "void llama_model::load_hparams("))
     bg = case_blocks(function_body(model, "llama_model::build_graph("))
     print("# llama.cpp per-architecture RoPE facts, extracted by scripts/llama_cpp_rope_fixture.py")
@@ -150,8 +157,8 @@ def main():
     print("# rope_type: llama-model.cpp llama_model_rope_type(); rope_keys/swa_*/nope_step: llama-model.cpp "
           "llama_model::load_hparams() case per arch; builder: llama_model::build_graph(); "
           "builder_facts: src/models/<builder>.cpp")
-    cols = ["arch", "enum", "rope_type", "rope_keys", "swa_pattern", "swa_when", "swa_type", "nope_step", "swa_rope",
-            "builder", "builder_facts", "builder_files"]
+    cols = ["arch", "enum", "rope_type", "rope_keys", "swa_pattern", "swa_when", "swa_type", "n_swa_set", "nope_step", "swa_rope",
+            "builder", "builder_facts", "builder_files", "n_rot_is_head"]
     print("\t".join(cols))
     for enum, name in names:
         if enum in ("LLM_ARCH_UNKNOWN", "LLM_ARCH_CLIP"):
@@ -160,7 +167,8 @@ def main():
         classes = sorted(set(re.findall(r"make_unique<(llm_build_\w+)", bg.get(enum, ""))))
         bf, files = builder_facts(src, classes)
         row = [name, enum, types.get(enum, "unlisted"), f["rope_keys"], f["swa_pattern"], f["swa_when"],
-               f["swa_type"], f["nope_step"], f["swa_rope"], ",".join(classes), bf, files]
+               f["swa_type"], f["n_swa_set"], f["nope_step"], f["swa_rope"], ",".join(classes), bf, files,
+               "yes" if enum in full_rot else ""]
         print("\t".join(x if x else "-" for x in row))
 
 

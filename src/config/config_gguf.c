@@ -510,6 +510,11 @@ static posenc_status apply_found(gguf_found *f, const gguf_arch *arch, posenc_mo
         RETURN_ERROR_IF(p->rotary_dim > p->head_dim, err, POSENC_ERR_FORMAT,
                         "GGUF %s.rope.dimension_count %d is larger than the head (%s.attention.key_length %d)",
                         out->architecture, p->rotary_dim, out->architecture, p->head_dim);
+        /* llama.cpp's load_hparams refuses these files ("invalid n_rot"): never read a partial rotation */
+        RETURN_ERROR_IF((flags & GGUF_ARCH_FULL_ROT) && p->rotary_dim != p->head_dim, err, POSENC_ERR_FORMAT,
+                        "GGUF %s.rope.dimension_count %d differs from the head (%d): llama.cpp refuses %s files "
+                        "whose rotation is not the whole head (invalid n_rot)",
+                        out->architecture, p->rotary_dim, p->head_dim, out->architecture);
     }
     RETURN_ERROR_IF(p->head_dim == 0, err, POSENC_ERR_FORMAT,
                     "GGUF has no %s.attention.key_length, rope.dimension_count or embedding_length/head_count",
@@ -671,7 +676,8 @@ static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, pos
         l->layers = local;
         g->rope = *p;
         l->rope = *p;
-        l->sliding_window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : 0;
+        /* without the key, llama.cpp's loader keeps its own default (gemma2: 4096) */
+        l->sliding_window = HAS(K_SLIDING_WINDOW) ? (int64_t)v[K_SLIDING_WINDOW].number : arch->swa_default;
         if (flags & GGUF_ARCH_GEMMA3) {
             l->rope.scaling = POSENC_ROPE_NONE;
             l->rope.factor = 1.0;

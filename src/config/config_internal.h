@@ -115,14 +115,17 @@ enum {
     GGUF_ARCH_OLMO2_SWA = 1u << 10,   /* olmo2 with attention.sliding_window > 0 (OLMo 3): SWA pattern 4, the
                                          SWA layers rotate with freq_scale 1, ext_factor 0, attn_factor 1
                                          (plain RoPE, no YaRN), the full layers with the file's scaling */
-    GGUF_ARCH_ROPE_SWITCH = 1u << 11  /* granite, granitemoe: rope.scaling.finetuned false = no RoPE on
+    GGUF_ARCH_ROPE_SWITCH = 1u << 11, /* granite, granitemoe: rope.scaling.finetuned false = no RoPE on
                                          any layer (llama.cpp's llm_build_granite: use_rope) */
+    GGUF_ARCH_FULL_ROT = 1u << 12     /* llama, deci, falcon: rope.dimension_count must equal the head
+                                         (llama.cpp refuses the file otherwise: "invalid n_rot") */
 };
 
 typedef struct {
     const char *name;
     posenc_layout layout;
     unsigned flags;
+    int64_t swa_default; /* the sliding window llama.cpp's loader assumes when the file has none (0: none) */
 } gguf_arch;
 
 const gguf_arch *config_gguf_arch_find_(const char *name);
