@@ -258,19 +258,27 @@ const config_family *config_family_at_(size_t i) {
 
 /* GGUF: llama.cpp's rope type per architecture (LLAMA_ROPE_TYPE_NORM =
  * interleaved; NEOX / MROPE = half split; the converter row-permuted the
- * NORM models' q/k weights) and the loader's special rules. */
+ * NORM models' q/k weights), the loader's special rules and its default sliding window.
+ * tests/py/test_gguf_llama_cpp.py checks every row, layer by layer, against llama.cpp's
+ * source (tests/fixtures/llama_cpp/rope_per_arch.tsv); an arch added here goes into its READ. */
 static const gguf_arch gguf_archs[] = {
-    {"llama", I, GGUF_ARCH_FULL_ROT, 0}, {"llama4", I, GGUF_ARCH_NOPE_STEP, 0}, {"deci", I, GGUF_ARCH_FULL_ROT, 0}, {"baichuan", I, GGUF_ARCH_BAICHUAN, 0},
-    {"internlm2", I, 0, 0}, {"minicpm", I, 0, 0}, {"xverse", I, 0, 0}, {"command-r", I, 0, 0}, {"cohere2", I, GGUF_ARCH_SWA_ROPE_ONLY, 0},
+    {"llama", I, GGUF_ARCH_FULL_ROT, 0}, {"llama4", I, GGUF_ARCH_NOPE_STEP, 0}, {"deci", I, GGUF_ARCH_FULL_ROT, 0},
+    {"baichuan", I, GGUF_ARCH_BAICHUAN, 0},
+    {"internlm2", I, 0, 0}, {"minicpm", I, 0, 0}, {"xverse", I, 0, 0}, {"command-r", I, 0, 0},
+    {"cohere2", I, GGUF_ARCH_SWA_ROPE_ONLY, 0},
     {"olmo", I, 0, 0}, {"arctic", I, 0, 0}, {"deepseek", I, 0, 0}, {"deepseek2", I, GGUF_ARCH_DEEPSEEK2, 0},
-    {"plm", I, 0, 0}, {"chatglm", I, 0, 0}, {"glm4", I, 0, 0}, {"granite", I, GGUF_ARCH_ROPE_SWITCH, 0}, {"granitemoe", I, GGUF_ARCH_ROPE_SWITCH, 0},
+    {"plm", I, 0, 0}, {"chatglm", I, 0, 0}, {"glm4", I, 0, 0}, {"granite", I, GGUF_ARCH_ROPE_SWITCH, 0},
+    {"granitemoe", I, GGUF_ARCH_ROPE_SWITCH, 0},
     {"chameleon", I, 0, 0}, {"bailingmoe", I, 0, 0}, {"mistral3", I, GGUF_ARCH_RAW_LOG_MUL, 0},
     {"falcon", H, GGUF_ARCH_FULL_ROT, 0}, {"grok", H, 0, 0}, {"dbrx", H, 0, 0}, {"nomic-bert", H, 0, 0},
     {"stablelm", H, 0, 0}, {"bitnet", H, 0, 0}, {"qwen", H, 0, 0}, {"qwen2", H, 0, 0}, {"qwen2moe", H, 0, 0},
-    {"qwen2vl", H, GGUF_ARCH_MROPE, 0}, {"qwen25vl", H, GGUF_ARCH_MROPE, 0}, {"qwen3", H, 0, 0}, {"qwen3moe", H, 0, 0},
+    {"qwen2vl", H, GGUF_ARCH_MROPE, 0}, {"qwen25vl", H, GGUF_ARCH_MROPE, 0}, {"qwen3", H, 0, 0},
+    {"qwen3moe", H, 0, 0},
     {"qwen3vl", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE, 0}, {"qwen3vlmoe", H, GGUF_ARCH_MROPE | GGUF_ARCH_IMROPE, 0},
-    {"olmo2", H, GGUF_ARCH_OLMO2_SWA, 0}, {"olmoe", H, 0, 0}, {"phi2", H, 0, 0}, {"phi3", H, 0, 0}, {"phimoe", H, 0, 0}, {"plamo", H, 0, 0},
-    {"gemma", H, 0, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2, 4096}, {"gemma3", H, GGUF_ARCH_GEMMA3, 0}, {"starcoder2", H, 0, 0},
+    {"olmo2", H, GGUF_ARCH_OLMO2_SWA, 0}, {"olmoe", H, 0, 0}, {"phi2", H, 0, 0}, {"phi3", H, 0, 0},
+    {"phimoe", H, 0, 0}, {"plamo", H, 0, 0},
+    {"gemma", H, 0, 0}, {"gemma2", H, GGUF_ARCH_GEMMA2, 4096}, {"gemma3", H, GGUF_ARCH_GEMMA3, 0},
+    {"starcoder2", H, 0, 0},
     {"openelm", H, 0, 0}, {"gptneox", H, 0, 0}, {"codeshell", H, 0, 0}, {"orion", H, 0, 0}, {"nemotron", H, 0, 0},
     {"exaone", H, 0, 0}, {"minicpm3", H, 0, 0},
     /* issue 23: llama_model_rope_type NORM, NoPE every 4th layer (n_no_rope_layer_step = 4) */
