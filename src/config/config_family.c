@@ -107,6 +107,10 @@ static const config_family families[] = {
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
+    /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
+     * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */
+    {"modernbert", NULL, "ModernBert", H, 160000, 8192, 768, 12, 0, 22, 0, FAMILY_GEMMA3_LAYERS | FAMILY_LEADING_FULL,
+     10000, 64, 3, NULL},
     {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
     {"gte", NULL, "Gte", H, 160000, 8192, 768, 12, 0, 12, 0, 0, 0, 0, 0, NULL},
     {"esmc", NULL, "Esmc", H, 10000, 2048, 2560, 40, 64, 80, 0, 0, 0, 0, 0, NULL},

@@ -65,17 +65,22 @@ static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     posenc_model *m = h->model;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t pattern = h->family->sliding_pattern;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
-    if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
+    bool has = false, leading = (h->family->flags & FAMILY_LEADING_FULL) != 0;
+    if (leading) {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "global_attn_every_n_layers", 1 << 20, &pattern, &has));
+    } else {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
+        if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
+    }
     RETURN_ERROR_IF(has && pattern == 0 && !types, h->err, POSENC_ERR_FORMAT,
-                    "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and raise "
-                    "(give a pattern > 0 or layer_types)");
+                    "config.json: '%s' is 0: HF's layer kinds take %s %% 0 and raise (give a pattern > 0 or "
+                    "layer_types)", leading ? "global_attn_every_n_layers" : "sliding_window_pattern",
+                    leading ? "i" : "(i + 1)");
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
     int64_t window = m->config.layer_type_count > 1 ? m->config.layer_types[1].sliding_window : 0;
     for (int64_t i = 0; i < layers; i++) {
         bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
-                             : pattern > 0 && (i + 1) % pattern != 0;
+                             : pattern > 0 && (leading ? i % pattern : (i + 1) % pattern) != 0;
         config_layer_set_(m, i, POSENC_LAYER_ROPE, sliding ? 1 : 0, sliding ? "sliding_attention" : "full_attention",
                           sliding ? window : 0);
     }

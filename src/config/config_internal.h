@@ -61,6 +61,10 @@ enum {
 /* NemotronH: layer kinds (and their count: num_hidden_layers is ignored) from layers_block_type / layer_types /
  * hybrid_override_pattern; no layer, attention included, carries positions */
 #define FAMILY_PATTERN_NOPE ((uint64_t)1 << 32)
+/* with FAMILY_GEMMA3_LAYERS, ModernBERT's rule: layer i is full iff i % global_attn_every_n_layers == 0 (the
+ * first layer of each group, not Gemma's last); full layers global_rope_theta, local layers local_rope_theta and
+ * a window of local_attention // 2 (HF's sliding_window property); a 4.x rope_scaling goes to both kinds */
+#define FAMILY_LEADING_FULL ((uint64_t)1 << 33)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE)

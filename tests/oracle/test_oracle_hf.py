@@ -161,6 +161,11 @@ CASES = [
                           moe_intermediate_size=32, first_k_dense_replace=1, n_group=1, topk_group=1)),
     ("minicpm3", "minicpm3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
                                   kv_lora_rank=16, q_lora_rank=16)),
+    # ModernBERT: full layers i % n == 0 at global_rope_theta, the others local_rope_theta, window local_attention // 2
+    ("modernbert", "modernbert", dict(num_hidden_layers=5, global_attn_every_n_layers=2, local_attention=16,
+                                      global_rope_theta=80000.0, local_rope_theta=20000.0)),
+    ("modernbert defaults", "modernbert", dict(num_hidden_layers=4)),
+    ("modernbert yarn", "modernbert", dict(num_hidden_layers=4, rope_scaling=YARN)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
 ]
@@ -252,11 +257,19 @@ def hf_layers(model_type, kw, d, label):
     cfg.to_json_file(new)
     out = Layers(seen.get(i) for i in range(len(layers)))
     out.lookups = lookups
+    out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
     return out, new, cfg
 
 
 class Layers(list):
-    """Per layer (cos, sin, function) or None, and .lookups: the embedding tables the run read."""
+    """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, and .windows: the
+    per-layer sliding window where WINDOWS knows how to read it off the built model."""
+
+
+# ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
+# create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
+WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
+                                             for layer in model.layers]}
 
 
 def legacy_form(path, cfg):
@@ -275,6 +288,28 @@ def legacy_form(path, cfg):
     out = path[:-5] + "_4x.json"
     json.dump(j, open(out, "w"))
     return out
+
+
+def modernbert_legacy(path, cfg, kw):
+    """ModernBERT as transformers 4.x wrote it: global_rope_theta / local_rope_theta / global_attn_every_n_layers /
+    local_attention (and one rope_scaling for both kinds), no layer_types, no per-layer-type rope dicts."""
+    j = json.load(open(path))
+    rp = j.pop("rope_parameters")
+    j.pop("layer_types", None)
+    j["global_rope_theta"] = rp["full_attention"]["rope_theta"]
+    j["local_rope_theta"] = rp["sliding_attention"]["rope_theta"]
+    j["global_attn_every_n_layers"] = kw.get("global_attn_every_n_layers", 3)
+    j["local_attention"] = cfg.local_attention
+    scaling = {k: v for k, v in rp["full_attention"].items() if k != "rope_theta"}
+    if scaling.get("rope_type", "default") != "default":
+        j["rope_scaling"] = scaling
+    out = path[:-5] + "_4x.json"
+    json.dump(j, open(out, "w"))
+    return out
+
+
+# model types whose 4.x spelling is not rope_theta + rope_scaling
+LEGACY_FORMS = {"modernbert": modernbert_legacy}
 
 
 def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
@@ -317,6 +352,9 @@ def compare(t, label, path, hf, d, per_channel=True):
     want = ["rope" if x is not None else "nope" for x in hf]
     got = [x["scheme"] for x in layers]
     t.check(got == want, f"{label}: per-layer scheme {got} = transformers' {want}")
+    if hf.windows is not None:  # the runtime's per-layer window (None: whole context) against posenc's (0: none)
+        mine = [x["sliding_window"] or None for x in layers]
+        t.check(mine == hf.windows, f"{label}: per-layer sliding window {mine} = transformers' {hf.windows}")
     done = set()
     for i, (layer, h) in enumerate(zip(layers, hf)):
         if h is None or layer["scheme"] != "rope" or layer["rope"] in done:
@@ -448,7 +486,7 @@ def run_case(task):
         return r.results, time.monotonic() - start
     per_channel = model_type not in PER_PAIR
     compare(r, label + " (5.x rope_parameters)", path, hf, d, per_channel)
-    old = legacy_form(path, cfg)
+    old = LEGACY_FORMS[model_type](path, cfg, kw) if model_type in LEGACY_FORMS else legacy_form(path, cfg)
     if old:
         compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
     return r.results, time.monotonic() - start
