@@ -206,6 +206,10 @@ static const config_family families[] = {
      "transformer.position_embeddings.weight"},
     {"flaubert", NULL, "Flaubert", H, 0, 512, 2048, 16, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
      "transformer.position_embeddings.weight"},
+    /* Whisper (WhisperConfig, transformers 5.18): encoder sinusoid + decoder learned table (FAMILY_SINUSOID_ENCODER);
+     * the table names under WhisperForConditionalGeneration's base_model_prefix "model" */
+    {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
+     "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
 };
 

@@ -65,9 +65,14 @@ enum {
  * first layer of each group, not Gemma's last); full layers global_rope_theta, local layers local_rope_theta and
  * a window of local_attention // 2 (HF's sliding_window property); a 4.x rope_scaling goes to both kinds */
 #define FAMILY_LEADING_FULL ((uint64_t)1 << 33)
+/* Whisper's two stacks: encoder_layers with a fixed sinusoidal table of max_source_positions rows (T2T frequencies,
+ * [sin | cos] halves: modeling_whisper.py's sinusoids()), then decoder_layers with a learned table of
+ * max_target_positions rows (position_ids = arange + past: offset 0) */
+#define FAMILY_SINUSOID_ENCODER ((uint64_t)1 << 34)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
-#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE)
+#define FAMILY_NO_ROPE \
+    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER)
 
 typedef struct {
     const char *model_type;

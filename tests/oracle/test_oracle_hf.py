@@ -409,6 +409,70 @@ def compare_learned(t, label, j, hf):
     t.check(rows == size, f"{label}: table of {size} rows (the run's has {rows})")
 
 
+def whisper(t, d):
+    """Whisper's two stacks through WhisperModel's own forward: the encoder adds its embed_positions table (built
+    by modeling_whisper.sinusoids) looked up at rows 0..max_source_positions-1, which must be posenc's sinusoid
+    table (t2t, half) bit for bit in torch-compat; the decoder reads rows position_ids of its learned table.
+    Whisper's position keys are the same in 4.x and 5.x (no rope keys), so one form is checked."""
+    import torch
+    from transformers import WhisperConfig, WhisperModel
+    from transformers.models.whisper import modeling_whisper as mw
+    source, target, dm = 1500, 40, 64  # the real 1500 source rows: large angles, where float32 steps show
+    cfg = WhisperConfig(d_model=dm, encoder_layers=2, decoder_layers=3, encoder_attention_heads=4,
+                        decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=8,
+                        vocab_size=128, max_source_positions=source, max_target_positions=target, pad_token_id=0, eos_token_id=2,
+                        bos_token_id=1, decoder_start_token_id=1)
+    torch.manual_seed(0)
+    model = WhisperModel(cfg).eval()
+    seen = {}
+    enc_forward, dec_forward = torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward
+
+    def enc_wrapped(self, ids):
+        if self is model.encoder.embed_positions:
+            seen["encoder"] = (ids.detach().clone(), self.weight.detach().clone())
+        return enc_forward(self, ids)
+
+    def dec_wrapped(self, input_ids, past_key_values_length=0, position_ids=None):
+        seen["decoder"] = (position_ids.detach().clone(), self.weight.shape[0])
+        return dec_forward(self, input_ids, past_key_values_length, position_ids)
+
+    torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward = enc_wrapped, dec_wrapped
+    try:
+        with torch.no_grad():
+            model(input_features=torch.randn(1, 8, 2 * source), decoder_input_ids=(torch.arange(T)[None] + 3) % 128)
+    finally:
+        torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward = enc_forward, dec_forward
+    path = os.path.join(d, "whisper.json")
+    cfg.to_json_file(path)
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"whisper: posenc reads the config ({se.strip()[:160]})"):
+        return
+    layers = json.loads(so)["layers"]
+    want = ["sinusoidal"] * len(model.encoder.layers) + ["learned"] * len(model.decoder.layers)
+    t.check([x["scheme"] for x in layers] == want, f"whisper: per-layer schemes {[x['scheme'] for x in layers]} = "
+            f"transformers' stacks {want}")
+    t.check([x["kind"] for x in layers] == ["encoder"] * 2 + ["decoder"] * 3, "whisper: encoder layers, then decoder")
+    enc, dec = layers[0], layers[-1]
+    ids, table = seen["encoder"]
+    t.check(np.array_equal(ids.reshape(-1).numpy(), np.arange(source)) and enc["size"] == source == table.shape[0],
+            f"whisper encoder: rows 0..{source - 1} of a {enc['size']}-row table (the run: {table.shape[0]} rows, "
+            f"ids {ids.reshape(-1)[:3].tolist()}..)")
+    t.check(enc["tensor"].endswith("encoder.embed_positions.weight"), f"whisper encoder: table {enc['tensor']}")
+    out = os.path.join(d, "whisper_table.npy")
+    rc, _, se = run("table", "--len", enc["size"], "--dim", enc["dim"], "--base", enc["base"], "--freqs", enc["freqs"],
+                    "--layout", enc["layout"], "--torch-compat", "-o", out)
+    if t.check(rc == 0, f"whisper encoder: posenc table ({se.strip()[:120]})"):
+        mine, theirs = np.load(out), table.numpy()
+        differ = int((mine.view(np.uint32) != theirs.view(np.uint32)).sum()) if mine.shape == theirs.shape else -1
+        t.check(differ == 0, f"whisper encoder: posenc's sinusoid ({enc['freqs']}, {enc['layout']}) = sinusoids() "
+                             f"bit for bit ({differ} of {theirs.size} differ, shape {mine.shape} / {theirs.shape})")
+    pos, rows = seen["decoder"]
+    t.check(np.array_equal(pos.reshape(-1).numpy(), np.arange(T) + dec["offset"]) and rows == dec["size"] == target,
+            f"whisper decoder: rows 0..{T - 1} + {dec['offset']} of a {dec['size']}-row table (the run: "
+            f"{pos.reshape(-1)[:3].tolist()}.., {rows} rows)")
+    t.check(dec["tensor"].endswith("decoder.embed_positions.weight"), f"whisper decoder: table {dec['tensor']}")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -478,6 +542,9 @@ def run_case(task):
     if task[1] == "rope_types":
         rope_types(r, d)
         return r.results, time.monotonic() - start
+    if task[1] == "whisper":
+        whisper(r, d)
+        return r.results, time.monotonic() - start
     _, label, model_type, kw = task
     try:
         hf, path, cfg = hf_layers(model_type, kw, d, label)
@@ -509,6 +576,7 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
+    tasks += [(len(CASES) + 1, "whisper")] if not only or "whisper" in only else []
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
     start = time.monotonic()
