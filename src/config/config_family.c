@@ -221,6 +221,21 @@ const config_family *config_family_find_(const char *model_type) {
     return NULL;
 }
 
+/* Model types refused with the reason posenc cannot read them (the others it does not know are refused by name
+ * with their position keys). */
+static const config_refusal refusals[] = {
+    /* modeling_ministral3.py: after the (yarn) rotation, query_states *= get_llama_4_attn_scale(position_ids,
+     * rope_parameters.llama_4_scaling_beta, rope_parameters.original_max_position_embeddings) */
+    {"ministral3", "q x (1 + llama_4_scaling_beta * ln(1 + floor(pos / original_max_position_embeddings))) after "
+                   "RoPE (get_llama_4_attn_scale): no posenc field for it; yarn alone is wrong from there on"},
+};
+
+const config_refusal *config_refusal_find_(const char *model_type) {
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
+        if (strcmp(refusals[i].model_type, model_type) == 0) return &refusals[i];
+    return NULL;
+}
+
 /* Composite model types read through their text_config. PaliGemma: modeling_paligemma.py builds
  * position_ids = arange(seq) + past + 1 ("Paligemma positions are 1-indexed"). */
 static const config_wrapper wrappers[] = {

@@ -295,6 +295,9 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, const pose
         out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
         return POSENC_OK;
     }
+    const config_refusal *why = config_refusal_find_(out->architecture);
+    RETURN_ERROR_IF(why, h->err, POSENC_ERR_UNSUPPORTED, "config.json: model_type '%s' refused: %s", why->model_type,
+                    why->reason);
     config_closest_families_(out->architecture, false, close, sizeof close);
     return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
                         "config.json: model_type '%.40s' is not a model family posenc knows (position keys: %.80s; "

@@ -101,6 +101,13 @@ const config_family *config_family_generic_(void);
 size_t config_family_count_(void);
 const config_family *config_family_at_(size_t i);
 
+/* A model_type posenc knows and refuses, and why (checked before the family table's "not known"). */
+typedef struct {
+    const char *model_type;
+    const char *reason;
+} config_refusal;
+const config_refusal *config_refusal_find_(const char *model_type);
+
 /* A composite model_type whose text model posenc reads from text_config (the inner model_type
  * picks the family), and what the wrapper changes about positions. */
 typedef struct {

@@ -473,6 +473,42 @@ def whisper(t, d):
     t.check(dec["tensor"].endswith("decoder.embed_positions.weight"), f"whisper decoder: table {dec['tensor']}")
 
 
+def ministral3(t, d):
+    """Ministral 3 stays refused, for the reason its own forward shows: a tiny model run at positions past
+    original_max_position_embeddings scales the rotated query (get_llama_4_attn_scale != 1), which posenc's
+    model has no field for; posenc must refuse the config (alone and as mistral3's text_config) naming the key."""
+    import torch
+    from transformers import Ministral3Config, Ministral3Model
+    from transformers.models.ministral3 import modeling_ministral3 as mm
+    rp = {"rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0, "original_max_position_embeddings": 64,
+          "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}
+    cfg = Ministral3Config(**dict(SMALL, num_hidden_layers=1, head_dim=16, rope_parameters=rp, max_position_embeddings=1024))
+    torch.manual_seed(0)
+    model = Ministral3Model(cfg).eval()
+    scales, original = [], mm.get_llama_4_attn_scale
+
+    def recording(*a, **k):
+        scales.append(original(*a, **k))
+        return scales[-1]
+
+    mm.get_llama_4_attn_scale = recording
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(8)[None] + 3, position_ids=torch.arange(8)[None] * 30)
+    finally:
+        mm.get_llama_4_attn_scale = original
+    s = scales[0].reshape(-1).tolist() if scales else []
+    t.check(len(s) == 8 and s[0] == 1.0 and s[-1] != 1.0, f"ministral3: transformers scales q by position "
+            f"(positions 0..210 step 30, original 64: scales {[round(x, 4) for x in s]})")
+    path = os.path.join(d, "ministral3.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "ministral3 (transformers' own config)", path, "llama_4_scaling_beta")
+    wrapped = os.path.join(d, "mistral3_ministral3.json")
+    with open(wrapped, "w") as f:
+        json.dump({"model_type": "mistral3", "text_config": json.load(open(path))}, f)
+    refused_by_name(t, "ministral3 as mistral3's text_config", wrapped, "llama_4_scaling_beta")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -542,8 +578,8 @@ def run_case(task):
     if task[1] == "rope_types":
         rope_types(r, d)
         return r.results, time.monotonic() - start
-    if task[1] == "whisper":
-        whisper(r, d)
+    if task[1] in ("whisper", "ministral3"):
+        (whisper if task[1] == "whisper" else ministral3)(r, d)
         return r.results, time.monotonic() - start
     _, label, model_type, kw = task
     try:
@@ -576,7 +612,7 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
-    tasks += [(len(CASES) + 1, "whisper")] if not only or "whisper" in only else []
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(("whisper", "ministral3")) if not only or name in only]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
     start = time.monotonic()
