@@ -407,6 +407,14 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
         if (!has_local)
             FORWARD_IF_ERROR(hf_number_of_(h, cfg, "", leading ? leading_local_theta_k : local_theta_k, &p->base,
                                            &has_local));
+        if (!has_local && leading && !local_dict) { /* null: 4.x gave these layers global_rope_theta, 5.18 raises */
+            const cJSON *c;
+            cJSON_ArrayForEach(c, cfg) RETURN_ERROR_IF(c->string && strcmp(c->string, "local_rope_theta") == 0,
+                                                       h->err, POSENC_ERR_UNSUPPORTED,
+                                                       "config.json: 'local_rope_theta' is null: transformers 4.x "
+                                                       "rotates the local layers at global_rope_theta, 5.18 cannot "
+                                                       "build the model; posenc does not choose");
+        }
         if (!has_local) {
             p->base = f->local_theta;
             note_default(h, leading ? "local_rope_theta" : "rope_local_base_freq", f->local_theta);

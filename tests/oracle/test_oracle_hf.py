@@ -509,6 +509,24 @@ def ministral3(t, d):
     refused_by_name(t, "ministral3 as mistral3's text_config", wrapped, "llama_4_scaling_beta")
 
 
+def modernbert_null_local(t, d):
+    """ModernBERT with local_rope_theta null: 4.x's ModernBertAttention fell back to global_rope_theta, 5.18 builds
+    rope_theta None and raises; the releases disagree, so posenc refuses naming the key (never a default)."""
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model("modernbert", **dict(SMALL, num_hidden_layers=3, local_rope_theta=None))
+    try:
+        AutoModel.from_config(cfg)
+        built = True
+    except TypeError:
+        built = False
+    t.check(not built, "modernbert local_rope_theta null: transformers 5.18 cannot build the model")
+    path = os.path.join(d, "modernbert_null_local.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "modernbert", "num_hidden_layers": 3, "global_rope_theta": 160000.0,
+                   "local_rope_theta": None, "global_attn_every_n_layers": 3, "local_attention": 128}, f)
+    refused_by_name(t, "modernbert local_rope_theta null (4.x form)", path, "local_rope_theta")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -578,8 +596,8 @@ def run_case(task):
     if task[1] == "rope_types":
         rope_types(r, d)
         return r.results, time.monotonic() - start
-    if task[1] in ("whisper", "ministral3"):
-        (whisper if task[1] == "whisper" else ministral3)(r, d)
+    if task[1] in SPECIAL:
+        SPECIAL[task[1]](r, d)
         return r.results, time.monotonic() - start
     _, label, model_type, kw = task
     try:
@@ -596,6 +614,8 @@ def run_case(task):
 
 
 ROOT_DIR = None
+# checks that are not one tiny model through hf_layers (their own forward calls), by name
+SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local}
 
 
 def main():
@@ -612,7 +632,7 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
-    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(("whisper", "ministral3")) if not only or name in only]
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
     start = time.monotonic()
