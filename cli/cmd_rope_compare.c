@@ -120,13 +120,13 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
-    D_ALIBI, D_LEARNED, D_T5, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_KINDS
+    D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
     "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
-    "T5 buckets", "base (rope_theta)", "scaling type", "scaling factor", "original context", "YaRN parameters",
+    "T5 buckets", "sinusoidal table", "base (rope_theta)", "scaling type", "scaling factor", "original context", "YaRN parameters",
     "Llama 3 parameters", "LongRoPE / per-pair factor lists"};
 
 typedef struct {
@@ -405,6 +405,16 @@ static int compare(comparison *c) {
                 snprintf(y, sizeof y, "%lld rows, row = position + %lld", (long long)B->m.learned_size,
                          (long long)B->m.learned_offset);
                 mark(fs, D_LEARNED, true, i, x, y, NULL);
+            }
+        } else if (la->scheme == POSENC_LAYER_SINUSOIDAL) {
+            const posenc_sinusoid_params *sa = &A->m.sinusoid, *sb = &B->m.sinusoid;
+            if (sa->dim != sb->dim || sa->base != sb->base || sa->freqs != sb->freqs || sa->layout != sb->layout ||
+                A->m.sinusoid_size != B->m.sinusoid_size) {
+                snprintf(x, sizeof x, "sinusoid %lld rows x %d, base %g", (long long)A->m.sinusoid_size, sa->dim,
+                         sa->base);
+                snprintf(y, sizeof y, "sinusoid %lld rows x %d, base %g", (long long)B->m.sinusoid_size, sb->dim,
+                         sb->base);
+                mark(fs, D_SINUSOID, true, i, x, y, NULL);
             }
         } else if (la->scheme == POSENC_LAYER_T5) {
             if (A->m.t5.num_buckets != B->m.t5.num_buckets || A->m.t5.max_distance != B->m.t5.max_distance) {

@@ -86,8 +86,16 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                                        : "");
         break;
     case POSENC_LAYER_LEARNED:
-        snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added before layer 0",
-                 m->learned_tensor, (long long)m->learned_size, (long long)m->learned_offset);
+        snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added %s",
+                 m->learned_tensor, (long long)m->learned_size, (long long)m->learned_offset,
+                 strcmp(l->kind, "decoder") == 0 ? "to the decoder's input" : "before layer 0");
+        break;
+    case POSENC_LAYER_SINUSOIDAL:
+        snprintf(buf, size, "fixed sinusoidal table %s (%lld rows x %d, %s frequencies base %g, %s), added %s",
+                 m->sinusoid_tensor, (long long)m->sinusoid_size, m->sinusoid.dim,
+                 m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", m->sinusoid.base,
+                 m->sinusoid.layout == POSENC_LAYOUT_HALF ? "[sin | cos] halves" : "interleaved sin, cos",
+                 strcmp(l->kind, "encoder") == 0 ? "to the encoder's input" : "before layer 0");
         break;
     case POSENC_LAYER_T5:
         snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
@@ -333,6 +341,14 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             printf(", \"tensor\": ");
             cli_json_string(m->learned_tensor);
             printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset, (long long)m->learned_size);
+            break;
+        case POSENC_LAYER_SINUSOIDAL:
+            printf(", \"tensor\": ");
+            cli_json_string(m->sinusoid_tensor);
+            printf(", \"size\": %lld, \"dim\": %d, \"base\": ", (long long)m->sinusoid_size, m->sinusoid.dim);
+            cli_json_number(m->sinusoid.base);
+            printf(", \"freqs\": \"%s\", \"layout\": \"%s\"", m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani",
+                   m->sinusoid.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved");
             break;
         case POSENC_LAYER_T5:
             printf(", \"num_buckets\": %d, \"max_distance\": %d, \"bidirectional\": %s", m->t5.num_buckets,

@@ -2174,10 +2174,11 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_ROPE = 1,
     POSENC_LAYER_ALIBI = 2,
     POSENC_LAYER_LEARNED = 3,
-    POSENC_LAYER_T5 = 4
+    POSENC_LAYER_T5 = 4,
+    POSENC_LAYER_SINUSOIDAL = 5 /* a fixed sinusoidal table added to the stack's input (Whisper's encoder) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2224,6 +2225,14 @@ typedef struct posenc_model {
     char unused_keys[512];          /* position-related keys present but not used, comma-separated */
     int64_t position_start;         /* the position id the runtime gives the first token: 0, or 1 for
                                        PaliGemma (its forward counts positions from 1) */
+    /* SINUSOIDAL: the fixed table (posenc_sinusoid_table with these params, rows 0..sinusoid_size-1) that the
+     * runtime adds to its stack's input, and the checkpoint tensor holding it. Whisper: T2T frequencies,
+     * [sin | cos] halves (POSENC_LAYOUT_HALF), base 10000, dim d_model, max_source_positions rows, all of
+     * them added (the encoder's input is exactly that long). A model with two stacks (encoder-decoder) lists
+     * the encoder's layers first (kind "encoder"), then the decoder's (kind "decoder"), as T5 does. */
+    posenc_sinusoid_params sinusoid;
+    char sinusoid_tensor[64];
+    int64_t sinusoid_size;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

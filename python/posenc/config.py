@@ -389,7 +389,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 # ---- a model layer by layer (posenc_model) --------------------------------------------------
 
 
-SCHEMES = ("nope", "rope", "alibi", "learned", "t5")  # posenc_layer_scheme values 0..4
+SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal")  # posenc_layer_scheme values 0..5
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -417,7 +417,8 @@ class _Model(Structure):
                 ("alibi_max_bias", c_double), ("alibi_slopes", POINTER(c_double)), ("alibi_before_scale", c_int), ("learned_tensor", c_char * 64),
                 ("learned_offset", c_int64), ("learned_size", c_int64), ("t5", _lib.T5Params),
                 ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512),
-                ("position_start", c_int64)]
+                ("position_start", c_int64), ("sinusoid", _lib.SinusoidParams), ("sinusoid_tensor", c_char * 64),
+                ("sinusoid_size", c_int64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -438,16 +439,20 @@ class Layer:
     """One layer's position scheme (posenc_model_layer plus what its scheme carries)."""
 
     index: int
-    scheme: str                          # "rope", "nope", "alibi", "learned", "t5"
+    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal"
     kind: str                            # "attention", "sliding_attention", "linear_attention", "mamba", ...
     sliding_window: int                  # 0 = whole context
     rope_index: Optional[int] = None     # rope: index into Model.ropes
     rope: Optional[RopeParams] = field(default=None, repr=False)
     rotary_offset: int = 0               # rope: first rotated channel of the head
     alibi_slopes: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # alibi: one per head
-    tensor: Optional[str] = None         # learned: the table's tensor
+    tensor: Optional[str] = None         # learned / sinusoidal: the table's tensor
     offset: int = 0                      # learned: row = position + offset (OPT: 2)
-    size: int = 0                        # learned: rows of the table
+    size: int = 0                        # learned / sinusoidal: rows of the table
+    dim: int = 0                         # sinusoidal: channels (posenc_sinusoid_params)
+    base: float = 0.0                    # sinusoidal: frequency base
+    freqs: Optional[str] = None          # sinusoidal: "t2t" (Whisper) or "vaswani"
+    layout: Optional[str] = None         # sinusoidal: "half" ([sin | cos], Whisper) or "interleaved"
     num_buckets: int = 0                 # t5
     max_distance: int = 0                # t5
     bidirectional: Optional[bool] = None  # t5: encoder True, decoder False
@@ -554,6 +559,10 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                 extra = dict(alibi_slopes=slopes)
             elif scheme == "learned":
                 extra = dict(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
+            elif scheme == "sinusoidal":  # Whisper's encoder: posenc_sinusoid_table with these, rows 0..size-1
+                extra = dict(tensor=text(m.sinusoid_tensor), size=int(m.sinusoid_size), dim=int(m.sinusoid.dim),
+                             base=float(m.sinusoid.base), freqs="t2t" if m.sinusoid.freqs == 1 else "vaswani",
+                             layout=_lib.LAYOUT_NAME[m.sinusoid.layout])
             elif scheme == "t5":
                 extra = dict(num_buckets=int(m.t5.num_buckets), max_distance=int(m.t5.max_distance),
                              bidirectional=text(entry.kind) == "encoder")

@@ -68,3 +68,20 @@ def test_wrappers_position_start():
     assert posenc.load_config(fixture("smollm3_3b")).position_start == 0
     with pytest.raises(posenc.UnsupportedError, match="'llava' wraps a text_config of model_type 'llama'"):
         posenc.load_config({"model_type": "llava", "text_config": {"model_type": "llama"}})
+
+
+def test_whisper_two_stacks_and_modernbert_bases():
+    # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table
+    w = posenc.load_config({"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,
+                            "max_source_positions": 1500, "max_target_positions": 448})
+    assert [x.scheme for x in w.layers] == ["sinusoidal"] * 32 + ["learned"] * 32 and w.config is None
+    enc, dec = w.layers[0], w.layers[-1]
+    assert (enc.kind, enc.size, enc.dim, enc.base, enc.freqs, enc.layout) == ("encoder", 1500, 1280, 10000.0, "t2t", "half")
+    assert enc.tensor == "model.encoder.embed_positions.weight"
+    assert (dec.kind, dec.size, dec.offset, dec.tensor) == ("decoder", 448, 0, "model.decoder.embed_positions.weight")
+    # ModernBERT-base (4.x spelling): full layers 0, 3, .. at global_rope_theta, the others local_rope_theta
+    mb = posenc.load_config({"model_type": "modernbert", "num_hidden_layers": 22, "global_rope_theta": 160000.0,
+                             "local_rope_theta": 10000.0, "global_attn_every_n_layers": 3, "local_attention": 128})
+    bases = [x.rope.base for x in mb.layers]
+    assert bases[:4] == [160000.0, 10000.0, 10000.0, 160000.0] and bases.count(160000.0) == 8
+    assert [x.sliding_window for x in mb.layers[:3]] == [0, 64, 64]

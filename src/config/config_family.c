@@ -107,6 +107,10 @@ static const config_family families[] = {
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
+    /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
+     * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */
+    {"modernbert", NULL, "ModernBert", H, 160000, 8192, 768, 12, 0, 22, 0, FAMILY_GEMMA3_LAYERS | FAMILY_LEADING_FULL,
+     10000, 64, 3, NULL},
     {"eurobert", NULL, "EuroBert", H, 10000, 8192, 768, 12, 64, 12, 0, 0, 0, 0, 0, NULL},
     {"gte", NULL, "Gte", H, 160000, 8192, 768, 12, 0, 12, 0, 0, 0, 0, 0, NULL},
     {"esmc", NULL, "Esmc", H, 10000, 2048, 2560, 40, 64, 80, 0, 0, 0, 0, 0, NULL},
@@ -202,6 +206,10 @@ static const config_family families[] = {
      "transformer.position_embeddings.weight"},
     {"flaubert", NULL, "Flaubert", H, 0, 512, 2048, 16, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
      "transformer.position_embeddings.weight"},
+    /* Whisper (WhisperConfig, transformers 5.18): encoder sinusoid + decoder learned table (FAMILY_SINUSOID_ENCODER);
+     * the table names under WhisperForConditionalGeneration's base_model_prefix "model" */
+    {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
+     "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
 };
 
@@ -210,6 +218,21 @@ const config_family *config_family_find_(const char *model_type) {
         if (strcmp(families[i].model_type, model_type) == 0 ||
             (families[i].alias && strcmp(families[i].alias, model_type) == 0))
             return &families[i];
+    return NULL;
+}
+
+/* Model types refused with the reason posenc cannot read them (the others it does not know are refused by name
+ * with their position keys). */
+static const config_refusal refusals[] = {
+    /* modeling_ministral3.py: after the (yarn) rotation, query_states *= get_llama_4_attn_scale(position_ids,
+     * rope_parameters.llama_4_scaling_beta, rope_parameters.original_max_position_embeddings) */
+    {"ministral3", "q x (1 + llama_4_scaling_beta * ln(1 + floor(pos / original_max_position_embeddings))) after "
+                   "RoPE (get_llama_4_attn_scale): no posenc field for it; yarn alone is wrong from there on"},
+};
+
+const config_refusal *config_refusal_find_(const char *model_type) {
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
+        if (strcmp(refusals[i].model_type, model_type) == 0) return &refusals[i];
     return NULL;
 }
 

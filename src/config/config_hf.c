@@ -227,6 +227,11 @@ static const char *const top_orig_k[] = {"original_max_position_embeddings", NUL
 static const char *const local_theta_k[] = {"rope_local_base_freq", NULL};
 static const char *const window_k[] = {"sliding_window", NULL};
 static const char *const pattern_k[] = {"sliding_window_pattern", "_sliding_window_pattern", NULL};
+/* FAMILY_LEADING_FULL (ModernBERT's 4.x spellings, which ModernBertConfig still maps) */
+static const char *const global_theta_k[] = {"global_rope_theta", NULL};
+static const char *const leading_local_theta_k[] = {"local_rope_theta", NULL};
+static const char *const leading_pattern_k[] = {"global_attn_every_n_layers", NULL};
+static const char *const local_attention_k[] = {"local_attention", NULL};
 
 static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h);
 
@@ -290,6 +295,9 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, const pose
         out->warnings |= POSENC_CONFIG_WARN_UNKNOWN_FAMILY;
         return POSENC_OK;
     }
+    const config_refusal *why = config_refusal_find_(out->architecture);
+    RETURN_ERROR_IF(why, h->err, POSENC_ERR_UNSUPPORTED, "config.json: model_type '%s' refused: %s", why->model_type,
+                    why->reason);
     config_closest_families_(out->architecture, false, close, sizeof close);
     return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
                         "config.json: model_type '%.40s' is not a model family posenc knows (position keys: %.80s; "
@@ -334,10 +342,16 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     int64_t window = f->sliding_window, pattern = f->sliding_pattern, local_count = 0, full_count = 0;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
+    bool has = false, leading = (f->flags & FAMILY_LEADING_FULL) != 0;
+    if (leading) { /* HF: sliding_window = local_attention // 2 (the half window each side) */
+        int64_t local_attention = 2 * window;
+        FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", local_attention_k, (int64_t)1 << 53, &local_attention, &has));
+        window = local_attention / 2;
+    } else {
+        FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
+    }
     has = false; /* from here: whether a pattern was given */
-    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", pattern_k, 1 << 20, &pattern, &has));
+    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", leading ? leading_pattern_k : pattern_k, 1 << 20, &pattern, &has));
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     if (types) {
         RETURN_ERROR_IF(!cJSON_IsArray(types), h->err, POSENC_ERR_FORMAT,
@@ -356,10 +370,11 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
         }
     } else if (has && pattern == 0) {
         return posenc_fail_(h->err, POSENC_ERR_FORMAT,
-                            "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and raise "
-                            "(give a pattern > 0 or layer_types)");
-    } else if (layers > 0 && pattern > 0) { /* HF: layer i slides iff (i + 1) % pattern != 0 */
-        full_count = layers / pattern;
+                            "config.json: '%s' is 0: HF's layer kinds take %s %% 0 and raise (give a pattern > 0 or "
+                            "layer_types)", leading ? "global_attn_every_n_layers" : "sliding_window_pattern",
+                            leading ? "i" : "(i + 1)");
+    } else if (layers > 0 && pattern > 0) { /* HF: layer i slides iff (i + 1) % pattern != 0 (leading: i % pattern) */
+        full_count = leading ? (layers + pattern - 1) / pattern : layers / pattern;
         local_count = layers - full_count;
     }
     out->layer_type_count = 2;
@@ -372,11 +387,13 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
     l->rope = out->rope; /* Gemma-2: the same RoPE in both kinds */
     if (f->flags & FAMILY_GEMMA3_LAYERS) {
         posenc_rope_params *p = &l->rope;
-        p->scaling = POSENC_ROPE_NONE;
-        p->factor = 1.0;
-        p->short_factors = p->long_factors = NULL;
-        p->factors_count = 0;
-        p->attention_factor = 0;
+        if (!leading || local_dict) { /* ModernBERT: a 4.x rope_scaling is copied into both kinds */
+            p->scaling = POSENC_ROPE_NONE;
+            p->factor = 1.0;
+            p->short_factors = p->long_factors = NULL;
+            p->factors_count = 0;
+            p->attention_factor = 0;
+        }
         bool has_local = false;
         if (local_dict) {
             static const char *const rt_k[] = {"rope_theta", NULL};
@@ -387,10 +404,20 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             if (posenc_rope_resolve(p, given, NULL, &inner) != POSENC_OK)
                 return posenc_fail_(h->err, inner.status, "config.json: sliding_attention rope: %s", inner.message);
         }
-        if (!has_local) FORWARD_IF_ERROR(hf_number_of_(h, cfg, "", local_theta_k, &p->base, &has_local));
+        if (!has_local)
+            FORWARD_IF_ERROR(hf_number_of_(h, cfg, "", leading ? leading_local_theta_k : local_theta_k, &p->base,
+                                           &has_local));
+        if (!has_local && leading && !local_dict) { /* null: 4.x gave these layers global_rope_theta, 5.18 raises */
+            const cJSON *c;
+            cJSON_ArrayForEach(c, cfg) RETURN_ERROR_IF(c->string && strcmp(c->string, "local_rope_theta") == 0,
+                                                       h->err, POSENC_ERR_UNSUPPORTED,
+                                                       "config.json: 'local_rope_theta' is null: transformers 4.x "
+                                                       "rotates the local layers at global_rope_theta, 5.18 cannot "
+                                                       "build the model; posenc does not choose");
+        }
         if (!has_local) {
             p->base = f->local_theta;
-            note_default(h, "rope_local_base_freq", f->local_theta);
+            note_default(h, leading ? "local_rope_theta" : "rope_local_base_freq", f->local_theta);
         }
     }
     return POSENC_OK;
@@ -565,6 +592,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     RETURN_ERROR_IF(has_theta && has_dict_theta && top_theta != dict_theta, err, POSENC_ERR_FORMAT,
                     "config.json: 'rope_theta' %.17g contradicts the rope dict's 'rope_theta' %.17g", top_theta,
                     dict_theta);
+    if (!has_theta && (f->flags & FAMILY_LEADING_FULL)) /* ModernBERT: the full layers' base */
+        FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", global_theta_k, &top_theta, &has_theta));
     if (has_theta) p->base = top_theta;
     else if (has_dict_theta) p->base = dict_theta, has_theta = true;
     else if (generic) out->warnings |= POSENC_CONFIG_WARN_NO_THETA;

@@ -65,17 +65,22 @@ static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     posenc_model *m = h->model;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t pattern = h->family->sliding_pattern;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
-    if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
+    bool has = false, leading = (h->family->flags & FAMILY_LEADING_FULL) != 0;
+    if (leading) {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "global_attn_every_n_layers", 1 << 20, &pattern, &has));
+    } else {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
+        if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", "_sliding_window_pattern", 1 << 20, &pattern, &has));
+    }
     RETURN_ERROR_IF(has && pattern == 0 && !types, h->err, POSENC_ERR_FORMAT,
-                    "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and raise "
-                    "(give a pattern > 0 or layer_types)");
+                    "config.json: '%s' is 0: HF's layer kinds take %s %% 0 and raise (give a pattern > 0 or "
+                    "layer_types)", leading ? "global_attn_every_n_layers" : "sliding_window_pattern",
+                    leading ? "i" : "(i + 1)");
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
     int64_t window = m->config.layer_type_count > 1 ? m->config.layer_types[1].sliding_window : 0;
     for (int64_t i = 0; i < layers; i++) {
         bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
-                             : pattern > 0 && (i + 1) % pattern != 0;
+                             : pattern > 0 && (leading ? i % pattern : (i + 1) % pattern) != 0;
         config_layer_set_(m, i, POSENC_LAYER_ROPE, sliding ? 1 : 0, sliding ? "sliding_attention" : "full_attention",
                           sliding ? window : 0);
     }
@@ -334,11 +339,48 @@ static posenc_status t5_layers(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* Whisper: the encoder adds sinusoids(max_source_positions, d_model) (log-timescale step ln(10000) / (d/2 - 1),
+ * then [sin | cos]: posenc's T2T frequencies in the half layout) to all its input frames; the decoder looks up
+ * rows position_ids = arange(T) + past of a learned max_target_positions-row table. */
+static posenc_status sinusoid_encoder_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    int64_t enc = 4, dec = 4, d_model = 384, source = 1500, target = 448; /* WhisperConfig defaults */
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "encoder_layers", 1 << 20, &enc, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "decoder_layers", 1 << 20, &dec, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "d_model", 1 << 30, &d_model, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_source_positions", (int64_t)1 << 40, &source, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_target_positions", (int64_t)1 << 40, &target, &has));
+    /* sinusoids() raises on an odd width; d_model 2 would divide by d/2 - 1 = 0 */
+    RETURN_ERROR_IF(d_model % 2 != 0 || d_model < 4, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'd_model' %lld: the encoder's sinusoids need an even width >= 4", (long long)d_model);
+    RETURN_ERROR_IF(source < 1 || target < 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: max_source_positions %lld / max_target_positions %lld must be >= 1",
+                    (long long)source, (long long)target);
+    posenc_sinusoid_params_default(&m->sinusoid, (int32_t)d_model);
+    m->sinusoid.freqs = POSENC_FREQS_T2T;
+    m->sinusoid.layout = POSENC_LAYOUT_HALF;
+    m->sinusoid_size = source;
+    static const char enc_table[] = "model.encoder.embed_positions.weight";
+    config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, enc_table, strlen(enc_table));
+    config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, h->family->table, strlen(h->family->table));
+    m->learned_offset = 0;
+    m->learned_size = target;
+    m->config.hidden_size = (int32_t)d_model;
+    m->config.num_hidden_layers = (int32_t)enc;
+    FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
+    for (int64_t i = 0; i < enc + dec; i++)
+        config_layer_set_(m, i, i < enc ? POSENC_LAYER_SINUSOIDAL : POSENC_LAYER_LEARNED, -1,
+                          i < enc ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model *m = h->model;
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
+    if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));

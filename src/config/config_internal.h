@@ -61,9 +61,18 @@ enum {
 /* NemotronH: layer kinds (and their count: num_hidden_layers is ignored) from layers_block_type / layer_types /
  * hybrid_override_pattern; no layer, attention included, carries positions */
 #define FAMILY_PATTERN_NOPE ((uint64_t)1 << 32)
+/* with FAMILY_GEMMA3_LAYERS, ModernBERT's rule: layer i is full iff i % global_attn_every_n_layers == 0 (the
+ * first layer of each group, not Gemma's last); full layers global_rope_theta, local layers local_rope_theta and
+ * a window of local_attention // 2 (HF's sliding_window property); a 4.x rope_scaling goes to both kinds */
+#define FAMILY_LEADING_FULL ((uint64_t)1 << 33)
+/* Whisper's two stacks: encoder_layers with a fixed sinusoidal table of max_source_positions rows (T2T frequencies,
+ * [sin | cos] halves: modeling_whisper.py's sinusoids()), then decoder_layers with a learned table of
+ * max_target_positions rows (position_ids = arange + past: offset 0) */
+#define FAMILY_SINUSOID_ENCODER ((uint64_t)1 << 34)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
-#define FAMILY_NO_ROPE (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE)
+#define FAMILY_NO_ROPE \
+    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER)
 
 typedef struct {
     const char *model_type;
@@ -91,6 +100,13 @@ const config_family *config_family_from_class_(const char *class_name);
 const config_family *config_family_generic_(void);
 size_t config_family_count_(void);
 const config_family *config_family_at_(size_t i);
+
+/* A model_type posenc knows and refuses, and why (checked before the family table's "not known"). */
+typedef struct {
+    const char *model_type;
+    const char *reason;
+} config_refusal;
+const config_refusal *config_refusal_find_(const char *model_type);
 
 /* A composite model_type whose text model posenc reads from text_config (the inner model_type
  * picks the family), and what the wrapper changes about positions. */

@@ -161,6 +161,11 @@ CASES = [
                           moe_intermediate_size=32, first_k_dense_replace=1, n_group=1, topk_group=1)),
     ("minicpm3", "minicpm3", dict(num_hidden_layers=2, num_key_value_heads=4, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
                                   kv_lora_rank=16, q_lora_rank=16)),
+    # ModernBERT: full layers i % n == 0 at global_rope_theta, the others local_rope_theta, window local_attention // 2
+    ("modernbert", "modernbert", dict(num_hidden_layers=5, global_attn_every_n_layers=2, local_attention=16,
+                                      global_rope_theta=80000.0, local_rope_theta=20000.0)),
+    ("modernbert defaults", "modernbert", dict(num_hidden_layers=4)),
+    ("modernbert yarn", "modernbert", dict(num_hidden_layers=4, rope_scaling=YARN)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
 ]
@@ -252,11 +257,19 @@ def hf_layers(model_type, kw, d, label):
     cfg.to_json_file(new)
     out = Layers(seen.get(i) for i in range(len(layers)))
     out.lookups = lookups
+    out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
     return out, new, cfg
 
 
 class Layers(list):
-    """Per layer (cos, sin, function) or None, and .lookups: the embedding tables the run read."""
+    """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, and .windows: the
+    per-layer sliding window where WINDOWS knows how to read it off the built model."""
+
+
+# ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
+# create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
+WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
+                                             for layer in model.layers]}
 
 
 def legacy_form(path, cfg):
@@ -275,6 +288,28 @@ def legacy_form(path, cfg):
     out = path[:-5] + "_4x.json"
     json.dump(j, open(out, "w"))
     return out
+
+
+def modernbert_legacy(path, cfg, kw):
+    """ModernBERT as transformers 4.x wrote it: global_rope_theta / local_rope_theta / global_attn_every_n_layers /
+    local_attention (and one rope_scaling for both kinds), no layer_types, no per-layer-type rope dicts."""
+    j = json.load(open(path))
+    rp = j.pop("rope_parameters")
+    j.pop("layer_types", None)
+    j["global_rope_theta"] = rp["full_attention"]["rope_theta"]
+    j["local_rope_theta"] = rp["sliding_attention"]["rope_theta"]
+    j["global_attn_every_n_layers"] = kw.get("global_attn_every_n_layers", 3)
+    j["local_attention"] = cfg.local_attention
+    scaling = {k: v for k, v in rp["full_attention"].items() if k != "rope_theta"}
+    if scaling.get("rope_type", "default") != "default":
+        j["rope_scaling"] = scaling
+    out = path[:-5] + "_4x.json"
+    json.dump(j, open(out, "w"))
+    return out
+
+
+# model types whose 4.x spelling is not rope_theta + rope_scaling
+LEGACY_FORMS = {"modernbert": modernbert_legacy}
 
 
 def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
@@ -317,6 +352,9 @@ def compare(t, label, path, hf, d, per_channel=True):
     want = ["rope" if x is not None else "nope" for x in hf]
     got = [x["scheme"] for x in layers]
     t.check(got == want, f"{label}: per-layer scheme {got} = transformers' {want}")
+    if hf.windows is not None:  # the runtime's per-layer window (None: whole context) against posenc's (0: none)
+        mine = [x["sliding_window"] or None for x in layers]
+        t.check(mine == hf.windows, f"{label}: per-layer sliding window {mine} = transformers' {hf.windows}")
     done = set()
     for i, (layer, h) in enumerate(zip(layers, hf)):
         if h is None or layer["scheme"] != "rope" or layer["rope"] in done:
@@ -369,6 +407,124 @@ def compare_learned(t, label, j, hf):
     t.check(np.array_equal(ids.reshape(-1).numpy(), want), f"{label}: rows looked up = positions 0..{T - 1} + {offset} "
             f"(the run: {ids.reshape(-1)[:4].tolist()}..)")
     t.check(rows == size, f"{label}: table of {size} rows (the run's has {rows})")
+
+
+def whisper(t, d):
+    """Whisper's two stacks through WhisperModel's own forward: the encoder adds its embed_positions table (built
+    by modeling_whisper.sinusoids) looked up at rows 0..max_source_positions-1, which must be posenc's sinusoid
+    table (t2t, half) bit for bit in torch-compat; the decoder reads rows position_ids of its learned table.
+    Whisper's position keys are the same in 4.x and 5.x (no rope keys), so one form is checked."""
+    import torch
+    from transformers import WhisperConfig, WhisperModel
+    from transformers.models.whisper import modeling_whisper as mw
+    source, target, dm = 1500, 40, 64  # the real 1500 source rows: large angles, where float32 steps show
+    cfg = WhisperConfig(d_model=dm, encoder_layers=2, decoder_layers=3, encoder_attention_heads=4,
+                        decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=8,
+                        vocab_size=128, max_source_positions=source, max_target_positions=target, pad_token_id=0, eos_token_id=2,
+                        bos_token_id=1, decoder_start_token_id=1)
+    torch.manual_seed(0)
+    model = WhisperModel(cfg).eval()
+    seen = {}
+    enc_forward, dec_forward = torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward
+
+    def enc_wrapped(self, ids):
+        if self is model.encoder.embed_positions:
+            seen["encoder"] = (ids.detach().clone(), self.weight.detach().clone())
+        return enc_forward(self, ids)
+
+    def dec_wrapped(self, input_ids, past_key_values_length=0, position_ids=None):
+        seen["decoder"] = (position_ids.detach().clone(), self.weight.shape[0])
+        return dec_forward(self, input_ids, past_key_values_length, position_ids)
+
+    torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward = enc_wrapped, dec_wrapped
+    try:
+        with torch.no_grad():
+            model(input_features=torch.randn(1, 8, 2 * source), decoder_input_ids=(torch.arange(T)[None] + 3) % 128)
+    finally:
+        torch.nn.Embedding.forward, mw.WhisperPositionalEmbedding.forward = enc_forward, dec_forward
+    path = os.path.join(d, "whisper.json")
+    cfg.to_json_file(path)
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"whisper: posenc reads the config ({se.strip()[:160]})"):
+        return
+    layers = json.loads(so)["layers"]
+    want = ["sinusoidal"] * len(model.encoder.layers) + ["learned"] * len(model.decoder.layers)
+    t.check([x["scheme"] for x in layers] == want, f"whisper: per-layer schemes {[x['scheme'] for x in layers]} = "
+            f"transformers' stacks {want}")
+    t.check([x["kind"] for x in layers] == ["encoder"] * 2 + ["decoder"] * 3, "whisper: encoder layers, then decoder")
+    enc, dec = layers[0], layers[-1]
+    ids, table = seen["encoder"]
+    t.check(np.array_equal(ids.reshape(-1).numpy(), np.arange(source)) and enc["size"] == source == table.shape[0],
+            f"whisper encoder: rows 0..{source - 1} of a {enc['size']}-row table (the run: {table.shape[0]} rows, "
+            f"ids {ids.reshape(-1)[:3].tolist()}..)")
+    t.check(enc["tensor"].endswith("encoder.embed_positions.weight"), f"whisper encoder: table {enc['tensor']}")
+    out = os.path.join(d, "whisper_table.npy")
+    rc, _, se = run("table", "--len", enc["size"], "--dim", enc["dim"], "--base", enc["base"], "--freqs", enc["freqs"],
+                    "--layout", enc["layout"], "--torch-compat", "-o", out)
+    if t.check(rc == 0, f"whisper encoder: posenc table ({se.strip()[:120]})"):
+        mine, theirs = np.load(out), table.numpy()
+        differ = int((mine.view(np.uint32) != theirs.view(np.uint32)).sum()) if mine.shape == theirs.shape else -1
+        t.check(differ == 0, f"whisper encoder: posenc's sinusoid ({enc['freqs']}, {enc['layout']}) = sinusoids() "
+                             f"bit for bit ({differ} of {theirs.size} differ, shape {mine.shape} / {theirs.shape})")
+    pos, rows = seen["decoder"]
+    t.check(np.array_equal(pos.reshape(-1).numpy(), np.arange(T) + dec["offset"]) and rows == dec["size"] == target,
+            f"whisper decoder: rows 0..{T - 1} + {dec['offset']} of a {dec['size']}-row table (the run: "
+            f"{pos.reshape(-1)[:3].tolist()}.., {rows} rows)")
+    t.check(dec["tensor"].endswith("decoder.embed_positions.weight"), f"whisper decoder: table {dec['tensor']}")
+
+
+def ministral3(t, d):
+    """Ministral 3 stays refused, for the reason its own forward shows: a tiny model run at positions past
+    original_max_position_embeddings scales the rotated query (get_llama_4_attn_scale != 1), which posenc's
+    model has no field for; posenc must refuse the config (alone and as mistral3's text_config) naming the key."""
+    import torch
+    from transformers import Ministral3Config, Ministral3Model
+    from transformers.models.ministral3 import modeling_ministral3 as mm
+    rp = {"rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0, "original_max_position_embeddings": 64,
+          "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}
+    cfg = Ministral3Config(**dict(SMALL, num_hidden_layers=1, head_dim=16, rope_parameters=rp, max_position_embeddings=1024))
+    torch.manual_seed(0)
+    model = Ministral3Model(cfg).eval()
+    scales, original = [], mm.get_llama_4_attn_scale
+
+    def recording(*a, **k):
+        scales.append(original(*a, **k))
+        return scales[-1]
+
+    mm.get_llama_4_attn_scale = recording
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(8)[None] + 3, position_ids=torch.arange(8)[None] * 30)
+    finally:
+        mm.get_llama_4_attn_scale = original
+    s = scales[0].reshape(-1).tolist() if scales else []
+    t.check(len(s) == 8 and s[0] == 1.0 and s[-1] != 1.0, f"ministral3: transformers scales q by position "
+            f"(positions 0..210 step 30, original 64: scales {[round(x, 4) for x in s]})")
+    path = os.path.join(d, "ministral3.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "ministral3 (transformers' own config)", path, "llama_4_scaling_beta")
+    wrapped = os.path.join(d, "mistral3_ministral3.json")
+    with open(wrapped, "w") as f:
+        json.dump({"model_type": "mistral3", "text_config": json.load(open(path))}, f)
+    refused_by_name(t, "ministral3 as mistral3's text_config", wrapped, "llama_4_scaling_beta")
+
+
+def modernbert_null_local(t, d):
+    """ModernBERT with local_rope_theta null: 4.x's ModernBertAttention fell back to global_rope_theta, 5.18 builds
+    rope_theta None and raises; the releases disagree, so posenc refuses naming the key (never a default)."""
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model("modernbert", **dict(SMALL, num_hidden_layers=3, local_rope_theta=None))
+    try:
+        AutoModel.from_config(cfg)
+        built = True
+    except TypeError:
+        built = False
+    t.check(not built, "modernbert local_rope_theta null: transformers 5.18 cannot build the model")
+    path = os.path.join(d, "modernbert_null_local.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "modernbert", "num_hidden_layers": 3, "global_rope_theta": 160000.0,
+                   "local_rope_theta": None, "global_attn_every_n_layers": 3, "local_attention": 128}, f)
+    refused_by_name(t, "modernbert local_rope_theta null (4.x form)", path, "local_rope_theta")
 
 
 def refused_by_name(t, label, path, name):
@@ -440,6 +596,9 @@ def run_case(task):
     if task[1] == "rope_types":
         rope_types(r, d)
         return r.results, time.monotonic() - start
+    if task[1] in SPECIAL:
+        SPECIAL[task[1]](r, d)
+        return r.results, time.monotonic() - start
     _, label, model_type, kw = task
     try:
         hf, path, cfg = hf_layers(model_type, kw, d, label)
@@ -448,13 +607,15 @@ def run_case(task):
         return r.results, time.monotonic() - start
     per_channel = model_type not in PER_PAIR
     compare(r, label + " (5.x rope_parameters)", path, hf, d, per_channel)
-    old = legacy_form(path, cfg)
+    old = LEGACY_FORMS[model_type](path, cfg, kw) if model_type in LEGACY_FORMS else legacy_form(path, cfg)
     if old:
         compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
     return r.results, time.monotonic() - start
 
 
 ROOT_DIR = None
+# checks that are not one tiny model through hf_layers (their own forward calls), by name
+SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local}
 
 
 def main():
@@ -471,6 +632,7 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
     start = time.monotonic()
