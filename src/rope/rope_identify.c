@@ -43,6 +43,18 @@ typedef struct {
     float *fc, *fs;
 } work;
 
+/* The rows before a LongRoPE switch and the rows from it on (the long rows' first position
+   is long_offset), as two targets over the same values. */
+static void split_at_switch(const target *tg, size_t t_switch, size_t T, size_t K, int64_t long_offset,
+                            target *before, target *after) {
+    *before = *after = *tg;
+    before->rows = t_switch;
+    after->rows = T - t_switch;
+    after->offset = long_offset;
+    if (after->cos_v) after->cos_v += t_switch * K;
+    if (after->sin_v) after->sin_v += t_switch * K;
+}
+
 static void work_free(work *wk) {
     free(wk->c.v), free(wk->s.v), free(wk->pc), free(wk->ps), free(wk->w), free(wk->phi), free(wk->mag);
     free(wk->buf), free(wk->ok), free(wk->fc), free(wk->fs), free(wk->rho), free(wk->wl), free(wk->vote);
@@ -378,12 +390,8 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
     double mtol_long = out->grid == POSENC_DTYPE_F32 ? 1e-6 : 8e-3;
     for (int a = 0; a < POSENC_ROPE_ARITHS; a++) {
         if (t_switch) { /* each side with its own list and magnitude */
-            target before = tg, after = tg;
-            before.rows = t_switch;
-            after.rows = T - t_switch;
-            after.offset = out->long_offset;
-            if (after.cos_v) after.cos_v += t_switch * (size_t)K;
-            if (after.sin_v) after.sin_v += t_switch * (size_t)K;
+            target before, after;
+            split_at_switch(&tg, t_switch, T, K, out->long_offset, &before, &after);
             posenc_rope_params ps_ = p, pl = p;
             ps_.longrope_select = POSENC_LONGROPE_SHORT;
             pl.longrope_select = POSENC_LONGROPE_LONG;
@@ -428,12 +436,8 @@ static posenc_status identify(const posenc_array *table, const posenc_array *sin
         posenc_rope_params q = p;
         if (p.scaling == POSENC_ROPE_LONGROPE) q.short_factors = q.long_factors = out->pair_factor;
         if (t_switch) {
-            target before = tg, after = tg;
-            before.rows = t_switch;
-            after.rows = T - t_switch;
-            after.offset = out->long_offset;
-            if (after.cos_v) after.cos_v += t_switch * (size_t)K;
-            if (after.sin_v) after.sin_v += t_switch * (size_t)K;
+            target before, after;
+            split_at_switch(&tg, t_switch, T, K, out->long_offset, &before, &after);
             posenc_rope_params ps_ = q, pl = q;
             pl.long_factors = out->long_pair_factor;
             ps_.longrope_select = POSENC_LONGROPE_SHORT;
