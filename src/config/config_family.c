@@ -243,6 +243,15 @@ static const config_wrapper wrappers[] = {
     /* Mllama: the image enters through cross-attention, not as tokens; MllamaTextModel counts text positions from 0
      * (position_ids = arange(seq) + past_seen_tokens) */
     {"mllama", 0},
+    /* Image / audio features inserted as ordinary tokens of the text model's sequence: the text model counts
+     * positions 0.. over the merged sequence (measured by the oracle's composite cases, image in the input) */
+    {"llava", 0},
+    {"vipllava", 0},
+    {"video_llava", 0},
+    {"aya_vision", 0},
+    {"cohere2_vision", 0},
+    {"deepseek_vl", 0},
+    {"got_ocr2", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

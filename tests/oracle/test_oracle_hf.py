@@ -312,10 +312,10 @@ def modernbert_legacy(path, cfg, kw):
 LEGACY_FORMS = {"modernbert": modernbert_legacy}
 
 
-def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0):
     """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
     offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim)."""
-    x = np.zeros((T, head), dtype=np.float32)
+    x = np.zeros((start + T, head), dtype=np.float32)  # positions 0..; the run's are start..start+T-1
     if layout == "half":
         x[:, offset: offset + r // 2] = 1
     else:
@@ -326,7 +326,7 @@ def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
     rc, _, err = run("rope", "apply", "--config", path, *pick, "--in", xin, "--torch-compat", "-o", yout)
     if rc != 0:
         return None, err.strip()
-    y = np.load(yout)[:, offset: offset + r]
+    y = np.load(yout)[start:, offset: offset + r]
     if layout == "half":
         return (y[:, : r // 2], y[:, r // 2:]), ""
     return (y[:, 0::2], y[:, 1::2]), ""
@@ -340,7 +340,7 @@ def ulps(a, b):
     return int(max(np.abs(key(a[0]) - key(b[0])).max(), np.abs(key(a[1]) - key(b[1])).max()))
 
 
-def compare(t, label, path, hf, d, per_channel=True):
+def compare(t, label, path, hf, d, per_channel=True, start=0):
     rc, so, se = run("rope", "explain", "--config", path, "--json")
     if not t.check(rc == 0, f"{label}: posenc reads {os.path.basename(path)} ({se.strip()[:160]})"):
         return
@@ -376,7 +376,7 @@ def compare(t, label, path, hf, d, per_channel=True):
         else:
             hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
         pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"],
-                                 layer.get("rotary_offset", 0))
+                                 layer.get("rotary_offset", 0), start)
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
             continue
@@ -389,7 +389,7 @@ def compare(t, label, path, hf, d, per_channel=True):
             t.check(worst <= 1, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
                                 f"within 1 ulp of torch.polar's ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
             continue
-        t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions 0..{T - 1} "
+        t.check(differ == 0, f"{label} layer {i} ({rope['name']}, {layout}, R={r}): cos/sin at positions {start}..{start + T - 1} "
                              f"bit for bit ({differ} of {2 * hc.size} differ, at most {worst} ulp)")
 
 
@@ -599,6 +599,9 @@ def run_case(task):
     if task[1] in SPECIAL:
         SPECIAL[task[1]](r, d)
         return r.results, time.monotonic() - start
+    if task[1] == "composite":
+        composite_case(r, d, *COMPOSITES[task[2]])  # by index: the inputs functions are not picklable
+        return r.results, time.monotonic() - start
     _, label, model_type, kw = task
     try:
         hf, path, cfg = hf_layers(model_type, kw, d, label)
@@ -611,6 +614,121 @@ def run_case(task):
     if old:
         compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
     return r.results, time.monotonic() - start
+
+
+# Composite models that insert image / audio features as ordinary tokens of the text model's sequence: the tiny
+# composite model (its own tiny vision / audio tower too) runs forward WITH an image (or audio) in the input, and
+# what the language model's layers really use (the position ids its rotary_emb gets, the cos/sin each layer
+# rotates with) is compared with posenc reading the composite config.json (wrappers[] in config_family.c).
+TINY_CLIP = dict(model_type="clip_vision_model", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                 num_attention_heads=2, image_size=8, patch_size=4)  # 2x2 patches (+ CLS)
+TINY_SIGLIP = dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                   num_attention_heads=2, image_size=8, patch_size=4)  # 2x2 patches, no CLS
+IMAGE_ID = 5  # the image placeholder token of every composite below (inside the tiny vocabulary)
+
+
+def text_ids(n_image, lead=2):
+    """T ids: `lead` text tokens, n_image image placeholders, then text (ids from 10: clear of IMAGE_ID)."""
+    import torch
+    ids = (torch.arange(T) + 10) % SMALL["vocab_size"]
+    ids[lead: lead + n_image] = IMAGE_ID
+    return ids[None]
+
+
+def image_inputs(cfg, model, key="pixel_values", **extra):
+    """One random image at the vision tower's size, and as many placeholders as the model's own
+    get_image_features returns rows of the text width (so the forward's token/feature check holds)."""
+    import torch
+    v = cfg.vision_config
+    side = v.image_size if isinstance(v.image_size, int) else v.image_size[0]
+    pv = torch.randn(1, getattr(v, "num_channels", 3), side, side)
+    with torch.no_grad():
+        feats = model.get_image_features(**{key: pv}, **extra)
+    if not torch.is_tensor(feats):  # a ModelOutput (pooler_output: the projected features) or a list per image
+        feats = feats.pooler_output if hasattr(feats, "pooler_output") else feats
+        feats = torch.cat([f.reshape(-1) for f in feats]) if isinstance(feats, (list, tuple)) else feats
+    n = feats.numel() // cfg.text_config.hidden_size
+    return {"input_ids": text_ids(n), key: pv, **extra}
+
+
+# (label, model_type, composite config keywords, inputs(cfg, model) -> forward kwargs); text_config gets SMALL
+COMPOSITES = [
+    ("llava", "llava", dict(text_config=dict(model_type="llama", num_hidden_layers=2, rope_theta=500000.0),
+                            vision_config=TINY_CLIP, image_token_id=IMAGE_ID), image_inputs),
+    ("vipllava", "vipllava", dict(text_config=dict(model_type="llama", num_hidden_layers=2), vision_config=TINY_CLIP,
+                                  vision_feature_layers=[-1, -2], image_token_id=IMAGE_ID), image_inputs),
+    ("video_llava", "video_llava", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
+                                        vision_config=TINY_CLIP, image_token_id=IMAGE_ID, video_token_id=6),
+     lambda cfg, model: image_inputs(cfg, model, "pixel_values_images")),
+    ("aya_vision", "aya_vision", dict(text_config=dict(model_type="cohere2", num_hidden_layers=4, sliding_window=8),
+                                      vision_config=TINY_SIGLIP, image_token_id=IMAGE_ID), image_inputs),
+    ("cohere2_vision", "cohere2_vision", dict(text_config=dict(model_type="cohere2", num_hidden_layers=4, sliding_window=8),
+                                              vision_config=TINY_SIGLIP, image_token_id=IMAGE_ID,
+                                              alignment_intermediate_size=64), image_inputs),
+    ("deepseek_vl", "deepseek_vl", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
+                                        vision_config=TINY_SIGLIP, image_token_id=IMAGE_ID), image_inputs),
+    ("got_ocr2", "got_ocr2", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
+                                  vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=2,
+                                                     num_attention_heads=2, image_size=64, patch_size=16,
+                                                     global_attn_indexes=[1], window_size=2, mlp_dim=64),
+                                  image_token_id=IMAGE_ID), image_inputs),
+]
+
+
+def composite_layers(model_type, kw, inputs, d, label):
+    """The tiny composite model, one forward pass with its image / audio: per language-model layer the
+    (cos, sin) apply_rotary_pos_emb received, the position ids its rotary_emb got, and the ids run."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    kw = {k: dict(SMALL, **v) if k == "text_config" else v for k, v in kw.items()}
+    cfg = AutoConfig.for_model(model_type, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    lm = model.language_model
+    mod = importlib.import_module(type(lm).__module__)
+    seen, current, positions = {}, [None], []
+    original = mod.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb")
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(lm.layers):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    lm.rotary_emb.register_forward_pre_hook(
+        lambda m, a, k2: positions.append((k2.get("position_ids", a[1] if len(a) > 1 else None)).detach().clone()),
+        with_kwargs=True)
+    args = inputs(cfg, model)
+    mod.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(**args)
+    finally:
+        mod.apply_rotary_pos_emb = original
+    path = os.path.join(d, label.replace(" ", "_") + ".json")
+    cfg.to_json_file(path)
+    out = Layers(seen.get(i) for i in range(len(lm.layers)))
+    out.lookups, out.windows = {}, None
+    return out, path, positions, args["input_ids"]
+
+
+def composite_case(t, d, label, model_type, kw, inputs):
+    try:
+        hf, path, positions, ids = composite_layers(model_type, kw, inputs, d, label)
+    except Exception as e:  # a failure, never a skip
+        t.check(False, f"{label}: transformers could not run the tiny composite model: {type(e).__name__}: {e}")
+        return
+    n_image = int((ids == IMAGE_ID).sum())
+    t.check(n_image > 0, f"{label}: the run's input holds {n_image} image / audio placeholder tokens of {T}")
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"{label}: posenc reads the composite config ({se.strip()[:200]})"):
+        return
+    start = json.loads(so)["position_start"]
+    got = [p.reshape(-1).tolist() for p in positions]
+    want = list(range(start, start + T))
+    t.check(len(got) == 1 and got[0] == want, f"{label}: the language model's position ids {got[0][:4] if got else []}.. "
+            f"= posenc's {start}..{start + T - 1} over the merged sequence (image tokens included)")
+    compare(t, label, path, hf, d, start=start)
 
 
 ROOT_DIR = None
@@ -634,6 +752,8 @@ def main():
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
     tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
+    tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
+              if not only or c[1] in only]
     jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
     start = time.monotonic()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
