@@ -66,8 +66,8 @@ def test_wrappers_position_start():
                              "text_config": {"model_type": "gemma", "num_hidden_layers": 18}})
     assert pg.position_start == 1 and pg.family == "gemma" and len(pg.layers) == 18
     assert posenc.load_config(fixture("smollm3_3b")).position_start == 0
-    with pytest.raises(posenc.UnsupportedError, match="'llava' wraps a text_config of model_type 'llama'"):
-        posenc.load_config({"model_type": "llava", "text_config": {"model_type": "llama"}})
+    with pytest.raises(posenc.UnsupportedError, match="'xvlm' wraps a text_config of model_type 'llama'"):
+        posenc.load_config({"model_type": "xvlm", "text_config": {"model_type": "llama"}})  # a made-up type
 
 
 def test_whisper_two_stacks_and_modernbert_bases():

@@ -513,6 +513,14 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
      * offsets (PaliGemma counts from 1), M-RoPE. Reading it as its inner family is a guess unless the
      * outer type is in a table: refused by name (--assume reads the text model on purpose). */
     const cJSON *text_mt = cJSON_IsObject(text) ? item(text, "model_type") : NULL;
+    /* A listed wrapper without text_config (or without its model_type): HF builds its class default text
+     * model (LlavaConfig: LlamaConfig(), Idefics3Config: a llama of its own sizes...), which posenc does not copy */
+    RETURN_ERROR_IF(cJSON_IsString(root_mt) && !root_f && config_wrapper_find_(root_mt->valuestring) &&
+                        !cJSON_IsString(text_mt) && !(options && options->assume_family),
+                    err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %.40s config without text_config or its model_type: HF then builds the class's "
+                    "default text model, which posenc does not copy; give the text_config with its model_type",
+                    root_mt->valuestring);
     if (cJSON_IsString(root_mt) && cJSON_IsString(text_mt) && !root_f &&
         strcmp(root_mt->valuestring, text_mt->valuestring) != 0) {
         const config_wrapper *w = config_wrapper_find_(root_mt->valuestring);

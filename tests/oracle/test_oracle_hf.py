@@ -729,6 +729,15 @@ def composite_case(t, d, label, model_type, kw, inputs):
     t.check(len(got) == 1 and got[0] == want, f"{label}: the language model's position ids {got[0][:4] if got else []}.. "
             f"= posenc's {start}..{start + T - 1} over the merged sequence (image tokens included)")
     compare(t, label, path, hf, d, start=start)
+    # without text_config (or its model_type) the config class builds its own default text model: refused
+    j = json.load(open(path))
+    for what, body in (("no text_config", {k: v for k, v in j.items() if k != "text_config"}),
+                       ("text_config without model_type",
+                        dict(j, text_config={k: v for k, v in j["text_config"].items() if k != "model_type"}))):
+        bare = os.path.join(d, "bare.json")
+        with open(bare, "w") as f:
+            json.dump(body, f)
+        refused_by_name(t, f"{label} {what}", bare, f"a {model_type} config without text_config")
 
 
 ROOT_DIR = None

@@ -81,10 +81,10 @@ def main():
     # a path that would cut the reason short: the file name alone, the reason whole
     deeper = os.path.join(deep, *["y" * 50] * 4)
     os.makedirs(deeper)
-    longer = os.path.join(deeper, "llava.json")
-    json.dump({"model_type": "llava", "text_config": {"model_type": "llama", "rope_theta": 500000.0}}, open(longer, "w"))
+    longer = os.path.join(deeper, "xvlm.json")
+    json.dump({"model_type": "xvlm", "text_config": {"model_type": "llama", "rope_theta": 500000.0}}, open(longer, "w"))
     rc, _, err = run("rope", "freqs", "--config", longer)
-    t.check(rc == 1 and "rope freqs: llava.json: model_type 'llava' wraps" in err and "--assume" in err,
+    t.check(rc == 1 and "rope freqs: xvlm.json: model_type 'xvlm' wraps" in err and "--assume" in err,
             f"[H15] a {len(longer)}-character path: the file name alone, the reason whole: '{err.strip()}'")
 
     # the duplicate-key warning of rope freqs / apply names the file too, and prints the key escaped

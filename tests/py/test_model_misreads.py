@@ -7,7 +7,8 @@
    freq_scale 1, ext_factor 0, attn_factor 1 -- plain RoPE, no YaRN -- and only the full layers with
    the file's YaRN. posenc read YaRN on all 32 layers.
 2. A wrapper model_type posenc does not know around a text_config it does know (llava around
-   llama) was read as the inner family; now refused naming both (--assume reads it on purpose).
+   llama, before llava was measured and listed) was read as the inner family; now refused naming both
+   (--assume reads it on purpose). The check uses a made-up wrapper type, never to be listed.
 3. PaliGemma: transformers' own forward (run here, tiny random model) hands its language model
    position ids 1, 2, 3, ...; posenc says where positions start (position_start 1).
 Needs the test environment (POSENC_PYTHON): gguf-py, torch, transformers."""
@@ -105,23 +106,23 @@ def main():
             "OLMo 2 GGUF (no sliding window): one RoPE in every layer")
 
     # 2. wrappers
-    cfg = os.path.join(d, "llava.json")
+    cfg = os.path.join(d, "xvlm.json")
     with open(cfg, "w") as f:
-        json.dump({"model_type": "llava", "text_config": {"model_type": "llama", "rope_theta": 500000.0,
+        json.dump({"model_type": "xvlm", "text_config": {"model_type": "llama", "rope_theta": 500000.0,
                                                           "hidden_size": 4096, "num_attention_heads": 32,
                                                           "num_hidden_layers": 32}}, f)
     rc, so, se = run("rope", "explain", "--config", cfg)
-    t.check(rc == 1 and "'llava'" in se and "'llama'" in se and "--assume" in se,
-            f"llava around a llama text_config: refused naming both, not read as llama: {se.strip()[:160]}")
+    t.check(rc == 1 and "'xvlm'" in se and "'llama'" in se and "--assume" in se,
+            f"xvlm around a llama text_config: refused naming both, not read as llama: {se.strip()[:160]}")
     rc, so, se = run("rope", "explain", "--config", cfg, "--assume", "llama", "--json")
     j = json.loads(so) if rc == 0 else {}
     t.check(rc == 0 and j.get("assumed") is True and j["ropes"][0]["base"] == 500000,
-            "llava --assume llama: the text model read on purpose, marked assumed")
+            "xvlm --assume llama: the text model read on purpose, marked assumed")
     with open(cfg, "w") as f:  # a top-level hidden_size does not make it the text model either
-        json.dump({"model_type": "llava_next", "hidden_size": 4096,
+        json.dump({"model_type": "xvlm_next", "hidden_size": 4096,
                    "text_config": {"model_type": "mistral", "rope_theta": 1e6}}, f)
     rc, so, se = run("rope", "explain", "--config", cfg)
-    t.check(rc == 1 and "'llava_next'" in se, f"llava_next around mistral: refused by name ({se.strip()[:100]})")
+    t.check(rc == 1 and "'xvlm_next'" in se, f"xvlm_next around mistral: refused by name ({se.strip()[:100]})")
 
     # a config class with a built-in scaled rope dict: a file without one is refused, never read unscaled
     for mt in ("gpt_oss", "apertus"):
