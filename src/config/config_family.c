@@ -252,6 +252,14 @@ static const config_wrapper wrappers[] = {
     {"cohere2_vision", 0},
     {"deepseek_vl", 0},
     {"got_ocr2", 0},
+    {"internvl", 0},
+    {"llava_next", 0},
+    {"llava_next_video", 0},
+    {"llava_onevision", 0},
+    {"lighton_ocr", 0},
+    {"idefics3", 0},
+    {"smolvlm", 0},
+    {"shieldgemma2", 0}, /* builds Gemma3ForConditionalGeneration on its own config */
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

@@ -635,20 +635,39 @@ def text_ids(n_image, lead=2):
     return ids[None]
 
 
-def image_inputs(cfg, model, key="pixel_values", **extra):
-    """One random image at the vision tower's size, and as many placeholders as the model's own
-    get_image_features returns rows of the text width (so the forward's token/feature check holds)."""
+def image_inputs(cfg, model, key="pixel_values", lead=(1,), **extra):
+    """One random image at the vision tower's size (lead: the dims before channels: (1, tiles) for anyres
+    models), and as many placeholders as the model's own get_image_features returns rows of the text
+    width (so the forward's token/feature check holds)."""
     import torch
     v = cfg.vision_config
     side = v.image_size if isinstance(v.image_size, int) else v.image_size[0]
-    pv = torch.randn(1, getattr(v, "num_channels", 3), side, side)
+    pv = torch.randn(*lead, getattr(v, "num_channels", 3), side, side)
     with torch.no_grad():
-        feats = model.get_image_features(**{key: pv}, **extra)
+        owner = next(m for m in model.modules() if hasattr(m, "get_image_features"))
+        feats = owner.get_image_features(**{key: pv}, **extra)
     if not torch.is_tensor(feats):  # a ModelOutput (pooler_output: the projected features) or a list per image
         feats = feats.pooler_output if hasattr(feats, "pooler_output") else feats
         feats = torch.cat([f.reshape(-1) for f in feats]) if isinstance(feats, (list, tuple)) else feats
     n = feats.numel() // cfg.text_config.hidden_size
     return {"input_ids": text_ids(n), key: pv, **extra}
+
+
+def anyres_inputs(cfg, model):
+    """LLaVA-NeXT's anyres: the base image and one tile (image_grid_pinpoints [[8, 8]]), image_sizes given."""
+    import torch
+    return image_inputs(cfg, model, lead=(1, 2), image_sizes=torch.tensor([[8, 8]]))
+
+
+def sized_inputs(cfg, model):
+    import torch
+    side = cfg.vision_config.image_size
+    return image_inputs(cfg, model, image_sizes=torch.tensor([[side, side]]))
+
+
+def tiled_inputs(cfg, model):
+    """Idefics3 / SmolVLM: pixel_values [batch, images, C, H, W]."""
+    return image_inputs(cfg, model, lead=(1, 1))
 
 
 # (label, model_type, composite config keywords, inputs(cfg, model) -> forward kwargs); text_config gets SMALL
@@ -667,6 +686,37 @@ COMPOSITES = [
                                               alignment_intermediate_size=64), image_inputs),
     ("deepseek_vl", "deepseek_vl", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
                                         vision_config=TINY_SIGLIP, image_token_id=IMAGE_ID), image_inputs),
+    ("internvl", "internvl", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
+                                  vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                                     num_attention_heads=2, image_size=[8, 8], patch_size=[2, 2]),
+                                  image_token_id=IMAGE_ID), image_inputs),
+    ("llava_next", "llava_next", dict(text_config=dict(model_type="mistral", num_hidden_layers=2, rope_theta=1e6),
+                                      vision_config=TINY_CLIP, image_grid_pinpoints=[[8, 8]], image_token_id=IMAGE_ID),
+     anyres_inputs),
+    ("llava_next_video", "llava_next_video", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
+                                                  vision_config=TINY_CLIP, image_grid_pinpoints=[[8, 8]],
+                                                  image_token_id=IMAGE_ID, video_token_id=6), anyres_inputs),
+    ("llava_onevision", "llava_onevision", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
+                                                vision_config=TINY_SIGLIP, image_grid_pinpoints=[[8, 8]],
+                                                image_token_id=IMAGE_ID, video_token_id=6), anyres_inputs),
+    ("lighton_ocr", "lighton_ocr", dict(text_config=dict(model_type="qwen3", num_hidden_layers=2, head_dim=16),
+                                        vision_config=dict(model_type="pixtral", hidden_size=32, intermediate_size=64,
+                                                           num_hidden_layers=2, num_attention_heads=2, head_dim=16,
+                                                           image_size=8, patch_size=2),
+                                        image_token_id=IMAGE_ID), sized_inputs),
+    ("shieldgemma2", "shieldgemma2", dict(text_config=dict(model_type="gemma3_text", num_hidden_layers=6, head_dim=16,
+                                                           sliding_window=8),
+                                          vision_config=TINY_SIGLIP, mm_tokens_per_image=4, image_token_id=IMAGE_ID,
+                                          boi_token_id=7, eoi_token_id=8, yes_token_index=11, no_token_index=12),
+     image_inputs),
+    ("idefics3", "idefics3", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
+                                  vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                                     num_attention_heads=2, image_size=8, patch_size=2),
+                                  scale_factor=2, image_token_id=IMAGE_ID), tiled_inputs),
+    ("smolvlm", "smolvlm", dict(text_config=dict(model_type="llama", num_hidden_layers=2),
+                                vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                                   num_attention_heads=2, image_size=8, patch_size=2),
+                                scale_factor=2, image_token_id=IMAGE_ID), tiled_inputs),
     ("got_ocr2", "got_ocr2", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
                                   vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=2,
                                                      num_attention_heads=2, image_size=64, patch_size=16,
@@ -683,8 +733,20 @@ def composite_layers(model_type, kw, inputs, d, label):
     kw = {k: dict(SMALL, **v) if k == "text_config" else v for k, v in kw.items()}
     cfg = AutoConfig.for_model(model_type, **kw)
     torch.manual_seed(0)
-    model = AutoModel.from_config(cfg).eval()
-    lm = model.language_model
+    try:
+        model = AutoModel.from_config(cfg).eval()
+    except ValueError:  # no AutoModel entry (shieldgemma2): the one class of its modeling file built on its config
+        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        found = [c for c in vars(modeling).values() if isinstance(c, type) and getattr(c, "config_class", None) is type(cfg)]
+        if len(found) != 1:
+            raise
+        model = found[0](cfg).eval()
+    # the language model: the block stack with a rotary_emb built on the text config (language_model, text_model..)
+    lm = [m for m in model.modules() if hasattr(m, "layers") and hasattr(m, "rotary_emb")
+          and type(getattr(m, "config", None)) is type(cfg.text_config)]
+    if len(lm) != 1:
+        raise ValueError(f"{len(lm)} candidate language models in {type(model).__name__}")
+    lm = lm[0]
     mod = importlib.import_module(type(lm).__module__)
     seen, current, positions = {}, [None], []
     original = mod.apply_rotary_pos_emb
@@ -726,8 +788,10 @@ def composite_case(t, d, label, model_type, kw, inputs):
     start = json.loads(so)["position_start"]
     got = [p.reshape(-1).tolist() for p in positions]
     want = list(range(start, start + T))
-    t.check(len(got) == 1 and got[0] == want, f"{label}: the language model's position ids {got[0][:4] if got else []}.. "
-            f"= posenc's {start}..{start + T - 1} over the merged sequence (image tokens included)")
+    # one rotary_emb call per forward, or one per layer type (Gemma 3): every one with the same ids
+    t.check(got and all(g == want for g in got), f"{label}: the language model's position ids "
+            f"{got[0][:4] if got else []}.. ({len(got)} rotary_emb calls) = posenc's {start}..{start + T - 1} over the "
+            f"merged sequence (image tokens included)")
     compare(t, label, path, hf, d, start=start)
     # without text_config (or its model_type) the config class builds its own default text model: refused
     j = json.load(open(path))
