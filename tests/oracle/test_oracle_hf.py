@@ -168,6 +168,20 @@ CASES = [
     ("modernbert yarn", "modernbert", dict(num_hidden_layers=4, rope_scaling=YARN)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
+    # single-stack text models, learned absolute table only (ALBERT: one layer group per layer, so the run has a
+    # block list of the layer count; X-MOD needs a language to route its adapters)
+    ("albert", "albert", dict(num_hidden_layers=2, num_hidden_groups=2, embedding_size=32)),
+    ("bert-generation", "bert-generation", dict(num_hidden_layers=2)),
+    ("squeezebert", "squeezebert", dict(num_hidden_layers=2, embedding_size=64)),
+    ("mra", "mra", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("longformer", "longformer", dict(num_hidden_layers=2, pad_token_id=1, attention_window=8)),
+    ("longformer pad 50", "longformer", dict(num_hidden_layers=2, pad_token_id=50, attention_window=8)),
+    ("xmod", "xmod", dict(num_hidden_layers=2, pad_token_id=1, languages=["en_XX"], default_language="en_XX")),
+    ("clip_text_model", "clip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
+    ("siglip_text_model", "siglip_text_model", dict(num_hidden_layers=2, max_position_embeddings=64)),
+    ("siglip2_text_model", "siglip2_text_model", dict(num_hidden_layers=2, max_position_embeddings=64)),
+    ("xclip_text_model", "xclip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
+    ("imagegpt", "imagegpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
 ]
 
 
