@@ -182,6 +182,10 @@ CASES = [
     ("siglip2_text_model", "siglip2_text_model", dict(num_hidden_layers=2, max_position_embeddings=64)),
     ("xclip_text_model", "xclip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
     ("imagegpt", "imagegpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    # ESM: position_embedding_type chooses ESM-1b's table (rows from pad_token_id + 1) or ESM-2's RoPE (from 0)
+    ("esm absolute", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)),
+    ("esm rotary", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33, position_embedding_type="rotary",
+                               rope_theta=20000.0)),
 ]
 
 
@@ -541,6 +545,33 @@ def modernbert_null_local(t, d):
     refused_by_name(t, "modernbert local_rope_theta null (4.x form)", path, "local_rope_theta")
 
 
+def esm_refused(t, d):
+    """ESM configs posenc refuses, each for what transformers 5.18 does with it: position_embedding_type
+    'relative_key' (ESM-1's old spelling) runs with no table and no rotation; a rope dict is ignored by
+    EsmRotaryEmbedding (the cos/sin equal those without it); no pad_token_id (EsmConfig's default None) cannot run."""
+    base = dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)
+    hf, path, _ = hf_layers("esm", dict(base, position_embedding_type="relative_key"), d, "esm relative_key")
+    t.check(all(x is None for x in hf) and not [n for n in hf.lookups if "position" in n],
+            f"esm relative_key: transformers rotates no layer and looks up no position table ({sorted(hf.lookups)})")
+    refused_by_name(t, "esm relative_key", path, "relative_key")
+    plain, _, _ = hf_layers("esm", dict(base, position_embedding_type="rotary"), d, "esm rotary plain")
+    linear, path, _ = hf_layers("esm", dict(base, position_embedding_type="rotary",
+                                            rope_parameters=dict(LINEAR, rope_theta=5.0)), d, "esm rotary rope dict")
+    t.check(all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(plain, linear)),
+            "esm rotary with a linear rope dict (rope_theta 5): transformers' cos/sin = those without the dict")
+    refused_by_name(t, "esm rotary with rope_parameters", path, "rope_parameters")
+    try:
+        hf_layers("esm", dict(base, pad_token_id=None), d, "esm no pad")
+        ran = True
+    except Exception:
+        ran = False
+    t.check(not ran, "esm absolute without pad_token_id: transformers 5.18 cannot run it")
+    path = os.path.join(d, "esm_no_pad.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "esm", "num_hidden_layers": 2}, f)
+    refused_by_name(t, "esm absolute without pad_token_id", path, "pad_token_id")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -629,7 +660,9 @@ def run_case(task):
 
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
-SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local}
+SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
+           # ESM configs refused for what transformers' run does with them
+           "esm_refused": esm_refused}
 
 
 def main():
