@@ -240,6 +240,8 @@ static const config_family families[] = {
     /* ESM: ESM-1b's learned table (rows from pad_token_id + 1) or ESM-2's RoPE, as position_embedding_type says */
     {"esm", NULL, "Esm", H, 10000, 1026, 768, 12, 0, 12, 0, FAMILY_ESM_POSITION_TYPE | FAMILY_PAD_OFFSET, 0, 0, 0,
      "esm.embeddings.position_embeddings.weight"},
+    /* RoFormer: interleaved pairs of the whole head, base 10000 (its float64 sinusoid table), positions from 0 */
+    {"roformer", NULL, "RoFormer", I, 10000, 1536, 768, 12, 0, 12, 0, FAMILY_ROFORMER, 0, 0, 0, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

@@ -482,6 +482,21 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
         }
         *rope_free = strcmp(type, "rotary") != 0;
     }
+    if (f->flags & FAMILY_ROFORMER) {
+        const cJSON *v = hf_use_(h, cfg, "rotary_value");
+        RETURN_ERROR_IF(v && !cJSON_IsBool(v), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'rotary_value' must be true or false");
+        RETURN_ERROR_IF(cJSON_IsTrue(v), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: rotary_value true: %s rotates the values as well as q and k "
+                        "(apply_rotary_position_embeddings), which posenc's model has no field for", f->model_type);
+        static const char *const ignored[] = {"rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
+                                              "rotary_dim", "head_dim"};
+        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+            RETURN_ERROR_IF(item(cfg, ignored[i]), h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: '%s' in a %s config: its sinusoid table hard-codes base 10000 over "
+                            "hidden_size // num_attention_heads channels and ignores it; posenc does not guess which "
+                            "the file meant", ignored[i], f->model_type);
+    }
     return POSENC_OK;
 }
 

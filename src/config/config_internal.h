@@ -75,6 +75,11 @@ enum {
  * ignored by EsmRotaryEmbedding (so refused); any other value: neither, refused by name. A high bit, clear of the
  * next ones other rows take. */
 #define FAMILY_ESM_POSITION_TYPE ((uint64_t)1 << 48)
+/* RoFormer (RoFormerSelfAttention, transformers 5.18): every self-attention layer rotates interleaved pairs of the
+ * whole head (hidden_size // num_attention_heads) with a sinusoid table built in float64 at base 10000, positions
+ * from 0. The code reads no rope key: rope_theta, a rope dict, partial_rotary_factor, rotary_dim or head_dim in the
+ * file are refused (ignored there), as is rotary_value true (V rotated too: no posenc field for it). */
+#define FAMILY_ROFORMER ((uint64_t)1 << 49)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
