@@ -237,6 +237,11 @@ static const config_family families[] = {
     {"xclip_text_model", NULL, "XCLIPText", H, 0, 77, 512, 8, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
      "text_model.embeddings.position_embedding.weight"},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
+    {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    /* FNet: Fourier mixing layers, no attention heads; the table is added before the first */
+    {"fnet", NULL, "FNet", H, 0, 512, 768, 0, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "fnet.embeddings.position_embeddings.weight"},
     /* ESM: ESM-1b's learned table (rows from pad_token_id + 1) or ESM-2's RoPE, as position_embedding_type says */
     {"esm", NULL, "Esm", H, 10000, 1026, 768, 12, 0, 12, 0, FAMILY_ESM_POSITION_TYPE | FAMILY_PAD_OFFSET, 0, 0, 0,
      "esm.embeddings.position_embeddings.weight"},

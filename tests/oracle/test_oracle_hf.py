@@ -183,6 +183,8 @@ CASES = [
     ("xclip_text_model", "xclip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
     ("imagegpt", "imagegpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
     # ESM: position_embedding_type chooses ESM-1b's table (rows from pad_token_id + 1) or ESM-2's RoPE (from 0)
+    ("gpt-sw3", "gpt-sw3", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("fnet", "fnet", dict(num_hidden_layers=2, pad_token_id=3)),
     ("esm absolute", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)),
     ("esm rotary", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33, position_embedding_type="rotary",
                                rope_theta=20000.0)),
@@ -273,6 +275,10 @@ def hf_layers(model_type, kw, d, label):
         torch.nn.functional.embedding = embedding
     new = os.path.join(d, label.replace(" ", "_") + ".json")
     cfg.to_json_file(new)
+    if cfg.model_type != model_type:  # a type read through another's config class (gpt-sw3: GPT2Config): as named
+        j = json.load(open(new))
+        j["model_type"] = model_type
+        json.dump(j, open(new, "w"))
     out = Layers(seen.get(i) for i in range(len(layers)))
     out.lookups = lookups
     out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
