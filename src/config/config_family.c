@@ -211,6 +211,42 @@ static const config_family families[] = {
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
+    /* single-stack text models whose only positions are a learned absolute table (transformers 5.18 config class
+     * defaults; the tensor under the checkpoint's base_model_prefix; rows as each embeddings module looks them up) */
+    {"albert", NULL, "Albert", H, 0, 512, 4096, 64, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "albert.embeddings.position_embeddings.weight"},
+    {"bert-generation", NULL, "BertGeneration", H, 0, 512, 1024, 16, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0,
+     "bert.embeddings.position_embeddings.weight"},
+    {"squeezebert", NULL, "SqueezeBert", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "transformer.embeddings.position_embeddings.weight"},
+    /* MraEmbeddings: position_ids = arange + 2 in a table of max_position_embeddings + 2 rows */
+    {"mra", NULL, "Mra", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "mra.embeddings.position_embeddings.weight"},
+    /* Longformer, X-MOD: RoBERTa's create_position_ids_from_input_ids (rows from pad_token_id + 1) */
+    {"longformer", NULL, "Longformer", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "longformer.embeddings.position_embeddings.weight"},
+    {"xmod", NULL, "Xmod", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "roberta.embeddings.position_embeddings.weight"},
+    /* the text towers of CLIP-style models: embeddings.position_embedding, rows 0.. (position_ids buffer) */
+    {"clip_text_model", NULL, "CLIPText", H, 0, 77, 512, 8, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "text_model.embeddings.position_embedding.weight"},
+    {"siglip_text_model", NULL, "SiglipText", H, 0, 64, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "text_model.embeddings.position_embedding.weight"},
+    {"siglip2_text_model", NULL, "Siglip2Text", H, 0, 64, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "text_model.embeddings.position_embedding.weight"},
+    {"xclip_text_model", NULL, "XCLIPText", H, 0, 77, 512, 8, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "text_model.embeddings.position_embedding.weight"},
+    {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
+    {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
+    /* FNet: Fourier mixing layers, no attention heads; the table is added before the first */
+    {"fnet", NULL, "FNet", H, 0, 512, 768, 0, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,
+     "fnet.embeddings.position_embeddings.weight"},
+    /* ESM: ESM-1b's learned table (rows from pad_token_id + 1) or ESM-2's RoPE, as position_embedding_type says */
+    {"esm", NULL, "Esm", H, 10000, 1026, 768, 12, 0, 12, 0, FAMILY_ESM_POSITION_TYPE | FAMILY_PAD_OFFSET, 0, 0, 0,
+     "esm.embeddings.position_embeddings.weight"},
+    /* RoFormer: interleaved pairs of the whole head, base 10000 (its float64 sinusoid table), positions from 0 */
+    {"roformer", NULL, "RoFormer", I, 10000, 1536, 768, 12, 0, 12, 0, FAMILY_ROFORMER, 0, 0, 0, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

@@ -459,6 +459,44 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
                         t->valuestring);
         *rope_free = !t || strcmp(t->valuestring, "rope") != 0;
     }
+    if (f->flags & FAMILY_ESM_POSITION_TYPE) { /* EsmEmbeddings / EsmModel: "absolute" or "rotary" */
+        const cJSON *t = hf_use_(h, cfg, "position_embedding_type");
+        if (!t) t = hf_member_(cfg, "position_embedding_type"); /* null: absent to hf_use_, not to EsmConfig */
+        RETURN_ERROR_IF(t && !cJSON_IsString(t) && !cJSON_IsNull(t), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'position_embedding_type' must be a string");
+        const char *type = cJSON_IsString(t) ? t->valuestring : "absolute"; /* absent: EsmConfig's default */
+        RETURN_ERROR_IF(cJSON_IsNull(t), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: position_embedding_type null: %s then adds no table and no rotation (only "
+                        "'absolute' and 'rotary' carry positions); posenc does not guess", f->model_type);
+        RETURN_ERROR_IF(strcmp(type, "absolute") != 0 && strcmp(type, "rotary") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: position_embedding_type '%.32s' is not one %s implements (absolute, rotary): "
+                        "transformers 5.18 would run it with no positions at all; posenc does not guess",
+                        type, f->model_type);
+        static const char *const dicts[] = {"rope_scaling", "rope_parameters"};
+        for (size_t i = 0; i < 2; i++) {
+            const cJSON *d = item(cfg, dicts[i]);
+            RETURN_ERROR_IF(d && !cJSON_IsNull(d), h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: '%s' in a %s config: EsmRotaryEmbedding rotates with top-level rope_theta "
+                            "alone and ignores it; posenc does not guess which the file meant",
+                            dicts[i], f->model_type);
+        }
+        *rope_free = strcmp(type, "rotary") != 0;
+    }
+    if (f->flags & FAMILY_ROFORMER) {
+        const cJSON *v = hf_use_(h, cfg, "rotary_value");
+        RETURN_ERROR_IF(v && !cJSON_IsBool(v), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'rotary_value' must be true or false");
+        RETURN_ERROR_IF(cJSON_IsTrue(v), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: rotary_value true: %s rotates the values as well as q and k "
+                        "(apply_rotary_position_embeddings), which posenc's model has no field for", f->model_type);
+        static const char *const ignored[] = {"rope_theta", "rope_scaling", "rope_parameters", "partial_rotary_factor",
+                                              "rotary_dim", "head_dim"};
+        for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+            RETURN_ERROR_IF(item(cfg, ignored[i]), h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: '%s' in a %s config: its sinusoid table hard-codes base 10000 over "
+                            "hidden_size // num_attention_heads channels and ignores it; posenc does not guess which "
+                            "the file meant", ignored[i], f->model_type);
+    }
     return POSENC_OK;
 }
 

@@ -16,6 +16,13 @@ const cJSON *hf_item_(const cJSON *obj, const char *key) {
     return found && !cJSON_IsNull(found) ? found : NULL;
 }
 
+const cJSON *hf_member_(const cJSON *obj, const char *key) {
+    const cJSON *found = NULL, *c;
+    if (!cJSON_IsObject(obj)) return NULL;
+    cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
+    return found;
+}
+
 void hf_mark_(hf_reader *h, const cJSON *v) {
     if (v && h->used_count < HF_MAX_USED) h->used[h->used_count++] = v;
 }

@@ -8,13 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A member even when it is JSON null (null and absent differ for Cohere2's sliding_window). */
-static const cJSON *member(const cJSON *obj, const char *key) {
-    const cJSON *found = NULL, *c;
-    if (!cJSON_IsObject(obj)) return NULL;
-    cJSON_ArrayForEach(c, obj) if (c->string && strcmp(c->string, key) == 0) found = c;
-    return found;
-}
+#define member hf_member_ /* null and absent differ for Cohere2's sliding_window */
 
 /* The i-th string of a per-layer list; the list must have exactly `layers` entries. */
 static posenc_status string_list(hf_reader *h, const cJSON *list, const char *key, int64_t layers) {
@@ -386,13 +380,16 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
     if (rope_free) {
         m->rope_count = 0;
-        if (f->flags & FAMILY_LEARNED) {
+        if (f->flags & (FAMILY_LEARNED | FAMILY_ESM_POSITION_TYPE)) { /* ESM here: position_embedding_type absolute */
             m->learned_offset = (f->flags & FAMILY_OPT_OFFSET) ? 2 : 0; /* OPTLearnedPositionalEmbedding: +2 */
             m->learned_size = out->max_position_embeddings + m->learned_offset;
             if (f->flags & FAMILY_PAD_OFFSET) { /* create_position_ids_from_input_ids: cumsum(mask) + padding_idx */
                 int64_t pad = 1;
                 bool has = false;
                 FORWARD_IF_ERROR(hf_count_(h, cfg, "", "pad_token_id", (int64_t)1 << 30, &pad, &has));
+                RETURN_ERROR_IF(!has && (f->flags & FAMILY_ESM_POSITION_TYPE), h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: no 'pad_token_id': %s's config class default is None, and its absolute "
+                                "table numbers positions from padding_idx + 1", f->model_type);
                 RETURN_ERROR_IF(!has && member(cfg, "pad_token_id"), h->err, POSENC_ERR_UNSUPPORTED,
                                 "config.json: 'pad_token_id' is null: %s numbers positions from padding_idx + 1 and "
                                 "cannot run without one", f->model_type);

@@ -69,6 +69,17 @@ enum {
  * [sin | cos] halves: modeling_whisper.py's sinusoids()), then decoder_layers with a learned table of
  * max_target_positions rows (position_ids = arange + past: offset 0) */
 #define FAMILY_SINUSOID_ENCODER ((uint64_t)1 << 34)
+/* ESM (EsmModel, transformers 5.18): position_embedding_type chooses. "absolute" (the class default): a learned
+ * table read as FAMILY_LEARNED | FAMILY_PAD_OFFSET, except that pad_token_id has no default (EsmConfig: None);
+ * "rotary": RoPE on every layer (rotate_half) at top-level rope_theta, positions arange(seq) from 0, any rope dict
+ * ignored by EsmRotaryEmbedding (so refused); any other value: neither, refused by name. A high bit, clear of the
+ * next ones other rows take. */
+#define FAMILY_ESM_POSITION_TYPE ((uint64_t)1 << 48)
+/* RoFormer (RoFormerSelfAttention, transformers 5.18): every self-attention layer rotates interleaved pairs of the
+ * whole head (hidden_size // num_attention_heads) with a sinusoid table built in float64 at base 10000, positions
+ * from 0. The code reads no rope key: rope_theta, a rope dict, partial_rotary_factor, rotary_dim or head_dim in the
+ * file are refused (ignored there), as is rotary_value true (V rotated too: no posenc field for it). */
+#define FAMILY_ROFORMER ((uint64_t)1 << 49)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
@@ -192,6 +203,8 @@ typedef struct {
 /* ---- config_hf_keys.c: reading keys (config_hf.c and config_hf_layers.c both use it) */
 /* The last member named key (Python's json keeps the last duplicate); JSON null = absent. */
 const cJSON *hf_item_(const cJSON *obj, const char *key);
+/* The member named key (the last one written), even when it is JSON null: where null and absent differ. */
+const cJSON *hf_member_(const cJSON *obj, const char *key);
 /* Remember v (may be NULL) as read, for the unused-key list. */
 void hf_mark_(hf_reader *h, const cJSON *v);
 /* Note the first key written twice in obj (WARN_DUPLICATE_KEY; `where` prefixes its name). */

@@ -168,6 +168,26 @@ CASES = [
     ("modernbert yarn", "modernbert", dict(num_hidden_layers=4, rope_scaling=YARN)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
+    # single-stack text models, learned absolute table only (ALBERT: one layer group per layer, so the run has a
+    # block list of the layer count; X-MOD needs a language to route its adapters)
+    ("albert", "albert", dict(num_hidden_layers=2, num_hidden_groups=2, embedding_size=32)),
+    ("bert-generation", "bert-generation", dict(num_hidden_layers=2)),
+    ("squeezebert", "squeezebert", dict(num_hidden_layers=2, embedding_size=64)),
+    ("mra", "mra", dict(num_hidden_layers=2, pad_token_id=1)),
+    ("longformer", "longformer", dict(num_hidden_layers=2, pad_token_id=1, attention_window=8)),
+    ("longformer pad 50", "longformer", dict(num_hidden_layers=2, pad_token_id=50, attention_window=8)),
+    ("xmod", "xmod", dict(num_hidden_layers=2, pad_token_id=1, languages=["en_XX"], default_language="en_XX")),
+    ("clip_text_model", "clip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
+    ("siglip_text_model", "siglip_text_model", dict(num_hidden_layers=2, max_position_embeddings=64)),
+    ("siglip2_text_model", "siglip2_text_model", dict(num_hidden_layers=2, max_position_embeddings=64)),
+    ("xclip_text_model", "xclip_text_model", dict(num_hidden_layers=2, max_position_embeddings=77)),
+    ("imagegpt", "imagegpt", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    # ESM: position_embedding_type chooses ESM-1b's table (rows from pad_token_id + 1) or ESM-2's RoPE (from 0)
+    ("gpt-sw3", "gpt-sw3", dict(n_layer=2, n_embd=64, n_head=4, n_positions=256)),
+    ("fnet", "fnet", dict(num_hidden_layers=2, pad_token_id=3)),
+    ("esm absolute", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)),
+    ("esm rotary", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33, position_embedding_type="rotary",
+                               rope_theta=20000.0)),
 ]
 
 
@@ -255,6 +275,10 @@ def hf_layers(model_type, kw, d, label):
         torch.nn.functional.embedding = embedding
     new = os.path.join(d, label.replace(" ", "_") + ".json")
     cfg.to_json_file(new)
+    if cfg.model_type != model_type:  # a type read through another's config class (gpt-sw3: GPT2Config): as named
+        j = json.load(open(new))
+        j["model_type"] = model_type
+        json.dump(j, open(new, "w"))
     out = Layers(seen.get(i) for i in range(len(layers)))
     out.lookups = lookups
     out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
@@ -525,6 +549,107 @@ def modernbert_null_local(t, d):
         json.dump({"model_type": "modernbert", "num_hidden_layers": 3, "global_rope_theta": 160000.0,
                    "local_rope_theta": None, "global_attn_every_n_layers": 3, "local_attention": 128}, f)
     refused_by_name(t, "modernbert local_rope_theta null (4.x form)", path, "local_rope_theta")
+
+
+def esm_refused(t, d):
+    """ESM configs posenc refuses, each for what transformers 5.18 does with it: position_embedding_type
+    'relative_key' (ESM-1's old spelling) runs with no table and no rotation; a rope dict is ignored by
+    EsmRotaryEmbedding (the cos/sin equal those without it); no pad_token_id (EsmConfig's default None) cannot run."""
+    base = dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)
+    hf, path, _ = hf_layers("esm", dict(base, position_embedding_type="relative_key"), d, "esm relative_key")
+    t.check(all(x is None for x in hf) and not [n for n in hf.lookups if "position" in n],
+            f"esm relative_key: transformers rotates no layer and looks up no position table ({sorted(hf.lookups)})")
+    refused_by_name(t, "esm relative_key", path, "relative_key")
+    plain, _, _ = hf_layers("esm", dict(base, position_embedding_type="rotary"), d, "esm rotary plain")
+    linear, path, _ = hf_layers("esm", dict(base, position_embedding_type="rotary",
+                                            rope_parameters=dict(LINEAR, rope_theta=5.0)), d, "esm rotary rope dict")
+    t.check(all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(plain, linear)),
+            "esm rotary with a linear rope dict (rope_theta 5): transformers' cos/sin = those without the dict")
+    refused_by_name(t, "esm rotary with rope_parameters", path, "rope_parameters")
+    try:
+        hf_layers("esm", dict(base, pad_token_id=None), d, "esm no pad")
+        ran = True
+    except Exception:
+        ran = False
+    t.check(not ran, "esm absolute without pad_token_id: transformers 5.18 cannot run it")
+    path = os.path.join(d, "esm_no_pad.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "esm", "num_hidden_layers": 2}, f)
+    refused_by_name(t, "esm absolute without pad_token_id", path, "pad_token_id")
+
+
+def roformer(t, d):
+    """RoFormer through RoFormerModel's own forward: each layer hands RoFormerSelfAttention's
+    apply_rotary_position_embeddings a [sin | cos] table built in float64 (RoFormerSinusoidalPositionalEmbedding,
+    base 10000, dim hidden_size // num_attention_heads) and rotates interleaved pairs with it. posenc must read every
+    layer as RoPE on the whole head, interleaved, and `rope apply` (precise mode: float64 angles rounded once, as the
+    table is) must give the same cos/sin within 1 ulp (the two float64 formulas, pos / 10000^(2k/d) against
+    pos * 10000^(-2k/d), can round a float32 tie apart). rotary_value true (V rotated as well) and a rope_theta the
+    code ignores are refused by name."""
+    import torch
+    from transformers import RoFormerConfig, RoFormerModel
+    from transformers.models.roformer import modeling_roformer as mr
+    n, long_t = 3, 512  # 512 positions: angles large enough for float32 rounding to show
+
+    def run_model(**kw):
+        cfg = RoFormerConfig(vocab_size=128, hidden_size=64, num_attention_heads=4, intermediate_size=128,
+                             num_hidden_layers=n, max_position_embeddings=long_t, pad_token_id=0, **kw)
+        torch.manual_seed(0)
+        model = RoFormerModel(cfg).eval()
+        seen, current, original = {}, [None], mr.RoFormerSelfAttention.apply_rotary_position_embeddings
+
+        def recording(sinusoidal_pos, q, k, v=None):
+            seen[current[0]] = (sinusoidal_pos.detach().clone(), v is not None)
+            return original(sinusoidal_pos, q, k, v)
+
+        for i, layer in enumerate(model.encoder.layer):
+            layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+        mr.RoFormerSelfAttention.apply_rotary_position_embeddings = staticmethod(recording)
+        try:
+            with torch.no_grad():
+                model(input_ids=(torch.arange(long_t)[None] + 3) % 128)
+        finally:
+            mr.RoFormerSelfAttention.apply_rotary_position_embeddings = staticmethod(original)
+        return cfg, [seen.get(i) for i in range(n)]
+
+    cfg, hf = run_model()
+    path = os.path.join(d, "roformer.json")
+    cfg.to_json_file(path)
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"roformer: posenc reads the config ({se.strip()[:160]})"):
+        return
+    layers = json.loads(so)["layers"]
+    t.check([x["scheme"] for x in layers] == ["rope" if h else "nope" for h in hf],
+            f"roformer: per-layer schemes {[x['scheme'] for x in layers]} = transformers' (every layer rotates)")
+    t.check(not any(h[1] for h in hf if h), "roformer rotary_value false: transformers rotates q and k only")
+    head = cfg.hidden_size // cfg.num_attention_heads
+    t.check(all(x["layout"] == "interleaved" and x["rotary_dim"] == head == x["head_dim"] for x in layers),
+            f"roformer: interleaved pairs over the whole {head}-channel head")
+    sp = hf[0][0].reshape(long_t, head).numpy()
+    hs, hc = sp[:, : head // 2], sp[:, head // 2:]
+    x = np.zeros((long_t, head), dtype=np.float32)
+    x[:, 0::2] = 1
+    xin, yout = os.path.join(d, "unit.npy"), os.path.join(d, "out.npy")
+    np.save(xin, x)
+    rc, _, se = run("rope", "apply", "--config", path, "--in", xin, "-o", yout)
+    if t.check(rc == 0, f"roformer: rope apply ({se.strip()[:120]})"):
+        y = np.load(yout)
+        pc = (np.ascontiguousarray(y[:, 0::2]), np.ascontiguousarray(y[:, 1::2]))
+        worst = ulps(pc, (hc, hs))
+        differ = int((pc[0].view(np.uint32) != hc.view(np.uint32)).sum() + (pc[1].view(np.uint32) != hs.view(np.uint32)).sum())
+        t.check(worst <= 1, f"roformer: cos/sin at positions 0..{long_t - 1} within 1 ulp of its float64 table "
+                            f"({differ} of {2 * hc.size} differ, at most {worst} ulp)")
+    cfg, hf = run_model(rotary_value=True)
+    t.check(all(h and h[1] for h in hf), "roformer rotary_value true: transformers rotates the values too")
+    path = os.path.join(d, "roformer_rotary_value.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "roformer rotary_value true", path, "rotary_value")
+    cfg, hf5 = run_model(rope_theta=5.0)
+    t.check(all(np.array_equal(a[0], b[0]) for a, b in zip(hf, hf5)), "roformer rope_theta 5: transformers' table is "
+            "the same as without it (the key is ignored)")
+    path = os.path.join(d, "roformer_rope_theta.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "roformer with rope_theta", path, "rope_theta")
 
 
 def refused_by_name(t, label, path, name):
@@ -806,7 +931,9 @@ def composite_case(t, d, label, model_type, kw, inputs):
 
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
-SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local}
+SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
+           # ESM configs refused for what transformers' run does with them
+           "esm_refused": esm_refused, "roformer": roformer}
 
 
 def main():
