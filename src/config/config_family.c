@@ -211,6 +211,21 @@ static const config_family families[] = {
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
+    /* text decoders and encoders with RoPE read through an existing layer rule (class defaults from transformers
+     * 5.18's configuration_*.py; each verified by tests/oracle/test_oracle_hf.py) */
+    /* Chameleon: llama-like (rotate_half); the VQ image tokens are ordinary sequence positions */
+    {"chameleon", NULL, "Chameleon", H, 10000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* LFM2-MoE: LFM2's conv / full_attention layers, layer_types required */
+    {"lfm2_moe", NULL, "Lfm2Moe", H, 1e6, 128000, 2048, 32, 0, 32, 0, FAMILY_CONV_LAYERS | FAMILY_TYPES_REQUIRED, 0, 0, 0,
+     NULL},
+    /* OLMo-Hybrid: gated DeltaNet layers none, full attention layers (every 4th) RoPE */
+    {"olmo_hybrid", NULL, "OlmoHybrid", H, 10000, 65536, 3840, 30, 0, 32, 0, FAMILY_LINEAR_LAYERS | FAMILY_OLMO_HYBRID, 0,
+     0, 4, NULL},
+    /* ModernBERT's causal decoder: ModernBERT's layer rule, bases and window (ModernBertDecoderConfig) */
+    {"modernbert-decoder", NULL, "ModernBertDecoder", H, 160000, 8192, 768, 12, 0, 22, 0,
+     FAMILY_GEMMA3_LAYERS | FAMILY_LEADING_FULL, 10000, 64, 3, NULL},
+    /* Jina embeddings v3: an XLM-R encoder without a position table, RoPE at default_theta 20000 in every layer */
+    {"jina_embeddings_v3", NULL, "JinaEmbeddingsV3", H, 20000, 8194, 1024, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

@@ -449,6 +449,12 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
         FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", lk, (int64_t)1 << 30, &layers, &has));
         *rope_free = has && layers == 40;
     }
+    if (f->flags & FAMILY_OLMO_HYBRID) { /* OlmoHybridModel: rotary_emb only if rope_parameters.get("rope_theta") */
+        const cJSON *d = item(cfg, "rope_parameters"), *c, *theta = NULL;
+        if (!cJSON_IsObject(d)) d = cfg; /* 4.x: a top-level rope_theta */
+        cJSON_ArrayForEach(c, d) if (c->string && strcmp(c->string, "rope_theta") == 0) theta = c;
+        *rope_free = theta && cJSON_IsNull(theta); /* null, not absent: absent is the default 10000 */
+    }
     if (f->flags & FAMILY_MAMBA_HYBRID) { /* Granite-4.0-H: position_embedding_type "rope" or not */
         const cJSON *t = hf_use_(h, cfg, "position_embedding_type");
         RETURN_ERROR_IF(t && !cJSON_IsString(t), h->err, POSENC_ERR_FORMAT,

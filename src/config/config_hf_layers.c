@@ -170,21 +170,25 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
 
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
-static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
     posenc_model *m = h->model;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t interval = h->family->sliding_pattern;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "full_attention_interval", 1 << 20, &interval, &has));
+    bool has = false, olmo = (h->family->flags & FAMILY_OLMO_HYBRID) != 0;
+    if (!olmo) /* OlmoHybridConfig has no such key: its pattern is fixed at every 4th layer */
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "full_attention_interval", 1 << 20, &interval, &has));
     RETURN_ERROR_IF(interval == 0, h->err, POSENC_ERR_FORMAT, "config.json: 'full_attention_interval' must be > 0");
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     for (int64_t i = 0; i < layers; i++) {
-        const char *t = types ? list_at(types, i) : (i + 1) % interval ? "linear_attention" : "full_attention";
+        /* OLMo-Hybrid: "Ensure at least one full attention layer for small num_hidden_layers" (the last) */
+        bool last_full = olmo && layers < interval && i == layers - 1;
+        const char *t = types ? list_at(types, i)
+                              : (i + 1) % interval && !last_full ? "linear_attention" : "full_attention";
         RETURN_ERROR_IF(strcmp(t, "linear_attention") != 0 && strcmp(t, "full_attention") != 0, h->err,
                         POSENC_ERR_UNSUPPORTED, "config.json: layer_types[%lld] is '%.32s' (known: linear_attention, "
                         "full_attention)", (long long)i, t);
         bool full = strcmp(t, "full_attention") == 0;
-        config_layer_set_(m, i, full ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+        config_layer_set_(m, i, full && rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
     }
     return POSENC_OK;
 }
@@ -211,7 +215,12 @@ static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t
  * (default: all layers) and "conv" elsewhere; only full attention layers rotate. */
 static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     posenc_model *m = h->model;
-    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = hf_use_(h, cfg, "full_attn_idxs");
+    bool required = (h->family->flags & FAMILY_TYPES_REQUIRED) != 0;
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = required ? NULL : hf_use_(h, cfg, "full_attn_idxs");
+    RETURN_ERROR_IF(required && !types, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without 'layer_types': %sConfig has no default layer kinds (and no "
+                    "full_attn_idxs), HF cannot build the model; give layer_types", h->family->model_type,
+                    h->family->class_stem);
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     RETURN_ERROR_IF(idx && !types && !cJSON_IsArray(idx), h->err, POSENC_ERR_FORMAT,
                     "config.json: 'full_attn_idxs' must be an array of layer indices");
@@ -410,6 +419,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
         }
         if (f->flags & FAMILY_JAMBA) return jamba_layers(h, cfg, layers);
         if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, false);
+        if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers, false);
         double bias = 8.0; /* BLOOM, Falcon, Baichuan-13B: Press et al.'s 8 */
         if (f->flags & FAMILY_MPT) {
             const cJSON *ac = hf_use_(h, cfg, "attn_config");
@@ -425,7 +435,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS)) return gemma_layers(h, cfg, layers);
     if (f->flags & FAMILY_NOPE_LIST) return nope_list_layers(h, cfg, layers);
     if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
-    if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
+    if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
     if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);

@@ -69,6 +69,13 @@ enum {
  * [sin | cos] halves: modeling_whisper.py's sinusoids()), then decoder_layers with a learned table of
  * max_target_positions rows (position_ids = arange + past: offset 0) */
 #define FAMILY_SINUSOID_ENCODER ((uint64_t)1 << 34)
+/* with FAMILY_CONV_LAYERS (LFM2-MoE): layer_types is the only source of the layer kinds (Lfm2MoeConfig has no
+ * full_attn_idxs and no default: HF cannot build the model without the list), so a file without it is refused */
+#define FAMILY_TYPES_REQUIRED ((uint64_t)1 << 35)
+/* with FAMILY_LINEAR_LAYERS, OLMo-Hybrid's rule (OlmoHybridConfig.__post_init__): full iff i % 4 == 3 (no
+ * full_attention_interval key), the last layer full when that leaves none; a rope dict whose rope_theta is null
+ * builds no rotary embedding at all (OlmoHybridModel: the released checkpoints), so every layer is NoPE */
+#define FAMILY_OLMO_HYBRID ((uint64_t)1 << 36)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

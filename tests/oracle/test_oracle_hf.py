@@ -168,6 +168,22 @@ CASES = [
     ("modernbert yarn", "modernbert", dict(num_hidden_layers=4, rope_scaling=YARN)),
     ("exaone_moe", "exaone_moe", dict(num_hidden_layers=4, sliding_window=8, num_experts=2, num_experts_per_tok=1,
                                       moe_intermediate_size=32)),
+    # RoPE decoders/encoders read through an existing layer rule (one family row each)
+    # vocabulary_map: ChameleonModel's image-token mapping needs one (the input ids hold no image token)
+    ("chameleon", "chameleon", dict(num_hidden_layers=2, rope_theta=50000.0, vocabulary_map={"<image>": 1})),
+    ("chameleon linear", "chameleon", dict(num_hidden_layers=2, rope_scaling=LINEAR, vocabulary_map={"<image>": 1})),
+    ("lfm2_moe", "lfm2_moe", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"],
+                                  num_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, num_dense_layers=1)),
+    ("olmo_hybrid", "olmo_hybrid", dict(num_hidden_layers=5, linear_key_head_dim=8, linear_value_head_dim=16)),
+    ("olmo_hybrid 2 layers", "olmo_hybrid", dict(num_hidden_layers=2, linear_key_head_dim=8, linear_value_head_dim=16,
+                                                 rope_theta=500000.0)),
+    ("olmo_hybrid null theta", "olmo_hybrid", dict(num_hidden_layers=4, linear_key_head_dim=8, linear_value_head_dim=16,
+                                                   rope_parameters={"rope_type": "default", "rope_theta": None})),
+    ("modernbert-decoder", "modernbert-decoder", dict(num_hidden_layers=5, global_attn_every_n_layers=2,
+                                                      local_attention=16, global_rope_theta=80000.0,
+                                                      local_rope_theta=20000.0)),
+    ("modernbert-decoder defaults", "modernbert-decoder", dict(num_hidden_layers=4)),
+    ("jina_embeddings_v3", "jina_embeddings_v3", dict(num_hidden_layers=2)),
 ]
 
 
@@ -269,7 +285,9 @@ class Layers(list):
 # ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
 # create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
 WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
-                                             for layer in model.layers]}
+                                             for layer in model.layers],
+           # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
+           "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers]}
 
 
 def legacy_form(path, cfg):
@@ -309,7 +327,7 @@ def modernbert_legacy(path, cfg, kw):
 
 
 # model types whose 4.x spelling is not rope_theta + rope_scaling
-LEGACY_FORMS = {"modernbert": modernbert_legacy}
+LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy}
 
 
 def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0):
