@@ -226,6 +226,16 @@ static const config_family families[] = {
      FAMILY_GEMMA3_LAYERS | FAMILY_LEADING_FULL, 10000, 64, 3, NULL},
     /* Jina embeddings v3: an XLM-R encoder without a position table, RoPE at default_theta 20000 in every layer */
     {"jina_embeddings_v3", NULL, "JinaEmbeddingsV3", H, 20000, 8194, 1024, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
+    /* per-layer-type rope dicts, each with its own rope_theta and partial_rotary_factor (FAMILY_TYPE_ROPE_DICTS);
+     * theta / local_theta: the class's built-in dicts (said in docs, not used: a file without them is refused) */
+    {"mellum", NULL, "Mellum", H, 500000, 131072, 2304, 32, 128, 28, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+     10000, 1024, 0, NULL},
+    {"laguna", NULL, "Laguna", H, 500000, 131072, 2048, 48, 128, 40, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+     10000, 512, 0, NULL},
+    /* MiMo-V2-Flash: partial .get default 0.334 (64 of the 192 q/k channels); layer_types required (its default
+     * rule: full at layer 0 and every 6th) */
+    {"mimo_v2_flash", NULL, "MiMoV2Flash", H, 5e6, 131072, 4096, 64, 192, 48, 0.334,
+     FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_TYPES_REQUIRED, 10000, 128, 0, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

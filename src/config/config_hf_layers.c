@@ -66,7 +66,9 @@ static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t pattern = h->family->sliding_pattern;
     bool has = false, leading = (h->family->flags & FAMILY_LEADING_FULL) != 0;
-    if (leading) {
+    if (h->family->flags & FAMILY_TYPE_ROPE_DICTS) {
+        /* no pattern key: layer_types, else every layer full (sliding_pattern 0) */
+    } else if (leading) {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "global_attn_every_n_layers", 1 << 20, &pattern, &has));
     } else {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
@@ -217,10 +219,6 @@ static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers)
     posenc_model *m = h->model;
     bool required = (h->family->flags & FAMILY_TYPES_REQUIRED) != 0;
     const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = required ? NULL : hf_use_(h, cfg, "full_attn_idxs");
-    RETURN_ERROR_IF(required && !types, h->err, POSENC_ERR_UNSUPPORTED,
-                    "config.json: a %s config without 'layer_types': %sConfig has no default layer kinds (and no "
-                    "full_attn_idxs), HF cannot build the model; give layer_types", h->family->model_type,
-                    h->family->class_stem);
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     RETURN_ERROR_IF(idx && !types && !cJSON_IsArray(idx), h->err, POSENC_ERR_FORMAT,
                     "config.json: 'full_attn_idxs' must be an array of layer indices");
@@ -392,6 +390,12 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
+    /* LFM2-MoE: no default at all (HF raises); MiMo-V2-Flash: a default rule posenc does not copy */
+    RETURN_ERROR_IF((f->flags & FAMILY_TYPES_REQUIRED) && !hf_item_(cfg, "layer_types"), h->err,
+                    POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without 'layer_types': posenc reads this model's layer kinds from "
+                    "layer_types only (%sConfig's own fallback is not copied); give layer_types", f->model_type,
+                    f->class_stem);
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
     if (rope_free) {
         m->rope_count = 0;

@@ -76,6 +76,12 @@ enum {
  * full_attention_interval key), the last layer full when that leaves none; a rope dict whose rope_theta is null
  * builds no rotary embedding at all (OlmoHybridModel: the released checkpoints), so every layer is NoPE */
 #define FAMILY_OLMO_HYBRID ((uint64_t)1 << 36)
+/* with FAMILY_GEMMA3_LAYERS (Mellum, Laguna, MiMo-V2-Flash): rope_parameters holds a full_attention and a
+ * sliding_attention dict, each with its own rope_theta and partial_rotary_factor (absent: the family's partial, else
+ * 1: the rotary class's .get default); the config class drops top-level rope keys (convert_rope_params_to_dict
+ * returns them unread) and builds its own dicts when none are given, so both cases are refused, never guessed;
+ * no sliding_window_pattern: layer_types, else every layer full */
+#define FAMILY_TYPE_ROPE_DICTS ((uint64_t)1 << 37)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

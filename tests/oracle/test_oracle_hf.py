@@ -184,6 +184,27 @@ CASES = [
                                                       local_rope_theta=20000.0)),
     ("modernbert-decoder defaults", "modernbert-decoder", dict(num_hidden_layers=4)),
     ("jina_embeddings_v3", "jina_embeddings_v3", dict(num_hidden_layers=2)),
+    # per-layer-type rope dicts, each its own rope_theta and partial_rotary_factor (the class's own dicts where none
+    # is given: saved into the config file, which is what posenc reads)
+    ("mellum", "mellum", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                              moe_intermediate_size=32,
+                              layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"],
+                              rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 200000.0},
+                                               "sliding_attention": {"rope_type": "default", "rope_theta": 5000.0}})),
+    ("mellum defaults", "mellum", dict(num_hidden_layers=2, head_dim=16, num_experts=2, num_experts_per_tok=1,
+                                       moe_intermediate_size=32)),
+    ("laguna", "laguna", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                              moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                              layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"])),
+    ("laguna yarn", "laguna", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, num_experts=2,
+                                   num_experts_per_tok=1, moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                                   layer_types=["sliding_attention", "full_attention"],
+                                   rope_parameters={"full_attention": dict(YARN, rope_theta=500000.0,
+                                                                           partial_rotary_factor=0.5),
+                                                    "sliding_attention": {"rope_type": "default",
+                                                                          "rope_theta": 10000.0}})),
+    ("mimo_v2_flash", "mimo_v2_flash", dict(num_hidden_layers=7, head_dim=24, v_head_dim=16, sliding_window=8,
+                                            n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32)),
 ]
 
 
@@ -287,7 +308,9 @@ class Layers(list):
 WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
                                              for layer in model.layers],
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
-           "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers]}
+           "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
+           **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
+              for t in ("mellum", "laguna", "mimo_v2_flash")}}
 
 
 def legacy_form(path, cfg):
