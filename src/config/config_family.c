@@ -236,6 +236,9 @@ static const config_family families[] = {
      * rule: full at layer 0 and every 6th) */
     {"mimo_v2_flash", NULL, "MiMoV2Flash", H, 5e6, 131072, 4096, 64, 192, 48, 0.334,
      FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_TYPES_REQUIRED, 10000, 128, 0, NULL},
+    /* AFMoE: RoPE in the sliding (local) layers only, the full layers (every global_attn_every_n_layers-th) NoPE */
+    {"afmoe", NULL, "Afmoe", H, 10000, 16384, 2048, 16, 128, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_KIND_ROPE, 0, 1024, 4,
+     NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

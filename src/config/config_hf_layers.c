@@ -130,10 +130,15 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     const config_family *f = h->family;
     int64_t window = 0;
     FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
-    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0;
+    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0, by_kind = (f->flags & FAMILY_KIND_ROPE) != 0;
+    const char *pattern_key = by_kind ? "global_attn_every_n_layers" : "sliding_window_pattern";
     const cJSON *types = hf_use_(h, cfg, "layer_types");
-    const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
+    const cJSON *pat = hf_use_(h, cfg, pattern_key);
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    /* AFMoE rotates by layer kind (is_local_attention), but its sliding layers cannot run without a window */
+    RETURN_ERROR_IF(by_kind && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: 'sliding_window' is null: %s's sliding layers need a window (HF cannot build the "
+                    "model: TypeError in its sliding-window mask)", f->model_type);
     int64_t every = f->sliding_pattern;
     /* Exaone4Config.__post_init__ sets the pattern to 0 when sliding_window is None and then
      * computes (i + 1) % 0 for the default layer_types: HF cannot load such a config */
@@ -146,15 +151,15 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
          * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */
         if (cJSON_IsString(pat)) {
             return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
-                                "config.json: 'sliding_window_pattern' is the string '%.16s' and there is no "
+                                "config.json: '%s' is the string '%.16s' and there is no "
                                 "'layer_types': HF's config class cannot read that either (it needs an integer)",
-                                pat->valuestring);
+                                pattern_key, pat->valuestring);
         } else {
             bool has = false;
-            FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+            FORWARD_IF_ERROR(hf_count_(h, cfg, "", pattern_key, 1 << 20, &every, &has));
             RETURN_ERROR_IF(has && every == 0, h->err, POSENC_ERR_FORMAT,
-                            "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and "
-                            "raise (give a pattern > 0 or layer_types)");
+                            "config.json: '%s' is 0: HF's layer kinds take (i + 1) %% 0 and "
+                            "raise (give a pattern > 0 or layer_types)", pattern_key);
         }
     }
     for (int64_t i = 0; i < layers; i++) {

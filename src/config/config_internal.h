@@ -82,6 +82,9 @@ enum {
  * returns them unread) and builds its own dicts when none are given, so both cases are refused, never guessed;
  * no sliding_window_pattern: layer_types, else every layer full */
 #define FAMILY_TYPE_ROPE_DICTS ((uint64_t)1 << 37)
+/* with FAMILY_GLOBAL_NOPE (AFMoE): the pattern key is global_attn_every_n_layers (full iff (i + 1) % n == 0); a null
+ * sliding_window is refused (HF's sliding layers cannot run without one) */
+#define FAMILY_KIND_ROPE ((uint64_t)1 << 38)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

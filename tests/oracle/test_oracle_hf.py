@@ -205,6 +205,12 @@ CASES = [
                                                                           "rope_theta": 10000.0}})),
     ("mimo_v2_flash", "mimo_v2_flash", dict(num_hidden_layers=7, head_dim=24, v_head_dim=16, sliding_window=8,
                                             n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32)),
+    # RoPE in the sliding layers only (the full layers NoPE)
+    ("afmoe", "afmoe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8, global_attn_every_n_layers=3,
+                            num_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, num_shared_experts=1)),
+    ("afmoe theta", "afmoe", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2,
+                                  num_experts_per_tok=1, moe_intermediate_size=32, num_shared_experts=1,
+                                  rope_theta=50000.0, rope_scaling=LINEAR)),
 ]
 
 
@@ -310,7 +316,7 @@ WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window i
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
            "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
            **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
-              for t in ("mellum", "laguna", "mimo_v2_flash")}}
+              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe")}}
 
 
 def legacy_form(path, cfg):
