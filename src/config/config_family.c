@@ -247,6 +247,34 @@ static const config_family families[] = {
      "esm.embeddings.position_embeddings.weight"},
     /* RoFormer: interleaved pairs of the whole head, base 10000 (its float64 sinusoid table), positions from 0 */
     {"roformer", NULL, "RoFormer", I, 10000, 1536, 768, 12, 0, 12, 0, FAMILY_ROFORMER, 0, 0, 0, NULL},
+    /* text decoders and encoders with RoPE read through an existing layer rule (class defaults from transformers
+     * 5.18's configuration_*.py; each verified by tests/oracle/test_oracle_hf.py) */
+    /* Chameleon: llama-like (rotate_half); the VQ image tokens are ordinary sequence positions */
+    {"chameleon", NULL, "Chameleon", H, 10000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* LFM2-MoE: LFM2's conv / full_attention layers, layer_types required */
+    {"lfm2_moe", NULL, "Lfm2Moe", H, 1e6, 128000, 2048, 32, 0, 32, 0, FAMILY_CONV_LAYERS | FAMILY_TYPES_REQUIRED, 0, 0, 0,
+     NULL},
+    /* OLMo-Hybrid: gated DeltaNet layers none, full attention layers (every 4th) RoPE */
+    {"olmo_hybrid", NULL, "OlmoHybrid", H, 10000, 65536, 3840, 30, 0, 32, 0, FAMILY_LINEAR_LAYERS | FAMILY_OLMO_HYBRID, 0,
+     0, 4, NULL},
+    /* ModernBERT's causal decoder: ModernBERT's layer rule, bases and window (ModernBertDecoderConfig) */
+    {"modernbert-decoder", NULL, "ModernBertDecoder", H, 160000, 8192, 768, 12, 0, 22, 0,
+     FAMILY_GEMMA3_LAYERS | FAMILY_LEADING_FULL, 10000, 64, 3, NULL},
+    /* Jina embeddings v3: an XLM-R encoder without a position table, RoPE at default_theta 20000 in every layer */
+    {"jina_embeddings_v3", NULL, "JinaEmbeddingsV3", H, 20000, 8194, 1024, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
+    /* per-layer-type rope dicts, each with its own rope_theta and partial_rotary_factor (FAMILY_TYPE_ROPE_DICTS);
+     * theta / local_theta: the class's built-in dicts (said in docs, not used: a file without them is refused) */
+    {"mellum", NULL, "Mellum", H, 500000, 131072, 2304, 32, 128, 28, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+     10000, 1024, 0, NULL},
+    {"laguna", NULL, "Laguna", H, 500000, 131072, 2048, 48, 128, 40, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+     10000, 512, 0, NULL},
+    /* MiMo-V2-Flash: partial .get default 0.334 (64 of the 192 q/k channels); layer_types required (its default
+     * rule: full at layer 0 and every 6th) */
+    {"mimo_v2_flash", NULL, "MiMoV2Flash", H, 5e6, 131072, 4096, 64, 192, 48, 0.334,
+     FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_TYPES_REQUIRED, 10000, 128, 0, NULL},
+    /* AFMoE: RoPE in the sliding (local) layers only, the full layers (every global_attn_every_n_layers-th) NoPE */
+    {"afmoe", NULL, "Afmoe", H, 10000, 16384, 2048, 16, 128, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_KIND_ROPE, 0, 1024, 4,
+     NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {

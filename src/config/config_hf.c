@@ -351,7 +351,8 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
         FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", window_k, (int64_t)1 << 53, &window, &has));
     }
     has = false; /* from here: whether a pattern was given */
-    FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", leading ? leading_pattern_k : pattern_k, 1 << 20, &pattern, &has));
+    if (!(f->flags & FAMILY_TYPE_ROPE_DICTS)) /* those classes have no pattern key */
+        FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", leading ? leading_pattern_k : pattern_k, 1 << 20, &pattern, &has));
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     if (types) {
         RETURN_ERROR_IF(!cJSON_IsArray(types), h->err, POSENC_ERR_FORMAT,
@@ -395,11 +396,26 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             p->attention_factor = 0;
         }
         bool has_local = false;
+        RETURN_ERROR_IF((f->flags & FAMILY_TYPE_ROPE_DICTS) && !local_dict && local_count > 0, h->err,
+                        POSENC_ERR_UNSUPPORTED,
+                        "config.json: %lld sliding_attention layers and no rope_parameters.sliding_attention dict "
+                        "(HF's %s rotary class indexes it and raises)", (long long)local_count, f->model_type);
         if (local_dict) {
             static const char *const rt_k[] = {"rope_theta", NULL};
             unsigned given = 0;
             FORWARD_IF_ERROR(read_rope_dict(h, local_dict, p, &given, false));
             FORWARD_IF_ERROR(hf_number_of_(h, local_dict, "rope sliding_attention ", rt_k, &p->base, &has_local));
+            if (f->flags & FAMILY_TYPE_ROPE_DICTS) { /* its own partial_rotary_factor, .get default */
+                static const char *const pk[] = {"partial_rotary_factor", NULL};
+                bool has_partial = false;
+                p->partial_rotary_factor = f->partial > 0 ? f->partial : 1.0;
+                FORWARD_IF_ERROR(hf_number_of_(h, local_dict, "rope sliding_attention ", pk, &p->partial_rotary_factor,
+                                               &has_partial));
+                p->rotary_dim = 0; /* from the head and this factor (resolved below) */
+                RETURN_ERROR_IF(!has_local, h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: rope_parameters.sliding_attention has no rope_theta (HF's %s rotary "
+                                "class indexes it and raises)", f->model_type);
+            }
             posenc_error inner = {0};
             if (posenc_rope_resolve(p, given, NULL, &inner) != POSENC_OK)
                 return posenc_fail_(h->err, inner.status, "config.json: sliding_attention rope: %s", inner.message);
@@ -420,6 +436,26 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             note_default(h, leading ? "local_rope_theta" : "rope_local_base_freq", f->local_theta);
         }
     }
+    return POSENC_OK;
+}
+
+/* FAMILY_TYPE_ROPE_DICTS: the rope_parameters dicts per layer type are the only RoPE keys the model reads. */
+static posenc_status type_rope_dicts(hf_reader *h, const cJSON *cfg) {
+    static const char *const ignored[] = {"rope_theta", "partial_rotary_factor", "rope_scaling"};
+    const config_family *f = h->family;
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        RETURN_ERROR_IF(item(cfg, ignored[i]), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: top-level '%s' in a %s config: %sConfig drops it unread (only "
+                        "rope_parameters.full_attention / .sliding_attention reach the model); posenc does not "
+                        "guess which the file means", ignored[i], f->model_type, f->class_stem);
+    const cJSON *d = item(cfg, "rope_parameters"), *full = d ? item(d, "full_attention") : NULL;
+    RETURN_ERROR_IF(!cJSON_IsObject(full), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without rope_parameters.full_attention: %sConfig then builds its own "
+                    "per-layer-type dicts (or indexes a missing one and raises), which posenc does not copy; give "
+                    "rope_parameters with full_attention and sliding_attention", f->model_type, f->class_stem);
+    RETURN_ERROR_IF(!item(full, "rope_theta"), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: rope_parameters.full_attention has no rope_theta (HF's %s rotary class indexes it "
+                    "and raises)", f->model_type);
     return POSENC_OK;
 }
 
@@ -448,6 +484,12 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
         static const char *const lk[] = {"num_hidden_layers", NULL};
         FORWARD_IF_ERROR(hf_count_of_(h, cfg, "", lk, (int64_t)1 << 30, &layers, &has));
         *rope_free = has && layers == 40;
+    }
+    if (f->flags & FAMILY_OLMO_HYBRID) { /* OlmoHybridModel: rotary_emb only if rope_parameters.get("rope_theta") */
+        const cJSON *d = item(cfg, "rope_parameters"), *c, *theta = NULL;
+        if (!cJSON_IsObject(d)) d = cfg; /* 4.x: a top-level rope_theta */
+        cJSON_ArrayForEach(c, d) if (c->string && strcmp(c->string, "rope_theta") == 0) theta = c;
+        *rope_free = theta && cJSON_IsNull(theta); /* null, not absent: absent is the default 10000 */
     }
     if (f->flags & FAMILY_MAMBA_HYBRID) { /* Granite-4.0-H: position_embedding_type "rope" or not */
         const cJSON *t = hf_use_(h, cfg, "position_embedding_type");
@@ -586,6 +628,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     RETURN_ERROR_IF(strcmp(f->model_type, "mistral3") == 0 && !cJSON_IsObject(text), err, POSENC_ERR_UNSUPPORTED,
                     "config.json: a mistral3 config without text_config: HF uses its built-in text model "
                     "(rope_theta 1e9, hidden 5120) and ignores top-level RoPE keys; give the text_config");
+    if (f->flags & FAMILY_TYPE_ROPE_DICTS) FORWARD_IF_ERROR(type_rope_dicts(&h, cfg));
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
     if (rope_free) {

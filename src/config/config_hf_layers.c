@@ -60,7 +60,9 @@ static posenc_status gemma_layers(hf_reader *h, const cJSON *cfg, int64_t layers
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t pattern = h->family->sliding_pattern;
     bool has = false, leading = (h->family->flags & FAMILY_LEADING_FULL) != 0;
-    if (leading) {
+    if (h->family->flags & FAMILY_TYPE_ROPE_DICTS) {
+        /* no pattern key: layer_types, else every layer full (sliding_pattern 0) */
+    } else if (leading) {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "global_attn_every_n_layers", 1 << 20, &pattern, &has));
     } else {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &pattern, &has));
@@ -122,10 +124,15 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     const config_family *f = h->family;
     int64_t window = 0;
     FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
-    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0;
+    bool exaone = (f->flags & FAMILY_WINDOWLESS_ROPE) != 0, by_kind = (f->flags & FAMILY_KIND_ROPE) != 0;
+    const char *pattern_key = by_kind ? "global_attn_every_n_layers" : "sliding_window_pattern";
     const cJSON *types = hf_use_(h, cfg, "layer_types");
-    const cJSON *pat = hf_use_(h, cfg, "sliding_window_pattern");
+    const cJSON *pat = hf_use_(h, cfg, pattern_key);
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    /* AFMoE rotates by layer kind (is_local_attention), but its sliding layers cannot run without a window */
+    RETURN_ERROR_IF(by_kind && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: 'sliding_window' is null: %s's sliding layers need a window (HF cannot build the "
+                    "model: TypeError in its sliding-window mask)", f->model_type);
     int64_t every = f->sliding_pattern;
     /* Exaone4Config.__post_init__ sets the pattern to 0 when sliding_window is None and then
      * computes (i + 1) % 0 for the default layer_types: HF cannot load such a config */
@@ -138,15 +145,15 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
          * (its docstring's form) raises there, so without layer_types it is refused, not interpreted */
         if (cJSON_IsString(pat)) {
             return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED,
-                                "config.json: 'sliding_window_pattern' is the string '%.16s' and there is no "
+                                "config.json: '%s' is the string '%.16s' and there is no "
                                 "'layer_types': HF's config class cannot read that either (it needs an integer)",
-                                pat->valuestring);
+                                pattern_key, pat->valuestring);
         } else {
             bool has = false;
-            FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+            FORWARD_IF_ERROR(hf_count_(h, cfg, "", pattern_key, 1 << 20, &every, &has));
             RETURN_ERROR_IF(has && every == 0, h->err, POSENC_ERR_FORMAT,
-                            "config.json: 'sliding_window_pattern' is 0: HF's layer kinds take (i + 1) %% 0 and "
-                            "raise (give a pattern > 0 or layer_types)");
+                            "config.json: '%s' is 0: HF's layer kinds take (i + 1) %% 0 and "
+                            "raise (give a pattern > 0 or layer_types)", pattern_key);
         }
     }
     for (int64_t i = 0; i < layers; i++) {
@@ -164,21 +171,25 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
 
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
-static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
     posenc_model *m = h->model;
     const cJSON *types = hf_use_(h, cfg, "layer_types");
     int64_t interval = h->family->sliding_pattern;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "full_attention_interval", 1 << 20, &interval, &has));
+    bool has = false, olmo = (h->family->flags & FAMILY_OLMO_HYBRID) != 0;
+    if (!olmo) /* OlmoHybridConfig has no such key: its pattern is fixed at every 4th layer */
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "full_attention_interval", 1 << 20, &interval, &has));
     RETURN_ERROR_IF(interval == 0, h->err, POSENC_ERR_FORMAT, "config.json: 'full_attention_interval' must be > 0");
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     for (int64_t i = 0; i < layers; i++) {
-        const char *t = types ? list_at(types, i) : (i + 1) % interval ? "linear_attention" : "full_attention";
+        /* OLMo-Hybrid: "Ensure at least one full attention layer for small num_hidden_layers" (the last) */
+        bool last_full = olmo && layers < interval && i == layers - 1;
+        const char *t = types ? list_at(types, i)
+                              : (i + 1) % interval && !last_full ? "linear_attention" : "full_attention";
         RETURN_ERROR_IF(strcmp(t, "linear_attention") != 0 && strcmp(t, "full_attention") != 0, h->err,
                         POSENC_ERR_UNSUPPORTED, "config.json: layer_types[%lld] is '%.32s' (known: linear_attention, "
                         "full_attention)", (long long)i, t);
         bool full = strcmp(t, "full_attention") == 0;
-        config_layer_set_(m, i, full ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
+        config_layer_set_(m, i, full && rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, 0);
     }
     return POSENC_OK;
 }
@@ -205,7 +216,8 @@ static posenc_status mamba_hybrid_layers(hf_reader *h, const cJSON *cfg, int64_t
  * (default: all layers) and "conv" elsewhere; only full attention layers rotate. */
 static posenc_status conv_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
     posenc_model *m = h->model;
-    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = hf_use_(h, cfg, "full_attn_idxs");
+    bool required = (h->family->flags & FAMILY_TYPES_REQUIRED) != 0;
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *idx = required ? NULL : hf_use_(h, cfg, "full_attn_idxs");
     if (types) FORWARD_IF_ERROR(string_list(h, types, "layer_types", layers));
     RETURN_ERROR_IF(idx && !types && !cJSON_IsArray(idx), h->err, POSENC_ERR_FORMAT,
                     "config.json: 'full_attn_idxs' must be an array of layer indices");
@@ -377,6 +389,12 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
+    /* LFM2-MoE: no default at all (HF raises); MiMo-V2-Flash: a default rule posenc does not copy */
+    RETURN_ERROR_IF((f->flags & FAMILY_TYPES_REQUIRED) && !hf_item_(cfg, "layer_types"), h->err,
+                    POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without 'layer_types': posenc reads this model's layer kinds from "
+                    "layer_types only (%sConfig's own fallback is not copied); give layer_types", f->model_type,
+                    f->class_stem);
     FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
     if (rope_free) {
         m->rope_count = 0;
@@ -407,6 +425,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
         }
         if (f->flags & FAMILY_JAMBA) return jamba_layers(h, cfg, layers);
         if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, false);
+        if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers, false);
         double bias = 8.0; /* BLOOM, Falcon, Baichuan-13B: Press et al.'s 8 */
         if (f->flags & FAMILY_MPT) {
             const cJSON *ac = hf_use_(h, cfg, "attn_config");
@@ -422,7 +441,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS)) return gemma_layers(h, cfg, layers);
     if (f->flags & FAMILY_NOPE_LIST) return nope_list_layers(h, cfg, layers);
     if (f->flags & FAMILY_GLOBAL_NOPE) return global_nope_layers(h, cfg, layers);
-    if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers);
+    if (f->flags & FAMILY_LINEAR_LAYERS) return linear_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
     if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);

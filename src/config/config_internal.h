@@ -80,6 +80,22 @@ enum {
  * from 0. The code reads no rope key: rope_theta, a rope dict, partial_rotary_factor, rotary_dim or head_dim in the
  * file are refused (ignored there), as is rotary_value true (V rotated too: no posenc field for it). */
 #define FAMILY_ROFORMER ((uint64_t)1 << 49)
+/* with FAMILY_CONV_LAYERS (LFM2-MoE): layer_types is the only source of the layer kinds (Lfm2MoeConfig has no
+ * full_attn_idxs and no default: HF cannot build the model without the list), so a file without it is refused */
+#define FAMILY_TYPES_REQUIRED ((uint64_t)1 << 35)
+/* with FAMILY_LINEAR_LAYERS, OLMo-Hybrid's rule (OlmoHybridConfig.__post_init__): full iff i % 4 == 3 (no
+ * full_attention_interval key), the last layer full when that leaves none; a rope dict whose rope_theta is null
+ * builds no rotary embedding at all (OlmoHybridModel: the released checkpoints), so every layer is NoPE */
+#define FAMILY_OLMO_HYBRID ((uint64_t)1 << 36)
+/* with FAMILY_GEMMA3_LAYERS (Mellum, Laguna, MiMo-V2-Flash): rope_parameters holds a full_attention and a
+ * sliding_attention dict, each with its own rope_theta and partial_rotary_factor (absent: the family's partial, else
+ * 1: the rotary class's .get default); the config class drops top-level rope keys (convert_rope_params_to_dict
+ * returns them unread) and builds its own dicts when none are given, so both cases are refused, never guessed;
+ * no sliding_window_pattern: layer_types, else every layer full */
+#define FAMILY_TYPE_ROPE_DICTS ((uint64_t)1 << 37)
+/* with FAMILY_GLOBAL_NOPE (AFMoE): the pattern key is global_attn_every_n_layers (full iff (i + 1) % n == 0); a null
+ * sliding_window is refused (HF's sliding layers cannot run without one) */
+#define FAMILY_KIND_ROPE ((uint64_t)1 << 38)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

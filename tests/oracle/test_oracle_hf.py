@@ -188,6 +188,49 @@ CASES = [
     ("esm absolute", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33)),
     ("esm rotary", "esm", dict(num_hidden_layers=2, pad_token_id=1, vocab_size=33, position_embedding_type="rotary",
                                rope_theta=20000.0)),
+    # RoPE decoders/encoders read through an existing layer rule (one family row each)
+    # vocabulary_map: ChameleonModel's image-token mapping needs one (the input ids hold no image token)
+    ("chameleon", "chameleon", dict(num_hidden_layers=2, rope_theta=50000.0, vocabulary_map={"<image>": 1})),
+    ("chameleon linear", "chameleon", dict(num_hidden_layers=2, rope_scaling=LINEAR, vocabulary_map={"<image>": 1})),
+    ("lfm2_moe", "lfm2_moe", dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"],
+                                  num_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, num_dense_layers=1)),
+    ("olmo_hybrid", "olmo_hybrid", dict(num_hidden_layers=5, linear_key_head_dim=8, linear_value_head_dim=16)),
+    ("olmo_hybrid 2 layers", "olmo_hybrid", dict(num_hidden_layers=2, linear_key_head_dim=8, linear_value_head_dim=16,
+                                                 rope_theta=500000.0)),
+    ("olmo_hybrid null theta", "olmo_hybrid", dict(num_hidden_layers=4, linear_key_head_dim=8, linear_value_head_dim=16,
+                                                   rope_parameters={"rope_type": "default", "rope_theta": None})),
+    ("modernbert-decoder", "modernbert-decoder", dict(num_hidden_layers=5, global_attn_every_n_layers=2,
+                                                      local_attention=16, global_rope_theta=80000.0,
+                                                      local_rope_theta=20000.0)),
+    ("modernbert-decoder defaults", "modernbert-decoder", dict(num_hidden_layers=4)),
+    ("jina_embeddings_v3", "jina_embeddings_v3", dict(num_hidden_layers=2)),
+    # per-layer-type rope dicts, each its own rope_theta and partial_rotary_factor (the class's own dicts where none
+    # is given: saved into the config file, which is what posenc reads)
+    ("mellum", "mellum", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                              moe_intermediate_size=32,
+                              layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"],
+                              rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 200000.0},
+                                               "sliding_attention": {"rope_type": "default", "rope_theta": 5000.0}})),
+    ("mellum defaults", "mellum", dict(num_hidden_layers=2, head_dim=16, num_experts=2, num_experts_per_tok=1,
+                                       moe_intermediate_size=32)),
+    ("laguna", "laguna", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1,
+                              moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                              layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention"])),
+    ("laguna yarn", "laguna", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, num_experts=2,
+                                   num_experts_per_tok=1, moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                                   layer_types=["sliding_attention", "full_attention"],
+                                   rope_parameters={"full_attention": dict(YARN, rope_theta=500000.0,
+                                                                           partial_rotary_factor=0.5),
+                                                    "sliding_attention": {"rope_type": "default",
+                                                                          "rope_theta": 10000.0}})),
+    ("mimo_v2_flash", "mimo_v2_flash", dict(num_hidden_layers=7, head_dim=24, v_head_dim=16, sliding_window=8,
+                                            n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32)),
+    # RoPE in the sliding layers only (the full layers NoPE)
+    ("afmoe", "afmoe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8, global_attn_every_n_layers=3,
+                            num_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, num_shared_experts=1)),
+    ("afmoe theta", "afmoe", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2,
+                                  num_experts_per_tok=1, moe_intermediate_size=32, num_shared_experts=1,
+                                  rope_theta=50000.0, rope_scaling=LINEAR)),
 ]
 
 
@@ -293,7 +336,11 @@ class Layers(list):
 # ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
 # create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
 WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
-                                             for layer in model.layers]}
+                                             for layer in model.layers],
+           # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
+           "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
+           **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
+              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe")}}
 
 
 def legacy_form(path, cfg):
@@ -333,7 +380,7 @@ def modernbert_legacy(path, cfg, kw):
 
 
 # model types whose 4.x spelling is not rope_theta + rope_scaling
-LEGACY_FORMS = {"modernbert": modernbert_legacy}
+LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy}
 
 
 def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0):
