@@ -69,10 +69,16 @@ enum {
  * [sin | cos] halves: modeling_whisper.py's sinusoids()), then decoder_layers with a learned table of
  * max_target_positions rows (position_ids = arange + past: offset 0) */
 #define FAMILY_SINUSOID_ENCODER ((uint64_t)1 << 34)
+/* BART-like encoder-decoder: encoder_layers with the learned table `table` (model.encoder.embed_positions), then
+ * decoder_layers with the decoder's own table (model.decoder.embed_positions), each max_position_embeddings
+ * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
+ * both stacks (no padding-dependent ids) */
+#define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 35)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
-    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER)
+    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
+     FAMILY_LEARNED_ENC_DEC)
 
 typedef struct {
     const char *model_type;
