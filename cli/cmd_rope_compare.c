@@ -399,11 +399,16 @@ static int compare(comparison *c) {
                 mark(fs, D_ALIBI, true, i, x, y, NULL);
             }
         } else if (la->scheme == POSENC_LAYER_LEARNED) {
-            if (A->m.learned_offset != B->m.learned_offset || A->m.learned_size != B->m.learned_size) {
-                snprintf(x, sizeof x, "%lld rows, row = position + %lld", (long long)A->m.learned_size,
-                         (long long)A->m.learned_offset);
-                snprintf(y, sizeof y, "%lld rows, row = position + %lld", (long long)B->m.learned_size,
-                         (long long)B->m.learned_offset);
+            /* BART: a decoder layer reads the decoder's own table */
+            bool da = A->m.decoder_learned_size > 0 && strcmp(la->kind, "decoder") == 0;
+            bool db = B->m.decoder_learned_size > 0 && strcmp(lb->kind, "decoder") == 0;
+            int64_t oa = da ? A->m.decoder_learned_offset : A->m.learned_offset;
+            int64_t sa = da ? A->m.decoder_learned_size : A->m.learned_size;
+            int64_t ob = db ? B->m.decoder_learned_offset : B->m.learned_offset;
+            int64_t sb = db ? B->m.decoder_learned_size : B->m.learned_size;
+            if (oa != ob || sa != sb) {
+                snprintf(x, sizeof x, "%lld rows, row = position + %lld", (long long)sa, (long long)oa);
+                snprintf(y, sizeof y, "%lld rows, row = position + %lld", (long long)sb, (long long)ob);
                 mark(fs, D_LEARNED, true, i, x, y, NULL);
             }
         } else if (la->scheme == POSENC_LAYER_SINUSOIDAL) {

@@ -85,11 +85,17 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                  m->alibi_before_scale ? ", added before the 1/sqrt(head_dim) scale (effective slopes / sqrt(d))"
                                        : "");
         break;
-    case POSENC_LAYER_LEARNED:
+    case POSENC_LAYER_LEARNED: {
+        bool own = m->decoder_learned_size > 0 && strcmp(l->kind, "decoder") == 0; /* BART: the decoder's table */
         snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added %s",
-                 m->learned_tensor, (long long)m->learned_size, (long long)m->learned_offset,
-                 strcmp(l->kind, "decoder") == 0 ? "to the decoder's input" : "before layer 0");
+                 own ? m->decoder_learned_tensor : m->learned_tensor,
+                 (long long)(own ? m->decoder_learned_size : m->learned_size),
+                 (long long)(own ? m->decoder_learned_offset : m->learned_offset),
+                 strcmp(l->kind, "decoder") == 0   ? "to the decoder's input"
+                 : strcmp(l->kind, "encoder") == 0 ? "to the encoder's input"
+                                                   : "before layer 0");
         break;
+    }
     case POSENC_LAYER_SINUSOIDAL:
         snprintf(buf, size, "fixed sinusoidal table %s (%lld rows x %d, %s frequencies base %g, %s), added %s",
                  m->sinusoid_tensor, (long long)m->sinusoid_size, m->sinusoid.dim,
@@ -337,11 +343,14 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             printf(", \"slope\": ");
             cli_json_numbers(m->alibi_slopes, (size_t)m->alibi_heads);
             break;
-        case POSENC_LAYER_LEARNED:
+        case POSENC_LAYER_LEARNED: {
+            bool own = m->decoder_learned_size > 0 && strcmp(l->kind, "decoder") == 0; /* BART: the decoder's table */
             printf(", \"tensor\": ");
-            cli_json_string(m->learned_tensor);
-            printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset, (long long)m->learned_size);
+            cli_json_string(own ? m->decoder_learned_tensor : m->learned_tensor);
+            printf(", \"offset\": %lld, \"size\": %lld", (long long)(own ? m->decoder_learned_offset : m->learned_offset),
+                   (long long)(own ? m->decoder_learned_size : m->learned_size));
             break;
+        }
         case POSENC_LAYER_SINUSOIDAL:
             printf(", \"tensor\": ");
             cli_json_string(m->sinusoid_tensor);

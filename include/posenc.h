@@ -2146,6 +2146,8 @@ POSENC_API void posenc_model_config_free(posenc_model_config *config);
  *            layer 0 (GPT-2 "wpe", OPT "embed_positions" with offset 2: row =
  *            position + learned_offset, learned_size rows). Every layer is
  *            marked LEARNED: it sees the positions only through its input.
+ *            Two stacks with a table each (BART): the encoder's in learned_*,
+ *            the decoder's in decoder_learned_*.
  *   T5       relative buckets (t5: num_buckets, max_distance; bidirectional in
  *            the encoder layers, not in the decoder's self-attention), one
  *            bias table shared by the layers of each stack.
@@ -2233,6 +2235,13 @@ typedef struct posenc_model {
     posenc_sinusoid_params sinusoid;
     char sinusoid_tensor[64];
     int64_t sinusoid_size;
+    /* LEARNED in an encoder-decoder model whose two stacks each own a table (BART, mBART, Blenderbot: never
+     * shared): the decoder's table (row = position + decoder_learned_offset). The layers of kind "decoder" read it,
+     * the others learned_*. decoder_learned_size 0 (every other model, Whisper included): every LEARNED layer
+     * reads learned_*. */
+    char decoder_learned_tensor[64];
+    int64_t decoder_learned_offset;
+    int64_t decoder_learned_size;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

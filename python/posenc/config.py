@@ -418,7 +418,8 @@ class _Model(Structure):
                 ("learned_offset", c_int64), ("learned_size", c_int64), ("t5", _lib.T5Params),
                 ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512),
                 ("position_start", c_int64), ("sinusoid", _lib.SinusoidParams), ("sinusoid_tensor", c_char * 64),
-                ("sinusoid_size", c_int64)]
+                ("sinusoid_size", c_int64), ("decoder_learned_tensor", c_char * 64),
+                ("decoder_learned_offset", c_int64), ("decoder_learned_size", c_int64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -558,7 +559,12 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
             elif scheme == "alibi":
                 extra = dict(alibi_slopes=slopes)
             elif scheme == "learned":
-                extra = dict(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
+                if m.decoder_learned_size > 0 and text(entry.kind) == "decoder":  # BART: the decoder's own table
+                    extra = dict(tensor=text(m.decoder_learned_tensor), offset=int(m.decoder_learned_offset),
+                                 size=int(m.decoder_learned_size))
+                else:
+                    extra = dict(tensor=text(m.learned_tensor), offset=int(m.learned_offset),
+                                 size=int(m.learned_size))
             elif scheme == "sinusoidal":  # Whisper's encoder: posenc_sinusoid_table with these, rows 0..size-1
                 extra = dict(tensor=text(m.sinusoid_tensor), size=int(m.sinusoid_size), dim=int(m.sinusoid.dim),
                              base=float(m.sinusoid.base), freqs="t2t" if m.sinusoid.freqs == 1 else "vaswani",

@@ -275,6 +275,21 @@ static const config_family families[] = {
     /* AFMoE: RoPE in the sliding (local) layers only, the full layers (every global_attn_every_n_layers-th) NoPE */
     {"afmoe", NULL, "Afmoe", H, 10000, 16384, 2048, 16, 128, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_KIND_ROPE, 0, 1024, 4,
      NULL},
+    /* encoder-decoder models with a learned table in each stack (FAMILY_LEARNED_ENC_DEC; class defaults from
+     * transformers 5.18's configuration_*.py: d_model, max_position_embeddings, encoder_layers), verified by
+     * tests/oracle/test_oracle_hf.py */
+    {"bart", NULL, "Bart", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_LEARNED_ENC_DEC | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"mbart", NULL, "MBart", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_LEARNED_ENC_DEC | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"mvp", NULL, "Mvp", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_LEARNED_ENC_DEC | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"plbart", NULL, "PLBart", H, 0, 1024, 768, 12, 0, 6, 0, FAMILY_LEARNED_ENC_DEC | FAMILY_OPT_OFFSET, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"blenderbot", NULL, "Blenderbot", H, 0, 128, 2560, 32, 0, 2, 0, FAMILY_LEARNED_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"blenderbot-small", NULL, "BlenderbotSmall", H, 0, 512, 512, 16, 0, 8, 0, FAMILY_LEARNED_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
 };
 
 const config_family *config_family_find_(const char *model_type) {

@@ -381,12 +381,44 @@ static posenc_status sinusoid_encoder_layers(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* BART, mBART, MVP, PLBart, Blenderbot(-Small): each stack adds its own learned table, looked up at rows
+ * arange(T) + past (+ 2 where the class is BartLearnedPositionalEmbedding-like); the encoder's layers come first. */
+static posenc_status learned_enc_dec_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    /* class defaults: the row's layers for both stacks, except BlenderbotConfig (2 encoder, 24 decoder layers) */
+    int64_t enc = f->layers, dec = strcmp(f->model_type, "blenderbot") == 0 ? 24 : f->layers;
+    int64_t d_model = f->hidden, rows = f->max_position;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "encoder_layers", 1 << 20, &enc, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "decoder_layers", 1 << 20, &dec, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "d_model", 1 << 30, &d_model, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_position_embeddings", (int64_t)1 << 40, &rows, &has));
+    RETURN_ERROR_IF(rows < 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: max_position_embeddings %lld: a learned position table needs >= 1 row",
+                    (long long)rows);
+    int64_t offset = (f->flags & FAMILY_OPT_OFFSET) ? 2 : 0;
+    static const char dec_table[] = "model.decoder.embed_positions.weight";
+    config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
+    config_copy_name_(m->decoder_learned_tensor, sizeof m->decoder_learned_tensor, dec_table, strlen(dec_table));
+    m->learned_offset = m->decoder_learned_offset = offset;
+    m->learned_size = m->decoder_learned_size = rows + offset;
+    m->config.hidden_size = (int32_t)d_model;
+    m->config.num_hidden_layers = (int32_t)enc;
+    m->config.max_position_embeddings = rows;
+    FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
+    for (int64_t i = 0; i < enc + dec; i++)
+        config_layer_set_(m, i, POSENC_LAYER_LEARNED, -1, i < enc ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model *m = h->model;
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
+    if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
     /* LFM2-MoE: no default at all (HF raises); MiMo-V2-Flash: a default rule posenc does not copy */

@@ -96,10 +96,16 @@ enum {
 /* with FAMILY_GLOBAL_NOPE (AFMoE): the pattern key is global_attn_every_n_layers (full iff (i + 1) % n == 0); a null
  * sliding_window is refused (HF's sliding layers cannot run without one) */
 #define FAMILY_KIND_ROPE ((uint64_t)1 << 38)
+/* BART-like encoder-decoder: encoder_layers with the learned table `table` (model.encoder.embed_positions), then
+ * decoder_layers with the decoder's own table (model.decoder.embed_positions), each max_position_embeddings
+ * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
+ * both stacks (no padding-dependent ids) */
+#define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 35)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
-    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER)
+    (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
+     FAMILY_LEARNED_ENC_DEC)
 
 typedef struct {
     const char *model_type;

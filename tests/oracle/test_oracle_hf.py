@@ -25,6 +25,8 @@ from common import Checks, run, tmpdir, torch_math_library, torch_peer_label  # 
 T = 24
 SMALL = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
              max_position_embeddings=256, pad_token_id=0)
+# two stacks of unequal depth, so a swapped encoder / decoder count shows
+ENC_DEC = dict(encoder_layers=2, decoder_layers=3, encoder_ffn_dim=128, decoder_ffn_dim=128, decoder_attention_heads=4)
 YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
           "original_max_position_embeddings": 64}
@@ -231,6 +233,13 @@ CASES = [
     ("afmoe theta", "afmoe", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, num_experts=2,
                                   num_experts_per_tok=1, moe_intermediate_size=32, num_shared_experts=1,
                                   rope_theta=50000.0, rope_scaling=LINEAR)),
+    # encoder-decoders with a learned table per stack: both looked up at arange(T) + offset (BART's +2)
+    ("bart", "bart", ENC_DEC),
+    ("mbart", "mbart", ENC_DEC),
+    ("mvp", "mvp", ENC_DEC),
+    ("plbart", "plbart", ENC_DEC),
+    ("blenderbot", "blenderbot", ENC_DEC),
+    ("blenderbot-small", "blenderbot-small", ENC_DEC),
 ]
 
 
@@ -309,9 +318,13 @@ def hf_layers(model_type, kw, d, label):
         return embedding(ids, weight, *a, **k2)
 
     torch.nn.functional.embedding = recording
+    # an encoder-decoder with a position table per stack (BART): both stacks run, T tokens each
+    stacks = ((len(model.encoder.layers), len(model.decoder.layers))
+              if hasattr(getattr(model, "decoder", None), "embed_positions") and hasattr(model, "encoder") else None)
     try:
         with torch.no_grad():  # ids from 3: clear of the pad / bos / eos ids, which RoBERTa's positions skip
-            model(input_ids=(torch.arange(T)[None] + 3) % args["vocab_size"])
+            ids = (torch.arange(T)[None] + 3) % args["vocab_size"]
+            model(input_ids=ids, **(dict(decoder_input_ids=ids) if stacks else {}))
     finally:
         for n in names:
             setattr(mod, n, originals[n])
@@ -323,14 +336,18 @@ def hf_layers(model_type, kw, d, label):
         j["model_type"] = model_type
         json.dump(j, open(new, "w"))
     out = Layers(seen.get(i) for i in range(len(layers)))
+    if stacks:  # `layers` hooked the encoder's; the decoder's do not rotate either (compare_learned checks seen)
+        out.extend([None] * stacks[1])
+    out.stacks = stacks
     out.lookups = lookups
     out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
     return out, new, cfg
 
 
 class Layers(list):
-    """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, and .windows: the
-    per-layer sliding window where WINDOWS knows how to read it off the built model."""
+    """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, .windows: the
+    per-layer sliding window where WINDOWS knows how to read it off the built model, and .stacks: (encoder layers,
+    decoder layers) of an encoder-decoder with a table per stack (the encoder's entries first), else None."""
 
 
 # ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
@@ -468,16 +485,25 @@ def compare_learned(t, label, j, hf):
     """A learned absolute table: no layer rotates, and the table posenc names is looked up at rows
     0..T-1 + offset in a table of `size` rows, as the framework's run looked it up."""
     t.check(all(x is None for x in hf), f"{label}: no layer rotates (posenc: learned table)")
-    tensor, offset, size = j["layers"][0]["tensor"], j["layers"][0]["offset"], j["layers"][0]["size"]
+    if hf.stacks:  # BART-like: the encoder's layers, then the decoder's, each stack with its own table
+        kinds = [x["kind"] for x in j["layers"]]
+        want = ["encoder"] * hf.stacks[0] + ["decoder"] * hf.stacks[1]
+        t.check(kinds == want, f"{label}: layer kinds {kinds} = transformers' stacks {want}")
+    tables = {}  # every table posenc names (one per stack), with the rows it says are read
+    for x in j["layers"]:
+        tables.setdefault(x["tensor"], (x["offset"], x["size"]))
+    t.check(len(tables) == (2 if hf.stacks else 1), f"{label}: posenc names {len(tables)} table(s) {sorted(tables)}")
     lookups = hf.lookups
-    hit = [n for n in lookups if tensor == n or tensor.endswith("." + n)]
-    if not t.check(len(hit) == 1, f"{label}: posenc's table {tensor} is one the run looked up ({sorted(lookups)[:6]})"):
-        return
-    ids, rows = lookups[hit[0]]
-    want = np.arange(T) + offset
-    t.check(np.array_equal(ids.reshape(-1).numpy(), want), f"{label}: rows looked up = positions 0..{T - 1} + {offset} "
-            f"(the run: {ids.reshape(-1)[:4].tolist()}..)")
-    t.check(rows == size, f"{label}: table of {size} rows (the run's has {rows})")
+    for tensor, (offset, size) in tables.items():
+        hit = [n for n in lookups if tensor == n or tensor.endswith("." + n)]
+        if not t.check(len(hit) == 1, f"{label}: posenc's table {tensor} is one the run looked up "
+                                      f"({sorted(lookups)[:6]})"):
+            continue
+        ids, rows = lookups[hit[0]]
+        want = np.arange(T) + offset
+        t.check(np.array_equal(ids.reshape(-1).numpy(), want), f"{label}: {tensor} rows looked up = positions "
+                f"0..{T - 1} + {offset} (the run: {ids.reshape(-1)[:4].tolist()}..)")
+        t.check(rows == size, f"{label}: {tensor}: table of {size} rows (the run's has {rows})")
 
 
 def whisper(t, d):
