@@ -172,6 +172,8 @@ CASES = [
     ("qwen2_vl_text", "qwen2_vl_text", dict(num_hidden_layers=2, head_dim=32, num_attention_heads=2,
                                             rope_parameters=dict(rope_type="default", rope_theta=1e6,
                                                                  mrope_section=[4, 6, 6]))),
+    # no mrope_section: the rotary class's own default [16, 24, 24] (rope_parameters.get), 64 pairs of a 128 head
+    ("qwen2_vl_text default sections", "qwen2_vl_text", dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=2)),
     ("qwen2_vl", "qwen2_vl", dict(text_config=dict(SMALL, num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
         rope_type="default", rope_theta=1e6, mrope_section=[4, 6, 6])))),
     ("qwen2_5_vl_text", "qwen2_5_vl_text", dict(num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
