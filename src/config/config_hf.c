@@ -235,16 +235,38 @@ static const char *const local_attention_k[] = {"local_attention", NULL};
 
 static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h);
 
-/* Qwen3-VL: HF's mrope_section default [24, 20, 20] (rope dict .get), interleaved; the sections must
- * cover the rotated pairs (HF's slices would silently cut short ones past the head). */
-static posenc_status interleaved_sections(hf_reader *h, const posenc_rope_params *p) {
+/* The mrope_section each M-RoPE rotary class falls back to (its rope_parameters.get(..., default)). */
+static const struct {
+    const char *family;
+    int32_t sections[3];
+} mrope_defaults[] = {
+    {"qwen2_vl", {16, 24, 24}}, {"qwen2_5_vl", {16, 24, 24}}, {"qwen3_vl", {24, 20, 20}}, {"qwen3_vl_moe", {24, 20, 20}},
+};
+
+/* M-RoPE sections: the config's, else the rotary class's default; they must cover the rotated pairs
+ * (contiguous: HF's freq.split fails otherwise; interleaved: HF's slices would silently cut short ones
+ * past the head). A 4th contiguous section HF sends to axis t (m[i % 3]); posenc's 4th axis is its own. */
+static posenc_status mrope_sections(hf_reader *h, const posenc_rope_params *p) {
     posenc_model_config *out = h->out;
+    const char *name = h->family->model_type;
+    bool interleaved = (h->family->flags & FAMILY_MROPE_INTERLEAVED) != 0;
     if (out->mrope_sections[0] == 0 && out->mrope_sections[1] == 0 && out->mrope_sections[2] == 0 &&
         out->mrope_sections[3] == 0) {
-        out->mrope_sections[0] = 24, out->mrope_sections[1] = 20, out->mrope_sections[2] = 20;
-        config_note_(out->defaults_used, sizeof out->defaults_used, "mrope_section=[24, 20, 20]");
+        size_t i = 0, n = sizeof mrope_defaults / sizeof mrope_defaults[0];
+        while (i < n && strcmp(mrope_defaults[i].family, name) != 0) i++;
+        RETURN_ERROR_IF(i == n, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %s is M-RoPE but gives no rope 'mrope_section'; posenc does not guess its "
+                        "sections", name);
+        char note[64];
+        for (int k = 0; k < 3; k++) out->mrope_sections[k] = mrope_defaults[i].sections[k];
+        snprintf(note, sizeof note, "mrope_section=[%d, %d, %d]", out->mrope_sections[0], out->mrope_sections[1],
+                 out->mrope_sections[2]);
+        config_note_(out->defaults_used, sizeof out->defaults_used, note);
     }
-    out->mrope_interleaved = 1;
+    RETURN_ERROR_IF(!interleaved && out->mrope_sections[3] != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: rope 'mrope_section' has 4 entries; %s's rotary class sends the 4th to axis t "
+                    "(m[i %% 3]), posenc's multi-axis RoPE gives it a 4th axis; refused, not guessed", name);
+    out->mrope_interleaved = interleaved;
     int32_t r = 0;
     posenc_error inner = {0};
     if (posenc_rope_check(p, &r, &inner) != POSENC_OK) return POSENC_OK; /* said by the resolve below */
@@ -778,7 +800,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->max_position = max_pos;
     unsigned given = 0;
     if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
-    if (f->flags & FAMILY_MROPE_INTERLEAVED) FORWARD_IF_ERROR(interleaved_sections(&h, p));
+    if (f->flags & FAMILY_MROPE) FORWARD_IF_ERROR(mrope_sections(&h, p));
     if (p->scaling == POSENC_ROPE_LONGROPE && has_top_orig) { /* Phi-3: factor := max / original */
         RETURN_ERROR_IF((given & POSENC_ROPE_GIVEN_ORIGINAL) && p->original_max_position != top_orig, err,
                         POSENC_ERR_FORMAT,

@@ -240,6 +240,31 @@ CASES = [
     ("plbart", "plbart", ENC_DEC),
     ("blenderbot", "blenderbot", ENC_DEC),
     ("blenderbot-small", "blenderbot-small", ENC_DEC),
+    # M-RoPE text models and their composites (run with 3-axis ids that differ, MROPE above): head_dim 32, 16 pairs
+    ("qwen2_vl_text", "qwen2_vl_text", dict(num_hidden_layers=2, head_dim=32, num_attention_heads=2,
+                                            rope_parameters=dict(rope_type="default", rope_theta=1e6,
+                                                                 mrope_section=[4, 6, 6]))),
+    # no mrope_section: the rotary class's own default [16, 24, 24] (rope_parameters.get), 64 pairs of a 128 head
+    ("qwen2_vl_text default sections", "qwen2_vl_text", dict(num_hidden_layers=2, hidden_size=256, num_attention_heads=2)),
+    ("qwen2_vl", "qwen2_vl", dict(text_config=dict(SMALL, num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=1e6, mrope_section=[4, 6, 6])))),
+    ("qwen2_5_vl_text", "qwen2_5_vl_text", dict(num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=1e6, mrope_section=[8, 4, 4]))),
+    ("qwen2_5_vl", "qwen2_5_vl", dict(text_config=dict(SMALL, num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=1e6, mrope_section=[8, 4, 4])))),
+    ("qwen3_vl_text", "qwen3_vl_text", dict(num_hidden_layers=2, head_dim=32, rope_parameters=dict(
+        rope_type="default", rope_theta=5e6, mrope_section=[6, 5, 5], mrope_interleaved=True))),
+    ("qwen3_vl", "qwen3_vl", dict(text_config=dict(SMALL, num_hidden_layers=2, head_dim=32, rope_parameters=dict(
+        rope_type="default", rope_theta=5e6, mrope_section=[6, 5, 5], mrope_interleaved=True)))),
+    ("qwen3_vl_moe_text", "qwen3_vl_moe_text", dict(num_hidden_layers=2, head_dim=32, num_experts=2,
+                                                    num_experts_per_tok=1, moe_intermediate_size=32,
+                                                    rope_parameters=dict(rope_type="default", rope_theta=5e6,
+                                                                         mrope_section=[6, 5, 5], mrope_interleaved=True))),
+    ("qwen3_vl_moe", "qwen3_vl_moe", dict(text_config=dict(SMALL, num_hidden_layers=2, head_dim=32, num_experts=2,
+                                                           num_experts_per_tok=1, moe_intermediate_size=32,
+                                                           rope_parameters=dict(rope_type="default", rope_theta=5e6,
+                                                                                mrope_section=[6, 5, 5],
+                                                                                mrope_interleaved=True)))),
 ]
 
 
@@ -260,6 +285,16 @@ ROPE_TYPES = {
 NOT_A_ROPE_TYPE = "fancy_new_rope"  # no framework knows it: refused by name as well
 
 
+# M-RoPE: each layer is run with three rows of position ids (t, h, w) that differ, so a wrong section split or
+# interleave changes the cos/sin (text-only ids are equal on every axis: any split would pass); posenc rotates
+# with the same [3, T] ids through --positions. Composites run their text sub-model (the vision tower only
+# makes such ids) and posenc reads the composite's config.json.
+MROPE_POSITIONS = np.stack([np.arange(T), np.arange(T) // 3, np.arange(T) % 5 + 7]).astype(np.int64)
+MROPE_COMPOSITE = {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe"}
+MROPE = MROPE_COMPOSITE | {"qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"}
+MROPE_FLAT_4X = {"qwen2_vl", "qwen2_5_vl"}  # 4.x wrote these flat, rope_scaling {"type": "mrope", ...}
+
+
 # model types whose apply_rotary_pos_emb takes one cos/sin per pair (R/2 columns), read off their source
 PER_PAIR = {"gpt_oss", "openai_privacy_filter"}
 
@@ -272,8 +307,12 @@ def hf_layers(model_type, kw, d, label):
     args.update(kw)
     cfg = AutoConfig.for_model(model_type, **args)
     torch.manual_seed(0)
+    mrope = model_type in MROPE
+    # a composite M-RoPE type: its text sub-model, built from the composite's text_config, runs (the vision
+    # tower only makes the grid ids given here explicitly); posenc reads the composite's config.json
+    run_cfg = cfg.text_config if mrope and model_type in MROPE_COMPOSITE else cfg
     try:
-        model = AutoModel.from_config(cfg).eval()
+        model = AutoModel.from_config(run_cfg).eval()
     except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
         modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
         found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
@@ -325,6 +364,8 @@ def hf_layers(model_type, kw, d, label):
         with torch.no_grad():  # ids from 3: clear of the pad / bos / eos ids, which RoBERTa's positions skip
             ids = (torch.arange(T)[None] + 3) % args["vocab_size"]
             model(input_ids=ids, **(dict(decoder_input_ids=ids) if stacks else {}))
+            ids = dict(position_ids=torch.tensor(MROPE_POSITIONS)[:, None, :]) if mrope else {}
+            model(input_ids=(torch.arange(T)[None] + 3) % args["vocab_size"], **ids)
     finally:
         for n in names:
             setattr(mod, n, originals[n])
@@ -341,6 +382,7 @@ def hf_layers(model_type, kw, d, label):
     out.stacks = stacks
     out.lookups = lookups
     out.windows = WINDOWS[model_type](model, cfg) if model_type in WINDOWS else None
+    out.positions = MROPE_POSITIONS if mrope else None
     return out, new, cfg
 
 
@@ -348,6 +390,8 @@ class Layers(list):
     """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, .windows: the
     per-layer sliding window where WINDOWS knows how to read it off the built model, and .stacks: (encoder layers,
     decoder layers) of an encoder-decoder with a table per stack (the encoder's entries first), else None."""
+    per-layer sliding window where WINDOWS knows how to read it off the built model, and .positions: the
+    [axes, T] ids the run was given (M-RoPE), or None (positions 0..T-1)."""
 
 
 # ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
@@ -404,6 +448,36 @@ def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0):
     """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
     offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim)."""
     x = np.zeros((start + T, head), dtype=np.float32)  # positions 0..; the run's are start..start+T-1
+def mrope_legacy(path, model_type):
+    """An M-RoPE config as transformers 4.x wrote it: rope_theta + rope_scaling holding mrope_section (Qwen2-VL's
+    {"type": "mrope", ...}; the others keep their rope_type), and Qwen2-VL / Qwen2.5-VL flat (no text_config)."""
+    j = json.load(open(path))
+
+    def old(c):
+        rp = dict(c.pop("rope_parameters"))
+        c["rope_theta"] = rp.pop("rope_theta")
+        if "partial_rotary_factor" in rp:
+            c["partial_rotary_factor"] = rp.pop("partial_rotary_factor")
+        if model_type in MROPE_FLAT_4X or model_type.replace("_text", "") in MROPE_FLAT_4X:
+            rp.pop("rope_type", None)
+            rp["type"] = "mrope"
+        c["rope_scaling"] = rp
+
+    text = j.get("text_config") if model_type in MROPE_COMPOSITE else j
+    old(text)
+    if model_type in MROPE_FLAT_4X and model_type in MROPE_COMPOSITE:
+        j.update(j.pop("text_config"))
+        j["model_type"] = model_type
+    out = path[:-5] + "_4x.json"
+    json.dump(j, open(out, "w"))
+    return out
+
+
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, positions=None):
+    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
+    offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim). positions: [axes, T] ids
+    (M-RoPE: --positions of rank 2 rotates with the config's own sections), or None for 0..T-1."""
+    x = np.zeros((T, head), dtype=np.float32)
     if layout == "half":
         x[:, offset: offset + r // 2] = 1
     else:
@@ -411,6 +485,10 @@ def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0):
     xin, yout = os.path.join(d, "unit.npy"), os.path.join(d, "out.npy")
     np.save(xin, x)
     pick = ["--layer-type", kind] if kinds > 1 else []
+    if positions is not None:
+        pin = os.path.join(d, "positions.npy")
+        np.save(pin, np.ascontiguousarray(positions, dtype=np.int64))
+        pick += ["--positions", pin]
     rc, _, err = run("rope", "apply", "--config", path, *pick, "--in", xin, "--torch-compat", "-o", yout)
     if rc != 0:
         return None, err.strip()
@@ -465,6 +543,7 @@ def compare(t, label, path, hf, d, per_channel=True, start=0):
             hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
         pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"],
                                  layer.get("rotary_offset", 0), start)
+                                 layer.get("rotary_offset", 0), hf.positions)
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
             continue
@@ -808,7 +887,8 @@ def run_case(task):
         return r.results, time.monotonic() - start
     per_channel = model_type not in PER_PAIR
     compare(r, label + " (5.x rope_parameters)", path, hf, d, per_channel)
-    old = LEGACY_FORMS[model_type](path, cfg, kw) if model_type in LEGACY_FORMS else legacy_form(path, cfg)
+    old = (LEGACY_FORMS[model_type](path, cfg, kw) if model_type in LEGACY_FORMS else
+           mrope_legacy(path, model_type) if model_type in MROPE else legacy_form(path, cfg))
     if old:
         compare(r, label + " (4.x rope_theta/rope_scaling)", old, hf, d, per_channel)
     return r.results, time.monotonic() - start
