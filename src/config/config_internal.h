@@ -100,7 +100,7 @@ enum {
  * decoder_layers with the decoder's own table (model.decoder.embed_positions), each max_position_embeddings
  * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
  * both stacks (no padding-dependent ids) */
-#define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 35)
+#define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 39)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

@@ -363,9 +363,8 @@ def hf_layers(model_type, kw, d, label):
     try:
         with torch.no_grad():  # ids from 3: clear of the pad / bos / eos ids, which RoBERTa's positions skip
             ids = (torch.arange(T)[None] + 3) % args["vocab_size"]
-            model(input_ids=ids, **(dict(decoder_input_ids=ids) if stacks else {}))
-            ids = dict(position_ids=torch.tensor(MROPE_POSITIONS)[:, None, :]) if mrope else {}
-            model(input_ids=(torch.arange(T)[None] + 3) % args["vocab_size"], **ids)
+            extra = dict(position_ids=torch.tensor(MROPE_POSITIONS)[:, None, :]) if mrope else {}
+            model(input_ids=ids, **(dict(decoder_input_ids=ids) if stacks else {}), **extra)
     finally:
         for n in names:
             setattr(mod, n, originals[n])
@@ -388,10 +387,11 @@ def hf_layers(model_type, kw, d, label):
 
 class Layers(list):
     """Per layer (cos, sin, function) or None, .lookups: the embedding tables the run read, .windows: the
-    per-layer sliding window where WINDOWS knows how to read it off the built model, and .stacks: (encoder layers,
-    decoder layers) of an encoder-decoder with a table per stack (the encoder's entries first), else None."""
-    per-layer sliding window where WINDOWS knows how to read it off the built model, and .positions: the
-    [axes, T] ids the run was given (M-RoPE), or None (positions 0..T-1)."""
+    per-layer sliding window where WINDOWS knows how to read it off the built model, .stacks: (encoder layers,
+    decoder layers) of an encoder-decoder with a table per stack (the encoder's entries first), else None, and
+    .positions: the [axes, T] ids the run was given (M-RoPE), or None (positions 0..T-1)."""
+    positions = None  # defaults for the runs that do not set them (composites)
+    stacks = None
 
 
 # ModernBertAttention.sliding_window is config.sliding_window + 1 (= local_attention // 2 + 1), handed to
@@ -444,10 +444,6 @@ def modernbert_legacy(path, cfg, kw):
 LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy}
 
 
-def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0):
-    """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
-    offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim)."""
-    x = np.zeros((start + T, head), dtype=np.float32)  # positions 0..; the run's are start..start+T-1
 def mrope_legacy(path, model_type):
     """An M-RoPE config as transformers 4.x wrote it: rope_theta + rope_scaling holding mrope_section (Qwen2-VL's
     {"type": "mrope", ...}; the others keep their rope_type), and Qwen2-VL / Qwen2.5-VL flat (no text_config)."""
@@ -473,11 +469,12 @@ def mrope_legacy(path, model_type):
     return out
 
 
-def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, positions=None):
+def posenc_cos_sin(path, kind, r, layout, d, kinds, head, offset=0, start=0, positions=None):
     """rope apply --config --torch-compat on a unit input: out holds cos | sin of each rotated pair (channels
     offset .. offset + r - 1 of the head: MLA rotates the last qk_rope_head_dim). positions: [axes, T] ids
-    (M-RoPE: --positions of rank 2 rotates with the config's own sections), or None for 0..T-1."""
-    x = np.zeros((T, head), dtype=np.float32)
+    (M-RoPE: --positions of rank 2 rotates with the config's own sections), or None for 0..T-1; start: the
+    run's first position (PaliGemma: 1), read off rows start.. of a 0-based run."""
+    x = np.zeros((start + T, head), dtype=np.float32)  # positions 0..; the run's are start..start+T-1
     if layout == "half":
         x[:, offset: offset + r // 2] = 1
     else:
@@ -542,8 +539,7 @@ def compare(t, label, path, hf, d, per_channel=True, start=0):
         else:
             hc, hs = (cos[:, : r // 2], sin[:, : r // 2]) if layout == "half" else (cos[:, 0::2], sin[:, 0::2])
         pc, why = posenc_cos_sin(path, rope["name"], r, layout, d, len(j["ropes"]), layer["head_dim"],
-                                 layer.get("rotary_offset", 0), start)
-                                 layer.get("rotary_offset", 0), hf.positions)
+                                 layer.get("rotary_offset", 0), start, hf.positions)
         if pc is None:
             t.check(False, f"{label} layer {i}: rope apply failed: {why[:160]}")
             continue
