@@ -159,6 +159,10 @@ void cli_model_layers_text(const posenc_model *m, char *buf, size_t size);
 void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t size);
 /* The model as one JSON object (docs/rope.md). */
 int cli_model_print_json(const posenc_model *m, int64_t seq_len);
+/* Whether layer i multiplies its query by the model's position-dependent scale (posenc_model.query_scale), and that
+ * scale in words ("" when the model has none). */
+bool cli_model_query_scale_on(const posenc_model *m, int32_t i);
+void cli_model_query_scale_words(const posenc_model *m, char *buf, size_t size);
 #define CLI_ASSUME_OPTION \
     {"assume", "FAMILY", "read an unknown model_type / GGUF architecture as this family, on purpose (said as assumed)"}
 

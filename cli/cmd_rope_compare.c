@@ -120,14 +120,14 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
-    D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_KINDS
+    D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
     "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
     "T5 buckets", "sinusoidal table", "base (rope_theta)", "scaling type", "scaling factor", "original context", "YaRN parameters",
-    "Llama 3 parameters", "LongRoPE / per-pair factor lists"};
+    "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale"};
 
 typedef struct {
     bool seen;
@@ -342,6 +342,27 @@ typedef struct {
     bool cross_format;
 } comparison;
 
+/* The position-dependent query scale of layer i (Ministral 3, Llama 4's NoPE layers): on or off, beta (GGUF stores
+ * it as float32: compared in float32 ULPs), divisor and shift exactly. */
+static void query_scale_words(const side *s, int32_t i, char *buf, size_t size) {
+    const posenc_query_scale *q = &s->m.query_scale;
+    if (!cli_model_query_scale_on(&s->m, i)) snprintf(buf, size, "none");
+    else snprintf(buf, size, "1 + %.9g ln(1 + floor((pos + %lld) / %lld))", q->beta, (long long)q->shift,
+                  (long long)q->divisor);
+}
+
+static void query_scale_compare(findings *fs, const side *A, const side *B, int32_t i) {
+    bool on_a = cli_model_query_scale_on(&A->m, i), on_b = cli_model_query_scale_on(&B->m, i);
+    const posenc_query_scale *qa = &A->m.query_scale, *qb = &B->m.query_scale;
+    if (on_a == on_b && (!on_a || (qa->divisor == qb->divisor && qa->shift == qb->shift &&
+                                   ulps_f32(qa->beta, qb->beta) <= COMPARE_TOLERANCE_ULPS)))
+        return;
+    char x[160], y[160];
+    query_scale_words(A, i, x, sizeof x), query_scale_words(B, i, y, sizeof y);
+    mark(fs, D_QSCALE, true, i, x, y, "the factor q is multiplied by at each position (attention temperature): "
+                                      "the logits differ past the divisor");
+}
+
 static int compare(comparison *c) {
     side *A = &c->a, *B = &c->b;
     findings *fs = &c->fs;
@@ -387,6 +408,7 @@ static int compare(comparison *c) {
             window_words(la->sliding_window, x, sizeof x), window_words(lb->sliding_window, y, sizeof y);
             mark(fs, D_WINDOW, true, i, x, y, "which keys a query sees, not how positions rotate");
         }
+        query_scale_compare(fs, A, B, i);
         if (la->scheme == POSENC_LAYER_ALIBI) {
             bool same = A->m.alibi_heads == B->m.alibi_heads && A->m.alibi_before_scale == B->m.alibi_before_scale;
             for (int32_t h = 0; same && h < A->m.alibi_heads; h++)

@@ -71,13 +71,16 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
             n += snprintf(buf + n, size - (size_t)n, " (rope_theta x alpha %.6g^(d/(d-2)))", r->dynamic_alpha);
         if (n >= 0 && (size_t)n < size && strcmp(l->kind, "attention") != 0)
             n += snprintf(buf + n, size - (size_t)n, " (%s%s)", l->kind, l->sliding_window > 0 ? ", windowed" : "");
+        if (n >= 0 && (size_t)n < size && cli_model_query_scale_on(m, i))
+            n += snprintf(buf + n, size - (size_t)n, ", query scaled by position");
         break;
     }
     case POSENC_LAYER_NOPE:
-        snprintf(buf, size, "no position encoding (%s)",
+        snprintf(buf, size, "no position encoding (%s)%s",
                  strcmp(l->kind, "mamba") == 0              ? "mamba: no attention"
                  : strcmp(l->kind, "linear_attention") == 0 ? "linear attention: no positions"
-                                                            : "NoPE attention");
+                                                            : "NoPE attention",
+                 cli_model_query_scale_on(m, i) ? ", query scaled by position" : "");
         break;
     case POSENC_LAYER_ALIBI:
         snprintf(buf, size, "ALiBi, %d heads, max bias %g, slopes %.6g .. %.6g%s", m->alibi_heads, m->alibi_max_bias,
@@ -174,12 +177,41 @@ void cli_model_layers_text(const posenc_model *m, char *buf, size_t size) {
     }
 }
 
+bool cli_model_query_scale_on(const posenc_model *m, int32_t i) {
+    const posenc_query_scale *q = &m->query_scale;
+    if (q->layers == POSENC_QUERY_SCALE_NONE || i < 0 || i >= m->layer_count) return false;
+    const posenc_model_layer *l = &m->layers[i];
+    /* attention layers only: mamba, conv and linear-attention blocks have no softmax query to scale */
+    bool attention = strstr(l->kind, "attention") && strcmp(l->kind, "linear_attention") != 0;
+    if (q->layers == POSENC_QUERY_SCALE_ALL) return attention;
+    return attention && l->scheme == POSENC_LAYER_NOPE;
+}
+
+void cli_model_query_scale_words(const posenc_model *m, char *buf, size_t size) {
+    const posenc_query_scale *q = &m->query_scale;
+    buf[0] = '\0';
+    if (q->layers == POSENC_QUERY_SCALE_NONE) return;
+    int32_t on = 0;
+    for (int32_t i = 0; i < m->layer_count; i++) on += cli_model_query_scale_on(m, i);
+    char pos[48];
+    if (q->shift) snprintf(pos, sizeof pos, "(pos %s %lld)", q->shift > 0 ? "+" : "-", (long long)llabs(q->shift));
+    else snprintf(pos, sizeof pos, "pos");
+    snprintf(buf, size, "query scale (attention temperature): q x (1 + %.9g x ln(1 + floor(%s / %lld))) on %s "
+             "(%d of %d layers); exactly 1 below position %lld, %.6g from there", q->beta, pos,
+             (long long)q->divisor,
+             q->layers == POSENC_QUERY_SCALE_ALL ? "every attention layer" : "the NoPE attention layers only", on,
+             m->layer_count, (long long)(q->divisor - q->shift), 1.0 + q->beta * log(2.0));
+}
+
 void cli_model_print_layers(const posenc_model *m) {
     char text[4096];
     cli_model_layers_text(m, text, sizeof text);
     printf("layers (%d):\n", m->layer_count);
     if (m->position_start != 0) /* PaliGemma: its forward counts positions from 1 */
         printf("  positions start at %lld (the first token's position id)\n", (long long)m->position_start);
+    char qs[320];
+    cli_model_query_scale_words(m, qs, sizeof qs);
+    if (qs[0]) printf("  %s\n", qs);
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -326,12 +358,22 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
     } else {
         printf("null");
     }
+    printf(",\n \"query_scale\": ");
+    if (m->query_scale.layers != POSENC_QUERY_SCALE_NONE) {
+        printf("{\"layers\": \"%s\", \"beta\": ", posenc_query_scale_layers_name(m->query_scale.layers));
+        cli_json_number(m->query_scale.beta);
+        printf(", \"divisor\": %lld, \"shift\": %lld}", (long long)m->query_scale.divisor,
+               (long long)m->query_scale.shift);
+    } else {
+        printf("null");
+    }
     printf(",\n \"layers\": [");
     for (int32_t i = 0; i < m->layer_count; i++) {
         const posenc_model_layer *l = &m->layers[i];
         printf("%s\n  {\"index\": %d, \"scheme\": \"%s\", \"kind\": ", i ? "," : "", i, posenc_layer_scheme_name(l->scheme));
         cli_json_string(l->kind);
         printf(", \"sliding_window\": %lld", (long long)l->sliding_window);
+        printf(", \"query_scale\": %s", cli_model_query_scale_on(m, i) ? "true" : "false");
         switch (l->scheme) {
         case POSENC_LAYER_ROPE:
             printf(", \"rope\": %d, ", l->rope);

@@ -2205,6 +2205,60 @@ typedef struct posenc_model_layer {
     int64_t sliding_window;         /* attention window, 0 = whole context */
 } posenc_model_layer;
 
+/* A position-dependent query scale ("attention temperature"): some runtimes
+ * multiply each query vector by a factor that grows with its position, after
+ * any rotation and before q.k (a per-token scalar, so it commutes with RoPE):
+ *
+ *   scale(p) = 1 + beta * ln(1 + floor((p + shift) / divisor))
+ *
+ * with p the token's position (0-based), floor the integer floor division.
+ * scale is exactly 1 while p + shift < divisor, so short contexts are
+ * unchanged. Which layers carry it:
+ *   POSENC_QUERY_SCALE_ALL   every attention layer. Ministral 3 (HF
+ *                            get_llama_4_attn_scale on position_ids: beta =
+ *                            rope_parameters.llama_4_scaling_beta, divisor =
+ *                            rope_parameters.original_max_position_embeddings,
+ *                            shift 0; llama.cpp mistral3:
+ *                            attention.temperature_scale, divisor its YaRN
+ *                            original context).
+ *   POSENC_QUERY_SCALE_NOPE  the NoPE attention layers only (layers whose
+ *                            scheme is POSENC_LAYER_NOPE). Llama 4 with
+ *                            attn_temperature_tuning (HF's Llama4TextAttention,
+ *                            on the cache positions arange(seq) + past: beta =
+ *                            attn_scale, divisor = floor_scale, shift 1;
+ *                            llama.cpp llama4: 0.1, 8192, offset 1).
+ * HF computes it in float32 (the quotient too, so positions past 2^24 can
+ * floor differently there); posenc_query_scale_f64 is the exact-integer
+ * floor and double arithmetic. */
+typedef enum posenc_query_scale_layers {
+    POSENC_QUERY_SCALE_NONE = 0, /* no query scale: every factor is 1 */
+    POSENC_QUERY_SCALE_ALL = 1,  /* every attention layer */
+    POSENC_QUERY_SCALE_NOPE = 2  /* the NoPE attention layers only */
+} posenc_query_scale_layers;
+
+typedef struct posenc_query_scale {
+    posenc_query_scale_layers layers; /* which layers (NONE: the other fields are 0) */
+    double beta;                      /* the log's multiplier (finite) */
+    int64_t divisor;                  /* length the position is divided by (> 0) */
+    int64_t shift;                    /* added to the position before the division */
+} posenc_query_scale;
+
+/* "none", "all", "nope"; "?" if unknown. */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_query_scale_layers_name(posenc_query_scale_layers layers);
+
+/* out[i] = scale(positions[i]) as above, for i < count, in double: the floor
+ * is exact integer division, then 1 + beta * log1p(k) (k >= 0), the product
+ * not fused with the sum. layers NONE gives 1 everywhere (the other fields
+ * unchecked). Errors: POSENC_ERR_NULL_POINTER for qs NULL, positions or out
+ * NULL with count > 0; POSENC_ERR_INVALID_ARGUMENT (naming the value) for
+ * beta not finite, divisor <= 0,
+ * an unknown layers value, a position + shift that overflows int64 or is
+ * negative (ln(1 + floor) of a negative quotient is -inf or NaN). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_query_scale_f64(const posenc_query_scale *qs, const int64_t *positions, size_t count,
+                                                double *out, posenc_error *err);
+
 #define POSENC_MODEL_MAX_LAYERS 65536
 typedef struct posenc_model {
     posenc_model_config config;     /* as posenc_config_read fills it (rope = ropes[0]) */
@@ -2242,6 +2296,11 @@ typedef struct posenc_model {
     char decoder_learned_tensor[64];
     int64_t decoder_learned_offset;
     int64_t decoder_learned_size;
+    /* The position-dependent query scale the runtime applies (see posenc_query_scale above; layers NONE: none).
+     * Its layers say which of `layers` carry it: ALL = every attention layer, NOPE = those whose scheme is
+     * POSENC_LAYER_NOPE and kind an attention kind. posenc's RoPE functions do not apply it: q x scale(p) is the
+     * caller's (posenc_query_scale_f64). */
+    posenc_query_scale query_scale;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -411,6 +411,10 @@ class _ModelLayer(Structure):
     _fields_ = [("scheme", c_int), ("rope", c_int32), ("kind", c_char * 24), ("sliding_window", c_int64)]
 
 
+class _QueryScale(Structure):
+    _fields_ = [("layers", c_int), ("beta", c_double), ("divisor", c_int64), ("shift", c_int64)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -419,12 +423,13 @@ class _Model(Structure):
                 ("layer_count", c_int32), ("layers", POINTER(_ModelLayer)), ("unused_keys", c_char * 512),
                 ("position_start", c_int64), ("sinusoid", _lib.SinusoidParams), ("sinusoid_tensor", c_char * 64),
                 ("sinusoid_size", c_int64), ("decoder_learned_tensor", c_char * 64),
-                ("decoder_learned_offset", c_int64), ("decoder_learned_size", c_int64)]
+                ("decoder_learned_offset", c_int64), ("decoder_learned_size", c_int64),
+                ("query_scale", _QueryScale)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
-           _Model: "posenc_model"}
+           _Model: "posenc_model", _QueryScale: "posenc_query_scale"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -460,6 +465,16 @@ class Layer:
 
 
 @dataclass(frozen=True)
+class QueryScale:
+    """posenc_query_scale: q x (1 + beta * ln(1 + floor((pos + shift) / divisor))) on `layers`."""
+
+    layers: str                          # "all" (every attention layer) or "nope" (the NoPE attention layers only)
+    beta: float
+    divisor: int
+    shift: int
+
+
+@dataclass(frozen=True)
 class Model:
     """What posenc read from a model, layer by layer (posenc_model)."""
 
@@ -480,6 +495,7 @@ class Model:
     position_start: int                  # the first token's position id (PaliGemma: 1)
     warnings: Tuple[str, ...]            # the ModelConfig warning names
     config: Optional[ModelConfig] = field(default=None, repr=False)  # the one-RoPE view (None: no RoPE)
+    query_scale: Optional[QueryScale] = None  # the position-dependent query scale (None: none)
 
     def __getattr__(self, name: str) -> Any:
         """The ModelConfig fields (layout, rope, layer_types, keys_used, ...) for models with RoPE."""
@@ -584,7 +600,10 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                      alibi_max_bias=float(m.alibi_max_bias) if m.alibi_heads > 0 else None,
                      alibi_before_scale=bool(m.alibi_before_scale),
                      unused_keys=unused, position_start=int(m.position_start), warnings=_warnings(c),
-                     config=_model_config(c, mode) if m.rope_count > 0 else None)
+                     config=_model_config(c, mode) if m.rope_count > 0 else None,
+                     query_scale=QueryScale(layers={1: "all", 2: "nope"}.get(m.query_scale.layers, "?"),
+                                            beta=float(m.query_scale.beta), divisor=int(m.query_scale.divisor),
+                                            shift=int(m.query_scale.shift)) if m.query_scale.layers else None)
     finally:  # the model owns its layer list, slopes and factor lists: always release it
         _lib.lib.posenc_model_free(ctypes.byref(m))
 

@@ -99,6 +99,10 @@ static const config_family families[] = {
     {"minimax_m2", NULL, "MiniMaxM2", H, 5e6, 196608, 3072, 48, 128, 62, 0, 0, 0, 0, 0, NULL},
     {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
     {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* Ministral 3: Mistral's layers plus get_llama_4_attn_scale on the query of every layer; Ministral3Config builds
+     * its own yarn x16 dict (with llama_4_scaling_beta 0.1) when none is given: such a file is refused */
+    {"ministral3", NULL, "Ministral3", H, 1e6, 262144, 4096, 32, 128, 34, 0,
+     FAMILY_DEFAULT_SCALING | FAMILY_LLAMA4_ATTN_SCALE, 0, 0, 0, NULL},
     {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
     {"csm_depth_decoder_model", NULL, "CsmDepthDecoder", H, 500000, 33, 1024, 8, 128, 4, 0, 0, 0, 0, 0, NULL},
     /* OpenAI privacy filter: gpt-oss's RoPE (yarn x32 built in, one cos/sin per pair) on interleaved pairs */
@@ -119,7 +123,8 @@ static const config_family families[] = {
     {"cwm", NULL, "Cwm", H, 1e6, 131072, 6144, 48, 128, 64, 0, FAMILY_DEFAULT_SCALING, 0, 0, 0, NULL},
     /* NoPE layers: SmolLM3 and Llama 4 (no_rope_layers; Llama 4 rotates as complex pairs) */
     {"smollm3", NULL, "SmolLM3", H, 2e6, 32768, 2048, 16, 0, 36, 0, FAMILY_NOPE_LIST, 0, 0, 0, NULL},
-    {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
+    {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST | FAMILY_NOPE_TEMPERATURE,
+     0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
     {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
@@ -303,15 +308,13 @@ const config_family *config_family_find_(const char *model_type) {
 /* Model types refused with the reason posenc cannot read them (the others it does not know are refused by name
  * with their position keys). */
 static const config_refusal refusals[] = {
-    /* modeling_ministral3.py: after the (yarn) rotation, query_states *= get_llama_4_attn_scale(position_ids,
-     * rope_parameters.llama_4_scaling_beta, rope_parameters.original_max_position_embeddings) */
-    {"ministral3", "q x (1 + llama_4_scaling_beta * ln(1 + floor(pos / original_max_position_embeddings))) after "
-                   "RoPE (get_llama_4_attn_scale): no posenc field for it; yarn alone is wrong from there on"},
+    /* none today: an empty list keeps the table's shape (ministral3 is read since its query scale has a field) */
+    {NULL, NULL},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
-        if (strcmp(refusals[i].model_type, model_type) == 0) return &refusals[i];
+        if (refusals[i].model_type && strcmp(refusals[i].model_type, model_type) == 0) return &refusals[i];
     return NULL;
 }
 

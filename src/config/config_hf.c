@@ -586,6 +586,61 @@ static posenc_status read_counts(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* The query scale the family's attention applies (posenc_model.query_scale), from the keys its modeling code reads. */
+static posenc_status query_scale(hf_reader *h, const cJSON *cfg, const cJSON *rope) {
+    const config_family *f = h->family;
+    posenc_query_scale *qs = &h->model->query_scale;
+    posenc_error *err = h->err;
+    if (f->flags & FAMILY_LLAMA4_ATTN_SCALE) {
+        /* Ministral3Attention: rope_parameters.get("llama_4_scaling_beta") and .get("original_max_position_embeddings")
+         * on the dict as the config holds it (a 4.x rope_scaling becomes that dict; a top-level
+         * llama_4_scaling_beta stays outside it and is never read) */
+        double beta = 0;
+        int64_t original = 0;
+        bool has_beta = false, has_orig = false;
+        if (rope) FORWARD_IF_ERROR(hf_number_(h, rope, "rope ", "llama_4_scaling_beta", &beta, &has_beta));
+        if (rope)
+            FORWARD_IF_ERROR(hf_count_(h, rope, "rope ", "original_max_position_embeddings", (int64_t)1 << 53,
+                                       &original, &has_orig));
+        RETURN_ERROR_IF(!has_beta, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: a %s config whose rope dict has no 'llama_4_scaling_beta': its attention "
+                        "multiplies q by get_llama_4_attn_scale(pos, rope_parameters['llama_4_scaling_beta'], ...), "
+                        "which cannot run without it%s", f->model_type,
+                        hf_item_(cfg, "llama_4_scaling_beta") ? " (a top-level one is not read there)" : "");
+        RETURN_ERROR_IF(!has_orig || original == 0, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: a %s config whose rope dict has no 'original_max_position_embeddings' (or 0): "
+                        "get_llama_4_attn_scale divides the position by rope_parameters['original_max_position_"
+                        "embeddings'], which HF takes from the dict alone", f->model_type);
+        qs->layers = POSENC_QUERY_SCALE_ALL;
+        qs->beta = beta;
+        qs->divisor = original;
+        qs->shift = 0;
+    }
+    if (f->flags & FAMILY_NOPE_TEMPERATURE) {
+        /* Llama4TextAttention: `if self.attn_temperature_tuning and not self.use_rope` (class default true) */
+        const cJSON *tuning = hf_use_(h, cfg, "attn_temperature_tuning");
+        RETURN_ERROR_IF(tuning && !cJSON_IsBool(tuning), err, POSENC_ERR_FORMAT,
+                        "config.json: 'attn_temperature_tuning' must be true or false");
+        double scale = 0.1;
+        int64_t floor_scale = 8192;
+        bool has_scale = false, has_floor = false;
+        FORWARD_IF_ERROR(hf_number_(h, cfg, "", "attn_scale", &scale, &has_scale));
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "floor_scale", (int64_t)1 << 53, &floor_scale, &has_floor));
+        if (tuning && !cJSON_IsTrue(tuning)) return POSENC_OK; /* the two keys are read, and unused by HF too */
+        RETURN_ERROR_IF(floor_scale == 0, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'floor_scale' 0 with attn_temperature_tuning: HF divides the position by it "
+                        "(an infinite scale); posenc refuses it");
+        if (!tuning) note_default(h, "attn_temperature_tuning", 1);
+        if (!has_scale) note_default(h, "attn_scale", scale);
+        if (!has_floor) note_default(h, "floor_scale", (double)floor_scale);
+        qs->layers = POSENC_QUERY_SCALE_NOPE;
+        qs->beta = scale;
+        qs->divisor = floor_scale;
+        qs->shift = 1;
+    }
+    return POSENC_OK;
+}
+
 static posenc_status parse_model(const cJSON *root, const posenc_config_options *options, posenc_model *m,
                                  posenc_error *err) {
     posenc_model_config *out = &m->config;
@@ -834,6 +889,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
             alpha = 0;
         }
     }
+    FORWARD_IF_ERROR(query_scale(&h, cfg, rope));
     out->rope_given = given;
     if (!(out->warnings & POSENC_CONFIG_WARN_UNKNOWN_FAMILY)) out->keys_used[0] = '\0';
     if (f && (f->flags & (FAMILY_GEMMA2_LAYERS | FAMILY_GEMMA3_LAYERS))) {

@@ -101,6 +101,14 @@ enum {
  * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
  * both stacks (no padding-dependent ids) */
 #define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 39)
+/* Ministral 3 (modeling_ministral3.py, transformers 5.18): every layer multiplies the rotated query by
+ * get_llama_4_attn_scale(position_ids, rope_parameters.llama_4_scaling_beta,
+ * rope_parameters.original_max_position_embeddings) = 1 + beta * ln(1 + floor(pos / original)); both keys must be in
+ * the rope dict (HF's .get gives None otherwise and the forward cannot run): refused without them */
+#define FAMILY_LLAMA4_ATTN_SCALE ((uint64_t)1 << 40)
+/* Llama 4 text (Llama4TextAttention): with attn_temperature_tuning (default true) the NoPE layers multiply the query by
+ * log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 (defaults 8192, 0.1; pos = cache position arange + past) */
+#define FAMILY_NOPE_TEMPERATURE ((uint64_t)1 << 41)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
