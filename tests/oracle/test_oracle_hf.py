@@ -10,6 +10,7 @@ rope_scaling), and `posenc rope explain --config --json` must give, layer by lay
 for each RoPE kind `posenc rope apply --config --layer-type K --torch-compat` on a unit input must
 give HF's cos/sin bit for bit (tolerance 0: torch-compat reproduces HF's float32 arithmetic).
 Needs the test environment (POSENC_PYTHON: torch 2.13, transformers 5.18)."""
+import ctypes
 import importlib
 import json
 import os
@@ -118,6 +119,9 @@ CASES = [
     ("hy_v3", "hy_v3", dict(num_hidden_layers=2, head_dim=16, num_experts=2, num_experts_per_tok=1,
                             moe_intermediate_size=32)),
     ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
+    # Ministral 3: yarn, and q scaled by get_llama_4_attn_scale (its own special case: positions past the original)
+    ("ministral3 yarn", "ministral3", dict(num_hidden_layers=2, head_dim=16, rope_parameters=dict(
+        YARN, rope_theta=1e6, llama_4_scaling_beta=0.1))),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
     ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
@@ -645,40 +649,225 @@ def whisper(t, d):
     t.check(dec["tensor"].endswith("decoder.embed_positions.weight"), f"whisper decoder: table {dec['tensor']}")
 
 
+# posenc_query_scale_f64 through ctypes, from the library beside the CLI the oracle runs (POSENC_LIBRARY overrides)
+class _QueryScale(ctypes.Structure):
+    _fields_ = [("layers", ctypes.c_int), ("beta", ctypes.c_double), ("divisor", ctypes.c_int64),
+                ("shift", ctypes.c_int64)]
+
+
+def posenc_query_scale(qs, positions):
+    """posenc's own function (the library's posenc_query_scale_f64) for the query_scale that `rope explain --json`
+    printed, at these positions: float64 values."""
+    from common import BIN
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    f = lib.posenc_query_scale_f64
+    f.restype = ctypes.c_int
+    pos = np.ascontiguousarray(positions, dtype=np.int64)
+    out = np.zeros(pos.size, dtype=np.float64)
+    q = _QueryScale({"all": 1, "nope": 2}[qs["layers"]], qs["beta"], qs["divisor"], qs["shift"])
+    err = ctypes.create_string_buffer(4096)  # posenc_error is smaller than this: its status and message
+    rc = f(ctypes.byref(q), pos.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(pos.size),
+           out.ctypes.data_as(ctypes.c_void_p), err)
+    assert rc == 0, f"posenc_query_scale_f64 failed ({rc})"
+    return out
+
+
+def f32_ulps(a, b):
+    """Per-value distance in float32 ULPs between two float32 arrays."""
+    def key(x):
+        i = np.ascontiguousarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return np.abs(key(a) - key(b))
+
+
+# The query scale is computed by HF in float32 (a quotient, floor, log / log1p, a product with the float32-rounded
+# beta, a sum: each rounded once), posenc in float64 and then rounded to float32 here: at most 2 ULPs apart
+# (the log's and the product's roundings each move the sum by at most half an ULP of a result in [1, 2), the beta
+# rounding far less; the quotient is exact below 2^24).
+QSCALE_ULPS = 2
+
+
 def ministral3(t, d):
-    """Ministral 3 stays refused, for the reason its own forward shows: a tiny model run at positions past
-    original_max_position_embeddings scales the rotated query (get_llama_4_attn_scale != 1), which posenc's
-    model has no field for; posenc must refuse the config (alone and as mistral3's text_config) naming the key."""
+    """Ministral 3's query scale, from its own forward: a tiny Ministral3Model runs at position ids that cross
+    original_max_position_embeddings many times (both sides of every boundary, and past 2^20), with
+    get_llama_4_attn_scale recorded on every call (one per layer); posenc reads the saved config.json (5.x
+    rope_parameters, 4.x rope_scaling, and as mistral3's text_config): every layer scaled, and its function gives the
+    same value at every position within QSCALE_ULPS float32 ULPs. Configs the forward cannot run (no beta in the
+    rope dict, no original length there) are refused naming the key, and so is a file with no rope dict (the
+    class then builds its own yarn x16)."""
     import torch
     from transformers import Ministral3Config, Ministral3Model
     from transformers.models.ministral3 import modeling_ministral3 as mm
     rp = {"rope_type": "yarn", "rope_theta": 1e6, "factor": 16.0, "original_max_position_embeddings": 64,
-          "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}
-    cfg = Ministral3Config(**dict(SMALL, num_hidden_layers=1, head_dim=16, rope_parameters=rp, max_position_embeddings=1024))
+          "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.3}
+    layers = 2
+    cfg = Ministral3Config(**dict(SMALL, num_hidden_layers=layers, head_dim=16, rope_parameters=rp,
+                                  max_position_embeddings=1024))
     torch.manual_seed(0)
     model = Ministral3Model(cfg).eval()
-    scales, original = [], mm.get_llama_4_attn_scale
+    positions = sorted({0, 1} | {k * 64 + e for k in range(1, 17) for e in (-1, 0)} |
+                       {(1 << 20) - 1, 1 << 20, (1 << 20) + 63, 3 * (1 << 20) + 64 * 5 - 1})
+    calls, original = [], mm.get_llama_4_attn_scale
 
-    def recording(*a, **k):
-        scales.append(original(*a, **k))
-        return scales[-1]
+    def recording(position_ids, *a, **k):
+        calls.append((position_ids.detach().clone(), original(position_ids, *a, **k)))
+        return calls[-1][1]
 
     mm.get_llama_4_attn_scale = recording
     try:
         with torch.no_grad():
-            model(input_ids=torch.arange(8)[None] + 3, position_ids=torch.arange(8)[None] * 30)
+            model(input_ids=(torch.arange(len(positions))[None] + 3) % SMALL["vocab_size"],
+                  position_ids=torch.tensor(positions)[None])
     finally:
         mm.get_llama_4_attn_scale = original
-    s = scales[0].reshape(-1).tolist() if scales else []
-    t.check(len(s) == 8 and s[0] == 1.0 and s[-1] != 1.0, f"ministral3: transformers scales q by position "
-            f"(positions 0..210 step 30, original 64: scales {[round(x, 4) for x in s]})")
+    t.check(len(calls) == layers, f"ministral3: get_llama_4_attn_scale called {len(calls)} times, once per layer "
+                                  f"({layers})")
+    if not calls:
+        return
+    theirs = calls[0][1].reshape(-1).numpy()
+    t.check(all(np.array_equal(c[1].reshape(-1).numpy(), theirs) for c in calls) and
+            all(c[0].reshape(-1).tolist() == positions for c in calls),
+            "ministral3: every layer got the same positions and the same scales")
     path = os.path.join(d, "ministral3.json")
     cfg.to_json_file(path)
-    refused_by_name(t, "ministral3 (transformers' own config)", path, "llama_4_scaling_beta")
+    old = legacy_form(path, cfg)
     wrapped = os.path.join(d, "mistral3_ministral3.json")
     with open(wrapped, "w") as f:
         json.dump({"model_type": "mistral3", "text_config": json.load(open(path))}, f)
-    refused_by_name(t, "ministral3 as mistral3's text_config", wrapped, "llama_4_scaling_beta")
+    for label, p in (("5.x rope_parameters", path), ("4.x rope_scaling", old), ("mistral3 text_config", wrapped)):
+        rc, so, se = run("rope", "explain", "--config", p, "--json")
+        if not t.check(rc == 0, f"ministral3 ({label}): posenc reads it ({se.strip()[:160]})"):
+            continue
+        j = json.loads(so)
+        qs = j["query_scale"]
+        t.check(qs is not None and qs["layers"] == "all" and [x["query_scale"] for x in j["layers"]] == [True] * layers,
+                f"ministral3 ({label}): posenc scales q on every layer, as the run did on all {layers} ({qs})")
+        if not qs:
+            continue
+        mine = posenc_query_scale(qs, positions).astype(np.float32)
+        u = f32_ulps(mine, theirs)
+        t.check(theirs.min() == 1.0 and theirs.max() > 1.5 and u.max() <= QSCALE_ULPS,
+                f"ministral3 ({label}): posenc_query_scale_f64 = get_llama_4_attn_scale at {len(positions)} positions "
+                f"0..{positions[-1]} (scales {theirs.min():.4g}..{theirs.max():.4g}) within {QSCALE_ULPS} float32 ULPs "
+                f"({int((u > 0).sum())} differ, at most {int(u.max())} ULP)")
+    # what the forward cannot run: refused naming the key it lacks
+    for what, body, key in (
+            ("no llama_4_scaling_beta in the rope dict (a top-level one)",
+             dict(rope_parameters={k: v for k, v in rp.items() if k != "llama_4_scaling_beta"}, llama_4_scaling_beta=0.3),
+             "llama_4_scaling_beta"),
+            ("no original_max_position_embeddings in a default rope dict",
+             dict(rope_parameters={"rope_type": "default", "rope_theta": 1e6, "llama_4_scaling_beta": 0.3}),
+             "original_max_position_embeddings")):
+        c = Ministral3Config(**dict(SMALL, num_hidden_layers=1, head_dim=16, **body))
+        t.check(raises(lambda: Ministral3Model(c).eval()(input_ids=torch.arange(4)[None] + 3), TypeError),
+                f"ministral3 {what}: transformers 5.18 cannot run it")
+        p = os.path.join(d, "ministral3_bad.json")
+        c.to_json_file(p)
+        refused_by_name(t, f"ministral3 {what}", p, key)
+    p = os.path.join(d, "ministral3_no_rope.json")
+    with open(p, "w") as f:
+        json.dump({"model_type": "ministral3", "num_hidden_layers": 2}, f)
+    refused_by_name(t, "ministral3 without a rope dict (the class's own yarn x16)", p, "rope_parameters")
+
+
+def llama4_temperature(t, d):
+    """Llama 4's attention temperature, from its own forward: every layer's q projection is forced to ones, so on a
+    NoPE layer the query the attention receives IS the scale the forward applied (1 x s = s), read at positions
+    0..T-1 (arange + past: the run has no past). The layers it applies to are those whose query changes when
+    attn_temperature_tuning is switched off (same weights, same input). posenc (5.x and 4.x forms, and as llama4's
+    text_config) must scale exactly those layers, and its function must give the run's values within QSCALE_ULPS
+    float32 ULPs. A small floor_scale (8) and attn_scale (0.25) make T = 40 tokens cross five floors; the class
+    defaults (8192, 0.1, on) are compared with the built attention modules' own attributes."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.llama4 import modeling_llama4 as ml
+    n_tok = 40
+    base = dict(SMALL, num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
+                intermediate_size_mlp=128, rope_theta=500000.0, floor_scale=8, attn_scale=0.25)
+
+    def run_model(**kw):
+        cfg = AutoConfig.for_model("llama4_text", **dict(base, **kw))
+        cfg._attn_implementation = "eager"
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        seen, current, original = {}, [None], ml.eager_attention_forward
+        for i, layer in enumerate(model.layers):
+            layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+            layer.self_attn.q_proj.register_forward_hook(lambda m, a, out: torch.ones_like(out))
+
+        def recording(module, query, *a, **k):
+            seen[current[0]] = query.detach().clone()
+            return original(module, query, *a, **k)
+
+        ml.eager_attention_forward = recording
+        try:
+            with torch.no_grad():
+                model(input_ids=(torch.arange(n_tok)[None] + 3) % SMALL["vocab_size"])
+        finally:
+            ml.eager_attention_forward = original
+        return cfg, model, [seen.get(i) for i in range(len(model.layers))]
+
+    cfg, model, on = run_model()
+    _, _, off = run_model(attn_temperature_tuning=False)
+    if not t.check(all(x is not None for x in on + off), "llama4_text: the attention received every layer's query"):
+        return
+    scaled = [not torch.equal(a, b) for a, b in zip(on, off)]
+    nope = [not bool(x) for x in cfg.no_rope_layers]
+    t.check(scaled == nope and any(scaled), f"llama4_text: the layers whose query the temperature changes {scaled} "
+                                            f"= the NoPE layers {nope}")
+    path = os.path.join(d, "llama4_text.json")
+    cfg.to_json_file(path)
+    old = legacy_form(path, cfg)
+    wrapped = os.path.join(d, "llama4_wrapped.json")
+    with open(wrapped, "w") as f:
+        json.dump({"model_type": "llama4", "text_config": json.load(open(path))}, f)
+    positions = np.arange(n_tok)
+    for label, p in (("5.x rope_parameters", path), ("4.x rope_theta", old), ("llama4 text_config", wrapped)):
+        rc, so, se = run("rope", "explain", "--config", p, "--json")
+        if not t.check(rc == 0, f"llama4_text ({label}): posenc reads it ({se.strip()[:160]})"):
+            continue
+        j = json.loads(so)
+        qs = j["query_scale"]
+        mine_layers = [x["query_scale"] for x in j["layers"]]
+        t.check(qs is not None and qs["layers"] == "nope" and mine_layers == scaled,
+                f"llama4_text ({label}): posenc scales q on layers {mine_layers} = the run's {scaled} ({qs})")
+        if not qs:
+            continue
+        mine = posenc_query_scale(qs, positions).astype(np.float32)
+        for i, q in enumerate(on):
+            if not scaled[i]:
+                continue
+            theirs = q[0, :, :, :].numpy()  # [heads, T, head_dim]: the scale of each position, in every channel
+            t.check(bool((theirs == theirs[:1, :, :1]).all()), f"llama4_text layer {i}: one scale per position")
+            theirs = theirs[0, :, 0]
+            u = f32_ulps(mine, theirs)
+            t.check(theirs.max() > 1.3 and u.max() <= QSCALE_ULPS,
+                    f"llama4_text ({label}) layer {i}: posenc_query_scale_f64 = the forward's scale at positions "
+                    f"0..{n_tok - 1} (scales {theirs.min():.4g}..{theirs.max():.4g}) within {QSCALE_ULPS} float32 ULPs "
+                    f"({int((u > 0).sum())} differ, at most {int(u.max())} ULP)")
+    # the class defaults: posenc's reading of a file without the keys against the attention modules HF builds
+    bare = AutoConfig.for_model("llama4_text", **{k: v for k, v in base.items() if k not in ("floor_scale", "attn_scale")})
+    attn = AutoModel.from_config(bare).layers[3].self_attn
+    p = os.path.join(d, "llama4_defaults.json")
+    j = bare.to_dict()
+    for k in ("floor_scale", "attn_scale", "attn_temperature_tuning"):
+        j.pop(k, None)
+    with open(p, "w") as f:
+        json.dump(j, f)
+    rc, so, se = run("rope", "explain", "--config", p, "--json")
+    if t.check(rc == 0, f"llama4_text without the temperature keys: posenc reads it ({se.strip()[:120]})"):
+        qs = json.loads(so)["query_scale"]
+        t.check(qs == {"layers": "nope" if attn.attn_temperature_tuning else None, "beta": attn.attn_scale,
+                       "divisor": attn.floor_scale, "shift": 1},
+                f"llama4_text defaults: posenc {qs} = the built attention's attn_temperature_tuning "
+                f"{attn.attn_temperature_tuning}, attn_scale {attn.attn_scale}, floor_scale {attn.floor_scale}")
+    # switched off: no scale on any layer
+    off_path = os.path.join(d, "llama4_off.json")
+    AutoConfig.for_model("llama4_text", **dict(base, attn_temperature_tuning=False)).to_json_file(off_path)
+    rc, so, _ = run("rope", "explain", "--config", off_path, "--json")
+    t.check(rc == 0 and json.loads(so)["query_scale"] is None and not any(x["query_scale"] for x in json.loads(so)["layers"]),
+            "llama4_text attn_temperature_tuning false: posenc scales no layer (the run's query is the same)")
 
 
 def raises(build, error):
@@ -1082,6 +1271,7 @@ def composite_case(t, d, label, model_type, kw, inputs):
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
+           "llama4_temperature": llama4_temperature,
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer}
 
