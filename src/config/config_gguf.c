@@ -71,14 +71,16 @@ static posenc_status rd_u64(reader *r, uint64_t *v, const char *what, posenc_err
 /* Keys we use, by the part after "<arch>." (docs/rope.md says what each means). */
 enum { K_FREQ_BASE, K_FREQ_BASE_SWA, K_DIM_COUNT, K_DIM_SECTIONS, K_SCALING_TYPE, K_FACTOR, K_SCALE_LINEAR,
        K_ORIG_CTX, K_ATTN_FACTOR, K_BETA_FAST, K_BETA_SLOW, K_LOG_MUL, K_EXT_FACTOR, K_YARN_ATTN_FACTOR, K_CTX,
-       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_MAX_ALIBI, K_FINETUNED, K_KNOWN };
+       K_KEY_LENGTH, K_KEY_LENGTH_MLA, K_HEAD_COUNT, K_EMBED, K_BLOCKS, K_SLIDING_WINDOW, K_MAX_ALIBI, K_FINETUNED,
+       K_TEMP_SCALE, K_KNOWN };
 static const char *const known_suffix[K_KNOWN] = {
     "rope.freq_base", "rope.freq_base_swa", "rope.dimension_count", "rope.dimension_sections", "rope.scaling.type",
     "rope.scaling.factor", "rope.scale_linear", "rope.scaling.original_context_length", "rope.scaling.attn_factor",
     "rope.scaling.yarn_beta_fast", "rope.scaling.yarn_beta_slow", "rope.scaling.yarn_log_multiplier",
     "rope.scaling.yarn_ext_factor", "rope.scaling.yarn_attn_factor", "context_length", "attention.key_length",
     "attention.key_length_mla", "attention.head_count", "embedding_length", "block_count",
-    "attention.sliding_window", "attention.max_alibi_bias", "rope.scaling.finetuned"};
+    "attention.sliding_window", "attention.max_alibi_bias", "rope.scaling.finetuned",
+    "attention.temperature_scale"};
 
 #define GGUF_MAX_ROPE_TENSOR 65536u /* elements of a rope_freqs / rope_factors tensor */
 enum { T_FREQS, T_LONG, T_SHORT, T_KINDS };
@@ -703,6 +705,44 @@ static posenc_status apply_after(const gguf_found *f, const gguf_arch *arch, pos
     return POSENC_OK;
 }
 
+/* llama.cpp's attention temperature (llm_graph_input_attn_temp: q x (log(floor((pos + offset) / floor_scale) + 1) *
+ * scale + 1)), per llama_model::load_hparams: mistral3 reads attention.temperature_scale (0 = off) with floor_scale =
+ * n_ctx_orig_yarn (rope.scaling.original_context_length, else context_length; 0 is an error there), offset 0, on every
+ * layer; llama4 hard-codes 0.1f, 8192, offset 1 on its NoPE layers unless attention.sliding_window is 0 (then no NoPE
+ * layer and no temperature). Any other architecture carrying the key is refused: how its graph uses it is not
+ * known here. */
+static posenc_status gguf_query_scale(const gguf_found *f, const gguf_arch *arch, posenc_model *m, posenc_error *err) {
+    const kv_value *v = f->v;
+    posenc_model_config *out = &m->config;
+#define HAS(k) (v[k].present && strcmp(v[k].prefix, out->architecture) == 0)
+    posenc_query_scale *qs = &m->query_scale;
+    bool mistral3 = strcmp(arch->name, "mistral3") == 0, llama4 = strcmp(arch->name, "llama4") == 0;
+    RETURN_ERROR_IF(HAS(K_TEMP_SCALE) && v[K_TEMP_SCALE].number != 0 && !mistral3, err, POSENC_ERR_UNSUPPORTED,
+                    "GGUF %s.attention.temperature_scale %g: a position-dependent query scale posenc reads for "
+                    "mistral3 only (how llama.cpp's %s graph applies it is not known here)", out->architecture,
+                    v[K_TEMP_SCALE].number, arch->name);
+    if (mistral3 && HAS(K_TEMP_SCALE) && v[K_TEMP_SCALE].number != 0) {
+        int64_t floor_scale = HAS(K_ORIG_CTX) ? (int64_t)v[K_ORIG_CTX].number : HAS(K_CTX) ? (int64_t)v[K_CTX].number : 0;
+        RETURN_ERROR_IF(floor_scale <= 0, err, POSENC_ERR_FORMAT,
+                        "GGUF %s.attention.temperature_scale needs rope.scaling.original_context_length or "
+                        "context_length (llama.cpp: invalid n_ctx_orig_yarn for attention temperature scaling)",
+                        out->architecture);
+        qs->layers = POSENC_QUERY_SCALE_ALL;
+        qs->beta = v[K_TEMP_SCALE].number;
+        qs->divisor = floor_scale;
+        qs->shift = 0;
+    }
+    bool window_off = HAS(K_SLIDING_WINDOW) && v[K_SLIDING_WINDOW].number == 0;
+    if (llama4 && !window_off) {
+        qs->layers = POSENC_QUERY_SCALE_NOPE;
+        qs->beta = (double)0.1f; /* llama.cpp's float constant, as its graph uses it */
+        qs->divisor = 8192;
+        qs->shift = 1;
+    }
+#undef HAS
+    return POSENC_OK;
+}
+
 /* llama.cpp's per-layer rules: which layers rotate, which are ALiBi. */
 static posenc_status gguf_layers(const gguf_found *f, const gguf_arch *arch, posenc_model *m, posenc_error *err) {
     const kv_value *v = f->v;
@@ -744,6 +784,7 @@ static posenc_status gguf_layers(const gguf_found *f, const gguf_arch *arch, pos
             config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
         }
     }
+    FORWARD_IF_ERROR(gguf_query_scale(f, arch, m, err));
 #undef HAS
     return POSENC_OK;
 }
