@@ -619,14 +619,18 @@ static posenc_status query_scale(hf_reader *h, const cJSON *cfg, const cJSON *ro
     if (f->flags & FAMILY_NOPE_TEMPERATURE) {
         /* Llama4TextAttention: `if self.attn_temperature_tuning and not self.use_rope` (class default true) */
         const cJSON *tuning = hf_use_(h, cfg, "attn_temperature_tuning");
-        RETURN_ERROR_IF(tuning && !cJSON_IsBool(tuning), err, POSENC_ERR_FORMAT,
-                        "config.json: 'attn_temperature_tuning' must be true or false");
+        /* a number (the released Llama 4 Scout / Maverick config.json: 4) is read as transformers 4.x's forward reads
+         * it, by truth value (5.18's strict config class refuses anything but a bool while loading) */
+        RETURN_ERROR_IF(tuning && !cJSON_IsBool(tuning) && !cJSON_IsNumber(tuning), err, POSENC_ERR_FORMAT,
+                        "config.json: 'attn_temperature_tuning' must be true or false (or a number, read by its "
+                        "truth value as transformers 4.x did)");
+        bool on = !tuning || cJSON_IsTrue(tuning) || (cJSON_IsNumber(tuning) && tuning->valuedouble != 0);
         double scale = 0.1;
         int64_t floor_scale = 8192;
         bool has_scale = false, has_floor = false;
         FORWARD_IF_ERROR(hf_number_(h, cfg, "", "attn_scale", &scale, &has_scale));
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "floor_scale", (int64_t)1 << 53, &floor_scale, &has_floor));
-        if (tuning && !cJSON_IsTrue(tuning)) return POSENC_OK; /* the two keys are read, and unused by HF too */
+        if (!on) return POSENC_OK; /* the two keys are read, and unused by HF too */
         RETURN_ERROR_IF(floor_scale == 0, err, POSENC_ERR_UNSUPPORTED,
                         "config.json: 'floor_scale' 0 with attn_temperature_tuning: HF divides the position by it "
                         "(an infinite scale); posenc refuses it");
