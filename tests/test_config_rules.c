@@ -575,8 +575,144 @@ static void test_strict_words_and_sizes(void) {
     free(b);
 }
 
+/* mistral3 / another arch with attention.temperature_scale (and rope.scaling.original_context_length when orig > 0). */
+static void temperature_gguf(gguf_buf *b, const char *arch, float scale, uint32_t orig) {
+    char k[96];
+    header(b, 0, orig ? 8 : 7);
+    kv_str(b, "general.architecture", arch);
+#define KEY(s) (snprintf(k, sizeof k, "%s.%s", arch, s), k)
+    kv_u32(b, KEY("block_count"), 4);
+    kv_u32(b, KEY("context_length"), 2048);
+    kv_u32(b, KEY("embedding_length"), 512);
+    kv_u32(b, KEY("attention.head_count"), 8);
+    kv_f32(b, KEY("rope.freq_base"), 10000.0f);
+    kv_f32(b, KEY("attention.temperature_scale"), scale);
+    if (orig) kv_u32(b, KEY("rope.scaling.original_context_length"), orig);
+#undef KEY
+}
+
+/* posenc_query_scale_f64 and the readers that fill posenc_model.query_scale. */
+static void test_query_scale(void) {
+    posenc_error err = {0};
+    double out[8];
+    /* NONE: 1 everywhere, the other fields unchecked */
+    posenc_query_scale none = {POSENC_QUERY_SCALE_NONE, NAN, 0, 0};
+    int64_t p0[3] = {0, 1000000, -5};
+    CHECK(posenc_query_scale_f64(&none, p0, 3, out, &err) == POSENC_OK && out[0] == 1.0 && out[1] == 1.0 &&
+              out[2] == 1.0, "query scale NONE: 1 at every position (%s)", err.message);
+    /* Ministral 3's form: exactly 1 below the divisor, constant inside each block, a step at each multiple */
+    posenc_query_scale m3 = {POSENC_QUERY_SCALE_ALL, 0.1, 64, 0};
+    int64_t p1[8] = {0, 63, 64, 127, 128, 191, 192, 64 * 15 - 1};
+    CHECK(posenc_query_scale_f64(&m3, p1, 8, out, &err) == POSENC_OK, "query scale ALL: computed (%s)", err.message);
+    CHECK(out[0] == 1.0 && out[1] == 1.0, "query scale: exactly 1 at positions 0 and 63 (< divisor 64): %.17g %.17g",
+          out[0], out[1]);
+    CHECK(out[2] == out[3] && out[4] == out[5] && out[2] < out[4] && out[4] < out[6],
+          "query scale: constant within a block of 64, rising at each multiple (%.17g %.17g %.17g)", out[2], out[4],
+          out[6]);
+    /* ln 2 and ln 16 are known to far more digits than a double holds: within 1 ulp of the rounded exact values */
+    CHECK(fabs(out[2] - (1.0 + 0.1 * 0.69314718055994530942)) <= 2.3e-16 &&
+              fabs(out[7] - (1.0 + 0.1 * 2.7080502011022100660)) <= 2.3e-16,
+          "query scale: 1 + 0.1 ln 2 at 64 (%.17g), 1 + 0.1 ln 15 at 959 (%.17g), within 1 ulp", out[2], out[7]);
+    /* Llama 4's form: shift 1 moves every step one position earlier */
+    posenc_query_scale l4 = {POSENC_QUERY_SCALE_NOPE, 0.1, 64, 1};
+    double shifted[8];
+    CHECK(posenc_query_scale_f64(&l4, p1, 8, shifted, &err) == POSENC_OK && shifted[0] == 1.0 && shifted[1] == out[2] &&
+              shifted[3] == out[4] && shifted[5] == out[6],
+          "query scale shift 1: position 63 has position 64's scale, 127 has 128's, 191 has 192's (%s)", err.message);
+    CHECK(fabs(shifted[7] - (1.0 + 0.1 * 2.7725887222397812377)) <= 2.3e-16,
+          "query scale shift 1: position 959 -> floor(960 / 64) = 15: 1 + 0.1 ln 16 (%.17g)", shifted[7]);
+    /* beta 0: 1 everywhere */
+    posenc_query_scale zero = {POSENC_QUERY_SCALE_ALL, 0.0, 64, 0};
+    CHECK(posenc_query_scale_f64(&zero, p1, 8, out, &err) == POSENC_OK && out[7] == 1.0, "query scale beta 0: 1");
+    /* errors name the value */
+    posenc_query_scale bad = m3;
+    bad.divisor = 0;
+    CHECK(posenc_query_scale_f64(&bad, p1, 1, out, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "divisor 0"),
+          "query scale divisor 0 refused: %s", err.message);
+    bad = m3, bad.beta = NAN;
+    CHECK(posenc_query_scale_f64(&bad, p1, 1, out, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "beta"),
+          "query scale beta NaN refused: %s", err.message);
+    bad = m3, bad.layers = (posenc_query_scale_layers)7;
+    CHECK(posenc_query_scale_f64(&bad, p1, 1, out, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "7"),
+          "query scale layers 7 refused: %s", err.message);
+    int64_t neg = -1, big = INT64_MAX;
+    CHECK(posenc_query_scale_f64(&m3, &neg, 1, out, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "-1"),
+          "query scale position -1 refused: %s", err.message);
+    CHECK(posenc_query_scale_f64(&l4, &big, 1, out, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "overflows"),
+          "query scale position INT64_MAX + shift 1 refused: %s", err.message);
+    CHECK(posenc_query_scale_f64(NULL, p1, 1, out, &err) == POSENC_ERR_NULL_POINTER &&
+              posenc_query_scale_f64(&m3, NULL, 1, out, &err) == POSENC_ERR_NULL_POINTER &&
+              posenc_query_scale_f64(&m3, p1, 0, NULL, &err) == POSENC_OK,
+          "query scale: NULL arguments refused (count 0: nothing read or written)");
+    CHECK(strcmp(posenc_query_scale_layers_name(POSENC_QUERY_SCALE_NOPE), "nope") == 0 &&
+              strcmp(posenc_query_scale_layers_name((posenc_query_scale_layers)9), "?") == 0, "query scale layer names");
+
+    /* GGUF (llama.cpp's load_hparams): llama4 hard-codes 0.1f / 8192 / offset 1 on its NoPE layers unless
+     * attention.sliding_window is 0; mistral3 reads attention.temperature_scale with floor n_ctx_orig_yarn */
+    gguf_buf *b = malloc(sizeof *b);
+    posenc_model m;
+    small_gguf(b, "llama4", 8, 0);
+    posenc_status st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_NOPE && m.query_scale.beta == (double)0.1f &&
+              m.query_scale.divisor == 8192 && m.query_scale.shift == 1,
+          "llama4 GGUF: NoPE layers scaled, 0.1f, 8192, offset 1 (%s)", err.message);
+    posenc_model_free(&m);
+    small_gguf(b, "llama4", 8, 1);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_NONE,
+          "llama4 GGUF with attention.sliding_window 0: no NoPE layer, no temperature");
+    posenc_model_free(&m);
+    temperature_gguf(b, "mistral3", 0.1f, 16384);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_ALL && m.query_scale.beta == (double)0.1f &&
+              m.query_scale.divisor == 16384 && m.query_scale.shift == 0,
+          "mistral3 GGUF: every layer, temperature_scale 0.1, floor rope.scaling.original_context_length (%s)",
+          err.message);
+    posenc_model_free(&m);
+    temperature_gguf(b, "mistral3", 0.25f, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.divisor == 2048 && m.query_scale.beta == 0.25,
+          "mistral3 GGUF without an original context: floor = context_length (n_ctx_orig_yarn = n_ctx_train) (%s)",
+          err.message);
+    posenc_model_free(&m);
+    temperature_gguf(b, "mistral3", 0.0f, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_NONE, "mistral3 GGUF temperature_scale 0: off");
+    posenc_model_free(&m);
+    temperature_gguf(b, "llama", 0.1f, 0);
+    st = posenc_model_parse_gguf(b->buf, b->n, NULL, &m, &err);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(err.message, "llama.attention.temperature_scale"),
+          "llama GGUF with attention.temperature_scale: refused by name (%s)", err.message);
+    posenc_model_free(&m);
+    free(b);
+
+    /* config.json: Llama 4's attn_temperature_tuning false / a number; Ministral 3 without its beta */
+    const char *off = "{\"model_type\":\"llama4_text\",\"num_hidden_layers\":4,\"attn_temperature_tuning\":false}";
+    st = posenc_model_parse_hf_json(off, strlen(off), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_NONE, "llama4_text tuning false: no scale");
+    posenc_model_free(&m);
+    const char *four = "{\"model_type\":\"llama4_text\",\"num_hidden_layers\":4,\"attn_temperature_tuning\":4,"
+                       "\"floor_scale\":100,\"attn_scale\":0.5}";
+    st = posenc_model_parse_hf_json(four, strlen(four), NULL, &m, &err);
+    CHECK(st == POSENC_OK && m.query_scale.layers == POSENC_QUERY_SCALE_NOPE && m.query_scale.divisor == 100 &&
+              m.query_scale.beta == 0.5 && m.query_scale.shift == 1,
+          "llama4_text tuning 4 (the released Scout file): on, floor_scale 100, attn_scale 0.5 (%s)", err.message);
+    posenc_model_free(&m);
+    const char *frac = "{\"model_type\":\"llama4_text\",\"num_hidden_layers\":4,\"floor_scale\":8.5}";
+    st = posenc_model_parse_hf_json(frac, strlen(frac), NULL, &m, &err);
+    CHECK(st != POSENC_OK && strstr(err.message, "floor_scale"), "llama4_text floor_scale 8.5 refused: %s", err.message);
+    posenc_model_free(&m);
+    const char *nobeta = "{\"model_type\":\"ministral3\",\"llama_4_scaling_beta\":0.1,\"rope_parameters\":{\"rope_type\":"
+                         "\"yarn\",\"factor\":16.0,\"original_max_position_embeddings\":16384}}";
+    st = posenc_model_parse_hf_json(nobeta, strlen(nobeta), NULL, &m, &err);
+    CHECK(st == POSENC_ERR_UNSUPPORTED && strstr(err.message, "llama_4_scaling_beta") && strstr(err.message, "top-level"),
+          "ministral3 with a top-level beta only: refused by name (%s)", err.message);
+    posenc_model_free(&m);
+}
+
 int main(void) {
     test_strict_words_and_sizes();
+    test_query_scale();
     test_gguf_layers();
     test_json_layers();
     test_gguf_tensors();
