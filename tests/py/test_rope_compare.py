@@ -87,6 +87,100 @@ def write_gguf(path, arch, hp, freq_base=None, scaling=True, rope_freqs=True, sw
     return path
 
 
+# Ministral 3 as its config class builds it (Ministral3Config defaults, transformers 5.18), and the GGUF
+# convert_hf_to_gguf.py writes for it (arch mistral3: yarn keys, yarn_log_multiplier = mscale_all_dim itself,
+# attention.temperature_scale = llama_4_scaling_beta)
+MINISTRAL3 = {"model_type": "ministral3", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "head_dim": 128, "num_hidden_layers": 34, "max_position_embeddings": 262144,
+              "rope_parameters": {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
+                                  "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0,
+                                  "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1}}
+
+
+def write_mistral3_gguf(path, temperature=0.1):
+    import gguf
+    hp, rp = MINISTRAL3, MINISTRAL3["rope_parameters"]
+    w = gguf.GGUFWriter(path, "mistral3")
+    w.add_context_length(hp["max_position_embeddings"])
+    w.add_embedding_length(hp["hidden_size"])
+    w.add_block_count(hp["num_hidden_layers"])
+    w.add_head_count(hp["num_attention_heads"])
+    w.add_head_count_kv(hp["num_key_value_heads"])
+    w.add_key_length(hp["head_dim"])
+    w.add_value_length(hp["head_dim"])
+    w.add_rope_dimension_count(hp["head_dim"])
+    w.add_rope_freq_base(rp["rope_theta"])
+    w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+    w.add_rope_scaling_factor(rp["factor"])
+    w.add_rope_scaling_orig_ctx_len(rp["original_max_position_embeddings"])
+    w.add_float32("mistral3.rope.scaling.yarn_beta_fast", rp["beta_fast"])
+    w.add_float32("mistral3.rope.scaling.yarn_beta_slow", rp["beta_slow"])
+    w.add_float32("mistral3.rope.scaling.yarn_log_multiplier", rp["mscale_all_dim"])
+    if temperature is not None:
+        w.add_float32("mistral3.attention.temperature_scale", temperature)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def query_scale_checks(t, d):
+    """The position-dependent query scale (Ministral 3 on every layer, Llama 4 on its NoPE layers): rope explain
+    says it (words and JSON), rope compare reports a difference in it, naming the layers."""
+    m3 = os.path.join(d, "ministral3.json")
+    with open(m3, "w") as f:
+        json.dump(MINISTRAL3, f)
+    rc, out, err = run("rope", "explain", "--config", m3)
+    t.check(rc == 0 and "query scale (attention temperature): q x (1 + 0.1 x ln(1 + floor(pos / 16384))) on every "
+            "attention layer (34 of 34 layers); exactly 1 below position 16384" in out and
+            "query scaled by position" in out, f"explain ministral3: the query scale in words (exit {rc}) {err.strip()}")
+    rc, out, _ = run("rope", "explain", "--config", m3, "--json")
+    j = json.loads(out) if rc == 0 else {}
+    t.check(j.get("query_scale") == {"layers": "all", "beta": 0.1, "divisor": 16384, "shift": 0} and
+            all(x["query_scale"] for x in j["layers"]), f"explain --json ministral3: query_scale {j.get('query_scale')}")
+    l4 = os.path.join(d, "llama4.json")
+    with open(l4, "w") as f:
+        json.dump({"model_type": "llama4_text", "num_hidden_layers": 8}, f)
+    rc, out, _ = run("rope", "explain", "--config", l4, "--json")
+    j = json.loads(out) if rc == 0 else {}
+    t.check(j.get("query_scale") == {"layers": "nope", "beta": 0.1, "divisor": 8192, "shift": 1} and
+            [x["query_scale"] for x in j["layers"]] == [False, False, False, True] * 2 and
+            "attn_scale" in " ".join(j["defaults_used"]),
+            f"explain --json llama4_text: NoPE layers 3 and 7 scaled, class defaults said ({j.get('query_scale')})")
+    rc, out, _ = run("rope", "explain", "--config", l4)
+    t.check(rc == 0 and "q x (1 + 0.1 x ln(1 + floor((pos + 1) / 8192))) on the NoPE attention layers only (2 of 8 "
+            "layers); exactly 1 below position 8191" in out, "explain llama4_text: the NoPE temperature in words")
+
+    # compare: Ministral 3's config.json against its GGUF (same scale), and against a GGUF that lost the key
+    gg = write_mistral3_gguf(os.path.join(d, "ministral3.gguf"))
+    rc, out, err = compare(m3, gg, "--json")
+    j = json.loads(out) if out.strip() else {}
+    t.check(rc == 0 and j.get("same") is True and "query scale" not in {x["what"] for x in j.get("differences", [])},
+            f"Ministral 3 config.json vs its GGUF (attention.temperature_scale 0.1f against 0.1: within the float32 "
+            f"tolerance): same, exit {rc} {[x['what'] for x in j.get('differences', [])]} {err.strip()[:200]}")
+    lost = write_mistral3_gguf(os.path.join(d, "ministral3_no_temp.gguf"), temperature=None)
+    rc, out, _ = compare(m3, lost, "--json")
+    j = json.loads(out) if out.strip() else {}
+    qd = {x["what"]: x for x in j.get("differences", [])}.get("query scale", {})
+    t.check(rc == 1 and qd.get("layers") == list(range(34)) and qd.get("b") == "none" and
+            "1 + 0.1 ln(1 + floor((pos + 0) / 16384))" in qd.get("a", ""),
+            f"the GGUF without attention.temperature_scale: a query scale difference on all 34 layers, exit {rc} ({qd})")
+    rc, out, _ = compare(m3, lost)
+    t.check(rc == 1 and "query scale: A 1 + 0.1 ln(1 + floor((pos + 0) / 16384)), B none (layers 0-33: 34 of 34" in out,
+            "the same in words: " + " | ".join(out.strip().splitlines()[3:5]))
+    # Llama 4 with the temperature switched off: a difference on the NoPE layers only
+    off = os.path.join(d, "llama4_off.json")
+    with open(off, "w") as f:
+        json.dump({"model_type": "llama4_text", "num_hidden_layers": 8, "attn_temperature_tuning": False}, f)
+    rc, out, _ = compare(l4, off, "--json")
+    j = json.loads(out) if out.strip() else {}
+    qd = {x["what"]: x for x in j.get("differences", [])}.get("query scale", {})
+    t.check(rc == 1 and qd.get("layers") == [3, 7] and len(j["differences"]) == 1,
+            f"llama4_text attn_temperature_tuning true vs false: the query scale differs on NoPE layers 3 and 7 only, "
+            f"exit {rc} ({qd.get('layers')}, {[x['what'] for x in j.get('differences', [])]})")
+
+
 def compare(a, b, *extra):
     rc, out, err = run("rope", "compare", a, b, *extra)
     return rc, out, err
@@ -270,6 +364,7 @@ def main():
     os.makedirs(empty)
     rc, _, err = run("rope", "compare", empty, llama)
     t.check(rc == 1 and "neither a config.json nor a .gguf" in err, f"[C18] an empty folder: exit {rc}")
+    query_scale_checks(t, d)
     t.finish()
 
 
