@@ -64,9 +64,12 @@ def main():
     rc, so, se = run("rope", "explain", "--config", model("llama4_scout_17b_16e_instruct"), "--json")
     j = json.loads(so) if rc == 0 else {}
     t.check(rc == 0 and any("low_freq_factor == high_freq_factor" in w for w in j["warnings"]) and
-            "attn_temperature_tuning" in j["unused_keys"] and j["layers"][3]["scheme"] == "nope" and
+            not any("temperature" in k or "floor_scale" in k or "attn_scale" in k for k in j["unused_keys"]) and
+            j["layers"][3]["scheme"] == "nope" and j["layers"][3]["query_scale"] and not j["layers"][0]["query_scale"]
+            and j["query_scale"] == {"layers": "nope", "beta": 0.1, "divisor": 8192, "shift": 1} and
             j["layers"][0]["layout"] == "interleaved",
-            "Llama 4 Scout Instruct: flat llama3 accepted with a warning; NoPE layer 3; temperature keys listed unused")
+            "Llama 4 Scout Instruct: flat llama3 accepted with a warning; NoPE layer 3 with the attention temperature "
+            f"(attn_temperature_tuning 4, floor_scale, attn_scale read: {j.get('query_scale')})")
     # refusals and --assume
     unknown = model("unknown_family")
     rc, so, se = run("rope", "freqs", "--config", unknown, "--assume", "llama", "--json")

@@ -70,7 +70,8 @@ def main():
     rc, got = scale(0, float("nan"), 0, 0, [0, 5, 1 << 60])
     t.check(rc == 0 and got == [1.0, 1.0, 1.0], "layers NONE: 1 everywhere, the other fields unchecked")
     rc, _ = scale(1, 0.1, -3, 0, [0])
-    t.check(rc != 0 and b"divisor -3" in err.raw, f"divisor -3 refused naming it ({err.raw[4:].split(b'\\0')[0].decode()})")
+    message = err.raw[4:].split(b"\0")[0].decode()
+    t.check(rc != 0 and "divisor -3" in message, f"divisor -3 refused naming it ({message})")
     t.finish()
 
 
