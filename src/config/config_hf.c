@@ -241,6 +241,8 @@ static const struct {
     int32_t sections[3];
 } mrope_defaults[] = {
     {"qwen2_vl", {16, 24, 24}}, {"qwen2_5_vl", {16, 24, 24}}, {"qwen3_vl", {24, 20, 20}}, {"qwen3_vl_moe", {24, 20, 20}},
+    {"glm4v", {8, 12, 12}}, {"glm4v_moe", {8, 12, 12}}, {"glm_ocr", {8, 12, 12}}, {"glm_image", {8, 12, 12}},
+    {"paddleocr_vl", {16, 24, 24}}, {"qwen3_5", {11, 11, 10}}, {"qwen3_5_moe", {11, 11, 10}},
 };
 
 /* M-RoPE sections: the config's, else the rotary class's default; they must cover the rotated pairs
@@ -717,9 +719,19 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     }
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
-    if (!has_partial && rope) {
+    if (rope) {
+        /* transformers 5.18 rotates with the rope dict's factor (modeling_rope_utils reads
+         * rope_parameters.get("partial_rotary_factor")); Qwen3.5's config class writes a top-level 0.25 beside
+         * it: two different factors are refused by name, not one picked */
         static const char *const pk[] = {"partial_rotary_factor", NULL};
-        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
+        double inner = 0;
+        bool has_inner = false;
+        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &inner, &has_inner));
+        RETURN_ERROR_IF(has_partial && has_inner && inner != p->partial_rotary_factor, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: top-level 'partial_rotary_factor' %g and the rope dict's %g differ "
+                        "(transformers 5.18 rotates with the rope dict's; a reader of the top-level key rotates "
+                        "with the other); posenc does not pick one", p->partial_rotary_factor, inner);
+        if (has_inner) p->partial_rotary_factor = inner, has_partial = true;
     }
     if (!has_partial && f && f->partial > 0) {
         p->partial_rotary_factor = f->partial;
