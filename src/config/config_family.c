@@ -55,6 +55,11 @@ static const config_family families[] = {
      FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0, NULL},
     {"youtu", NULL, "Youtu", I, 10000, 131072, 2048, 16, 0, 32, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
     {"axk1", NULL, "AXK1", I, 10000, 32768, 7168, 64, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    /* Kimi K2 (remote code: auto_map configuration_deepseek.DeepseekV3Config / modeling_deepseek.py, DeepSeek-V3's
+     * own files): DeepSeek-V3's MLA RoPE; defaults = that DeepseekV3Config's (as deepseek_v3's row); checked by
+     * tests/oracle/test_oracle_hf.py with transformers 5.18's DeepseekV3 on the Kimi keys */
+    {"kimi_k2", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0,
+     FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_REMOTE_ARCH, 0, 0, 0, NULL},
     {"minicpm3", NULL, "MiniCPM3", H, 10000, 32768, 2560, 40, 0, 62, 0, FAMILY_MLA | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0,
      NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},

@@ -329,6 +329,27 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, const pose
                         out->architecture, keys[0] ? keys : "none", close);
 }
 
+/* FAMILY_REMOTE_ARCH (Kimi K2): the remote code is DeepSeek-V3's only when architectures[0] names its class;
+ * that code always interleaves, so rope_interleave must be absent or true. */
+static posenc_status remote_arch(hf_reader *h, const cJSON *root, const cJSON *cfg) {
+    const config_family *f = h->family;
+    char want[64];
+    snprintf(want, sizeof want, "%sForCausalLM", f->class_stem);
+    const cJSON *arch = item(cfg, "architectures");
+    if (!arch) arch = item(root, "architectures");
+    const cJSON *first = cJSON_IsArray(arch) ? cJSON_GetArrayItem(arch, 0) : NULL;
+    RETURN_ERROR_IF(!cJSON_IsString(first) || strcmp(first->valuestring, want) != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s' is remote code; posenc reads it as %s's %s only with 'architectures' "
+                    "[\"%s\"] (its published config.json), got %.60s", f->model_type, f->class_stem, want, want,
+                    cJSON_IsString(first) ? first->valuestring : arch ? "another value" : "none");
+    const cJSON *ri = item(cfg, "rope_interleave");
+    RETURN_ERROR_IF(ri && !cJSON_IsTrue(ri), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s': 'rope_interleave' is not true, but its remote modeling code "
+                    "always rotates interleaved pairs (transformers' %s would not): posenc does not pick one",
+                    f->model_type, f->class_stem);
+    return POSENC_OK;
+}
+
 /* model_type of the object read, of the root, or the first architectures entry. */
 static posenc_status find_named_family(const cJSON *root, const cJSON *cfg, hf_reader *h) {
     posenc_model_config *out = h->out;
@@ -652,6 +673,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     RETURN_ERROR_IF(strcmp(f->model_type, "mistral3") == 0 && !cJSON_IsObject(text), err, POSENC_ERR_UNSUPPORTED,
                     "config.json: a mistral3 config without text_config: HF uses its built-in text model "
                     "(rope_theta 1e9, hidden 5120) and ignores top-level RoPE keys; give the text_config");
+    if (f->flags & FAMILY_REMOTE_ARCH) FORWARD_IF_ERROR(remote_arch(&h, root, cfg));
     if (f->flags & FAMILY_TYPE_ROPE_DICTS) FORWARD_IF_ERROR(type_rope_dicts(&h, cfg));
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));

@@ -101,6 +101,11 @@ enum {
  * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
  * both stacks (no padding-dependent ids) */
 #define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 39)
+/* a remote-code model_type whose published config.json runs DeepSeek-V3's own modeling_deepseek.py (Kimi K2):
+ * read as deepseek_v3 only when architectures[0] is "<class_stem>ForCausalLM" (that code's class); else refused
+ * naming 'architectures'. That code interleaves always (q/k permute before rotate_half), so a rope_interleave
+ * other than true (which transformers' DeepseekV3 would honour) is refused naming the key */
+#define FAMILY_REMOTE_ARCH ((uint64_t)1 << 44)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

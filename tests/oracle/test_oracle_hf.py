@@ -12,7 +12,9 @@ give HF's cos/sin bit for bit (tolerance 0: torch-compat reproduces HF's float32
 Needs the test environment (POSENC_PYTHON: torch 2.13, transformers 5.18)."""
 import importlib
 import json
+import math
 import os
+import re
 import sys
 import time
 
@@ -869,6 +871,60 @@ def glm_class_defaults(t, d):
                 json.dump({"model_type": model_type}, f)
             refused_by_name(t, f"{model_type} class defaults", path, key)
 
+
+# Kimi K2's published config.json (moonshotai/Kimi-K2-Instruct; tests/fixtures/models/kimi_k2_instruct.json): its
+# position keys as published (4.x rope_scaling with "type"), the widths tiny
+KIMI_K2_ROPE = dict(qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, max_position_embeddings=131072,
+                    rope_theta=50000.0, rope_scaling={"beta_fast": 1.0, "beta_slow": 1.0, "factor": 32.0, "mscale": 1.0,
+                                                      "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
+                                                      "type": "yarn"})
+KIMI_K2_TINY = dict(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2, kv_lora_rank=16, q_lora_rank=16,
+                    n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1,
+                    n_group=1, topk_group=1)
+
+
+def kimi_k2(t, d):
+    """Kimi K2 (model_type kimi_k2, remote code: auto_map -> its copy of DeepSeek-V3's configuration_deepseek.py /
+    modeling_deepseek.py). The oracle is transformers 5.18's own DeepseekV3 run on the Kimi keys with model_type
+    replaced: the remote file is not part of the pinned test environment (no network; the oracle runs only the
+    framework code pinned there). posenc reads the file as published (model_type kimi_k2, architectures
+    DeepseekV3ForCausalLM, 4.x rope_scaling) and the 5.x spelling; cos/sin must match bit for bit and the softmax
+    scale (1/sqrt(qk_head_dim) x m(32, mscale_all_dim)^2) within 1e-9 relative (the CLI prints 10 significant
+    digits). Without architectures DeepseekV3ForCausalLM, or with rope_interleave false (which DeepseekV3 honours and
+    the remote code ignores), posenc refuses by name."""
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
+    kw = dict(KIMI_K2_TINY, **KIMI_K2_ROPE)
+    hf, path5, cfg = hf_layers("deepseek_v3", kw, d, "kimi_k2 as deepseek_v3")
+    arch = {"architectures": ["DeepseekV3ForCausalLM"], "auto_map": {
+        "AutoConfig": "configuration_deepseek.DeepseekV3Config", "AutoModel": "modeling_deepseek.DeepseekV3Model",
+        "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"}, "model_type": "kimi_k2"}
+    published = os.path.join(d, "kimi_k2_published_form.json")
+    with open(published, "w") as f:
+        json.dump(dict(arch, **dict(SMALL, **kw)), f)
+    j = json.load(open(path5))
+    j.update(arch)
+    five = os.path.join(d, "kimi_k2_5x.json")
+    json.dump(j, open(five, "w"))
+    hf_scale = DeepseekV3Attention(cfg, 0).scaling
+    for label, path in (("kimi_k2 (published 4.x rope_scaling)", published), ("kimi_k2 (5.x rope_parameters)", five)):
+        compare(t, label, path, hf, d)
+        rc, so, se = run("rope", "explain", "--config", path)
+        m = re.search(r"softmax scale: 1/sqrt\((\d+)\) x ([0-9.e+-]+) =", so)
+        mine = float(m.group(2)) / math.sqrt(int(m.group(1))) if m else float("nan")
+        t.check(rc == 0 and m and int(m.group(1)) == cfg.qk_head_dim == 192 and
+                abs(mine - hf_scale) <= 1e-9 * hf_scale and abs(hf_scale * math.sqrt(192) - 1) > 0.5,
+                f"{label}: softmax scale {mine!r} = transformers' DeepseekV3Attention.scaling {hf_scale!r} "
+                f"(1/sqrt({m and m.group(1)}) x {m and m.group(2)}) {se.strip()[:120]}")
+    for what, change, key in (("no architectures", lambda x: x.pop("architectures"), "architectures"),
+                              ("architectures KimiK2ForCausalLM",
+                               lambda x: x.update(architectures=["KimiK2ForCausalLM"]), "architectures"),
+                              ("rope_interleave false", lambda x: x.update(rope_interleave=False), "rope_interleave")):
+        body = json.load(open(published))
+        change(body)
+        bad = os.path.join(d, "kimi_k2_" + what.replace(" ", "_") + ".json")
+        json.dump(body, open(bad, "w"))
+        refused_by_name(t, f"kimi_k2 {what}", bad, key)
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1153,7 +1209,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
            # M-RoPE text types
-           "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults}
+           "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults,
+           # remote-code types read through a framework's own model
+           "kimi_k2": kimi_k2}
 
 
 def main():
