@@ -529,7 +529,7 @@ typedef struct posenc_rope_params {
     int64_t original_max_position; /* L0, the trained context: required by YARN, LLAMA3 and
                                       LONGROPE; 0 = unset */
     int64_t max_position;          /* max_position_embeddings: required by DYNAMIC; 0 = unset */
-    double beta_fast, beta_slow;   /* YARN rotation counts, beta_fast > beta_slow > 0.
+    double beta_fast, beta_slow;   /* YARN rotation counts, beta_fast >= beta_slow > 0.
                                       Defaults 32, 1 */
     double mscale, mscale_all_dim; /* YARN (DeepSeek) magnitude knobs; 0 = unset */
     double attention_factor;       /* explicit cos/sin magnitude (YARN, LONGROPE); 0 = derive */

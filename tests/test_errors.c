@@ -288,7 +288,7 @@ static void rope_rows(void) {
     p.original_max_position = 4096;
     p.beta_fast = 1;
     p.beta_slow = 32;
-    expect("R7", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "beta_fast must be > beta_slow");
+    expect("R7", posenc_rope_check(&p, NULL, &e), &e, POSENC_ERR_INVALID_ARGUMENT, "beta_fast must be >= beta_slow");
     posenc_rope_params_default(&p, 64);
     p.scaling = POSENC_ROPE_LONGROPE;
     p.original_max_position = 4096;

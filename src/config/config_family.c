@@ -55,6 +55,11 @@ static const config_family families[] = {
      FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0, NULL},
     {"youtu", NULL, "Youtu", I, 10000, 131072, 2048, 16, 0, 32, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
     {"axk1", NULL, "AXK1", I, 10000, 32768, 7168, 64, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0, 0, NULL},
+    /* Kimi K2 (remote code: auto_map configuration_deepseek.DeepseekV3Config / modeling_deepseek.py, DeepSeek-V3's
+     * own files): DeepSeek-V3's MLA RoPE; defaults = that DeepseekV3Config's (as deepseek_v3's row); checked by
+     * tests/oracle/test_oracle_hf.py with transformers 5.18's DeepseekV3 on the Kimi keys */
+    {"kimi_k2", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0,
+     FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY | FAMILY_REMOTE_ARCH, 0, 0, 0, NULL},
     {"minicpm3", NULL, "MiniCPM3", H, 10000, 32768, 2560, 40, 0, 62, 0, FAMILY_MLA | FAMILY_MLA_DIMS_REQUIRED, 0, 0, 0,
      NULL},
     {"olmo", NULL, "Olmo", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
@@ -295,6 +300,24 @@ static const config_family families[] = {
      "model.encoder.embed_positions.weight"},
     {"blenderbot-small", NULL, "BlenderbotSmall", H, 0, 512, 512, 16, 0, 8, 0, FAMILY_LEARNED_ENC_DEC, 0, 0, 0,
      "model.encoder.embed_positions.weight"},
+    /* M-RoPE text models, read alone or as their composite's text_config (transformers 5.18 configuration_ /
+     * modeling_<model>.py; tests/oracle/test_oracle_hf.py runs each with 3-axis ids). GLM-4.1V and GLM-OCR
+     * rotate interleaved pairs (repeat_interleave + rotate_half_llm), the others half split; contiguous
+     * sections m[i % 3] except Qwen3.5 (Qwen3-VL's interleave); Qwen3.5: linear_attention layers carry none */
+    {"glm4v", "glm4v_text", "Glm4v", I, 10000, 32768, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0, 0,
+     NULL},
+    {"glm4v_moe", "glm4v_moe_text", "Glm4vMoe", H, 10000, 65536, 4096, 96, 0, 46, 0.5, FAMILY_MROPE | FAMILY_NESTED_TEXT,
+     0, 0, 0, NULL},
+    {"glm_ocr", "glm_ocr_text", "GlmOcr", I, 10000, 131072, 1024, 16, 0, 16, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0,
+     0, NULL},
+    {"glm_image", "glm_image_text", "GlmImage", H, 10000, 131072, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT,
+     0, 0, 0, NULL},
+    {"paddleocr_vl", "paddleocr_vl_text", "PaddleOCRVL", H, 500000, 131072, 1024, 16, 128, 18, 0,
+     FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0, 0, NULL},
+    {"qwen3_5", "qwen3_5_text", "Qwen3_5", H, 10000, 32768, 4096, 16, 256, 32, 0.25,
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
+    {"qwen3_5_moe", "qwen3_5_moe_text", "Qwen3_5Moe", H, 10000, 32768, 2048, 16, 256, 40, 0.25,
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
 };
 
 const config_family *config_family_find_(const char *model_type) {
@@ -342,6 +365,8 @@ static const config_wrapper wrappers[] = {
     {"idefics3", 0},
     {"smolvlm", 0},
     {"shieldgemma2", 0}, /* builds Gemma3ForConditionalGeneration on its own config */
+    /* M-RoPE composites whose text_config is another family's text type */
+    {"glm46v", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

@@ -241,6 +241,8 @@ static const struct {
     int32_t sections[3];
 } mrope_defaults[] = {
     {"qwen2_vl", {16, 24, 24}}, {"qwen2_5_vl", {16, 24, 24}}, {"qwen3_vl", {24, 20, 20}}, {"qwen3_vl_moe", {24, 20, 20}},
+    {"glm4v", {8, 12, 12}}, {"glm4v_moe", {8, 12, 12}}, {"glm_ocr", {8, 12, 12}}, {"glm_image", {8, 12, 12}},
+    {"paddleocr_vl", {16, 24, 24}}, {"qwen3_5", {11, 11, 10}}, {"qwen3_5_moe", {11, 11, 10}},
 };
 
 /* M-RoPE sections: the config's, else the rotary class's default; they must cover the rotated pairs
@@ -325,6 +327,27 @@ static posenc_status find_family(const cJSON *root, const cJSON *cfg, const pose
                         "config.json: model_type '%.40s' is not a model family posenc knows (position keys: %.80s; "
                         "closest: %s); read it as one on purpose with --assume FAMILY",
                         out->architecture, keys[0] ? keys : "none", close);
+}
+
+/* FAMILY_REMOTE_ARCH (Kimi K2): the remote code is DeepSeek-V3's only when architectures[0] names its class;
+ * that code always interleaves, so rope_interleave must be absent or true. */
+static posenc_status remote_arch(hf_reader *h, const cJSON *root, const cJSON *cfg) {
+    const config_family *f = h->family;
+    char want[64];
+    snprintf(want, sizeof want, "%sForCausalLM", f->class_stem);
+    const cJSON *arch = item(cfg, "architectures");
+    if (!arch) arch = item(root, "architectures");
+    const cJSON *first = cJSON_IsArray(arch) ? cJSON_GetArrayItem(arch, 0) : NULL;
+    RETURN_ERROR_IF(!cJSON_IsString(first) || strcmp(first->valuestring, want) != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s' is remote code; posenc reads it as %s's %s only with 'architectures' "
+                    "[\"%s\"] (its published config.json), got %.60s", f->model_type, f->class_stem, want, want,
+                    cJSON_IsString(first) ? first->valuestring : arch ? "another value" : "none");
+    const cJSON *ri = item(cfg, "rope_interleave");
+    RETURN_ERROR_IF(ri && !cJSON_IsTrue(ri), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s': 'rope_interleave' is not true, but its remote modeling code "
+                    "always rotates interleaved pairs (transformers' %s would not): posenc does not pick one",
+                    f->model_type, f->class_stem);
+    return POSENC_OK;
 }
 
 /* model_type of the object read, of the root, or the first architectures entry. */
@@ -709,6 +732,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     RETURN_ERROR_IF(strcmp(f->model_type, "mistral3") == 0 && !cJSON_IsObject(text), err, POSENC_ERR_UNSUPPORTED,
                     "config.json: a mistral3 config without text_config: HF uses its built-in text model "
                     "(rope_theta 1e9, hidden 5120) and ignores top-level RoPE keys; give the text_config");
+    if (f->flags & FAMILY_REMOTE_ARCH) FORWARD_IF_ERROR(remote_arch(&h, root, cfg));
     if (f->flags & FAMILY_TYPE_ROPE_DICTS) FORWARD_IF_ERROR(type_rope_dicts(&h, cfg));
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
@@ -776,9 +800,19 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     }
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
-    if (!has_partial && rope) {
+    if (rope) {
+        /* transformers 5.18 rotates with the rope dict's factor (modeling_rope_utils reads
+         * rope_parameters.get("partial_rotary_factor")); Qwen3.5's config class writes a top-level 0.25 beside
+         * it: two different factors are refused by name, not one picked */
         static const char *const pk[] = {"partial_rotary_factor", NULL};
-        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));
+        double inner = 0;
+        bool has_inner = false;
+        FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &inner, &has_inner));
+        RETURN_ERROR_IF(has_partial && has_inner && inner != p->partial_rotary_factor, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: top-level 'partial_rotary_factor' %g and the rope dict's %g differ "
+                        "(transformers 5.18 rotates with the rope dict's; a reader of the top-level key rotates "
+                        "with the other); posenc does not pick one", p->partial_rotary_factor, inner);
+        if (has_inner) p->partial_rotary_factor = inner, has_partial = true;
     }
     if (!has_partial && f && f->partial > 0) {
         p->partial_rotary_factor = f->partial;

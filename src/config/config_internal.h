@@ -109,6 +109,11 @@ enum {
 /* Llama 4 text (Llama4TextAttention): with attn_temperature_tuning (default true) the NoPE layers multiply the query by
  * log1p(floor((pos + 1) / floor_scale)) * attn_scale + 1 (defaults 8192, 0.1; pos = cache position arange + past) */
 #define FAMILY_NOPE_TEMPERATURE ((uint64_t)1 << 41)
+/* a remote-code model_type whose published config.json runs DeepSeek-V3's own modeling_deepseek.py (Kimi K2):
+ * read as deepseek_v3 only when architectures[0] is "<class_stem>ForCausalLM" (that code's class); else refused
+ * naming 'architectures'. That code interleaves always (q/k permute before rotate_half), so a rope_interleave
+ * other than true (which transformers' DeepseekV3 would honour) is refused naming the key */
+#define FAMILY_REMOTE_ARCH ((uint64_t)1 << 44)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

@@ -82,8 +82,10 @@ static posenc_status check_scheme(const posenc_rope_params *p, int32_t rotary_di
                         POSENC_ERR_INVALID_ARGUMENT,
                         "beta_fast and beta_slow must be finite and > 0, got %g and %g", p->beta_fast,
                         p->beta_slow);
-        RETURN_ERROR_IF(p->beta_fast <= p->beta_slow, err, POSENC_ERR_INVALID_ARGUMENT,
-                        "beta_fast must be > beta_slow, got beta_fast=%g beta_slow=%g", p->beta_fast,
+        /* equal betas run in HF (the ramp spans floor..ceil of one correction dim, or its 0.001 guard): Kimi K2
+         * publishes beta_fast = beta_slow = 1 */
+        RETURN_ERROR_IF(p->beta_fast < p->beta_slow, err, POSENC_ERR_INVALID_ARGUMENT,
+                        "beta_fast must be >= beta_slow, got beta_fast=%g beta_slow=%g", p->beta_fast,
                         p->beta_slow);
         RETURN_ERROR_IF(!isfinite(p->mscale) || p->mscale < 0.0, err, POSENC_ERR_INVALID_ARGUMENT,
                         "mscale must be finite and >= 0 (0 = unset), got %g", p->mscale);

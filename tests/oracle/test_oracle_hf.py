@@ -13,7 +13,9 @@ Needs the test environment (POSENC_PYTHON: torch 2.13, transformers 5.18)."""
 import ctypes
 import importlib
 import json
+import math
 import os
+import re
 import sys
 import time
 
@@ -32,6 +34,31 @@ YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
           "original_max_position_embeddings": 64}
 LINEAR = {"rope_type": "linear", "factor": 2.0}
+
+# M-RoPE text types with the keywords of a tiny one (head 32): GLM-4.1V / GLM-4.5V rotate half the head (8 pairs),
+# Qwen3.5 half of it (partial 0.5: 8 pairs; layers 0-2 linear attention, 3 full at the default interval 4)
+GLM_MOE = dict(n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1, n_group=1,
+               topk_group=1)
+QWEN35 = dict(num_hidden_layers=4, head_dim=32, partial_rotary_factor=0.5, linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=16,
+              linear_value_head_dim=16)
+MROPE_TEXT = [
+    ("glm4v_text", dict(num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.5, mrope_section=[2, 3, 3]))),
+    ("glm4v_moe_text", dict(GLM_MOE, num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.5, mrope_section=[2, 3, 3]))),
+    ("glm_ocr_text", dict(num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=10000.0, mrope_section=[4, 6, 6]))),
+    ("glm_image_text", dict(num_hidden_layers=2, num_attention_heads=2, rope_parameters=dict(
+        rope_type="default", rope_theta=10000.0, mrope_section=[4, 6, 6]))),
+    ("paddleocr_vl_text", dict(num_hidden_layers=2, head_dim=32, rope_parameters=dict(
+        rope_type="default", rope_theta=500000.0, mrope_section=[4, 6, 6]))),
+    ("qwen3_5_text", dict(QWEN35, rope_parameters=dict(rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.5,
+                                                       mrope_section=[4, 2, 2], mrope_interleaved=True))),
+    ("qwen3_5_moe_text", dict(QWEN35, num_experts=2, num_experts_per_tok=1, moe_intermediate_size=32,
+                              shared_expert_intermediate_size=32, rope_parameters=dict(
+                                  rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.5,
+                                  mrope_section=[4, 2, 2], mrope_interleaved=True))),
+]
 
 # (label, model_type, config keywords); SMALL is added unless a keyword overrides it
 CASES = [
@@ -269,6 +296,10 @@ CASES = [
                                                            rope_parameters=dict(rope_type="default", rope_theta=5e6,
                                                                                 mrope_section=[6, 5, 5],
                                                                                 mrope_interleaved=True)))),
+    # more M-RoPE text types, each alone and as its composite's text_config (MROPE_TEXT below)
+    *[(text, text, kw) for text, kw in MROPE_TEXT],
+    *[(text[:-5], text[:-5], dict(text_config=dict(SMALL, **kw))) for text, kw in MROPE_TEXT],
+    ("glm46v", "glm46v", dict(text_config=dict(SMALL, **MROPE_TEXT[0][1], model_type="glm4v_text"))),
 ]
 
 
@@ -294,8 +325,14 @@ NOT_A_ROPE_TYPE = "fancy_new_rope"  # no framework knows it: refused by name as 
 # with the same [3, T] ids through --positions. Composites run their text sub-model (the vision tower only
 # makes such ids) and posenc reads the composite's config.json.
 MROPE_POSITIONS = np.stack([np.arange(T), np.arange(T) // 3, np.arange(T) % 5 + 7]).astype(np.int64)
-MROPE_COMPOSITE = {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe"}
-MROPE = MROPE_COMPOSITE | {"qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"}
+MROPE_COMPOSITE = {"qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "glm4v", "glm46v", "glm4v_moe", "glm_ocr",
+                   "glm_image", "paddleocr_vl", "qwen3_5", "qwen3_5_moe"}
+MROPE = MROPE_COMPOSITE | {"qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "glm4v_text",
+                           "glm4v_moe_text", "glm_ocr_text", "glm_image_text", "paddleocr_vl_text", "qwen3_5_text",
+                           "qwen3_5_moe_text"}
+# text sub-configs with no AutoModel entry whose model class does not name its config class (the composite's
+# language_model class, read off modeling_<model>.py)
+TEXT_MODELS = {"paddleocr_vl_text": "PaddleOCRTextModel"}
 MROPE_FLAT_4X = {"qwen2_vl", "qwen2_5_vl"}  # 4.x wrote these flat, rope_scaling {"type": "mrope", ...}
 
 
@@ -318,12 +355,12 @@ def hf_layers(model_type, kw, d, label):
     try:
         model = AutoModel.from_config(run_cfg).eval()
     except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
-        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        modeling = importlib.import_module(type(run_cfg).__module__.replace(".configuration_", ".modeling_"))
         found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
-                 and getattr(c, "config_class", None) is type(cfg)]
+                 and (getattr(c, "config_class", None) is type(run_cfg) or c.__name__ == TEXT_MODELS.get(run_cfg.model_type))]
         if len(found) != 1:
             raise
-        model = found[0](cfg).eval()
+        model = found[0](run_cfg).eval()
     mod = importlib.import_module(type(model).__module__)
     layers = getattr(model, "layers", None) or getattr(model, "h", None)
     if layers is None:  # decoder.layers (OPT), encoder.layer (BERT): the first block list of the layer count
@@ -990,6 +1027,93 @@ def roformer(t, d):
     refused_by_name(t, "roformer with rope_theta", path, "rope_theta")
 
 
+def partial_conflict(t, d):
+    """Qwen3.5's config class writes a top-level partial_rotary_factor 0.25 (its default) beside the rope dict's;
+    transformers 5.18 rotates with the rope dict's. With the two different, posenc refuses naming the key."""
+    rp = dict(rope_type="default", rope_theta=10000.0, partial_rotary_factor=0.5, mrope_section=[4, 2, 2],
+              mrope_interleaved=True)
+    kw = {k: v for k, v in QWEN35.items() if k != "partial_rotary_factor"}
+    hf, path, cfg = hf_layers("qwen3_5_text", dict(kw, rope_parameters=rp), d, "qwen3_5_text partial conflict")
+    width = next(x[0].shape[-1] for x in hf if x is not None)
+    t.check(cfg.partial_rotary_factor == 0.25 and width == 16, f"qwen3_5_text: top-level partial_rotary_factor "
+            f"{cfg.partial_rotary_factor}, rope dict's 0.5: transformers rotates {width} of 32 channels")
+    refused_by_name(t, "qwen3_5_text with two partial_rotary_factor values", path, "partial_rotary_factor")
+
+
+def glm_class_defaults(t, d):
+    """GLM-4.1V / GLM-4.5V / GLM-Image text configs at their class defaults: transformers 5.18's own rotary class
+    cannot run them (mrope_section [8, 12, 12] covers 32 pairs of a 64-pair head; GLM-4.5V's head_dim 4096 // 96 = 42
+    with partial 0.5 rotates 21 channels), so posenc refuses each, alone and as its composite, naming the key."""
+    import torch
+    from transformers import AutoConfig
+    ids = torch.from_numpy(MROPE_POSITIONS)[:, None, :]
+    for text, key in (("glm4v_text", "mrope_section"), ("glm4v_moe_text", "partial_rotary_factor"),
+                      ("glm_image_text", "mrope_section")):
+        cfg = AutoConfig.for_model(text)  # the class defaults
+        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        rotary = [c for n, c in vars(modeling).items() if n.endswith("TextRotaryEmbedding")]
+        t.check(len(rotary) == 1 and raises(lambda: rotary[0](cfg)(torch.zeros(1, T, 8), ids), RuntimeError),
+                f"{text} class defaults: transformers' {[c.__name__ for c in rotary]} raises RuntimeError")
+        for model_type in (text, text[:-5]):
+            path = os.path.join(d, f"{model_type}_defaults.json")
+            with open(path, "w") as f:
+                json.dump({"model_type": model_type}, f)
+            refused_by_name(t, f"{model_type} class defaults", path, key)
+
+
+# Kimi K2's published config.json (moonshotai/Kimi-K2-Instruct; tests/fixtures/models/kimi_k2_instruct.json): its
+# position keys as published (4.x rope_scaling with "type"), the widths tiny
+KIMI_K2_ROPE = dict(qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, max_position_embeddings=131072,
+                    rope_theta=50000.0, rope_scaling={"beta_fast": 1.0, "beta_slow": 1.0, "factor": 32.0, "mscale": 1.0,
+                                                      "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
+                                                      "type": "yarn"})
+KIMI_K2_TINY = dict(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2, kv_lora_rank=16, q_lora_rank=16,
+                    n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=32, first_k_dense_replace=1,
+                    n_group=1, topk_group=1)
+
+
+def kimi_k2(t, d):
+    """Kimi K2 (model_type kimi_k2, remote code: auto_map -> its copy of DeepSeek-V3's configuration_deepseek.py /
+    modeling_deepseek.py). The oracle is transformers 5.18's own DeepseekV3 run on the Kimi keys with model_type
+    replaced: the remote file is not part of the pinned test environment (no network; the oracle runs only the
+    framework code pinned there). posenc reads the file as published (model_type kimi_k2, architectures
+    DeepseekV3ForCausalLM, 4.x rope_scaling) and the 5.x spelling; cos/sin must match bit for bit and the softmax
+    scale (1/sqrt(qk_head_dim) x m(32, mscale_all_dim)^2) within 1e-9 relative (the CLI prints 10 significant
+    digits). Without architectures DeepseekV3ForCausalLM, or with rope_interleave false (which DeepseekV3 honours and
+    the remote code ignores), posenc refuses by name."""
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
+    kw = dict(KIMI_K2_TINY, **KIMI_K2_ROPE)
+    hf, path5, cfg = hf_layers("deepseek_v3", kw, d, "kimi_k2 as deepseek_v3")
+    arch = {"architectures": ["DeepseekV3ForCausalLM"], "auto_map": {
+        "AutoConfig": "configuration_deepseek.DeepseekV3Config", "AutoModel": "modeling_deepseek.DeepseekV3Model",
+        "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"}, "model_type": "kimi_k2"}
+    published = os.path.join(d, "kimi_k2_published_form.json")
+    with open(published, "w") as f:
+        json.dump(dict(arch, **dict(SMALL, **kw)), f)
+    j = json.load(open(path5))
+    j.update(arch)
+    five = os.path.join(d, "kimi_k2_5x.json")
+    json.dump(j, open(five, "w"))
+    hf_scale = DeepseekV3Attention(cfg, 0).scaling
+    for label, path in (("kimi_k2 (published 4.x rope_scaling)", published), ("kimi_k2 (5.x rope_parameters)", five)):
+        compare(t, label, path, hf, d)
+        rc, so, se = run("rope", "explain", "--config", path)
+        m = re.search(r"softmax scale: 1/sqrt\((\d+)\) x ([0-9.e+-]+) =", so)
+        mine = float(m.group(2)) / math.sqrt(int(m.group(1))) if m else float("nan")
+        t.check(rc == 0 and m and int(m.group(1)) == cfg.qk_head_dim == 192 and
+                abs(mine - hf_scale) <= 1e-9 * hf_scale and abs(hf_scale * math.sqrt(192) - 1) > 0.5,
+                f"{label}: softmax scale {mine!r} = transformers' DeepseekV3Attention.scaling {hf_scale!r} "
+                f"(1/sqrt({m and m.group(1)}) x {m and m.group(2)}) {se.strip()[:120]}")
+    for what, change, key in (("no architectures", lambda x: x.pop("architectures"), "architectures"),
+                              ("architectures KimiK2ForCausalLM",
+                               lambda x: x.update(architectures=["KimiK2ForCausalLM"]), "architectures"),
+                              ("rope_interleave false", lambda x: x.update(rope_interleave=False), "rope_interleave")):
+        body = json.load(open(published))
+        change(body)
+        bad = os.path.join(d, "kimi_k2_" + what.replace(" ", "_") + ".json")
+        json.dump(body, open(bad, "w"))
+        refused_by_name(t, f"kimi_k2 {what}", bad, key)
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1273,7 +1397,11 @@ ROOT_DIR = None
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
            "llama4_temperature": llama4_temperature,
            # ESM configs refused for what transformers' run does with them
-           "esm_refused": esm_refused, "roformer": roformer}
+           "esm_refused": esm_refused, "roformer": roformer,
+           # M-RoPE text types
+           "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults,
+           # remote-code types read through a framework's own model
+           "kimi_k2": kimi_k2}
 
 
 def main():

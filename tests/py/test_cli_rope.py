@@ -196,6 +196,21 @@ def main():
     rc, so, _ = run("rope", "explain", "--config", os.path.join(models, "deepseek_v3.json"))
     t.check(rc == 0 and "1/sqrt(192) x 1.873854207 = 0.1352337789" in so and "the LAST 64 channels" in so and
             "channels 128..191" in so, "explain DeepSeek-V3: softmax over qk_head_dim 192, rotated = the last 64 channels")
+    # Kimi K2's published config.json (remote code, architectures DeepseekV3ForCausalLM): DeepSeek-V3's MLA RoPE
+    kimi = os.path.join(models, "kimi_k2_instruct.json")
+    rc, so, se = run("rope", "explain", "--config", kimi)
+    t.check(rc == 0 and "read with posenc's 'kimi_k2' family rules" in so and "the LAST 64 channels" in so and
+            "channels 128..191" in so and "base (rope_theta): 50000" in so and "yarn (written as 'yarn'), factor 32" in so
+            and "trained 4096, max position embeddings 131072" in so and "1/sqrt(192) x 1.813260434 = " in so and
+            "layers 0-60: RoPE base 50000, interleaved, 64 of 192 channels, yarn x32 [61 layers]" in so,
+            f"explain Kimi K2: 61 layers, interleaved, the last 64 of 192 channels, base 50000, yarn x32 {se.strip()[:160]}")
+    rc, so, se = run("rope", "explain", "--config", kimi, "--json")
+    j = json.loads(so) if rc == 0 else {"layers": []}
+    t.check(len(j["layers"]) == 61 and all(
+        (x["scheme"], x["layout"], x["head_dim"], x["rotary_dim"], x["rotary_offset"], x["base"], x["scaling"],
+         x["factor"], x["original_max_position"]) == ("rope", "interleaved", 192, 64, 128, 50000, "yarn", 32, 4096)
+        for x in j["layers"]) and not j.get("assumed"),
+        f"explain --json Kimi K2: 61 rope layers, interleaved, rotary 64 at offset 128 of 192, yarn x32 from 4096 {se.strip()[:160]}")
     rc, so, _ = run("rope", "explain", "--config", os.path.join(models, "no_model_type_llama.json"))
     t.check(rc == 0 and "LlamaForCausalLM -- read with posenc's 'llama' family rules" in so,
             "explain without model_type: the family comes from architectures[0]")
@@ -312,8 +327,8 @@ def main():
         (["--dim", 64, "--scaling", "linear", "--factor", "inf"], 2, "got 'inf'"),
         (["--dim", 64, "--scaling", "yarn", "--factor", 0.5, "--original-max", 4096], 2, "factor must be >= 1 for scaling=yarn"),
         (["--dim", 64, "--scaling", "llama3", "--factor", 0.5, "--original-max", 8192], 2, "got 0.5"),
-        (["--dim", 64, "--scaling", "yarn", "--factor", 4, "--original-max", 4096, "--beta-fast", 1, "--beta-slow", 1], 2,
-         "beta_fast must be > beta_slow, got beta_fast=1 beta_slow=1"),
+        (["--dim", 64, "--scaling", "yarn", "--factor", 4, "--original-max", 4096, "--beta-fast", 1, "--beta-slow", 2], 2,
+         "beta_fast must be >= beta_slow, got beta_fast=1 beta_slow=2"),
         (["--dim", 64, "--scaling", "yarn", "--factor", 4], 2, "needs original_max_position"),
         (["--dim", 64, "--scaling", "llama3", "--factor", 8], 2, "needs original_max_position"),
         (["--dim", 64, "--scaling", "longrope", "--factor", 8], 2, "needs original_max_position"),
