@@ -290,6 +290,23 @@ static const config_family families[] = {
      "model.encoder.embed_positions.weight"},
     {"blenderbot-small", NULL, "BlenderbotSmall", H, 0, 512, 512, 16, 0, 8, 0, FAMILY_LEARNED_ENC_DEC, 0, 0, 0,
      "model.encoder.embed_positions.weight"},
+    /* fixed sinusoid tables (issue 39; class defaults from transformers 5.18's configuration_*.py), verified by
+     * tests/oracle/test_oracle_hf.py: Marian / Pegasus a float64 table per stack (FAMILY_SINUSOID_ENC_DEC);
+     * fairseq-style float32 tables, rows from pad_token_id + 1 (FAMILY_SINUSOID_FAIRSEQ: non-persistent buffers,
+     * `weights`); XGLM one stack, rows + 2 */
+    {"marian", NULL, "Marian", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"pegasus", NULL, "Pegasus", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"m2m_100", NULL, "M2M100", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
+     0, 0, "model.encoder.embed_positions.weights"},
+    {"nllb-moe", NULL, "NllbMoe", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
+     0, 0, "model.encoder.embed_positions.weights"},
+    /* Speech2Text: max_source_positions (6000) / max_target_positions (1024) rows, 12 encoder / 6 decoder layers */
+    {"speech_to_text", NULL, "Speech2Text", H, 0, 0, 256, 4, 0, 12, 0,
+     FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0, 0, 0, "model.encoder.embed_positions.weights"},
+    {"xglm", NULL, "XGLM", H, 0, 2048, 1024, 16, 0, 24, 0, FAMILY_SINUSOID_FAIRSEQ | FAMILY_SINUSOID_OFFSET2, 0, 0, 0,
+     "model.embed_positions.weights"},
 };
 
 const config_family *config_family_find_(const char *model_type) {
