@@ -111,7 +111,8 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                          : strcmp(l->kind, "decoder") == 0 ? "to the decoder's input"
                                                            : "before layer 0");
         if (n >= 0 && (size_t)n < size && m->sinusoid_zero_row >= 0)
-            snprintf(buf + n, size - (size_t)n, "; row %lld (padding) is zero", (long long)m->sinusoid_zero_row);
+            snprintf(buf + n, size - (size_t)n, "; row %lld is zero%s", (long long)m->sinusoid_zero_row,
+                     m->sinusoid_skips_padding ? " (padding tokens read it; positions count the others)" : "");
         break;
     }
     case POSENC_LAYER_T5:
@@ -376,6 +377,7 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
                    m->sinusoid.odd == POSENC_ODD_PAD ? "pad" : m->sinusoid.odd == POSENC_ODD_ROUND_UP ? "round_up" : "error",
                    m->sinusoid.mode == POSENC_MODE_TORCH_COMPAT ? "torch_compat" : "precise",
                    (long long)m->sinusoid_zero_row, m->sinusoid_grows ? "true" : "false");
+            printf(", \"skips_padding\": %s", m->sinusoid_skips_padding ? "true" : "false");
             break;
         }
         case POSENC_LAYER_T5:

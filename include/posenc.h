@@ -2251,7 +2251,9 @@ typedef struct posenc_model {
      *   row = position + sinusoid_offset (the encoder's, or the only stack's, table). Whisper, Marian, Pegasus: 0;
      *   fairseq-style tables (M2M-100, NLLB-MoE, Speech2Text): pad_token_id + 1, where "position" counts the
      *   non-padding tokens before this one (+ the cached length), and a padding token reads row sinusoid_zero_row;
-     *   XGLM: 2 (position_ids + 2, whatever pad_token_id is).
+     *   XGLM: 2 (position_ids + 2, whatever pad_token_id is: its padding tokens get no special row).
+     * sinusoid_skips_padding: 1 where "position" counts the non-padding tokens only and a padding token reads
+     *   sinusoid_zero_row (fairseq's create_position_ids_from_input_ids); 0: position = index + past.
      * sinusoid_zero_row: -1 none; else the row the runtime sets to all zeros (fairseq's padding_idx =
      *   pad_token_id; for XGLM with pad_token_id >= 2 that row is position pad_token_id - 2 of real tokens).
      * sinusoid_grows: 1 when the runtime rebuilds a longer table (same formula) once a position needs a row past
@@ -2266,6 +2268,7 @@ typedef struct posenc_model {
     int64_t sinusoid_offset;
     int64_t sinusoid_zero_row;
     int32_t sinusoid_grows;
+    int32_t sinusoid_skips_padding;
     char decoder_sinusoid_tensor[64];
     int64_t decoder_sinusoid_offset;
     int64_t decoder_sinusoid_size;

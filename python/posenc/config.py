@@ -421,6 +421,7 @@ class _Model(Structure):
                 ("sinusoid_size", c_int64), ("decoder_learned_tensor", c_char * 64),
                 ("decoder_learned_offset", c_int64), ("decoder_learned_size", c_int64),
                 ("sinusoid_offset", c_int64), ("sinusoid_zero_row", c_int64), ("sinusoid_grows", c_int32),
+                ("sinusoid_skips_padding", c_int32),
                 ("decoder_sinusoid_tensor", c_char * 64), ("decoder_sinusoid_offset", c_int64),
                 ("decoder_sinusoid_size", c_int64)]
 
@@ -462,6 +463,7 @@ class Layer:
     bidirectional: Optional[bool] = None  # t5: encoder True, decoder False
     zero_row: int = -1                   # sinusoidal: the row the runtime zeroes (fairseq's padding_idx), -1 none
     grows: bool = False                  # sinusoidal: the runtime rebuilds a longer table past `size` rows
+    skips_padding: bool = False          # sinusoidal: positions count non-padding tokens; padding reads zero_row
 
 
 @dataclass(frozen=True)
@@ -578,7 +580,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              dim=int(m.sinusoid.dim),
                              base=float(m.sinusoid.base), freqs="t2t" if m.sinusoid.freqs == 1 else "vaswani",
                              layout=_lib.LAYOUT_NAME[m.sinusoid.layout], zero_row=int(m.sinusoid_zero_row),
-                             grows=bool(m.sinusoid_grows))
+                             grows=bool(m.sinusoid_grows), skips_padding=bool(m.sinusoid_skips_padding))
             elif scheme == "t5":
                 extra = dict(num_buckets=int(m.t5.num_buckets), max_distance=int(m.t5.max_distance),
                              bidirectional=text(entry.kind) == "encoder")

@@ -476,6 +476,7 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
         offset = xglm ? 2 : pad + 1;
         m->sinusoid_zero_row = null_pad ? -1 : pad;
         m->sinusoid_grows = 1;
+        m->sinusoid_skips_padding = !xglm; /* XGLM: position_ids = arange + past */
         RETURN_ERROR_IF(!null_pad && pad >= (enc_rows < dec_rows ? enc_rows : dec_rows) + extra, h->err,
                         POSENC_ERR_FORMAT,
                         "config.json: pad_token_id %lld is past the %lld rows of %s's position table (it zeroes row "
