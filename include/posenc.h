@@ -2246,7 +2246,7 @@ typedef struct posenc_model {
     char decoder_learned_tensor[64];
     int64_t decoder_learned_offset;
     int64_t decoder_learned_size;
-    /* SINUSOIDAL beyond Whisper (issue 39). The table's values are always posenc_sinusoid_table(sinusoid, row) for
+    /* SINUSOIDAL beyond Whisper. The table's values are always posenc_sinusoid_table(sinusoid, row) for
      * row 0..size-1 (a row is its own position in the formula); these say which rows the runtime reads:
      *   row = position + sinusoid_offset (the encoder's, or the only stack's, table). Whisper, Marian, Pegasus: 0;
      *   fairseq-style tables (M2M-100, NLLB-MoE, Speech2Text): pad_token_id + 1, where "position" counts the
