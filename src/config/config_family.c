@@ -302,6 +302,11 @@ static const config_family families[] = {
      0, 0, "model.encoder.embed_positions.weights"},
     {"nllb-moe", NULL, "NllbMoe", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
      0, 0, "model.encoder.embed_positions.weights"},
+    /* FSMT: fairseq's table as M2M-100's, max_position_embeddings + pad_token_id + 1 rows (an nn.Embedding weight);
+     * with a cache its make_positions adds the past length to padding tokens too (row pad + past, not the zero row):
+     * posenc_model describes the uncached rule */
+    {"fsmt", NULL, "FSMT", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
     /* Speech2Text: max_source_positions (6000) / max_target_positions (1024) rows, 12 encoder / 6 decoder layers */
     {"speech_to_text", NULL, "Speech2Text", H, 0, 0, 256, 4, 0, 12, 0,
      FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0, 0, 0, "model.encoder.embed_positions.weights"},

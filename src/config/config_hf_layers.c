@@ -472,7 +472,8 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
                         "config.json: 'pad_token_id' 0 in a speech_to_text config: its encoder numbers frames from a "
                         "padding mask whose real frames are 0 = padding_idx, so every frame reads the zeroed row; "
                         "posenc does not describe that as positions");
-        extra = 2; /* self.offset: max_position_embeddings + 2 rows */
+        /* self.offset: max_position_embeddings + 2 rows; FSMT's table is max_position_embeddings + padding_idx + 1 */
+        extra = strcmp(f->model_type, "fsmt") == 0 ? pad + 1 : 2;
         offset = xglm ? 2 : pad + 1;
         m->sinusoid_zero_row = null_pad ? -1 : pad;
         m->sinusoid_grows = 1;
@@ -487,7 +488,11 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     m->sinusoid_offset = offset;
     config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, f->table, strlen(f->table));
     if (two) {
-        const char *dec_table = fairseq ? "model.decoder.embed_positions.weights" : "model.decoder.embed_positions.weight";
+        /* the encoder's name with decoder: a buffer `weights` (fairseq-style modules) or an nn.Embedding `weight` */
+        size_t n = strlen(f->table);
+        const char *dec_table = n > 8 && strcmp(f->table + n - 8, ".weights") == 0
+                                    ? "model.decoder.embed_positions.weights"
+                                    : "model.decoder.embed_positions.weight";
         config_copy_name_(m->decoder_sinusoid_tensor, sizeof m->decoder_sinusoid_tensor, dec_table, strlen(dec_table));
         m->decoder_sinusoid_size = dec_rows + extra;
         m->decoder_sinusoid_offset = offset;

@@ -663,6 +663,9 @@ SINUSOID_CASES = [
                                   encoder_sparse_step=2, decoder_sparse_step=2), "text"),
     ("speech_to_text", "speech_to_text", dict(SIN_ENC_DEC, max_source_positions=1000, max_target_positions=200,
                                               conv_channels=16, input_feat_per_channel=8), "speech"),
+    # FSMT: an nn.Embedding of max_position_embeddings + pad_token_id + 1 rows, fairseq's values
+    ("fsmt pad 3", "fsmt", dict(SIN_ENC_DEC, max_position_embeddings=1000, pad_token_id=3, langs=["en", "de"],
+                                src_vocab_size=128, tgt_vocab_size=128), "text"),
     # pad_token_id 5: XGLM's positions ignore padding (arange + 2) yet its table zeroes row 5 = position 3
     ("xglm pad 5", "xglm", dict(d_model=64, num_layers=2, attention_heads=4, ffn_dim=128, vocab_size=128,
                                 pad_token_id=5, max_position_embeddings=1000), "decoder"),
@@ -688,7 +691,7 @@ def sinusoid_run(model_type, kw, feed):
             table(mod).detach().clone(), out.detach().reshape(-1, out.shape[-1]).clone())), with_kwargs=True)
     rows0 = {n: table(m).shape[0] for n, m in mods.items()}
     ids = (torch.arange(T)[None] + 3) % kw["vocab_size"]
-    ids[ids == kw["pad_token_id"]] = 3
+    ids[ids == kw["pad_token_id"]] = kw["pad_token_id"] + 1
     ids[0, 5] = kw["pad_token_id"]  # one padding token inside the sequence
     with torch.no_grad():
         if feed == "speech":
@@ -761,7 +764,7 @@ def sinusoid_tables(t, d):
                     if model_type == "xglm":
                         mod(position_ids=torch.arange(long)[None])
                     else:
-                        mod(input_ids=torch.full((1, long), kw["pad_token_id"] + 1))
+                        mod(torch.full((1, long), kw["pad_token_id"] + 1))  # input_ids (FSMT: input)
                 grown = table(mod).detach().numpy()
                 t.check(grown.shape[0] > layer["size"], f"{label} {stack}: the table grew past {layer['size']} rows "
                         f"({grown.shape[0]})")
