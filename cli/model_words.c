@@ -98,6 +98,15 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
     }
     case POSENC_LAYER_SINUSOIDAL: {
         bool own = m->decoder_sinusoid_size > 0 && strcmp(l->kind, "decoder") == 0; /* Marian: the decoder's table */
+        if (m->sinusoid_size == 0) { /* Pegasus-X: computed per forward pass */
+            snprintf(buf, size, "fixed sinusoid (%d channels, %s frequencies base %g, %s%s), computed for each "
+                     "position in every forward pass (no stored table, no row limit), added %s", m->sinusoid.dim,
+                     m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", m->sinusoid.base,
+                     m->sinusoid.layout == POSENC_LAYOUT_HALF ? "[sin | cos] halves" : "interleaved sin, cos",
+                     m->sinusoid.mode == POSENC_MODE_TORCH_COMPAT ? ", torch float32" : "",
+                     strcmp(l->kind, "decoder") == 0 ? "to the decoder's input" : "to the encoder's input");
+            break;
+        }
         int n = snprintf(buf, size, "fixed sinusoidal table %s (%lld rows x %d, %s frequencies base %g, %s%s, "
                          "row = position + %lld%s), added %s",
                          own ? m->decoder_sinusoid_tensor : m->sinusoid_tensor,

@@ -2261,6 +2261,8 @@ typedef struct posenc_model {
      * sinusoid.mode says how the runtime computes the values: POSENC_MODE_TORCH_COMPAT for torch float32 tables
      *   (Whisper, fairseq-style: bit for bit in that mode), POSENC_MODE_PRECISE for numpy float64 tables rounded
      *   once to float32 (Marian, Pegasus: within 1 ulp in precise mode, tests/oracle/test_oracle_hf.py).
+     * sinusoid_tensor "" and sinusoid_size 0: no table is stored; the runtime computes the rows of the positions it
+     *   needs in each forward pass, without a limit (Pegasus-X, both stacks: decoder_sinusoid_size 0 too).
      * decoder_sinusoid_*: an encoder-decoder whose two stacks each own a fixed table (Marian, Pegasus, M2M-100,
      *   NLLB-MoE, Speech2Text), same params as `sinusoid`: the layers of kind "decoder" read this one (its rows
      *   position + decoder_sinusoid_offset; the same zero row and growth), the others sinusoid_*.

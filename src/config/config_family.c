@@ -302,6 +302,9 @@ static const config_family families[] = {
      0, 0, "model.encoder.embed_positions.weights"},
     {"nllb-moe", NULL, "NllbMoe", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
      0, 0, "model.encoder.embed_positions.weights"},
+    /* Pegasus-X: both stacks compute t2t [sin | cos] rows for their positions (arange + past) in every forward: no
+     * tensor, no row limit (max_position_embeddings unused) */
+    {"pegasus_x", NULL, "PegasusX", H, 0, 16384, 1024, 16, 0, 16, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0, ""},
     /* FSMT: fairseq's table as M2M-100's, max_position_embeddings + pad_token_id + 1 rows (an nn.Embedding weight);
      * with a cache its make_positions adds the past length to padding tokens too (row pad + past, not the zero row):
      * posenc_model describes the uncached rule */

@@ -420,6 +420,8 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     const config_family *f = h->family;
     const bool fairseq = (f->flags & FAMILY_SINUSOID_FAIRSEQ) != 0, two = (f->flags & FAMILY_SINUSOID_ENC_DEC) != 0;
     const bool s2t = strcmp(f->model_type, "speech_to_text") == 0, xglm = (f->flags & FAMILY_SINUSOID_OFFSET2) != 0;
+    /* PegasusXSinusoidalPositionalEmbedding: no table, the rows of position_ids computed in each forward */
+    const bool live = strcmp(f->model_type, "pegasus_x") == 0;
     /* class defaults: the row's, except Speech2TextConfig (6 decoder layers, 6000 / 1024 source / target rows) */
     int64_t enc = f->layers, dec = s2t ? 6 : f->layers, d_model = f->hidden;
     int64_t enc_rows = s2t ? 6000 : f->max_position, dec_rows = s2t ? 1024 : f->max_position;
@@ -435,18 +437,27 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     if (s2t) {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_source_positions", (int64_t)1 << 40, &enc_rows, &has));
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_target_positions", (int64_t)1 << 40, &dec_rows, &has));
-    } else {
+    } else if (!live) {
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_position_embeddings", (int64_t)1 << 40, &enc_rows, &has));
         dec_rows = enc_rows;
     }
-    RETURN_ERROR_IF(enc_rows < 1 || dec_rows < 1, h->err, POSENC_ERR_FORMAT,
+    RETURN_ERROR_IF(!live && (enc_rows < 1 || dec_rows < 1), h->err, POSENC_ERR_FORMAT,
                     "config.json: %s %lld: a sinusoid position table needs >= 1 row",
                     s2t ? (enc_rows < 1 ? "max_source_positions" : "max_target_positions") : "max_position_embeddings",
                     (long long)(enc_rows < 1 ? enc_rows : dec_rows));
     posenc_sinusoid_params_default(&m->sinusoid, (int32_t)(d_model > 0 ? d_model : 1));
     m->sinusoid.layout = POSENC_LAYOUT_HALF;
     int64_t offset = 0, extra = 0;
-    if (!fairseq) {
+    if (live) {
+        /* t2t frequencies exp(k * -ln(10000) / (d/2 - 1)) in the input's dtype (float32), [sin | cos] into a d-wide
+         * zero tensor: an odd d fails there (d/2 + 1 columns for d/2 cosines), d 2 divides by zero */
+        RETURN_ERROR_IF(d_model % 2 != 0 || d_model < 4, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'd_model' %lld: %s's sinusoid needs an even width >= 4 (it cannot run otherwise)",
+                        (long long)d_model, f->model_type);
+        m->sinusoid.freqs = POSENC_FREQS_T2T;
+        m->sinusoid.mode = POSENC_MODE_TORCH_COMPAT;
+        enc_rows = dec_rows = 0; /* no stored table, no row limit */
+    } else if (!fairseq) {
         /* create_weight: out[:, :ceil(d/2)] = sin at exponents 2k/d, then floor(d/2) cosines */
         RETURN_ERROR_IF(d_model % 2 != 0 || d_model < 2, h->err, POSENC_ERR_UNSUPPORTED,
                         "config.json: 'd_model' %lld: %s's sinusoid table with an odd (or zero) width puts ceil(d/2) "
@@ -486,8 +497,8 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     }
     m->sinusoid_size = enc_rows + extra;
     m->sinusoid_offset = offset;
-    config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, f->table, strlen(f->table));
-    if (two) {
+    if (!live) config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, f->table, strlen(f->table));
+    if (two && !live) {
         /* the encoder's name with decoder: a buffer `weights` (fairseq-style modules) or an nn.Embedding `weight` */
         size_t n = strlen(f->table);
         const char *dec_table = n > 8 && strcmp(f->table + n - 8, ".weights") == 0
@@ -499,7 +510,7 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     }
     m->config.hidden_size = (int32_t)d_model;
     m->config.num_hidden_layers = (int32_t)enc;
-    if (!s2t) m->config.max_position_embeddings = enc_rows;
+    if (!s2t && !live) m->config.max_position_embeddings = enc_rows;
     FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
     for (int64_t i = 0; i < enc + dec; i++)
         config_layer_set_(m, i, POSENC_LAYER_SINUSOIDAL, -1, !two ? "attention" : i < enc ? "encoder" : "decoder", 0);

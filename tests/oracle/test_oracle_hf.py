@@ -655,6 +655,8 @@ SINUSOID_CASES = [
     ("marian", "marian", dict(SIN_ENC_DEC, max_position_embeddings=1000, decoder_vocab_size=128), "text"),
     ("pegasus", "pegasus", dict(SIN_ENC_DEC, max_position_embeddings=1000), "text"),
     ("m2m_100", "m2m_100", dict(SIN_ENC_DEC, max_position_embeddings=1000), "text"),
+    # Pegasus-X: no stored table, the rows of each forward's positions computed on the fly
+    ("pegasus_x", "pegasus_x", dict(SIN_ENC_DEC, block_size=8, num_global_tokens=4), "text"),
     # an odd width (fairseq's trailing zero channel) and another padding_idx (rows from 5)
     ("m2m_100 odd width pad 4", "m2m_100", dict(SIN_ENC_DEC, d_model=63, encoder_attention_heads=3,
                                                 decoder_attention_heads=3, pad_token_id=4, max_position_embeddings=300),
@@ -683,13 +685,14 @@ def sinusoid_run(model_type, kw, feed):
     mods = {n: m for n, m in model.named_modules() if n.endswith("embed_positions")}
     seen = {}
 
-    def table(m):
-        return m.weight if isinstance(getattr(m, "weight", None), torch.nn.Parameter) else m.weights
+    def table(m):  # None: the module stores no table (Pegasus-X)
+        return m.weight if isinstance(getattr(m, "weight", None), torch.nn.Parameter) else getattr(m, "weights", None)
 
     for n, m in mods.items():
         m.register_forward_hook(lambda mod, a, k, out, n=n: seen.__setitem__(n, (
-            table(mod).detach().clone(), out.detach().reshape(-1, out.shape[-1]).clone())), with_kwargs=True)
-    rows0 = {n: table(m).shape[0] for n, m in mods.items()}
+            None if table(mod) is None else table(mod).detach().clone(),
+            out.detach().reshape(-1, out.shape[-1]).clone())), with_kwargs=True)
+    rows0 = {n: None if table(m) is None else table(m).shape[0] for n, m in mods.items()}
     ids = (torch.arange(T)[None] + 3) % kw["vocab_size"]
     ids[ids == kw["pad_token_id"]] = kw["pad_token_id"] + 1
     ids[0, 5] = kw["pad_token_id"]  # one padding token inside the sequence
@@ -740,6 +743,15 @@ def sinusoid_tables(t, d):
                 continue
             stack = stack or "model"
             mod, (used, added) = mods[name], seen[name]
+            if layer["size"] == 0:  # posenc: no stored table, rows computed per forward for positions 0..T-1
+                t.check(used is None and layer["tensor"] == "" and layer["offset"] == 0,
+                        f"{label} {stack}: the module stores no table (posenc: tensor '{layer['tensor']}', no rows)")
+                compare_sinusoid(t, f"{label} {stack} (positions 0..{T - 1})", d, dict(layer, size=T),
+                                 added.numpy()[:T])
+                with torch.no_grad():  # the module itself over 1000 positions: large angles, where float32 steps show
+                    far = mod(torch.zeros(1, 1000, layer["dim"])).reshape(1000, -1).numpy()
+                compare_sinusoid(t, f"{label} {stack} (positions 0..999)", d, dict(layer, size=1000), far)
+                continue
             attr = "weight" if isinstance(getattr(mod, "weight", None), torch.nn.Parameter) else "weights"
             t.check(layer["tensor"].endswith(f"{name}.{attr}"), f"{label} {stack}: table {layer['tensor']} = the "
                     f"run's {name}.{attr}")
