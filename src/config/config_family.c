@@ -332,6 +332,17 @@ static const config_refusal refusals[] = {
      * rope_parameters.llama_4_scaling_beta, rope_parameters.original_max_position_embeddings) */
     {"ministral3", "q x (1 + llama_4_scaling_beta * ln(1 + floor(pos / original_max_position_embeddings))) after "
                    "RoPE (get_llama_4_attn_scale): no posenc field for it; yarn alone is wrong from there on"},
+    /* fixed sinusoid tables posenc cannot reproduce (tests/oracle/test_oracle_hf.py sinusoid_refused shows each) */
+    {"ctrl", "its float32 table takes w_k = 1 / torch.pow(10000, 2k/d) (a pow then a reciprocal), which neither of posenc's "
+             "sinusoid modes forms: precise is off by many ulp at long positions, torch-compat forms w_k another way"},
+    {"musicgen", "its decoder's fixed sinusoid table is [cos | sin] halves (MusicgenSinusoidalPositionalEmbedding): no "
+                 "posenc layout puts the cosines first"},
+    {"musicgen_decoder", "its fixed sinusoid table is [cos | sin] halves (MusicgenSinusoidalPositionalEmbedding): no "
+                         "posenc layout puts the cosines first"},
+    {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
+                        "first"},
+    {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
+                                "first"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {

@@ -817,6 +817,48 @@ def sinusoid_refused(t, d):
     refused_by_name(t, "speech_to_text pad_token_id 0", path, "pad_token_id")
 
 
+def sinusoid_layout_refused(t, d):
+    """Sinusoid tables no posenc mode or layout reproduces, refused by name, each shown on its own run: CTRL's float32
+    table (w_k = 1 / torch.pow(10000, 2k/d)) differs from posenc's vaswani [sin | cos] table in both modes; MusicGen's
+    decoder table is posenc's t2t torch-compat table with its halves swapped ([cos | sin])."""
+    import torch
+    from transformers import CTRLConfig, CTRLModel, MusicgenDecoderConfig, MusicgenForCausalLM
+    cfg = CTRLConfig(n_embd=64, n_layer=2, n_head=4, dff=128, vocab_size=128, n_positions=1000)
+    torch.manual_seed(0)
+    model = CTRLModel(cfg).eval()
+    with torch.no_grad():
+        model(input_ids=(torch.arange(T)[None] + 3) % 128)
+    theirs = model.pos_encoding.detach().numpy()
+    out = os.path.join(d, "ctrl.npy")
+    for mode in ("--torch-compat", "--precise"):
+        rc, _, se = run("table", "--len", 1000, "--dim", 64, "--freqs", "vaswani", "--layout", "half", mode, "-o", out)
+        mine = np.load(out) if rc == 0 else np.zeros_like(theirs)
+        worst = ulps((mine, mine), (theirs, theirs))
+        t.check(mine.shape == theirs.shape and worst > 1, f"ctrl: its table is not posenc's vaswani half table "
+                f"{mode[2:]} (at most {worst} ulp apart over 1000 x 64), so posenc refuses it")
+    path = os.path.join(d, "ctrl.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "ctrl", path, "ctrl")
+    cfg = MusicgenDecoderConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, ffn_dim=128,
+                                vocab_size=128, max_position_embeddings=1000, num_codebooks=2, pad_token_id=128,
+                                bos_token_id=128)
+    torch.manual_seed(0)
+    model = MusicgenForCausalLM(cfg).eval()
+    with torch.no_grad():
+        model(input_ids=((torch.arange(2 * T).reshape(1, 2, T) + 3) % 128).reshape(2, T))
+    theirs = model.model.decoder.embed_positions.weights.detach().numpy()
+    rc, _, se = run("table", "--len", 1000, "--dim", 64, "--freqs", "t2t", "--layout", "half", "--torch-compat",
+                    "-o", out)
+    mine = np.load(out) if rc == 0 else np.zeros((1000, 64), np.float32)
+    swapped = np.concatenate([mine[:, 32:], mine[:, :32]], 1)
+    t.check(mine.shape == theirs.shape and not np.array_equal(mine, theirs) and
+            np.array_equal(swapped.view(np.uint32), theirs.view(np.uint32)),
+            "musicgen_decoder: its table is posenc's t2t half table with the halves swapped ([cos | sin], bit for bit)")
+    path = os.path.join(d, "musicgen_decoder.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "musicgen_decoder", path, "musicgen_decoder")
+
+
 def sinusoid_run_nopad(kw):
     """The forward pass of an M2M-100 built with pad_token_id None (raises inside embed_positions)."""
     import torch
@@ -1287,7 +1329,8 @@ ROOT_DIR = None
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
-           "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused}
+           "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused,
+           "sinusoid_layout_refused": sinusoid_layout_refused}
 
 
 def main():
