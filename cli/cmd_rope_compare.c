@@ -435,12 +435,23 @@ static int compare(comparison *c) {
             }
         } else if (la->scheme == POSENC_LAYER_SINUSOIDAL) {
             const posenc_sinusoid_params *sa = &A->m.sinusoid, *sb = &B->m.sinusoid;
+            /* Marian: a decoder layer reads the decoder's own table (rows, offset) */
+            bool da = A->m.decoder_sinusoid_size > 0 && strcmp(la->kind, "decoder") == 0;
+            bool db = B->m.decoder_sinusoid_size > 0 && strcmp(lb->kind, "decoder") == 0;
+            int64_t ra = da ? A->m.decoder_sinusoid_size : A->m.sinusoid_size;
+            int64_t rb = db ? B->m.decoder_sinusoid_size : B->m.sinusoid_size;
+            int64_t oa = da ? A->m.decoder_sinusoid_offset : A->m.sinusoid_offset;
+            int64_t ob = db ? B->m.decoder_sinusoid_offset : B->m.sinusoid_offset;
             if (sa->dim != sb->dim || sa->base != sb->base || sa->freqs != sb->freqs || sa->layout != sb->layout ||
-                A->m.sinusoid_size != B->m.sinusoid_size) {
-                snprintf(x, sizeof x, "sinusoid %lld rows x %d, base %g", (long long)A->m.sinusoid_size, sa->dim,
-                         sa->base);
-                snprintf(y, sizeof y, "sinusoid %lld rows x %d, base %g", (long long)B->m.sinusoid_size, sb->dim,
-                         sb->base);
+                sa->odd != sb->odd || sa->mode != sb->mode || ra != rb || oa != ob ||
+                A->m.sinusoid_zero_row != B->m.sinusoid_zero_row ||
+                A->m.sinusoid_skips_padding != B->m.sinusoid_skips_padding) {
+                snprintf(x, sizeof x, "sinusoid %lld rows x %d, base %g, %s, row = position + %lld%s", (long long)ra,
+                         sa->dim, sa->base, sa->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", (long long)oa,
+                         A->m.sinusoid_skips_padding ? " (padding skipped)" : "");
+                snprintf(y, sizeof y, "sinusoid %lld rows x %d, base %g, %s, row = position + %lld%s", (long long)rb,
+                         sb->dim, sb->base, sb->freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", (long long)ob,
+                         B->m.sinusoid_skips_padding ? " (padding skipped)" : "");
                 mark(fs, D_SINUSOID, true, i, x, y, NULL);
             }
         } else if (la->scheme == POSENC_LAYER_T5) {

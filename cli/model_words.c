@@ -99,13 +99,34 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                                                    : "before layer 0");
         break;
     }
-    case POSENC_LAYER_SINUSOIDAL:
-        snprintf(buf, size, "fixed sinusoidal table %s (%lld rows x %d, %s frequencies base %g, %s), added %s",
-                 m->sinusoid_tensor, (long long)m->sinusoid_size, m->sinusoid.dim,
-                 m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", m->sinusoid.base,
-                 m->sinusoid.layout == POSENC_LAYOUT_HALF ? "[sin | cos] halves" : "interleaved sin, cos",
-                 strcmp(l->kind, "encoder") == 0 ? "to the encoder's input" : "before layer 0");
+    case POSENC_LAYER_SINUSOIDAL: {
+        bool own = m->decoder_sinusoid_size > 0 && strcmp(l->kind, "decoder") == 0; /* Marian: the decoder's table */
+        if (m->sinusoid_size == 0) { /* Pegasus-X: computed per forward pass */
+            snprintf(buf, size, "fixed sinusoid (%d channels, %s frequencies base %g, %s%s), computed for each "
+                     "position in every forward pass (no stored table, no row limit), added %s", m->sinusoid.dim,
+                     m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", m->sinusoid.base,
+                     m->sinusoid.layout == POSENC_LAYOUT_HALF ? "[sin | cos] halves" : "interleaved sin, cos",
+                     m->sinusoid.mode == POSENC_MODE_TORCH_COMPAT ? ", torch float32" : "",
+                     strcmp(l->kind, "decoder") == 0 ? "to the decoder's input" : "to the encoder's input");
+            break;
+        }
+        int n = snprintf(buf, size, "fixed sinusoidal table %s (%lld rows x %d, %s frequencies base %g, %s%s, "
+                         "row = position + %lld%s), added %s",
+                         own ? m->decoder_sinusoid_tensor : m->sinusoid_tensor,
+                         (long long)(own ? m->decoder_sinusoid_size : m->sinusoid_size), m->sinusoid.dim,
+                         m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani", m->sinusoid.base,
+                         m->sinusoid.layout == POSENC_LAYOUT_HALF ? "[sin | cos] halves" : "interleaved sin, cos",
+                         m->sinusoid.mode == POSENC_MODE_TORCH_COMPAT ? ", torch float32" : "",
+                         (long long)(own ? m->decoder_sinusoid_offset : m->sinusoid_offset),
+                         m->sinusoid_grows ? ", grown on demand" : "",
+                         strcmp(l->kind, "encoder") == 0   ? "to the encoder's input"
+                         : strcmp(l->kind, "decoder") == 0 ? "to the decoder's input"
+                                                           : "before layer 0");
+        if (n >= 0 && (size_t)n < size && m->sinusoid_zero_row >= 0)
+            snprintf(buf + n, size - (size_t)n, "; row %lld is zero%s", (long long)m->sinusoid_zero_row,
+                     m->sinusoid_skips_padding ? " (padding tokens read it; positions count the others)" : "");
         break;
+    }
     case POSENC_LAYER_T5:
         snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
                  m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
@@ -393,14 +414,23 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
                    (long long)(own ? m->decoder_learned_size : m->learned_size));
             break;
         }
-        case POSENC_LAYER_SINUSOIDAL:
+        case POSENC_LAYER_SINUSOIDAL: {
+            bool own = m->decoder_sinusoid_size > 0 && strcmp(l->kind, "decoder") == 0; /* Marian: the decoder's table */
             printf(", \"tensor\": ");
-            cli_json_string(m->sinusoid_tensor);
-            printf(", \"size\": %lld, \"dim\": %d, \"base\": ", (long long)m->sinusoid_size, m->sinusoid.dim);
+            cli_json_string(own ? m->decoder_sinusoid_tensor : m->sinusoid_tensor);
+            printf(", \"size\": %lld, \"offset\": %lld, \"dim\": %d, \"base\": ",
+                   (long long)(own ? m->decoder_sinusoid_size : m->sinusoid_size),
+                   (long long)(own ? m->decoder_sinusoid_offset : m->sinusoid_offset), m->sinusoid.dim);
             cli_json_number(m->sinusoid.base);
             printf(", \"freqs\": \"%s\", \"layout\": \"%s\"", m->sinusoid.freqs == POSENC_FREQS_T2T ? "t2t" : "vaswani",
                    m->sinusoid.layout == POSENC_LAYOUT_HALF ? "half" : "interleaved");
+            printf(", \"odd\": \"%s\", \"mode\": \"%s\", \"zero_row\": %lld, \"grows\": %s",
+                   m->sinusoid.odd == POSENC_ODD_PAD ? "pad" : m->sinusoid.odd == POSENC_ODD_ROUND_UP ? "round_up" : "error",
+                   m->sinusoid.mode == POSENC_MODE_TORCH_COMPAT ? "torch_compat" : "precise",
+                   (long long)m->sinusoid_zero_row, m->sinusoid_grows ? "true" : "false");
+            printf(", \"skips_padding\": %s", m->sinusoid_skips_padding ? "true" : "false");
             break;
+        }
         case POSENC_LAYER_T5:
             printf(", \"num_buckets\": %d, \"max_distance\": %d, \"bidirectional\": %s", m->t5.num_buckets,
                    m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "true" : "false");

@@ -2151,6 +2151,9 @@ POSENC_API void posenc_model_config_free(posenc_model_config *config);
  *   T5       relative buckets (t5: num_buckets, max_distance; bidirectional in
  *            the encoder layers, not in the decoder's self-attention), one
  *            bias table shared by the layers of each stack.
+ *   SINUSOIDAL a fixed sinusoid table added to a stack's input (sinusoid,
+ *            sinusoid_*: params, tensor, rows = position + offset; the
+ *            decoder's own table in decoder_sinusoid_*).
  *
  * An unknown model_type (config.json; also an architectures[0] class with no
  * family) or GGUF general.architecture is refused (POSENC_ERR_UNSUPPORTED),
@@ -2177,7 +2180,8 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_ALIBI = 2,
     POSENC_LAYER_LEARNED = 3,
     POSENC_LAYER_T5 = 4,
-    POSENC_LAYER_SINUSOIDAL = 5 /* a fixed sinusoidal table added to the stack's input (Whisper's encoder) */
+    POSENC_LAYER_SINUSOIDAL = 5 /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
+                                   stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
 } posenc_layer_scheme;
 
 /* "nope", "rope", "alibi", "learned", "t5", "sinusoidal"; "?" if unknown. */
@@ -2301,6 +2305,34 @@ typedef struct posenc_model {
      * POSENC_LAYER_NOPE and kind an attention kind. posenc's RoPE functions do not apply it: q x scale(p) is the
      * caller's (posenc_query_scale_f64). */
     posenc_query_scale query_scale;
+    /* SINUSOIDAL beyond Whisper. The table's values are always posenc_sinusoid_table(sinusoid, row) for
+     * row 0..size-1 (a row is its own position in the formula); these say which rows the runtime reads:
+     *   row = position + sinusoid_offset (the encoder's, or the only stack's, table). Whisper, Marian, Pegasus: 0;
+     *   fairseq-style tables (M2M-100, NLLB-MoE, Speech2Text): pad_token_id + 1, where "position" counts the
+     *   non-padding tokens before this one (+ the cached length), and a padding token reads row sinusoid_zero_row;
+     *   XGLM: 2 (position_ids + 2, whatever pad_token_id is: its padding tokens get no special row).
+     * sinusoid_skips_padding: 1 where "position" counts the non-padding tokens only and a padding token reads
+     *   sinusoid_zero_row (fairseq's create_position_ids_from_input_ids); 0: position = index + past.
+     * sinusoid_zero_row: -1 none; else the row the runtime sets to all zeros (fairseq's padding_idx =
+     *   pad_token_id; for XGLM with pad_token_id >= 2 that row is position pad_token_id - 2 of real tokens).
+     * sinusoid_grows: 1 when the runtime rebuilds a longer table (same formula) once a position needs a row past
+     *   sinusoid_size (fairseq's make_weights), so sizes are the initial rows, not a limit; 0: past it is an error.
+     * sinusoid.mode says how the runtime computes the values: POSENC_MODE_TORCH_COMPAT for torch float32 tables
+     *   (Whisper, fairseq-style: bit for bit in that mode), POSENC_MODE_PRECISE for numpy float64 tables rounded
+     *   once to float32 (Marian, Pegasus: within 1 ulp in precise mode, tests/oracle/test_oracle_hf.py).
+     * sinusoid_tensor "" and sinusoid_size 0: no table is stored; the runtime computes the rows of the positions it
+     *   needs in each forward pass, without a limit (Pegasus-X, both stacks: decoder_sinusoid_size 0 too).
+     * decoder_sinusoid_*: an encoder-decoder whose two stacks each own a fixed table (Marian, Pegasus, M2M-100,
+     *   NLLB-MoE, Speech2Text), same params as `sinusoid`: the layers of kind "decoder" read this one (its rows
+     *   position + decoder_sinusoid_offset; the same zero row and growth), the others sinusoid_*.
+     *   decoder_sinusoid_size 0: every SINUSOIDAL layer reads sinusoid_* (Whisper: its decoder is LEARNED). */
+    int64_t sinusoid_offset;
+    int64_t sinusoid_zero_row;
+    int32_t sinusoid_grows;
+    int32_t sinusoid_skips_padding;
+    char decoder_sinusoid_tensor[64];
+    int64_t decoder_sinusoid_offset;
+    int64_t decoder_sinusoid_size;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

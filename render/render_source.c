@@ -219,8 +219,10 @@ int cli_table_from_model(const char *command, const posenc_model *m, int64_t len
     if (s == POSENC_LAYER_SINUSOIDAL) { /* Whisper's encoder: the fixed table itself, as the checkpoint holds it */
         int rc = cli_table_compute(command, POSENC_KIND_SINUSOIDAL, len, &m->sinusoid, start, t);
         if (rc == EXIT_OK)
-            snprintf(t->about, sizeof t->about, "%s: the encoder's fixed sinusoidal table %.60s (%lld rows)", base,
-                     m->sinusoid_tensor, (long long)m->sinusoid_size);
+            snprintf(t->about, sizeof t->about, "%s: the %s fixed sinusoidal table %.60s (%lld rows%s)", base,
+                     strcmp(m->layers[0].kind, "encoder") == 0 ? "encoder's" : "model's",
+                     m->sinusoid_size ? m->sinusoid_tensor : "(computed per forward pass)",
+                     (long long)m->sinusoid_size, m->sinusoid_size ? "" : ": no stored table");
         return rc;
     }
     if (len > 4096) len = 4096; /* a [len x len] bias */

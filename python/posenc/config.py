@@ -424,7 +424,11 @@ class _Model(Structure):
                 ("position_start", c_int64), ("sinusoid", _lib.SinusoidParams), ("sinusoid_tensor", c_char * 64),
                 ("sinusoid_size", c_int64), ("decoder_learned_tensor", c_char * 64),
                 ("decoder_learned_offset", c_int64), ("decoder_learned_size", c_int64),
-                ("query_scale", _QueryScale)]
+                ("query_scale", _QueryScale),
+                ("sinusoid_offset", c_int64), ("sinusoid_zero_row", c_int64), ("sinusoid_grows", c_int32),
+                ("sinusoid_skips_padding", c_int32),
+                ("decoder_sinusoid_tensor", c_char * 64), ("decoder_sinusoid_offset", c_int64),
+                ("decoder_sinusoid_size", c_int64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -453,7 +457,7 @@ class Layer:
     rotary_offset: int = 0               # rope: first rotated channel of the head
     alibi_slopes: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # alibi: one per head
     tensor: Optional[str] = None         # learned / sinusoidal: the table's tensor
-    offset: int = 0                      # learned: row = position + offset (OPT: 2)
+    offset: int = 0                      # learned / sinusoidal: row = position + offset (OPT: 2)
     size: int = 0                        # learned / sinusoidal: rows of the table
     dim: int = 0                         # sinusoidal: channels (posenc_sinusoid_params)
     base: float = 0.0                    # sinusoidal: frequency base
@@ -462,6 +466,9 @@ class Layer:
     num_buckets: int = 0                 # t5
     max_distance: int = 0                # t5
     bidirectional: Optional[bool] = None  # t5: encoder True, decoder False
+    zero_row: int = -1                   # sinusoidal: the row the runtime zeroes (fairseq's padding_idx), -1 none
+    grows: bool = False                  # sinusoidal: the runtime rebuilds a longer table past `size` rows
+    skips_padding: bool = False          # sinusoidal: positions count non-padding tokens; padding reads zero_row
 
 
 @dataclass(frozen=True)
@@ -581,10 +588,15 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                 else:
                     extra = dict(tensor=text(m.learned_tensor), offset=int(m.learned_offset),
                                  size=int(m.learned_size))
-            elif scheme == "sinusoidal":  # Whisper's encoder: posenc_sinusoid_table with these, rows 0..size-1
-                extra = dict(tensor=text(m.sinusoid_tensor), size=int(m.sinusoid_size), dim=int(m.sinusoid.dim),
+            elif scheme == "sinusoidal":  # posenc_sinusoid_table with these, rows = position + offset
+                own = m.decoder_sinusoid_size > 0 and text(entry.kind) == "decoder"  # Marian: the decoder's table
+                extra = dict(tensor=text(m.decoder_sinusoid_tensor if own else m.sinusoid_tensor),
+                             size=int(m.decoder_sinusoid_size if own else m.sinusoid_size),
+                             offset=int(m.decoder_sinusoid_offset if own else m.sinusoid_offset),
+                             dim=int(m.sinusoid.dim),
                              base=float(m.sinusoid.base), freqs="t2t" if m.sinusoid.freqs == 1 else "vaswani",
-                             layout=_lib.LAYOUT_NAME[m.sinusoid.layout])
+                             layout=_lib.LAYOUT_NAME[m.sinusoid.layout], zero_row=int(m.sinusoid_zero_row),
+                             grows=bool(m.sinusoid_grows), skips_padding=bool(m.sinusoid_skips_padding))
             elif scheme == "t5":
                 extra = dict(num_buckets=int(m.t5.num_buckets), max_distance=int(m.t5.max_distance),
                              bidirectional=text(entry.kind) == "encoder")

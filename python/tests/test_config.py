@@ -70,6 +70,29 @@ def test_wrappers_position_start():
         posenc.load_config({"model_type": "xvlm", "text_config": {"model_type": "llama"}})  # a made-up type
 
 
+def test_sinusoid_tables_per_stack():
+    # M2M-100 (pad_token_id 4): each stack its own fairseq table, rows from padding_idx + 1, row 4 zeroed, growing
+    m = posenc.load_config({"model_type": "m2m_100", "d_model": 64, "encoder_layers": 2, "decoder_layers": 3,
+                            "max_position_embeddings": 100, "pad_token_id": 4})
+    enc, dec = m.layers[0], m.layers[-1]
+    assert [x.kind for x in m.layers] == ["encoder"] * 2 + ["decoder"] * 3
+    assert (enc.tensor, enc.size, enc.offset, enc.zero_row, enc.grows, enc.skips_padding) == (
+        "model.encoder.embed_positions.weights", 102, 5, 4, True, True)
+    assert (dec.tensor, dec.size, dec.offset) == ("model.decoder.embed_positions.weights", 102, 5)
+    # Speech2Text: the two stacks' tables have different row counts
+    s2t = posenc.load_config({"model_type": "speech_to_text", "max_source_positions": 300, "max_target_positions": 50})
+    assert (s2t.layers[0].size, s2t.layers[-1].size) == (302, 52)
+    # Marian: float64 tables, vaswani [sin | cos], rows = positions; XGLM: one stack, rows + 2, no padding skipped
+    mar = posenc.load_config({"model_type": "marian", "d_model": 64})
+    assert (mar.layers[-1].tensor, mar.layers[-1].freqs, mar.layers[-1].offset, mar.layers[-1].zero_row) == (
+        "model.decoder.embed_positions.weight", "vaswani", 0, -1)
+    x = posenc.load_config({"model_type": "xglm", "pad_token_id": 5})
+    assert (x.layers[0].kind, x.layers[0].offset, x.layers[0].zero_row, x.layers[0].skips_padding) == (
+        "attention", 2, 5, False)
+    with pytest.raises(posenc.UnsupportedError, match="d_model"):
+        posenc.load_config({"model_type": "marian", "d_model": 63})
+
+
 def test_whisper_two_stacks_and_modernbert_bases():
     # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table
     w = posenc.load_config({"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,

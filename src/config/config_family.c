@@ -318,6 +318,31 @@ static const config_family families[] = {
      FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
     {"qwen3_5_moe", "qwen3_5_moe_text", "Qwen3_5Moe", H, 10000, 32768, 2048, 16, 256, 40, 0.25,
      FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
+    /* fixed sinusoid tables (issue 39; class defaults from transformers 5.18's configuration_*.py), verified by
+     * tests/oracle/test_oracle_hf.py: Marian / Pegasus a float64 table per stack (FAMILY_SINUSOID_ENC_DEC);
+     * fairseq-style float32 tables, rows from pad_token_id + 1 (FAMILY_SINUSOID_FAIRSEQ: non-persistent buffers,
+     * `weights`); XGLM one stack, rows + 2 */
+    {"marian", NULL, "Marian", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"pegasus", NULL, "Pegasus", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    {"m2m_100", NULL, "M2M100", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
+     0, 0, "model.encoder.embed_positions.weights"},
+    {"nllb-moe", NULL, "NllbMoe", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0,
+     0, 0, "model.encoder.embed_positions.weights"},
+    /* Pegasus-X: both stacks compute t2t [sin | cos] rows for their positions (arange + past) in every forward: no
+     * tensor, no row limit (max_position_embeddings unused) */
+    {"pegasus_x", NULL, "PegasusX", H, 0, 16384, 1024, 16, 0, 16, 0, FAMILY_SINUSOID_ENC_DEC, 0, 0, 0, ""},
+    /* FSMT: fairseq's table as M2M-100's, max_position_embeddings + pad_token_id + 1 rows (an nn.Embedding weight);
+     * with a cache its make_positions adds the past length to padding tokens too (row pad + past, not the zero row):
+     * posenc_model describes the uncached rule */
+    {"fsmt", NULL, "FSMT", H, 0, 1024, 1024, 16, 0, 12, 0, FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0, 0, 0,
+     "model.encoder.embed_positions.weight"},
+    /* Speech2Text: max_source_positions (6000) / max_target_positions (1024) rows, 12 encoder / 6 decoder layers */
+    {"speech_to_text", NULL, "Speech2Text", H, 0, 0, 256, 4, 0, 12, 0,
+     FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ, 0, 0, 0, "model.encoder.embed_positions.weights"},
+    {"xglm", NULL, "XGLM", H, 0, 2048, 1024, 16, 0, 24, 0, FAMILY_SINUSOID_FAIRSEQ | FAMILY_SINUSOID_OFFSET2, 0, 0, 0,
+     "model.embed_positions.weights"},
 };
 
 const config_family *config_family_find_(const char *model_type) {
@@ -331,8 +356,17 @@ const config_family *config_family_find_(const char *model_type) {
 /* Model types refused with the reason posenc cannot read them (the others it does not know are refused by name
  * with their position keys). */
 static const config_refusal refusals[] = {
-    /* none today: an empty list keeps the table's shape (ministral3 is read since its query scale has a field) */
-    {NULL, NULL},
+    /* fixed sinusoid tables posenc cannot reproduce (tests/oracle/test_oracle_hf.py sinusoid_refused shows each) */
+    {"ctrl", "its float32 table takes w_k = 1 / torch.pow(10000, 2k/d) (a pow then a reciprocal), which neither of posenc's "
+             "sinusoid modes forms: precise is off by many ulp at long positions, torch-compat forms w_k another way"},
+    {"musicgen", "its decoder's fixed sinusoid table is [cos | sin] halves (MusicgenSinusoidalPositionalEmbedding): no "
+                 "posenc layout puts the cosines first"},
+    {"musicgen_decoder", "its fixed sinusoid table is [cos | sin] halves (MusicgenSinusoidalPositionalEmbedding): no "
+                         "posenc layout puts the cosines first"},
+    {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
+                        "first"},
+    {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
+                                "first"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {

@@ -366,6 +366,7 @@ static posenc_status sinusoid_encoder_layers(hf_reader *h, const cJSON *cfg) {
     posenc_sinusoid_params_default(&m->sinusoid, (int32_t)d_model);
     m->sinusoid.freqs = POSENC_FREQS_T2T;
     m->sinusoid.layout = POSENC_LAYOUT_HALF;
+    m->sinusoid.mode = POSENC_MODE_TORCH_COMPAT; /* sinusoids() runs in torch float32 */
     m->sinusoid_size = source;
     static const char enc_table[] = "model.encoder.embed_positions.weight";
     config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, enc_table, strlen(enc_table));
@@ -412,6 +413,110 @@ static posenc_status learned_enc_dec_layers(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* Fixed sinusoid tables in each stack (Marian, Pegasus; fairseq-style M2M-100, NLLB-MoE, Speech2Text) or in XGLM's
+ * one stack: config_internal.h's FAMILY_SINUSOID_* say how each builds its table and which rows it reads. */
+static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    const bool fairseq = (f->flags & FAMILY_SINUSOID_FAIRSEQ) != 0, two = (f->flags & FAMILY_SINUSOID_ENC_DEC) != 0;
+    const bool s2t = strcmp(f->model_type, "speech_to_text") == 0, xglm = (f->flags & FAMILY_SINUSOID_OFFSET2) != 0;
+    /* PegasusXSinusoidalPositionalEmbedding: no table, the rows of position_ids computed in each forward */
+    const bool live = strcmp(f->model_type, "pegasus_x") == 0;
+    /* class defaults: the row's, except Speech2TextConfig (6 decoder layers, 6000 / 1024 source / target rows) */
+    int64_t enc = f->layers, dec = s2t ? 6 : f->layers, d_model = f->hidden;
+    int64_t enc_rows = s2t ? 6000 : f->max_position, dec_rows = s2t ? 1024 : f->max_position;
+    bool has = false;
+    if (two) {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "encoder_layers", 1 << 20, &enc, &has));
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "decoder_layers", 1 << 20, &dec, &has));
+    } else {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_layers", 1 << 20, &enc, &has));
+        dec = 0;
+    }
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "d_model", 1 << 30, &d_model, &has));
+    if (s2t) {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_source_positions", (int64_t)1 << 40, &enc_rows, &has));
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_target_positions", (int64_t)1 << 40, &dec_rows, &has));
+    } else if (!live) {
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_position_embeddings", (int64_t)1 << 40, &enc_rows, &has));
+        dec_rows = enc_rows;
+    }
+    RETURN_ERROR_IF(!live && (enc_rows < 1 || dec_rows < 1), h->err, POSENC_ERR_FORMAT,
+                    "config.json: %s %lld: a sinusoid position table needs >= 1 row",
+                    s2t ? (enc_rows < 1 ? "max_source_positions" : "max_target_positions") : "max_position_embeddings",
+                    (long long)(enc_rows < 1 ? enc_rows : dec_rows));
+    posenc_sinusoid_params_default(&m->sinusoid, (int32_t)(d_model > 0 ? d_model : 1));
+    m->sinusoid.layout = POSENC_LAYOUT_HALF;
+    int64_t offset = 0, extra = 0;
+    if (live) {
+        /* t2t frequencies exp(k * -ln(10000) / (d/2 - 1)) in the input's dtype (float32), [sin | cos] into a d-wide
+         * zero tensor: an odd d fails there (d/2 + 1 columns for d/2 cosines), d 2 divides by zero */
+        RETURN_ERROR_IF(d_model % 2 != 0 || d_model < 4, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'd_model' %lld: %s's sinusoid needs an even width >= 4 (it cannot run otherwise)",
+                        (long long)d_model, f->model_type);
+        m->sinusoid.freqs = POSENC_FREQS_T2T;
+        m->sinusoid.mode = POSENC_MODE_TORCH_COMPAT;
+        enc_rows = dec_rows = 0; /* no stored table, no row limit */
+    } else if (!fairseq) {
+        /* create_weight: out[:, :ceil(d/2)] = sin at exponents 2k/d, then floor(d/2) cosines */
+        RETURN_ERROR_IF(d_model % 2 != 0 || d_model < 2, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'd_model' %lld: %s's sinusoid table with an odd (or zero) width puts ceil(d/2) "
+                        "sines at exponents 2k/d before the cosines, which no posenc odd-width policy gives",
+                        (long long)d_model, f->model_type);
+        m->sinusoid.mode = POSENC_MODE_PRECISE; /* numpy float64, rounded once to float32 */
+    } else {
+        /* get_embedding: ln(10000) / (half_dim - 1) */
+        RETURN_ERROR_IF(d_model < 4, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'd_model' %lld: %s's sinusoid divides by d/2 - 1, so it needs a width >= 4",
+                        (long long)d_model, f->model_type);
+        m->sinusoid.freqs = POSENC_FREQS_T2T;
+        m->sinusoid.odd = POSENC_ODD_PAD;
+        m->sinusoid.mode = POSENC_MODE_TORCH_COMPAT; /* torch float32 */
+        int64_t pad = 1; /* M2M100Config, NllbMoeConfig, Speech2TextConfig, XGLMConfig: pad_token_id = 1 */
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "pad_token_id", (int64_t)1 << 30, &pad, &has));
+        bool null_pad = !has && member(cfg, "pad_token_id");
+        RETURN_ERROR_IF(null_pad && !xglm, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'pad_token_id' is null: %s numbers positions from padding_idx + 1 "
+                        "(create_position_ids_from_input_ids) and cannot run without one", f->model_type);
+        /* Speech2TextEncoder looks its rows up from the padding mask (0 = a real frame) as if it were token ids */
+        RETURN_ERROR_IF(s2t && pad == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'pad_token_id' 0 in a speech_to_text config: its encoder numbers frames from a "
+                        "padding mask whose real frames are 0 = padding_idx, so every frame reads the zeroed row; "
+                        "posenc does not describe that as positions");
+        /* self.offset: max_position_embeddings + 2 rows; FSMT's table is max_position_embeddings + padding_idx + 1 */
+        extra = strcmp(f->model_type, "fsmt") == 0 ? pad + 1 : 2;
+        offset = xglm ? 2 : pad + 1;
+        m->sinusoid_zero_row = null_pad ? -1 : pad;
+        m->sinusoid_grows = 1;
+        m->sinusoid_skips_padding = !xglm; /* XGLM: position_ids = arange + past */
+        RETURN_ERROR_IF(!null_pad && pad >= (enc_rows < dec_rows ? enc_rows : dec_rows) + extra, h->err,
+                        POSENC_ERR_FORMAT,
+                        "config.json: pad_token_id %lld is past the %lld rows of %s's position table (it zeroes row "
+                        "padding_idx when it builds it)", (long long)pad,
+                        (long long)((enc_rows < dec_rows ? enc_rows : dec_rows) + extra), f->model_type);
+    }
+    m->sinusoid_size = enc_rows + extra;
+    m->sinusoid_offset = offset;
+    if (!live) config_copy_name_(m->sinusoid_tensor, sizeof m->sinusoid_tensor, f->table, strlen(f->table));
+    if (two && !live) {
+        /* the encoder's name with decoder: a buffer `weights` (fairseq-style modules) or an nn.Embedding `weight` */
+        size_t n = strlen(f->table);
+        const char *dec_table = n > 8 && strcmp(f->table + n - 8, ".weights") == 0
+                                    ? "model.decoder.embed_positions.weights"
+                                    : "model.decoder.embed_positions.weight";
+        config_copy_name_(m->decoder_sinusoid_tensor, sizeof m->decoder_sinusoid_tensor, dec_table, strlen(dec_table));
+        m->decoder_sinusoid_size = dec_rows + extra;
+        m->decoder_sinusoid_offset = offset;
+    }
+    m->config.hidden_size = (int32_t)d_model;
+    m->config.num_hidden_layers = (int32_t)enc;
+    if (!s2t && !live) m->config.max_position_embeddings = enc_rows;
+    FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
+    for (int64_t i = 0; i < enc + dec; i++)
+        config_layer_set_(m, i, POSENC_LAYER_SINUSOIDAL, -1, !two ? "attention" : i < enc ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model *m = h->model;
     posenc_model_config *out = h->out;
@@ -419,6 +524,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
+    if (f->flags & (FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ)) return sinusoid_stacks_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;
     /* LFM2-MoE: no default at all (HF raises); MiMo-V2-Flash: a default rule posenc does not copy */

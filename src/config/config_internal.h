@@ -114,11 +114,26 @@ enum {
  * naming 'architectures'. That code interleaves always (q/k permute before rotate_half), so a rope_interleave
  * other than true (which transformers' DeepseekV3 would honour) is refused naming the key */
 #define FAMILY_REMOTE_ARCH ((uint64_t)1 << 44)
+/* Marian, Pegasus (and with FAMILY_SINUSOID_FAIRSEQ: M2M-100, NLLB-MoE, Speech2Text): encoder_layers then
+ * decoder_layers, each stack adding its own fixed sinusoid table (model.encoder / model.decoder.embed_positions).
+ * Alone: MarianSinusoidalPositionalEmbedding.create_weight: numpy float64 pos / 10000^(2(j//2)/d), [sin | cos]
+ * halves rounded once to float32 (vaswani frequencies, half layout, precise mode), rows = arange + past,
+ * max_position_embeddings rows; an odd d_model puts ceil(d/2) sines before the cosines at exponent 2k/d, which no
+ * posenc odd policy gives: refused by name. */
+#define FAMILY_SINUSOID_ENC_DEC ((uint64_t)1 << 46)
+/* fairseq's get_embedding (M2M100SinusoidalPositionalEmbedding and copies): torch float32 exp(k * -ln(10000) /
+ * (d/2 - 1)) (t2t frequencies, torch-compat), [sin | cos] plus a zero channel for an odd d (POSENC_ODD_PAD), row
+ * padding_idx zeroed, rows = padding_idx + 1 + the count of non-padding tokens before (+ past), a table of
+ * max_position_embeddings + 2 rows rebuilt longer when needed; pad_token_id required */
+#define FAMILY_SINUSOID_FAIRSEQ ((uint64_t)1 << 47)
+/* with FAMILY_SINUSOID_FAIRSEQ, XGLM: one decoder stack (num_layers), rows = position_ids + 2 whatever
+ * pad_token_id is (row pad_token_id still zeroed), pad_token_id may be null */
+#define FAMILY_SINUSOID_OFFSET2 ((uint64_t)1 << 50)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
-     FAMILY_LEARNED_ENC_DEC)
+     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ)
 
 typedef struct {
     const char *model_type;

@@ -22,6 +22,7 @@ void config_model_init_(posenc_model *m, posenc_config_format format) {
     memset(m, 0, sizeof *m);
     config_init_(&m->config, format);
     posenc_t5_params_default(&m->t5);
+    m->sinusoid_zero_row = -1; /* no zeroed row unless a fairseq-style table says so */
 }
 
 posenc_status config_layers_alloc_(posenc_model *m, int64_t count, posenc_error *err) {

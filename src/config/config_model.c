@@ -43,8 +43,11 @@ static posenc_status to_config(posenc_model *m, posenc_status st, const char *so
                                                           : "ALiBi biases in every layer")
                            : s == POSENC_LAYER_LEARNED ? "a learned absolute position table"
                            : s == POSENC_LAYER_T5      ? "T5 relative position buckets"
-                           : s == POSENC_LAYER_SINUSOIDAL ? "a fixed sinusoidal table in the encoder, a learned one "
-                                                            "in the decoder"
+                           : s == POSENC_LAYER_SINUSOIDAL && m->decoder_sinusoid_size > 0
+                               ? "a fixed sinusoidal table in each stack"
+                           : s == POSENC_LAYER_SINUSOIDAL && m->learned_size > 0
+                               ? "a fixed sinusoidal table in the encoder, a learned one in the decoder"
+                           : s == POSENC_LAYER_SINUSOIDAL ? "a fixed sinusoidal table"
                                                        : "no position encoding in any layer";
         posenc_fail_(err, POSENC_ERR_UNSUPPORTED,
                      "%s: '%s' has no RoPE layer (%s); posenc rope explain --config and posenc_model_read list its "

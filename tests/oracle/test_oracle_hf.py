@@ -723,6 +723,249 @@ def f32_ulps(a, b):
 # (the log's and the product's roundings each move the sum by at most half an ULP of a result in [1, 2), the beta
 # rounding far less; the quotient is exact below 2^24).
 QSCALE_ULPS = 2
+# Fixed sinusoid tables (issue 39): (label, model_type, config keywords, what the forward pass gets). Widths and row
+# counts small enough to build in a second, rows enough (~1000) for float32 rounding of large angles to show; a
+# padding token inside the ids, so fairseq's padding-skipping positions and zeroed row are exercised.
+SIN_ENC_DEC = dict(d_model=64, encoder_layers=2, decoder_layers=3, encoder_attention_heads=4, decoder_attention_heads=4,
+                   encoder_ffn_dim=128, decoder_ffn_dim=128, vocab_size=128, pad_token_id=1, eos_token_id=2,
+                   bos_token_id=0, decoder_start_token_id=2)
+SINUSOID_CASES = [
+    ("marian", "marian", dict(SIN_ENC_DEC, max_position_embeddings=1000, decoder_vocab_size=128), "text"),
+    ("pegasus", "pegasus", dict(SIN_ENC_DEC, max_position_embeddings=1000), "text"),
+    ("m2m_100", "m2m_100", dict(SIN_ENC_DEC, max_position_embeddings=1000), "text"),
+    # Pegasus-X: no stored table, the rows of each forward's positions computed on the fly
+    ("pegasus_x", "pegasus_x", dict(SIN_ENC_DEC, block_size=8, num_global_tokens=4), "text"),
+    # an odd width (fairseq's trailing zero channel) and another padding_idx (rows from 5)
+    ("m2m_100 odd width pad 4", "m2m_100", dict(SIN_ENC_DEC, d_model=63, encoder_attention_heads=3,
+                                                decoder_attention_heads=3, pad_token_id=4, max_position_embeddings=300),
+     "text"),
+    ("nllb-moe", "nllb-moe", dict(SIN_ENC_DEC, max_position_embeddings=1000, num_experts=2, expert_capacity=8,
+                                  encoder_sparse_step=2, decoder_sparse_step=2), "text"),
+    ("speech_to_text", "speech_to_text", dict(SIN_ENC_DEC, max_source_positions=1000, max_target_positions=200,
+                                              conv_channels=16, input_feat_per_channel=8), "speech"),
+    # FSMT: an nn.Embedding of max_position_embeddings + pad_token_id + 1 rows, fairseq's values
+    ("fsmt pad 3", "fsmt", dict(SIN_ENC_DEC, max_position_embeddings=1000, pad_token_id=3, langs=["en", "de"],
+                                src_vocab_size=128, tgt_vocab_size=128), "text"),
+    # pad_token_id 5: XGLM's positions ignore padding (arange + 2) yet its table zeroes row 5 = position 3
+    ("xglm pad 5", "xglm", dict(d_model=64, num_layers=2, attention_heads=4, ffn_dim=128, vocab_size=128,
+                                pad_token_id=5, max_position_embeddings=1000), "decoder"),
+]
+
+
+def sinusoid_run(model_type, kw, feed):
+    """A tiny model of model_type, one forward pass; per embed_positions module: its table's rows before the run,
+    the table the run read (after it), and the vectors the run added (one per token)."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    mods = {n: m for n, m in model.named_modules() if n.endswith("embed_positions")}
+    seen = {}
+
+    def table(m):  # None: the module stores no table (Pegasus-X)
+        return m.weight if isinstance(getattr(m, "weight", None), torch.nn.Parameter) else getattr(m, "weights", None)
+
+    for n, m in mods.items():
+        m.register_forward_hook(lambda mod, a, k, out, n=n: seen.__setitem__(n, (
+            None if table(mod) is None else table(mod).detach().clone(),
+            out.detach().reshape(-1, out.shape[-1]).clone())), with_kwargs=True)
+    rows0 = {n: None if table(m) is None else table(m).shape[0] for n, m in mods.items()}
+    ids = (torch.arange(T)[None] + 3) % kw["vocab_size"]
+    ids[ids == kw["pad_token_id"]] = kw["pad_token_id"] + 1
+    ids[0, 5] = kw["pad_token_id"]  # one padding token inside the sequence
+    with torch.no_grad():
+        if feed == "speech":
+            model(input_features=torch.randn(1, 4 * T, kw["input_feat_per_channel"]), decoder_input_ids=ids)
+        elif feed == "text":
+            model(input_ids=ids, decoder_input_ids=ids)
+        else:
+            model(input_ids=ids)
+    return cfg, model, mods, rows0, seen, ids[0].numpy(), table
+
+
+def sinusoid_tables(t, d):
+    """Fixed sinusoid tables through each model's own forward pass (SINUSOID_CASES): posenc must name every layer
+    sinusoidal in the run's stacks, name each stack's table tensor, its initial rows, the rows the run looked up
+    (position + offset; fairseq: padding tokens read the zeroed row and are not counted), and give the table itself:
+    bit for bit in torch-compat for the torch float32 tables (fairseq's get_embedding), within 1 ulp in precise mode
+    for Marian / Pegasus' numpy float64 tables rounded once to float32 (two float64 formulas can round a float32 tie
+    apart, as for RoFormer). Where posenc says the table grows, the module is run past its rows and the rebuilt
+    table must be posenc's table of that length (same bits)."""
+    import torch
+    for label, model_type, kw, feed in SINUSOID_CASES:
+        try:
+            cfg, model, mods, rows0, seen, ids, table = sinusoid_run(model_type, kw, feed)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not build / run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads the config ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        if feed == "decoder":
+            stacks, want_kinds = [("", len(model.layers))], ["attention"] * len(model.layers)
+        else:
+            stacks = [("encoder", len(model.encoder.layers)), ("decoder", len(model.decoder.layers))]
+            want_kinds = ["encoder"] * stacks[0][1] + ["decoder"] * stacks[1][1]
+        t.check([x["scheme"] for x in layers] == ["sinusoidal"] * len(want_kinds) and
+                [x["kind"] for x in layers] == want_kinds,
+                f"{label}: layers {[(x['scheme'], x['kind']) for x in layers][:2]}.. = transformers' stacks {stacks}")
+        t.check(len(mods) == len(stacks) and set(seen) == set(mods),
+                f"{label}: one table per stack, each used by the run ({sorted(seen)})")
+        for (stack, _), layer in zip(stacks, [layers[0], layers[-1]] if len(stacks) == 2 else [layers[0]]):
+            name = next((n for n in mods if n.split(".")[0] == stack or not stack), None)
+            if not t.check(name in seen, f"{label} {stack or 'model'}: the run used its embed_positions"):
+                continue
+            stack = stack or "model"
+            mod, (used, added) = mods[name], seen[name]
+            if layer["size"] == 0:  # posenc: no stored table, rows computed per forward for positions 0..T-1
+                t.check(used is None and layer["tensor"] == "" and layer["offset"] == 0,
+                        f"{label} {stack}: the module stores no table (posenc: tensor '{layer['tensor']}', no rows)")
+                compare_sinusoid(t, f"{label} {stack} (positions 0..{T - 1})", d, dict(layer, size=T),
+                                 added.numpy()[:T])
+                with torch.no_grad():  # the module itself over 1000 positions: large angles, where float32 steps show
+                    far = mod(torch.zeros(1, 1000, layer["dim"])).reshape(1000, -1).numpy()
+                compare_sinusoid(t, f"{label} {stack} (positions 0..999)", d, dict(layer, size=1000), far)
+                continue
+            attr = "weight" if isinstance(getattr(mod, "weight", None), torch.nn.Parameter) else "weights"
+            t.check(layer["tensor"].endswith(f"{name}.{attr}"), f"{label} {stack}: table {layer['tensor']} = the "
+                    f"run's {name}.{attr}")
+            t.check(layer["size"] == rows0[name], f"{label} {stack}: {layer['size']} rows (the run's table: "
+                    f"{rows0[name]})")
+            tokens = ids if stack != "encoder" or feed != "speech" else np.full(T, -1)  # frames: none is padding
+            if layer["skips_padding"]:
+                real = tokens != kw["pad_token_id"]
+                want = np.where(real, np.cumsum(real) - 1 + layer["offset"], layer["zero_row"])
+            else:
+                want = np.arange(len(tokens)) + layer["offset"]
+            u, a = used.numpy(), added.numpy()
+            got = [int(np.flatnonzero((u.view(np.uint32) == r.view(np.uint32)).all(1))[0])
+                   if (u.view(np.uint32) == r.view(np.uint32)).all(1).any() else -1 for r in a]
+            t.check(got == want.tolist(), f"{label} {stack}: rows looked up {got[:8]}.. = posenc's position + "
+                    f"{layer['offset']} (padding: row {layer['zero_row']}, skips_padding {layer['skips_padding']}) "
+                    f"{want[:8].tolist()}..")
+            compare_sinusoid(t, f"{label} {stack}", d, layer, u)
+            if layer["grows"] and stack != "decoder":  # run the module past its rows: rebuilt with the same formula
+                long = layer["size"] + 9
+                with torch.no_grad():
+                    if model_type == "xglm":
+                        mod(position_ids=torch.arange(long)[None])
+                    else:
+                        mod(torch.full((1, long), kw["pad_token_id"] + 1))  # input_ids (FSMT: input)
+                grown = table(mod).detach().numpy()
+                t.check(grown.shape[0] > layer["size"], f"{label} {stack}: the table grew past {layer['size']} rows "
+                        f"({grown.shape[0]})")
+                compare_sinusoid(t, f"{label} {stack} grown", d, dict(layer, size=grown.shape[0]), grown)
+
+
+def sinusoid_refused(t, d):
+    """Sinusoid configs posenc refuses by name, each for what transformers' own run does with it: Marian with an odd
+    d_model runs, with ceil(d/2) sines at exponents 2k/d before the cosines (no posenc odd policy); M2M-100 without a
+    pad_token_id cannot run (create_position_ids_from_input_ids needs one); Speech2Text with pad_token_id 0 adds the
+    zeroed row to every encoder frame (its padding mask, 0 = a real frame, is read as token ids)."""
+    import torch
+    odd = dict(SIN_ENC_DEC, d_model=63, encoder_attention_heads=3, decoder_attention_heads=3,
+               max_position_embeddings=64, decoder_vocab_size=128)
+    cfg, model, mods, _, seen, _, _ = sinusoid_run("marian", odd, "text")
+    w = seen["encoder.embed_positions"][0].numpy()
+    t.check(w.shape[1] == 63 and np.array_equal(w[1, 31], np.float32(np.sin(1 / 10000 ** (62 / 63)))),
+            "marian d_model 63: transformers runs it; channel 31 (the 32nd sine) is sin(p / 10000^(62/63))")
+    path = os.path.join(d, "marian_odd.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "marian d_model 63", path, "d_model")
+    nopad = dict(SIN_ENC_DEC, max_position_embeddings=64, pad_token_id=None)
+    t.check(raises(lambda: sinusoid_run_nopad(nopad), TypeError),
+            "m2m_100 pad_token_id null: transformers cannot run it")
+    from transformers import AutoConfig
+    path = os.path.join(d, "m2m_nopad.json")
+    AutoConfig.for_model("m2m_100", **nopad).to_json_file(path)
+    t.check(json.load(open(path)).get("pad_token_id", "absent") is None, "m2m_100: the saved config has pad_token_id "
+            "null")
+    refused_by_name(t, "m2m_100 pad_token_id null", path, "pad_token_id")
+    s2t = dict(SIN_ENC_DEC, max_source_positions=64, max_target_positions=64, conv_channels=16,
+               input_feat_per_channel=8, pad_token_id=0)
+    cfg, model, mods, _, seen, _, _ = sinusoid_run("speech_to_text", s2t, "speech")
+    t.check(not seen["encoder.embed_positions"][1].any(), "speech_to_text pad_token_id 0: transformers adds zeros "
+            "to every encoder frame")
+    path = os.path.join(d, "s2t_pad0.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "speech_to_text pad_token_id 0", path, "pad_token_id")
+
+
+def sinusoid_layout_refused(t, d):
+    """Sinusoid tables no posenc mode or layout reproduces, refused by name, each shown on its own run: CTRL's float32
+    table (w_k = 1 / torch.pow(10000, 2k/d)) differs from posenc's vaswani [sin | cos] table in both modes; MusicGen's
+    decoder table is posenc's t2t torch-compat table with its halves swapped ([cos | sin])."""
+    import torch
+    from transformers import CTRLConfig, CTRLModel, MusicgenDecoderConfig, MusicgenForCausalLM
+    cfg = CTRLConfig(n_embd=64, n_layer=2, n_head=4, dff=128, vocab_size=128, n_positions=1000)
+    torch.manual_seed(0)
+    model = CTRLModel(cfg).eval()
+    with torch.no_grad():
+        model(input_ids=(torch.arange(T)[None] + 3) % 128)
+    theirs = model.pos_encoding.detach().numpy()
+    out = os.path.join(d, "ctrl.npy")
+    for mode in ("--torch-compat", "--precise"):
+        rc, _, se = run("table", "--len", 1000, "--dim", 64, "--freqs", "vaswani", "--layout", "half", mode, "-o", out)
+        mine = np.load(out) if rc == 0 else np.zeros_like(theirs)
+        worst = ulps((mine, mine), (theirs, theirs))
+        t.check(mine.shape == theirs.shape and worst > 1, f"ctrl: its table is not posenc's vaswani half table "
+                f"{mode[2:]} (at most {worst} ulp apart over 1000 x 64), so posenc refuses it")
+    path = os.path.join(d, "ctrl.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "ctrl", path, "ctrl")
+    cfg = MusicgenDecoderConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, ffn_dim=128,
+                                vocab_size=128, max_position_embeddings=1000, num_codebooks=2, pad_token_id=128,
+                                bos_token_id=128)
+    torch.manual_seed(0)
+    model = MusicgenForCausalLM(cfg).eval()
+    with torch.no_grad():
+        model(input_ids=((torch.arange(2 * T).reshape(1, 2, T) + 3) % 128).reshape(2, T))
+    theirs = model.model.decoder.embed_positions.weights.detach().numpy()
+    rc, _, se = run("table", "--len", 1000, "--dim", 64, "--freqs", "t2t", "--layout", "half", "--torch-compat",
+                    "-o", out)
+    mine = np.load(out) if rc == 0 else np.zeros((1000, 64), np.float32)
+    swapped = np.concatenate([mine[:, 32:], mine[:, :32]], 1)
+    t.check(mine.shape == theirs.shape and not np.array_equal(mine, theirs) and
+            np.array_equal(swapped.view(np.uint32), theirs.view(np.uint32)),
+            "musicgen_decoder: its table is posenc's t2t half table with the halves swapped ([cos | sin], bit for bit)")
+    path = os.path.join(d, "musicgen_decoder.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "musicgen_decoder", path, "musicgen_decoder")
+
+
+def sinusoid_run_nopad(kw):
+    """The forward pass of an M2M-100 built with pad_token_id None (raises inside embed_positions)."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    model = AutoModel.from_config(AutoConfig.for_model("m2m_100", **kw)).eval()
+    ids = (torch.arange(T)[None] + 3) % kw["vocab_size"]
+    with torch.no_grad():
+        model(input_ids=ids, decoder_input_ids=ids)
+
+
+def compare_sinusoid(t, label, d, layer, theirs):
+    """posenc's table for a layer of `rope explain --json` (rows 0..size-1, the zero row zeroed) against a run's."""
+    out = os.path.join(d, "sinusoid.npy")
+    exact = layer["mode"] == "torch_compat"
+    rc, _, se = run("table", "--len", layer["size"], "--dim", layer["dim"], "--base", layer["base"], "--freqs",
+                    layer["freqs"], "--layout", layer["layout"], "--odd", layer["odd"],
+                    "--torch-compat" if exact else "--precise", "-o", out)
+    if not t.check(rc == 0, f"{label}: posenc table ({se.strip()[:120]})"):
+        return
+    mine = np.load(out)
+    if 0 <= layer["zero_row"] < mine.shape[0]:
+        mine[layer["zero_row"]] = 0
+    if not t.check(mine.shape == theirs.shape, f"{label}: table shape {mine.shape} = the run's {theirs.shape}"):
+        return
+    differ = int((mine.view(np.uint32) != theirs.view(np.uint32)).sum())
+    worst = ulps((mine, mine), (theirs, theirs))
+    t.check(differ == 0 if exact else worst <= 1,
+            f"{label}: posenc's {layer['freqs']} {layer['layout']} table ({layer['mode']}) = the run's "
+            f"{'bit for bit' if exact else 'within 1 ulp'} ({differ} of {theirs.size} differ, at most {worst} ulp)")
 
 
 def ministral3(t, d):
@@ -1401,7 +1644,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # M-RoPE text types
            "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults,
            # remote-code types read through a framework's own model
-           "kimi_k2": kimi_k2}
+           "kimi_k2": kimi_k2,
+           "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused,
+           "sinusoid_layout_refused": sinusoid_layout_refused}
 
 
 def main():
