@@ -43,6 +43,7 @@ static posenc_status to_config(posenc_model *m, posenc_status st, const char *so
                                                           : "ALiBi biases in every layer")
                            : s == POSENC_LAYER_LEARNED ? "a learned absolute position table"
                            : s == POSENC_LAYER_T5      ? "T5 relative position buckets"
+                           : s == POSENC_LAYER_DEBERTA ? "DeBERTa relative positions (c2p / p2c)"
                            : s == POSENC_LAYER_SINUSOIDAL ? "a fixed sinusoidal table in the encoder, a learned one "
                                                             "in the decoder"
                                                        : "no position encoding in any layer";
