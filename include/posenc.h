@@ -1249,8 +1249,9 @@ POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t c
  *             = sign(r) x (ceil(ln(|r| / mid) / ln((max_rel - 1) / mid)
  *                            x (mid - 1)) + mid)               otherwise,   mid = buckets / 2
  *   span      = buckets if buckets > 0 else max_rel              (HF pos_ebd_size / att_span)
- *   c2p(r)    = clamp(bucket(r) + span, 0, 2 span - 1)           row of rel_embeddings for q_i . k_pos
- *   p2c(r)    = clamp(-bucket(r) + span, 0, 2 span - 1)          row for k_j . q_pos (gathered at [j][i])
+ *   c2p(r)    = clamp(bucket(r) + span, 0, 2 span - 1)    HF c2p_pos: query i, key j reads row c2p(i - j)
+ *   p2c(r)    = clamp(-bucket(r) + span, 0, 2 span - 1)   HF p2c_pos: gathered key-major, so the p2c term of
+ *                                                         query i, key j reads row p2c(j - i) (= c2p(i - j))
  *
  *   DeBERTa-v3 (buckets 256, max_rel 512):
  *     r       0    1  128  129  200  511  512  1000  65317  1000000     -1  -200  -1000
@@ -1306,7 +1307,7 @@ POSENC_API posenc_status posenc_deberta_index(const posenc_deberta_params *param
 typedef enum posenc_deberta_output {
     POSENC_DEBERTA_RELATIVE = 0, /* bucket(q - k): HF build_relative_position's matrix */
     POSENC_DEBERTA_C2P = 1,      /* c2p rows */
-    POSENC_DEBERTA_P2C = 2       /* p2c rows, indexed [query i][key j] (HF gathers them as [j][i]) */
+    POSENC_DEBERTA_P2C = 2       /* p2c(i - j): HF's p2c_pos tensor (the term of query i, key j reads [j][i]) */
 } posenc_deberta_output;
 
 /* Matrix out[i][j] of `what` for queries 0..query_len-1 and keys
