@@ -107,21 +107,18 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
         snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
                  m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
         break;
-    case POSENC_LAYER_DEBERTA: {
+    case POSENC_LAYER_DEBERTA: { /* kept under 256 characters: the explain summary's buffer */
+        const char *terms = m->deberta_c2p && m->deberta_p2c ? "c2p + p2c" : m->deberta_c2p ? "c2p" : "p2c";
         int n = m->deberta.position_buckets > 0
-                    ? snprintf(buf, size, "DeBERTa relative positions (%s%s%s), r = query - key in %d log buckets "
-                               "(max_relative_positions %d), rows clamp(bucket +- %d) of %s (%d rows)",
-                               m->deberta_c2p ? "c2p" : "", m->deberta_c2p && m->deberta_p2c ? " + " : "",
-                               m->deberta_p2c ? "p2c" : "", m->deberta.position_buckets,
+                    ? snprintf(buf, size, "DeBERTa %s: r = query - key, %d log buckets (max relative %d), rows "
+                               "clamp(bucket + %d) of %s (%d rows)", terms, m->deberta.position_buckets,
                                m->deberta.max_relative_positions, m->deberta_span, m->deberta_tensor,
                                2 * m->deberta_span)
-                    : snprintf(buf, size, "DeBERTa relative positions (%s%s%s), r = query - key unbucketed, rows "
-                               "clamp(r +- %d) of %s (%d rows)",
-                               m->deberta_c2p ? "c2p" : "", m->deberta_c2p && m->deberta_p2c ? " + " : "",
-                               m->deberta_p2c ? "p2c" : "", m->deberta_span, m->deberta_tensor, 2 * m->deberta_span);
+                    : snprintf(buf, size, "DeBERTa %s: r = query - key, no buckets, rows clamp(r + %d) of %s (%d rows)",
+                               terms, m->deberta_span, m->deberta_tensor, 2 * m->deberta_span);
         if (n >= 0 && (size_t)n < size && m->deberta_absolute)
-            snprintf(buf + n, size - (size_t)n, "; plus learned absolute table %s (%lld rows) added before layer 0",
-                     m->learned_tensor, (long long)m->learned_size);
+            snprintf(buf + n, size - (size_t)n, "; + absolute %s (%lld rows)", m->learned_tensor,
+                     (long long)m->learned_size);
         break;
     }
     }
