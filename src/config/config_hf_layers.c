@@ -516,6 +516,11 @@ static posenc_status deberta_layers(hf_reader *h, const cJSON *cfg) {
                         "config.json: 'norm_rel_ebd' must be a string (\"none\", \"layer_norm\")");
         m->deberta_norm_rel_ebd = norm && strstr(norm->valuestring, "layer_norm") != NULL; /* words split at '|' */
         m->deberta_share_att_key = share;
+        /* DebertaV2Encoder: conv_kernel_size > 0 adds a ConvLayer (a 1-D convolution over neighbouring tokens) after
+         * layer 0 (DeBERTa-v2 xlarge / xxlarge): order-aware mixing posenc has no field for; said, not hidden */
+        const cJSON *conv = hf_item_(cfg, "conv_kernel_size");
+        if (cJSON_IsNumber(conv) && conv->valuedouble > 0)
+            config_note_(m->unused_keys, sizeof m->unused_keys, "conv_kernel_size");
     }
     RETURN_ERROR_IF(max_rel < 1 || max_rel > (1 << 30), h->err, POSENC_ERR_FORMAT,
                     "config.json: max_relative_positions %lld (after max_position_embeddings for < 1) must be in "

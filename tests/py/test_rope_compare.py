@@ -287,6 +287,11 @@ def main():
     rc, out, _ = run("rope", "explain", "--config", paths["absolute"])
     t.check(rc == 0 and "; + absolute deberta.embeddings.position_embeddings.weight (512 rows) [12 layers]" in out,
             f"explain position_biased_input true: the absolute table named too (exit {rc})")
+    conv = os.path.join(d, "deberta_conv.json")
+    json.dump(dict(v3, conv_kernel_size=3), open(conv, "w"))
+    rc, out, _ = run("rope", "explain", "--config", conv)
+    t.check(rc == 0 and "position keys posenc does not use: conv_kernel_size" in out,
+            f"explain DeBERTa-v2 with conv_kernel_size 3 (a convolution after layer 0): said in a warning (exit {rc})")
     rc, out, err = compare(paths["v3"], paths["v3_copy"])
     t.check(rc == 0, f"compare DeBERTa-v3 with itself: same, exit {rc} ({err.strip()[:120]})")
     for other, words in (("unbucketed", "B 0 buckets, max relative 512"), ("c2p_only", "B 256 buckets, max relative 512, c2p"),
