@@ -27,6 +27,16 @@ static const cli_option t5_options[] = {
     {"o", "OUT", "output file: OUT.npy (int64 [N, M], bucket of r = key - query), OUT.csv, or -"},
     {NULL, NULL, NULL}};
 
+static const cli_option deberta_options[] = {
+    {"len", "N", "query length (query positions 0..N-1), required"},
+    {"key-len", "M", "key length (key positions 0..M-1), default N"},
+    {"buckets", "B", "position_buckets: 0 = none (default; DeBERTa v1), DeBERTa-v3 256"},
+    {"max-relative", "R", "max_relative_positions (resolved: a config's < 1 is max_position_embeddings), default 512"},
+    {"output", "W", "relative (bucket of r = query - key, default) | c2p | p2c (rows of rel_embeddings)"},
+    {"max-bytes", "N", "refuse outputs larger than N bytes (default 4 GiB; env POSENC_MAX_BYTES)"},
+    {"o", "OUT", "output file: OUT.npy (int64 [N, M]), OUT.csv, or -"},
+    {NULL, NULL, NULL}};
+
 static const cli_option shaw_options[] = {
     {"len", "N", "sequence length (queries = keys = 0..N-1), required"},
     {"clip", "K", "maximum relative distance k >= 0, required"},
@@ -35,9 +45,10 @@ static const cli_option shaw_options[] = {
     {NULL, NULL, NULL}};
 
 static void bias_usage(FILE *to) {
-    fprintf(to, "usage: posenc bias alibi|t5|shaw [options] -o OUT.npy   (posenc bias KIND --help)\n\n"
+    fprintf(to, "usage: posenc bias alibi|t5|deberta|shaw [options] -o OUT.npy   (posenc bias KIND --help)\n\n"
                 "  alibi  ALiBi bias [heads, N, N] (f32) and its slopes\n"
                 "  t5     T5 relative position buckets [N, M] (int64)\n"
+                "  deberta  DeBERTa relative positions / c2p / p2c rows [N, M] (int64)\n"
                 "  shaw   Shaw et al. clipped relative indices [N, N] (int32)\n");
 }
 
@@ -186,6 +197,50 @@ static int run_t5(int argc, char **argv) {
     return rc;
 }
 
+static int run_deberta(int argc, char **argv) {
+    const char *cmd = "bias deberta";
+    cli_args a;
+    bool help;
+    int rc = parse(&a, cmd, deberta_options, argc, argv, &help);
+    if (rc != EXIT_OK || help) {
+        if (help) {
+            printf("usage: posenc bias deberta --len N [--key-len M] [--buckets B] [--max-relative R] "
+                   "[--output relative|c2p|p2c] -o OUT.npy\n\n"
+                   "DeBERTa's relative positions out[i][j] for r = i - j (query - key): the log bucket\n"
+                   "(HF make_log_bucket_position, float32) or the rows of rel_embeddings the c2p / p2c terms\n"
+                   "read (posenc.h 5.3b). Query and key positions start at 0, as build_relative_position.\n\n");
+            cli_print_options(deberta_options);
+            printf("\nexample:\n  posenc bias deberta --len 8 --buckets 256 --output c2p -o -   # DeBERTa-v3\n");
+        }
+        return rc;
+    }
+    int64_t len = 0, key_len = 0, buckets = 0, max_rel = 512;
+    if (!positive(&a, cmd, "len", "e.g. --len 64", &len)) return EXIT_USAGE;
+    key_len = len;
+    if (cli_has(&a, "key-len") && !positive(&a, cmd, "key-len", NULL, &key_len)) return EXIT_USAGE;
+    if (!cli_int64(&a, "buckets", INT32_MIN, INT32_MAX, &buckets) ||
+        !cli_int64(&a, "max-relative", INT32_MIN, INT32_MAX, &max_rel))
+        return EXIT_USAGE;
+    static const char *const outputs[] = {"relative", "c2p", "p2c", NULL};
+    int what = 0;
+    if (!cli_choice(&a, "output", outputs, &what)) return EXIT_USAGE;
+    posenc_deberta_params p = {(int32_t)buckets, (int32_t)max_rel};
+    posenc_error err = {0};
+    if (posenc_deberta_check(&p, &err) != POSENC_OK)
+        return cli_fail(cmd, EXIT_USAGE, "--buckets sets position_buckets, --max-relative max_relative_positions", "%s",
+                        err.message);
+    size_t shape[2] = {(size_t)len, (size_t)key_len};
+    posenc_array out = {0};
+    if ((rc = create_output(&a, cmd, POSENC_DTYPE_I64, 2, shape, &out)) != EXIT_OK) return rc;
+    if (posenc_deberta_matrix_i64(&p, (posenc_deberta_output)what, len, key_len, out.data, out.count, &err) !=
+        POSENC_OK)
+        rc = cli_fail_status(cmd, &err);
+    else
+        rc = write_output(&a, cmd, &out);
+    posenc_array_free(&out);
+    return rc;
+}
+
 static int run_shaw(int argc, char **argv) {
     const char *cmd = "bias shaw";
     cli_args a;
@@ -232,5 +287,6 @@ int cmd_bias(int argc, char **argv) {
     if (strcmp(argv[0], "alibi") == 0) return run_alibi(argc - 1, argv + 1);
     if (strcmp(argv[0], "t5") == 0) return run_t5(argc - 1, argv + 1);
     if (strcmp(argv[0], "shaw") == 0) return run_shaw(argc - 1, argv + 1);
-    return cli_fail("bias", EXIT_USAGE, "choose alibi, t5 or shaw", "unknown bias kind '%s'", argv[0]);
+    if (strcmp(argv[0], "deberta") == 0) return run_deberta(argc - 1, argv + 1);
+    return cli_fail("bias", EXIT_USAGE, "choose alibi, t5, deberta or shaw", "unknown bias kind '%s'", argv[0]);
 }

@@ -120,14 +120,15 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
-    D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE, D_KINDS
+    D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_DEBERTA, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE,
+    D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
     "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
-    "T5 buckets", "sinusoidal table", "base (rope_theta)", "scaling type", "scaling factor", "original context", "YaRN parameters",
-    "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale"};
+    "T5 buckets", "sinusoidal table", "DeBERTa relative positions", "base (rope_theta)", "scaling type", "scaling factor",
+    "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale"};
 
 typedef struct {
     bool seen;
@@ -459,6 +460,23 @@ static int compare(comparison *c) {
                 snprintf(x, sizeof x, "%d buckets, max distance %d", A->m.t5.num_buckets, A->m.t5.max_distance);
                 snprintf(y, sizeof y, "%d buckets, max distance %d", B->m.t5.num_buckets, B->m.t5.max_distance);
                 mark(fs, D_T5, true, i, x, y, NULL);
+            }
+        } else if (la->scheme == POSENC_LAYER_DEBERTA) {
+            const posenc_model *ma = &A->m, *mb = &B->m;
+            if (ma->deberta.position_buckets != mb->deberta.position_buckets ||
+                ma->deberta.max_relative_positions != mb->deberta.max_relative_positions ||
+                ma->deberta_c2p != mb->deberta_c2p || ma->deberta_p2c != mb->deberta_p2c ||
+                ma->deberta_absolute != mb->deberta_absolute ||
+                (ma->deberta_absolute && ma->learned_size != mb->learned_size)) {
+                snprintf(x, sizeof x, "%d buckets, max relative %d, %s%s%s%s", ma->deberta.position_buckets,
+                         ma->deberta.max_relative_positions, ma->deberta_c2p ? "c2p" : "",
+                         ma->deberta_c2p && ma->deberta_p2c ? "+" : "", ma->deberta_p2c ? "p2c" : "",
+                         ma->deberta_absolute ? ", + absolute table" : "");
+                snprintf(y, sizeof y, "%d buckets, max relative %d, %s%s%s%s", mb->deberta.position_buckets,
+                         mb->deberta.max_relative_positions, mb->deberta_c2p ? "c2p" : "",
+                         mb->deberta_c2p && mb->deberta_p2c ? "+" : "", mb->deberta_p2c ? "p2c" : "",
+                         mb->deberta_absolute ? ", + absolute table" : "");
+                mark(fs, D_DEBERTA, true, i, x, y, NULL);
             }
         }
         if (la->scheme != POSENC_LAYER_ROPE || la->rope < 0 || lb->rope < 0) continue;

@@ -131,6 +131,20 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
         snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
                  m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
         break;
+    case POSENC_LAYER_DEBERTA: { /* kept under 256 characters: the explain summary's buffer */
+        const char *terms = m->deberta_c2p && m->deberta_p2c ? "c2p + p2c" : m->deberta_c2p ? "c2p" : "p2c";
+        int n = m->deberta.position_buckets > 0
+                    ? snprintf(buf, size, "DeBERTa %s: r = query - key, %d log buckets (max relative %d), rows "
+                               "clamp(bucket + %d) of %s (%d rows)", terms, m->deberta.position_buckets,
+                               m->deberta.max_relative_positions, m->deberta_span, m->deberta_tensor,
+                               2 * m->deberta_span)
+                    : snprintf(buf, size, "DeBERTa %s: r = query - key, no buckets, rows clamp(r + %d) of %s (%d rows)",
+                               terms, m->deberta_span, m->deberta_tensor, 2 * m->deberta_span);
+        if (n >= 0 && (size_t)n < size && m->deberta_absolute)
+            snprintf(buf + n, size - (size_t)n, "; + absolute %s (%lld rows)", m->learned_tensor,
+                     (long long)m->learned_size);
+        break;
+    }
     }
 }
 
@@ -434,6 +448,21 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
         case POSENC_LAYER_T5:
             printf(", \"num_buckets\": %d, \"max_distance\": %d, \"bidirectional\": %s", m->t5.num_buckets,
                    m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "true" : "false");
+            break;
+        case POSENC_LAYER_DEBERTA:
+            printf(", \"position_buckets\": %d, \"max_relative_positions\": %d, \"span\": %d, \"c2p\": %s, "
+                   "\"p2c\": %s, \"share_att_key\": %s, \"norm_rel_ebd\": %s, \"relative_tensor\": ",
+                   m->deberta.position_buckets, m->deberta.max_relative_positions, m->deberta_span,
+                   m->deberta_c2p ? "true" : "false", m->deberta_p2c ? "true" : "false",
+                   m->deberta_share_att_key ? "true" : "false", m->deberta_norm_rel_ebd ? "true" : "false");
+            cli_json_string(m->deberta_tensor);
+            printf(", \"absolute\": %s", m->deberta_absolute ? "true" : "false");
+            if (m->deberta_absolute) {
+                printf(", \"tensor\": ");
+                cli_json_string(m->learned_tensor);
+                printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset,
+                       (long long)m->learned_size);
+            }
             break;
         case POSENC_LAYER_NOPE:
             break;

@@ -117,7 +117,7 @@ POSENC_API const char *posenc_strerror(posenc_status status);
 /* Which elementwise exp/sin/cos POSENC_MODE_TORCH_COMPAT reproduces in this
  * process: *name = "mkl-vml" when the environment variable POSENC_TORCH_MKL
  * names a shared library exporting MKL's vmsExp/vmsSin/vmsCos/vmdExp/vmdSin/
- * vmdCos (a torch built with MKL: torch's lib/libtorch_cpu.so, or libmkl_rt.so.2
+ * vmdCos/vmsLn (vmsLn: DeBERTa's log buckets, section 5.3b; a torch built with MKL: torch's lib/libtorch_cpu.so, or libmkl_rt.so.2
  * of the mkl wheel), loaded once per process; *name = "sleef" when it is unset
  * (a torch built without MKL). *library = that path, or NULL. Either pointer
  * may be NULL. Errors: POSENC_ERR_UNSUPPORTED when POSENC_TORCH_MKL is set but
@@ -1237,6 +1237,86 @@ POSENC_API posenc_status posenc_shaw_gather_f32(const int32_t *indices, size_t c
                                                 int32_t depth, float *out, size_t out_count,
                                                 posenc_error *err);
 
+/* ---- 5.3b DeBERTa relative positions (HF DisentangledSelfAttention) ---------
+ *
+ * DeBERTa (v1, "deberta") and DeBERTa-v2/v3 ("deberta-v2") add content-to-
+ * position (c2p) and position-to-content (p2c) terms whose position vectors are
+ * rows of one learned relative table rel_embeddings [2 * span, hidden] shared by
+ * all layers. Note the sign: DeBERTa's relative position is r = query - key
+ * (build_relative_position: q_ids[:, None] - k_ids[None, :]), the opposite of T5.
+ *
+ *   bucket(r) = r                                              if buckets == 0 or |r| <= mid
+ *             = sign(r) x (ceil(ln(|r| / mid) / ln((max_rel - 1) / mid)
+ *                            x (mid - 1)) + mid)               otherwise,   mid = buckets / 2
+ *   span      = buckets if buckets > 0 else max_rel              (HF pos_ebd_size / att_span)
+ *   c2p(r)    = clamp(bucket(r) + span, 0, 2 span - 1)    HF c2p_pos: query i, key j reads row c2p(i - j)
+ *   p2c(r)    = clamp(-bucket(r) + span, 0, 2 span - 1)   HF p2c_pos: gathered key-major, so the p2c term of
+ *                                                         query i, key j reads row p2c(j - i) (= c2p(i - j))
+ *
+ *   DeBERTa-v3 (buckets 256, max_rel 512):
+ *     r       0    1  128  129  200  511  512  1000  65317  1000000     -1  -200  -1000
+ *     bucket  0    1  128  129  169  255  256   317    700      951     -1  -169   -317
+ *     c2p   256  257  384  385  425  511  511   511    511      511    255    87      0
+ *     p2c   256  255  128  127   87    1    0     0      0        0    257   425    511
+ *
+ * The log branch (make_log_bucket_position) is evaluated in float32 in HF's
+ * operation order: f32(|r|) / f32(mid), float32 log (SLEEF's 1-ULP logf, which
+ * equals torch's on every distance tested), divided by float32 log of
+ * f32((max_rel - 1) / mid), times f32(mid - 1), ceil, + f32(mid). The float32
+ * log is torch's: MKL's vmsLn when POSENC_TORCH_MKL names a library exporting it
+ * (as torch-compat, section 1: a torch with MKL, every x86-64 wheel), else
+ * SLEEF's 1-ULP logf (a torch without MKL); the two differ by 1 ULP on about 1%
+ * of inputs, which moves the v3 bucket at |r| = 403269 and 485369 (both past
+ * the clamp: the c2p / p2c rows are the same). Exact real
+ * arithmetic gives a bucket one higher at the distances where the true quotient
+ * lies just above an integer and float32 rounds it down to it, or one lower where
+ * float32 lands just above (v3: 33 distances up to 2^20, the first |r| = 65317:
+ * 572.0000212 in real arithmetic, bucket 701; 572 in float32, bucket 700); posenc
+ * returns the framework's value there (tests/test_deberta.c lists them).
+ *
+ * The rows are those of the FULL rel_embeddings table, for self-attention
+ * (Lq = Lk = L, positions 0..L-1). DeBERTa v1 gathers from a slice of rows
+ * [max_rel - s, max_rel + s), s = min(L, max_rel), at clamp(r + s, 0, 2s - 1):
+ * the same full-table row as c2p above with buckets 0 (checked by the oracle).
+ * Checked domain (what we chose where the reference misbehaves):
+ *   max_relative_positions >= 1 and <= 2^30 (the config's value < 1 means
+ *     max_position_embeddings: resolve it first);
+ *   position_buckets 0 (none) or 2 .. 65536: 1 divides by mid = 0 (HF raises
+ *     ZeroDivisionError); negative is the config's "none" (pass 0);
+ *   with buckets: max_rel - 1 > mid (else ln((max_rel - 1)/mid) <= 0: a division
+ *     by zero or buckets that shrink with distance);
+ *   |r| < 2^62. */
+typedef struct posenc_deberta_params {
+    int32_t position_buckets;       /* 0: no log buckets (v1, v2 without position_buckets); v3: 256 */
+    int32_t max_relative_positions; /* >= 1, already resolved; v3: 512 */
+} posenc_deberta_params;
+
+/* Check params against the domain above; messages name the bad value. */
+POSENC_API posenc_status posenc_deberta_check(const posenc_deberta_params *params, posenc_error *err);
+/* The attention span (half the relative table's rows): buckets if > 0, else
+ * max_relative_positions; 0 for NULL. */
+POSENC_API int32_t posenc_deberta_span(const posenc_deberta_params *params);
+/* bucket(r), r = query - key, |r| < 2^62. */
+POSENC_API posenc_status posenc_deberta_bucket(const posenc_deberta_params *params, int64_t relative_position,
+                                               int64_t *out_bucket, posenc_error *err);
+/* The rows of the full rel_embeddings table the c2p and p2c terms read for
+ * r = query - key (either output pointer may be NULL, not both). */
+POSENC_API posenc_status posenc_deberta_index(const posenc_deberta_params *params, int64_t relative_position,
+                                              int32_t *out_c2p, int32_t *out_p2c, posenc_error *err);
+
+typedef enum posenc_deberta_output {
+    POSENC_DEBERTA_RELATIVE = 0, /* bucket(q - k): HF build_relative_position's matrix */
+    POSENC_DEBERTA_C2P = 1,      /* c2p rows */
+    POSENC_DEBERTA_P2C = 2       /* p2c(i - j): HF's p2c_pos tensor (the term of query i, key j reads [j][i]) */
+} posenc_deberta_output;
+
+/* Matrix out[i][j] of `what` for queries 0..query_len-1 and keys
+ * 0..key_len-1 (r = i - j), shape [query_len, key_len], both lengths in
+ * 1..2^31. out_count >= query_len * key_len. */
+POSENC_API posenc_status posenc_deberta_matrix_i64(const posenc_deberta_params *params, posenc_deberta_output what,
+                                                   int64_t query_len, int64_t key_len, int64_t *out,
+                                                   size_t out_count, posenc_error *err);
+
 /* ---- 5.4 Reference attention ------------------------------------------------
  *
  * Multi-head scaled dot-product attention, written for clarity, not speed: the
@@ -2154,6 +2234,11 @@ POSENC_API void posenc_model_config_free(posenc_model_config *config);
  *   SINUSOIDAL a fixed sinusoid table added to a stack's input (sinusoid,
  *            sinusoid_*: params, tensor, rows = position + offset; the
  *            decoder's own table in decoder_sinusoid_*).
+ *   DEBERTA  DeBERTa's disentangled relative attention (deberta*: buckets,
+ *            max relative positions, span, c2p / p2c; section 5.3b), with the
+ *            learned absolute table too where position_biased_input is true
+ *            (deberta_absolute, learned_*). relative_attention false: LEARNED
+ *            (the absolute table only); neither: refused (no positions at all).
  *
  * An unknown model_type (config.json; also an architectures[0] class with no
  * family) or GGUF general.architecture is refused (POSENC_ERR_UNSUPPORTED),
@@ -2180,11 +2265,12 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_ALIBI = 2,
     POSENC_LAYER_LEARNED = 3,
     POSENC_LAYER_T5 = 4,
-    POSENC_LAYER_SINUSOIDAL = 5 /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
-                                   stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
+    POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
+                                    stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
+    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2333,6 +2419,19 @@ typedef struct posenc_model {
     char decoder_sinusoid_tensor[64];
     int64_t decoder_sinusoid_offset;
     int64_t decoder_sinusoid_size;
+    /* DEBERTA (DeBERTa v1 "deberta", v2/v3 "deberta-v2", relative_attention true): every encoder layer adds the c2p
+     * and/or p2c terms of section 5.3b, reading rows of one relative table (deberta_tensor, 2 x deberta_span rows,
+     * shared by the layers) at posenc_deberta_index of r = query - key. deberta.max_relative_positions is resolved
+     * (the config's value < 1 means max_position_embeddings); deberta.position_buckets 0 = none. */
+    posenc_deberta_params deberta;
+    int32_t deberta_span;           /* posenc_deberta_span(&deberta): the table has 2 x span rows */
+    int32_t deberta_c2p;            /* 1: pos_att_type holds "c2p" (content -> position) */
+    int32_t deberta_p2c;            /* 1: pos_att_type holds "p2c" (position -> content) */
+    int32_t deberta_share_att_key;  /* 1: v2 share_att_key: the position terms reuse query_proj / key_proj */
+    int32_t deberta_norm_rel_ebd;   /* 1: v2 norm_rel_ebd "layer_norm": the table passes a LayerNorm first */
+    int32_t deberta_absolute;       /* 1: position_biased_input: the learned absolute table learned_* (rows = positions
+                                       0.., learned_size rows) is ALSO added to the input before layer 0 */
+    char deberta_tensor[64];        /* "deberta.encoder.rel_embeddings.weight" */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -389,7 +389,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 # ---- a model layer by layer (posenc_model) --------------------------------------------------
 
 
-SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal")  # posenc_layer_scheme values 0..5
+SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -413,6 +413,8 @@ class _ModelLayer(Structure):
 
 class _QueryScale(Structure):
     _fields_ = [("layers", c_int), ("beta", c_double), ("divisor", c_int64), ("shift", c_int64)]
+class _DebertaParams(Structure):
+    _fields_ = [("position_buckets", c_int32), ("max_relative_positions", c_int32)]
 
 
 class _Model(Structure):
@@ -428,12 +430,15 @@ class _Model(Structure):
                 ("sinusoid_offset", c_int64), ("sinusoid_zero_row", c_int64), ("sinusoid_grows", c_int32),
                 ("sinusoid_skips_padding", c_int32),
                 ("decoder_sinusoid_tensor", c_char * 64), ("decoder_sinusoid_offset", c_int64),
-                ("decoder_sinusoid_size", c_int64)]
+                ("decoder_sinusoid_size", c_int64),
+                ("deberta", _DebertaParams), ("deberta_span", c_int32), ("deberta_c2p", c_int32),
+                ("deberta_p2c", c_int32), ("deberta_share_att_key", c_int32), ("deberta_norm_rel_ebd", c_int32),
+                ("deberta_absolute", c_int32), ("deberta_tensor", c_char * 64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
-           _Model: "posenc_model", _QueryScale: "posenc_query_scale"}
+           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -449,7 +454,7 @@ class Layer:
     """One layer's position scheme (posenc_model_layer plus what its scheme carries)."""
 
     index: int
-    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal"
+    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta"
     kind: str                            # "attention", "sliding_attention", "linear_attention", "mamba", ...
     sliding_window: int                  # 0 = whole context
     rope_index: Optional[int] = None     # rope: index into Model.ropes
@@ -469,6 +474,12 @@ class Layer:
     zero_row: int = -1                   # sinusoidal: the row the runtime zeroes (fairseq's padding_idx), -1 none
     grows: bool = False                  # sinusoidal: the runtime rebuilds a longer table past `size` rows
     skips_padding: bool = False          # sinusoidal: positions count non-padding tokens; padding reads zero_row
+    position_buckets: int = 0            # deberta: log buckets (0 = none)
+    max_relative_positions: int = 0      # deberta: resolved (the config's < 1 = max_position_embeddings)
+    span: int = 0                        # deberta: the relative table has 2 x span rows
+    c2p: bool = False                    # deberta: pos_att_type terms
+    p2c: bool = False
+    absolute: bool = False               # deberta: the learned absolute table (tensor, size) is added too
 
 
 @dataclass(frozen=True)
@@ -600,6 +611,12 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
             elif scheme == "t5":
                 extra = dict(num_buckets=int(m.t5.num_buckets), max_distance=int(m.t5.max_distance),
                              bidirectional=text(entry.kind) == "encoder")
+            elif scheme == "deberta":  # section 5.3b; the absolute table where position_biased_input
+                extra = dict(position_buckets=int(m.deberta.position_buckets),
+                             max_relative_positions=int(m.deberta.max_relative_positions), span=int(m.deberta_span),
+                             c2p=bool(m.deberta_c2p), p2c=bool(m.deberta_p2c), absolute=bool(m.deberta_absolute))
+                if m.deberta_absolute:
+                    extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

@@ -91,6 +91,20 @@ def test_sinusoid_tables_per_stack():
         "attention", 2, 5, False)
     with pytest.raises(posenc.UnsupportedError, match="d_model"):
         posenc.load_config({"model_type": "marian", "d_model": 63})
+def test_deberta_layers():
+    # DeBERTa-v3's position keys: every layer reads the shared relative table through 256 log buckets
+    v3 = posenc.load_config({"model_type": "deberta-v2", "num_hidden_layers": 12, "max_position_embeddings": 512,
+                             "relative_attention": True, "position_buckets": 256, "pos_att_type": "p2c|c2p",
+                             "max_relative_positions": -1, "position_biased_input": False})
+    assert [x.scheme for x in v3.layers] == ["deberta"] * 12 and v3.config is None
+    x = v3.layers[0]
+    assert (x.position_buckets, x.max_relative_positions, x.span, x.c2p, x.p2c, x.absolute, x.tensor) == \
+        (256, 512, 256, True, True, False, None)
+    # v1 with position_biased_input (its class default): the absolute table too, rows 0..511
+    v1 = posenc.load_config({"model_type": "deberta", "relative_attention": True, "pos_att_type": ["c2p"]})
+    y = v1.layers[0]
+    assert (y.position_buckets, y.span, y.c2p, y.p2c, y.absolute) == (0, 512, True, False, True)
+    assert (y.tensor, y.offset, y.size) == ("deberta.embeddings.position_embeddings.weight", 0, 512)
 
 
 def test_whisper_two_stacks_and_modernbert_bases():

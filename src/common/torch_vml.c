@@ -25,13 +25,14 @@ static void vml_load(void) {
         return;
     }
     /* dlsym returns void *; POSIX guarantees the conversion to a function pointer */
-    void *f[6] = {dlsym(lib, "vmsExp"), dlsym(lib, "vmsSin"), dlsym(lib, "vmsCos"),
-                  dlsym(lib, "vmdExp"), dlsym(lib, "vmdSin"), dlsym(lib, "vmdCos")};
-    for (int i = 0; i < 6; i++)
+    void *f[7] = {dlsym(lib, "vmsExp"), dlsym(lib, "vmsSin"), dlsym(lib, "vmsCos"),
+                  dlsym(lib, "vmdExp"), dlsym(lib, "vmdSin"), dlsym(lib, "vmdCos"), dlsym(lib, "vmsLn")};
+    for (int i = 0; i < 7; i++)
         if (!f[i]) {
-            vml_table.problem = "does not export MKL's vmsExp/vmsSin/vmsCos/vmdExp/vmdSin/vmdCos";
+            vml_table.problem = "does not export MKL's vmsExp/vmsSin/vmsCos/vmdExp/vmdSin/vmdCos/vmsLn";
             return;
         }
+    *(void **)&vml_table.ln_f32 = f[6];
     *(void **)&vml_table.exp_f32 = f[0];
     *(void **)&vml_table.sin_f32 = f[1];
     *(void **)&vml_table.cos_f32 = f[2];

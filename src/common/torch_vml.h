@@ -1,5 +1,5 @@
 /* torch_vml.h: the vector math that torch builds linked with Intel MKL use for
- * elementwise float32/float64 exp, sin and cos.
+ * elementwise float32/float64 exp, sin and cos (and float32 log).
  *
  * A torch built with MKL (every x86-64 wheel on PyPI, torch 2.13 included)
  * runs torch.exp/sin/cos on CPU tensors through MKL's VML: vm[sd]Exp, vm[sd]Sin,
@@ -29,6 +29,7 @@ typedef struct torch_vml_ {
     void (*exp_f64)(int n, const double *a, double *r, long long mode);
     void (*sin_f64)(int n, const double *a, double *r, long long mode);
     void (*cos_f64)(int n, const double *a, double *r, long long mode);
+    void (*ln_f32)(int n, const float *a, float *r, long long mode); /* torch.log (DeBERTa's log buckets) */
     const char *path; /* the library loaded (POSENC_TORCH_MKL) */
     const char *problem; /* NULL when loaded; else why not (path unset: NULL table) */
 } torch_vml_;

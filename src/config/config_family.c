@@ -221,6 +221,12 @@ static const config_family families[] = {
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
+    /* DeBERTa v1 and v2/v3 (DebertaConfig / DebertaV2Config, transformers 5.18: relative_attention false,
+     * position_biased_input true, max_position_embeddings 512); the absolute table under base_model_prefix "deberta" */
+    {"deberta", NULL, "Deberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_DEBERTA, 0, 0, 0,
+     "deberta.embeddings.position_embeddings.weight"},
+    {"deberta-v2", NULL, "DebertaV2", H, 0, 512, 1536, 24, 0, 24, 0, FAMILY_DEBERTA | FAMILY_DEBERTA_V2, 0, 0, 0,
+     "deberta.embeddings.position_embeddings.weight"},
     /* single-stack text models whose only positions are a learned absolute table (transformers 5.18 config class
      * defaults; the tensor under the checkpoint's base_model_prefix; rows as each embeddings module looks them up) */
     {"albert", NULL, "Albert", H, 0, 512, 4096, 64, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0,

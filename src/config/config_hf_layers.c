@@ -514,6 +514,130 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
     for (int64_t i = 0; i < enc + dec; i++)
         config_layer_set_(m, i, POSENC_LAYER_SINUSOIDAL, -1, !two ? "attention" : i < enc ? "encoder" : "decoder", 0);
+/* A true/false key of a DeBERTa config (absent: the class default). null and numbers are refused: HF would take
+ * their truthiness, posenc does not guess what the file meant. */
+static posenc_status deberta_bool(hf_reader *h, const cJSON *cfg, const char *key, bool *value) {
+    const cJSON *v = hf_use_(h, cfg, key);
+    if (!v) v = member(cfg, key);
+    if (!v) return POSENC_OK;
+    RETURN_ERROR_IF(!cJSON_IsBool(v), h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be true or false", key);
+    *value = cJSON_IsTrue(v);
+    return POSENC_OK;
+}
+
+/* An integer DeBERTa key that may be negative (max_relative_positions, position_buckets: -1 = the class's "none"). */
+static posenc_status deberta_int(hf_reader *h, const cJSON *cfg, const char *key, int64_t *value) {
+    const cJSON *v = hf_use_(h, cfg, key);
+    if (!v) return POSENC_OK;
+    RETURN_ERROR_IF(!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 1e9,
+                    h->err, POSENC_ERR_FORMAT, "config.json: '%s' must be an integer (|value| <= 1e9)", key);
+    *value = (int64_t)v->valuedouble;
+    return POSENC_OK;
+}
+
+/* One pos_att_type word: "c2p" or "p2c" set its flag; anything else (the original code's "p2p", a repeat, "") is
+ * refused: HF computes no term for it, yet DeBERTa v1 counts every entry in its scale sqrt(d x (1 + len)). */
+static posenc_status deberta_term(hf_reader *h, const char *word, size_t n) {
+    posenc_model *m = h->model;
+    int32_t *flag = n == 3 && strncmp(word, "c2p", 3) == 0 ? &m->deberta_c2p
+                    : n == 3 && strncmp(word, "p2c", 3) == 0 ? &m->deberta_p2c
+                                                             : NULL;
+    RETURN_ERROR_IF(!flag, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: pos_att_type entry '%.*s' is not c2p or p2c: transformers computes no term for it "
+                    "(DeBERTa v1 still counts it in its score scale); posenc does not guess", (int)(n > 32 ? 32 : n),
+                    word);
+    RETURN_ERROR_IF(*flag, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: pos_att_type names '%.3s' twice (DeBERTa v1 counts it twice in its score scale)", word);
+    *flag = 1;
+    return POSENC_OK;
+}
+
+/* DeBERTa v1 / v2 / v3 (modeling_deberta.py, modeling_deberta_v2.py): every encoder layer adds c2p / p2c over one
+ * shared rel_embeddings table when relative_attention; position_biased_input adds the absolute table first. */
+static posenc_status deberta_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    bool v2 = (f->flags & FAMILY_DEBERTA_V2) != 0, relative = false, biased = true, share = false;
+    int64_t max_rel = -1, buckets = -1, max_pos = h->out->max_position_embeddings, layers = h->out->num_hidden_layers;
+    FORWARD_IF_ERROR(deberta_bool(h, cfg, "relative_attention", &relative));
+    FORWARD_IF_ERROR(deberta_bool(h, cfg, "position_biased_input", &biased));
+    RETURN_ERROR_IF(!relative && !biased, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: relative_attention and position_biased_input are both false: %s then has no "
+                    "position information at all (no relative terms, no absolute table); posenc does not read it as "
+                    "a position encoding", f->model_type);
+    RETURN_ERROR_IF(max_pos < 1 && biased, h->err, POSENC_ERR_FORMAT,
+                    "config.json: max_position_embeddings %lld: the absolute table needs >= 1 row", (long long)max_pos);
+    if (biased) { /* DebertaEmbeddings: position_embeddings(position_ids = arange(seq)), max_position_embeddings rows */
+        config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
+        m->learned_offset = 0;
+        m->learned_size = max_pos;
+    }
+    FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
+    if (!relative) { /* the absolute table alone, as BERT */
+        for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_LEARNED, -1, "attention", 0);
+        return POSENC_OK;
+    }
+    const cJSON *types = hf_use_(h, cfg, "pos_att_type");
+    if (cJSON_IsString(types)) { /* __post_init__: [x.strip() for x in pos_att_type.lower().split("|")] */
+        char low[128];
+        size_t n = strlen(types->valuestring);
+        RETURN_ERROR_IF(n >= sizeof low, h->err, POSENC_ERR_FORMAT, "config.json: 'pos_att_type' is too long");
+        for (size_t i = 0; i <= n; i++) {
+            char c = types->valuestring[i];
+            low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+        }
+        for (const char *w = low;;) {
+            const char *bar = strchr(w, '|'), *end = bar ? bar : w + strlen(w);
+            while (w < end && (*w == ' ' || *w == '\t')) w++;
+            while (end > w && (end[-1] == ' ' || end[-1] == '\t')) end--;
+            FORWARD_IF_ERROR(deberta_term(h, w, (size_t)(end - w)));
+            if (!bar) break;
+            w = bar + 1;
+        }
+    } else if (cJSON_IsArray(types)) { /* a list is kept as written (no lower / strip) */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, types) {
+            RETURN_ERROR_IF(!cJSON_IsString(e), h->err, POSENC_ERR_FORMAT,
+                            "config.json: 'pos_att_type' must be a string (\"c2p|p2c\") or a list of strings");
+            FORWARD_IF_ERROR(deberta_term(h, e->valuestring, strlen(e->valuestring)));
+        }
+    } else {
+        RETURN_ERROR_IF(types, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'pos_att_type' must be a string (\"c2p|p2c\") or a list of strings");
+    }
+    RETURN_ERROR_IF(!m->deberta_c2p && !m->deberta_p2c, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: relative_attention is true but pos_att_type names neither c2p nor p2c: %s builds "
+                    "rel_embeddings and adds no term from it; posenc does not guess", f->model_type);
+    FORWARD_IF_ERROR(deberta_int(h, cfg, "max_relative_positions", &max_rel));
+    if (max_rel < 1) max_rel = max_pos; /* DisentangledSelfAttention: < 1 means max_position_embeddings */
+    if (v2) { /* v1's code never reads these three */
+        FORWARD_IF_ERROR(deberta_int(h, cfg, "position_buckets", &buckets));
+        FORWARD_IF_ERROR(deberta_bool(h, cfg, "share_att_key", &share));
+        const cJSON *norm = hf_use_(h, cfg, "norm_rel_ebd");
+        RETURN_ERROR_IF(norm && !cJSON_IsString(norm), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'norm_rel_ebd' must be a string (\"none\", \"layer_norm\")");
+        m->deberta_norm_rel_ebd = norm && strstr(norm->valuestring, "layer_norm") != NULL; /* words split at '|' */
+        m->deberta_share_att_key = share;
+        /* DebertaV2Encoder: conv_kernel_size > 0 adds a ConvLayer (a 1-D convolution over neighbouring tokens) after
+         * layer 0 (DeBERTa-v2 xlarge / xxlarge): order-aware mixing posenc has no field for; said, not hidden */
+        const cJSON *conv = hf_item_(cfg, "conv_kernel_size");
+        if (cJSON_IsNumber(conv) && conv->valuedouble > 0)
+            config_note_(m->unused_keys, sizeof m->unused_keys, "conv_kernel_size");
+    }
+    RETURN_ERROR_IF(max_rel < 1 || max_rel > (1 << 30), h->err, POSENC_ERR_FORMAT,
+                    "config.json: max_relative_positions %lld (after max_position_embeddings for < 1) must be in "
+                    "1..2^30", (long long)max_rel);
+    m->deberta.position_buckets = buckets > 0 ? (int32_t)(buckets > (1 << 30) ? (1 << 30) : buckets) : 0;
+    m->deberta.max_relative_positions = (int32_t)max_rel;
+    posenc_error inner = {0};
+    if (posenc_deberta_check(&m->deberta, &inner) != POSENC_OK)
+        return posenc_fail_(h->err, POSENC_ERR_FORMAT, "config.json: DeBERTa position_buckets %lld, "
+                            "max_relative_positions %lld: %s", (long long)buckets, (long long)max_rel, inner.message);
+    m->deberta_span = posenc_deberta_span(&m->deberta);
+    m->deberta_absolute = biased;
+    static const char rel_table[] = "deberta.encoder.rel_embeddings.weight";
+    config_copy_name_(m->deberta_tensor, sizeof m->deberta_tensor, rel_table, strlen(rel_table));
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_DEBERTA, -1, "attention", 0);
     return POSENC_OK;
 }
 
@@ -522,6 +646,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
+    if (f->flags & FAMILY_DEBERTA) return deberta_layers(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
     if (f->flags & (FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ)) return sinusoid_stacks_layers(h, cfg);

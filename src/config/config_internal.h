@@ -130,10 +130,19 @@ enum {
  * pad_token_id is (row pad_token_id still zeroed), pad_token_id may be null */
 #define FAMILY_SINUSOID_OFFSET2 ((uint64_t)1 << 50)
 
+/* DeBERTa (DebertaConfig / modeling_deberta.py, transformers 5.18): relative_attention (class default false) adds the
+ * c2p / p2c terms of pos_att_type ("c2p|p2c" or a list) over rel_embeddings with max_relative_positions (< 1:
+ * max_position_embeddings); position_biased_input (default true) adds the learned absolute table `table` at rows
+ * 0..; relative false = that table alone (LEARNED); neither = no positions at all, refused */
+#define FAMILY_DEBERTA ((uint64_t)1 << 42)
+/* with FAMILY_DEBERTA, DeBERTa-v2/v3 (modeling_deberta_v2.py): also position_buckets (getattr default -1: none; v3
+ * 256, log buckets), share_att_key and norm_rel_ebd, which v1's code never reads */
+#define FAMILY_DEBERTA_V2 ((uint64_t)1 << 43)
+
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
-     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ)
+     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA)
 
 typedef struct {
     const char *model_type;

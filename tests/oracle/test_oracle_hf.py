@@ -1356,6 +1356,192 @@ def kimi_k2(t, d):
         bad = os.path.join(d, "kimi_k2_" + what.replace(" ", "_") + ".json")
         json.dump(body, open(bad, "w"))
         refused_by_name(t, f"kimi_k2 {what}", bad, key)
+def deberta_run(model_type, kw):
+    """A tiny DeBERTa (v1 or v2) from its own config class, one forward pass over T tokens. Recorded from the run:
+    the relative_pos matrix the disentangled attention receives, its att_span and the first table row of the slice
+    it gathers from (v1 slices rel_embeddings[max_rel - span : max_rel + span]; v2 reads from row 0), the index
+    tensors of its c2p / p2c torch.gather calls (in code order: c2p first), the rel_embeddings rows and every
+    position-table lookup."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **dict(hidden_size=64, intermediate_size=128, num_attention_heads=4,
+                                                  vocab_size=128, num_hidden_layers=2, pad_token_id=0, **kw))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    mod = importlib.import_module(type(model).__module__)
+    attn_name = "disentangled_attention_bias" if model_type == "deberta-v2" else "disentangled_att_bias"
+    original_bias, original_gather, original_span = getattr(mod.DisentangledSelfAttention, attn_name), torch.gather, \
+        getattr(mod, "compute_attention_span", None)
+    calls, spans = [], []
+
+    def bias(self, query_layer, key_layer, relative_pos, rel_embeddings, scale_factor):
+        rec = dict(relative_pos=relative_pos.detach().clone(), gathers=[])
+        calls.append(rec)
+
+        def gather(x, dim, index, *a, **k2):
+            rec["gathers"].append(index.detach().clone())
+            return original_gather(x, dim, index, *a, **k2)
+
+        torch.gather = gather
+        try:
+            out = original_bias(self, query_layer, key_layer, relative_pos, rel_embeddings, scale_factor)
+        finally:
+            torch.gather = original_gather
+        # v2: att_span = self.pos_ebd_size, rows from 0; v1: compute_attention_span, rows from max_rel - span
+        rec["span"] = int(spans[-1]) if model_type == "deberta" else int(self.pos_ebd_size)
+        rec["first_row"] = self.max_relative_positions - rec["span"] if model_type == "deberta" else 0
+        return out
+
+    def span(*a):
+        spans.append(original_span(*a))
+        return spans[-1]
+
+    lookups, param_names = {}, {id(p): n for n, p in model.named_parameters()}
+    embedding = torch.nn.functional.embedding
+
+    def recording(ids, weight, *a, **k2):
+        if id(weight) in param_names:
+            lookups[param_names[id(weight)]] = (ids.detach().clone(), weight.shape[0])
+        return embedding(ids, weight, *a, **k2)
+
+    setattr(mod.DisentangledSelfAttention, attn_name, bias)
+    if original_span is not None:
+        mod.compute_attention_span = span
+    torch.nn.functional.embedding = recording
+    try:
+        with torch.no_grad():
+            model(input_ids=(torch.arange(T)[None] + 3) % 128)
+    finally:
+        setattr(mod.DisentangledSelfAttention, attn_name, original_bias)
+        if original_span is not None:
+            mod.compute_attention_span = original_span
+        torch.nn.functional.embedding = embedding
+    rel = getattr(model.encoder, "rel_embeddings", None)
+    return cfg, calls, lookups, None if rel is None else rel.weight.shape[0], len(model.encoder.layer)
+
+
+def posenc_deberta_matrix(lq, lk, buckets, max_rel, output, d):
+    out = os.path.join(d, f"deberta_{output}.npy")
+    rc, _, se = run("bias", "deberta", "--len", lq, "--key-len", lk, "--buckets", buckets, "--max-relative", max_rel,
+                    "--output", output, "-o", out)
+    return (np.load(out), "") if rc == 0 else (None, se.strip()[:160])
+
+
+def deberta(t, d):
+    """DeBERTa v1 ("deberta") and v2/v3 ("deberta-v2") through their own forward passes: per layer, the relative
+    position matrix the disentangled attention really receives (make_log_bucket_position's buckets for v2 with
+    position_buckets) and the rows of rel_embeddings its c2p / p2c gathers read must equal posenc's
+    (posenc_deberta_matrix_i64 through `posenc bias deberta`, integers: tolerance 0); the learned absolute table
+    (position_biased_input) must be the one posenc names, looked up at rows 0..T-1. T = 24 against 8 buckets /
+    max_relative_positions 16 (v3-like: log buckets and clamping both happen), an unbucketed v2 that clamps, v1
+    with max_relative_positions below T (the sliced table's rows, mapped back to full-table rows) and above it.
+    make_log_bucket_position itself runs over every |r| <= 2^20 for the v3 (256, 512) and (8, 16) parameters."""
+    import torch
+    from transformers.models.deberta_v2 import modeling_deberta_v2 as mv2
+    cases = [
+        ("deberta-v2 v3-like", "deberta-v2", dict(relative_attention=True, position_buckets=8, max_relative_positions=16,
+                                                  pos_att_type="p2c|c2p", position_biased_input=False,
+                                                  share_att_key=True, norm_rel_ebd="layer_norm")),
+        # max_relative_positions -1: max_position_embeddings (16 < T, so the rows clamp); no absolute table (it
+        # would have only 16 rows for T positions)
+        ("deberta-v2 unbucketed c2p", "deberta-v2", dict(relative_attention=True, max_position_embeddings=16,
+                                                         max_relative_positions=-1, pos_att_type=["c2p"],
+                                                         position_biased_input=False)),
+        ("deberta-v2 buckets p2c", "deberta-v2", dict(relative_attention=True, position_buckets=6, max_relative_positions=40,
+                                                      pos_att_type="P2C", position_biased_input=False)),
+        ("deberta v1 max_rel 10", "deberta", dict(relative_attention=True, max_relative_positions=10,
+                                                  pos_att_type="c2p|p2c", max_position_embeddings=64)),
+        ("deberta v1 max_rel 64", "deberta", dict(relative_attention=True, max_relative_positions=64,
+                                                  pos_att_type="c2p|p2c", position_biased_input=False)),
+        # relative_attention false (both class defaults): the absolute table alone
+        ("deberta v1 defaults", "deberta", dict(max_position_embeddings=64)),
+        ("deberta-v2 defaults", "deberta-v2", dict(max_position_embeddings=64)),
+    ]
+    for label, model_type, kw in cases:
+        try:
+            cfg, calls, lookups, rel_rows, n_layers = deberta_run(model_type, kw)
+        except Exception as e:
+            t.check(False, f"{label}: transformers could not build / run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads the config ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        relative = bool(calls)
+        t.check(len(layers) == n_layers and all(x["scheme"] == ("deberta" if relative else "learned") for x in layers),
+                f"{label}: {len(layers)} layers {sorted({x['scheme'] for x in layers})} = the run's {n_layers} layers, "
+                f"{'disentangled relative attention' if relative else 'no relative term'} in each")
+        pos = [n for n in lookups if n.endswith("embeddings.position_embeddings.weight")]
+        absolute = layers[0].get("absolute", True) if relative else True
+        t.check(bool(pos) == absolute, f"{label}: the absolute table is looked up ({pos}) iff posenc says it is added "
+                                       f"({absolute})")
+        if pos and absolute:
+            ids, rows = lookups[pos[0]]
+            x = layers[0]
+            t.check(("deberta." + pos[0]) == x["tensor"] and np.array_equal(ids.reshape(-1).numpy(), np.arange(T) + x["offset"])
+                    and rows == x["size"], f"{label}: table {x['tensor']} rows 0..{T - 1} + {x['offset']} of {x['size']} "
+                    f"(the run: {pos[0]}, ids {ids.reshape(-1)[:3].tolist()}.., {rows} rows)")
+        if not relative:
+            continue
+        x = layers[0]
+        t.check(len(calls) == n_layers, f"{label}: every layer ran the disentangled bias ({len(calls)} calls)")
+        t.check(rel_rows == 2 * x["span"], f"{label}: rel_embeddings has {rel_rows} rows = 2 x posenc's span {x['span']}")
+        t.check(x["relative_tensor"] == "deberta.encoder.rel_embeddings.weight",
+                f"{label}: relative table named {x['relative_tensor']}")
+        terms = [k for k in ("c2p", "p2c") if x[k]]
+        want = {}
+        for out in ("relative", "c2p", "p2c"):
+            want[out], why = posenc_deberta_matrix(T, T, x["position_buckets"], x["max_relative_positions"], out, d)
+            t.check(want[out] is not None, f"{label}: posenc bias deberta --output {out} ({why})")
+        if any(v is None for v in want.values()):
+            continue
+        for i, c in enumerate(calls):
+            rp = c["relative_pos"].reshape(-1, T, T)[0].numpy()
+            t.check(np.array_equal(rp, want["relative"]), f"{label} layer {i}: relative_pos = posenc's bucket(q - k) "
+                    f"({int((rp != want['relative']).sum())} of {T * T} differ; the run's [0, :6]: {rp[0, :6].tolist()})")
+            t.check(len(c["gathers"]) == len(terms), f"{label} layer {i}: {len(c['gathers'])} gathers for terms {terms}")
+            for term, index in zip(terms, c["gathers"]):
+                rows = index.reshape(-1, T, T)[0].numpy() + c["first_row"]
+                differ = int((rows != want[term]).sum())
+                t.check(differ == 0, f"{label} layer {i}: {term} rows of rel_embeddings (slice from row "
+                        f"{c['first_row']}, span {c['span']}) = posenc's ({differ} of {T * T} differ)")
+    # make_log_bucket_position itself over every distance 0 < |r| <= 2^20, through build_relative_position
+    n = 1 << 20
+    for buckets, max_rel in ((256, 512), (8, 16)):
+        for lq, lk in ((1, n + 1), (n + 1, 1)):
+            hf = mv2.build_relative_position(torch.empty(1, lq, 1), torch.empty(1, lk, 1), buckets, max_rel)
+            hf = hf.reshape(lq, lk).numpy()
+            mine, why = posenc_deberta_matrix(lq, lk, buckets, max_rel, "relative", d)
+            if not t.check(mine is not None, f"deberta ({buckets}, {max_rel}) posenc bias deberta ({why})"):
+                continue
+            differ = np.flatnonzero(mine.reshape(-1) != hf.reshape(-1))
+            t.check(differ.size == 0, f"deberta ({buckets}, {max_rel}): make_log_bucket_position over r = "
+                    f"{'0..-2^20' if lq == 1 else '0..2^20'} = posenc's bucket ({differ.size} of {hf.size} differ"
+                    f"{', first at |r| = %d' % differ[0] if differ.size else ''})")
+    # what posenc refuses, each shown by the run: no positions at all, a relative table no term reads, a term
+    # transformers does not compute
+    cfg, calls, lookups, _, _ = deberta_run("deberta-v2", dict(relative_attention=False, position_biased_input=False))
+    t.check(not calls and not [k for k in lookups if "position" in k],
+            f"deberta-v2 relative_attention and position_biased_input false: no relative term, no table looked up "
+            f"({sorted(lookups)})")
+    path = os.path.join(d, "deberta_none.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "deberta-v2 without positions", path, "position_biased_input")
+    cfg, calls, _, _, _ = deberta_run("deberta", dict(relative_attention=True, position_biased_input=False))
+    t.check(calls and all(not c["gathers"] for c in calls),
+            "deberta relative_attention without pos_att_type: the run gathers no relative row")
+    path = os.path.join(d, "deberta_no_terms.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "deberta relative_attention without pos_att_type", path, "pos_att_type")
+    cfg, calls, _, _, _ = deberta_run("deberta", dict(relative_attention=True, pos_att_type="c2p|p2p"))
+    t.check(calls and all(len(c["gathers"]) == 1 for c in calls),
+            "deberta pos_att_type c2p|p2p: the run computes c2p only (one gather; p2p is counted in its scale)")
+    path = os.path.join(d, "deberta_p2p.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "deberta pos_att_type p2p", path, "p2p")
+
 
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
@@ -1641,44 +1827,3 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "llama4_temperature": llama4_temperature,
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
-           # M-RoPE text types
-           "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults,
-           # remote-code types read through a framework's own model
-           "kimi_k2": kimi_k2,
-           "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused,
-           "sinusoid_layout_refused": sinusoid_layout_refused}
-
-
-def main():
-    """Tasks run in POSENC_ORACLE_JOBS worker processes (default: the CPU count, at most 8), forked after torch
-    is set up here (one thread each, MKL math for posenc's torch-compat). No model is cached between runs:
-    each is built from its config in about a second, and weights do not matter (only positions are compared)."""
-    global ROOT_DIR
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    import torch
-    torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
-    torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
-    t = Checks()
-    ROOT_DIR = tmpdir()
-    only = sys.argv[1:]
-    tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
-    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
-    tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
-    tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
-              if not only or c[1] in only]
-    jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
-    start = time.monotonic()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        done = list(pool.map(run_case, tasks))
-    slowest = max(((sec, task) for (_, sec), task in zip(done, tasks)), default=(0, None), key=lambda x: x[0])
-    for results, _ in done:
-        for ok, message in results:
-            t.check(ok, message)
-    print(f"{len(tasks)} tasks on {jobs} workers in {time.monotonic() - start:.1f} s "
-          f"(slowest: {slowest[1][1] if slowest[1] else '-'}, {slowest[0]:.1f} s)")
-    t.finish()
-
-
-if __name__ == "__main__":
-    main()

@@ -17,10 +17,11 @@ def main():
     rc, so, _ = run("--help")
     t.check(rc == 0 and "bias" in so, "posenc --help lists bias")
     rc, so, _ = run("bias", "--help")
-    t.check(rc == 0 and all(k in so for k in ("alibi", "t5", "shaw")), "bias --help lists alibi, t5, shaw")
+    t.check(rc == 0 and all(k in so for k in ("alibi", "t5", "deberta", "shaw")), "bias --help lists alibi, t5, deberta, shaw")
     flags = {"alibi": ["--heads", "--len", "--max-bias", "--form", "--json", "--torch-compat", "-o"],
              "t5": ["--len", "--key-len", "--buckets", "--max-distance", "--unidirectional", "-o"],
-             "shaw": ["--len", "--clip", "-o"]}
+             "shaw": ["--len", "--clip", "-o"],
+             "deberta": ["--len", "--key-len", "--buckets", "--max-relative", "--output", "-o"]}
     for kind, fl in flags.items():
         rc, so, _ = run("bias", kind, "--help")
         t.check(rc == 0 and all(f in so for f in fl), f"bias {kind} --help documents {' '.join(fl)}")
@@ -103,6 +104,18 @@ def main():
     rc, _, _ = run("bias", "t5", "--len", 4, "--buckets", 33, "--unidirectional", "-o", out)
     t.check(rc == 0, "--buckets 33 --unidirectional accepted (odd is fine one-way)")
 
+    # ---- deberta (posenc.h 5.3b; the framework comparison is tests/oracle/test_oracle_hf.py) ----
+    rc, _, se = run("bias", "deberta", "--len", 1, "--key-len", 1001, "--buckets", 256, "-o", out)
+    a = np.load(out) if rc == 0 else np.zeros((1, 1001), np.int64)
+    t.check(rc == 0 and a.dtype == np.int64 and a.shape == (1, 1001) and
+            [int(a[0, k]) for k in (0, 1, 128, 129, 200, 511, 512, 1000)] == [0, -1, -128, -129, -169, -255, -256, -317],
+            f"deberta v3 (256, 512) r = 0..-1000: the worked buckets of posenc.h ({se.strip()})")
+    rc, _, _ = run("bias", "deberta", "--len", 3, "--key-len", 2, "--buckets", 256, "--output", "c2p", "-o", out)
+    t.check(rc == 0 and np.load(out).tolist() == [[256, 255], [257, 256], [258, 257]], "deberta --output c2p [3, 2]")
+    rc, _, _ = run("bias", "deberta", "--len", 40, "--max-relative", 16, "--output", "p2c", "-o", out)
+    ref = np.clip(16 - (np.arange(40)[:, None] - np.arange(40)[None, :]), 0, 31)
+    t.check(rc == 0 and np.array_equal(np.load(out), ref), "deberta unbucketed p2c == clip(16 - (i - j), 0, 31)")
+
     # ---- shaw ----
     rc, _, se = run("bias", "shaw", "--len", 5, "--clip", 2, "-o", out)
     a = np.load(out)
@@ -142,6 +155,11 @@ def main():
         (["t5", "--len", 4, "--max-distance", 16, "--unidirectional"], "max_distance must be > max_exact = 16"),
         (["t5", "--len", 4, "--buckets", "many"], "--buckets must be a whole number"),
         (["t5", "--key-len", 4], "--len is required"),
+        (["deberta", "--len", 4, "--buckets", 1], "position_buckets must be 0 (none) or 2..65536, got 1"),
+        (["deberta", "--len", 4, "--max-relative", 0], "max_relative_positions must be in 1..2^30, got 0"),
+        (["deberta", "--len", 4, "--buckets", 256, "--max-relative", 100], "must exceed position_buckets / 2 + 1 = 129"),
+        (["deberta", "--len", 4, "--output", "p2p"], "unknown --output 'p2p'"),
+        (["deberta", "--len", 0], "--len must be > 0, got 0"),
         (["shaw", "--len", 4, "--clip", -1], "--clip must be >= 0, got -1"),
         (["shaw", "--len", 0, "--clip", 2], "--len must be > 0, got 0"),
         (["shaw", "--len", 4], "--clip is required"),

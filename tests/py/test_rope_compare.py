@@ -365,6 +365,36 @@ def main():
     rc, _, err = run("rope", "compare", empty, llama)
     t.check(rc == 1 and "neither a config.json nor a .gguf" in err, f"[C18] an empty folder: exit {rc}")
     query_scale_checks(t, d)
+
+    # DeBERTa: explain says the scheme in words; compare tells two configs apart by what their layers read
+    v3 = {"model_type": "deberta-v2", "hidden_size": 768, "num_attention_heads": 12, "num_hidden_layers": 12,
+          "max_position_embeddings": 512, "relative_attention": True, "position_buckets": 256,
+          "pos_att_type": "p2c|c2p", "max_relative_positions": -1, "position_biased_input": False}
+    paths = {}
+    for name, cfg in {"v3": v3, "v3_copy": dict(v3), "unbucketed": dict(v3, position_buckets=-1),
+                      "c2p_only": dict(v3, pos_att_type="c2p"), "absolute": dict(v3, position_biased_input=True),
+                      "v1": dict(v3, model_type="deberta")}.items():
+        paths[name] = os.path.join(d, f"deberta_{name}.json")
+        json.dump(cfg, open(paths[name], "w"))
+    rc, out, err = run("rope", "explain", "--config", paths["v3"])
+    t.check(rc == 0 and "layers 0-11: DeBERTa c2p + p2c: r = query - key, 256 log buckets (max relative 512), rows "
+            "clamp(bucket + 256) of deberta.encoder.rel_embeddings.weight (512 rows) [12 layers]" in out, f"explain DeBERTa-v3: the scheme in words, every layer ({out.strip().splitlines()[-2:]} {err.strip()})")
+    rc, out, _ = run("rope", "explain", "--config", paths["absolute"])
+    t.check(rc == 0 and "; + absolute deberta.embeddings.position_embeddings.weight (512 rows) [12 layers]" in out,
+            f"explain position_biased_input true: the absolute table named too (exit {rc})")
+    conv = os.path.join(d, "deberta_conv.json")
+    json.dump(dict(v3, conv_kernel_size=3), open(conv, "w"))
+    rc, out, _ = run("rope", "explain", "--config", conv)
+    t.check(rc == 0 and "position keys posenc does not use: conv_kernel_size" in out,
+            f"explain DeBERTa-v2 with conv_kernel_size 3 (a convolution after layer 0): said in a warning (exit {rc})")
+    rc, out, err = compare(paths["v3"], paths["v3_copy"])
+    t.check(rc == 0, f"compare DeBERTa-v3 with itself: same, exit {rc} ({err.strip()[:120]})")
+    for other, words in (("unbucketed", "B 0 buckets, max relative 512"), ("c2p_only", "B 256 buckets, max relative 512, c2p"),
+                         ("absolute", "+ absolute table"), ("v1", "B 0 buckets, max relative 512")):
+        rc, out, err = compare(paths["v3"], paths[other])
+        t.check(rc == 1 and "DeBERTa relative positions: A 256 buckets, max relative 512, c2p+p2c" in out and words in out,
+                f"compare DeBERTa-v3 with {other}: a difference naming it, exit {rc} "
+                f"({[x for x in out.splitlines() if 'DeBERTa' in x][:1]} {err.strip()[:100]})")
     t.finish()
 
 
