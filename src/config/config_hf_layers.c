@@ -514,6 +514,9 @@ static posenc_status sinusoid_stacks_layers(hf_reader *h, const cJSON *cfg) {
     FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
     for (int64_t i = 0; i < enc + dec; i++)
         config_layer_set_(m, i, POSENC_LAYER_SINUSOIDAL, -1, !two ? "attention" : i < enc ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
 /* A true/false key of a DeBERTa config (absent: the class default). null and numbers are refused: HF would take
  * their truthiness, posenc does not guess what the file meant. */
 static posenc_status deberta_bool(hf_reader *h, const cJSON *cfg, const char *key, bool *value) {
