@@ -413,6 +413,8 @@ class _ModelLayer(Structure):
 
 class _QueryScale(Structure):
     _fields_ = [("layers", c_int), ("beta", c_double), ("divisor", c_int64), ("shift", c_int64)]
+
+
 class _DebertaParams(Structure):
     _fields_ = [("position_buckets", c_int32), ("max_relative_positions", c_int32)]
 

@@ -91,6 +91,8 @@ def test_sinusoid_tables_per_stack():
         "attention", 2, 5, False)
     with pytest.raises(posenc.UnsupportedError, match="d_model"):
         posenc.load_config({"model_type": "marian", "d_model": 63})
+
+
 def test_deberta_layers():
     # DeBERTa-v3's position keys: every layer reads the shared relative table through 256 log buckets
     v3 = posenc.load_config({"model_type": "deberta-v2", "num_hidden_layers": 12, "max_position_embeddings": 512,

@@ -1356,6 +1356,8 @@ def kimi_k2(t, d):
         bad = os.path.join(d, "kimi_k2_" + what.replace(" ", "_") + ".json")
         json.dump(body, open(bad, "w"))
         refused_by_name(t, f"kimi_k2 {what}", bad, key)
+
+
 def deberta_run(model_type, kw):
     """A tiny DeBERTa (v1 or v2) from its own config class, one forward pass over T tokens. Recorded from the run:
     the relative_pos matrix the disentangled attention receives, its att_span and the first table row of the slice
@@ -1827,3 +1829,46 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "llama4_temperature": llama4_temperature,
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
+           # M-RoPE text types
+           "qwen3_5_partial_conflict": partial_conflict, "glm4v_class_defaults": glm_class_defaults,
+           # remote-code types read through a framework's own model
+           "kimi_k2": kimi_k2,
+           "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused,
+           "sinusoid_layout_refused": sinusoid_layout_refused,
+           # DeBERTa v1 / v2 / v3: relative positions and c2p / p2c rows captured from the disentangled attention
+           "deberta": deberta}
+
+
+def main():
+    """Tasks run in POSENC_ORACLE_JOBS worker processes (default: the CPU count, at most 8), forked after torch
+    is set up here (one thread each, MKL math for posenc's torch-compat). No model is cached between runs:
+    each is built from its config in about a second, and weights do not matter (only positions are compared)."""
+    global ROOT_DIR
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    import torch
+    torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
+    torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
+    t = Checks()
+    ROOT_DIR = tmpdir()
+    only = sys.argv[1:]
+    tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
+    tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
+    tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
+              if not only or c[1] in only]
+    jobs = int(os.environ.get("POSENC_ORACLE_JOBS", "0")) or min(os.cpu_count() or 1, 8)
+    start = time.monotonic()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        done = list(pool.map(run_case, tasks))
+    slowest = max(((sec, task) for (_, sec), task in zip(done, tasks)), default=(0, None), key=lambda x: x[0])
+    for results, _ in done:
+        for ok, message in results:
+            t.check(ok, message)
+    print(f"{len(tasks)} tasks on {jobs} workers in {time.monotonic() - start:.1f} s "
+          f"(slowest: {slowest[1][1] if slowest[1] else '-'}, {slowest[0]:.1f} s)")
+    t.finish()
+
+
+if __name__ == "__main__":
+    main()
