@@ -53,6 +53,35 @@ static const char *layout_words(posenc_layout layout) {
     return layout == POSENC_LAYOUT_INTERLEAVED ? "interleaved" : "half";
 }
 
+/* Layer i's T5 block inside its stack (a decoder layer counts from the first decoder layer). */
+static int32_t t5_block(const posenc_model *m, int32_t i) {
+    int32_t first = 0;
+    while (first < i && strcmp(m->layers[first].kind, m->layers[i].kind) != 0) first++;
+    return i - first;
+}
+
+/* m->t5_tensor with {stack} = the layer's kind and {block} = `block` (-1: the letter N, for words). */
+static void t5_table_name(const posenc_model *m, int32_t i, int32_t block, char *buf, size_t size) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *p = m->t5_tensor; *p && n + 1 < size;) {
+        int w = 0;
+        if (strncmp(p, "{stack}", 7) == 0) {
+            w = snprintf(buf + n, size - n, "%s", m->layers[i].kind);
+            p += 7;
+        } else if (strncmp(p, "{block}", 7) == 0) {
+            w = block < 0 ? snprintf(buf + n, size - n, "N") : snprintf(buf + n, size - n, "%d", block);
+            p += 7;
+        } else {
+            buf[n] = *p++;
+            buf[n + 1] = '\0';
+            w = 1;
+        }
+        if (w < 0) break;
+        n += (size_t)w < size - n ? (size_t)w : size - n - 1;
+    }
+}
+
 void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t size) {
     if (i < 0 || i >= m->layer_count) {
         snprintf(buf, size, "no layer list");
@@ -127,10 +156,18 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                      m->sinusoid_skips_padding ? " (padding tokens read it; positions count the others)" : "");
         break;
     }
-    case POSENC_LAYER_T5:
-        snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
-                 m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
+    case POSENC_LAYER_T5: {
+        int n = snprintf(buf, size, "T5 relative buckets (%d buckets, max distance %d, %s)", m->t5.num_buckets,
+                         m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "bidirectional: encoder" : "causal: decoder");
+        char table[128];
+        t5_table_name(m, i, m->t5_bias_every_layer ? -1 : 0, table, sizeof table);
+        if (n >= 0 && (size_t)n < size && table[0])
+            snprintf(buf + n, size - (size_t)n, m->t5_bias_every_layer ? ", each block its own table %s (N = block)"
+                                                                       : ", one table for the stack: %s (block 0 "
+                                                                         "computes the bias, later blocks reuse it)",
+                     table);
         break;
+    }
     case POSENC_LAYER_DEBERTA: { /* kept under 256 characters: the explain summary's buffer */
         const char *terms = m->deberta_c2p && m->deberta_p2c ? "c2p + p2c" : m->deberta_c2p ? "c2p" : "p2c";
         int n = m->deberta.position_buckets > 0
@@ -445,10 +482,18 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             printf(", \"skips_padding\": %s", m->sinusoid_skips_padding ? "true" : "false");
             break;
         }
-        case POSENC_LAYER_T5:
+        case POSENC_LAYER_T5: {
             printf(", \"num_buckets\": %d, \"max_distance\": %d, \"bidirectional\": %s", m->t5.num_buckets,
                    m->t5.max_distance, strcmp(l->kind, "encoder") == 0 ? "true" : "false");
+            /* bias_table: the tensor whose rows this layer adds; own_table: this layer holds it (and computes) */
+            int32_t block = t5_block(m, i);
+            char table[128];
+            t5_table_name(m, i, m->t5_bias_every_layer ? block : 0, table, sizeof table);
+            printf(", \"bias_table\": ");
+            cli_json_string(table);
+            printf(", \"own_table\": %s", m->t5_bias_every_layer || block == 0 ? "true" : "false");
             break;
+        }
         case POSENC_LAYER_DEBERTA:
             printf(", \"position_buckets\": %d, \"max_relative_positions\": %d, \"span\": %d, \"c2p\": %s, "
                    "\"p2c\": %s, \"share_att_key\": %s, \"norm_rel_ebd\": %s, \"relative_tensor\": ",

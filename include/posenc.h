@@ -2230,7 +2230,8 @@ POSENC_API void posenc_model_config_free(posenc_model_config *config);
  *            the decoder's in decoder_learned_*.
  *   T5       relative buckets (t5: num_buckets, max_distance; bidirectional in
  *            the encoder layers, not in the decoder's self-attention), one
- *            bias table shared by the layers of each stack.
+ *            bias table shared by the layers of each stack, or one per layer
+ *            (UMT5: t5_bias_every_layer; t5_tensor names each table).
  *   SINUSOIDAL a fixed sinusoid table added to a stack's input (sinusoid,
  *            sinusoid_*: params, tensor, rows = position + offset; the
  *            decoder's own table in decoder_sinusoid_*).
@@ -2432,6 +2433,16 @@ typedef struct posenc_model {
     int32_t deberta_absolute;       /* 1: position_biased_input: the learned absolute table learned_* (rows = positions
                                        0.., learned_size rows) is ALSO added to the input before layer 0 */
     char deberta_tensor[64];        /* "deberta.encoder.rel_embeddings.weight" */
+    /* T5: which self-attention layers own a bias table (num_buckets rows x heads, row = posenc_t5_bucket of
+     * key - query, bidirectional in the encoder's layers only; the decoder's cross-attention has no bias).
+     * t5_bias_every_layer 0 (T5, mT5, Switch Transformers, Pop2Piano): block 0 of each stack owns the table and
+     * computes the bias, the stack's later blocks add that same bias; 1 (UMT5): every block of both stacks owns its
+     * own table. t5_tensor: the checkpoint tensor of a layer's table, with "{stack}" = the layer's kind ("encoder" /
+     * "decoder") and "{block}" = the block index inside its stack (the layer's index minus the encoder's layer
+     * count for a decoder layer), replaced by 0 where t5_bias_every_layer is 0:
+     * "{stack}.block.{block}.layer.0.SelfAttention.relative_attention_bias.weight". "" for other schemes. */
+    int32_t t5_bias_every_layer;
+    char t5_tensor[96];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -435,7 +435,8 @@ class _Model(Structure):
                 ("decoder_sinusoid_size", c_int64),
                 ("deberta", _DebertaParams), ("deberta_span", c_int32), ("deberta_c2p", c_int32),
                 ("deberta_p2c", c_int32), ("deberta_share_att_key", c_int32), ("deberta_norm_rel_ebd", c_int32),
-                ("deberta_absolute", c_int32), ("deberta_tensor", c_char * 64)]
+                ("deberta_absolute", c_int32), ("deberta_tensor", c_char * 64),
+                ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -463,7 +464,7 @@ class Layer:
     rope: Optional[RopeParams] = field(default=None, repr=False)
     rotary_offset: int = 0               # rope: first rotated channel of the head
     alibi_slopes: Optional[Tuple[float, ...]] = field(default=None, repr=False)  # alibi: one per head
-    tensor: Optional[str] = None         # learned / sinusoidal: the table's tensor
+    tensor: Optional[str] = None         # learned / sinusoidal: the table's tensor; t5: this layer's bias table
     offset: int = 0                      # learned / sinusoidal: row = position + offset (OPT: 2)
     size: int = 0                        # learned / sinusoidal: rows of the table
     dim: int = 0                         # sinusoidal: channels (posenc_sinusoid_params)
@@ -610,9 +611,13 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              base=float(m.sinusoid.base), freqs="t2t" if m.sinusoid.freqs == 1 else "vaswani",
                              layout=_lib.LAYOUT_NAME[m.sinusoid.layout], zero_row=int(m.sinusoid_zero_row),
                              grows=bool(m.sinusoid_grows), skips_padding=bool(m.sinusoid_skips_padding))
-            elif scheme == "t5":
+            elif scheme == "t5":  # tensor: this layer's bias table (block 0's of its stack unless every layer owns one)
+                stack = text(entry.kind)
+                block = i - next(k for k in range(i + 1) if text(m.layers[k].kind) == stack)
+                tensor = text(m.t5_tensor).replace("{stack}", stack).replace(
+                    "{block}", str(block if m.t5_bias_every_layer else 0))
                 extra = dict(num_buckets=int(m.t5.num_buckets), max_distance=int(m.t5.max_distance),
-                             bidirectional=text(entry.kind) == "encoder")
+                             bidirectional=stack == "encoder", tensor=tensor or None)
             elif scheme == "deberta":  # section 5.3b; the absolute table where position_biased_input
                 extra = dict(position_buckets=int(m.deberta.position_buckets),
                              max_relative_positions=int(m.deberta.max_relative_positions), span=int(m.deberta_span),

@@ -221,6 +221,13 @@ static const config_family families[] = {
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
+    /* T5 copies (issue 39; class defaults d_model, num_heads, num_layers from transformers 5.18's configuration_*.py),
+     * verified by tests/oracle/test_oracle_hf.py (t5): the same buckets, a table in block 0 of each stack (mT5,
+     * Switch Transformers, Pop2Piano) or in every block (UMT5, FAMILY_T5_EVERY_LAYER) */
+    {"mt5", NULL, "MT5", H, 0, 0, 512, 6, 0, 8, 0, FAMILY_T5, 0, 0, 0, NULL},
+    {"switch_transformers", NULL, "SwitchTransformers", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_T5, 0, 0, 0, NULL},
+    {"pop2piano", NULL, "Pop2Piano", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
+    {"umt5", NULL, "UMT5", H, 0, 0, 512, 6, 0, 8, 0, FAMILY_T5 | FAMILY_T5_EVERY_LAYER, 0, 0, 0, NULL},
     /* DeBERTa v1 and v2/v3 (DebertaConfig / DebertaV2Config, transformers 5.18: relative_attention false,
      * position_biased_input true, max_position_embeddings 512); the absolute table under base_model_prefix "deberta" */
     {"deberta", NULL, "Deberta", H, 0, 512, 768, 12, 0, 12, 0, FAMILY_DEBERTA, 0, 0, 0,
@@ -373,6 +380,11 @@ static const config_refusal refusals[] = {
                         "first"},
     {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                                 "first"},
+    /* T5 buckets posenc cannot describe alone (tests/oracle/test_oracle_hf.py t5 shows each) */
+    {"longt5", "its encoder attends in local blocks of local_radius + 1 tokens (transient-global adds a second bias over "
+               "block summaries): posenc's layers cannot describe that"},
+    {"udop", "its encoder adds a 2D layout bias from the token bounding boxes (relative_bias_args horizontal / "
+             "vertical) to the T5 buckets: posenc has no scheme for box positions"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {

@@ -339,6 +339,10 @@ static posenc_status t5_layers(hf_reader *h, const cJSON *cfg) {
     posenc_error inner = {0};
     if (posenc_t5_check(&m->t5, &inner) != POSENC_OK)
         return posenc_fail_(h->err, POSENC_ERR_FORMAT, "config.json: T5 buckets: %s", inner.message);
+    /* the checkpoint names of T5ForConditionalGeneration and its copies (T5Block layer[0] = the self-attention) */
+    static const char tensor[] = "{stack}.block.{block}.layer.0.SelfAttention.relative_attention_bias.weight";
+    m->t5_bias_every_layer = (h->family->flags & FAMILY_T5_EVERY_LAYER) ? 1 : 0;
+    config_copy_name_(m->t5_tensor, sizeof m->t5_tensor, tensor, sizeof tensor - 1);
     FORWARD_IF_ERROR(config_layers_alloc_(m, enc + dec, h->err));
     for (int64_t i = 0; i < enc + dec; i++)
         config_layer_set_(m, i, POSENC_LAYER_T5, -1, i < enc ? "encoder" : "decoder", 0);

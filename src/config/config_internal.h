@@ -138,6 +138,10 @@ enum {
 /* with FAMILY_DEBERTA, DeBERTa-v2/v3 (modeling_deberta_v2.py): also position_buckets (getattr default -1: none; v3
  * 256, log buckets), share_att_key and norm_rel_ebd, which v1's code never reads */
 #define FAMILY_DEBERTA_V2 ((uint64_t)1 << 43)
+/* with FAMILY_T5, UMT5 (modeling_umt5.py, transformers 5.18): every self-attention layer of both stacks builds its
+ * own relative_attention_bias table (UMT5LayerSelfAttention: has_relative_attention_bias=True), where T5 builds one
+ * in block 0 of each stack and the later blocks reuse the bias it computed */
+#define FAMILY_T5_EVERY_LAYER ((uint64_t)1 << 61)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
