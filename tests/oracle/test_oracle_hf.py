@@ -1545,6 +1545,197 @@ def deberta(t, d):
     refused_by_name(t, "deberta pos_att_type p2p", path, "p2p")
 
 
+# T5 and its copies (issue 39): relative position buckets, a bias table in block 0 of each stack (T5, mT5, Switch
+# Transformers, Pop2Piano) or in every block (UMT5). Each runs forward (encoder and decoder, eager attention) with
+# the attention function wrapped: the position_bias every self-attention (and cross-attention) layer really adds,
+# and the bucket ids each relative_attention_bias table is looked up with, are compared exactly (integers, and
+# rows copied out of the table: tolerance 0) with posenc's buckets (`posenc bias t5` on the same T x T grid)
+# gathered from the table posenc names for that layer (explain --json bias_table / own_table).
+T5_MODELS = [("t5", "T5ForConditionalGeneration"), ("mt5", "MT5ForConditionalGeneration"),
+             ("switch_transformers", "SwitchTransformersForConditionalGeneration"),
+             ("umt5", "UMT5ForConditionalGeneration"), ("pop2piano", "Pop2PianoForConditionalGeneration")]
+T5_SMALL = dict(d_model=32, d_kv=8, d_ff=64, num_heads=2, num_layers=3, num_decoder_layers=2, vocab_size=128,
+                num_experts=2)  # num_experts: Switch Transformers only (ignored by the others' config classes)
+# the class defaults (32 buckets, max distance 128: past T, so only the exact and first log buckets), and 16 / 20
+# (T = 24 reaches the capped last bucket in both directions)
+T5_BUCKETS = [{}, dict(relative_attention_num_buckets=16, relative_attention_max_distance=20)]
+
+
+def t5_run(cls_name, cfg, extra=None):
+    """One forward pass of the tiny model: {attention module name: position_bias it adds}, {table name: bucket ids
+    it is looked up with}, the model's parameters."""
+    import torch
+    import transformers
+    torch.manual_seed(0)
+    model = getattr(transformers, cls_name)._from_config(cfg, attn_implementation="eager").eval()
+    mod = importlib.import_module(type(model).__module__)
+    names = {id(m): n for n, m in model.named_modules()}
+    added, looked_up = {}, {}
+    original = mod.eager_attention_forward
+
+    def recording(module, *a, position_bias=None, **k2):
+        added[names[id(module)]] = None if position_bias is None else position_bias.detach().clone()
+        return original(module, *a, position_bias=position_bias, **k2)
+
+    hooks = [m.register_forward_hook(lambda m_, inp, out, n=n: looked_up.__setitem__(n + ".weight", inp[0].clone()))
+             for n, m in model.named_modules() if isinstance(m, torch.nn.Embedding) and "relative_attention_bias" in n]
+    mod.eager_attention_forward = recording
+    try:
+        with torch.no_grad():
+            ids = (torch.arange(T)[None] + 3) % 128
+            model(input_ids=ids, decoder_input_ids=ids, **(extra or {}))
+    finally:
+        mod.eager_attention_forward = original
+        for h in hooks:
+            h.remove()
+    return added, looked_up, dict(model.named_parameters()), model
+
+
+def t5_case(t, d, model_type, cls_name, kw, label):
+    from transformers import AutoConfig
+    cfg = AutoConfig.for_model(model_type, **T5_SMALL, **kw)
+    path = os.path.join(d, label.replace(" ", "_") + ".json")
+    cfg.to_json_file(path)  # the class's diff form: absent keys must come from posenc's class defaults
+    try:
+        added, looked_up, params, _ = t5_run(cls_name, cfg)
+    except Exception as e:
+        t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+        return
+    rc, so, se = run("rope", "explain", "--config", path, "--json")
+    if not t.check(rc == 0, f"{label}: posenc reads it (exit {rc}: {se.strip()[:160]})"):
+        return
+    ours = json.loads(so)["layers"]
+    self_attn = [f"encoder.block.{i}.layer.0.SelfAttention" for i in range(cfg.num_layers)] + \
+                [f"decoder.block.{i}.layer.0.SelfAttention" for i in range(cfg.num_decoder_layers)]
+    t.check([(o["scheme"], o["kind"]) for o in ours] ==
+            [("t5", n.split(".")[0]) for n in self_attn],
+            f"{label}: {len(ours)} layers t5 encoder x {cfg.num_layers} + decoder x {cfg.num_decoder_layers}")
+    t.check(set(added) >= set(self_attn), f"{label}: every self-attention layer ran the eager attention "
+            f"({len(added)} calls recorded)")
+    # the decoder's cross-attention adds no position bias (zeros), which posenc says by listing none
+    cross = [n for n in added if "EncDecAttention" in n]
+    t.check(len(cross) == cfg.num_decoder_layers and all(added[n] is None or not added[n].any() for n in cross),
+            f"{label}: the {len(cross)} cross-attention layers add no position bias")
+    tables = {n for n in params if n.endswith("relative_attention_bias.weight")}
+    owned = {o["bias_table"] for o in ours if o.get("own_table")}
+    t.check(owned == tables, f"{label}: the layers owning a bias table: posenc {sorted(owned)}, model "
+            f"{sorted(tables)}")
+    grids = {}
+    for name, o in zip(self_attn, ours):
+        if o.get("scheme") != "t5" or name not in added or o.get("bias_table") not in params:
+            t.check(False, f"{label} {name}: no recorded bias or table {o.get('bias_table')} not in the model")
+            continue
+        key = (o["num_buckets"], o["max_distance"], o["bidirectional"])
+        if key not in grids:
+            out = os.path.join(d, f"{label.replace(' ', '_')}_{len(grids)}.npy")
+            rc, _, se = run("bias", "t5", "--len", T, "--key-len", T, "--buckets", key[0], "--max-distance", key[1],
+                            *([] if key[2] else ["--unidirectional"]), "-o", out)
+            grids[key] = np.load(out).astype(np.int64) if rc == 0 else None
+        b = grids[key]
+        if not t.check(b is not None, f"{label} {name}: posenc bias t5 {key} ran"):
+            continue
+        table = params[o["bias_table"]].detach().numpy()
+        want = np.transpose(table[b], (2, 0, 1))  # [heads, query, key]
+        got = added[name][0].numpy()
+        t.check(got.shape == want.shape and np.array_equal(got, want),
+                f"{label} {name}: the bias added = {o['bias_table']}[posenc buckets] "
+                f"({'bidirectional' if key[2] else 'causal'}, {key[0]} buckets, {key[1]}), every head, {T}x{T}")
+        ids = looked_up.get(o["bias_table"]) if o.get("own_table") else None
+        if o.get("own_table"):
+            ok = ids is not None and np.array_equal(ids.numpy().reshape(T, T), b)
+            t.check(ok, f"{label} {name}: the bucket ids looked up in its own table = posenc's, {T}x{T}")
+    # the bias depends on the layer's table: a layer that reads another layer's table would not match above
+    where = "one per self-attention layer" if model_type == "umt5" else "block 0 of each stack"
+    t.check(len(tables) == (len(self_attn) if model_type == "umt5" else 2), f"{label}: {len(tables)} bias tables ({where})")
+
+
+def t5_family(t, d):
+    for model_type, cls_name in T5_MODELS:
+        for kw in T5_BUCKETS:
+            label = model_type + (f" buckets {kw['relative_attention_num_buckets']}" if kw else " default buckets")
+            t5_case(t, d, model_type, cls_name, kw, label)
+    longt5_refused(t, d)
+    udop_refused(t, d)
+
+
+def longt5_refused(t, d):
+    """LongT5's encoder: local (or transient-global) attention in blocks of local_radius + 1 tokens; the bias it
+    adds is built per block over a 3-block window ([.., blocks, block_len, 3 x block_len], not T x T), and
+    transient-global adds a second table (global_relative_attention_bias) over block summaries. Refused by name."""
+    import torch
+    from transformers import AutoConfig
+    for kind in ("local", "transient-global"):
+        label = f"longt5 {kind}"
+        cfg = AutoConfig.for_model("longt5", **T5_SMALL, encoder_attention_type=kind, local_radius=4,
+                                   global_block_size=4)
+        path = os.path.join(d, f"longt5_{kind}.json")
+        cfg.to_json_file(path)
+        import transformers
+        torch.manual_seed(0)
+        model = transformers.LongT5ForConditionalGeneration._from_config(cfg).eval()
+        attn = model.encoder.block[0].layer[0]
+        attn = getattr(attn, "LocalSelfAttention", None) or getattr(attn, "TransientGlobalSelfAttention")
+        shapes = []
+        original = type(attn).compute_bias
+
+        def recording(self, *a, **k2):
+            out = original(self, *a, **k2)
+            shapes.append(tuple(out.shape))
+            return out
+
+        type(attn).compute_bias = recording
+        try:
+            with torch.no_grad():
+                ids = (torch.arange(T)[None] + 3) % 128
+                model(input_ids=ids, decoder_input_ids=ids)
+        finally:
+            type(attn).compute_bias = original
+        block = cfg.local_radius + 1
+        t.check(shapes and shapes[0][-2:] == (block, 3 * block),
+                f"{label}: the encoder's bias is built per block ({shapes[:1]}: block_len {block} x 3 blocks, not "
+                f"{T} x {T})")
+        globals_ = [n for n, _ in model.named_parameters() if "global_relative_attention_bias" in n]
+        t.check(bool(globals_) == (kind == "transient-global"),
+                f"{label}: a second (global) bias table {'present' if globals_ else 'absent'}")
+        refused_by_name(t, label, path, "longt5")
+
+
+def udop_refused(t, d):
+    """UDOP's encoder adds, besides the T5 buckets, a layout bias computed from each token's bounding box: the same
+    tokens with other boxes get another bias. posenc reads only the config: refused by name."""
+    import torch
+    import transformers
+    from transformers import AutoConfig
+    cfg = AutoConfig.for_model("udop", **dict(T5_SMALL, num_layers=2, num_decoder_layers=1))
+    path = os.path.join(d, "udop.json")
+    cfg.to_json_file(path)
+    torch.manual_seed(0)
+    model = transformers.UdopEncoderModel._from_config(cfg, attn_implementation="eager").eval()
+    mod = importlib.import_module(type(model).__module__)
+    first = model.encoder.block[0].layer[0].SelfAttention
+    biases = []
+    original = mod.eager_attention_forward
+
+    def recording(module, *a, position_bias=None, **k2):
+        if module is first:
+            biases.append(position_bias.detach().clone())
+        return original(module, *a, position_bias=position_bias, **k2)
+
+    mod.eager_attention_forward = recording
+    try:
+        ids = (torch.arange(T)[None] + 3) % 128
+        x = torch.linspace(0, 0.9, T)
+        with torch.no_grad():
+            for boxes in (torch.stack([x, x, x + 0.05, x + 0.05], -1), torch.stack([x * 0, x, x * 0 + 0.1, x + 0.05], -1)):
+                model(input_ids=ids, bbox=boxes[None])
+    finally:
+        mod.eager_attention_forward = original
+    t.check(len(biases) == 2 and not torch.equal(biases[0], biases[1]),
+            "udop: the same tokens with other bounding boxes get another encoder bias (layer 0): it depends on the "
+            "layout, not on positions alone")
+    refused_by_name(t, "udop", path, "udop")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1836,7 +2027,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "sinusoid_tables": sinusoid_tables, "sinusoid_refused": sinusoid_refused,
            "sinusoid_layout_refused": sinusoid_layout_refused,
            # DeBERTa v1 / v2 / v3: relative positions and c2p / p2c rows captured from the disentangled attention
-           "deberta": deberta}
+           "deberta": deberta,
+           # T5 and its copies (buckets, which layers own a table), LongT5 and UDOP refused
+           "t5": t5_family}
 
 
 def main():
