@@ -220,6 +220,14 @@ static const config_family families[] = {
      * the table names under WhisperForConditionalGeneration's base_model_prefix "model" */
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
+    /* Whisper-encoder copies (FAMILY_AUDIO_ENCODER_TABLE: the reader holds the class defaults); the table as the
+     * standalone encoder's state dict names it */
+    {"qwen2_audio_encoder", NULL, "Qwen2AudioEncoder", H, 0, 0, 0, 0, 0, 0, 0, FAMILY_AUDIO_ENCODER_TABLE, 0,
+     0, 0, "embed_positions.weight"},
+    {"audioflamingo3_encoder", NULL, "AudioFlamingo3Encoder", H, 0, 0, 0, 0, 0, 0, 0,
+     FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0, "embed_positions.weight"},
+    {"voxtral_encoder", NULL, "VoxtralEncoder", H, 0, 0, 0, 0, 0, 0, 0, FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0,
+     "embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
     /* DeBERTa v1 and v2/v3 (DebertaConfig / DebertaV2Config, transformers 5.18: relative_attention false,
      * position_biased_input true, max_position_embeddings 512); the absolute table under base_model_prefix "deberta" */
@@ -371,6 +379,16 @@ static const config_refusal refusals[] = {
                          "posenc layout puts the cosines first"},
     {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                         "first"},
+    /* audio + text composites: two position paths (tests/oracle/test_oracle_hf.py audio_encoder_tables) */
+    {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text model "
+                    "rotates with RoPE; posenc reads one of them per config: give audio_config "
+                    "(qwen2_audio_encoder) or text_config as its own config.json"},
+    {"audioflamingo3", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
+                       "model rotates with RoPE; posenc reads one of them per config: give audio_config "
+                       "(audioflamingo3_encoder) or text_config as its own config.json"},
+    {"voxtral", "two position paths: the audio encoder adds its learned embed_positions table, the llama text model "
+                "rotates with RoPE; posenc reads one of them per config: give audio_config (voxtral_encoder) or "
+                "text_config as its own config.json"},
     {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                                 "first"},
 };
