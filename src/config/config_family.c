@@ -380,8 +380,8 @@ static const config_refusal refusals[] = {
     {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                         "first"},
     /* audio + text composites: two position paths (tests/oracle/test_oracle_hf.py audio_encoder_tables) */
-    {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text model "
-                    "rotates with RoPE; posenc reads one of them per config: give audio_config "
+    {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
+                    "model rotates with RoPE; posenc reads one of them per config: give audio_config "
                     "(qwen2_audio_encoder) or text_config as its own config.json"},
     {"audioflamingo3", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
                        "model rotates with RoPE; posenc reads one of them per config: give audio_config "
