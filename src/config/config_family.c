@@ -389,6 +389,9 @@ static const config_refusal refusals[] = {
     {"voxtral", "two position paths: the audio encoder adds its learned embed_positions table, the llama text model "
                 "rotates with RoPE; posenc reads one of them per config: give audio_config (voxtral_encoder) or "
                 "text_config as its own config.json"},
+    {"qwen2_5_omni_audio_encoder", "its fixed sinusoid table (SinusoidsPositionEmbedding) restarts at row 0 in every "
+                                   "chunk of n_window * 2 input frames (chunk_and_pad_features): posenc has no "
+                                   "per-chunk row rule"},
     {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                                 "first"},
 };

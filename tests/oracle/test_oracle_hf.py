@@ -747,6 +747,38 @@ def audio_encoder_tables(t, d):
                       f"{lay['tensor']} bit for bit")
         t.check(not torch.equal(weight, mw.sinusoids(source, dm)),
                 f"{label}: the code does not build the table with sinusoids() (a fresh model's differs)")
+    # Qwen2.5-Omni's audio encoder: its sinusoid rows restart in every chunk of n_window * 2 frames; refused by name
+    from transformers.models.qwen2_5_omni import modeling_qwen2_5_omni as mq
+    cfg = transformers.Qwen2_5OmniAudioEncoderConfig(d_model=dm, encoder_layers=2, encoder_attention_heads=4,
+                                                     encoder_ffn_dim=128, num_mel_bins=8, max_source_positions=source,
+                                                     n_window=4, output_dim=32)
+    torch.manual_seed(0)
+    model = mq.Qwen2_5OmniAudioEncoder(cfg).eval()
+    with torch.no_grad():
+        for conv in (model.conv1, model.conv2):
+            conv.weight.zero_()
+            conv.bias.zero_()
+    seen = {}
+
+    def pre_omni(mod, args, kwargs):
+        seen["added"] = (args[0] if args else kwargs["hidden_states"]).detach().clone()
+
+    hook = model.layers[0].register_forward_pre_hook(pre_omni, with_kwargs=True)
+    try:
+        with torch.no_grad():
+            model(input_features=torch.randn(8, 48), feature_lens=torch.tensor([48]))
+    finally:
+        hook.remove()
+    table, added = model.positional_embedding.positional_embedding, seen["added"]
+    rows = [int(torch.nonzero((added[i] == table).all(-1))[0]) if (added[i] == table).all(-1).any() else -1
+            for i in range(added.shape[0])]
+    t.check(rows == [0, 1, 2, 3] * 6, f"qwen2_5_omni_audio_encoder: 48 frames in chunks of 8 add table rows {rows} "
+                                      f"(restarting per chunk of 4 positions, not 0..23)")
+    path = os.path.join(d, "qwen2_5_omni_audio_encoder.json")
+    cfg.to_json_file(path)
+    rc, _, se = run("rope", "explain", "--config", path, "--json")
+    t.check(rc == 1 and "'qwen2_5_omni_audio_encoder' refused: its fixed sinusoid table" in se and "chunk" in se,
+            f"qwen2_5_omni_audio_encoder: refused by name for its per-chunk rows (rc {rc}: {se.strip()[:100]})")
     # the composites: refused by name, while each half alone is read (the audio table above, the text model's RoPE)
     for composite, cfg_name in [("qwen2_audio", "Qwen2AudioConfig"), ("audioflamingo3", "AudioFlamingo3Config"),
                                 ("voxtral", "VoxtralConfig")]:
