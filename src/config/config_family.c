@@ -220,6 +220,14 @@ static const config_family families[] = {
      * the table names under WhisperForConditionalGeneration's base_model_prefix "model" */
     {"whisper", NULL, "Whisper", H, 0, 0, 384, 6, 0, 0, 0, FAMILY_SINUSOID_ENCODER, 0, 0, 0,
      "model.decoder.embed_positions.weight"},
+    /* Whisper-encoder copies (FAMILY_AUDIO_ENCODER_TABLE: the reader holds the class defaults); the table as the
+     * standalone encoder's state dict names it */
+    {"qwen2_audio_encoder", NULL, "Qwen2AudioEncoder", H, 0, 0, 0, 0, 0, 0, 0, FAMILY_AUDIO_ENCODER_TABLE, 0,
+     0, 0, "embed_positions.weight"},
+    {"audioflamingo3_encoder", NULL, "AudioFlamingo3Encoder", H, 0, 0, 0, 0, 0, 0, 0,
+     FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0, "embed_positions.weight"},
+    {"voxtral_encoder", NULL, "VoxtralEncoder", H, 0, 0, 0, 0, 0, 0, 0, FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0,
+     "embed_positions.weight"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
     /* T5 copies (issue 39; class defaults d_model, num_heads, num_layers from transformers 5.18's configuration_*.py),
      * verified by tests/oracle/test_oracle_hf.py (t5): the same buckets, a table in block 0 of each stack (mT5,
@@ -378,6 +386,19 @@ static const config_refusal refusals[] = {
                          "posenc layout puts the cosines first"},
     {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                         "first"},
+    /* audio + text composites: two position paths (tests/oracle/test_oracle_hf.py audio_encoder_tables) */
+    {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
+                    "model rotates with RoPE; posenc reads one of them per config: give audio_config "
+                    "(qwen2_audio_encoder) or text_config as its own config.json"},
+    {"audioflamingo3", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
+                       "model rotates with RoPE; posenc reads one of them per config: give audio_config "
+                       "(audioflamingo3_encoder) or text_config as its own config.json"},
+    {"voxtral", "two position paths: the audio encoder adds its learned embed_positions table, the llama text model "
+                "rotates with RoPE; posenc reads one of them per config: give audio_config (voxtral_encoder) or "
+                "text_config as its own config.json"},
+    {"qwen2_5_omni_audio_encoder", "its fixed sinusoid table (SinusoidsPositionEmbedding) restarts at row 0 in every "
+                                   "chunk of n_window * 2 input frames (chunk_and_pad_features): posenc has no "
+                                   "per-chunk row rule"},
     {"musicgen_melody_decoder", "its fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                                 "first"},
     /* T5 buckets posenc cannot describe alone (tests/oracle/test_oracle_hf.py t5 shows each) */

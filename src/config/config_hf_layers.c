@@ -386,6 +386,35 @@ static posenc_status sinusoid_encoder_layers(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* Qwen2-Audio / AudioFlamingo3 / Voxtral encoders: hidden_states = conv(features) + embed_positions.weight, all
+ * max_source_positions rows (the input must have exactly that many frames, or the forward raises). */
+static posenc_status audio_encoder_table_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t layers = 32, d_model = 1280, heads = 20, source = 1500; /* the three config classes' defaults */
+    bool has = false;
+    /* each class stores one name and maps the other (attribute_map); a file holds one of them */
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "encoder_layers", 1 << 20, &layers, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_hidden_layers", 1 << 20, &layers, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "d_model", 1 << 30, &d_model, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "hidden_size", 1 << 30, &d_model, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "encoder_attention_heads", 1 << 20, &heads, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_attention_heads", 1 << 20, &heads, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "max_source_positions", (int64_t)1 << 40, &source, &has));
+    RETURN_ERROR_IF(source < 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: max_source_positions %lld: the encoder's table needs >= 1 row", (long long)source);
+    config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
+    m->learned_offset = 0;
+    m->learned_size = source;
+    m->config.hidden_size = (int32_t)d_model;
+    m->config.num_hidden_layers = (int32_t)layers;
+    m->config.num_attention_heads = (int32_t)heads;
+    m->config.max_position_embeddings = source;
+    FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_LEARNED, -1, "encoder", 0);
+    return POSENC_OK;
+}
+
 /* BART, mBART, MVP, PLBart, Blenderbot(-Small): each stack adds its own learned table, looked up at rows
  * arange(T) + past (+ 2 where the class is BartLearnedPositionalEmbedding-like); the encoder's layers come first. */
 static posenc_status learned_enc_dec_layers(hf_reader *h, const cJSON *cfg) {
@@ -656,6 +685,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_DEBERTA) return deberta_layers(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
+    if (f->flags & FAMILY_AUDIO_ENCODER_TABLE) return audio_encoder_table_layers(h, cfg);
     if (f->flags & (FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ)) return sinusoid_stacks_layers(h, cfg);
     if (f->flags & FAMILY_PATTERN_NOPE) return pattern_nope_layers(h, cfg);
     int64_t layers = out->num_hidden_layers;

@@ -120,6 +120,11 @@ enum {
  * halves rounded once to float32 (vaswani frequencies, half layout, precise mode), rows = arange + past,
  * max_position_embeddings rows; an odd d_model puts ceil(d/2) sines before the cosines at exponent 2k/d, which no
  * posenc odd policy gives: refused by name. */
+/* Qwen2-Audio, AudioFlamingo3, Voxtral audio encoders (transformers 5.18): one encoder stack that adds all
+ * max_source_positions rows of embed_positions, an nn.Embedding frozen but not built by the code (no sinusoids()
+ * call: its values are whatever the checkpoint holds), so read as a learned table; layers/width under either the
+ * whisper names (encoder_layers, d_model) or hidden_size / num_hidden_layers (the classes' attribute_map) */
+#define FAMILY_AUDIO_ENCODER_TABLE ((uint64_t)1 << 59)
 #define FAMILY_SINUSOID_ENC_DEC ((uint64_t)1 << 46)
 /* fairseq's get_embedding (M2M100SinusoidalPositionalEmbedding and copies): torch float32 exp(k * -ln(10000) /
  * (d/2 - 1)) (t2t frequencies, torch-compat), [sin | cos] plus a zero channel for an odd d (POSENC_ODD_PAD), row
@@ -146,7 +151,8 @@ enum {
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
-     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA)
+     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
+     FAMILY_AUDIO_ENCODER_TABLE)
 
 typedef struct {
     const char *model_type;

@@ -686,6 +686,118 @@ def whisper(t, d):
     t.check(dec["tensor"].endswith("decoder.embed_positions.weight"), f"whisper decoder: table {dec['tensor']}")
 
 
+# Whisper-encoder copies: (label, config class, encoder class, module, whether the forward takes a frame mask)
+AUDIO_ENCODERS = [("qwen2_audio_encoder", "Qwen2AudioEncoderConfig", "Qwen2AudioEncoder", False),
+                  ("audioflamingo3_encoder", "AudioFlamingo3EncoderConfig", "AudioFlamingo3Encoder", True),
+                  ("voxtral_encoder", "VoxtralEncoderConfig", "VoxtralEncoder", False)]
+
+
+def audio_encoder_tables(t, d):
+    """Qwen2-Audio / AudioFlamingo3 / Voxtral encoders through each encoder's own forward: with the conv front-end
+    zeroed (gelu(0) = 0), what reaches the first layer is exactly the position term the forward added; it must be
+    rows offset..offset+T-1 of the state-dict tensor posenc names (bit for bit), T = the table's size posenc gives,
+    every layer learned and an encoder layer. The table is an nn.Embedding the code never fills with sinusoids()
+    (checked: a fresh model's table differs from Whisper's sinusoids), so its values are the checkpoint's: a learned
+    table, not a formula posenc could claim."""
+    import torch
+    import transformers
+    from transformers.models.whisper import modeling_whisper as mw
+    source, dm = 100, 64
+    for label, cfg_name, enc_name, masked in AUDIO_ENCODERS:
+        cfg = getattr(transformers, cfg_name)(d_model=dm, encoder_layers=3, encoder_attention_heads=4,
+                                                encoder_ffn_dim=128, num_mel_bins=8, max_source_positions=source)
+        torch.manual_seed(0)
+        model = getattr(transformers, enc_name)(cfg).eval()
+        with torch.no_grad():
+            for conv in (model.conv1, model.conv2):
+                conv.weight.zero_()
+                conv.bias.zero_()
+        seen = {}
+
+        def pre(mod, args, kwargs):
+            seen["added"] = (args[0] if args else kwargs["hidden_states"]).detach().clone()
+
+        hook = model.layers[0].register_forward_pre_hook(pre, with_kwargs=True)
+        feats = torch.randn(1, 8, 2 * source)
+        extra = {"input_features_mask": torch.ones(1, 2 * source, dtype=torch.long)} if masked else {}
+        try:
+            with torch.no_grad():
+                model(input_features=feats, **extra)
+        finally:
+            hook.remove()
+        path = os.path.join(d, f"{label}.json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads the config ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        t.check([(x["scheme"], x["kind"]) for x in layers] == [("learned", "encoder")] * len(model.layers),
+                f"{label}: {len(layers)} learned encoder layers = the run's {len(model.layers)} encoder layers")
+        state = model.state_dict()
+        lay = layers[0]
+        if not t.check(lay["tensor"] in state, f"{label}: table {lay['tensor']} is in the encoder's state dict"):
+            continue
+        weight = state[lay["tensor"]]
+        added = seen["added"][0]
+        t.check(weight.shape[0] == lay["size"] == source == added.shape[0],
+                f"{label}: a {lay['size']}-row table (the run's: {weight.shape[0]} rows, {added.shape[0]} added)")
+        rows = weight[lay["offset"]:lay["offset"] + added.shape[0]]
+        same = rows.shape == added.shape and bool((rows.view(torch.int32) == added.view(torch.int32)).all())
+        t.check(same, f"{label}: the forward added rows {lay['offset']}..{lay['offset'] + added.shape[0] - 1} of "
+                      f"{lay['tensor']} bit for bit")
+        t.check(not torch.equal(weight, mw.sinusoids(source, dm)),
+                f"{label}: the code does not build the table with sinusoids() (a fresh model's differs)")
+    # Qwen2.5-Omni's audio encoder: its sinusoid rows restart in every chunk of n_window * 2 frames; refused by name
+    from transformers.models.qwen2_5_omni import modeling_qwen2_5_omni as mq
+    cfg = transformers.Qwen2_5OmniAudioEncoderConfig(d_model=dm, encoder_layers=2, encoder_attention_heads=4,
+                                                     encoder_ffn_dim=128, num_mel_bins=8, max_source_positions=source,
+                                                     n_window=4, output_dim=32)
+    torch.manual_seed(0)
+    model = mq.Qwen2_5OmniAudioEncoder(cfg).eval()
+    with torch.no_grad():
+        for conv in (model.conv1, model.conv2):
+            conv.weight.zero_()
+            conv.bias.zero_()
+    seen = {}
+
+    def pre_omni(mod, args, kwargs):
+        seen["added"] = (args[0] if args else kwargs["hidden_states"]).detach().clone()
+
+    hook = model.layers[0].register_forward_pre_hook(pre_omni, with_kwargs=True)
+    try:
+        with torch.no_grad():
+            model(input_features=torch.randn(8, 48), feature_lens=torch.tensor([48]))
+    finally:
+        hook.remove()
+    table, added = model.positional_embedding.positional_embedding, seen["added"]
+    rows = [int(torch.nonzero((added[i] == table).all(-1))[0]) if (added[i] == table).all(-1).any() else -1
+            for i in range(added.shape[0])]
+    t.check(rows == [0, 1, 2, 3] * 6, f"qwen2_5_omni_audio_encoder: 48 frames in chunks of 8 add table rows {rows} "
+                                      f"(restarting per chunk of 4 positions, not 0..23)")
+    path = os.path.join(d, "qwen2_5_omni_audio_encoder.json")
+    cfg.to_json_file(path)
+    rc, _, se = run("rope", "explain", "--config", path, "--json")
+    t.check(rc == 1 and "'qwen2_5_omni_audio_encoder' refused: its fixed sinusoid table" in se and "chunk" in se,
+            f"qwen2_5_omni_audio_encoder: refused by name for its per-chunk rows (rc {rc}: {se.strip()[:100]})")
+    # the composites: refused by name, while each half alone is read (the audio table above, the text model's RoPE)
+    for composite, cfg_name in [("qwen2_audio", "Qwen2AudioConfig"), ("audioflamingo3", "AudioFlamingo3Config"),
+                                ("voxtral", "VoxtralConfig")]:
+        cfg = getattr(transformers, cfg_name)()
+        path = os.path.join(d, f"{composite}.json")
+        cfg.to_json_file(path)
+        rc, _, se = run("rope", "explain", "--config", path, "--json")
+        t.check(rc == 1 and f"'{composite}' refused: two position paths" in se,
+                f"{composite}: refused by name for its two position paths (rc {rc}: {se.strip()[:100]})")
+        halves = []
+        for sub in (cfg.audio_config, cfg.text_config):
+            sub_path = os.path.join(d, f"{composite}_{sub.model_type}.json")
+            sub.to_json_file(sub_path)
+            rc, so, _ = run("rope", "explain", "--config", sub_path, "--json")
+            halves.append({x["scheme"] for x in json.loads(so)["layers"]} if rc == 0 else {f"rc {rc}"})
+        t.check(halves == [{"learned"}, {"rope"}], f"{composite}: audio_config read alone as {halves[0]}, text_config "
+                                                   f"as {halves[1]}: a learned table and RoPE")
+
+
 # posenc_query_scale_f64 through ctypes, from the library beside the CLI the oracle runs (POSENC_LIBRARY overrides)
 class _QueryScale(ctypes.Structure):
     _fields_ = [("layers", ctypes.c_int), ("beta", ctypes.c_double), ("divisor", ctypes.c_int64),
@@ -2029,7 +2141,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # DeBERTa v1 / v2 / v3: relative positions and c2p / p2c rows captured from the disentangled attention
            "deberta": deberta,
            # T5 and its copies (buckets, which layers own a table), LongT5 and UDOP refused
-           "t5": t5_family}
+           "t5": t5_family,
+           # Whisper-encoder copies: the frozen embed_positions table is the checkpoint's (learned)
+           "audio_encoder_tables": audio_encoder_tables}
 
 
 def main():
