@@ -138,11 +138,16 @@ enum {
 /* with FAMILY_DEBERTA, DeBERTa-v2/v3 (modeling_deberta_v2.py): also position_buckets (getattr default -1: none; v3
  * 256, log buckets), share_att_key and norm_rel_ebd, which v1's code never reads */
 #define FAMILY_DEBERTA_V2 ((uint64_t)1 << 43)
+/* ViT-style vision encoders (ViTEmbeddings, CLIPVisionEmbeddings and copies, transformers 5.18): one learned table
+ * `table` over [leading tokens (CLS...), patches in raster order], added to the embeddings before layer 0, at the
+ * config's integer image_size / patch_size (posenc_model.patch_*); per-type defaults and token layout in
+ * config_hf_layers.c's vision table */
+#define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
-     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA)
+     FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | FAMILY_VISION_PATCH)
 
 typedef struct {
     const char *model_type;
