@@ -2433,19 +2433,23 @@ typedef struct posenc_model {
                                        0.., learned_size rows) is ALSO added to the input before layer 0 */
     char deberta_tensor[64];        /* "deberta.encoder.rel_embeddings.weight" */
     /* LEARNED over an image (ViT-style vision encoders: ViT, DeiT, ViT-MSN, I-JEPA, DINOv2 (with registers), the
-     * vision towers of CLIP, MetaCLIP 2, X-CLIP, OWL-ViT, OWLv2, SigLIP). patch_grid_height 0: not an image model
+     * vision towers of CLIP, Chinese-CLIP, CLIPSeg, MetaCLIP 2, X-CLIP, OWL-ViT, OWLv2, SigLIP, GIT, Kosmos-2, BLIP,
+     * BLIP-2, InstructBLIP(Video), AIMv2 (not native), TIPSv2). patch_grid_height 0: not an image model
      * (the other patch_* fields are 0). Else the image (square: patch_image_size pixels a side, the config's
      * image_size) is cut into patch_grid_height x patch_grid_width patches of patch_size pixels (image_size //
      * patch_size a side) and the runtime's sequence before layer 0 is
      *   [patch_prefix_rows leading tokens (CLS; DeiT: CLS, distillation; SigLIP, I-JEPA: none)]
-     *   [patch_prefix_plain tokens with NO position row (DINOv2 with registers: its register tokens)]
+     *   [patch_prefix_plain tokens with NO position row (DINOv2 with registers, TIPSv2: the register tokens)]
      *   [the patches in raster order: patch p = y * patch_grid_width + x, y the patch row from the top]
      * Token t < patch_prefix_rows reads row t of the learned table learned_*; patch p reads row
      * patch_prefix_rows + p; the plain tokens read none. learned_size = patch_prefix_rows + grid_h * grid_w,
      * learned_offset 0 (a "position" here is that row). This describes the table at the config's image_size
      * only: an image of another size makes the runtime resize the patch rows (bicubic, F.interpolate), which
-     * posenc does not describe. patch_resize says when: 1 = only with forward(interpolate_pos_encoding=True), an
-     * error otherwise; 2 = always (DINOv2: any image size other than the table's, or a non-square image). */
+     * posenc does not describe. patch_resize says when: 0 = never (AIMv2: another size is an error); 1 = only with
+     * forward(interpolate_pos_encoding=True), an error otherwise; 2 = by default (DINOv2, TIPSv2: always, for any
+     * image size other than the table's or a non-square image; CLIPSeg: interpolate_pos_encoding defaults true);
+     * 3 = BLIP, BLIP-2, InstructBLIP(Video): with interpolate_pos_encoding=True, else the table's first rows are
+     * added as they are (a smaller image reads rows 0..n-1 unchanged, a larger one is an error). */
     int64_t patch_image_size;
     int64_t patch_size;
     int64_t patch_grid_height;

@@ -650,8 +650,9 @@ typedef struct {
     const char *model_type;
     int64_t image_size, patch_size;
     int32_t prefix_rows; /* CLS (ViTEmbeddings, CLIPVisionEmbeddings' class_embedding); DeiT + distillation */
-    int32_t registers;   /* Dinov2WithRegistersEmbeddings: num_register_tokens (default 4), inserted after CLS */
-    int32_t resize;      /* 1: interpolate_pos_encoding=True only; 2: always off the table's size (DINOv2) */
+    int32_t registers;   /* num_register_tokens default (DINOv2 with registers 4, TIPSv2 1), inserted after CLS */
+    int32_t resize;      /* posenc_model.patch_resize: 0 never (AIMv2), 1 interpolate_pos_encoding=True only, 2 by
+                            default (DINOv2 always, CLIPSeg's flag defaults True), 3 BLIP (else the first rows) */
 } vision_patch;
 
 static const vision_patch vision_patches[] = {
@@ -667,6 +668,16 @@ static const vision_patch vision_patches[] = {
     {"owlvit_vision_model", 768, 32, 1, 0, 1},
     {"owlv2_vision_model", 768, 16, 1, 0, 1},
     {"siglip_vision_model", 224, 16, 0, 0, 1},
+    {"chinese_clip_vision_model", 224, 32, 1, 0, 1},
+    {"git_vision_model", 224, 16, 1, 0, 1},
+    {"kosmos_2_vision_model", 224, 14, 1, 0, 1},
+    {"clipseg_vision_model", 224, 32, 1, 0, 2},
+    {"blip_vision_model", 384, 16, 1, 0, 3},
+    {"blip_2_vision_model", 224, 14, 1, 0, 3},
+    {"instructblip_vision_model", 224, 14, 1, 0, 3},
+    {"instructblipvideo_vision_model", 224, 14, 1, 0, 3},
+    {"aimv2_vision_model", 224, 14, 0, 0, 0},
+    {"tipsv2_vision_model", 448, 14, 1, 1, 2},
 };
 
 /* A square image side or patch side: an integer (a list is refused: posenc reads square integer sizes only). */
@@ -705,7 +716,20 @@ static posenc_status vision_patch_layers(hf_reader *h, const cJSON *cfg) {
     if (v->registers) {
         bool has = false;
         FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_register_tokens", (int64_t)1 << 20, &registers, &has));
-        if (!has) config_note_(h->out->defaults_used, sizeof h->out->defaults_used, "num_register_tokens=4");
+        if (!has) {
+            char text[48];
+            snprintf(text, sizeof text, "num_register_tokens=%d", (int)v->registers);
+            config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
+        }
+    }
+    if (strcmp(f->model_type, "aimv2_vision_model") == 0) { /* Aimv2VisionEmbeddings: is_native builds no table */
+        const cJSON *native = hf_use_(h, cfg, "is_native");
+        RETURN_ERROR_IF(native && !cJSON_IsBool(native), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'is_native' must be true or false");
+        RETURN_ERROR_IF(cJSON_IsTrue(native), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: is_native true: aimv2_vision_model then adds a fixed 2D sin-cos table built "
+                        "for each image's own patch grid (build_2d_sinusoidal_position_embedding, halves swapped), "
+                        "not its learned table; posenc does not describe it");
     }
     int64_t side = image / patch; /* a stride-patch_size convolution: floor */
     RETURN_ERROR_IF(side > (int64_t)1 << 20, h->err, POSENC_ERR_FORMAT,

@@ -1845,6 +1845,16 @@ VISION_CASES = [  # (label, model_type, config keys, images in the batch)
     ("owlvit_vision_model", "owlvit_vision_model", dict(image_size=12, patch_size=4), 1),
     ("owlv2_vision_model", "owlv2_vision_model", dict(image_size=12, patch_size=4), 1),
     ("siglip_vision_model", "siglip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("chinese_clip_vision_model", "chinese_clip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("git_vision_model", "git_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("kosmos_2_vision_model", "kosmos_2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("clipseg_vision_model", "clipseg_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("blip_vision_model", "blip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("blip_2_vision_model", "blip_2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("instructblip_vision_model", "instructblip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("instructblipvideo_vision_model", "instructblipvideo_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("aimv2_vision_model", "aimv2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("tipsv2_vision_model", "tipsv2_vision_model", dict(image_size=12, patch_size=4), 1),  # CLS, 1 register
 ]
 
 
@@ -1882,7 +1892,7 @@ def vision_run(model_type, kw, images):
     owner.register_forward_hook(lambda m, a, out: captured.append(out[0] if isinstance(out, tuple) else out))
     size = cfg.image_size
     with torch.no_grad():
-        model(pixel_values=torch.randn(images, cfg.num_channels, size, size))
+        model(pixel_values=torch.randn(images, getattr(cfg, "num_channels", 3), size, size))  # BLIP: RGB, no key
     rows = table.detach().reshape(-1, table.shape[-1]).numpy()
     got = []
     for token in captured[0][0].numpy():
@@ -1931,6 +1941,11 @@ def vision_patch(t, d):
     with open(path, "w") as f:
         json.dump(dict(model_type="vit", image_size=[8, 12], patch_size=4), f)
     refused_by_name(t, "vit image_size pair", path, "image_size")
+    # AIMv2 with is_native builds a 2D sin-cos table per image instead of its learned one: refused naming the key
+    path = os.path.join(d, "aimv2_native.json")
+    with open(path, "w") as f:
+        json.dump(dict(model_type="aimv2_vision_model", is_native=True), f)
+    refused_by_name(t, "aimv2_vision_model is_native", path, "is_native")
     # SigLIP 2 resizes its table to every image's own patch grid (Siglip2VisionEmbeddings.resize_positional_embeddings):
     # the stored table's rows are num_patches whatever the image size, so no fixed row per patch exists: refused
     from transformers import AutoConfig
