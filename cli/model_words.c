@@ -49,6 +49,14 @@ int cli_read_rope_config(const char *command, const cli_args *a, posenc_model_co
     return EXIT_OK;
 }
 
+/* When the runtime resizes a ViT-style image table (posenc_model.patch_resize). */
+static const char *resize_words(int32_t resize) {
+    return resize == 0   ? "never"
+           : resize == 2 ? "by default"
+           : resize == 3 ? "interpolate_pos_encoding, else first rows"
+                         : "interpolate_pos_encoding";
+}
+
 static const char *layout_words(posenc_layout layout) {
     return layout == POSENC_LAYOUT_INTERLEAVED ? "interleaved" : "half";
 }
@@ -119,6 +127,14 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
         break;
     case POSENC_LAYER_LEARNED: {
         bool own = m->decoder_learned_size > 0 && strcmp(l->kind, "decoder") == 0; /* BART: the decoder's table */
+        if (m->patch_grid_height > 0) { /* ViT-style: rows over [prefix tokens, patches] at the config's size */
+            snprintf(buf, size, "learned image table %s (%lld rows: %d lead + %lldx%lld patches, raster%s), at "
+                     "image_size %lld only (resize, bicubic: %s)", m->learned_tensor,
+                     (long long)m->learned_size, m->patch_prefix_rows, (long long)m->patch_grid_height,
+                     (long long)m->patch_grid_width, m->patch_prefix_plain > 0 ? "; registers: no row" : "",
+                     (long long)m->patch_image_size, resize_words(m->patch_resize));
+            break;
+        }
         snprintf(buf, size, "learned absolute table %s (%lld rows, row = position + %lld), added %s",
                  own ? m->decoder_learned_tensor : m->learned_tensor,
                  (long long)(own ? m->decoder_learned_size : m->learned_size),
@@ -463,6 +479,12 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             cli_json_string(own ? m->decoder_learned_tensor : m->learned_tensor);
             printf(", \"offset\": %lld, \"size\": %lld", (long long)(own ? m->decoder_learned_offset : m->learned_offset),
                    (long long)(own ? m->decoder_learned_size : m->learned_size));
+            if (m->patch_grid_height > 0)
+                printf(", \"image\": {\"image_size\": %lld, \"patch_size\": %lld, \"grid_height\": %lld, "
+                       "\"grid_width\": %lld, \"prefix_rows\": %d, \"prefix_plain\": %d, \"resize\": \"%s\"}",
+                       (long long)m->patch_image_size, (long long)m->patch_size, (long long)m->patch_grid_height,
+                       (long long)m->patch_grid_width, m->patch_prefix_rows, m->patch_prefix_plain,
+                       resize_words(m->patch_resize));
             break;
         }
         case POSENC_LAYER_SINUSOIDAL: {

@@ -2443,6 +2443,31 @@ typedef struct posenc_model {
      * "{stack}.block.{block}.layer.0.SelfAttention.relative_attention_bias.weight". "" for other schemes. */
     int32_t t5_bias_every_layer;
     char t5_tensor[96];
+    /* LEARNED over an image (ViT-style vision encoders: ViT, DeiT, ViT-MSN, I-JEPA, DINOv2 (with registers), the
+     * vision towers of CLIP, Chinese-CLIP, CLIPSeg, MetaCLIP 2, X-CLIP, OWL-ViT, OWLv2, SigLIP, GIT, Kosmos-2, BLIP,
+     * BLIP-2, InstructBLIP(Video), AIMv2 (not native), TIPSv2). patch_grid_height 0: not an image model
+     * (the other patch_* fields are 0). Else the image (square: patch_image_size pixels a side, the config's
+     * image_size) is cut into patch_grid_height x patch_grid_width patches of patch_size pixels (image_size //
+     * patch_size a side) and the runtime's sequence before layer 0 is
+     *   [patch_prefix_rows leading tokens (CLS; DeiT: CLS, distillation; SigLIP, I-JEPA: none)]
+     *   [patch_prefix_plain tokens with NO position row (DINOv2 with registers, TIPSv2: the register tokens)]
+     *   [the patches in raster order: patch p = y * patch_grid_width + x, y the patch row from the top]
+     * Token t < patch_prefix_rows reads row t of the learned table learned_*; patch p reads row
+     * patch_prefix_rows + p; the plain tokens read none. learned_size = patch_prefix_rows + grid_h * grid_w,
+     * learned_offset 0 (a "position" here is that row). This describes the table at the config's image_size
+     * only: an image of another size makes the runtime resize the patch rows (bicubic, F.interpolate), which
+     * posenc does not describe. patch_resize says when: 0 = never (AIMv2: another size is an error); 1 = only with
+     * forward(interpolate_pos_encoding=True), an error otherwise; 2 = by default (DINOv2, TIPSv2: always, for any
+     * image size other than the table's or a non-square image; CLIPSeg: interpolate_pos_encoding defaults true);
+     * 3 = BLIP, BLIP-2, InstructBLIP(Video): with interpolate_pos_encoding=True, else the table's first rows are
+     * added as they are (a smaller image reads rows 0..n-1 unchanged, a larger one is an error). */
+    int64_t patch_image_size;
+    int64_t patch_size;
+    int64_t patch_grid_height;
+    int64_t patch_grid_width;
+    int32_t patch_prefix_rows;
+    int32_t patch_prefix_plain;
+    int32_t patch_resize;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

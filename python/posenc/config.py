@@ -436,7 +436,10 @@ class _Model(Structure):
                 ("deberta", _DebertaParams), ("deberta_span", c_int32), ("deberta_c2p", c_int32),
                 ("deberta_p2c", c_int32), ("deberta_share_att_key", c_int32), ("deberta_norm_rel_ebd", c_int32),
                 ("deberta_absolute", c_int32), ("deberta_tensor", c_char * 64),
-                ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96)]
+                ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
+                ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
+                ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
+                ("patch_resize", c_int32)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -483,6 +486,9 @@ class Layer:
     c2p: bool = False                    # deberta: pos_att_type terms
     p2c: bool = False
     absolute: bool = False               # deberta: the learned absolute table (tensor, size) is added too
+    patch_grid: Optional[Tuple[int, int]] = None  # learned over an image: (rows, columns) of patches, else None
+    patch_prefix_rows: int = 0           # learned over an image: leading tokens reading rows 0.. (CLS)
+    patch_prefix_plain: int = 0          # learned over an image: then tokens with no row (registers)
 
 
 @dataclass(frozen=True)
@@ -602,6 +608,10 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                 else:
                     extra = dict(tensor=text(m.learned_tensor), offset=int(m.learned_offset),
                                  size=int(m.learned_size))
+                    if m.patch_grid_height > 0:  # a ViT-style image table (posenc.h: patch_*)
+                        extra.update(patch_grid=(int(m.patch_grid_height), int(m.patch_grid_width)),
+                                     patch_prefix_rows=int(m.patch_prefix_rows),
+                                     patch_prefix_plain=int(m.patch_prefix_plain))
             elif scheme == "sinusoidal":  # posenc_sinusoid_table with these, rows = position + offset
                 own = m.decoder_sinusoid_size > 0 and text(entry.kind) == "decoder"  # Marian: the decoder's table
                 extra = dict(tensor=text(m.decoder_sinusoid_tensor if own else m.sinusoid_tensor),

@@ -109,6 +109,20 @@ def test_deberta_layers():
     assert (y.tensor, y.offset, y.size) == ("deberta.embeddings.position_embeddings.weight", 0, 512)
 
 
+def test_vision_patch_tables():
+    # ViT-style image tables (posenc_model.patch_*): DeiT's CLS + distillation rows, then 14 x 14 patches at its
+    # class defaults (224 / 16); DINOv2 with registers: CLS row 0, the registers no row, then the patches
+    deit = posenc.load_config({"model_type": "deit"})
+    x = deit.layers[0]
+    assert [y.scheme for y in deit.layers] == ["learned"] * 12 and deit.config is None
+    assert (x.tensor, x.offset, x.size, x.patch_grid, x.patch_prefix_rows, x.patch_prefix_plain) == \
+        ("deit.embeddings.position_embeddings", 0, 2 + 14 * 14, (14, 14), 2, 0)
+    reg = posenc.load_config({"model_type": "dinov2_with_registers", "image_size": 10, "patch_size": 4,
+                              "num_register_tokens": 3}).layers[0]
+    assert (reg.size, reg.patch_grid, reg.patch_prefix_rows, reg.patch_prefix_plain) == (5, (2, 2), 1, 3)
+    # a text model's learned table has no grid
+    assert posenc.load_config({"model_type": "bert"}).layers[0].patch_grid is None
+
 def test_whisper_two_stacks_and_modernbert_bases():
     # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table
     w = posenc.load_config({"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,

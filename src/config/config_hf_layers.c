@@ -677,12 +677,122 @@ static posenc_status deberta_layers(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* FAMILY_VISION_PATCH rows: each *Config's image_size / patch_size defaults, the leading tokens that read a row,
+ * and when the runtime resizes the table (posenc_model.patch_resize), read off modeling_<model>.py (5.18) */
+typedef struct {
+    const char *model_type;
+    int64_t image_size, patch_size;
+    int32_t prefix_rows; /* CLS (ViTEmbeddings, CLIPVisionEmbeddings' class_embedding); DeiT + distillation */
+    int32_t registers;   /* num_register_tokens default (DINOv2 with registers 4, TIPSv2 1), inserted after CLS */
+    int32_t resize;      /* posenc_model.patch_resize: 0 never (AIMv2), 1 interpolate_pos_encoding=True only, 2 by
+                            default (DINOv2 always, CLIPSeg's flag defaults True), 3 BLIP (else the first rows) */
+} vision_patch;
+
+static const vision_patch vision_patches[] = {
+    {"vit", 224, 16, 1, 0, 1},
+    {"deit", 224, 16, 2, 0, 1},
+    {"vit_msn", 224, 16, 1, 0, 1},
+    {"ijepa", 224, 16, 0, 0, 1},
+    {"dinov2", 224, 14, 1, 0, 2},
+    {"dinov2_with_registers", 224, 16, 1, 4, 2},
+    {"clip_vision_model", 224, 32, 1, 0, 1},
+    {"metaclip_2_vision_model", 224, 32, 1, 0, 1},
+    {"xclip_vision_model", 224, 32, 1, 0, 1},
+    {"owlvit_vision_model", 768, 32, 1, 0, 1},
+    {"owlv2_vision_model", 768, 16, 1, 0, 1},
+    {"siglip_vision_model", 224, 16, 0, 0, 1},
+    {"chinese_clip_vision_model", 224, 32, 1, 0, 1},
+    {"git_vision_model", 224, 16, 1, 0, 1},
+    {"kosmos_2_vision_model", 224, 14, 1, 0, 1},
+    {"clipseg_vision_model", 224, 32, 1, 0, 2},
+    {"blip_vision_model", 384, 16, 1, 0, 3},
+    {"blip_2_vision_model", 224, 14, 1, 0, 3},
+    {"instructblip_vision_model", 224, 14, 1, 0, 3},
+    {"instructblipvideo_vision_model", 224, 14, 1, 0, 3},
+    {"aimv2_vision_model", 224, 14, 0, 0, 0},
+    {"tipsv2_vision_model", 448, 14, 1, 1, 2},
+};
+
+/* A square image side or patch side: an integer (a list is refused: posenc reads square integer sizes only). */
+static posenc_status vision_side(hf_reader *h, const cJSON *cfg, const char *key, int64_t fallback, int64_t *out) {
+    const cJSON *v = hf_member_(cfg, key);
+    RETURN_ERROR_IF(v && !cJSON_IsNumber(v), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: '%s' is not an integer (a list or pair?): posenc reads a %s image table for a "
+                    "square integer %s only", key, h->family->model_type, key);
+    bool has = false;
+    *out = fallback;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", key, (int64_t)1 << 30, out, &has));
+    if (!has) {
+        char text[64];
+        snprintf(text, sizeof text, "%s=%lld", key, (long long)fallback);
+        config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
+    }
+    RETURN_ERROR_IF(*out < 1, h->err, POSENC_ERR_FORMAT, "config.json: '%s' %lld must be >= 1", key,
+                    (long long)*out);
+    return POSENC_OK;
+}
+
+/* ViT-style encoders: every layer LEARNED, the table's rows over [prefix tokens, patches] (posenc.h: patch_*). */
+static posenc_status vision_patch_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    const vision_patch *v = NULL;
+    for (size_t i = 0; i < sizeof vision_patches / sizeof vision_patches[0] && !v; i++)
+        if (strcmp(vision_patches[i].model_type, f->model_type) == 0) v = &vision_patches[i];
+    RETURN_ERROR_IF(!v, h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s has no vision patch row", f->model_type);
+    int64_t image = 0, patch = 0, registers = v->registers;
+    FORWARD_IF_ERROR(vision_side(h, cfg, "image_size", v->image_size, &image));
+    FORWARD_IF_ERROR(vision_side(h, cfg, "patch_size", v->patch_size, &patch));
+    RETURN_ERROR_IF(patch > image, h->err, POSENC_ERR_FORMAT,
+                    "config.json: patch_size %lld is larger than image_size %lld: no patch fits", (long long)patch,
+                    (long long)image);
+    if (v->registers) {
+        bool has = false;
+        FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_register_tokens", (int64_t)1 << 20, &registers, &has));
+        if (!has) {
+            char text[48];
+            snprintf(text, sizeof text, "num_register_tokens=%d", (int)v->registers);
+            config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
+        }
+    }
+    if (strcmp(f->model_type, "aimv2_vision_model") == 0) { /* Aimv2VisionEmbeddings: is_native builds no table */
+        const cJSON *native = hf_use_(h, cfg, "is_native");
+        RETURN_ERROR_IF(native && !cJSON_IsBool(native), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'is_native' must be true or false");
+        RETURN_ERROR_IF(cJSON_IsTrue(native), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: is_native true: aimv2_vision_model then adds a fixed 2D sin-cos table built "
+                        "for each image's own patch grid (build_2d_sinusoidal_position_embedding, halves swapped), "
+                        "not its learned table; posenc does not describe it");
+    }
+    int64_t side = image / patch; /* a stride-patch_size convolution: floor */
+    RETURN_ERROR_IF(side > (int64_t)1 << 20, h->err, POSENC_ERR_FORMAT,
+                    "config.json: image_size %lld / patch_size %lld gives %lld patches a side (over 2^20)",
+                    (long long)image, (long long)patch, (long long)side);
+    int64_t layers = h->out->num_hidden_layers;
+    RETURN_ERROR_IF(layers < 1, h->err, POSENC_ERR_FORMAT, "config.json: num_hidden_layers %lld must be >= 1",
+                    (long long)layers);
+    FORWARD_IF_ERROR(config_layers_alloc_(m, layers, h->err));
+    m->rope_count = 0;
+    m->patch_image_size = image;
+    m->patch_size = patch;
+    m->patch_grid_height = m->patch_grid_width = side;
+    m->patch_prefix_rows = v->prefix_rows;
+    m->patch_prefix_plain = (int32_t)registers;
+    m->patch_resize = v->resize;
+    config_copy_name_(m->learned_tensor, sizeof m->learned_tensor, f->table, strlen(f->table));
+    m->learned_offset = 0;
+    m->learned_size = v->prefix_rows + side * side;
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_LEARNED, -1, "attention", 0);
+    return POSENC_OK;
+}
+
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     posenc_model *m = h->model;
     posenc_model_config *out = h->out;
     const config_family *f = h->family;
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
     if (f->flags & FAMILY_DEBERTA) return deberta_layers(h, cfg);
+    if (f->flags & FAMILY_VISION_PATCH) return vision_patch_layers(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
     if (f->flags & FAMILY_AUDIO_ENCODER_TABLE) return audio_encoder_table_layers(h, cfg);

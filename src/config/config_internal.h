@@ -147,12 +147,17 @@ enum {
  * own relative_attention_bias table (UMT5LayerSelfAttention: has_relative_attention_bias=True), where T5 builds one
  * in block 0 of each stack and the later blocks reuse the bias it computed */
 #define FAMILY_T5_EVERY_LAYER ((uint64_t)1 << 61)
+/* ViT-style vision encoders (ViTEmbeddings, CLIPVisionEmbeddings and copies, transformers 5.18): one learned table
+ * `table` over [leading tokens (CLS...), patches in raster order], added to the embeddings before layer 0, at the
+ * config's integer image_size / patch_size (posenc_model.patch_*); per-type defaults and token layout in
+ * config_hf_layers.c's vision table */
+#define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH)
 
 typedef struct {
     const char *model_type;

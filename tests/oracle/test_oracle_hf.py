@@ -2126,6 +2126,142 @@ def composite_case(t, d, label, model_type, kw, inputs):
         refused_by_name(t, f"{label} {what}", bare, f"a {model_type} config without text_config")
 
 
+# ViT-style vision encoders: one learned table over [leading tokens, patches] (posenc_model.patch_*). Each tiny model
+# runs forward on an image at its config's size with every embedding parameter but the table zeroed, so each token
+# of the embeddings' output IS the table row the run added to it (0 + row: exact), or zero where it added none.
+TINY_VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2)
+VISION_CASES = [  # (label, model_type, config keys, images in the batch)
+    ("vit", "vit", dict(image_size=8, patch_size=4), 1),
+    ("vit 3x3", "vit", dict(image_size=12, patch_size=4), 1),
+    ("vit floor", "vit", dict(image_size=10, patch_size=4), 1),  # 10 // 4 = 2 patches a side, the rest cut off
+    ("vit defaults", "vit", {}, 1),  # ViTConfig's 224 / 16: 196 patches + CLS
+    ("deit", "deit", dict(image_size=12, patch_size=4), 1),
+    ("vit_msn", "vit_msn", dict(image_size=12, patch_size=4), 1),
+    ("ijepa", "ijepa", dict(image_size=12, patch_size=4), 1),
+    ("dinov2", "dinov2", dict(image_size=12, patch_size=4), 1),
+    ("dinov2_with_registers", "dinov2_with_registers", dict(image_size=12, patch_size=4), 1),
+    ("dinov2_with_registers 2", "dinov2_with_registers", dict(image_size=8, patch_size=4, num_register_tokens=2), 1),
+    ("clip_vision_model", "clip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("clip_vision_model defaults", "clip_vision_model", {}, 1),  # 224 / 32: 49 patches + CLS
+    ("metaclip_2_vision_model", "metaclip_2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("xclip_vision_model", "xclip_vision_model", dict(image_size=12, patch_size=4, num_frames=2), 2),
+    ("owlvit_vision_model", "owlvit_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("owlv2_vision_model", "owlv2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("siglip_vision_model", "siglip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("chinese_clip_vision_model", "chinese_clip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("git_vision_model", "git_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("kosmos_2_vision_model", "kosmos_2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("clipseg_vision_model", "clipseg_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("blip_vision_model", "blip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("blip_2_vision_model", "blip_2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("instructblip_vision_model", "instructblip_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("instructblipvideo_vision_model", "instructblipvideo_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("aimv2_vision_model", "aimv2_vision_model", dict(image_size=12, patch_size=4), 1),
+    ("tipsv2_vision_model", "tipsv2_vision_model", dict(image_size=12, patch_size=4), 1),  # CLS, 1 register
+]
+
+
+def vision_model(cfg):
+    """The model class of a (sub-)config: AutoModel, else the one *Model class of its modeling file naming it."""
+    from transformers import AutoModel
+    try:
+        return AutoModel.from_config(cfg).eval()
+    except ValueError:  # a vision sub-config with no AutoModel entry (xclip_vision_model)
+        modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+        found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("VisionModel")
+                 and getattr(c, "config_class", None) is type(cfg)]
+        if len(found) != 1:
+            raise
+        return found[0](cfg).eval()
+
+
+def vision_run(model_type, kw, images):
+    """(config, table parameter name -> rows, the row each token of image 0 got: an index, or None)."""
+    import torch
+    from transformers import AutoConfig
+    cfg = AutoConfig.for_model(model_type, **TINY_VISION, **kw)
+    torch.manual_seed(0)
+    model = vision_model(cfg)
+    tables = [(n, p) for n, p in model.named_parameters() if "position_embedding" in n]
+    assert len(tables) == 1, f"{model_type}: position parameters {[n for n, _ in tables]}"
+    name, table = tables[0]
+    owner = model.get_submodule(name.rsplit(".", 2 if name.endswith(".weight") else 1)[0])
+    with torch.no_grad():
+        for n, p in owner.named_parameters():
+            if p is not table:
+                p.zero_()
+        table.copy_(torch.randn(table.shape))
+    captured = []
+    owner.register_forward_hook(lambda m, a, out: captured.append(out[0] if isinstance(out, tuple) else out))
+    size = cfg.image_size
+    with torch.no_grad():
+        model(pixel_values=torch.randn(images, getattr(cfg, "num_channels", 3), size, size))  # BLIP: RGB, no key
+    rows = table.detach().reshape(-1, table.shape[-1]).numpy()
+    got = []
+    for token in captured[0][0].numpy():
+        if not token.any():
+            got.append(None)
+            continue
+        hit = [r for r in range(len(rows)) if np.array_equal(rows[r].view(np.uint32), token.view(np.uint32))]
+        got.append(hit[0] if len(hit) == 1 else ("?", len(hit)))
+    layers = next((len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList)), None)
+    others = [n for n, _ in model.named_parameters() if n != name and ("position" in n or "relative" in n)]
+    return cfg, name, len(rows), got, layers, others
+
+
+def vision_patch(t, d):
+    """Each type of VISION_CASES: posenc's table (name, rows, the row of every token) = the run's, bit for bit
+    (tolerance 0: the output token is 0 + row, an exact float32 sum, matched against the table's rows by bits)."""
+    for label, model_type, kw, images in VISION_CASES:
+        try:
+            cfg, name, n_rows, got, n_layers, others = vision_run(model_type, kw, images)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        if not kw:  # the class defaults: posenc reads {"model_type": ...} alone with the same sizes
+            with open(path, "w") as f:
+                json.dump(dict(model_type=model_type, **TINY_VISION), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        t.check(len(layers) == n_layers and all(x["scheme"] == "learned" for x in layers),
+                f"{label}: {len(layers)} learned layers, transformers built {n_layers}")
+        t.check(not others, f"{label}: the run has no other position parameter ({others})")
+        x = layers[0]
+        img = x["image"]
+        t.check(x["tensor"] == name or x["tensor"].endswith("." + name), f"{label}: table {x['tensor']} is the run's {name}")
+        t.check(x["size"] == n_rows and x["offset"] == 0, f"{label}: {x['size']} rows, the run's table {n_rows}")
+        lead, plain = img["prefix_rows"], img["prefix_plain"]
+        patches = img["grid_height"] * img["grid_width"]
+        want = list(range(lead)) + [None] * plain + [lead + p for p in range(patches)]
+        t.check(got == want, f"{label}: rows per token {got[:6]}.. ({len(got)} tokens) = posenc's {want[:6]}.. "
+                f"({lead} lead, {plain} without a row, {img['grid_height']}x{img['grid_width']} patches)")
+    # a size posenc does not read: refused naming the key (ViT accepts a pair; posenc reads square integer sizes)
+    path = os.path.join(d, "vit_pair.json")
+    with open(path, "w") as f:
+        json.dump(dict(model_type="vit", image_size=[8, 12], patch_size=4), f)
+    refused_by_name(t, "vit image_size pair", path, "image_size")
+    # AIMv2 with is_native builds a 2D sin-cos table per image instead of its learned one: refused naming the key
+    path = os.path.join(d, "aimv2_native.json")
+    with open(path, "w") as f:
+        json.dump(dict(model_type="aimv2_vision_model", is_native=True), f)
+    refused_by_name(t, "aimv2_vision_model is_native", path, "is_native")
+    # SigLIP 2 resizes its table to every image's own patch grid (Siglip2VisionEmbeddings.resize_positional_embeddings):
+    # the stored table's rows are num_patches whatever the image size, so no fixed row per patch exists: refused
+    from transformers import AutoConfig
+    cfg = AutoConfig.for_model("siglip2_vision_model", **TINY_VISION, patch_size=4)
+    model = vision_model(cfg)
+    rows = model.get_parameter("vision_model.embeddings.position_embedding.weight" if hasattr(model, "vision_model")
+                               else "embeddings.position_embedding.weight").shape[0]
+    t.check(rows == cfg.num_patches, f"siglip2_vision_model: its table has num_patches = {rows} rows (no image size)")
+    path = os.path.join(d, "siglip2_vision.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2143,7 +2279,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # T5 and its copies (buckets, which layers own a table), LongT5 and UDOP refused
            "t5": t5_family,
            # Whisper-encoder copies: the frozen embed_positions table is the checkpoint's (learned)
-           "audio_encoder_tables": audio_encoder_tables}
+           "audio_encoder_tables": audio_encoder_tables,
+           # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
+           "vision_patch": vision_patch}
 
 
 def main():
