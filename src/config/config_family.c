@@ -106,6 +106,9 @@ static const config_family families[] = {
      0, 0, NULL},
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* JetMoE: head = kv_channels (default 128); num_attention_heads = num_key_value_heads * num_experts_per_tok
+     * (JetMoeConfig.__post_init__: 16 * 2) */
+    {"jetmoe", NULL, "JetMoe", H, 10000, 4096, 2048, 32, 128, 12, 0, FAMILY_KV_CHANNELS_HEAD, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
      * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */

@@ -683,7 +683,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f && !has_max && f->max_position) note_default(&h, "max_position_embeddings", (double)(max_pos = f->max_position));
     if (strcmp(f->model_type, "cohere2") == 0 && has_head_dim) /* Cohere2Config: head_dim = hidden // heads, always */
         has_head_dim = false;
-    if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM)) {
+    if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM) &&
+        !((f->flags & FAMILY_KV_CHANNELS_HEAD) && item(cfg, "kv_channels"))) {
         head_dim = f->head_dim;
         has_head_dim = true;
         note_default(&h, "head_dim", (double)head_dim);
@@ -739,6 +740,12 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", ratio_k, &ratio, &has_ratio));
         RETURN_ERROR_IF(!(ratio > 0), err, POSENC_ERR_FORMAT, "config.json: 'rope_ratio' must be > 0, got %g", ratio);
         p->base *= ratio;
+    }
+    if (f->flags & FAMILY_KV_CHANNELS_HEAD) { /* JetMoE: head = kv_channels (its attribute_map alias head_dim) */
+        int64_t kv = 0;
+        bool has_kv = false;
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
+        if (has_kv && !item(cfg, "head_dim")) head_dim = kv, has_head_dim = true; /* both: head_dim wins, as in HF */
     }
     if (!has_head_dim) {
         RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,

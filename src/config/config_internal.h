@@ -101,6 +101,10 @@ enum {
  * (+ 2 with FAMILY_OPT_OFFSET: BartLearnedPositionalEmbedding's offset) rows; position_ids = arange + past in
  * both stacks (no padding-dependent ids) */
 #define FAMILY_LEARNED_ENC_DEC ((uint64_t)1 << 39)
+/* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
+ * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
+ * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
+#define FAMILY_KV_CHANNELS_HEAD ((uint64_t)1 << 51)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

@@ -128,6 +128,10 @@ CASES = [
     ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
                             moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
     ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
+    # JetMoE: head = kv_channels (8 here, not hidden // heads = 16); heads = num_key_value_heads * num_experts_per_tok
+    ("jetmoe", "jetmoe", dict(num_hidden_layers=2, kv_channels=8, num_local_experts=2, num_experts_per_tok=2)),
+    ("jetmoe yarn", "jetmoe", dict(num_hidden_layers=2, kv_channels=32, num_key_value_heads=1, num_local_experts=2,
+                                   num_experts_per_tok=2, rope_scaling=YARN)),
     ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
     ("gte", "gte", dict(num_hidden_layers=2)),
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
