@@ -342,6 +342,9 @@ static const config_wrapper wrappers[] = {
     {"idefics3", 0},
     {"smolvlm", 0},
     {"shieldgemma2", 0}, /* builds Gemma3ForConditionalGeneration on its own config */
+    /* EXAONE 4.5: Exaone4_5_Model.forward hands its exaone4 text model position_ids = arange(seq) + past over the
+     * merged sequence (the 2D RoPE is the vision tower's own) */
+    {"exaone4_5", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

@@ -949,6 +949,16 @@ def tiled_inputs(cfg, model):
     return image_inputs(cfg, model, lead=(1, 1))
 
 
+def grid_inputs(cfg, model):
+    """Qwen2.5-VL-style patches (EXAONE 4.5): one 4x4-patch image, flattened patches and image_grid_thw; the
+    spatial merge (2x2) leaves 4 image tokens in the text sequence."""
+    import torch
+    v = cfg.vision_config
+    pv = torch.randn(16, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
+    return {"input_ids": text_ids(16 // v.spatial_merge_size ** 2), "pixel_values": pv,
+            "image_grid_thw": torch.tensor([[1, 4, 4]])}
+
+
 # (label, model_type, composite config keywords, inputs(cfg, model) -> forward kwargs); text_config gets SMALL
 COMPOSITES = [
     ("llava", "llava", dict(text_config=dict(model_type="llama", num_hidden_layers=2, rope_theta=500000.0),
@@ -996,6 +1006,14 @@ COMPOSITES = [
                                 vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                                    num_attention_heads=2, image_size=8, patch_size=2),
                                 scale_factor=2, image_token_id=IMAGE_ID), tiled_inputs),
+    # EXAONE 4.5: exaone4 text model (RoPE in the sliding layers) after a 2D-RoPE vision tower; text positions
+    # arange over the merged sequence (Exaone4_5_Model.forward), no M-RoPE
+    ("exaone4_5", "exaone4_5", dict(text_config=dict(model_type="exaone4", num_hidden_layers=4, sliding_window=8),
+                                    vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2,
+                                                       num_key_value_heads=2, patch_size=2, spatial_merge_size=2,
+                                                       temporal_patch_size=2, window_size=4, out_hidden_size=64,
+                                                       fullatt_block_indexes=[1]),
+                                    image_token_id=IMAGE_ID, video_token_id=6), grid_inputs),
     ("got_ocr2", "got_ocr2", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
                                   vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=2,
                                                      num_attention_heads=2, image_size=64, patch_size=16,
