@@ -83,6 +83,9 @@ static const config_family families[] = {
      128, 2, NULL},
     {"doge", NULL, "Doge", H, 10000, 2048, 1024, 8, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"flex_olmo", NULL, "FlexOlmo", H, 500000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* Granite-SWA: RoPE base per layer (layer_rope_theta, 0 = NoPE); full iff i % 4 == 0, the others slide (128) */
+    {"granite_swa", NULL, "GraniteSWA", H, 10000, 8192, 2560, 20, 0, 24, 0, FAMILY_LAYER_THETA, 0, 128, 4, NULL},
+    {"granitemoe_swa", NULL, "GraniteMoeSWA", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_LAYER_THETA, 0, 128, 4, NULL},
     {"granitemoeshared", NULL, "GraniteMoeShared", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"jais2", NULL, "Jais2", H, 10000, 8192, 3328, 26, 128, 32, 0, 0, 0, 0, 0, NULL},
     {"nanochat", NULL, "NanoChat", H, 10000, 2048, 768, 6, 0, 12, 0, 0, 0, 0, 0, NULL},

@@ -716,6 +716,7 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         f->model_type, p->base);
         p->base = 10000.0;
     }
+    if (f->flags & FAMILY_LAYER_THETA) FORWARD_IF_ERROR(hf_layer_theta_base_(&h, cfg, layers, &p->base));
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
     if (!has_partial && rope) {

@@ -169,6 +169,61 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     return POSENC_OK;
 }
 
+/* layer_rope_theta: `layers` finite numbers (GraniteSWAConfig: list[float | int]). */
+static posenc_status layer_theta_list(hf_reader *h, const cJSON *list, int64_t layers) {
+    RETURN_ERROR_IF(!cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'layer_rope_theta' must be an array of numbers (one RoPE base per layer, 0 = NoPE)");
+    int n = cJSON_GetArraySize(list), i = 0;
+    RETURN_ERROR_IF(n != layers, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'layer_rope_theta' has %d entries for %lld layers (HF indexes it per layer)", n,
+                    (long long)layers);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        RETURN_ERROR_IF(!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0, h->err,
+                        POSENC_ERR_FORMAT, "config.json: layer_rope_theta[%d] must be a number >= 0 (0 = NoPE)", i);
+        i++;
+    }
+    return POSENC_OK;
+}
+
+posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base) {
+    const cJSON *list = hf_use_(h, cfg, "layer_rope_theta");
+    if (!list) return POSENC_OK; /* GraniteSWAConfig: [rope_theta] * num_hidden_layers */
+    FORWARD_IF_ERROR(layer_theta_list(h, list, layers));
+    double one = 0;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        double t = e->valuedouble;
+        RETURN_ERROR_IF(t != 0 && one != 0 && t != one, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'layer_rope_theta' gives layer %d the RoPE base %.17g and an earlier layer %.17g: "
+                        "%s builds one rotary embedding per distinct base, and posenc's model holds one base for "
+                        "all rotating layers of a kind; not read", i, t, one, h->family->model_type);
+        if (t != 0) one = t;
+        i++;
+    }
+    if (one != 0) *base = one;
+    return POSENC_OK;
+}
+
+/* Granite-SWA: layer kinds from layer_types, else full iff i % pattern == 0; RoPE iff layer_rope_theta[i] != 0. */
+static posenc_status layer_theta_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t window = 0;
+    FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *thetas = hf_use_(h, cfg, "layer_rope_theta");
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0 : i % f->sliding_pattern != 0;
+        const cJSON *t = thetas ? cJSON_GetArrayItem(thetas, (int)i) : NULL;
+        bool rope = !t || t->valuedouble != 0; /* `theta if theta else None` */
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          sliding ? "sliding_attention" : "full_attention", sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -477,6 +532,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
     if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
+    if (f->flags & FAMILY_LAYER_THETA) return layer_theta_layers(h, cfg, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

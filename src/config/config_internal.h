@@ -105,6 +105,13 @@ enum {
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
 #define FAMILY_KV_CHANNELS_HEAD ((uint64_t)1 << 51)
+/* Granite-SWA / GraniteMoE-SWA (transformers 5.18): layer_rope_theta[i] is layer i's RoPE base, 0 = NoPE (the model
+ * builds one rotary embedding per distinct non-zero value, each the rope dict with that rope_theta; absent: rope_theta
+ * in every layer). posenc's model holds one base per layer kind, so a list with two or more distinct non-zero values
+ * is refused naming the key; one value is the base of every rotating layer. Layer kinds: layer_types, else full iff
+ * i % sliding_window_pattern (family row: 4) == 0, the sliding ones with sliding_window (the window changes the mask
+ * only: every layer with a non-zero theta rotates). */
+#define FAMILY_LAYER_THETA ((uint64_t)1 << 52)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
@@ -257,6 +264,9 @@ posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, cons
 /* The per-layer list of a config.json model; rope_free: the
  * model has no RoPE layer (its RoPE settings were not read). */
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
+/* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
+ * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
+posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);
 /* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */
 void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all);
 /* Does a key name look like it is about positions? */

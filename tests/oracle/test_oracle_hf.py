@@ -73,6 +73,15 @@ CASES = [
     ("apertus llama3", "apertus", dict(num_hidden_layers=2, rope_theta=12e6, rope_scaling=LLAMA3)),
     ("doge", "doge", dict(num_hidden_layers=2)),
     ("flex_olmo", "flex_olmo", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    # Granite-SWA: layer_rope_theta[i] is layer i's base, 0 = NoPE (here one non-zero base, not rope_theta's)
+    ("granite_swa", "granite_swa", dict(num_hidden_layers=5, sliding_window=8)),
+    ("granite_swa layer_rope_theta", "granite_swa", dict(num_hidden_layers=4, sliding_window=8,
+                                                         layer_types=["sliding_attention", "full_attention",
+                                                                      "sliding_attention", "full_attention"],
+                                                         layer_rope_theta=[50000.0, 0, 50000.0, 0])),
+    ("granitemoe_swa yarn", "granitemoe_swa", dict(num_hidden_layers=4, sliding_window=8, num_local_experts=2,
+                                                   num_experts_per_tok=1, layer_rope_theta=[0, 10000, 10000, 10000],
+                                                   rope_scaling=YARN)),
     ("granitemoeshared", "granitemoeshared", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
     ("jais2", "jais2", dict(num_hidden_layers=2, head_dim=16)),
     ("nanochat", "nanochat", dict(num_hidden_layers=2)),
@@ -405,7 +414,7 @@ WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window i
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
            "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
            **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
-              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe")}}
+              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe", "granite_swa", "granitemoe_swa")}}
 
 
 def legacy_form(path, cfg):
@@ -805,6 +814,17 @@ def roformer(t, d):
     refused_by_name(t, "roformer with rope_theta", path, "rope_theta")
 
 
+def granite_swa_thetas(t, d):
+    """Granite-SWA with two different non-zero bases in layer_rope_theta: transformers rotates layer 0 and layer 1
+    with different cos/sin (one rotary embedding per base); posenc's model has one base per layer kind, so it refuses
+    the file naming the key."""
+    hf, path, _ = hf_layers("granite_swa", dict(num_hidden_layers=2, sliding_window=8,
+                                                layer_rope_theta=[10000.0, 500000.0]), d, "granite_swa two thetas")
+    t.check(hf[0] is not None and hf[1] is not None and not np.array_equal(hf[0][0], hf[1][0]),
+            "granite_swa layer_rope_theta [10000, 500000]: transformers rotates both layers, each with its own cos/sin")
+    refused_by_name(t, "granite_swa two bases", path, "layer_rope_theta")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1105,7 +1125,9 @@ ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
            # ESM configs refused for what transformers' run does with them
-           "esm_refused": esm_refused, "roformer": roformer}
+           "esm_refused": esm_refused, "roformer": roformer,
+           # two RoPE bases in one model's layer list
+           "granite_swa_thetas": granite_swa_thetas}
 
 
 def main():
@@ -1122,7 +1144,8 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
-    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only
+              or any(name.startswith(o + "_") for o in only)]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
               if not only or c[1] in only]
