@@ -216,6 +216,9 @@ static posenc_status layer_theta_layers(hf_reader *h, const cJSON *cfg, int64_t 
     if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
     for (int64_t i = 0; i < layers; i++) {
         bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0 : i % f->sliding_pattern != 0;
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'sliding_window' is null and layer %lld slides: HF cannot run %s's sliding "
+                        "layers without a window (TypeError in its sliding-window mask)", (long long)i, f->model_type);
         const cJSON *t = thetas ? cJSON_GetArrayItem(thetas, (int)i) : NULL;
         bool rope = !t || t->valuedouble != 0; /* `theta if theta else None` */
         config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,

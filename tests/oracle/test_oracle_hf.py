@@ -817,12 +817,19 @@ def roformer(t, d):
 def granite_swa_thetas(t, d):
     """Granite-SWA with two different non-zero bases in layer_rope_theta: transformers rotates layer 0 and layer 1
     with different cos/sin (one rotary embedding per base); posenc's model has one base per layer kind, so it refuses
-    the file naming the key."""
+    the file naming the key. sliding_window null: transformers cannot run the sliding layers, posenc refuses it."""
     hf, path, _ = hf_layers("granite_swa", dict(num_hidden_layers=2, sliding_window=8,
                                                 layer_rope_theta=[10000.0, 500000.0]), d, "granite_swa two thetas")
     t.check(hf[0] is not None and hf[1] is not None and not np.array_equal(hf[0][0], hf[1][0]),
             "granite_swa layer_rope_theta [10000, 500000]: transformers rotates both layers, each with its own cos/sin")
     refused_by_name(t, "granite_swa two bases", path, "layer_rope_theta")
+    null = dict(SMALL, num_hidden_layers=2, sliding_window=None)
+    t.check(raises(lambda: hf_layers("granite_swa", null, d, "granite_swa null window"), TypeError),
+            "granite_swa sliding_window null: transformers 5.18 cannot run its sliding layers")
+    path = os.path.join(d, "granite_swa_null_window.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "granite_swa", "num_hidden_layers": 2, "sliding_window": None}, f)
+    refused_by_name(t, "granite_swa sliding_window null", path, "sliding_window")
 
 
 def refused_by_name(t, label, path, name):
