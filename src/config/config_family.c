@@ -128,6 +128,10 @@ static const config_family families[] = {
     {"llama4_text", "llama4", "Llama4", I, 500000, 131072, 5120, 40, 128, 48, 0, FAMILY_NOPE_LIST, 0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    /* Cohere2-MoE: Cohere2's sliding-only RoPE, plus the dense-MLP prefix layers (first_k_dense_replace) when
+     * prefix_dense_sliding_window_pattern is 1; head_dim a field (128) */
+    {"cohere2_moe", NULL, "Cohere2Moe", I, 10000, 8192, 8192, 64, 128, 40, 0, FAMILY_DENSE_PREFIX_ROPE, 0, 4096, 4,
+     NULL},
     {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
      4096, 4, NULL},
     {"exaone_moe", NULL, "ExaoneMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,

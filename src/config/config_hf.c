@@ -660,6 +660,12 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         if (!m->assumed) out->keys_used[0] = '\0';
         return POSENC_OK;
     }
+    /* Cohere2MoeConfig keeps rope_scaling as a field of its own beside rope_parameters: transformers 5.18's rotary
+     * class never applies it, while the key says the model was scaled; which one a file means is not guessed */
+    RETURN_ERROR_IF((f->flags & FAMILY_DENSE_PREFIX_ROPE) && item(cfg, "rope_scaling"), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: '%s' gives 'rope_scaling': %sConfig keeps it apart from rope_parameters and "
+                    "transformers 5.18 rotates without it (default RoPE); put the scaling in rope_parameters or drop it",
+                    f->model_type, f->class_stem);
     const cJSON *rope = NULL, *local_rope = NULL;
     FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
     RETURN_ERROR_IF((f->flags & FAMILY_DEFAULT_SCALING) && !rope, err, POSENC_ERR_UNSUPPORTED,

@@ -227,6 +227,36 @@ static posenc_status layer_theta_layers(hf_reader *h, const cJSON *cfg, int64_t 
     return POSENC_OK;
 }
 
+/* Cohere2-MoE: sliding layers rotate, and the dense-MLP prefix layers too when its pattern is 1 (force_rope). */
+static posenc_status dense_prefix_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t window = 0, k = 0, prefix_every = 1, every = f->sliding_pattern;
+    bool has = false;
+    FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "first_k_dense_replace", layers, &k, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "prefix_dense_sliding_window_pattern", 1 << 20, &prefix_every, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *mlp = hf_use_(h, cfg, "mlp_layer_types");
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    if (mlp) FORWARD_IF_ERROR(string_list(h, mlp, "mlp_layer_types", layers));
+    RETURN_ERROR_IF(!types && ((k > 0 && prefix_every == 0) || (layers > k && every == 0)), h->err, POSENC_ERR_FORMAT,
+                    "config.json: a sliding-window pattern of 0 and no 'layer_types': HF's layer kinds take "
+                    "(i + 1) %% 0 and raise");
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
+                       : i < k ? (i + 1) % prefix_every != 0 : (i - k + 1) % every != 0;
+        bool dense = mlp ? strcmp(list_at(mlp, i), "dense") == 0 : i < k;
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'sliding_window' is null and layer %lld slides: HF cannot run %s's sliding "
+                        "layers without a window", (long long)i, f->model_type);
+        bool rope = sliding || (dense && prefix_every == 1); /* `sliding_window is not None or force_rope` */
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          sliding ? "sliding_attention" : "full_attention", sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -536,6 +566,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_LAYER_THETA) return layer_theta_layers(h, cfg, layers);
+    if (f->flags & FAMILY_DENSE_PREFIX_ROPE) return dense_prefix_layers(h, cfg, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

@@ -112,6 +112,13 @@ enum {
  * i % sliding_window_pattern (family row: 4) == 0, the sliding ones with sliding_window (the window changes the mask
  * only: every layer with a non-zero theta rotates). */
 #define FAMILY_LAYER_THETA ((uint64_t)1 << 52)
+/* Cohere2-MoE (Cohere2MoeConfig / Cohere2MoeAttention, transformers 5.18): interleaved RoPE in a layer iff it slides
+ * (layer_types; else the first first_k_dense_replace layers full iff (i + 1) % prefix_dense_sliding_window_pattern
+ * == 0, the rest full iff (i + 1 - k) % sliding_window_pattern == 0) or it is a dense-MLP layer (mlp_layer_types;
+ * else i < first_k_dense_replace) while prefix_dense_sliding_window_pattern is 1 (force_rope); head_dim is a field
+ * (default 128); sliding_window null is refused (HF cannot run a sliding layer without one), and so is a rope_scaling
+ * key (the config class keeps it beside rope_parameters; the rotary class never applies it). */
+#define FAMILY_DENSE_PREFIX_ROPE ((uint64_t)1 << 53)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

@@ -56,6 +56,16 @@ CASES = [
     ("granite", "granite", dict(num_hidden_layers=2)),
     ("smollm3", "smollm3", dict(num_hidden_layers=4)),
     ("exaone4", "exaone4", dict(num_hidden_layers=4, sliding_window=8)),
+    # Cohere2-MoE: sliding layers rotate (interleaved), full ones NoPE, except the dense-MLP prefix while
+    # prefix_dense_sliding_window_pattern is 1 (force_rope); the 4.x form drops layer_types / mlp_layer_types and
+    # gives first_k_dense_replace, so posenc derives the kinds as the config class does
+    ("cohere2_moe", "cohere2_moe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8, first_k_dense_replace=2,
+                                        num_experts=2, num_experts_per_tok=1, prefix_dense_intermediate_size=128)),
+    ("cohere2_moe prefix pattern 2", "cohere2_moe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8,
+                                                         first_k_dense_replace=2, prefix_dense_sliding_window_pattern=2,
+                                                         sliding_window_pattern=2, num_experts=2,
+                                                         num_experts_per_tok=1, prefix_dense_intermediate_size=128,
+                                                         rope_theta=50000.0)),
     # families added as one table row each (src/config/config_family.c)
     ("seed_oss", "seed_oss", dict(num_hidden_layers=2, head_dim=32)),
     ("granitemoe", "granitemoe", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
@@ -414,7 +424,7 @@ WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window i
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
            "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
            **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
-              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe", "granite_swa", "granitemoe_swa")}}
+              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe", "granite_swa", "granitemoe_swa", "cohere2_moe")}}
 
 
 def legacy_form(path, cfg):
@@ -453,8 +463,21 @@ def modernbert_legacy(path, cfg, kw):
     return out
 
 
+def cohere2_moe_legacy(path, cfg, kw):
+    """Cohere2-MoE as a file without the derived lists: rope_theta + rope_scaling and first_k_dense_replace (which
+    Cohere2MoeConfig pops, so its own to_json never writes it), no layer_types / mlp_layer_types."""
+    out = legacy_form(path, cfg)
+    j = json.load(open(out))
+    j.pop("layer_types")
+    j.pop("mlp_layer_types")
+    j["first_k_dense_replace"] = kw["first_k_dense_replace"]
+    json.dump(j, open(out, "w"))
+    return out
+
+
 # model types whose 4.x spelling is not rope_theta + rope_scaling
-LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy}
+LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy,
+                "cohere2_moe": cohere2_moe_legacy}
 
 
 def mrope_legacy(path, model_type):
@@ -832,6 +855,24 @@ def granite_swa_thetas(t, d):
     refused_by_name(t, "granite_swa sliding_window null", path, "sliding_window")
 
 
+def cohere2_moe_refused(t, d):
+    """Cohere2-MoE configs posenc refuses for what transformers 5.18 does with them: rope_scaling (kept by
+    Cohere2MoeConfig beside rope_parameters) leaves the cos/sin as without it; sliding_window null cannot run."""
+    base = dict(num_hidden_layers=2, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1)
+    plain, _, _ = hf_layers("cohere2_moe", base, d, "cohere2_moe plain")
+    scaled, path, _ = hf_layers("cohere2_moe", dict(base, rope_scaling=LINEAR), d, "cohere2_moe rope_scaling")
+    t.check(plain[0] is not None and all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+                                         for a, b in zip(plain, scaled) if a is not None),
+            "cohere2_moe rope_scaling linear x2: transformers' cos/sin = those without it (not applied)")
+    refused_by_name(t, "cohere2_moe rope_scaling", path, "rope_scaling")
+    t.check(raises(lambda: hf_layers("cohere2_moe", dict(base, sliding_window=None), d, "cohere2_moe null"), TypeError),
+            "cohere2_moe sliding_window null: transformers 5.18 cannot run its sliding layers")
+    path = os.path.join(d, "cohere2_moe_null_window.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "cohere2_moe", "num_hidden_layers": 2, "sliding_window": None}, f)
+    refused_by_name(t, "cohere2_moe sliding_window null", path, "sliding_window")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1134,7 +1175,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
            # two RoPE bases in one model's layer list
-           "granite_swa_thetas": granite_swa_thetas}
+           "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused}
 
 
 def main():
