@@ -725,6 +725,13 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f->flags & FAMILY_LAYER_THETA) FORWARD_IF_ERROR(hf_layer_theta_base_(&h, cfg, layers, &p->base));
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
+    if (f->flags & FAMILY_ATTN_INDICES) { /* Bamba: the top-level value is replaced by 0.5 before the dict is read */
+        RETURN_ERROR_IF(has_partial && p->partial_rotary_factor != 0.5, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'partial_rotary_factor' %g: %sConfig overwrites the top-level value with 0.5 "
+                        "(only rope_parameters' own partial_rotary_factor counts); the file and the run disagree",
+                        p->partial_rotary_factor, f->class_stem);
+        has_partial = false;
+    }
     if (!has_partial && rope) {
         static const char *const pk[] = {"partial_rotary_factor", NULL};
         FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", pk, &p->partial_rotary_factor, &has_partial));

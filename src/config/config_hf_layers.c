@@ -257,6 +257,26 @@ static posenc_status dense_prefix_layers(hf_reader *h, const cJSON *cfg, int64_t
     return POSENC_OK;
 }
 
+/* Bamba: layers_block_type[i] = "full_attention" if i in attn_layer_indices else "linear_attention" (mamba2). */
+static posenc_status attn_index_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
+    posenc_model *m = h->model;
+    const cJSON *list = hf_use_(h, cfg, "attn_layer_indices");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'attn_layer_indices' must be an array of layer indices");
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_NOPE, -1, "linear_attention", 0);
+    const cJSON *e;
+    int k = 0;
+    cJSON_ArrayForEach(e, list) {
+        RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble), h->err, POSENC_ERR_FORMAT,
+                        "config.json: attn_layer_indices[%d] must be an integer", k);
+        double i = e->valuedouble; /* an index outside 0..layers-1 matches no layer (HF: `i in attn_layer_indices`) */
+        if (i >= 0 && i < (double)layers)
+            config_layer_set_(m, (int64_t)i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, "full_attention", 0);
+        k++;
+    }
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -567,6 +587,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_LAYER_THETA) return layer_theta_layers(h, cfg, layers);
     if (f->flags & FAMILY_DENSE_PREFIX_ROPE) return dense_prefix_layers(h, cfg, layers);
+    if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

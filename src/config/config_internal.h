@@ -119,6 +119,11 @@ enum {
  * (default 128); sliding_window null is refused (HF cannot run a sliding layer without one), and so is a rope_scaling
  * key (the config class keeps it beside rope_parameters; the rotary class never applies it). */
 #define FAMILY_DENSE_PREFIX_ROPE ((uint64_t)1 << 53)
+/* Bamba (BambaConfig / BambaModel, transformers 5.18): attention ("full_attention") in the layers listed in
+ * attn_layer_indices, mamba2 ("linear_attention", no positions) elsewhere (absent: every layer mamba); BambaConfig
+ * passes partial_rotary_factor 0.5 to its rope standardisation over any top-level value, so only the rope dict's own
+ * partial_rotary_factor changes it (a top-level value other than 0.5 is refused: the file and the run disagree). */
+#define FAMILY_ATTN_INDICES ((uint64_t)1 << 54)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

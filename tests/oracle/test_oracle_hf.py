@@ -156,6 +156,9 @@ CASES = [
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
     ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
                                         intermediate_size_mlp=128, rope_theta=500000.0)),
+    # Bamba: mamba2 layers none, attention at attn_layer_indices with RoPE on half the head (0.5 hard-coded)
+    ("bamba", "bamba", dict(num_hidden_layers=4, attn_layer_indices=[1, 3], mamba_n_heads=4, mamba_d_state=16,
+                            mamba_chunk_size=8, rope_theta=50000.0)),
     # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
     ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
                                                          "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
@@ -873,6 +876,26 @@ def cohere2_moe_refused(t, d):
     refused_by_name(t, "cohere2_moe sliding_window null", path, "sliding_window")
 
 
+def bamba_partial(t, d):
+    """Bamba's partial_rotary_factor: a top-level value is overwritten with 0.5 by BambaConfig (the run rotates half the
+    head whatever it says), so posenc refuses a top-level value other than 0.5; the rope dict's own value counts (read,
+    compared bit for bit)."""
+    base = dict(num_hidden_layers=2, attn_layer_indices=[0], mamba_n_heads=4, mamba_d_state=16, mamba_chunk_size=8)
+    top, path, _ = hf_layers("bamba", dict(base, partial_rotary_factor=1.0), d, "bamba top partial")
+    head = SMALL["hidden_size"] // SMALL["num_attention_heads"]
+    t.check(top[0] is not None and top[0][0].shape[-1] == head // 2,
+            f"bamba partial_rotary_factor 1.0 (top level): transformers rotates {top[0][0].shape[-1]} of {head} channels")
+    j = json.load(open(path))
+    j.pop("rope_parameters")
+    j["partial_rotary_factor"], j["rope_theta"] = 1.0, 10000.0
+    with open(path, "w") as f:
+        json.dump(j, f)
+    refused_by_name(t, "bamba top-level partial_rotary_factor 1.0", path, "partial_rotary_factor")
+    hf, path, _ = hf_layers("bamba", dict(base, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                                 "partial_rotary_factor": 1.0}), d, "bamba dict partial")
+    compare(t, "bamba rope_parameters partial_rotary_factor 1.0", path, hf, d)
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1175,7 +1198,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # ESM configs refused for what transformers' run does with them
            "esm_refused": esm_refused, "roformer": roformer,
            # two RoPE bases in one model's layer list
-           "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused}
+           "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
+           "bamba_partial": bamba_partial}
 
 
 def main():
