@@ -161,6 +161,9 @@ static const config_family families[] = {
     {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
     /* Bamba: mamba2 layers, attention (RoPE on half the head: partial 0.5 hard-coded) at attn_layer_indices */
     {"bamba", NULL, "Bamba", H, 10000, 262144, 4096, 32, 0, 32, 0.5, FAMILY_ATTN_INDICES, 0, 0, 0, NULL},
+    /* Falcon-H1: every layer runs mamba2 and attention in parallel; the attention rotates the whole head (llama-like;
+     * key_multiplier scales k before the rotation, no position effect) */
+    {"falcon_h1", NULL, "FalconH1", H, 10000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,

@@ -159,6 +159,11 @@ CASES = [
     # Bamba: mamba2 layers none, attention at attn_layer_indices with RoPE on half the head (0.5 hard-coded)
     ("bamba", "bamba", dict(num_hidden_layers=4, attn_layer_indices=[1, 3], mamba_n_heads=4, mamba_d_state=16,
                             mamba_chunk_size=8, rope_theta=50000.0)),
+    # Falcon-H1: mamba2 and attention in parallel in every layer; the attention rotates (head_dim 8: not hidden // heads)
+    ("falcon_h1", "falcon_h1", dict(num_hidden_layers=2, head_dim=8, mamba_d_ssm=64, mamba_n_heads=4, mamba_d_state=16,
+                                    mamba_chunk_size=8, rope_theta=1e6, key_multiplier=0.5)),
+    ("falcon_h1 yarn", "falcon_h1", dict(num_hidden_layers=2, mamba_d_ssm=64, mamba_n_heads=4, mamba_d_state=16,
+                                         mamba_chunk_size=8, rope_scaling=YARN)),
     # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
     ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
                                                          "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
