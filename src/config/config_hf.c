@@ -761,6 +761,25 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
         if (has_kv && !item(cfg, "head_dim")) head_dim = kv, has_head_dim = true; /* both: head_dim wins, as in HF */
     }
+    if (f->flags & FAMILY_ZAMBA2) { /* Zamba2Config: attention_head_dim = 2 * hidden_size // num_attention_heads */
+        RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
+                        "config.json: %s needs hidden_size and num_attention_heads > 0 (got %lld, %lld)", f->model_type,
+                        (long long)hidden, (long long)heads);
+        static const char *const zk[] = {"attention_head_dim", NULL};
+        int64_t given_dim = 0;
+        bool has_given = false;
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", zk, dim_max, &given_dim, &has_given));
+        int64_t computed = 2 * hidden / heads;
+        RETURN_ERROR_IF((has_given && given_dim != computed) || (item(cfg, "head_dim") && head_dim != computed), err,
+                        POSENC_ERR_UNSUPPORTED,
+                        "config.json: '%s' %lld in a %s config: %sConfig overwrites it with 2 * hidden_size // "
+                        "num_attention_heads = %lld; the file and the run disagree",
+                        has_given && given_dim != computed ? "attention_head_dim" : "head_dim",
+                        (long long)(has_given && given_dim != computed ? given_dim : head_dim), f->model_type,
+                        f->class_stem, (long long)computed);
+        head_dim = computed;
+        has_head_dim = true;
+    }
     if (!has_head_dim) {
         RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
                         "config.json: no head_dim, and hidden_size/num_attention_heads are missing or 0 "

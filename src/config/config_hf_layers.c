@@ -277,6 +277,36 @@ static posenc_status attn_index_layers(hf_reader *h, const cJSON *cfg, int64_t l
     return POSENC_OK;
 }
 
+/* Zamba2: "hybrid" layers run the shared attention (RoPE iff use_mem_rope), "linear_attention" layers mamba2 only. */
+static posenc_status zamba2_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const char *key = "layers_block_type";
+    const cJSON *types = hf_use_(h, cfg, key);
+    if (!types) types = hf_use_(h, cfg, key = "layer_types"); /* Zamba2Config.attribute_map */
+    const cJSON *mem = hf_use_(h, cfg, "use_mem_rope");
+    RETURN_ERROR_IF(mem && !cJSON_IsBool(mem), h->err, POSENC_ERR_FORMAT, "config.json: 'use_mem_rope' must be true or false");
+    bool rope = cJSON_IsTrue(mem);
+    if (types) FORWARD_IF_ERROR(string_list(h, types, key, layers));
+    RETURN_ERROR_IF(!types && layers != 54, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a zamba2 config of %lld layers without 'layers_block_type': Zamba2Config's default "
+                    "list has 54 entries, which posenc does not stretch or cut; give layers_block_type", (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        bool hybrid;
+        if (types) {
+            const char *t = list_at(types, i);
+            hybrid = strcmp(t, "hybrid") == 0;
+            RETURN_ERROR_IF(!hybrid && strcmp(t, "linear_attention") != 0 && strcmp(t, "mamba") != 0, h->err,
+                            POSENC_ERR_UNSUPPORTED, "config.json: %s[%lld] is '%.32s' (known: hybrid, linear_attention, "
+                            "mamba)", key, (long long)i, t);
+        } else { /* Zamba2Config's default: [L] + ([L]*5 + [H])*7 + [L]*4 + [H] + [L]*3 + [H] + [L]*2 */
+            hybrid = (i >= 1 && i <= 42 && i % 6 == 0) || i == 47 || i == 51;
+        }
+        config_layer_set_(m, i, hybrid && rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          hybrid ? "hybrid" : "linear_attention", 0);
+    }
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -588,6 +618,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_LAYER_THETA) return layer_theta_layers(h, cfg, layers);
     if (f->flags & FAMILY_DENSE_PREFIX_ROPE) return dense_prefix_layers(h, cfg, layers);
     if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
+    if (f->flags & FAMILY_ZAMBA2) return zamba2_layers(h, cfg, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

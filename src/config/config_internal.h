@@ -124,6 +124,12 @@ enum {
  * passes partial_rotary_factor 0.5 to its rope standardisation over any top-level value, so only the rope dict's own
  * partial_rotary_factor changes it (a top-level value other than 0.5 is refused: the file and the run disagree). */
 #define FAMILY_ATTN_INDICES ((uint64_t)1 << 54)
+/* Zamba2 (Zamba2Config / Zamba2Model, transformers 5.18): layers_block_type (alias layer_types; legacy "mamba" read as
+ * "linear_attention") says "hybrid" (a shared attention block, then mamba2) or "linear_attention" (mamba2 only, no
+ * positions); default: the class's 54-layer list. The shared attention rotates iff use_mem_rope (default false: every
+ * layer NoPE), over attention_head_dim = 2 * hidden_size // num_attention_heads (computed: a head_dim or
+ * attention_head_dim in the file that differs is refused, the config class overwrites it). */
+#define FAMILY_ZAMBA2 ((uint64_t)1 << 55)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \

@@ -164,6 +164,11 @@ CASES = [
                                     mamba_chunk_size=8, rope_theta=1e6, key_multiplier=0.5)),
     ("falcon_h1 yarn", "falcon_h1", dict(num_hidden_layers=2, mamba_d_ssm=64, mamba_n_heads=4, mamba_d_state=16,
                                          mamba_chunk_size=8, rope_scaling=YARN)),
+    # Zamba2: hybrid layers (shared attention, RoPE iff use_mem_rope, head 2 * hidden // heads = 32), mamba2 layers none
+    ("zamba2", "zamba2", dict(num_hidden_layers=4, layers_block_type=["mamba", "hybrid", "linear_attention", "hybrid"],
+                              use_mem_rope=True, n_mamba_heads=4, mamba_d_state=16, chunk_size=8, rope_theta=50000.0)),
+    ("zamba2 no mem rope", "zamba2", dict(num_hidden_layers=3, layers_block_type=["hybrid", "mamba", "hybrid"],
+                                          n_mamba_heads=4, mamba_d_state=16, chunk_size=8)),
     # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
     ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
                                                          "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
