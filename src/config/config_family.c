@@ -359,6 +359,9 @@ static const config_wrapper wrappers[] = {
     /* EXAONE 4.5: Exaone4_5_Model.forward hands its exaone4 text model position_ids = arange(seq) + past over the
      * merged sequence (the 2D RoPE is the vision tower's own) */
     {"exaone4_5", 0},
+    /* Emu3: the VQ-VAE's image codes, mapped to BPE ids, replace the image placeholders; Emu3Model hands its
+     * emu3_text_model no position_ids, so it counts 0.. over the merged sequence */
+    {"emu3", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

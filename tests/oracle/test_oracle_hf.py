@@ -1060,6 +1060,15 @@ def grid_inputs(cfg, model):
             "image_grid_thw": torch.tensor([[1, 4, 4]])}
 
 
+def vq_inputs(cfg, model):
+    """Emu3: one 8x8 image through the tiny VQ-VAE; its codes (mapped to BPE ids by vocabulary_map, one end-of-line
+    token per row) replace as many placeholders: (8 // factor) * (8 // factor + 1)."""
+    import torch
+    f = model.vqmodel.vision_spatial_factor
+    return {"input_ids": text_ids((8 // f) * (8 // f + 1)), "pixel_values": torch.randn(1, 3, 8, 8),
+            "image_sizes": torch.tensor([[8, 8]])}
+
+
 # (label, model_type, composite config keywords, inputs(cfg, model) -> forward kwargs); text_config gets SMALL
 COMPOSITES = [
     ("llava", "llava", dict(text_config=dict(model_type="llama", num_hidden_layers=2, rope_theta=500000.0),
@@ -1115,6 +1124,13 @@ COMPOSITES = [
                                                        temporal_patch_size=2, window_size=4, out_hidden_size=64,
                                                        fullatt_block_indexes=[1]),
                                     image_token_id=IMAGE_ID, video_token_id=6), grid_inputs),
+    # Emu3: VQ image codes enter as ordinary tokens of its emu3_text_model (llama-like), positions 0..
+    ("emu3", "emu3", dict(text_config=dict(num_hidden_layers=2, rope_theta=1e6),
+                          vq_config=dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32,
+                                         channel_multiplier=[1, 2], num_res_blocks=1, attn_resolutions=[],
+                                         hidden_size=64, num_attention_heads=1, temporal_downsample_factor=1),
+                          vocabulary_map={"<image>": IMAGE_ID, "<|extra_200|>": 6,
+                                          **{f"<|visual token {k:06d}|>": 40 + k for k in range(16)}}), vq_inputs),
     ("got_ocr2", "got_ocr2", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
                                   vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=2,
                                                      num_attention_heads=2, image_size=64, patch_size=16,
