@@ -166,6 +166,9 @@ static const config_family families[] = {
     {"falcon_h1", NULL, "FalconH1", H, 10000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* Zamba2: mamba2 layers and hybrid layers (shared attention, RoPE iff use_mem_rope, head 2 * hidden // heads) */
     {"zamba2", NULL, "Zamba2", H, 10000, 4096, 2560, 32, 0, 54, 0, FAMILY_ZAMBA2, 0, 0, 0, NULL},
+    /* RecurrentGemma: block_types cycled; attention blocks RoPE on half the head (partial default 0.5), local window */
+    {"recurrent_gemma", NULL, "RecurrentGemma", H, 10000, 0, 2560, 10, 0, 26, 0.5, FAMILY_ATTN_INDICES, 0, 2048, 0,
+     NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,

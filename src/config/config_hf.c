@@ -725,7 +725,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f->flags & FAMILY_LAYER_THETA) FORWARD_IF_ERROR(hf_layer_theta_base_(&h, cfg, layers, &p->base));
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
-    if (f->flags & FAMILY_ATTN_INDICES) { /* Bamba: the top-level value is replaced by 0.5 before the dict is read */
+    bool block_types = (f->flags & FAMILY_ATTN_INDICES) && strcmp(f->model_type, "recurrent_gemma") == 0;
+    if ((f->flags & FAMILY_ATTN_INDICES) && !block_types) { /* Bamba: the top-level value is replaced by 0.5 */
         RETURN_ERROR_IF(has_partial && p->partial_rotary_factor != 0.5, err, POSENC_ERR_UNSUPPORTED,
                         "config.json: 'partial_rotary_factor' %g: %sConfig overwrites the top-level value with 0.5 "
                         "(only rope_parameters' own partial_rotary_factor counts); the file and the run disagree",
@@ -778,6 +779,17 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         (long long)(has_given && given_dim != computed ? given_dim : head_dim), f->model_type,
                         f->class_stem, (long long)computed);
         head_dim = computed;
+        has_head_dim = true;
+    }
+    if (block_types) { /* RecurrentGemmaConfig.__post_init__: head_dim = hidden_size // num_attention_heads */
+        RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
+                        "config.json: %s needs hidden_size and num_attention_heads > 0 (got %lld, %lld)", f->model_type,
+                        (long long)hidden, (long long)heads);
+        RETURN_ERROR_IF(item(cfg, "head_dim") && head_dim != hidden / heads, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'head_dim' %lld in a %s config: %sConfig overwrites it with hidden_size // "
+                        "num_attention_heads = %lld; the file and the run disagree", (long long)head_dim,
+                        f->model_type, f->class_stem, (long long)(hidden / heads));
+        head_dim = hidden / heads;
         has_head_dim = true;
     }
     if (!has_head_dim) {
@@ -840,6 +852,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->max_position = max_pos;
     unsigned given = 0;
     if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
+    /* RecurrentGemmaRotaryEmbedding raises for any rope_type but default: HF cannot build such a model */
+    RETURN_ERROR_IF(block_types && p->scaling != POSENC_ROPE_NONE, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: rope_type '%s' in a %s config: its rotary class supports default RoPE only (HF "
+                    "raises ValueError building the model)", posenc_rope_scaling_name(p->scaling), f->model_type);
     if (f->flags & FAMILY_MROPE) FORWARD_IF_ERROR(mrope_sections(&h, p));
     if (p->scaling == POSENC_ROPE_LONGROPE && has_top_orig) { /* Phi-3: factor := max / original */
         RETURN_ERROR_IF((given & POSENC_ROPE_GIVEN_ORIGINAL) && p->original_max_position != top_orig, err,

@@ -258,8 +258,34 @@ static posenc_status dense_prefix_layers(hf_reader *h, const cJSON *cfg, int64_t
 }
 
 /* Bamba: layers_block_type[i] = "full_attention" if i in attn_layer_indices else "linear_attention" (mamba2). */
+/* RecurrentGemma: (block_types * 100)[:layers]; "attention" blocks rotate in a local window, "recurrent" ones none. */
+static posenc_status block_type_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const char *wkey = "attention_window_size";
+    int64_t window = 2048;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", wkey, (int64_t)1 << 53, &window, &has));
+    if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", wkey = "sliding_window", (int64_t)1 << 53, &window, &has));
+    const cJSON *types = hf_use_(h, cfg, "block_types");
+    RETURN_ERROR_IF(types && (!cJSON_IsArray(types) || cJSON_GetArraySize(types) == 0), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'block_types' must be a non-empty array of strings");
+    int n = types ? cJSON_GetArraySize(types) : 3;
+    RETURN_ERROR_IF(layers > 100LL * n, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: %lld layers but block_types * 100 gives %d kinds (HF's layers_block_type cuts there)",
+                    (long long)layers, 100 * n);
+    for (int64_t i = 0; i < layers; i++) {
+        const char *t = types ? list_at(types, i % n) : (i % 3 == 2 ? "attention" : "recurrent");
+        bool attn = strcmp(t, "attention") == 0;
+        RETURN_ERROR_IF(!attn && strcmp(t, "recurrent") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: block_types[%lld] is '%.32s' (known: recurrent, attention)", (long long)(i % n), t);
+        config_layer_set_(m, i, attn ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, attn ? window : 0);
+    }
+    return POSENC_OK;
+}
+
 static posenc_status attn_index_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
     posenc_model *m = h->model;
+    if (strcmp(h->family->model_type, "recurrent_gemma") == 0) return block_type_layers(h, cfg, layers);
     const cJSON *list = hf_use_(h, cfg, "attn_layer_indices");
     RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
                     "config.json: 'attn_layer_indices' must be an array of layer indices");

@@ -122,7 +122,13 @@ enum {
 /* Bamba (BambaConfig / BambaModel, transformers 5.18): attention ("full_attention") in the layers listed in
  * attn_layer_indices, mamba2 ("linear_attention", no positions) elsewhere (absent: every layer mamba); BambaConfig
  * passes partial_rotary_factor 0.5 to its rope standardisation over any top-level value, so only the rope dict's own
- * partial_rotary_factor changes it (a top-level value other than 0.5 is refused: the file and the run disagree). */
+ * partial_rotary_factor changes it (a top-level value other than 0.5 is refused: the file and the run disagree).
+ * RecurrentGemma (the same bit, its rows told apart by model_type): the kinds are block_types cycled over the layers
+ * ((block_types * 100)[:num_hidden_layers], default recurrent, recurrent, attention); "attention" blocks rotate
+ * (partial_rotary_factor as given, default 0.5) within attention_window_size (alias sliding_window, default 2048),
+ * "recurrent" blocks (RG-LRU) carry no positions; head_dim = hidden_size // num_attention_heads always (a different
+ * head_dim in the file is refused: the config class overwrites it); a rope_type other than default is refused (its
+ * rotary class raises). */
 #define FAMILY_ATTN_INDICES ((uint64_t)1 << 54)
 /* Zamba2 (Zamba2Config / Zamba2Model, transformers 5.18): layers_block_type (alias layer_types; legacy "mamba" read as
  * "linear_attention") says "hybrid" (a shared attention block, then mamba2) or "linear_attention" (mamba2 only, no

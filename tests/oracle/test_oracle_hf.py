@@ -169,6 +169,12 @@ CASES = [
                               use_mem_rope=True, n_mamba_heads=4, mamba_d_state=16, chunk_size=8, rope_theta=50000.0)),
     ("zamba2 no mem rope", "zamba2", dict(num_hidden_layers=3, layers_block_type=["hybrid", "mamba", "hybrid"],
                                           n_mamba_heads=4, mamba_d_state=16, chunk_size=8)),
+    # RecurrentGemma: block_types cycled over the layers; attention blocks RoPE on part of the head (default 0.5) in a
+    # local window, recurrent (RG-LRU) blocks none
+    ("recurrent_gemma", "recurrent_gemma", dict(num_hidden_layers=4, attention_window_size=8)),
+    ("recurrent_gemma block_types", "recurrent_gemma", dict(num_hidden_layers=5, block_types=["attention", "recurrent"],
+                                                            attention_window_size=8, partial_rotary_factor=0.25,
+                                                            rope_theta=50000.0)),
     # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
     ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
                                                          "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
@@ -434,6 +440,9 @@ class Layers(list):
 # create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
 WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
                                              for layer in model.layers],
+           # RecurrentGemma: the attention blocks' window; recurrent blocks have none
+           "recurrent_gemma": lambda model, cfg: [getattr(layer.temporal_block, "sliding_window", None)
+                                                  for layer in model.layers],
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
            "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
            **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
@@ -906,6 +915,26 @@ def bamba_partial(t, d):
     compare(t, "bamba rope_parameters partial_rotary_factor 1.0", path, hf, d)
 
 
+def recurrent_gemma_refused(t, d):
+    """RecurrentGemma configs posenc refuses for what transformers 5.18 does with them: a head_dim in the file is
+    overwritten with hidden_size // num_attention_heads (the run rotates half of 16 channels, not of the file's 32);
+    a linear rope dict cannot be built (RecurrentGemmaRotaryEmbedding supports default only)."""
+    hf, path, _ = hf_layers("recurrent_gemma", dict(num_hidden_layers=3, attention_window_size=8), d, "rg head_dim")
+    t.check(hf[2] is not None and hf[2][0].shape[-1] == 8, f"recurrent_gemma: the attention block rotates "
+            f"{hf[2][0].shape[-1] if hf[2] else 0} channels (half of hidden // heads = 16)")
+    j = json.load(open(path))
+    j["head_dim"] = 32
+    with open(path, "w") as f:
+        json.dump(j, f)
+    refused_by_name(t, "recurrent_gemma head_dim 32 (hidden // heads = 16)", path, "head_dim")
+    t.check(raises(lambda: hf_layers("recurrent_gemma", dict(num_hidden_layers=3, rope_scaling=LINEAR), d, "rg linear"),
+                   ValueError), "recurrent_gemma with a linear rope dict: transformers 5.18 cannot build the model")
+    path = os.path.join(d, "recurrent_gemma_linear.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "recurrent_gemma", "rope_scaling": LINEAR}, f)
+    refused_by_name(t, "recurrent_gemma linear rope dict", path, "linear")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1225,7 +1254,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "esm_refused": esm_refused, "roformer": roformer,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
-           "bamba_partial": bamba_partial}
+           "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused}
 
 
 def main():
