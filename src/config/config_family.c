@@ -108,6 +108,8 @@ static const config_family families[] = {
     {"openai_privacy_filter", NULL, "OpenAIPrivacyFilter", I, 150000, 131072, 640, 14, 64, 8, 0, FAMILY_DEFAULT_SCALING, 0,
      0, 0, NULL},
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
+    /* HRM-Text: two stacks (L_module, H_module) of num_layers_per_stack layers, rope in every one (head_dim 128) */
+    {"hrm_text", NULL, "HrmText", H, 10000, 2048, 1536, 12, 128, 16, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* JetMoE: head = kv_channels (default 128); num_attention_heads = num_key_value_heads * num_experts_per_tok
      * (JetMoeConfig.__post_init__: 16 * 2) */

@@ -333,6 +333,21 @@ static posenc_status zamba2_layers(hf_reader *h, const cJSON *cfg, int64_t layer
     return POSENC_OK;
 }
 
+/* HRM-Text (HrmTextModel): two stacks of num_layers_per_stack layers, L_module then H_module, each layer run
+ * H_cycles * (L_cycles + 1) times per forward with the one rotary embedding (positions 0..). HrmTextConfig rewrites
+ * num_hidden_layers to the inflated slot count and keeps the real count in num_layers_per_stack; a file without that
+ * key holds the real per-stack count in num_hidden_layers. posenc lists each physical layer once. */
+static posenc_status hrm_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    int64_t per_stack = h->out->num_hidden_layers;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_layers_per_stack", POSENC_MODEL_MAX_LAYERS, &per_stack, &has));
+    FORWARD_IF_ERROR(config_layers_alloc_(m, 2 * per_stack, h->err));
+    for (int64_t i = 0; i < 2 * per_stack; i++)
+        config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, i < per_stack ? "L_module" : "H_module", 0);
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -645,6 +660,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_DENSE_PREFIX_ROPE) return dense_prefix_layers(h, cfg, layers);
     if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_ZAMBA2) return zamba2_layers(h, cfg, layers);
+    if (strcmp(f->model_type, "hrm_text") == 0) return hrm_layers(h, cfg);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

@@ -935,6 +935,58 @@ def recurrent_gemma_refused(t, d):
     refused_by_name(t, "recurrent_gemma linear rope dict", path, "linear")
 
 
+def hrm_text(t, d):
+    """HRM-Text through HrmTextModel's own forward: two stacks (L_module, H_module) of num_layers_per_stack layers, each
+    run H_cycles * (L_cycles + 1) times; every call of a layer must rotate with the same cos/sin (recorded and
+    compared), and posenc lists each physical layer once, L stack first. HrmTextConfig saves num_hidden_layers
+    inflated to the slot count beside num_layers_per_stack; the older form (num_hidden_layers = the per-stack count,
+    no num_layers_per_stack) must read the same."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.hrm_text import modeling_hrm_text as mh
+    cfg = AutoConfig.for_model("hrm_text", **dict(SMALL, num_hidden_layers=2, head_dim=8, H_cycles=2, L_cycles=2,
+                                                  rope_theta=50000.0))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    stacks = list(model.L_module.layers) + list(model.H_module.layers)
+    calls, current, original = {}, [None], mh.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        calls.setdefault(current[0], []).append((cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb"))
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(stacks):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    mh.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(input_ids=(torch.arange(T)[None] + 3) % SMALL["vocab_size"])
+    finally:
+        mh.apply_rotary_pos_emb = original
+    runs = cfg.H_cycles * (cfg.L_cycles + 1)
+    t.check(len(stacks) == 4 and cfg.num_hidden_layers == 2 * runs, f"hrm_text: 2 stacks of 2 layers, num_hidden_layers "
+            f"saved as {cfg.num_hidden_layers} slots ({runs} per layer index)")
+    t.check(all(len(c) >= 2 and all(np.array_equal(x[0], c[0][0]) and np.array_equal(x[1], c[0][1]) for x in c)
+                for c in calls.values()) and len(calls) == 4,
+            f"hrm_text: each physical layer rotated {[len(calls.get(i, [])) for i in range(4)]} times, always with the "
+            f"same cos/sin")
+    hf = Layers(calls[i][0] if i in calls else None for i in range(len(stacks)))
+    hf.lookups, hf.windows = {}, None
+    path = os.path.join(d, "hrm_text.json")
+    cfg.to_json_file(path)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["L_module"] * 2 + ["H_module"] * 2, f"hrm_text: layer kinds {kinds} = L stack, then H stack")
+    compare(t, "hrm_text (5.x, inflated num_hidden_layers)", path, hf, d)
+    j = json.load(open(path))
+    j["num_hidden_layers"] = j.pop("num_layers_per_stack")
+    old = os.path.join(d, "hrm_text_per_stack.json")
+    json.dump(j, open(old, "w"))
+    compare(t, "hrm_text (num_hidden_layers = per-stack count)", old, hf, d)
+    compare(t, "hrm_text (per-stack count, 4.x rope_theta)", legacy_form(old, cfg), hf, d)
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1254,7 +1306,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "esm_refused": esm_refused, "roformer": roformer,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
-           "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused}
+           "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
+           # two stacks, each layer run several times
+           "hrm_text": hrm_text}
 
 
 def main():
@@ -1272,7 +1326,7 @@ def main():
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
     tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only
-              or any(name.startswith(o + "_") for o in only)]
+              or any(name == o or name.startswith(o + "_") for o in only)]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
               if not only or c[1] in only]
