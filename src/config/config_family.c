@@ -110,6 +110,9 @@ static const config_family families[] = {
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
     /* HRM-Text: two stacks (L_module, H_module) of num_layers_per_stack layers, rope in every one (head_dim 128) */
     {"hrm_text", NULL, "HrmText", H, 10000, 2048, 1536, 12, 128, 16, 0, 0, 0, 0, 0, NULL},
+    /* Evolla: its llama text model (the top-level keys) rotates in every layer's self-attention; the protein adapters
+     * (cross-attention to the SaProt encoder's features) carry no positions; default_theta 500000 */
+    {"evolla", NULL, "Evolla", H, 500000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* JetMoE: head = kv_channels (default 128); num_attention_heads = num_key_value_heads * num_experts_per_tok
      * (JetMoeConfig.__post_init__: 16 * 2) */

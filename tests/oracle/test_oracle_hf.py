@@ -146,6 +146,11 @@ CASES = [
     ("esmc", "esmc", dict(num_hidden_layers=2, head_dim=16, num_key_value_heads=4)),
     ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
                             moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
+    # Evolla: llama text layers (RoPE) with protein cross-attention adapters (no positions); text-only input
+    ("evolla", "evolla", dict(num_hidden_layers=2, aligner_num_add_layers=1, resampler_depth=1, resampler_dim_head=8,
+                              resampler_heads=2, resampler_num_latents=4, rope_scaling=LLAMA3,
+                              protein_encoder_config=dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                                          intermediate_size=64))),
     ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
     # JetMoE: head = kv_channels (8 here, not hidden // heads = 16); heads = num_key_value_heads * num_experts_per_tok
     ("jetmoe", "jetmoe", dict(num_hidden_layers=2, kv_channels=8, num_local_experts=2, num_experts_per_tok=2)),
@@ -355,10 +360,10 @@ def hf_layers(model_type, kw, d, label):
     run_cfg = cfg.text_config if mrope and model_type in MROPE_COMPOSITE else cfg
     try:
         model = AutoModel.from_config(run_cfg).eval()
-    except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
+    except ValueError:  # no AutoModel entry (mllama_text_model, evolla): its own *Model class
         modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
         found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
-                 and getattr(c, "config_class", None) is type(cfg)]
+                 and not c.__name__.endswith("PreTrainedModel") and getattr(c, "config_class", None) is type(cfg)]
         if len(found) != 1:
             raise
         model = found[0](cfg).eval()
