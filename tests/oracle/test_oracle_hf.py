@@ -139,6 +139,11 @@ CASES = [
     ("ministral", "ministral", dict(num_hidden_layers=2, head_dim=16, sliding_window=8, rope_theta=1e6)),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    # CSM: the backbone's layers (the depth decoder, 3 layers here, is a stack of its own over codebook positions)
+    ("csm llama3", "csm", dict(num_hidden_layers=2, head_dim=8, num_codebooks=4, rope_scaling=LLAMA3,
+                               depth_decoder_config=dict(hidden_size=32, intermediate_size=64, num_attention_heads=2,
+                                                         num_key_value_heads=2, num_hidden_layers=3,
+                                                         backbone_hidden_size=64, vocab_size=128, num_codebooks=4))),
     ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
                                                                  rope_theta=500000.0)),
     ("openai_privacy_filter yarn", "openai_privacy_filter", dict(num_hidden_layers=2, head_dim=16, num_local_experts=2,
