@@ -106,6 +106,9 @@ static const config_family families[] = {
     /* CSM: the backbone (the top-level keys, llama-like, head_dim default hidden // heads); its depth decoder runs over
      * codebook positions and is read from depth_decoder_config as csm_depth_decoder_model */
     {"csm", NULL, "Csm", H, 500000, 2048, 2048, 32, 0, 16, 0, 0, 0, 0, 0, NULL},
+    /* Moshi: the temporal transformer (top-level keys) rotates in every layer (sliding_window is stored on the layers
+     * but no mask uses it); the depth decoder (moshi_depth) is built with use_rope=False */
+    {"moshi", NULL, "Moshi", H, 10000, 3000, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"csm_depth_decoder_model", NULL, "CsmDepthDecoder", H, 500000, 33, 1024, 8, 128, 4, 0, 0, 0, 0, 0, NULL},
     /* OpenAI privacy filter: gpt-oss's RoPE (yarn x32 built in, one cos/sin per pair) on interleaved pairs */
     {"openai_privacy_filter", NULL, "OpenAIPrivacyFilter", I, 150000, 131072, 640, 14, 64, 8, 0, FAMILY_DEFAULT_SCALING, 0,

@@ -144,6 +144,10 @@ CASES = [
                                depth_decoder_config=dict(hidden_size=32, intermediate_size=64, num_attention_heads=2,
                                                          num_key_value_heads=2, num_hidden_layers=3,
                                                          backbone_hidden_size=64, vocab_size=128, num_codebooks=4))),
+    # Moshi: the temporal transformer's layers (MoshiModel); every one rotates
+    ("moshi", "moshi", dict(num_hidden_layers=2, head_dim=8, ffn_dim=128, sliding_window=8, rope_scaling=YARN,
+                            depth_decoder_config=dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                                      ffn_dim=64, input_size=64, audio_vocab_size=128))),
     ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
                                                                  rope_theta=500000.0)),
     ("openai_privacy_filter yarn", "openai_privacy_filter", dict(num_hidden_layers=2, head_dim=16, num_local_experts=2,
