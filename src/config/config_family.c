@@ -123,6 +123,9 @@ static const config_family families[] = {
     /* JetMoE: head = kv_channels (default 128); num_attention_heads = num_key_value_heads * num_experts_per_tok
      * (JetMoeConfig.__post_init__: 16 * 2) */
     {"jetmoe", NULL, "JetMoe", H, 10000, 4096, 2048, 32, 128, 12, 0, FAMILY_KV_CHANNELS_HEAD, 0, 0, 0, NULL},
+    /* Dia: encoder then decoder stack, RoPE in every self-attention (defaults: the encoder_config's, 12 layers, head 128;
+     * the decoder_config must give the same RoPE keys), cross-attention none */
+    {"dia", NULL, "Dia", H, 10000, 1024, 1024, 16, 128, 12, 0, 0, 0, 0, 0, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
      * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */

@@ -333,6 +333,19 @@ static posenc_status zamba2_layers(hf_reader *h, const cJSON *cfg, int64_t layer
     return POSENC_OK;
 }
 
+/* Dia: the encoder's num_hidden_layers (default 12), then the decoder's (default 18), every layer RoPE (one rope). */
+static posenc_status dia_layers(hf_reader *h, int64_t enc_layers) {
+    posenc_model *m = h->model;
+    int64_t dec_layers = 18;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, h->decoder, "decoder_config.", "num_hidden_layers", POSENC_MODEL_MAX_LAYERS,
+                               &dec_layers, &has));
+    FORWARD_IF_ERROR(config_layers_alloc_(m, enc_layers + dec_layers, h->err));
+    for (int64_t i = 0; i < enc_layers + dec_layers; i++)
+        config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, i < enc_layers ? "encoder" : "decoder", 0);
+    return POSENC_OK;
+}
+
 /* HRM-Text (HrmTextModel): two stacks of num_layers_per_stack layers, L_module then H_module, each layer run
  * H_cycles * (L_cycles + 1) times per forward with the one rotary embedding (positions 0..). HrmTextConfig rewrites
  * num_hidden_layers to the inflated slot count and keeps the real count in num_layers_per_stack; a file without that
@@ -661,6 +674,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_ZAMBA2) return zamba2_layers(h, cfg, layers);
     if (strcmp(f->model_type, "hrm_text") == 0) return hrm_layers(h, cfg);
+    if (h->decoder) return dia_layers(h, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

@@ -255,6 +255,7 @@ typedef struct {
     posenc_error *err;
     const cJSON *used[HF_MAX_USED]; /* members read (for the unused-key list) */
     size_t used_count;
+    const cJSON *decoder; /* Dia: decoder_config (the encoder_config is the object read), else NULL */
 } hf_reader;
 
 /* ---- config_hf_keys.c: reading keys (config_hf.c and config_hf_layers.c both use it) */

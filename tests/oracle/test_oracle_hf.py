@@ -986,6 +986,9 @@ def hrm_text(t, d):
             f"same cos/sin")
     hf = Layers(calls[i][0] if i in calls else None for i in range(len(stacks)))
     hf.lookups, hf.windows = {}, None
+    # compare() reads the one RoPE off layer 0: the H stack's layers must rotate with the same cos/sin
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf),
+            "hrm_text: both stacks rotate with one cos/sin (positions 0..)")
     path = os.path.join(d, "hrm_text.json")
     cfg.to_json_file(path)
     rc, so, _ = run("rope", "explain", "--config", path, "--json")
@@ -999,6 +1002,80 @@ def hrm_text(t, d):
     json.dump(j, open(old, "w"))
     compare(t, "hrm_text (num_hidden_layers = per-stack count)", old, hf, d)
     compare(t, "hrm_text (per-stack count, 4.x rope_theta)", legacy_form(old, cfg), hf, d)
+
+
+def dia_layers(d, label, enc_rope, dec_rope):
+    """Tiny DiaModel, one forward over T text ids and T frames of 2 audio channels: per layer (encoder's, then the
+    decoder's) the (cos, sin) apply_rotary_pos_emb received; the saved config path."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.dia import modeling_dia as md
+    stack = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, head_dim=16)
+    cfg = AutoConfig.for_model("dia", encoder_config=dict(stack, num_key_value_heads=4, num_hidden_layers=2,
+                                                          vocab_size=128, rope_parameters=enc_rope),
+                               decoder_config=dict(stack, num_key_value_heads=2, num_hidden_layers=3, vocab_size=64,
+                                                   cross_num_attention_heads=4, cross_head_dim=16,
+                                                   cross_num_key_value_heads=4, cross_hidden_size=64, num_channels=2,
+                                                   rope_parameters=dec_rope, pad_token_id=0, eos_token_id=1,
+                                                   bos_token_id=2),
+                               delay_pattern=[0, 1])
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    layers = list(model.encoder.layers) + list(model.decoder.layers)
+    seen, current, original = {}, [None], md.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb")
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(layers):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    md.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(T)[None] + 3, decoder_input_ids=(torch.arange(2 * T).reshape(1, T, 2) + 3) % 64)
+    finally:
+        md.apply_rotary_pos_emb = original
+    hf = Layers(seen.get(i) for i in range(len(layers)))
+    hf.lookups, hf.windows = {}, None
+    path = os.path.join(d, label.replace(" ", "_") + ".json")
+    cfg.to_json_file(path)
+    return hf, path
+
+
+def dia(t, d):
+    """Dia's two stacks through DiaModel's own forward: the encoder's layers then the decoder's, every self-attention
+    rotating (cross-attention none) with its stack's rotary embedding, positions 0.. in each (compared bit for bit,
+    kinds encoder / decoder, in the 5.x form and the 4.x rope_theta / rope_scaling form of both sub-configs). A
+    decoder_config with another rope_theta rotates differently from the encoder: posenc (one RoPE for both stacks)
+    refuses it naming the key."""
+    rope = dict(LLAMA3, rope_theta=50000.0)
+    hf, path = dia_layers(d, "dia llama3", rope, rope)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["encoder"] * 2 + ["decoder"] * 3, f"dia: layer kinds {kinds} = the encoder's 2, the decoder's 3")
+    compare(t, "dia llama3 (5.x rope_parameters)", path, hf, d)
+    # compare() reads each RoPE variant once (off the first encoder layer): the decoder's layers must match it
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[2:]),
+            "dia: every decoder layer rotates with the encoder's cos/sin (positions 0.. in both stacks)")
+    j = json.load(open(path))
+    for sub in ("encoder_config", "decoder_config"):
+        rp = dict(j[sub].pop("rope_parameters"))
+        j[sub]["rope_theta"] = rp.pop("rope_theta")
+        j[sub]["rope_scaling"] = rp
+    old = path[:-5] + "_4x.json"
+    json.dump(j, open(old, "w"))
+    compare(t, "dia llama3 (4.x rope_theta/rope_scaling)", old, hf, d)
+    other, path = dia_layers(d, "dia two thetas", {"rope_type": "default", "rope_theta": 10000.0},
+                             {"rope_type": "default", "rope_theta": 500000.0})
+    t.check(other[0] is not None and other[2] is not None and not np.array_equal(other[0][0], other[2][0]),
+            "dia with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
+    refused_by_name(t, "dia stacks with different rope_parameters", path, "rope_parameters")
+    bare = os.path.join(d, "dia_bare.json")
+    with open(bare, "w") as f:
+        json.dump({"model_type": "dia"}, f)
+    refused_by_name(t, "dia without encoder_config / decoder_config", bare, "encoder_config")
 
 
 def refused_by_name(t, label, path, name):
@@ -1322,7 +1399,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
            # two stacks, each layer run several times
-           "hrm_text": hrm_text}
+           "hrm_text": hrm_text,
+           # encoder and decoder stacks with RoPE
+           "dia": dia}
 
 
 def main():
