@@ -126,6 +126,8 @@ static const config_family families[] = {
     /* Dia: encoder then decoder stack, RoPE in every self-attention (defaults: the encoder_config's, 12 layers, head 128;
      * the decoder_config must give the same RoPE keys), cross-attention none */
     {"dia", NULL, "Dia", H, 10000, 1024, 1024, 16, 128, 12, 0, 0, 0, 0, 0, NULL},
+    /* T5Gemma: the same two stacks, each Gemma-2-like (layer_types, else sliding at even i, window 4096; one RoPE) */
+    {"t5gemma", NULL, "T5Gemma", H, 10000, 8192, 2304, 8, 256, 26, 0, 0, 0, 4096, 2, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
      * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */

@@ -564,23 +564,25 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
     return POSENC_OK;
 }
 
-/* Dia (DiaModel, transformers 5.18): an encoder stack and a decoder stack, each with its own rotary embedding built
- * from its own sub-config (DiaEncoderConfig / DiaDecoderConfig: rope_parameters, head_dim 128), positions 0.. in each
- * stack. posenc reads the encoder_config's RoPE and lists both stacks with it, so the decoder_config must give the
- * same RoPE keys (else refused naming the key); without either sub-config HF builds its class defaults, which posenc
- * does not copy (refused). */
+/* Dia (DiaModel) and T5Gemma (T5GemmaModel), transformers 5.18: an encoder stack and a decoder stack, each with its
+ * own rotary embedding built from its own sub-config (Dia: encoder_config / decoder_config; T5Gemma: encoder /
+ * decoder), positions 0.. in each stack. posenc reads the encoder's RoPE and lists both stacks with it, so the
+ * decoder's sub-config must give the same RoPE keys (else refused naming the key); without either sub-config HF
+ * builds its class defaults, which posenc does not copy (refused). */
 static posenc_status dia_stacks(hf_reader *h, const cJSON *root, const cJSON **cfg) {
-    const cJSON *enc = item(root, "encoder_config"), *dec = item(root, "decoder_config");
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    const char *ek = dia ? "encoder_config" : "encoder", *dk = dia ? "decoder_config" : "decoder";
+    const cJSON *enc = hf_use_(h, root, ek), *dec = hf_use_(h, root, dk);
     RETURN_ERROR_IF(!cJSON_IsObject(enc) || !cJSON_IsObject(dec), h->err, POSENC_ERR_UNSUPPORTED,
-                    "config.json: a dia config without encoder_config and decoder_config objects: HF then builds its "
-                    "class-default stacks, which posenc does not copy; give both");
+                    "config.json: a %s config without %s and %s objects: HF then builds its class-default stacks, "
+                    "which posenc does not copy; give both", h->family->model_type, ek, dk);
     static const char *const same[] = {"rope_parameters", "rope_scaling", "rope_theta", "partial_rotary_factor",
                                        "head_dim"};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
         const cJSON *a = item(enc, same[i]), *b = item(dec, same[i]);
         RETURN_ERROR_IF((a || b) && !(a && b && cJSON_Compare(a, b, true)), h->err, POSENC_ERR_UNSUPPORTED,
-                        "config.json: dia's encoder_config and decoder_config give different '%s': each stack "
-                        "rotates with its own, and posenc lists both stacks with one RoPE; not read", same[i]);
+                        "config.json: %s's %s and %s give different '%s': each stack rotates with its own, and "
+                        "posenc lists both stacks with one RoPE; not read", h->family->model_type, ek, dk, same[i]);
         hf_mark_(h, b);
     }
     h->decoder = dec;
@@ -665,7 +667,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (cfg != root) FORWARD_IF_ERROR(hf_note_duplicates_(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
     const config_family *f = h.family;
-    if (strcmp(f->model_type, "dia") == 0 && !m->assumed) FORWARD_IF_ERROR(dia_stacks(&h, root, &cfg));
+    if ((strcmp(f->model_type, "dia") == 0 || strcmp(f->model_type, "t5gemma") == 0) && !m->assumed)
+        FORWARD_IF_ERROR(dia_stacks(&h, root, &cfg));
     bool generic = (f->flags & FAMILY_GENERIC) != 0;
     if (!generic) config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
     out->layout = f->layout;

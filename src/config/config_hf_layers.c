@@ -333,17 +333,43 @@ static posenc_status zamba2_layers(hf_reader *h, const cJSON *cfg, int64_t layer
     return POSENC_OK;
 }
 
-/* Dia: the encoder's num_hidden_layers (default 12), then the decoder's (default 18), every layer RoPE (one rope). */
-static posenc_status dia_layers(hf_reader *h, int64_t enc_layers) {
+/* Dia / T5Gemma: the encoder's num_hidden_layers, then the decoder's, every self-attention RoPE (one rope). Dia:
+ * every layer full (defaults 12 + 18). T5Gemma: each stack's layer_types, else sliding iff (i + 1) % 2 (Gemma 2's
+ * alternation), sliding layers with the stack's sliding_window (default 4096; the encoder's window is bidirectional). */
+static posenc_status stack_kinds(hf_reader *h, const cJSON *stack, const char *where, int64_t count, int64_t start,
+                                 const char *kind) {
     posenc_model *m = h->model;
-    int64_t dec_layers = 18;
-    bool has = false;
-    FORWARD_IF_ERROR(hf_count_(h, h->decoder, "decoder_config.", "num_hidden_layers", POSENC_MODEL_MAX_LAYERS,
-                               &dec_layers, &has));
-    FORWARD_IF_ERROR(config_layers_alloc_(m, enc_layers + dec_layers, h->err));
-    for (int64_t i = 0; i < enc_layers + dec_layers; i++)
-        config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, i < enc_layers ? "encoder" : "decoder", 0);
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    int64_t window = 0;
+    const cJSON *types = NULL;
+    if (!dia) {
+        bool has = false;
+        window = h->family->sliding_window;
+        FORWARD_IF_ERROR(hf_count_(h, stack, where, "sliding_window", (int64_t)1 << 53, &window, &has));
+        if (!has && member(stack, "sliding_window")) window = 0;
+        types = hf_use_(h, stack, "layer_types");
+        if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, count));
+    }
+    for (int64_t i = 0; i < count; i++) {
+        bool sliding = !dia && (types ? strcmp(list_at(types, i), "sliding_attention") == 0
+                                      : (i + 1) % h->family->sliding_pattern != 0);
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %ssliding_window is null and layer %lld slides: posenc does not read a sliding "
+                        "layer without a window", where, (long long)i);
+        config_layer_set_(m, start + i, POSENC_LAYER_ROPE, 0, kind, sliding ? window : 0);
+    }
     return POSENC_OK;
+}
+
+static posenc_status dia_layers(hf_reader *h, const cJSON *cfg, int64_t enc_layers) {
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    int64_t dec_layers = dia ? 18 : 26;
+    bool has = false;
+    const char *where = dia ? "decoder_config." : "decoder.";
+    FORWARD_IF_ERROR(hf_count_(h, h->decoder, where, "num_hidden_layers", POSENC_MODEL_MAX_LAYERS, &dec_layers, &has));
+    FORWARD_IF_ERROR(config_layers_alloc_(h->model, enc_layers + dec_layers, h->err));
+    FORWARD_IF_ERROR(stack_kinds(h, cfg, dia ? "encoder_config." : "encoder.", enc_layers, 0, "encoder"));
+    return stack_kinds(h, h->decoder, where, dec_layers, enc_layers, "decoder");
 }
 
 /* HRM-Text (HrmTextModel): two stacks of num_layers_per_stack layers, L_module then H_module, each layer run
@@ -674,7 +700,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
     if (f->flags & FAMILY_ZAMBA2) return zamba2_layers(h, cfg, layers);
     if (strcmp(f->model_type, "hrm_text") == 0) return hrm_layers(h, cfg);
-    if (h->decoder) return dia_layers(h, layers);
+    if (h->decoder) return dia_layers(h, cfg, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

@@ -1078,6 +1078,70 @@ def dia(t, d):
     refused_by_name(t, "dia without encoder_config / decoder_config", bare, "encoder_config")
 
 
+def t5gemma(t, d):
+    """T5Gemma's two stacks through T5GemmaModel's own forward: the encoder's layers, then the decoder's, each
+    Gemma-2-like (sliding / full by layer_types, the sliding ones with the stack's window: bidirectional in the
+    encoder), every self-attention rotating with its stack's rotary embedding at positions 0.. (compared bit for bit,
+    and each decoder layer against the encoder's cos/sin; kinds and windows per layer; the 4.x form of both stacks).
+    A decoder with another rope_theta is refused naming the key."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.t5gemma import modeling_t5gemma as mt
+
+    def build(label, enc_rope, dec_rope):
+        stack = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                     vocab_size=128, sliding_window=8, query_pre_attn_scalar=16)
+        cfg = AutoConfig.for_model("t5gemma", encoder=dict(stack, num_hidden_layers=3, rope_parameters=enc_rope),
+                                   decoder=dict(stack, num_hidden_layers=2, rope_parameters=dec_rope,
+                                                layer_types=["full_attention", "sliding_attention"]), vocab_size=128)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        layers = list(model.encoder.layers) + list(model.decoder.layers)
+        seen, current, original = {}, [None], mt.apply_rotary_pos_emb
+
+        def wrapped(q, k, cos, sin, *a, **k2):
+            seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb")
+            return original(q, k, cos, sin, *a, **k2)
+
+        for i, layer in enumerate(layers):
+            layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+        mt.apply_rotary_pos_emb = wrapped
+        try:
+            with torch.no_grad():
+                ids = torch.arange(T)[None] + 3
+                model(input_ids=ids, decoder_input_ids=ids)
+        finally:
+            mt.apply_rotary_pos_emb = original
+        hf = Layers(seen.get(i) for i in range(len(layers)))
+        hf.lookups, hf.windows = {}, [layer.self_attn.sliding_window for layer in layers]
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        return hf, path
+
+    rope = dict(YARN, rope_theta=50000.0)
+    hf, path = build("t5gemma yarn", rope, rope)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["encoder"] * 3 + ["decoder"] * 2, f"t5gemma: layer kinds {kinds} = the encoder's 3, the decoder's 2")
+    compare(t, "t5gemma yarn (5.x rope_parameters)", path, hf, d)
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[1:]),
+            "t5gemma: every layer of both stacks rotates with the encoder's cos/sin (positions 0.. in both)")
+    j = json.load(open(path))
+    for sub in ("encoder", "decoder"):
+        rp = dict(j[sub].pop("rope_parameters"))
+        j[sub]["rope_theta"] = rp.pop("rope_theta")
+        j[sub]["rope_scaling"] = rp
+    old = path[:-5] + "_4x.json"
+    json.dump(j, open(old, "w"))
+    compare(t, "t5gemma yarn (4.x rope_theta/rope_scaling)", old, hf, d)
+    other, path = build("t5gemma two thetas", {"rope_type": "default", "rope_theta": 10000.0},
+                        {"rope_type": "default", "rope_theta": 500000.0})
+    t.check(other[0] is not None and other[3] is not None and not np.array_equal(other[0][0], other[3][0]),
+            "t5gemma with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
+    refused_by_name(t, "t5gemma stacks with different rope_parameters", path, "rope_parameters")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1401,7 +1465,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # two stacks, each layer run several times
            "hrm_text": hrm_text,
            # encoder and decoder stacks with RoPE
-           "dia": dia}
+           "dia": dia, "t5gemma": t5gemma}
 
 
 def main():
