@@ -343,6 +343,10 @@ static const config_refusal refusals[] = {
      * rope_parameters.llama_4_scaling_beta, rope_parameters.original_max_position_embeddings) */
     {"ministral3", "q x (1 + llama_4_scaling_beta * ln(1 + floor(pos / original_max_position_embeddings))) after "
                    "RoPE (get_llama_4_attn_scale): no posenc field for it; yarn alone is wrong from there on"},
+    /* modeling_diffusion_gemma.py: DiffusionGemmaTextRotaryEmbedding builds the full_attention layers' inv_freq with
+     * rope_type 'proportional' (DiffusionGemmaTextConfig's built-in dict, Gemma 4's), over a per-layer-type head dim */
+    {"diffusion_gemma", "its full_attention layers rotate with rope_type 'proportional' (the config class's built-in "
+                        "dict, over a per-layer-type head dim), which posenc does not implement"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {

@@ -628,6 +628,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
      * composite model_type reads text_config whatever the top level holds, and is refused without one */
     const cJSON *root_mt = item(root, "model_type");
     const config_family *root_f = cJSON_IsString(root_mt) ? config_family_find_(root_mt->valuestring) : NULL;
+    /* a refused model type is refused for its reason before any wrapper rule (DiffusionGemma holds a text_config) */
+    const config_refusal *why = cJSON_IsString(root_mt) ? config_refusal_find_(root_mt->valuestring) : NULL;
+    RETURN_ERROR_IF(why && !(options && options->assume_family), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s' refused: %s", why->model_type, why->reason);
     if (root_f && (root_f->flags & FAMILY_NESTED_TEXT) && strcmp(root_mt->valuestring, root_f->model_type) == 0) {
         char keys[120] = "";
         if (!cJSON_IsObject(text)) position_keys(root, keys, sizeof keys);

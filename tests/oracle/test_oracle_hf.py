@@ -1142,6 +1142,21 @@ def t5gemma(t, d):
     refused_by_name(t, "t5gemma stacks with different rope_parameters", path, "rope_parameters")
 
 
+def diffusion_gemma_refused(t, d):
+    """DiffusionGemma stays refused, for what its own rotary class does: built on a tiny text config (the class's
+    built-in rope dicts), it rotates the full_attention layers with rope_type 'proportional', which posenc does not
+    implement; posenc must refuse the saved config naming it."""
+    from transformers import AutoConfig
+    from transformers.models.diffusion_gemma import modeling_diffusion_gemma as md
+    cfg = AutoConfig.for_model("diffusion_gemma", text_config=dict(SMALL, num_hidden_layers=2, head_dim=16, sliding_window=8))
+    rotary = md.DiffusionGemmaTextRotaryEmbedding(cfg.text_config)
+    t.check(rotary.rope_type.get("full_attention") == "proportional",
+            f"diffusion_gemma: its rotary class's rope types per layer kind {rotary.rope_type}")
+    path = os.path.join(d, "diffusion_gemma.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "diffusion_gemma (transformers' own config)", path, "proportional")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1465,7 +1480,9 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # two stacks, each layer run several times
            "hrm_text": hrm_text,
            # encoder and decoder stacks with RoPE
-           "dia": dia, "t5gemma": t5gemma}
+           "dia": dia, "t5gemma": t5gemma,
+           # refused for what its rotary class does
+           "diffusion_gemma_refused": diffusion_gemma_refused}
 
 
 def main():
