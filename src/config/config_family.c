@@ -347,6 +347,10 @@ static const config_refusal refusals[] = {
      * rope_type 'proportional' (DiffusionGemmaTextConfig's built-in dict, Gemma 4's), over a per-layer-type head dim */
     {"diffusion_gemma", "its full_attention layers rotate with rope_type 'proportional' (the config class's built-in "
                         "dict, over a per-layer-type head dim), which posenc does not implement"},
+    /* modeling_blt.py: BltModel.forward runs its global transformer over patches, position_ids arange(num_patches),
+     * where patch_lengths come from the entropy patcher run on the bytes themselves */
+    {"blt", "its global transformer rotates at patch positions 0..num_patches-1, and the patches (patch_lengths) come "
+            "from an entropy patcher run on the input bytes: positions depend on the content, no posenc field for it"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {

@@ -1157,6 +1157,35 @@ def diffusion_gemma_refused(t, d):
     refused_by_name(t, "diffusion_gemma (transformers' own config)", path, "proportional")
 
 
+def blt_refused(t, d):
+    """BLT stays refused, for what its own forward does: the same 24 input bytes split into 6 or 12 patches give its
+    global transformer's rotary embedding 6 or 12 positions (the patch index; BltModel's entropy patcher chooses
+    patch_lengths from the bytes), so positions depend on the content; posenc must refuse the config naming why."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    local = dict(hidden_size=32, num_attention_heads=2, hidden_size_global=64, cross_attn_k=2, intermediate_size=64,
+                 num_hidden_layers=1)
+    cfg = AutoConfig.for_model("blt", patch_in_forward=False, patching_mode="static", encoder_hash_byte_group_vocab=64,
+                               encoder_hash_byte_group_size=[3], encoder_config=local, decoder_config=local,
+                               global_config=dict(hidden_size=64, num_attention_heads=4, num_hidden_layers=1,
+                                                  intermediate_size=128))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    got = []
+    model.global_transformer.rotary_emb.register_forward_pre_hook(
+        lambda m, a, k2: got.append(k2.get("position_ids", a[1] if len(a) > 1 else None).reshape(-1).tolist()),
+        with_kwargs=True)
+    ids = torch.arange(T)[None] + 3
+    with torch.no_grad():
+        for n in (6, 12):
+            model(input_ids=ids, patch_lengths=torch.tensor([[T // n] * n]), use_cache=False)
+    t.check(got == [list(range(6)), list(range(12))], f"blt: {T} bytes in 6 or 12 patches give the global transformer "
+            f"positions {[g[-1] + 1 if g else 0 for g in got]} long (the patch index)")
+    path = os.path.join(d, "blt.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "blt (transformers' own config)", path, "entropy patcher")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1482,7 +1511,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # encoder and decoder stacks with RoPE
            "dia": dia, "t5gemma": t5gemma,
            # refused for what its rotary class does
-           "diffusion_gemma_refused": diffusion_gemma_refused}
+           "diffusion_gemma_refused": diffusion_gemma_refused, "blt_refused": blt_refused}
 
 
 def main():
