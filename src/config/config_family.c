@@ -88,6 +88,9 @@ static const config_family families[] = {
      128, 2, NULL},
     {"doge", NULL, "Doge", H, 10000, 2048, 1024, 8, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"flex_olmo", NULL, "FlexOlmo", H, 500000, 4096, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* Granite-SWA: RoPE base per layer (layer_rope_theta, 0 = NoPE); full iff i % 4 == 0, the others slide (128) */
+    {"granite_swa", NULL, "GraniteSWA", H, 10000, 8192, 2560, 20, 0, 24, 0, FAMILY_LAYER_THETA, 0, 128, 4, NULL},
+    {"granitemoe_swa", NULL, "GraniteMoeSWA", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_LAYER_THETA, 0, 128, 4, NULL},
     {"granitemoeshared", NULL, "GraniteMoeShared", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"jais2", NULL, "Jais2", H, 10000, 8192, 3328, 26, 128, 32, 0, 0, 0, 0, 0, NULL},
     {"nanochat", NULL, "NanoChat", H, 10000, 2048, 768, 6, 0, 12, 0, 0, 0, 0, 0, NULL},
@@ -109,12 +112,31 @@ static const config_family families[] = {
     {"ministral3", NULL, "Ministral3", H, 1e6, 262144, 4096, 32, 128, 34, 0,
      FAMILY_DEFAULT_SCALING | FAMILY_LLAMA4_ATTN_SCALE, 0, 0, 0, NULL},
     {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    /* CSM: the backbone (the top-level keys, llama-like, head_dim default hidden // heads); its depth decoder runs over
+     * codebook positions and is read from depth_decoder_config as csm_depth_decoder_model */
+    {"csm", NULL, "Csm", H, 500000, 2048, 2048, 32, 0, 16, 0, 0, 0, 0, 0, NULL},
+    /* Moshi: the temporal transformer (top-level keys) rotates in every layer (sliding_window is stored on the layers
+     * but no mask uses it); the depth decoder (moshi_depth) is built with use_rope=False */
+    {"moshi", NULL, "Moshi", H, 10000, 3000, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"csm_depth_decoder_model", NULL, "CsmDepthDecoder", H, 500000, 33, 1024, 8, 128, 4, 0, 0, 0, 0, 0, NULL},
     /* OpenAI privacy filter: gpt-oss's RoPE (yarn x32 built in, one cos/sin per pair) on interleaved pairs */
     {"openai_privacy_filter", NULL, "OpenAIPrivacyFilter", I, 150000, 131072, 640, 14, 64, 8, 0, FAMILY_DEFAULT_SCALING, 0,
      0, 0, NULL},
     {"dots1", NULL, "Dots1", H, 10000, 2048, 4608, 32, 0, 62, 0, 0, 0, 0, 0, NULL},
+    /* HRM-Text: two stacks (L_module, H_module) of num_layers_per_stack layers, rope in every one (head_dim 128) */
+    {"hrm_text", NULL, "HrmText", H, 10000, 2048, 1536, 12, 128, 16, 0, 0, 0, 0, 0, NULL},
+    /* Evolla: its llama text model (the top-level keys) rotates in every layer's self-attention; the protein adapters
+     * (cross-attention to the SaProt encoder's features) carry no positions; default_theta 500000 */
+    {"evolla", NULL, "Evolla", H, 500000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     {"emu3_text_model", NULL, "Emu3Text", H, 1e6, 9216, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* JetMoE: head = kv_channels (default 128); num_attention_heads = num_key_value_heads * num_experts_per_tok
+     * (JetMoeConfig.__post_init__: 16 * 2) */
+    {"jetmoe", NULL, "JetMoe", H, 10000, 4096, 2048, 32, 128, 12, 0, FAMILY_KV_CHANNELS_HEAD, 0, 0, 0, NULL},
+    /* Dia: encoder then decoder stack, RoPE in every self-attention (defaults: the encoder_config's, 12 layers, head 128;
+     * the decoder_config must give the same RoPE keys), cross-attention none */
+    {"dia", NULL, "Dia", H, 10000, 1024, 1024, 16, 128, 12, 0, 0, 0, 0, 0, NULL},
+    /* T5Gemma: the same two stacks, each Gemma-2-like (layer_types, else sliding at even i, window 4096; one RoPE) */
+    {"t5gemma", NULL, "T5Gemma", H, 10000, 8192, 2304, 8, 256, 26, 0, 0, 0, 4096, 2, NULL},
     /* encoders with RoPE in every layer (bidirectional; positions as in a decoder) */
     /* ModernBERT: full layers i % 3 == 0 at global_rope_theta 160000, the others local_rope_theta 10000 with a
      * window of local_attention (128) // 2 (ModernBertConfig, transformers 5.18) */
@@ -132,6 +154,10 @@ static const config_family families[] = {
      0, 8192, 0, NULL},
     /* RoPE in the sliding layers only (Cohere2 interleaves like Cohere) */
     {"cohere2", NULL, "Cohere2", I, 10000, 8192, 8192, 64, 0, 40, 0, FAMILY_GLOBAL_NOPE, 0, 4096, 4, NULL},
+    /* Cohere2-MoE: Cohere2's sliding-only RoPE, plus the dense-MLP prefix layers (first_k_dense_replace) when
+     * prefix_dense_sliding_window_pattern is 1; head_dim a field (128) */
+    {"cohere2_moe", NULL, "Cohere2Moe", I, 10000, 8192, 8192, 64, 128, 40, 0, FAMILY_DENSE_PREFIX_ROPE, 0, 4096, 4,
+     NULL},
     {"exaone4", NULL, "Exaone4", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
      4096, 4, NULL},
     {"exaone_moe", NULL, "ExaoneMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
@@ -159,6 +185,16 @@ static const config_family families[] = {
     {"baichuan", NULL, "Baichuan", H, 10000, 4096, 4096, 32, 0, 32, 0, FAMILY_BAICHUAN, 0, 0, 0, NULL},
     {"nemotron_h", NULL, "NemotronH", H, 0, 4096, 4096, 32, 0, 52, 0, FAMILY_PATTERN_NOPE, 0, 0, 0, NULL},
     {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
+    /* Bamba: mamba2 layers, attention (RoPE on half the head: partial 0.5 hard-coded) at attn_layer_indices */
+    {"bamba", NULL, "Bamba", H, 10000, 262144, 4096, 32, 0, 32, 0.5, FAMILY_ATTN_INDICES, 0, 0, 0, NULL},
+    /* Falcon-H1: every layer runs mamba2 and attention in parallel; the attention rotates the whole head (llama-like;
+     * key_multiplier scales k before the rotation, no position effect) */
+    {"falcon_h1", NULL, "FalconH1", H, 10000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    /* Zamba2: mamba2 layers and hybrid layers (shared attention, RoPE iff use_mem_rope, head 2 * hidden // heads) */
+    {"zamba2", NULL, "Zamba2", H, 10000, 4096, 2560, 32, 0, 54, 0, FAMILY_ZAMBA2, 0, 0, 0, NULL},
+    /* RecurrentGemma: block_types cycled; attention blocks RoPE on half the head (partial default 0.5), local window */
+    {"recurrent_gemma", NULL, "RecurrentGemma", H, 10000, 0, 2560, 10, 0, 26, 0.5, FAMILY_ATTN_INDICES, 0, 2048, 0,
+     NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     {"opt", NULL, "OPT", H, 0, 2048, 768, 12, 0, 12, 0, FAMILY_LEARNED | FAMILY_OPT_OFFSET, 0, 0, 0,
@@ -451,6 +487,14 @@ static const config_refusal refusals[] = {
                "block summaries): posenc's layers cannot describe that"},
     {"udop", "its encoder adds a 2D layout bias from the token bounding boxes (relative_bias_args horizontal / "
              "vertical) to the T5 buckets: posenc has no scheme for box positions"},
+    /* modeling_diffusion_gemma.py: DiffusionGemmaTextRotaryEmbedding builds the full_attention layers' inv_freq with
+     * rope_type 'proportional' (DiffusionGemmaTextConfig's built-in dict, Gemma 4's), over a per-layer-type head dim */
+    {"diffusion_gemma", "its full_attention layers rotate with rope_type 'proportional' (the config class's built-in "
+                        "dict, over a per-layer-type head dim), which posenc does not implement"},
+    /* modeling_blt.py: BltModel.forward runs its global transformer over patches, position_ids arange(num_patches),
+     * where patch_lengths come from the entropy patcher run on the bytes themselves */
+    {"blt", "its global transformer rotates at patch positions 0..num_patches-1, and the patches (patch_lengths) come "
+            "from an entropy patcher run on the input bytes: positions depend on the content, no posenc field for it"},
 };
 
 const config_refusal *config_refusal_find_(const char *model_type) {
@@ -485,6 +529,12 @@ static const config_wrapper wrappers[] = {
     {"shieldgemma2", 0}, /* builds Gemma3ForConditionalGeneration on its own config */
     /* M-RoPE composites whose text_config is another family's text type */
     {"glm46v", 0},
+    /* EXAONE 4.5: Exaone4_5_Model.forward hands its exaone4 text model position_ids = arange(seq) + past over the
+     * merged sequence (the 2D RoPE is the vision tower's own) */
+    {"exaone4_5", 0},
+    /* Emu3: the VQ-VAE's image codes, mapped to BPE ids, replace the image placeholders; Emu3Model hands its
+     * emu3_text_model no position_ids, so it counts 0.. over the merged sequence */
+    {"emu3", 0},
 };
 
 const config_wrapper *config_wrapper_find_(const char *model_type) {

@@ -587,6 +587,32 @@ static posenc_status rope_free_model(hf_reader *h, const cJSON *cfg, bool *rope_
     return POSENC_OK;
 }
 
+/* Dia (DiaModel) and T5Gemma (T5GemmaModel), transformers 5.18: an encoder stack and a decoder stack, each with its
+ * own rotary embedding built from its own sub-config (Dia: encoder_config / decoder_config; T5Gemma: encoder /
+ * decoder), positions 0.. in each stack. posenc reads the encoder's RoPE and lists both stacks with it, so the
+ * decoder's sub-config must give the same RoPE keys (else refused naming the key); without either sub-config HF
+ * builds its class defaults, which posenc does not copy (refused). */
+static posenc_status dia_stacks(hf_reader *h, const cJSON *root, const cJSON **cfg) {
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    const char *ek = dia ? "encoder_config" : "encoder", *dk = dia ? "decoder_config" : "decoder";
+    const cJSON *enc = hf_use_(h, root, ek), *dec = hf_use_(h, root, dk);
+    RETURN_ERROR_IF(!cJSON_IsObject(enc) || !cJSON_IsObject(dec), h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a %s config without %s and %s objects: HF then builds its class-default stacks, "
+                    "which posenc does not copy; give both", h->family->model_type, ek, dk);
+    static const char *const same[] = {"rope_parameters", "rope_scaling", "rope_theta", "partial_rotary_factor",
+                                       "head_dim"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        const cJSON *a = item(enc, same[i]), *b = item(dec, same[i]);
+        RETURN_ERROR_IF((a || b) && !(a && b && cJSON_Compare(a, b, true)), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %s's %s and %s give different '%s': each stack rotates with its own, and "
+                        "posenc lists both stacks with one RoPE; not read", h->family->model_type, ek, dk, same[i]);
+        hf_mark_(h, b);
+    }
+    h->decoder = dec;
+    *cfg = enc;
+    return POSENC_OK;
+}
+
 /* The counts of a model without RoPE (ALiBi heads, learned table size, layer count). */
 static posenc_status read_counts(hf_reader *h, const cJSON *cfg) {
     posenc_model_config *out = h->out;
@@ -684,6 +710,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
      * composite model_type reads text_config whatever the top level holds, and is refused without one */
     const cJSON *root_mt = item(root, "model_type");
     const config_family *root_f = cJSON_IsString(root_mt) ? config_family_find_(root_mt->valuestring) : NULL;
+    /* a refused model type is refused for its reason before any wrapper rule (DiffusionGemma holds a text_config) */
+    const config_refusal *why = cJSON_IsString(root_mt) ? config_refusal_find_(root_mt->valuestring) : NULL;
+    RETURN_ERROR_IF(why && !(options && options->assume_family), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: model_type '%s' refused: %s", why->model_type, why->reason);
     if (root_f && (root_f->flags & FAMILY_NESTED_TEXT) && strcmp(root_mt->valuestring, root_f->model_type) == 0) {
         char keys[120] = "";
         if (!cJSON_IsObject(text)) position_keys(root, keys, sizeof keys);
@@ -727,6 +757,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (cfg != root) FORWARD_IF_ERROR(hf_note_duplicates_(cfg, "text_config.", &h));
     FORWARD_IF_ERROR(find_family(root, cfg, options, &h));
     const config_family *f = h.family;
+    if ((strcmp(f->model_type, "dia") == 0 || strcmp(f->model_type, "t5gemma") == 0) && !m->assumed)
+        FORWARD_IF_ERROR(dia_stacks(&h, root, &cfg));
     bool generic = (f->flags & FAMILY_GENERIC) != 0;
     if (!generic) config_copy_name_(out->family, sizeof out->family, f->model_type, strlen(f->model_type));
     out->layout = f->layout;
@@ -747,6 +779,12 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         if (!m->assumed) out->keys_used[0] = '\0';
         return POSENC_OK;
     }
+    /* Cohere2MoeConfig keeps rope_scaling as a field of its own beside rope_parameters: transformers 5.18's rotary
+     * class never applies it, while the key says the model was scaled; which one a file means is not guessed */
+    RETURN_ERROR_IF((f->flags & FAMILY_DENSE_PREFIX_ROPE) && item(cfg, "rope_scaling"), err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: '%s' gives 'rope_scaling': %sConfig keeps it apart from rope_parameters and "
+                    "transformers 5.18 rotates without it (default RoPE); put the scaling in rope_parameters or drop it",
+                    f->model_type, f->class_stem);
     const cJSON *rope = NULL, *local_rope = NULL;
     FORWARD_IF_ERROR(rope_dicts(cfg, &rope, &local_rope, err));
     RETURN_ERROR_IF((f->flags & FAMILY_DEFAULT_SCALING) && !rope, err, POSENC_ERR_UNSUPPORTED,
@@ -770,7 +808,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     if (f && !has_max && f->max_position) note_default(&h, "max_position_embeddings", (double)(max_pos = f->max_position));
     if (strcmp(f->model_type, "cohere2") == 0 && has_head_dim) /* Cohere2Config: head_dim = hidden // heads, always */
         has_head_dim = false;
-    if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM)) {
+    if (f && !has_head_dim && f->head_dim && !(f->flags & FAMILY_CHATGLM) &&
+        !((f->flags & FAMILY_KV_CHANNELS_HEAD) && item(cfg, "kv_channels"))) {
         head_dim = f->head_dim;
         has_head_dim = true;
         note_default(&h, "head_dim", (double)head_dim);
@@ -802,8 +841,17 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         f->model_type, p->base);
         p->base = 10000.0;
     }
+    if (f->flags & FAMILY_LAYER_THETA) FORWARD_IF_ERROR(hf_layer_theta_base_(&h, cfg, layers, &p->base));
     FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", neox_keys ? partial_k : partial_only_k, &p->partial_rotary_factor,
                                    &has_partial));
+    bool block_types = f && (f->flags & FAMILY_ATTN_INDICES) && strcmp(f->model_type, "recurrent_gemma") == 0;
+    if (f && (f->flags & FAMILY_ATTN_INDICES) && !block_types) { /* Bamba: the top-level value is replaced by 0.5 */
+        RETURN_ERROR_IF(has_partial && p->partial_rotary_factor != 0.5, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'partial_rotary_factor' %g: %sConfig overwrites the top-level value with 0.5 "
+                        "(only rope_parameters' own partial_rotary_factor counts); the file and the run disagree",
+                        p->partial_rotary_factor, f->class_stem);
+        has_partial = false;
+    }
     if (rope) {
         /* transformers 5.18 rotates with the rope dict's factor (modeling_rope_utils reads
          * rope_parameters.get("partial_rotary_factor")); Qwen3.5's config class writes a top-level 0.25 beside
@@ -836,6 +884,42 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         FORWARD_IF_ERROR(hf_number_of_(&h, cfg, "", ratio_k, &ratio, &has_ratio));
         RETURN_ERROR_IF(!(ratio > 0), err, POSENC_ERR_FORMAT, "config.json: 'rope_ratio' must be > 0, got %g", ratio);
         p->base *= ratio;
+    }
+    if (f->flags & FAMILY_KV_CHANNELS_HEAD) { /* JetMoE: head = kv_channels (its attribute_map alias head_dim) */
+        int64_t kv = 0;
+        bool has_kv = false;
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", kvch_k, dim_max, &kv, &has_kv));
+        if (has_kv && !item(cfg, "head_dim")) head_dim = kv, has_head_dim = true; /* both: head_dim wins, as in HF */
+    }
+    if (f->flags & FAMILY_ZAMBA2) { /* Zamba2Config: attention_head_dim = 2 * hidden_size // num_attention_heads */
+        RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
+                        "config.json: %s needs hidden_size and num_attention_heads > 0 (got %lld, %lld)", f->model_type,
+                        (long long)hidden, (long long)heads);
+        static const char *const zk[] = {"attention_head_dim", NULL};
+        int64_t given_dim = 0;
+        bool has_given = false;
+        FORWARD_IF_ERROR(hf_count_of_(&h, cfg, "", zk, dim_max, &given_dim, &has_given));
+        int64_t computed = 2 * hidden / heads;
+        RETURN_ERROR_IF((has_given && given_dim != computed) || (item(cfg, "head_dim") && head_dim != computed), err,
+                        POSENC_ERR_UNSUPPORTED,
+                        "config.json: '%s' %lld in a %s config: %sConfig overwrites it with 2 * hidden_size // "
+                        "num_attention_heads = %lld; the file and the run disagree",
+                        has_given && given_dim != computed ? "attention_head_dim" : "head_dim",
+                        (long long)(has_given && given_dim != computed ? given_dim : head_dim), f->model_type,
+                        f->class_stem, (long long)computed);
+        head_dim = computed;
+        has_head_dim = true;
+    }
+    if (block_types) { /* RecurrentGemmaConfig.__post_init__: head_dim = hidden_size // num_attention_heads */
+        RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
+                        "config.json: %s needs hidden_size and num_attention_heads > 0 (got %lld, %lld)", f->model_type,
+                        (long long)hidden, (long long)heads);
+        RETURN_ERROR_IF(item(cfg, "head_dim") && head_dim != hidden / heads, err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'head_dim' %lld in a %s config: %sConfig overwrites it with hidden_size // "
+                        "num_attention_heads = %lld; the file and the run disagree", (long long)head_dim,
+                        f->model_type, f->class_stem, (long long)(hidden / heads));
+        head_dim = hidden / heads;
+        has_head_dim = true;
     }
     if (!has_head_dim) {
         RETURN_ERROR_IF(hidden <= 0 || heads <= 0, err, POSENC_ERR_FORMAT,
@@ -897,6 +981,10 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->max_position = max_pos;
     unsigned given = 0;
     if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
+    /* RecurrentGemmaRotaryEmbedding raises for any rope_type but default: HF cannot build such a model */
+    RETURN_ERROR_IF(block_types && p->scaling != POSENC_ROPE_NONE, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: rope_type '%s' in a %s config: its rotary class supports default RoPE only (HF "
+                    "raises ValueError building the model)", posenc_rope_scaling_name(p->scaling), f->model_type);
     if (f->flags & FAMILY_MROPE) FORWARD_IF_ERROR(mrope_sections(&h, p));
     if (p->scaling == POSENC_ROPE_LONGROPE && has_top_orig) { /* Phi-3: factor := max / original */
         RETURN_ERROR_IF((given & POSENC_ROPE_GIVEN_ORIGINAL) && p->original_max_position != top_orig, err,

@@ -169,6 +169,224 @@ static posenc_status global_nope_layers(hf_reader *h, const cJSON *cfg, int64_t 
     return POSENC_OK;
 }
 
+/* layer_rope_theta: `layers` finite numbers (GraniteSWAConfig: list[float | int]). */
+static posenc_status layer_theta_list(hf_reader *h, const cJSON *list, int64_t layers) {
+    RETURN_ERROR_IF(!cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'layer_rope_theta' must be an array of numbers (one RoPE base per layer, 0 = NoPE)");
+    int n = cJSON_GetArraySize(list), i = 0;
+    RETURN_ERROR_IF(n != layers, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'layer_rope_theta' has %d entries for %lld layers (HF indexes it per layer)", n,
+                    (long long)layers);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        RETURN_ERROR_IF(!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0, h->err,
+                        POSENC_ERR_FORMAT, "config.json: layer_rope_theta[%d] must be a number >= 0 (0 = NoPE)", i);
+        i++;
+    }
+    return POSENC_OK;
+}
+
+posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base) {
+    const cJSON *list = hf_use_(h, cfg, "layer_rope_theta");
+    if (!list) return POSENC_OK; /* GraniteSWAConfig: [rope_theta] * num_hidden_layers */
+    FORWARD_IF_ERROR(layer_theta_list(h, list, layers));
+    double one = 0;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        double t = e->valuedouble;
+        RETURN_ERROR_IF(t != 0 && one != 0 && t != one, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'layer_rope_theta' gives layer %d the RoPE base %.17g and an earlier layer %.17g: "
+                        "%s builds one rotary embedding per distinct base, and posenc's model holds one base for "
+                        "all rotating layers of a kind; not read", i, t, one, h->family->model_type);
+        if (t != 0) one = t;
+        i++;
+    }
+    if (one != 0) *base = one;
+    return POSENC_OK;
+}
+
+/* Granite-SWA: layer kinds from layer_types, else full iff i % pattern == 0; RoPE iff layer_rope_theta[i] != 0. */
+static posenc_status layer_theta_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t window = 0;
+    FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *thetas = hf_use_(h, cfg, "layer_rope_theta");
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0 : i % f->sliding_pattern != 0;
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'sliding_window' is null and layer %lld slides: HF cannot run %s's sliding "
+                        "layers without a window (TypeError in its sliding-window mask)", (long long)i, f->model_type);
+        const cJSON *t = thetas ? cJSON_GetArrayItem(thetas, (int)i) : NULL;
+        bool rope = !t || t->valuedouble != 0; /* `theta if theta else None` */
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          sliding ? "sliding_attention" : "full_attention", sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+/* Cohere2-MoE: sliding layers rotate, and the dense-MLP prefix layers too when its pattern is 1 (force_rope). */
+static posenc_status dense_prefix_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const config_family *f = h->family;
+    int64_t window = 0, k = 0, prefix_every = 1, every = f->sliding_pattern;
+    bool has = false;
+    FORWARD_IF_ERROR(window_of(h, cfg, f->sliding_window, &window));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "first_k_dense_replace", layers, &k, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "prefix_dense_sliding_window_pattern", 1 << 20, &prefix_every, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "sliding_window_pattern", 1 << 20, &every, &has));
+    const cJSON *types = hf_use_(h, cfg, "layer_types"), *mlp = hf_use_(h, cfg, "mlp_layer_types");
+    if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, layers));
+    if (mlp) FORWARD_IF_ERROR(string_list(h, mlp, "mlp_layer_types", layers));
+    RETURN_ERROR_IF(!types && ((k > 0 && prefix_every == 0) || (layers > k && every == 0)), h->err, POSENC_ERR_FORMAT,
+                    "config.json: a sliding-window pattern of 0 and no 'layer_types': HF's layer kinds take "
+                    "(i + 1) %% 0 and raise");
+    for (int64_t i = 0; i < layers; i++) {
+        bool sliding = types ? strcmp(list_at(types, i), "sliding_attention") == 0
+                       : i < k ? (i + 1) % prefix_every != 0 : (i - k + 1) % every != 0;
+        bool dense = mlp ? strcmp(list_at(mlp, i), "dense") == 0 : i < k;
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: 'sliding_window' is null and layer %lld slides: HF cannot run %s's sliding "
+                        "layers without a window", (long long)i, f->model_type);
+        bool rope = sliding || (dense && prefix_every == 1); /* `sliding_window is not None or force_rope` */
+        config_layer_set_(m, i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          sliding ? "sliding_attention" : "full_attention", sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+/* Bamba: layers_block_type[i] = "full_attention" if i in attn_layer_indices else "linear_attention" (mamba2). */
+/* RecurrentGemma: (block_types * 100)[:layers]; "attention" blocks rotate in a local window, "recurrent" ones none. */
+static posenc_status block_type_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const char *wkey = "attention_window_size";
+    int64_t window = 2048;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", wkey, (int64_t)1 << 53, &window, &has));
+    if (!has) FORWARD_IF_ERROR(hf_count_(h, cfg, "", wkey = "sliding_window", (int64_t)1 << 53, &window, &has));
+    const cJSON *types = hf_use_(h, cfg, "block_types");
+    RETURN_ERROR_IF(types && (!cJSON_IsArray(types) || cJSON_GetArraySize(types) == 0), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'block_types' must be a non-empty array of strings");
+    int n = types ? cJSON_GetArraySize(types) : 3;
+    RETURN_ERROR_IF(layers > 100LL * n, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: %lld layers but block_types * 100 gives %d kinds (HF's layers_block_type cuts there)",
+                    (long long)layers, 100 * n);
+    for (int64_t i = 0; i < layers; i++) {
+        const char *t = types ? list_at(types, i % n) : (i % 3 == 2 ? "attention" : "recurrent");
+        bool attn = strcmp(t, "attention") == 0;
+        RETURN_ERROR_IF(!attn && strcmp(t, "recurrent") != 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: block_types[%lld] is '%.32s' (known: recurrent, attention)", (long long)(i % n), t);
+        config_layer_set_(m, i, attn ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, t, attn ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+static posenc_status attn_index_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
+    posenc_model *m = h->model;
+    if (strcmp(h->family->model_type, "recurrent_gemma") == 0) return block_type_layers(h, cfg, layers);
+    const cJSON *list = hf_use_(h, cfg, "attn_layer_indices");
+    RETURN_ERROR_IF(list && !cJSON_IsArray(list), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'attn_layer_indices' must be an array of layer indices");
+    for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_NOPE, -1, "linear_attention", 0);
+    const cJSON *e;
+    int k = 0;
+    cJSON_ArrayForEach(e, list) {
+        RETURN_ERROR_IF(!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble), h->err, POSENC_ERR_FORMAT,
+                        "config.json: attn_layer_indices[%d] must be an integer", k);
+        double i = e->valuedouble; /* an index outside 0..layers-1 matches no layer (HF: `i in attn_layer_indices`) */
+        if (i >= 0 && i < (double)layers)
+            config_layer_set_(m, (int64_t)i, rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0, "full_attention", 0);
+        k++;
+    }
+    return POSENC_OK;
+}
+
+/* Zamba2: "hybrid" layers run the shared attention (RoPE iff use_mem_rope), "linear_attention" layers mamba2 only. */
+static posenc_status zamba2_layers(hf_reader *h, const cJSON *cfg, int64_t layers) {
+    posenc_model *m = h->model;
+    const char *key = "layers_block_type";
+    const cJSON *types = hf_use_(h, cfg, key);
+    if (!types) types = hf_use_(h, cfg, key = "layer_types"); /* Zamba2Config.attribute_map */
+    const cJSON *mem = hf_use_(h, cfg, "use_mem_rope");
+    RETURN_ERROR_IF(mem && !cJSON_IsBool(mem), h->err, POSENC_ERR_FORMAT, "config.json: 'use_mem_rope' must be true or false");
+    bool rope = cJSON_IsTrue(mem);
+    if (types) FORWARD_IF_ERROR(string_list(h, types, key, layers));
+    RETURN_ERROR_IF(!types && layers != 54, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: a zamba2 config of %lld layers without 'layers_block_type': Zamba2Config's default "
+                    "list has 54 entries, which posenc does not stretch or cut; give layers_block_type", (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        bool hybrid;
+        if (types) {
+            const char *t = list_at(types, i);
+            hybrid = strcmp(t, "hybrid") == 0;
+            RETURN_ERROR_IF(!hybrid && strcmp(t, "linear_attention") != 0 && strcmp(t, "mamba") != 0, h->err,
+                            POSENC_ERR_UNSUPPORTED, "config.json: %s[%lld] is '%.32s' (known: hybrid, linear_attention, "
+                            "mamba)", key, (long long)i, t);
+        } else { /* Zamba2Config's default: [L] + ([L]*5 + [H])*7 + [L]*4 + [H] + [L]*3 + [H] + [L]*2 */
+            hybrid = (i >= 1 && i <= 42 && i % 6 == 0) || i == 47 || i == 51;
+        }
+        config_layer_set_(m, i, hybrid && rope ? POSENC_LAYER_ROPE : POSENC_LAYER_NOPE, 0,
+                          hybrid ? "hybrid" : "linear_attention", 0);
+    }
+    return POSENC_OK;
+}
+
+/* Dia / T5Gemma: the encoder's num_hidden_layers, then the decoder's, every self-attention RoPE (one rope). Dia:
+ * every layer full (defaults 12 + 18). T5Gemma: each stack's layer_types, else sliding iff (i + 1) % 2 (Gemma 2's
+ * alternation), sliding layers with the stack's sliding_window (default 4096; the encoder's window is bidirectional). */
+static posenc_status stack_kinds(hf_reader *h, const cJSON *stack, const char *where, int64_t count, int64_t start,
+                                 const char *kind) {
+    posenc_model *m = h->model;
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    int64_t window = 0;
+    const cJSON *types = NULL;
+    if (!dia) {
+        bool has = false;
+        window = h->family->sliding_window;
+        FORWARD_IF_ERROR(hf_count_(h, stack, where, "sliding_window", (int64_t)1 << 53, &window, &has));
+        if (!has && member(stack, "sliding_window")) window = 0;
+        types = hf_use_(h, stack, "layer_types");
+        if (types) FORWARD_IF_ERROR(sliding_full_list(h, types, count));
+    }
+    for (int64_t i = 0; i < count; i++) {
+        bool sliding = !dia && (types ? strcmp(list_at(types, i), "sliding_attention") == 0
+                                      : (i + 1) % h->family->sliding_pattern != 0);
+        RETURN_ERROR_IF(sliding && window == 0, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %ssliding_window is null and layer %lld slides: posenc does not read a sliding "
+                        "layer without a window", where, (long long)i);
+        config_layer_set_(m, start + i, POSENC_LAYER_ROPE, 0, kind, sliding ? window : 0);
+    }
+    return POSENC_OK;
+}
+
+static posenc_status dia_layers(hf_reader *h, const cJSON *cfg, int64_t enc_layers) {
+    bool dia = strcmp(h->family->model_type, "dia") == 0;
+    int64_t dec_layers = dia ? 18 : 26;
+    bool has = false;
+    const char *where = dia ? "decoder_config." : "decoder.";
+    FORWARD_IF_ERROR(hf_count_(h, h->decoder, where, "num_hidden_layers", POSENC_MODEL_MAX_LAYERS, &dec_layers, &has));
+    FORWARD_IF_ERROR(config_layers_alloc_(h->model, enc_layers + dec_layers, h->err));
+    FORWARD_IF_ERROR(stack_kinds(h, cfg, dia ? "encoder_config." : "encoder.", enc_layers, 0, "encoder"));
+    return stack_kinds(h, h->decoder, where, dec_layers, enc_layers, "decoder");
+}
+
+/* HRM-Text (HrmTextModel): two stacks of num_layers_per_stack layers, L_module then H_module, each layer run
+ * H_cycles * (L_cycles + 1) times per forward with the one rotary embedding (positions 0..). HrmTextConfig rewrites
+ * num_hidden_layers to the inflated slot count and keeps the real count in num_layers_per_stack; a file without that
+ * key holds the real per-stack count in num_hidden_layers. posenc lists each physical layer once. */
+static posenc_status hrm_layers(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    int64_t per_stack = h->out->num_hidden_layers;
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "num_layers_per_stack", POSENC_MODEL_MAX_LAYERS, &per_stack, &has));
+    FORWARD_IF_ERROR(config_layers_alloc_(m, 2 * per_stack, h->err));
+    for (int64_t i = 0; i < 2 * per_stack; i++)
+        config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, i < per_stack ? "L_module" : "H_module", 0);
+    return POSENC_OK;
+}
+
 /* Qwen3-Next: layer_types, else "linear_attention" if (i + 1) % full_attention_interval else "full_attention";
  * only full attention layers rotate (the gated DeltaNet layers have no positions). */
 static posenc_status linear_layers(hf_reader *h, const cJSON *cfg, int64_t layers, bool rope) {
@@ -855,6 +1073,12 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_CONV_LAYERS) return conv_layers(h, cfg, layers);
     if (f->flags & FAMILY_CROSS_LAYERS) return cross_layers(h, cfg, layers);
     if (f->flags & FAMILY_MAMBA_HYBRID) return mamba_hybrid_layers(h, cfg, layers, true);
+    if (f->flags & FAMILY_LAYER_THETA) return layer_theta_layers(h, cfg, layers);
+    if (f->flags & FAMILY_DENSE_PREFIX_ROPE) return dense_prefix_layers(h, cfg, layers);
+    if (f->flags & FAMILY_ATTN_INDICES) return attn_index_layers(h, cfg, layers, true);
+    if (f->flags & FAMILY_ZAMBA2) return zamba2_layers(h, cfg, layers);
+    if (strcmp(f->model_type, "hrm_text") == 0) return hrm_layers(h, cfg);
+    if (h->decoder) return dia_layers(h, cfg, layers);
     for (int64_t i = 0; i < layers; i++) config_layer_set_(m, i, POSENC_LAYER_ROPE, 0, "attention", 0);
     return POSENC_OK;
 }

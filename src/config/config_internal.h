@@ -152,6 +152,41 @@ enum {
  * config's integer image_size / patch_size (posenc_model.patch_*); per-type defaults and token layout in
  * config_hf_layers.c's vision table */
 #define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
+/* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
+ * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
+ * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
+#define FAMILY_KV_CHANNELS_HEAD ((uint64_t)1 << 51)
+/* Granite-SWA / GraniteMoE-SWA (transformers 5.18): layer_rope_theta[i] is layer i's RoPE base, 0 = NoPE (the model
+ * builds one rotary embedding per distinct non-zero value, each the rope dict with that rope_theta; absent: rope_theta
+ * in every layer). posenc's model holds one base per layer kind, so a list with two or more distinct non-zero values
+ * is refused naming the key; one value is the base of every rotating layer. Layer kinds: layer_types, else full iff
+ * i % sliding_window_pattern (family row: 4) == 0, the sliding ones with sliding_window (the window changes the mask
+ * only: every layer with a non-zero theta rotates). */
+#define FAMILY_LAYER_THETA ((uint64_t)1 << 52)
+/* Cohere2-MoE (Cohere2MoeConfig / Cohere2MoeAttention, transformers 5.18): interleaved RoPE in a layer iff it slides
+ * (layer_types; else the first first_k_dense_replace layers full iff (i + 1) % prefix_dense_sliding_window_pattern
+ * == 0, the rest full iff (i + 1 - k) % sliding_window_pattern == 0) or it is a dense-MLP layer (mlp_layer_types;
+ * else i < first_k_dense_replace) while prefix_dense_sliding_window_pattern is 1 (force_rope); head_dim is a field
+ * (default 128); sliding_window null is refused (HF cannot run a sliding layer without one), and so is a rope_scaling
+ * key (the config class keeps it beside rope_parameters; the rotary class never applies it). */
+#define FAMILY_DENSE_PREFIX_ROPE ((uint64_t)1 << 53)
+/* Bamba (BambaConfig / BambaModel, transformers 5.18): attention ("full_attention") in the layers listed in
+ * attn_layer_indices, mamba2 ("linear_attention", no positions) elsewhere (absent: every layer mamba); BambaConfig
+ * passes partial_rotary_factor 0.5 to its rope standardisation over any top-level value, so only the rope dict's own
+ * partial_rotary_factor changes it (a top-level value other than 0.5 is refused: the file and the run disagree).
+ * RecurrentGemma (the same bit, its rows told apart by model_type): the kinds are block_types cycled over the layers
+ * ((block_types * 100)[:num_hidden_layers], default recurrent, recurrent, attention); "attention" blocks rotate
+ * (partial_rotary_factor as given, default 0.5) within attention_window_size (alias sliding_window, default 2048),
+ * "recurrent" blocks (RG-LRU) carry no positions; head_dim = hidden_size // num_attention_heads always (a different
+ * head_dim in the file is refused: the config class overwrites it); a rope_type other than default is refused (its
+ * rotary class raises). */
+#define FAMILY_ATTN_INDICES ((uint64_t)1 << 54)
+/* Zamba2 (Zamba2Config / Zamba2Model, transformers 5.18): layers_block_type (alias layer_types; legacy "mamba" read as
+ * "linear_attention") says "hybrid" (a shared attention block, then mamba2) or "linear_attention" (mamba2 only, no
+ * positions); default: the class's 54-layer list. The shared attention rotates iff use_mem_rope (default false: every
+ * layer NoPE), over attention_head_dim = 2 * hidden_size // num_attention_heads (computed: a head_dim or
+ * attention_head_dim in the file that differs is refused, the config class overwrites it). */
+#define FAMILY_ZAMBA2 ((uint64_t)1 << 55)
 
 /* Families whose layers carry no RoPE at all (the RoPE reader is skipped). */
 #define FAMILY_NO_ROPE \
@@ -272,6 +307,7 @@ typedef struct {
     posenc_error *err;
     const cJSON *used[HF_MAX_USED]; /* members read (for the unused-key list) */
     size_t used_count;
+    const cJSON *decoder; /* Dia: decoder_config (the encoder_config is the object read), else NULL */
 } hf_reader;
 
 /* ---- config_hf_keys.c: reading keys (config_hf.c and config_hf_layers.c both use it) */
@@ -305,6 +341,9 @@ posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, cons
 /* The per-layer list of a config.json model; rope_free: the
  * model has no RoPE layer (its RoPE settings were not read). */
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
+/* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
+ * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
+posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);
 /* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */
 void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all);
 /* Does a key name look like it is about positions? */

@@ -84,6 +84,16 @@ CASES = [
     ("granite", "granite", dict(num_hidden_layers=2)),
     ("smollm3", "smollm3", dict(num_hidden_layers=4)),
     ("exaone4", "exaone4", dict(num_hidden_layers=4, sliding_window=8)),
+    # Cohere2-MoE: sliding layers rotate (interleaved), full ones NoPE, except the dense-MLP prefix while
+    # prefix_dense_sliding_window_pattern is 1 (force_rope); the 4.x form drops layer_types / mlp_layer_types and
+    # gives first_k_dense_replace, so posenc derives the kinds as the config class does
+    ("cohere2_moe", "cohere2_moe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8, first_k_dense_replace=2,
+                                        num_experts=2, num_experts_per_tok=1, prefix_dense_intermediate_size=128)),
+    ("cohere2_moe prefix pattern 2", "cohere2_moe", dict(num_hidden_layers=6, head_dim=16, sliding_window=8,
+                                                         first_k_dense_replace=2, prefix_dense_sliding_window_pattern=2,
+                                                         sliding_window_pattern=2, num_experts=2,
+                                                         num_experts_per_tok=1, prefix_dense_intermediate_size=128,
+                                                         rope_theta=50000.0)),
     # families added as one table row each (src/config/config_family.c)
     ("seed_oss", "seed_oss", dict(num_hidden_layers=2, head_dim=32)),
     ("granitemoe", "granitemoe", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
@@ -101,6 +111,15 @@ CASES = [
     ("apertus llama3", "apertus", dict(num_hidden_layers=2, rope_theta=12e6, rope_scaling=LLAMA3)),
     ("doge", "doge", dict(num_hidden_layers=2)),
     ("flex_olmo", "flex_olmo", dict(num_hidden_layers=2, num_experts=2, num_experts_per_tok=1)),
+    # Granite-SWA: layer_rope_theta[i] is layer i's base, 0 = NoPE (here one non-zero base, not rope_theta's)
+    ("granite_swa", "granite_swa", dict(num_hidden_layers=5, sliding_window=8)),
+    ("granite_swa layer_rope_theta", "granite_swa", dict(num_hidden_layers=4, sliding_window=8,
+                                                         layer_types=["sliding_attention", "full_attention",
+                                                                      "sliding_attention", "full_attention"],
+                                                         layer_rope_theta=[50000.0, 0, 50000.0, 0])),
+    ("granitemoe_swa yarn", "granitemoe_swa", dict(num_hidden_layers=4, sliding_window=8, num_local_experts=2,
+                                                   num_experts_per_tok=1, layer_rope_theta=[0, 10000, 10000, 10000],
+                                                   rope_scaling=YARN)),
     ("granitemoeshared", "granitemoeshared", dict(num_hidden_layers=2, num_local_experts=2, num_experts_per_tok=1)),
     ("jais2", "jais2", dict(num_hidden_layers=2, head_dim=16)),
     ("nanochat", "nanochat", dict(num_hidden_layers=2)),
@@ -151,6 +170,15 @@ CASES = [
         YARN, rope_theta=1e6, llama_4_scaling_beta=0.1))),
     ("gpt_neox_japanese", "gpt_neox_japanese", dict(num_hidden_layers=2, rotary_pct=0.5, rotary_emb_base=20000)),
     ("cwm llama3", "cwm", dict(num_hidden_layers=4, head_dim=16, sliding_window=8, rope_theta=1e6, rope_scaling=LLAMA3)),
+    # CSM: the backbone's layers (the depth decoder, 3 layers here, is a stack of its own over codebook positions)
+    ("csm llama3", "csm", dict(num_hidden_layers=2, head_dim=8, num_codebooks=4, rope_scaling=LLAMA3,
+                               depth_decoder_config=dict(hidden_size=32, intermediate_size=64, num_attention_heads=2,
+                                                         num_key_value_heads=2, num_hidden_layers=3,
+                                                         backbone_hidden_size=64, vocab_size=128, num_codebooks=4))),
+    # Moshi: the temporal transformer's layers (MoshiModel); every one rotates
+    ("moshi", "moshi", dict(num_hidden_layers=2, head_dim=8, ffn_dim=128, sliding_window=8, rope_scaling=YARN,
+                            depth_decoder_config=dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                                      ffn_dim=64, input_size=64, audio_vocab_size=128))),
     ("csm_depth_decoder_model", "csm_depth_decoder_model", dict(num_hidden_layers=2, head_dim=16, backbone_hidden_size=64,
                                                                  rope_theta=500000.0)),
     ("openai_privacy_filter yarn", "openai_privacy_filter", dict(num_hidden_layers=2, head_dim=16, num_local_experts=2,
@@ -158,12 +186,40 @@ CASES = [
     ("esmc", "esmc", dict(num_hidden_layers=2, head_dim=16, num_key_value_heads=4)),
     ("dots1", "dots1", dict(num_hidden_layers=2, n_routed_experts=2, n_shared_experts=1, num_experts_per_tok=1,
                             moe_intermediate_size=32, first_k_dense_replace=1, rope_theta=50000.0)),
+    # Evolla: llama text layers (RoPE) with protein cross-attention adapters (no positions); text-only input
+    ("evolla", "evolla", dict(num_hidden_layers=2, aligner_num_add_layers=1, resampler_depth=1, resampler_dim_head=8,
+                              resampler_heads=2, resampler_num_latents=4, rope_scaling=LLAMA3,
+                              protein_encoder_config=dict(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                                          intermediate_size=64))),
     ("emu3_text_model", "emu3_text_model", dict(num_hidden_layers=2, rope_theta=1e6)),
+    # JetMoE: head = kv_channels (8 here, not hidden // heads = 16); heads = num_key_value_heads * num_experts_per_tok
+    ("jetmoe", "jetmoe", dict(num_hidden_layers=2, kv_channels=8, num_local_experts=2, num_experts_per_tok=2)),
+    ("jetmoe yarn", "jetmoe", dict(num_hidden_layers=2, kv_channels=32, num_key_value_heads=1, num_local_experts=2,
+                                   num_experts_per_tok=2, rope_scaling=YARN)),
     ("eurobert", "eurobert", dict(num_hidden_layers=2, head_dim=16, rope_theta=250000.0)),
     ("gte", "gte", dict(num_hidden_layers=2)),
     ("nomic_bert", "nomic_bert", dict(num_hidden_layers=2, head_dim=16)),
     ("llama4_text", "llama4_text", dict(num_hidden_layers=4, head_dim=16, num_local_experts=2, num_experts_per_tok=1,
                                         intermediate_size_mlp=128, rope_theta=500000.0)),
+    # Bamba: mamba2 layers none, attention at attn_layer_indices with RoPE on half the head (0.5 hard-coded)
+    ("bamba", "bamba", dict(num_hidden_layers=4, attn_layer_indices=[1, 3], mamba_n_heads=4, mamba_d_state=16,
+                            mamba_chunk_size=8, rope_theta=50000.0)),
+    # Falcon-H1: mamba2 and attention in parallel in every layer; the attention rotates (head_dim 8: not hidden // heads)
+    ("falcon_h1", "falcon_h1", dict(num_hidden_layers=2, head_dim=8, mamba_d_ssm=64, mamba_n_heads=4, mamba_d_state=16,
+                                    mamba_chunk_size=8, rope_theta=1e6, key_multiplier=0.5)),
+    ("falcon_h1 yarn", "falcon_h1", dict(num_hidden_layers=2, mamba_d_ssm=64, mamba_n_heads=4, mamba_d_state=16,
+                                         mamba_chunk_size=8, rope_scaling=YARN)),
+    # Zamba2: hybrid layers (shared attention, RoPE iff use_mem_rope, head 2 * hidden // heads = 32), mamba2 layers none
+    ("zamba2", "zamba2", dict(num_hidden_layers=4, layers_block_type=["mamba", "hybrid", "linear_attention", "hybrid"],
+                              use_mem_rope=True, n_mamba_heads=4, mamba_d_state=16, chunk_size=8, rope_theta=50000.0)),
+    ("zamba2 no mem rope", "zamba2", dict(num_hidden_layers=3, layers_block_type=["hybrid", "mamba", "hybrid"],
+                                          n_mamba_heads=4, mamba_d_state=16, chunk_size=8)),
+    # RecurrentGemma: block_types cycled over the layers; attention blocks RoPE on part of the head (default 0.5) in a
+    # local window, recurrent (RG-LRU) blocks none
+    ("recurrent_gemma", "recurrent_gemma", dict(num_hidden_layers=4, attention_window_size=8)),
+    ("recurrent_gemma block_types", "recurrent_gemma", dict(num_hidden_layers=5, block_types=["attention", "recurrent"],
+                                                            attention_window_size=8, partial_rotary_factor=0.25,
+                                                            rope_theta=50000.0)),
     # no positions in any block (mamba, attention, MLP, MoE); the list sets the layer count
     ("nemotron_h", "nemotron_h", dict(layers_block_type=["linear_attention", "full_attention", "mlp", "linear_attention",
                                                          "full_attention"], num_hidden_layers=7, mamba_num_heads=4,
@@ -354,9 +410,10 @@ def hf_layers(model_type, kw, d, label):
     run_cfg = cfg.text_config if mrope and model_type in MROPE_COMPOSITE else cfg
     try:
         model = AutoModel.from_config(run_cfg).eval()
-    except ValueError:  # a sub-config type with no AutoModel entry (mllama_text_model): its own *Model class
+    except ValueError:  # no AutoModel entry (mllama_text_model, evolla): its own *Model class
         modeling = importlib.import_module(type(run_cfg).__module__.replace(".configuration_", ".modeling_"))
         found = [c for c in vars(modeling).values() if isinstance(c, type) and c.__name__.endswith("Model")
+                 and not c.__name__.endswith("PreTrainedModel")
                  and (getattr(c, "config_class", None) is type(run_cfg) or c.__name__ == TEXT_MODELS.get(run_cfg.model_type))]
         if len(found) != 1:
             raise
@@ -439,10 +496,13 @@ class Layers(list):
 # create_bidirectional_sliding_window_mask: posenc reports HF's config.sliding_window, the half window
 WINDOWS = {"modernbert": lambda model, cfg: [None if layer.attn.sliding_window is None else layer.attn.sliding_window - 1
                                              for layer in model.layers],
+           # RecurrentGemma: the attention blocks' window; recurrent blocks have none
+           "recurrent_gemma": lambda model, cfg: [getattr(layer.temporal_block, "sliding_window", None)
+                                                  for layer in model.layers],
            # ModernBertDecoderAttention.sliding_window is config.sliding_window (local_attention // 2) itself
            "modernbert-decoder": lambda model, cfg: [layer.attn.sliding_window for layer in model.layers],
            **{t: lambda model, cfg: [layer.self_attn.sliding_window for layer in model.layers]
-              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe")}}
+              for t in ("mellum", "laguna", "mimo_v2_flash", "afmoe", "granite_swa", "granitemoe_swa", "cohere2_moe")}}
 
 
 def legacy_form(path, cfg):
@@ -481,8 +541,21 @@ def modernbert_legacy(path, cfg, kw):
     return out
 
 
+def cohere2_moe_legacy(path, cfg, kw):
+    """Cohere2-MoE as a file without the derived lists: rope_theta + rope_scaling and first_k_dense_replace (which
+    Cohere2MoeConfig pops, so its own to_json never writes it), no layer_types / mlp_layer_types."""
+    out = legacy_form(path, cfg)
+    j = json.load(open(out))
+    j.pop("layer_types")
+    j.pop("mlp_layer_types")
+    j["first_k_dense_replace"] = kw["first_k_dense_replace"]
+    json.dump(j, open(out, "w"))
+    return out
+
+
 # model types whose 4.x spelling is not rope_theta + rope_scaling
-LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy}
+LEGACY_FORMS = {"modernbert": modernbert_legacy, "modernbert-decoder": modernbert_legacy,
+                "cohere2_moe": cohere2_moe_legacy}
 
 
 def mrope_legacy(path, model_type):
@@ -1848,6 +1921,319 @@ def udop_refused(t, d):
     refused_by_name(t, "udop", path, "udop")
 
 
+def granite_swa_thetas(t, d):
+    """Granite-SWA with two different non-zero bases in layer_rope_theta: transformers rotates layer 0 and layer 1
+    with different cos/sin (one rotary embedding per base); posenc's model has one base per layer kind, so it refuses
+    the file naming the key. sliding_window null: transformers cannot run the sliding layers, posenc refuses it."""
+    hf, path, _ = hf_layers("granite_swa", dict(num_hidden_layers=2, sliding_window=8,
+                                                layer_rope_theta=[10000.0, 500000.0]), d, "granite_swa two thetas")
+    t.check(hf[0] is not None and hf[1] is not None and not np.array_equal(hf[0][0], hf[1][0]),
+            "granite_swa layer_rope_theta [10000, 500000]: transformers rotates both layers, each with its own cos/sin")
+    refused_by_name(t, "granite_swa two bases", path, "layer_rope_theta")
+    null = dict(SMALL, num_hidden_layers=2, sliding_window=None)
+    t.check(raises(lambda: hf_layers("granite_swa", null, d, "granite_swa null window"), TypeError),
+            "granite_swa sliding_window null: transformers 5.18 cannot run its sliding layers")
+    path = os.path.join(d, "granite_swa_null_window.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "granite_swa", "num_hidden_layers": 2, "sliding_window": None}, f)
+    refused_by_name(t, "granite_swa sliding_window null", path, "sliding_window")
+
+
+def cohere2_moe_refused(t, d):
+    """Cohere2-MoE configs posenc refuses for what transformers 5.18 does with them: rope_scaling (kept by
+    Cohere2MoeConfig beside rope_parameters) leaves the cos/sin as without it; sliding_window null cannot run."""
+    base = dict(num_hidden_layers=2, head_dim=16, sliding_window=8, num_experts=2, num_experts_per_tok=1)
+    plain, _, _ = hf_layers("cohere2_moe", base, d, "cohere2_moe plain")
+    scaled, path, _ = hf_layers("cohere2_moe", dict(base, rope_scaling=LINEAR), d, "cohere2_moe rope_scaling")
+    t.check(plain[0] is not None and all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+                                         for a, b in zip(plain, scaled) if a is not None),
+            "cohere2_moe rope_scaling linear x2: transformers' cos/sin = those without it (not applied)")
+    refused_by_name(t, "cohere2_moe rope_scaling", path, "rope_scaling")
+    t.check(raises(lambda: hf_layers("cohere2_moe", dict(base, sliding_window=None), d, "cohere2_moe null"), TypeError),
+            "cohere2_moe sliding_window null: transformers 5.18 cannot run its sliding layers")
+    path = os.path.join(d, "cohere2_moe_null_window.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "cohere2_moe", "num_hidden_layers": 2, "sliding_window": None}, f)
+    refused_by_name(t, "cohere2_moe sliding_window null", path, "sliding_window")
+
+
+def bamba_partial(t, d):
+    """Bamba's partial_rotary_factor: a top-level value is overwritten with 0.5 by BambaConfig (the run rotates half the
+    head whatever it says), so posenc refuses a top-level value other than 0.5; the rope dict's own value counts (read,
+    compared bit for bit)."""
+    base = dict(num_hidden_layers=2, attn_layer_indices=[0], mamba_n_heads=4, mamba_d_state=16, mamba_chunk_size=8)
+    top, path, _ = hf_layers("bamba", dict(base, partial_rotary_factor=1.0), d, "bamba top partial")
+    head = SMALL["hidden_size"] // SMALL["num_attention_heads"]
+    t.check(top[0] is not None and top[0][0].shape[-1] == head // 2,
+            f"bamba partial_rotary_factor 1.0 (top level): transformers rotates {top[0][0].shape[-1]} of {head} channels")
+    j = json.load(open(path))
+    j.pop("rope_parameters")
+    j["partial_rotary_factor"], j["rope_theta"] = 1.0, 10000.0
+    with open(path, "w") as f:
+        json.dump(j, f)
+    refused_by_name(t, "bamba top-level partial_rotary_factor 1.0", path, "partial_rotary_factor")
+    hf, path, _ = hf_layers("bamba", dict(base, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                                 "partial_rotary_factor": 1.0}), d, "bamba dict partial")
+    compare(t, "bamba rope_parameters partial_rotary_factor 1.0", path, hf, d)
+
+
+def recurrent_gemma_refused(t, d):
+    """RecurrentGemma configs posenc refuses for what transformers 5.18 does with them: a head_dim in the file is
+    overwritten with hidden_size // num_attention_heads (the run rotates half of 16 channels, not of the file's 32);
+    a linear rope dict cannot be built (RecurrentGemmaRotaryEmbedding supports default only)."""
+    hf, path, _ = hf_layers("recurrent_gemma", dict(num_hidden_layers=3, attention_window_size=8), d, "rg head_dim")
+    t.check(hf[2] is not None and hf[2][0].shape[-1] == 8, f"recurrent_gemma: the attention block rotates "
+            f"{hf[2][0].shape[-1] if hf[2] else 0} channels (half of hidden // heads = 16)")
+    j = json.load(open(path))
+    j["head_dim"] = 32
+    with open(path, "w") as f:
+        json.dump(j, f)
+    refused_by_name(t, "recurrent_gemma head_dim 32 (hidden // heads = 16)", path, "head_dim")
+    t.check(raises(lambda: hf_layers("recurrent_gemma", dict(num_hidden_layers=3, rope_scaling=LINEAR), d, "rg linear"),
+                   ValueError), "recurrent_gemma with a linear rope dict: transformers 5.18 cannot build the model")
+    path = os.path.join(d, "recurrent_gemma_linear.json")
+    with open(path, "w") as f:
+        json.dump({"model_type": "recurrent_gemma", "rope_scaling": LINEAR}, f)
+    refused_by_name(t, "recurrent_gemma linear rope dict", path, "linear")
+
+
+def hrm_text(t, d):
+    """HRM-Text through HrmTextModel's own forward: two stacks (L_module, H_module) of num_layers_per_stack layers, each
+    run H_cycles * (L_cycles + 1) times; every call of a layer must rotate with the same cos/sin (recorded and
+    compared), and posenc lists each physical layer once, L stack first. HrmTextConfig saves num_hidden_layers
+    inflated to the slot count beside num_layers_per_stack; the older form (num_hidden_layers = the per-stack count,
+    no num_layers_per_stack) must read the same."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.hrm_text import modeling_hrm_text as mh
+    cfg = AutoConfig.for_model("hrm_text", **dict(SMALL, num_hidden_layers=2, head_dim=8, H_cycles=2, L_cycles=2,
+                                                  rope_theta=50000.0))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    stacks = list(model.L_module.layers) + list(model.H_module.layers)
+    calls, current, original = {}, [None], mh.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        calls.setdefault(current[0], []).append((cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb"))
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(stacks):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    mh.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(input_ids=(torch.arange(T)[None] + 3) % SMALL["vocab_size"])
+    finally:
+        mh.apply_rotary_pos_emb = original
+    runs = cfg.H_cycles * (cfg.L_cycles + 1)
+    t.check(len(stacks) == 4 and cfg.num_hidden_layers == 2 * runs, f"hrm_text: 2 stacks of 2 layers, num_hidden_layers "
+            f"saved as {cfg.num_hidden_layers} slots ({runs} per layer index)")
+    t.check(all(len(c) >= 2 and all(np.array_equal(x[0], c[0][0]) and np.array_equal(x[1], c[0][1]) for x in c)
+                for c in calls.values()) and len(calls) == 4,
+            f"hrm_text: each physical layer rotated {[len(calls.get(i, [])) for i in range(4)]} times, always with the "
+            f"same cos/sin")
+    hf = Layers(calls[i][0] if i in calls else None for i in range(len(stacks)))
+    hf.lookups, hf.windows = {}, None
+    # compare() reads the one RoPE off layer 0: the H stack's layers must rotate with the same cos/sin
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf),
+            "hrm_text: both stacks rotate with one cos/sin (positions 0..)")
+    path = os.path.join(d, "hrm_text.json")
+    cfg.to_json_file(path)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["L_module"] * 2 + ["H_module"] * 2, f"hrm_text: layer kinds {kinds} = L stack, then H stack")
+    compare(t, "hrm_text (5.x, inflated num_hidden_layers)", path, hf, d)
+    j = json.load(open(path))
+    j["num_hidden_layers"] = j.pop("num_layers_per_stack")
+    old = os.path.join(d, "hrm_text_per_stack.json")
+    json.dump(j, open(old, "w"))
+    compare(t, "hrm_text (num_hidden_layers = per-stack count)", old, hf, d)
+    compare(t, "hrm_text (per-stack count, 4.x rope_theta)", legacy_form(old, cfg), hf, d)
+
+
+def dia_layers(d, label, enc_rope, dec_rope):
+    """Tiny DiaModel, one forward over T text ids and T frames of 2 audio channels: per layer (encoder's, then the
+    decoder's) the (cos, sin) apply_rotary_pos_emb received; the saved config path."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.dia import modeling_dia as md
+    stack = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, head_dim=16)
+    cfg = AutoConfig.for_model("dia", encoder_config=dict(stack, num_key_value_heads=4, num_hidden_layers=2,
+                                                          vocab_size=128, rope_parameters=enc_rope),
+                               decoder_config=dict(stack, num_key_value_heads=2, num_hidden_layers=3, vocab_size=64,
+                                                   cross_num_attention_heads=4, cross_head_dim=16,
+                                                   cross_num_key_value_heads=4, cross_hidden_size=64, num_channels=2,
+                                                   rope_parameters=dec_rope, pad_token_id=0, eos_token_id=1,
+                                                   bos_token_id=2),
+                               delay_pattern=[0, 1])
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    layers = list(model.encoder.layers) + list(model.decoder.layers)
+    seen, current, original = {}, [None], md.apply_rotary_pos_emb
+
+    def wrapped(q, k, cos, sin, *a, **k2):
+        seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb")
+        return original(q, k, cos, sin, *a, **k2)
+
+    for i, layer in enumerate(layers):
+        layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+    md.apply_rotary_pos_emb = wrapped
+    try:
+        with torch.no_grad():
+            model(input_ids=torch.arange(T)[None] + 3, decoder_input_ids=(torch.arange(2 * T).reshape(1, T, 2) + 3) % 64)
+    finally:
+        md.apply_rotary_pos_emb = original
+    hf = Layers(seen.get(i) for i in range(len(layers)))
+    hf.lookups, hf.windows = {}, None
+    path = os.path.join(d, label.replace(" ", "_") + ".json")
+    cfg.to_json_file(path)
+    return hf, path
+
+
+def dia(t, d):
+    """Dia's two stacks through DiaModel's own forward: the encoder's layers then the decoder's, every self-attention
+    rotating (cross-attention none) with its stack's rotary embedding, positions 0.. in each (compared bit for bit,
+    kinds encoder / decoder, in the 5.x form and the 4.x rope_theta / rope_scaling form of both sub-configs). A
+    decoder_config with another rope_theta rotates differently from the encoder: posenc (one RoPE for both stacks)
+    refuses it naming the key."""
+    rope = dict(LLAMA3, rope_theta=50000.0)
+    hf, path = dia_layers(d, "dia llama3", rope, rope)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["encoder"] * 2 + ["decoder"] * 3, f"dia: layer kinds {kinds} = the encoder's 2, the decoder's 3")
+    compare(t, "dia llama3 (5.x rope_parameters)", path, hf, d)
+    # compare() reads each RoPE variant once (off the first encoder layer): the decoder's layers must match it
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[2:]),
+            "dia: every decoder layer rotates with the encoder's cos/sin (positions 0.. in both stacks)")
+    j = json.load(open(path))
+    for sub in ("encoder_config", "decoder_config"):
+        rp = dict(j[sub].pop("rope_parameters"))
+        j[sub]["rope_theta"] = rp.pop("rope_theta")
+        j[sub]["rope_scaling"] = rp
+    old = path[:-5] + "_4x.json"
+    json.dump(j, open(old, "w"))
+    compare(t, "dia llama3 (4.x rope_theta/rope_scaling)", old, hf, d)
+    other, path = dia_layers(d, "dia two thetas", {"rope_type": "default", "rope_theta": 10000.0},
+                             {"rope_type": "default", "rope_theta": 500000.0})
+    t.check(other[0] is not None and other[2] is not None and not np.array_equal(other[0][0], other[2][0]),
+            "dia with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
+    refused_by_name(t, "dia stacks with different rope_parameters", path, "rope_parameters")
+    bare = os.path.join(d, "dia_bare.json")
+    with open(bare, "w") as f:
+        json.dump({"model_type": "dia"}, f)
+    refused_by_name(t, "dia without encoder_config / decoder_config", bare, "encoder_config")
+
+
+def t5gemma(t, d):
+    """T5Gemma's two stacks through T5GemmaModel's own forward: the encoder's layers, then the decoder's, each
+    Gemma-2-like (sliding / full by layer_types, the sliding ones with the stack's window: bidirectional in the
+    encoder), every self-attention rotating with its stack's rotary embedding at positions 0.. (compared bit for bit,
+    and each decoder layer against the encoder's cos/sin; kinds and windows per layer; the 4.x form of both stacks).
+    A decoder with another rope_theta is refused naming the key."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.t5gemma import modeling_t5gemma as mt
+
+    def build(label, enc_rope, dec_rope):
+        stack = dict(hidden_size=64, intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                     vocab_size=128, sliding_window=8, query_pre_attn_scalar=16)
+        cfg = AutoConfig.for_model("t5gemma", encoder=dict(stack, num_hidden_layers=3, rope_parameters=enc_rope),
+                                   decoder=dict(stack, num_hidden_layers=2, rope_parameters=dec_rope,
+                                                layer_types=["full_attention", "sliding_attention"]), vocab_size=128)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        layers = list(model.encoder.layers) + list(model.decoder.layers)
+        seen, current, original = {}, [None], mt.apply_rotary_pos_emb
+
+        def wrapped(q, k, cos, sin, *a, **k2):
+            seen[current[0]] = (cos.detach().clone(), sin.detach().clone(), "apply_rotary_pos_emb")
+            return original(q, k, cos, sin, *a, **k2)
+
+        for i, layer in enumerate(layers):
+            layer.register_forward_pre_hook(lambda m, a, i=i: current.__setitem__(0, i))
+        mt.apply_rotary_pos_emb = wrapped
+        try:
+            with torch.no_grad():
+                ids = torch.arange(T)[None] + 3
+                model(input_ids=ids, decoder_input_ids=ids)
+        finally:
+            mt.apply_rotary_pos_emb = original
+        hf = Layers(seen.get(i) for i in range(len(layers)))
+        hf.lookups, hf.windows = {}, [layer.self_attn.sliding_window for layer in layers]
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        return hf, path
+
+    rope = dict(YARN, rope_theta=50000.0)
+    hf, path = build("t5gemma yarn", rope, rope)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["encoder"] * 3 + ["decoder"] * 2, f"t5gemma: layer kinds {kinds} = the encoder's 3, the decoder's 2")
+    compare(t, "t5gemma yarn (5.x rope_parameters)", path, hf, d)
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[1:]),
+            "t5gemma: every layer of both stacks rotates with the encoder's cos/sin (positions 0.. in both)")
+    j = json.load(open(path))
+    for sub in ("encoder", "decoder"):
+        rp = dict(j[sub].pop("rope_parameters"))
+        j[sub]["rope_theta"] = rp.pop("rope_theta")
+        j[sub]["rope_scaling"] = rp
+    old = path[:-5] + "_4x.json"
+    json.dump(j, open(old, "w"))
+    compare(t, "t5gemma yarn (4.x rope_theta/rope_scaling)", old, hf, d)
+    other, path = build("t5gemma two thetas", {"rope_type": "default", "rope_theta": 10000.0},
+                        {"rope_type": "default", "rope_theta": 500000.0})
+    t.check(other[0] is not None and other[3] is not None and not np.array_equal(other[0][0], other[3][0]),
+            "t5gemma with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
+    refused_by_name(t, "t5gemma stacks with different rope_parameters", path, "rope_parameters")
+
+
+def diffusion_gemma_refused(t, d):
+    """DiffusionGemma stays refused, for what its own rotary class does: built on a tiny text config (the class's
+    built-in rope dicts), it rotates the full_attention layers with rope_type 'proportional', which posenc does not
+    implement; posenc must refuse the saved config naming it."""
+    from transformers import AutoConfig
+    from transformers.models.diffusion_gemma import modeling_diffusion_gemma as md
+    cfg = AutoConfig.for_model("diffusion_gemma", text_config=dict(SMALL, num_hidden_layers=2, head_dim=16, sliding_window=8))
+    rotary = md.DiffusionGemmaTextRotaryEmbedding(cfg.text_config)
+    t.check(rotary.rope_type.get("full_attention") == "proportional",
+            f"diffusion_gemma: its rotary class's rope types per layer kind {rotary.rope_type}")
+    path = os.path.join(d, "diffusion_gemma.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "diffusion_gemma (transformers' own config)", path, "proportional")
+
+
+def blt_refused(t, d):
+    """BLT stays refused, for what its own forward does: the same 24 input bytes split into 6 or 12 patches give its
+    global transformer's rotary embedding 6 or 12 positions (the patch index; BltModel's entropy patcher chooses
+    patch_lengths from the bytes), so positions depend on the content; posenc must refuse the config naming why."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    local = dict(hidden_size=32, num_attention_heads=2, hidden_size_global=64, cross_attn_k=2, intermediate_size=64,
+                 num_hidden_layers=1)
+    cfg = AutoConfig.for_model("blt", patch_in_forward=False, patching_mode="static", encoder_hash_byte_group_vocab=64,
+                               encoder_hash_byte_group_size=[3], encoder_config=local, decoder_config=local,
+                               global_config=dict(hidden_size=64, num_attention_heads=4, num_hidden_layers=1,
+                                                  intermediate_size=128))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    got = []
+    model.global_transformer.rotary_emb.register_forward_pre_hook(
+        lambda m, a, k2: got.append(k2.get("position_ids", a[1] if len(a) > 1 else None).reshape(-1).tolist()),
+        with_kwargs=True)
+    ids = torch.arange(T)[None] + 3
+    with torch.no_grad():
+        for n in (6, 12):
+            model(input_ids=ids, patch_lengths=torch.tensor([[T // n] * n]), use_cache=False)
+    t.check(got == [list(range(6)), list(range(12))], f"blt: {T} bytes in 6 or 12 patches give the global transformer "
+            f"positions {[g[-1] + 1 if g else 0 for g in got]} long (the patch index)")
+    path = os.path.join(d, "blt.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "blt (transformers' own config)", path, "entropy patcher")
+
+
 def refused_by_name(t, label, path, name):
     rc, _, se = run("rope", "explain", "--config", path, "--json")
     t.check(rc == 1 and name in se, f"{label}: refused naming '{name}' (exit {rc}: {se.strip()[:160]})")
@@ -1992,6 +2378,25 @@ def tiled_inputs(cfg, model):
     return image_inputs(cfg, model, lead=(1, 1))
 
 
+def grid_inputs(cfg, model):
+    """Qwen2.5-VL-style patches (EXAONE 4.5): one 4x4-patch image, flattened patches and image_grid_thw; the
+    spatial merge (2x2) leaves 4 image tokens in the text sequence."""
+    import torch
+    v = cfg.vision_config
+    pv = torch.randn(16, v.in_channels * v.temporal_patch_size * v.patch_size ** 2)
+    return {"input_ids": text_ids(16 // v.spatial_merge_size ** 2), "pixel_values": pv,
+            "image_grid_thw": torch.tensor([[1, 4, 4]])}
+
+
+def vq_inputs(cfg, model):
+    """Emu3: one 8x8 image through the tiny VQ-VAE; its codes (mapped to BPE ids by vocabulary_map, one end-of-line
+    token per row) replace as many placeholders: (8 // factor) * (8 // factor + 1)."""
+    import torch
+    f = model.vqmodel.vision_spatial_factor
+    return {"input_ids": text_ids((8 // f) * (8 // f + 1)), "pixel_values": torch.randn(1, 3, 8, 8),
+            "image_sizes": torch.tensor([[8, 8]])}
+
+
 # (label, model_type, composite config keywords, inputs(cfg, model) -> forward kwargs); text_config gets SMALL
 COMPOSITES = [
     ("llava", "llava", dict(text_config=dict(model_type="llama", num_hidden_layers=2, rope_theta=500000.0),
@@ -2039,6 +2444,21 @@ COMPOSITES = [
                                 vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                                    num_attention_heads=2, image_size=8, patch_size=2),
                                 scale_factor=2, image_token_id=IMAGE_ID), tiled_inputs),
+    # EXAONE 4.5: exaone4 text model (RoPE in the sliding layers) after a 2D-RoPE vision tower; text positions
+    # arange over the merged sequence (Exaone4_5_Model.forward), no M-RoPE
+    ("exaone4_5", "exaone4_5", dict(text_config=dict(model_type="exaone4", num_hidden_layers=4, sliding_window=8),
+                                    vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2,
+                                                       num_key_value_heads=2, patch_size=2, spatial_merge_size=2,
+                                                       temporal_patch_size=2, window_size=4, out_hidden_size=64,
+                                                       fullatt_block_indexes=[1]),
+                                    image_token_id=IMAGE_ID, video_token_id=6), grid_inputs),
+    # Emu3: VQ image codes enter as ordinary tokens of its emu3_text_model (llama-like), positions 0..
+    ("emu3", "emu3", dict(text_config=dict(num_hidden_layers=2, rope_theta=1e6),
+                          vq_config=dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32,
+                                         channel_multiplier=[1, 2], num_res_blocks=1, attn_resolutions=[],
+                                         hidden_size=64, num_attention_heads=1, temporal_downsample_factor=1),
+                          vocabulary_map={"<image>": IMAGE_ID, "<|extra_200|>": 6,
+                                          **{f"<|visual token {k:06d}|>": 40 + k for k in range(16)}}), vq_inputs),
     ("got_ocr2", "got_ocr2", dict(text_config=dict(model_type="qwen2", num_hidden_layers=2, rope_theta=1e6),
                                   vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=2,
                                                      num_attention_heads=2, image_size=64, patch_size=16,
@@ -2281,7 +2701,16 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # Whisper-encoder copies: the frozen embed_positions table is the checkpoint's (learned)
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
-           "vision_patch": vision_patch}
+           "vision_patch": vision_patch,
+           # two RoPE bases in one model's layer list
+           "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
+           "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
+           # two stacks, each layer run several times
+           "hrm_text": hrm_text,
+           # encoder and decoder stacks with RoPE
+           "dia": dia, "t5gemma": t5gemma,
+           # refused for what its rotary class does
+           "diffusion_gemma_refused": diffusion_gemma_refused, "blt_refused": blt_refused}
 
 
 def main():
@@ -2298,7 +2727,8 @@ def main():
     ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
-    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only]
+    tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only
+              or any(name == o or name.startswith(o + "_") for o in only)]
     tasks += [(i + 1, label, mt, kw) for i, (label, mt, kw) in enumerate(CASES) if not only or mt in only]
     tasks += [(len(CASES) + len(SPECIAL) + 1 + k, "composite", k) for k, c in enumerate(COMPOSITES)
               if not only or c[1] in only]
