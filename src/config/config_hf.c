@@ -710,7 +710,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
      * composite model_type reads text_config whatever the top level holds, and is refused without one */
     const cJSON *root_mt = item(root, "model_type");
     const config_family *root_f = cJSON_IsString(root_mt) ? config_family_find_(root_mt->valuestring) : NULL;
-    /* a refused model type is refused for its reason before any wrapper rule (DiffusionGemma holds a text_config) */
+    /* a refused model type is refused for its reason before any wrapper rule (DiffusionGemma holds a text_config;
+     * Voxtral & co.: two position paths) */
     const config_refusal *why = cJSON_IsString(root_mt) ? config_refusal_find_(root_mt->valuestring) : NULL;
     RETURN_ERROR_IF(why && !(options && options->assume_family), err, POSENC_ERR_UNSUPPORTED,
                     "config.json: model_type '%s' refused: %s", why->model_type, why->reason);
@@ -735,10 +736,6 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                     "config.json: a %.40s config without text_config or its model_type: HF then builds the class's "
                     "default text model, which posenc does not copy; give the text_config with its model_type",
                     root_mt->valuestring);
-    /* a composite refused for a known reason (Voxtral & co.: two position paths) says that reason, not the above */
-    const config_refusal *why = cJSON_IsString(root_mt) && !root_f ? config_refusal_find_(root_mt->valuestring) : NULL;
-    RETURN_ERROR_IF(why && !(options && options->assume_family), err, POSENC_ERR_UNSUPPORTED,
-                    "config.json: model_type '%s' refused: %s", why->model_type, why->reason);
     if (cJSON_IsString(root_mt) && cJSON_IsString(text_mt) && !root_f &&
         strcmp(root_mt->valuestring, text_mt->valuestring) != 0) {
         const config_wrapper *w = config_wrapper_find_(root_mt->valuestring);
