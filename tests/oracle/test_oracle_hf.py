@@ -2720,11 +2720,13 @@ def main():
     global ROOT_DIR
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    ROOT_DIR = tmpdir()
+    # DeBERTa's modeling code reaches torch's compiler, which makes a cache folder in TMPDIR: keep it in ours
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(ROOT_DIR, "torchinductor")
     import torch
     torch_math_library(torch)  # posenc's torch-compat takes exp/sin/cos from this torch's MKL, as torch does
     torch_peer_label(torch)    # one thread: torch's chunking changes its bits with more
     t = Checks()
-    ROOT_DIR = tmpdir()
     only = sys.argv[1:]
     tasks = [(0, "rope_types")] if not only or "rope_types" in only else []
     tasks += [(len(CASES) + 1 + k, name) for k, name in enumerate(SPECIAL) if not only or name.split("_")[0] in only
