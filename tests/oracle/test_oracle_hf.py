@@ -16,6 +16,7 @@ import json
 import math
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -879,8 +880,19 @@ class _QueryScale(ctypes.Structure):
 
 def posenc_query_scale(qs, positions):
     """posenc's own function (the library's posenc_query_scale_f64) for the query_scale that `rope explain --json`
-    printed, at these positions: float64 values."""
-    from common import BIN
+    printed, at these positions: float64 values. In a sanitizer build the library needs the ASan runtime, which this
+    process (torch loaded) should not take: a child python with it preloaded calls the function (exact doubles
+    through JSON)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; d = json.load(sys.stdin); "
+                "print(json.dumps(o.posenc_query_scale(d['qs'], d['positions']).tolist()))")
+        child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps(
+            {"qs": qs, "positions": [int(p) for p in np.asarray(positions).reshape(-1)]}), capture_output=True,
+            text=True, env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"posenc_query_scale_f64 in the sanitized child failed: {child.stderr[-400:]}"
+        return np.array(json.loads(child.stdout), dtype=np.float64)
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
     f = lib.posenc_query_scale_f64

@@ -159,3 +159,26 @@ def fixture_files_problems(folder, manifest):
                     bad.append(name + " (sha256 differs)")
     on_disk = {n for n in os.listdir(folder) if n.endswith(".npy")}
     return bad, sorted(on_disk - set(manifest["files"]))
+
+
+def sanitizer_runtime_env():
+    """The environment in which an uninstrumented python can load a sanitized libposenc.so with ctypes: the ASan
+    build's library expects the ASan runtime from the executable, so it must be preloaded (leak checks off: python
+    itself is not instrumented). Empty outside a sanitizer build (POSENC_SANITIZED=1)."""
+    if os.environ.get("POSENC_SANITIZED") != "1" or "asan" in os.environ.get("LD_PRELOAD", ""):
+        return {}
+    import platform
+    name = f"libclang_rt.asan-{platform.machine()}.so"
+    path = subprocess.run([os.environ.get("POSENC_CLANG", "clang"), f"-print-file-name={name}"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    if not os.path.isabs(path) or not os.path.exists(path):
+        raise RuntimeError(f"the sanitized libposenc.so needs {name}, which clang does not have ({path!r})")
+    return {"LD_PRELOAD": path, "ASAN_OPTIONS": "detect_leaks=0"}
+
+
+def reexec_for_library():
+    """A test that loads libposenc.so through ctypes calls this first: in a sanitizer build it runs itself again
+    with the ASan runtime preloaded (sanitizer_runtime_env), so the library is checked there too, not skipped."""
+    extra = sanitizer_runtime_env()
+    if extra:
+        os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **extra))

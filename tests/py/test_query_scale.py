@@ -10,7 +10,7 @@ import math
 import os
 import random
 
-from common import BIN, Checks
+from common import BIN, Checks, reexec_for_library
 
 
 class QueryScale(ctypes.Structure):
@@ -19,6 +19,7 @@ class QueryScale(ctypes.Structure):
 
 
 def main():
+    reexec_for_library()  # a sanitizer build: again with the ASan runtime preloaded
     t = Checks()
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
