@@ -167,13 +167,20 @@ def sanitizer_runtime_env():
     itself is not instrumented). Empty outside a sanitizer build (POSENC_SANITIZED=1)."""
     if os.environ.get("POSENC_SANITIZED") != "1" or "asan" in os.environ.get("LD_PRELOAD", ""):
         return {}
+    import glob
     import platform
-    name = f"libclang_rt.asan-{platform.machine()}.so"
-    path = subprocess.run([os.environ.get("POSENC_CLANG", "clang"), f"-print-file-name={name}"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    if not os.path.isabs(path) or not os.path.exists(path):
-        raise RuntimeError(f"the sanitized libposenc.so needs {name}, which clang does not have ({path!r})")
-    return {"LD_PRELOAD": path, "ASAN_OPTIONS": "detect_leaks=0"}
+    clang = os.environ.get("POSENC_CLANG", "clang")
+
+    def ask(flag):
+        return subprocess.run([clang, flag], capture_output=True, text=True, check=True).stdout.strip()
+    # the runtime's name and folder differ between LLVM releases (Debian 12: lib/linux/libclang_rt.asan-x86_64.so;
+    # newer: lib/<triple>/libclang_rt.asan.so)
+    found = [ask(f"-print-file-name={n}") for n in (f"libclang_rt.asan-{platform.machine()}.so", "libclang_rt.asan.so")]
+    found += sorted(glob.glob(os.path.join(ask("-print-runtime-dir"), "libclang_rt.asan*.so")))
+    found = [p for p in found if os.path.isabs(p) and os.path.exists(p) and "static" not in os.path.basename(p)]
+    if not found:
+        raise RuntimeError("the sanitized libposenc.so needs clang's shared ASan runtime, which clang does not list")
+    return {"LD_PRELOAD": found[0], "ASAN_OPTIONS": "detect_leaks=0"}
 
 
 def reexec_for_library():
