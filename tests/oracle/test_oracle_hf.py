@@ -2103,35 +2103,46 @@ def dia_layers(d, label, enc_rope, dec_rope):
     return hf, path
 
 
+def two_stack_rope(t, d, label, build, rope, stacks, subs, first_decoder):
+    """The checks Dia and T5Gemma share: posenc's layer kinds are the encoder's then the decoder's (stacks: their
+    layer counts), cos/sin bit for bit in the 5.x form and in the 4.x rope_theta / rope_scaling form of both
+    sub-configs (subs: their keys), every layer rotating with the encoder's cos/sin, and a decoder with another
+    rope_theta rotating differently in transformers and refused by posenc naming rope_parameters.
+    build(label, encoder_rope, decoder_rope) -> (captured layers, saved config path)."""
+    hf, path = build(f"{label} {rope['rope_type']}", rope, rope)
+    rc, so, _ = run("rope", "explain", "--config", path, "--json")
+    if rc == 0:
+        kinds = [x["kind"] for x in json.loads(so)["layers"]]
+        t.check(kinds == ["encoder"] * stacks[0] + ["decoder"] * stacks[1],
+                f"{label}: layer kinds {kinds} = the encoder's {stacks[0]}, the decoder's {stacks[1]}")
+    compare(t, f"{label} {rope['rope_type']} (5.x rope_parameters)", path, hf, d)
+    # compare() reads each RoPE variant once (off the first encoder layer): the other layers must match it
+    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[1:]),
+            f"{label}: every layer of both stacks rotates with the encoder's cos/sin (positions 0.. in both)")
+    j = json.load(open(path))
+    for sub in subs:
+        rp = dict(j[sub].pop("rope_parameters"))
+        j[sub]["rope_theta"] = rp.pop("rope_theta")
+        j[sub]["rope_scaling"] = rp
+    old = path[:-5] + "_4x.json"
+    json.dump(j, open(old, "w"))
+    compare(t, f"{label} {rope['rope_type']} (4.x rope_theta/rope_scaling)", old, hf, d)
+    other, path = build(f"{label} two thetas", {"rope_type": "default", "rope_theta": 10000.0},
+                        {"rope_type": "default", "rope_theta": 500000.0})
+    t.check(other[0] is not None and other[first_decoder] is not None and
+            not np.array_equal(other[0][0], other[first_decoder][0]),
+            f"{label} with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
+    refused_by_name(t, f"{label} stacks with different rope_parameters", path, "rope_parameters")
+
+
 def dia(t, d):
     """Dia's two stacks through DiaModel's own forward: the encoder's layers then the decoder's, every self-attention
     rotating (cross-attention none) with its stack's rotary embedding, positions 0.. in each (compared bit for bit,
     kinds encoder / decoder, in the 5.x form and the 4.x rope_theta / rope_scaling form of both sub-configs). A
     decoder_config with another rope_theta rotates differently from the encoder: posenc (one RoPE for both stacks)
     refuses it naming the key."""
-    rope = dict(LLAMA3, rope_theta=50000.0)
-    hf, path = dia_layers(d, "dia llama3", rope, rope)
-    rc, so, _ = run("rope", "explain", "--config", path, "--json")
-    if rc == 0:
-        kinds = [x["kind"] for x in json.loads(so)["layers"]]
-        t.check(kinds == ["encoder"] * 2 + ["decoder"] * 3, f"dia: layer kinds {kinds} = the encoder's 2, the decoder's 3")
-    compare(t, "dia llama3 (5.x rope_parameters)", path, hf, d)
-    # compare() reads each RoPE variant once (off the first encoder layer): the decoder's layers must match it
-    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[2:]),
-            "dia: every decoder layer rotates with the encoder's cos/sin (positions 0.. in both stacks)")
-    j = json.load(open(path))
-    for sub in ("encoder_config", "decoder_config"):
-        rp = dict(j[sub].pop("rope_parameters"))
-        j[sub]["rope_theta"] = rp.pop("rope_theta")
-        j[sub]["rope_scaling"] = rp
-    old = path[:-5] + "_4x.json"
-    json.dump(j, open(old, "w"))
-    compare(t, "dia llama3 (4.x rope_theta/rope_scaling)", old, hf, d)
-    other, path = dia_layers(d, "dia two thetas", {"rope_type": "default", "rope_theta": 10000.0},
-                             {"rope_type": "default", "rope_theta": 500000.0})
-    t.check(other[0] is not None and other[2] is not None and not np.array_equal(other[0][0], other[2][0]),
-            "dia with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
-    refused_by_name(t, "dia stacks with different rope_parameters", path, "rope_parameters")
+    two_stack_rope(t, d, "dia", lambda label, enc, dec: dia_layers(d, label, enc, dec),
+                   dict(LLAMA3, rope_theta=50000.0), (2, 3), ("encoder_config", "decoder_config"), 2)
     bare = os.path.join(d, "dia_bare.json")
     with open(bare, "w") as f:
         json.dump({"model_type": "dia"}, f)
@@ -2178,28 +2189,7 @@ def t5gemma(t, d):
         cfg.to_json_file(path)
         return hf, path
 
-    rope = dict(YARN, rope_theta=50000.0)
-    hf, path = build("t5gemma yarn", rope, rope)
-    rc, so, _ = run("rope", "explain", "--config", path, "--json")
-    if rc == 0:
-        kinds = [x["kind"] for x in json.loads(so)["layers"]]
-        t.check(kinds == ["encoder"] * 3 + ["decoder"] * 2, f"t5gemma: layer kinds {kinds} = the encoder's 3, the decoder's 2")
-    compare(t, "t5gemma yarn (5.x rope_parameters)", path, hf, d)
-    t.check(all(h is not None and np.array_equal(h[0], hf[0][0]) and np.array_equal(h[1], hf[0][1]) for h in hf[1:]),
-            "t5gemma: every layer of both stacks rotates with the encoder's cos/sin (positions 0.. in both)")
-    j = json.load(open(path))
-    for sub in ("encoder", "decoder"):
-        rp = dict(j[sub].pop("rope_parameters"))
-        j[sub]["rope_theta"] = rp.pop("rope_theta")
-        j[sub]["rope_scaling"] = rp
-    old = path[:-5] + "_4x.json"
-    json.dump(j, open(old, "w"))
-    compare(t, "t5gemma yarn (4.x rope_theta/rope_scaling)", old, hf, d)
-    other, path = build("t5gemma two thetas", {"rope_type": "default", "rope_theta": 10000.0},
-                        {"rope_type": "default", "rope_theta": 500000.0})
-    t.check(other[0] is not None and other[3] is not None and not np.array_equal(other[0][0], other[3][0]),
-            "t5gemma with decoder rope_theta 500000, encoder 10000: transformers rotates the stacks differently")
-    refused_by_name(t, "t5gemma stacks with different rope_parameters", path, "rope_parameters")
+    two_stack_rope(t, d, "t5gemma", build, dict(YARN, rope_theta=50000.0), (3, 2), ("encoder", "decoder"), 3)
 
 
 def diffusion_gemma_refused(t, d):
