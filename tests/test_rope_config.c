@@ -194,8 +194,11 @@ static void test_bad_json(void) {
          "\"short_factor\":[1,1,1],\"long_factor\":[1,1,1]}}", POSENC_ERR_INVALID_ARGUMENT, "got 3"},
         {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":{\"type\":\"longrope\","
          "\"short_factor\":[1,\"x\"],\"long_factor\":[1,1]}}", POSENC_ERR_FORMAT, "short_factor'[1]"},
-        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"partial_rotary_factor\":0.3}", POSENC_ERR_INVALID_ARGUMENT,
+        {"{\"model_type\":\"phi3\",\"hidden_size\":512,\"num_attention_heads\":8,\"partial_rotary_factor\":0.3}", POSENC_ERR_INVALID_ARGUMENT,
          "got 19"},
+        /* Llama's rotary class never reads the factor (HF rotates the whole head, vLLM the fraction): refused */
+        {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"partial_rotary_factor\":0.5}", POSENC_ERR_UNSUPPORTED,
+         "Llama rotary class does not read it"},
         {"{\"model_type\":\"llama\",\"head_dim\":64,\"rotary_dim\":80}", POSENC_ERR_INVALID_ARGUMENT, "got 80"},
         {"{\"model_type\":\"llama\",\"hidden_size\":1e300,\"num_attention_heads\":8}", POSENC_ERR_FORMAT, "hidden_size"},
         {"{\"model_type\":\"llama\",\"hidden_size\":512,\"num_attention_heads\":8,\"rope_scaling\":[1]}", POSENC_ERR_FORMAT, "rope_scaling"},

@@ -34,7 +34,8 @@ DEEPSEEK = cfg(rope_theta=10000.0, rope_scaling={"rope_type": "yarn", "factor": 
 LLAMA3 = cfg(rope_theta=500000.0, rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
                                                 "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})
 PLAIN = cfg(rope_theta=10000.0)
-PARTIAL = cfg(rope_theta=10000.0, partial_rotary_factor=0.5)
+# Phi-3: a family whose rotary class reads the factor (Llama's does not, and posenc refuses the key there)
+PARTIAL = cfg(model_type="phi3", rope_theta=10000.0, partial_rotary_factor=0.5)
 
 
 def hf(**kw):

@@ -33,19 +33,19 @@ static const config_family families[] = {
      FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_NESTED_TEXT, 0, 0, 0, NULL},
     {"qwen3", NULL, "Qwen3", H, 10000, 32768, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
     {"qwen3_moe", NULL, "Qwen3Moe", H, 10000, 32768, 2048, 32, 0, 24, 0, 0, 0, 0, 0, NULL}, /* no head_dim field */
-    {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, 0, 0, 0, 0, NULL},
-    {"phi3", NULL, "Phi3", H, 10000, 4096, 3072, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
+    {"phi", NULL, "Phi", H, 10000, 2048, 2048, 32, 0, 24, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
+    {"phi3", NULL, "Phi3", H, 10000, 4096, 3072, 32, 0, 32, 0, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"phimoe", NULL, "PhiMoE", H, 1e6, 131072, 4096, 32, 0, 32, 0, FAMILY_PHIMOE_MSCALE, 0, 0, 0, NULL},
     {"gemma", NULL, "Gemma", H, 10000, 8192, 3072, 16, 256, 28, 0, 0, 0, 0, 0, NULL},
     {"gemma2", NULL, "Gemma2", H, 10000, 8192, 2304, 8, 256, 26, 0, FAMILY_GEMMA2_LAYERS, 0, 4096, 2, NULL},
     {"gemma3_text", "gemma3", "Gemma3", H, 1e6, 131072, 2304, 8, 256, 26, 0, FAMILY_GEMMA3_LAYERS, 10000, 4096, 6, NULL},
-    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    {"gpt_neox", NULL, "GPTNeoX", H, 10000, 2048, 6144, 64, 0, 44, 0.25, FAMILY_NEOX_KEYS | FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"gptj", NULL, "GPTJ", I, 10000, 2048, 4096, 16, 0, 28, 0, FAMILY_FIXED_BASE, 0, 0, 0, NULL},
     {"falcon", "RefinedWeb", "Falcon", H, 10000, 2048, 4544, 71, 0, 32, 0, FAMILY_ALIBI_KEY, 0, 0, 0, NULL},
-    {"stablelm", NULL, "StableLm", H, 10000, 4096, 2560, 32, 0, 32, 0.25, 0, 0, 0, 0, NULL},
+    {"stablelm", NULL, "StableLm", H, 10000, 4096, 2560, 32, 0, 32, 0.25, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"internlm2", NULL, "InternLM2", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
-    {"glm", NULL, "Glm", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
-    {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, 0, 0, 0, 0, NULL},
+    {"glm", NULL, "Glm", I, 10000, 131072, 4096, 32, 128, 40, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
+    {"glm4", NULL, "Glm4", I, 10000, 131072, 4096, 32, 128, 40, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"chatglm", NULL, "ChatGLM", I, 10000, 2048, 4096, 32, 0, 28, 0, FAMILY_CHATGLM, 0, 0, 0, NULL},
     {"deepseek_v2", NULL, "DeepseekV2", I, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MLA, 0, 0, 0, NULL},
     {"deepseek_v3", NULL, "DeepseekV3", I, 10000, 4096, 7168, 128, 0, 61, 0, FAMILY_MLA | FAMILY_ROPE_INTERLEAVE_KEY, 0, 0,
@@ -72,16 +72,16 @@ static const config_family families[] = {
     {"cohere", NULL, "Cohere", I, 10000, 8192, 8192, 64, 0, 40, 0, 0, 0, 0, 0, NULL},
     {"starcoder2", NULL, "Starcoder2", H, 10000, 4096, 3072, 24, 0, 30, 0, 0, 0, 0, 0, NULL},
     {"granite", NULL, "Granite", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
-    {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, 0, 0, 0, 0, NULL},
+    {"persimmon", NULL, "Persimmon", H, 25000, 16384, 4096, 64, 0, 36, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"mistral3", NULL, "Mistral3", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* rope every layer, llama-like: one row each (class defaults from transformers 5.18's configuration_*.py),
      * verified by tests/oracle/test_oracle_hf.py */
     {"seed_oss", NULL, "SeedOss", H, 10000, 524288, 4096, 80, 128, 64, 0, 0, 0, 0, 0, NULL},
     {"granitemoe", NULL, "GraniteMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
-    {"nemotron", NULL, "Nemotron", H, 10000, 4096, 6144, 48, 128, 32, 0.5, 0, 0, 0, 0, NULL},
+    {"nemotron", NULL, "Nemotron", H, 10000, 4096, 6144, 48, 128, 32, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"arcee", NULL, "Arcee", H, 10000, 4096, 2560, 32, 80, 32, 0, 0, 0, 0, 0, NULL},
     {"bitnet", NULL, "BitNet", H, 500000, 2048, 2560, 20, 0, 30, 0, 0, 0, 0, 0, NULL},
-    {"glm4_moe", NULL, "Glm4Moe", H, 10000, 131072, 4096, 96, 0, 46, 0.5, 0, 0, 0, 0, NULL},
+    {"glm4_moe", NULL, "Glm4Moe", H, 10000, 131072, 4096, 96, 0, 46, 0.5, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"diffllama", NULL, "DiffLlama", H, 10000, 2048, 2048, 32, 64, 16, 0, 0, 0, 0, 0, NULL},
     /* gpt-oss: sliding (even) and full (odd) layers, one yarn RoPE in both; half split of the head */
     {"gpt_oss", NULL, "GptOss", H, 150000, 131072, 2880, 64, 64, 36, 0, FAMILY_GEMMA2_LAYERS | FAMILY_DEFAULT_SCALING, 0,
@@ -102,16 +102,16 @@ static const config_family families[] = {
     /* transformers 5.18 families, llama-like rotary class and rotate_half (layer_types, where present, only
      * choose the attention mask: every layer rotates with the one RoPE) */
     {"hyperclovax", NULL, "HyperCLOVAX", H, 10000, 2048, 4096, 32, 128, 32, 0, 0, 0, 0, 0, NULL},
-    {"solar_open", NULL, "SolarOpen", H, 1e6, 131072, 4096, 64, 128, 48, 0, 0, 0, 0, 0, NULL},
+    {"solar_open", NULL, "SolarOpen", H, 1e6, 131072, 4096, 64, 128, 48, 0, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     /* MiniMax-M2: legacy rotary_dim -> partial_rotary_factor = rotary_dim / head_dim (MiniMaxM2Config) */
-    {"minimax_m2", NULL, "MiniMaxM2", H, 5e6, 196608, 3072, 48, 128, 62, 0, 0, 0, 0, 0, NULL},
+    {"minimax_m2", NULL, "MiniMaxM2", H, 5e6, 196608, 3072, 48, 128, 62, 0, FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     {"hy_v3", NULL, "HYV3", H, 11158840, 131072, 4096, 64, 128, 80, 0, 0, 0, 0, 0, NULL},
     {"ministral", NULL, "Ministral", H, 10000, 131072, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* Ministral 3: Mistral's layers plus get_llama_4_attn_scale on the query of every layer; Ministral3Config builds
      * its own yarn x16 dict (with llama_4_scaling_beta 0.1) when none is given: such a file is refused */
     {"ministral3", NULL, "Ministral3", H, 1e6, 262144, 4096, 32, 128, 34, 0,
      FAMILY_DEFAULT_SCALING | FAMILY_LLAMA4_ATTN_SCALE, 0, 0, 0, NULL},
-    {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS, 0, 0, 0, NULL},
+    {"gpt_neox_japanese", NULL, "GPTNeoXJapanese", H, 10000, 2048, 2560, 32, 0, 32, 0, FAMILY_NEOX_KEYS | FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     /* CSM: the backbone (the top-level keys, llama-like, head_dim default hidden // heads); its depth decoder runs over
      * codebook positions and is read from depth_decoder_config as csm_depth_decoder_model */
     {"csm", NULL, "Csm", H, 500000, 2048, 2048, 32, 0, 16, 0, 0, 0, 0, 0, NULL},
@@ -163,7 +163,7 @@ static const config_family families[] = {
     {"exaone_moe", NULL, "ExaoneMoe", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_WINDOWLESS_ROPE, 0,
      4096, 4, NULL},
     /* Qwen3-Next: gated DeltaNet (linear attention) layers, a full attention layer every 4th */
-    {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS, 0, 0, 4, NULL},
+    {"qwen3_next", NULL, "Qwen3Next", H, 10000, 32768, 2048, 16, 256, 48, 0.25, FAMILY_LINEAR_LAYERS | FAMILY_READS_PARTIAL, 0, 0, 4, NULL},
     /* LFM2: short-convolution layers and full attention layers (full_attn_idxs / layer_types) */
     {"lfm2", NULL, "Lfm2", H, 1e6, 128000, 2560, 32, 0, 32, 0, FAMILY_CONV_LAYERS, 0, 0, 0, NULL},
     /* Llama 3.2 Vision's text model: self-attention layers RoPE, cross-attention layers none */
@@ -186,14 +186,14 @@ static const config_family families[] = {
     {"nemotron_h", NULL, "NemotronH", H, 0, 4096, 4096, 32, 0, 52, 0, FAMILY_PATTERN_NOPE, 0, 0, 0, NULL},
     {"jamba", NULL, "Jamba", H, 0, 262144, 4096, 32, 0, 32, 0, FAMILY_JAMBA, 0, 0, 0, NULL},
     /* Bamba: mamba2 layers, attention (RoPE on half the head: partial 0.5 hard-coded) at attn_layer_indices */
-    {"bamba", NULL, "Bamba", H, 10000, 262144, 4096, 32, 0, 32, 0.5, FAMILY_ATTN_INDICES, 0, 0, 0, NULL},
+    {"bamba", NULL, "Bamba", H, 10000, 262144, 4096, 32, 0, 32, 0.5, FAMILY_ATTN_INDICES | FAMILY_READS_PARTIAL, 0, 0, 0, NULL},
     /* Falcon-H1: every layer runs mamba2 and attention in parallel; the attention rotates the whole head (llama-like;
      * key_multiplier scales k before the rotation, no position effect) */
     {"falcon_h1", NULL, "FalconH1", H, 10000, 8192, 4096, 32, 0, 32, 0, 0, 0, 0, 0, NULL},
     /* Zamba2: mamba2 layers and hybrid layers (shared attention, RoPE iff use_mem_rope, head 2 * hidden // heads) */
     {"zamba2", NULL, "Zamba2", H, 10000, 4096, 2560, 32, 0, 54, 0, FAMILY_ZAMBA2, 0, 0, 0, NULL},
     /* RecurrentGemma: block_types cycled; attention blocks RoPE on half the head (partial default 0.5), local window */
-    {"recurrent_gemma", NULL, "RecurrentGemma", H, 10000, 0, 2560, 10, 0, 26, 0.5, FAMILY_ATTN_INDICES, 0, 2048, 0,
+    {"recurrent_gemma", NULL, "RecurrentGemma", H, 10000, 0, 2560, 10, 0, 26, 0.5, FAMILY_ATTN_INDICES | FAMILY_READS_PARTIAL, 0, 2048, 0,
      NULL},
     {"granitemoehybrid", NULL, "GraniteMoeHybrid", H, 10000, 2048, 4096, 32, 0, 32, 0, FAMILY_MAMBA_HYBRID, 0, 0, 0, NULL},
     {"gpt2", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
@@ -376,14 +376,14 @@ static const config_family families[] = {
     {"jina_embeddings_v3", NULL, "JinaEmbeddingsV3", H, 20000, 8194, 1024, 16, 0, 24, 0, 0, 0, 0, 0, NULL},
     /* per-layer-type rope dicts, each with its own rope_theta and partial_rotary_factor (FAMILY_TYPE_ROPE_DICTS);
      * theta / local_theta: the class's built-in dicts (said in docs, not used: a file without them is refused) */
-    {"mellum", NULL, "Mellum", H, 500000, 131072, 2304, 32, 128, 28, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+    {"mellum", NULL, "Mellum", H, 500000, 131072, 2304, 32, 128, 28, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_READS_PARTIAL,
      10000, 1024, 0, NULL},
-    {"laguna", NULL, "Laguna", H, 500000, 131072, 2048, 48, 128, 40, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS,
+    {"laguna", NULL, "Laguna", H, 500000, 131072, 2048, 48, 128, 40, 0, FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_READS_PARTIAL,
      10000, 512, 0, NULL},
     /* MiMo-V2-Flash: partial .get default 0.334 (64 of the 192 q/k channels); layer_types required (its default
      * rule: full at layer 0 and every 6th) */
     {"mimo_v2_flash", NULL, "MiMoV2Flash", H, 5e6, 131072, 4096, 64, 192, 48, 0.334,
-     FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_TYPES_REQUIRED, 10000, 128, 0, NULL},
+     FAMILY_GEMMA3_LAYERS | FAMILY_TYPE_ROPE_DICTS | FAMILY_TYPES_REQUIRED | FAMILY_READS_PARTIAL, 10000, 128, 0, NULL},
     /* AFMoE: RoPE in the sliding (local) layers only, the full layers (every global_attn_every_n_layers-th) NoPE */
     {"afmoe", NULL, "Afmoe", H, 10000, 16384, 2048, 16, 128, 32, 0, FAMILY_GLOBAL_NOPE | FAMILY_KIND_ROPE, 0, 1024, 4,
      NULL},
@@ -406,20 +406,20 @@ static const config_family families[] = {
      * modeling_<model>.py; tests/oracle/test_oracle_hf.py runs each with 3-axis ids). GLM-4.1V and GLM-OCR
      * rotate interleaved pairs (repeat_interleave + rotate_half_llm), the others half split; contiguous
      * sections m[i % 3] except Qwen3.5 (Qwen3-VL's interleave); Qwen3.5: linear_attention layers carry none */
-    {"glm4v", "glm4v_text", "Glm4v", I, 10000, 32768, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0, 0,
+    {"glm4v", "glm4v_text", "Glm4v", I, 10000, 32768, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL, 0, 0, 0,
      NULL},
-    {"glm4v_moe", "glm4v_moe_text", "Glm4vMoe", H, 10000, 65536, 4096, 96, 0, 46, 0.5, FAMILY_MROPE | FAMILY_NESTED_TEXT,
+    {"glm4v_moe", "glm4v_moe_text", "Glm4vMoe", H, 10000, 65536, 4096, 96, 0, 46, 0.5, FAMILY_MROPE | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL,
      0, 0, 0, NULL},
-    {"glm_ocr", "glm_ocr_text", "GlmOcr", I, 10000, 131072, 1024, 16, 0, 16, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0,
+    {"glm_ocr", "glm_ocr_text", "GlmOcr", I, 10000, 131072, 1024, 16, 0, 16, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL, 0, 0,
      0, NULL},
-    {"glm_image", "glm_image_text", "GlmImage", H, 10000, 131072, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT,
+    {"glm_image", "glm_image_text", "GlmImage", H, 10000, 131072, 4096, 32, 0, 40, 0, FAMILY_MROPE | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL,
      0, 0, 0, NULL},
     {"paddleocr_vl", "paddleocr_vl_text", "PaddleOCRVL", H, 500000, 131072, 1024, 16, 128, 18, 0,
      FAMILY_MROPE | FAMILY_NESTED_TEXT, 0, 0, 0, NULL},
     {"qwen3_5", "qwen3_5_text", "Qwen3_5", H, 10000, 32768, 4096, 16, 256, 32, 0.25,
-     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL, 0, 0, 4, NULL},
     {"qwen3_5_moe", "qwen3_5_moe_text", "Qwen3_5Moe", H, 10000, 32768, 2048, 16, 256, 40, 0.25,
-     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT, 0, 0, 4, NULL},
+     FAMILY_MROPE | FAMILY_MROPE_INTERLEAVED | FAMILY_LINEAR_LAYERS | FAMILY_NESTED_TEXT | FAMILY_READS_PARTIAL, 0, 0, 4, NULL},
     /* fixed sinusoid tables (issue 39; class defaults from transformers 5.18's configuration_*.py), verified by
      * tests/oracle/test_oracle_hf.py: Marian / Pegasus a float64 table per stack (FAMILY_SINUSOID_ENC_DEC);
      * fairseq-style float32 tables, rows from pad_token_id + 1 (FAMILY_SINUSOID_FAIRSEQ: non-persistent buffers,

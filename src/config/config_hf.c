@@ -450,6 +450,18 @@ static posenc_status layer_kinds(hf_reader *h, const cJSON *cfg, const cJSON *lo
             unsigned given = 0;
             FORWARD_IF_ERROR(read_rope_dict(h, local_dict, p, &given, false));
             FORWARD_IF_ERROR(hf_number_of_(h, local_dict, "rope sliding_attention ", rt_k, &p->base, &has_local));
+            if (!(f->flags & (FAMILY_READS_PARTIAL | FAMILY_GENERIC))) { /* as for the top-level factor */
+                static const char *const pk[] = {"partial_rotary_factor", NULL};
+                double local_partial = 1.0;
+                bool has_local_partial = false;
+                FORWARD_IF_ERROR(hf_number_of_(h, local_dict, "rope sliding_attention ", pk, &local_partial,
+                                               &has_local_partial));
+                RETURN_ERROR_IF(has_local_partial && local_partial != 1.0, h->err, POSENC_ERR_UNSUPPORTED,
+                                "config.json: rope_parameters.sliding_attention 'partial_rotary_factor' %g: "
+                                "transformers 5.18's %s rotary class does not read it (it rotates the whole head); "
+                                "posenc does not pick one: drop the key if the whole head rotates",
+                                local_partial, f->class_stem);
+            }
             if (f->flags & FAMILY_TYPE_ROPE_DICTS) { /* its own partial_rotary_factor, .get default */
                 static const char *const pk[] = {"partial_rotary_factor", NULL};
                 bool has_partial = false;
@@ -863,6 +875,12 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
                         "with the other); posenc does not pick one", p->partial_rotary_factor, inner);
         if (has_inner) p->partial_rotary_factor = inner, has_partial = true;
     }
+    /* a factor the family's rotary class never reads: HF rotates the whole head (or raises, scaled), vLLM the
+     * fraction; refused by name below (after the rope dict, whose own errors come first), neither applied nor
+     * dropped (FAMILY_READS_PARTIAL) */
+    const bool partial_unread =
+        has_partial && p->partial_rotary_factor != 1.0 && !generic && !(f->flags & FAMILY_READS_PARTIAL);
+    const double partial_given = p->partial_rotary_factor;
     if (!has_partial && f && f->partial > 0) {
         p->partial_rotary_factor = f->partial;
         note_default(&h, "partial_rotary_factor", f->partial);
@@ -978,6 +996,11 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     p->max_position = max_pos;
     unsigned given = 0;
     if (rope) FORWARD_IF_ERROR(read_rope_dict(&h, rope, p, &given, true));
+    RETURN_ERROR_IF(partial_unread, err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: 'partial_rotary_factor' %g: transformers 5.18's %s rotary class does not read it "
+                    "(it rotates the whole head, and raises with a scaled rope_type), while other runtimes rotate "
+                    "that fraction; posenc does not pick one: drop the key if the whole head rotates",
+                    partial_given, f->class_stem);
     /* RecurrentGemmaRotaryEmbedding raises for any rope_type but default: HF cannot build such a model */
     RETURN_ERROR_IF(block_types && p->scaling != POSENC_ROPE_NONE, err, POSENC_ERR_UNSUPPORTED,
                     "config.json: rope_type '%s' in a %s config: its rotary class supports default RoPE only (HF "

@@ -152,6 +152,12 @@ enum {
  * config's integer image_size / patch_size (posenc_model.patch_*); per-type defaults and token layout in
  * config_hf_layers.c's vision table */
 #define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
+/* The family's rotary class reads partial_rotary_factor (transformers 5.18: its compute_default_rope_parameters
+ * takes int(head_dim * factor) and its attention rotates that many channels). Without it a factor other than 1 is
+ * refused by name: most rotary classes (Llama's and its copies) never read it and rotate the whole head, their
+ * scaled inits (linear, YaRN, ...) do read it and the forward pass then raises, and other runtimes (vLLM) rotate
+ * the fraction; tests/oracle/test_oracle_hf.py's partial_factor sweep holds every family to what its run does. */
+#define FAMILY_READS_PARTIAL ((uint64_t)1 << 62)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */

@@ -10,6 +10,7 @@ rope_scaling), and `posenc rope explain --config --json` must give, layer by lay
 for each RoPE kind `posenc rope apply --config --layer-type K --torch-compat` on a unit input must
 give HF's cos/sin bit for bit (tolerance 0: torch-compat reproduces HF's float32 arithmetic).
 Needs the test environment (POSENC_PYTHON: torch 2.13, transformers 5.18)."""
+import copy
 import ctypes
 import importlib
 import json
@@ -402,7 +403,9 @@ def hf_layers(model_type, kw, d, label):
     import torch
     from transformers import AutoConfig, AutoModel
     args = dict(SMALL)
-    args.update(kw)
+    # a copy: the config class standardizes rope dicts in place (setdefault rope_theta, partial_rotary_factor), and
+    # CASES share them (YARN, LLAMA3): one case's keys must not leak into the next task in the same worker
+    args.update(copy.deepcopy(kw))
     cfg = AutoConfig.for_model(model_type, **args)
     torch.manual_seed(0)
     mrope = model_type in MROPE
@@ -1478,6 +1481,66 @@ def partial_conflict(t, d):
     t.check(cfg.partial_rotary_factor == 0.25 and width == 16, f"qwen3_5_text: top-level partial_rotary_factor "
             f"{cfg.partial_rotary_factor}, rope dict's 0.5: transformers rotates {width} of 32 channels")
     refused_by_name(t, "qwen3_5_text with two partial_rotary_factor values", path, "partial_rotary_factor")
+
+
+PARTIAL_KEYS = ("partial_rotary_factor", "rotary_pct", "rotary_dim", "rope_parameters", "rope_scaling")
+PARTIAL_CHUNKS = 4
+
+
+def partial_factor_cases():
+    """The first case of every single-stack type whose keywords set no rotated fraction (nor a rope dict, which may)."""
+    out, seen = [], set()
+    for label, mt, kw in CASES:
+        if mt in seen or mt in MROPE or any(k in kw for k in PARTIAL_KEYS):
+            continue
+        seen.add(mt)
+        out.append((label, mt, kw))
+    return out
+
+
+def partial_factor(t, d, chunk):
+    """A top-level partial_rotary_factor 0.25 given to every RoPE type: where the run rotates that fraction, posenc
+    reads it (cos/sin compared as for the case itself); where the run rotates as many channels as without it (the
+    rotary class never reads it) or raises (a scaled init reads it, the attention does not), posenc refuses naming
+    the key: other runtimes rotate the fraction, so neither reading is silently picked."""
+    from transformers import AutoConfig
+    for label, mt, kw in partial_factor_cases()[chunk::PARTIAL_CHUNKS]:
+        label = f"{label} + partial_rotary_factor 0.25"
+        args = dict(SMALL, **copy.deepcopy(kw))
+        base = os.path.join(d, mt + "_base.json")
+        AutoConfig.for_model(mt, **args).to_json_file(base)
+        j = json.load(open(base))
+        j["model_type"] = mt
+        json.dump(j, open(base, "w"))
+        rc, so, _ = run("rope", "explain", "--config", base, "--json")
+        if rc != 0 or not any(x["scheme"] == "rope" for x in json.loads(so)["layers"]):
+            continue  # not a RoPE type (its own case checks what it is)
+        try:
+            hf0, _, _ = hf_layers(mt, kw, d, mt + " base")
+        except Exception:  # a type this plain run cannot build (its own case has the inputs it needs)
+            continue
+        width0 = next((x[0].shape[-1] for x in hf0 if x is not None), None)
+        try:
+            hf, path, cfg = hf_layers(mt, dict(kw, partial_rotary_factor=0.25), d, label)
+        except RuntimeError as e:  # the scaled init shortened inv_freq, the attention rotates the whole head
+            path = os.path.join(d, mt + "_partial.json")
+            AutoConfig.for_model(mt, **dict(args, partial_rotary_factor=0.25)).to_json_file(path)
+            j = json.load(open(path))
+            j["model_type"] = mt
+            json.dump(j, open(path, "w"))
+            refused_by_name(t, f"{label}: transformers raises ({str(e)[:60]})", path, "partial_rotary_factor")
+            continue
+        width = next((x[0].shape[-1] for x in hf if x is not None), None)
+        if width == width0 and json.load(open(path)).get("partial_rotary_factor") != 0.25:
+            compare(t, label + " (the config class rewrote the factor)", path, hf, d, mt not in PER_PAIR)  # Bamba
+        elif width == width0:
+            refused_by_name(t, f"{label}: transformers ignores it ({width} cos columns with and without)", path,
+                            "partial_rotary_factor")
+        else:
+            # 0.25, not a class default (Bamba, GLM-4.5 and RecurrentGemma default to 0.5): the width must move
+            t.check(width is not None and width0 is not None and width < width0,
+                    f"{label}: transformers rotates fewer channels than without it ({width} cos columns, {width0})")
+            compare(t, label, path, hf, d, mt not in PER_PAIR)
 
 
 def glm_class_defaults(t, d):
@@ -2713,6 +2776,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "dia": dia, "t5gemma": t5gemma,
            # refused for what its rotary class does
            "diffusion_gemma_refused": diffusion_gemma_refused, "blt_refused": blt_refused}
+# every RoPE type given a partial_rotary_factor it may not read, in chunks (one task each: they run in parallel)
+SPECIAL.update({f"partial_factor_{k}": (lambda t, d, k=k: partial_factor(t, d, k)) for k in range(PARTIAL_CHUNKS)})
 
 
 def main():

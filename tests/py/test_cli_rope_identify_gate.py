@@ -153,6 +153,7 @@ def main():
     with open(cfg) as f:
         pc = json.load(f)
     pc["partial_rotary_factor"] = 0.25
+    pc["model_type"] = "phi3"  # a family whose rotary class reads the factor (Llama's does not: refused there)
     with open(pcfg, "w") as f:
         json.dump(pc, f)
     rc, so, se = run("rope", "identify", cpp, "--sin", spp, "--config", pcfg)
