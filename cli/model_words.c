@@ -372,6 +372,16 @@ void cli_model_warning_words(const posenc_model *m, int index, char *buf, size_t
     case 8:
         if (c->warnings & POSENC_CONFIG_WARN_NO_MAX_POSITION) snprintf(buf, size, "max position embeddings is missing");
         break;
+    case 9:
+        if ((c->warnings & POSENC_CONFIG_WARN_TRANSFORMERS_DIVERGES) && strcmp(c->family, "phimoe") == 0)
+            snprintf(buf, size, "longrope past the original context (%lld) rotates with long_factor, as transformers "
+                                "4.x and the model's code do; transformers 5.18's PhimoeRotaryEmbedding keeps "
+                                "short_factor at every length", (long long)p->original_max_position);
+        else if (c->warnings & POSENC_CONFIG_WARN_TRANSFORMERS_DIVERGES)
+            snprintf(buf, size, "attn_config.rope_theta %.17g is the checkpoint's base (transformers 4.x reads it); "
+                                "transformers 5.18's DbrxConfig drops it and rotates with 10000",
+                     p->base);
+        break;
     default:
         break;
     }
@@ -544,7 +554,7 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
     json_list(c->defaults_used);
     printf(",\n \"warnings\": [");
     bool first = true;
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 10; k++) {
         char words[512];
         cli_model_warning_words(m, k, words, sizeof words);
         if (!words[0]) continue;

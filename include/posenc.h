@@ -2100,8 +2100,15 @@ enum {
     POSENC_CONFIG_WARN_LLAMA3_FLAT = 1u << 8,      /* llama3 scaling with low_freq_factor ==
                                                       high_freq_factor (Llama 4 Scout): no blend
                                                       band; HF only warns, so does posenc */
-    POSENC_CONFIG_WARN_UNUSED_KEYS = 1u << 9       /* position-related keys posenc does not use
+    POSENC_CONFIG_WARN_UNUSED_KEYS = 1u << 9,      /* position-related keys posenc does not use
                                                       (posenc_model.unused_keys names them) */
+    POSENC_CONFIG_WARN_TRANSFORMERS_DIVERGES = 1u << 10 /* transformers 5.18 reads this file differently
+                                                      from the runtime the checkpoint was made for,
+                                                      and posenc follows that runtime (DBRX's
+                                                      attn_config.rope_theta: 5.18's DbrxConfig drops
+                                                      it and rotates with 10000; PhiMoE's longrope:
+                                                      5.18 never switches to long_factor; 4.x and the
+                                                      models' own code do) */
 };
 
 typedef enum posenc_config_format {

@@ -70,7 +70,7 @@ ANGLE_FORMATION_NAME = {0: "exact", 1: "float32", 2: "float16", 3: "bfloat16", 4
 CONFIG_WARNINGS = {
     1 << 0: "no_theta", 1 << 1: "no_original", 1 << 2: "factor_mismatch",
     1 << 3: "odd_passthrough", 1 << 4: "freq_tensor", 1 << 5: "no_max_position",
-    1 << 6: "unknown_family", 1 << 7: "duplicate_key",
+    1 << 6: "unknown_family", 1 << 7: "duplicate_key", 1 << 10: "transformers_diverges",
 }
 FINDING_KIND_NAME = {0: "agree", 1: "offset", 2: "layout", 3: "sin_cos_swapped", 4: "freq_convention",
                      5: "base", 6: "freq_scale", 7: "angle_precision", 8: "transposed", 9: "prefix",

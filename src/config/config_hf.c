@@ -180,6 +180,12 @@ static posenc_status read_rope_dict(hf_reader *h, const cJSON *rope, posenc_rope
                         "config.json: rope 'short_mscale' %g and 'long_mscale' %g differ; posenc holds one magnitude",
                         sm, lm);
         if (hs || hl) p->attention_factor = hl ? lm : sm; /* PhiMoE multiplies cos/sin by it */
+        /* transformers 5.18's PhimoeRotaryEmbedding calls the longrope init without seq_len, so it rotates with
+         * short_factor at every length; 4.x (and the model's own code) switch to long_factor past the original
+         * context, as posenc does: said, not hidden */
+        bool same = p->short_factors && p->long_factors && p->factors_count > 0;
+        for (size_t k = 0; same && k < p->factors_count; k++) same = p->short_factors[k] == p->long_factors[k];
+        if (!same) h->model->config.warnings |= POSENC_CONFIG_WARN_TRANSFORMERS_DIVERGES;
     }
     return POSENC_OK;
 }
@@ -833,6 +839,9 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
         const cJSON *ac = hf_use_(&h, cfg, "attn_config");
         RETURN_ERROR_IF(ac && !cJSON_IsObject(ac), err, POSENC_ERR_FORMAT, "config.json: 'attn_config' must be an object");
         if (ac) FORWARD_IF_ERROR(hf_number_of_(&h, ac, "attn_config.", rt_k, &top_theta, &has_theta));
+        /* transformers 5.18's DbrxConfig never reads it (rope_parameters default 10000): the checkpoint, 4.x's
+         * DbrxAttention and other runtimes do; posenc follows the model and says so */
+        if (has_theta && top_theta != 10000.0) out->warnings |= POSENC_CONFIG_WARN_TRANSFORMERS_DIVERGES;
     }
     if (rope) FORWARD_IF_ERROR(hf_number_of_(&h, rope, "rope ", rt_k, &dict_theta, &has_dict_theta));
     RETURN_ERROR_IF(has_theta && has_dict_theta && top_theta != dict_theta, err, POSENC_ERR_FORMAT,
