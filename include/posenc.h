@@ -1317,6 +1317,58 @@ POSENC_API posenc_status posenc_deberta_matrix_i64(const posenc_deberta_params *
                                                    int64_t query_len, int64_t key_len, int64_t *out,
                                                    size_t out_count, posenc_error *err);
 
+/* ---- 5.3c Windowed 2D relative position bias (Swin, BEiT, SwinV2) ----------
+ *
+ * Attention inside a window of Wh x Ww patches (Swin: window_size; BEiT: the
+ * whole patch grid) adds, for query patch i and key patch j (raster order in
+ * the window, i = y * Ww + x), the learned row index(i, j) of a per-head table
+ * of (2Wh - 1)(2Ww - 1) rows (one row per 2D offset):
+ *
+ *   index(i, j) = (yi - yj + Wh - 1) * (2Ww - 1) + (xi - xj + Ww - 1)
+ *
+ * (HF SwinRelativePositionBias._create_relative_position_index and copies;
+ * Swin-V1's paper, eq. 4). BEiT's variant has a leading CLS token: the index
+ * matrix is (Wh Ww + 1)^2, patch entries [1 + i][1 + j] as above, and three
+ * more rows after the (2Wh - 1)(2Ww - 1) offsets, R = that count:
+ *   [0][j >= 1] = R (cls to token), [i >= 1][0] = R + 1 (token to cls),
+ *   [0][0] = R + 2 (cls to cls); the table has R + 3 rows
+ * (BeitRelativePositionBias.generate_relative_position_index).
+ * Wh, Ww: 1..POSENC_WINDOW_MAX (4096); errors name the bad side. */
+#define POSENC_WINDOW_MAX 4096
+
+/* Rows of the learned table: (2Wh - 1)(2Ww - 1), + 3 with cls != 0; 0 for a
+ * side outside 1..POSENC_WINDOW_MAX. */
+POSENC_API int64_t posenc_window_table_rows(int32_t window_height, int32_t window_width, int cls);
+
+/* The index matrix above into out[N][N], row = query, column = key, N = Wh Ww
+ * (+ 1 with cls: the CLS token first), int64 as torch builds it. out_count >=
+ * N * N (else POSENC_ERR_BUFFER_TOO_SMALL naming both). Errors:
+ * NULL_POINTER (out), INVALID_ARGUMENT for a side outside 1..4096 or N * N
+ * over 2^31 (naming the side / the product). */
+POSENC_API posenc_status posenc_window_relative_index_i64(int32_t window_height, int32_t window_width, int cls,
+                                                          int64_t *out, size_t out_count, posenc_error *err);
+
+/* SwinV2's continuous position bias input (Liu et al. 2022, "log-spaced
+ * coordinates"; HF Swinv2SelfAttention.create_coords_table_and_index, also
+ * Swin2SR): for each offset (dy, dx), dy in -(Wh-1)..Wh-1 (rows), dx in
+ * -(Ww-1)..Ww-1 (columns), out[(dy + Wh - 1) * (2Ww - 1) + (dx + Ww - 1)][0..1]
+ * = (f(dy, Ph), f(dx, Pw)), shape [(2Wh - 1)(2Ww - 1), 2], float32, where
+ *   t = d / (P - 1)   with P = the pretrained side (pretrained_height /
+ *                     _width > 0), else the window's own side when Wh > 1
+ *                     (both sides then divide, as HF tests only Wh), else no
+ *                     division;
+ *   t = t * 8;  f = sign(t) * log2(|t| + 1) / 3   (log2(8) = 3)
+ * every step rounded to float32 as torch does (float32 division, | | + 1 in
+ * float32, log2 of that float correctly rounded, / 3 in float32). A learned
+ * MLP maps each pair to the heads' bias rows, read at
+ * posenc_window_relative_index_i64 (no cls). pretrained sides: 0 (none) or
+ * 2..POSENC_WINDOW_MAX (1 would divide by zero: refused naming it); a
+ * pretrained_height > 0 with pretrained_width 0 (or the reverse) is refused.
+ * out_count >= 2 (2Wh - 1)(2Ww - 1). */
+POSENC_API posenc_status posenc_window_log_coords_f32(int32_t window_height, int32_t window_width,
+                                                      int32_t pretrained_height, int32_t pretrained_width,
+                                                      float *out, size_t out_count, posenc_error *err);
+
 /* ---- 5.4 Reference attention ------------------------------------------------
  *
  * Multi-head scaled dot-product attention, written for clarity, not speed: the
