@@ -2320,10 +2320,12 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_T5 = 4,
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
-    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_WINDOW_RELATIVE = 8 /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
+                                        Swin2SR, BEiT: posenc_model.window_*; section 5.3c) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2401,6 +2403,20 @@ POSENC_API const char *posenc_query_scale_layers_name(posenc_query_scale_layers 
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_query_scale_f64(const posenc_query_scale *qs, const int64_t *positions, size_t count,
                                                 double *out, posenc_error *err);
+
+#define POSENC_MODEL_MAX_STAGES 8 /* stages of a windowed vision model (Swin: 4, Swin2SR: 6) */
+/* One stage of a windowed vision model (posenc_model.window_stages, WINDOW_RELATIVE). */
+typedef struct posenc_window_stage {
+    int32_t depth;              /* layers (blocks) in the stage */
+    int32_t heads;              /* attention heads: the table's columns */
+    int32_t resolution_height;  /* patches a side the stage's layers see (at the config's image_size) */
+    int32_t resolution_width;
+    int32_t window_height;      /* the window its layers attend in and their tables are built for */
+    int32_t window_width;
+    int32_t shift;              /* the cyclic shift of its odd layers, 0 = none */
+    int32_t pretrained_window;  /* SwinV2: the coordinates' divisor side (pretrained_window_sizes), 0 none */
+    int64_t table_rows;         /* learned bias rows per head: posenc_window_table_rows(window, window_cls) */
+} posenc_window_stage;
 
 #define POSENC_MODEL_MAX_LAYERS 65536
 typedef struct posenc_model {
@@ -2520,6 +2536,33 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
+    /* WINDOW_RELATIVE (Swin, Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR, BEiT, Data2Vec-Vision; transformers 5.18):
+     * each attention layer adds to q.k, for query patch i and key patch j of its window, a per-head bias read from
+     * a learned table at row posenc_window_relative_index_i64(window_height, window_width, window_cls)[i][j]
+     * (section 5.3c). The layers are grouped in window_stage_count stages (BEiT: one); layers are listed stage by
+     * stage, window_stages[s].depth of them each, kind "window" (even blocks) or "shifted_window" (odd blocks whose
+     * windows the runtime rolls by the stage's shift before partitioning; 0 where the stage fits in one window);
+ * BEiT's layers are kind "attention". SwinV2 builds its encoder without the config's pretrained_window_sizes (so
+ * pretrained_window is 0 and that key is listed in unused_keys). Refused by name: a Swin / Donut-Swin stage smaller
+ * than window_size (the run shrinks the window below its table and fails), use_absolute_embeddings true in
+ * Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR (a num_patches + 1 row table for num_patches tokens: the forward
+ * fails), a list window_size, more than POSENC_MODEL_MAX_STAGES stages.
+     * Everything describes the model at the config's image_size (its patch grid image_size // patch_size).
+     *   Swin, Donut-Swin, MaskFormer-Swin: a table of (2W - 1)^2 rows per layer, W = window_size in every stage.
+     *   SwinV2, Swin2SR (window_continuous 1): no stored table: an MLP maps posenc_window_log_coords_f32(W, W, P, P)
+     *     (P = the stage's pretrained window, 0 none) to the (2W - 1)^2 rows; W = min(stage resolution, window_size).
+     *   BEiT, Data2Vec-Vision (window_cls 1): one window over the whole patch grid plus the CLS token, (2Wh - 1)
+     *     (2Ww - 1) + 3 rows; each layer its own table (use_relative_position_bias), and/or one table in the
+     *     encoder added in every layer (window_shared: use_shared_relative_position_bias).
+     * window_absolute 1: a learned absolute table is also added to the patch embeddings before layer 0: learned_*
+     * with patch_* over [patch_prefix_rows CLS rows, the patches in raster order] (Swin: no CLS; BEiT: CLS). */
+    int32_t window_stage_count;     /* 0: not a windowed model */
+    posenc_window_stage window_stages[POSENC_MODEL_MAX_STAGES];
+    int32_t window_cls;             /* 1: BEiT's CLS entries (3 more rows) */
+    int32_t window_continuous;      /* 1: SwinV2 / Swin2SR: the rows come from an MLP over log-spaced coordinates */
+    int32_t window_absolute;        /* 1: the learned absolute table learned_* / patch_* is added too */
+    int32_t window_shared;          /* 1: BEiT: one table in the encoder, its bias added in every layer */
+    int32_t window_per_layer;       /* 1: each layer owns a table (Swin-family always; BEiT use_relative_position_bias) */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;
