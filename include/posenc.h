@@ -2542,9 +2542,9 @@ typedef struct posenc_model {
      * (section 5.3c). The layers are grouped in window_stage_count stages (BEiT: one); layers are listed stage by
      * stage, window_stages[s].depth of them each, kind "window" (even blocks) or "shifted_window" (odd blocks whose
      * windows the runtime rolls by the stage's shift before partitioning; 0 where the stage fits in one window);
- * BEiT's layers are kind "attention". SwinV2 builds its encoder without the config's pretrained_window_sizes (so
- * pretrained_window is 0 and that key is listed in unused_keys). Refused by name: a Swin / Donut-Swin stage smaller
- * than window_size (the run shrinks the window below its table and fails), use_absolute_embeddings true in
+ * BEiT's layers are kind "attention". Refused by name: a Swin / Donut-Swin stage, or Swin2SR's grid, smaller than
+ * window_size (the run's windows no longer match its tables and it fails), a SwinV2 pretrained_window_sizes entry of
+ * 1 or a list shorter than the stages, use_absolute_embeddings true in
  * Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR (a num_patches + 1 row table for num_patches tokens: the forward
  * fails), a list window_size, more than POSENC_MODEL_MAX_STAGES stages.
      * Everything describes the model at the config's image_size (its patch grid image_size // patch_size).

@@ -72,7 +72,7 @@ static posenc_status side_pair(hf_reader *h, const cJSON *cfg, const char *key, 
 static posenc_status int_list(hf_reader *h, const cJSON *cfg, const char *key, const int32_t *fallback, int32_t n,
                               int32_t min, int32_t *out, int32_t *count) {
     const cJSON *v = hf_use_(h, cfg, key);
-    if (!v) {
+    if (!v || cJSON_IsNull(v)) {
         for (int32_t i = 0; i < n; i++) out[i] = fallback ? fallback[i] : 0;
         *count = n;
         char text[64];
@@ -196,6 +196,19 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
     RETURN_ERROR_IF(nd != nh, h->err, POSENC_ERR_FORMAT,
                     "config.json: 'depths' has %d stages and 'num_heads' %d: each stage needs its heads", (int)nd,
                     (int)nh);
+    /* SwinV2: Swinv2Encoder reads pretrained_window_sizes[stage] (null: the class default, zeros); 0 = divide the
+     * coordinates by the window's own side - 1, else by pretrained - 1 (1: a division by zero) */
+    int32_t pretrained[POSENC_MODEL_MAX_STAGES] = {0}, np_ = 0;
+    if (row->kind == WIN_V2) {
+        FORWARD_IF_ERROR(int_list(h, cfg, "pretrained_window_sizes", NULL, nd, 0, pretrained, &np_));
+        RETURN_ERROR_IF(np_ < nd, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'pretrained_window_sizes' has %d entries for %d stages: Swinv2Encoder reads one "
+                        "per stage and fails", (int)np_, (int)nd);
+        for (int32_t s = 0; s < nd; s++)
+            RETURN_ERROR_IF(pretrained[s] == 1 || pretrained[s] > POSENC_WINDOW_MAX, h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: 'pretrained_window_sizes'[%d] is %d: the coordinates divide by "
+                            "pretrained - 1 (0 = none, else 2..%d)", (int)s, (int)pretrained[s], POSENC_WINDOW_MAX);
+    }
     FORWARD_IF_ERROR(flag(h, cfg, "use_absolute_embeddings", &absolute));
     RETURN_ERROR_IF(absolute && !row->absolute_works, h->err, POSENC_ERR_UNSUPPORTED,
                     "config.json: use_absolute_embeddings true: %s builds a table of num_patches + 1 rows and adds "
@@ -229,7 +242,16 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
                             (long long)window, (int)s, (long long)rh, (long long)rw, f->model_type,
                             (long long)window, (long long)window);
             if (side <= window) shift = 0;
-        } else if (row->kind == WIN_V2 || row->kind == WIN_SR) {
+        } else if (row->kind == WIN_SR) {
+            /* Swin2SRModel pads the image to whole windows before the layers built for the unpadded grid */
+            RETURN_ERROR_IF(rh < window || rw < window || image[0] % window || image[1] % window, h->err,
+                            POSENC_ERR_UNSUPPORTED,
+                            "config.json: image_size %lld x %lld is not whole windows of window_size %lld: swin2sr "
+                            "builds its layers for the %lld x %lld patch grid but pads the image to whole windows at "
+                            "run time, and its forward fails; not read", (long long)image[0], (long long)image[1],
+                            (long long)window, (long long)rh, (long long)rw);
+            if (rh <= window) shift = 0;
+        } else if (row->kind == WIN_V2) {
             win = rh < window ? rh : window;
             if (rh <= win) shift = 0;
         }
@@ -239,7 +261,7 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
         st->resolution_width = (int32_t)rw;
         st->window_height = st->window_width = (int32_t)win;
         st->shift = (int32_t)shift;
-        st->pretrained_window = 0; /* Swinv2Model builds its encoder with the default (0, ...): the key is unread */
+        st->pretrained_window = pretrained[s];
         st->table_rows = posenc_window_table_rows((int32_t)win, (int32_t)win, 0);
         total += depths[s];
         if (row->kind == WIN_SWIN || row->kind == WIN_MASKFORMER) { /* patch merging: pad to even, halve */

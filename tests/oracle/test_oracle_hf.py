@@ -2684,6 +2684,185 @@ def vision_patch(t, d):
     refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
 
 
+# Windowed 2D relative position bias (posenc_model.window_*, posenc.h 5.3c): Swin and its copies, SwinV2, Swin2SR.
+# Each tiny model runs forward on an image at its config's size; afterwards every attention module's own
+# relative_position_index buffer (and SwinV2 / Swin2SR's relative_coords_table), its bias table's shape (rows x heads,
+# or the MLP's heads) and each layer's window and shift as the forward left them are compared with what posenc reads
+# from the same config.json: the integers exactly, the float32 coordinates within WINDOW_COORD_ULPS.
+TINY_SWIN = dict(embed_dim=16, depths=[2, 2], num_heads=[2, 4], mlp_ratio=2.0)
+WINDOW_CASES = [  # (label, model_type, config keys); every family at a window size other than its default
+    ("swin", "swin", dict(image_size=16, patch_size=2, window_size=4)),  # stages 8, 4: the last fits one window
+    ("swin 3 stages", "swin", dict(image_size=24, patch_size=2, window_size=3, depths=[2, 2, 2], num_heads=[1, 2, 4])),
+    ("swin odd grid", "swin", dict(image_size=18, patch_size=2, window_size=3)),  # 9 -> 5 patches (padded merging)
+    ("swin absolute", "swin", dict(image_size=16, patch_size=2, window_size=4, use_absolute_embeddings=True)),
+    ("swin defaults", "swin", {}),  # SwinConfig's 224 / 4, window 7, depths 2, 2, 6, 2
+    ("donut-swin", "donut-swin", dict(image_size=16, patch_size=2, window_size=4)),
+    ("donut-swin pair", "donut-swin", dict(image_size=[24, 16], patch_size=2, window_size=4)),
+    ("maskformer-swin", "maskformer-swin", dict(image_size=16, patch_size=2, window_size=3)),
+    ("maskformer-swin small stage", "maskformer-swin", dict(image_size=8, patch_size=2, window_size=3)),  # 2 < 3: pads
+    ("swinv2", "swinv2", dict(image_size=16, patch_size=2, window_size=4)),
+    ("swinv2 clamp", "swinv2", dict(image_size=8, patch_size=2, window_size=3)),  # stage 1: 2 patches, window 2
+    ("swinv2 pretrained", "swinv2", dict(image_size=32, patch_size=2, window_size=8, pretrained_window_sizes=[6, 4])),
+    ("swin2sr", "swin2sr", dict(image_size=8, patch_size=1, window_size=4, num_heads=[2, 2])),
+    ("swin2sr 3 stages", "swin2sr", dict(image_size=12, patch_size=1, window_size=6, depths=[2, 2, 2],
+                                         num_heads=[2, 2, 2])),
+]
+# torch's float32 log2 (SLEEF's u10 vectorized, or libm) against posenc's correctly rounded one: at most 1 ULP apart
+# in a value, the other steps being the same float32 roundings; measured 0 on this machine's torch 2.13
+WINDOW_COORD_ULPS = 1
+
+
+def posenc_window(fn, *args):
+    """posenc's own library function (posenc_window_relative_index_i64 or posenc_window_log_coords_f32) on these
+    arguments: the index matrix (int64) or the coordinates (float32, [rows, 2]). In a sanitizer build a child
+    python with the ASan runtime preloaded calls it (as posenc_query_scale)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; d = json.load(sys.stdin); "
+                "print(json.dumps(o.posenc_window(d[0], *d[1:]).tolist()))")
+        child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps([fn, *args]), capture_output=True,
+                               text=True, env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"{fn} in the sanitized child failed: {child.stderr[-400:]}"
+        return np.array(json.loads(child.stdout), dtype=np.int64 if fn.endswith("i64") else np.float32)
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    err = ctypes.create_string_buffer(4096)
+    if fn == "posenc_window_relative_index_i64":
+        h, w, cls = args
+        n = h * w + (1 if cls else 0)
+        out = np.zeros((n, n), dtype=np.int64)
+        rc = lib.posenc_window_relative_index_i64(ctypes.c_int32(h), ctypes.c_int32(w), ctypes.c_int(cls),
+                                                  out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(out.size), err)
+    else:
+        h, w, ph, pw = args
+        out = np.zeros(((2 * h - 1) * (2 * w - 1), 2), dtype=np.float32)
+        rc = lib.posenc_window_log_coords_f32(ctypes.c_int32(h), ctypes.c_int32(w), ctypes.c_int32(ph),
+                                              ctypes.c_int32(pw), out.ctypes.data_as(ctypes.c_void_p),
+                                              ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"{fn}{args} failed ({rc})"
+    return out
+
+
+def window_run(model_type, kw):
+    """(config, [per attention layer: index buffer, coords table or None, table (rows, heads), window, shift]) after
+    one forward pass at the config's image size."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **{**(TINY_SWIN if kw else {}), **kw})
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    size = cfg.image_size if isinstance(cfg.image_size, (list, tuple)) else (cfg.image_size, cfg.image_size)
+    with torch.no_grad():
+        model(pixel_values=torch.randn(1, cfg.num_channels, *size))
+    found = []
+    for name, mod in model.named_modules():
+        index = getattr(mod, "relative_position_index", None)
+        if not isinstance(index, torch.Tensor):
+            continue
+        layer = model.get_submodule(name.rsplit(".attention", 1)[0])  # the block: its window and shift after forward
+        coords = getattr(mod, "relative_coords_table", None)
+        if coords is not None:  # SwinV2 / Swin2SR: an MLP gives the rows, its last layer the heads
+            table = (coords.shape[1] * coords.shape[2], mod.continuous_position_bias_mlp[-1].out_features)
+            pretrained = tuple(int(p) for p in mod.pretrained_window_size)
+        else:
+            table = tuple(mod.relative_position_bias_table.shape)
+            pretrained = None
+        ws = mod.window_size if isinstance(mod.window_size, (list, tuple)) else (mod.window_size, mod.window_size)
+        found.append(dict(name=name, index=index.detach().numpy().astype(np.int64), table=table,
+                          coords=None if coords is None else coords.detach().numpy().reshape(-1, 2),
+                          window=tuple(int(x) for x in ws), layer_window=int(layer.window_size),
+                          shift=int(layer.shift_size), pretrained=pretrained))
+    absolute = getattr(getattr(model, "embeddings", None), "position_embeddings", None)
+    return cfg, found, None if absolute is None else tuple(absolute.shape)
+
+
+def window_relative(t, d):
+    """Each case of WINDOW_CASES: per attention layer, posenc's window, shift, table and index = the run's (integers
+    exactly; SwinV2's float32 coordinates within WINDOW_COORD_ULPS); configurations transformers cannot run are
+    refused by name."""
+    worst = 0
+    for label, model_type, kw in WINDOW_CASES:
+        try:
+            cfg, found, absolute = window_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        if not kw:  # the class defaults: posenc reads {"model_type": ...} alone
+            with open(path, "w") as f:
+                json.dump(dict(model_type=model_type), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        if not t.check(len(layers) == len(found) and all(x["scheme"] == "window_relative" for x in layers),
+                       f"{label}: {len(layers)} window_relative layers, the run has {len(found)} biased attentions"):
+            continue
+        ok_index = ok_shape = ok_window = ok_coords = True
+        for x, hf in zip(layers, found):
+            w = x["window"]
+            mine = (w["height"], w["width"])
+            ok_window &= mine == hf["window"] == (hf["layer_window"],) * 2 and w["shift"] == hf["shift"]
+            ok_shape &= (w["table_rows"], w["heads"]) == hf["table"]
+            ours = posenc_window("posenc_window_relative_index_i64", w["height"], w["width"], 0)
+            ok_index &= np.array_equal(ours.reshape(-1), hf["index"].reshape(-1))
+            if hf["coords"] is not None:
+                ok_coords &= w["continuous"] and hf["pretrained"] == (w["pretrained_window"],) * 2
+                c = posenc_window("posenc_window_log_coords_f32", w["height"], w["width"], w["pretrained_window"],
+                                  w["pretrained_window"])
+                u = int(f32_ulps(c, hf["coords"]).max()) if c.shape == hf["coords"].shape else 1 << 30
+                worst = max(worst, u)
+                ok_coords &= u <= WINDOW_COORD_ULPS
+            else:
+                ok_coords &= not w["continuous"]
+        t.check(ok_window, f"{label}: every layer's window and shift = the run's "
+                f"({[(x['window']['height'], x['window']['shift']) for x in layers]})")
+        t.check(ok_shape, f"{label}: every table (rows x heads) = the run's {[hf['table'] for hf in found][:4]}..")
+        t.check(ok_index, f"{label}: every relative_position_index buffer = posenc_window_relative_index_i64, exactly")
+        t.check(ok_coords, f"{label}: coordinates tables within {WINDOW_COORD_ULPS} ULP (continuous, pretrained "
+                f"{[hf['pretrained'] for hf in found][:2]})")
+        want_abs = layers[0]["window"]["absolute"]
+        t.check(want_abs == (absolute is not None) and (absolute is None or (
+            layers[0]["size"] == absolute[1] and layers[0]["tensor"].endswith("embeddings.position_embeddings"))),
+            f"{label}: absolute table {absolute} = posenc's {layers[0].get('size') if want_abs else None}")
+    t.check(worst <= WINDOW_COORD_ULPS, f"swinv2 / swin2sr coordinates: worst {worst} ULP (tolerance "
+            f"{WINDOW_COORD_ULPS})")
+    # what transformers cannot run: posenc refuses naming the key
+    refusals = [("swin stage under the window", "swin", dict(image_size=8, patch_size=2, window_size=3), "window_size"),
+                ("donut-swin stage under the window", "donut-swin", dict(image_size=8, patch_size=2, window_size=3),
+                 "window_size"),
+                ("swin2sr image under the window", "swin2sr", dict(image_size=6, patch_size=1, window_size=8),
+                 "window_size"),
+                ("swin2sr image not whole windows", "swin2sr", dict(image_size=10, patch_size=1, window_size=4),
+                 "window_size"),
+                ("swinv2 pretrained list too short", "swinv2", dict(image_size=16, patch_size=2, window_size=4,
+                                                                   pretrained_window_sizes=[4]), "pretrained_window_sizes")]
+    refusals += [(f"{mt} use_absolute_embeddings", mt, dict(image_size=16, patch_size=2, window_size=4,
+                                                            use_absolute_embeddings=True), "use_absolute_embeddings")
+                 for mt in ("donut-swin", "maskformer-swin", "swinv2", "swin2sr")]
+    for label, model_type, kw, key in refusals:
+        if model_type == "swin2sr":
+            kw = dict(kw, patch_size=1, num_heads=[2, 2])
+        try:
+            window_run(model_type, kw)
+            t.check(False, f"{label}: transformers ran it, posenc refuses it")
+            continue
+        except Exception as e:  # the framework's own failure: what posenc's refusal stands for
+            t.check(True, f"{label}: transformers fails ({type(e).__name__})")
+        from transformers import AutoConfig
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        AutoConfig.for_model(model_type, **{**TINY_SWIN, **kw}).to_json_file(path)
+        refused_by_name(t, label, path, key)
+    # a pretrained window of 1 runs, on coordinates divided by zero (inf / nan into the MLP): refused by name
+    cfg, found, _ = window_run("swinv2", dict(image_size=16, patch_size=2, window_size=4, pretrained_window_sizes=[1, 0]))
+    t.check(not np.isfinite(found[0]["coords"]).all(), "swinv2 pretrained window 1: the run's coordinates are not finite")
+    path = os.path.join(d, "swinv2_pretrained_1.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "swinv2 pretrained window 1", path, "pretrained_window_sizes")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2704,6 +2883,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
+           "swin_window_relative": window_relative,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
