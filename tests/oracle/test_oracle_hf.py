@@ -2863,6 +2863,109 @@ def window_relative(t, d):
     refused_by_name(t, "swinv2 pretrained window 1", path, "pretrained_window_sizes")
 
 
+# BEiT and Data2Vec-Vision: one window over the whole patch grid plus the CLS token. The index is made in the forward
+# (generate_relative_position_index, a static method): each call during one forward pass at the config's image size is
+# recorded with its table's shape, and compared with posenc's index (cls = 1) and table rows; the absolute table's rows
+# too. The defaults use no position at all (every use_* flag false): posenc lists NoPE layers.
+TINY_BEIT = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2)
+BEIT_CASES = [  # (label, model_type, config keys)
+    ("beit relative", "beit", dict(image_size=32, patch_size=8, use_relative_position_bias=True)),
+    ("beit shared", "beit", dict(image_size=24, patch_size=8, use_shared_relative_position_bias=True)),
+    ("beit all", "beit", dict(image_size=32, patch_size=8, use_relative_position_bias=True,
+                              use_shared_relative_position_bias=True, use_absolute_position_embeddings=True)),
+    ("beit pair", "beit", dict(image_size=[32, 48], patch_size=8, use_relative_position_bias=True)),
+    ("beit absolute", "beit", dict(image_size=32, patch_size=8, use_absolute_position_embeddings=True)),
+    ("beit none", "beit", dict(image_size=32, patch_size=8)),
+    ("data2vec-vision relative", "data2vec-vision", dict(image_size=32, patch_size=8, use_relative_position_bias=True)),
+    ("data2vec-vision shared", "data2vec-vision", dict(image_size=32, patch_size=4,
+                                                       use_shared_relative_position_bias=True,
+                                                       use_absolute_position_embeddings=True)),
+]
+
+
+def beit_run(model_type, kw):
+    """(config, the index of every generate_relative_position_index call, (module id, table shape) of every bias
+    module call, the absolute table's shape or None, number of layers)."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **TINY_BEIT, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    biases = [m for m in model.modules() if hasattr(type(m), "generate_relative_position_index")]
+    calls = []
+    classes = {type(m) for m in biases}
+    saved = {c: c.__dict__["generate_relative_position_index"] for c in classes}
+    for c in classes:
+        def recording(window_size, _f=saved[c].__func__):
+            out = _f(window_size)
+            calls.append(out.detach().numpy().astype(np.int64))
+            return out
+        c.generate_relative_position_index = staticmethod(recording)
+    tables = []
+    for m in biases:
+        m.register_forward_pre_hook(lambda mod, a, k: tables.append((id(mod), tuple(
+            mod.relative_position_bias_table.shape))), with_kwargs=True)
+    size = cfg.image_size if isinstance(cfg.image_size, (list, tuple)) else (cfg.image_size, cfg.image_size)
+    try:
+        with torch.no_grad():
+            model(pixel_values=torch.randn(1, cfg.num_channels, *size))
+    finally:
+        for c in classes:
+            c.generate_relative_position_index = saved[c]
+    absolute = model.embeddings.position_embeddings
+    n_layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
+    return cfg, calls, tables, None if absolute is None else tuple(absolute.shape), n_layers
+
+
+def beit_window(t, d):
+    """Each case of BEIT_CASES: every index the forward generated = posenc_window_relative_index_i64(grid, cls),
+    exactly; its table's rows and heads = posenc's; one call per layer (use_relative_position_bias) plus one
+    (use_shared_relative_position_bias); the absolute table's rows = posenc's."""
+    for label, model_type, kw in BEIT_CASES:
+        try:
+            cfg, calls, tables, absolute, n_layers = beit_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        schemes = {x["scheme"] for x in layers}
+        t.check(len(layers) == n_layers, f"{label}: {len(layers)} layers, the run has {n_layers}")
+        if not calls:
+            want = "learned" if absolute else "nope"
+            t.check(schemes == {want}, f"{label}: no relative bias in the run: posenc's layers {schemes} = {want}")
+        else:
+            if not t.check(schemes == {"window_relative"}, f"{label}: window_relative layers ({schemes})"):
+                continue
+            w = layers[0]["window"]
+            per_layer, shared = w["per_layer"], w["shared"]
+            owners = len({owner for owner, _ in tables})
+            t.check(owners == n_layers * per_layer + shared,
+                    f"{label}: {owners} bias tables used in the forward = posenc's {n_layers} layers x {int(per_layer)} "
+                    f"+ {int(shared)} shared")
+            ours = posenc_window("posenc_window_relative_index_i64", w["height"], w["width"], 1)
+            t.check(len(calls) > 0 and all(np.array_equal(ours, idx) for idx in calls),
+                    f"{label}: every index the forward made = posenc's {w['height']}x{w['width']} + CLS, exactly")
+            t.check(all(shape == (w["table_rows"], w["heads"]) for _, shape in tables),
+                    f"{label}: tables {sorted({s for _, s in tables})} = posenc's ({w['table_rows']}, {w['heads']})")
+        if absolute:
+            x = layers[0]
+            t.check(x.get("size") == absolute[1] and x.get("image", {}).get("prefix_rows") == 1,
+                    f"{label}: absolute table of {absolute[1]} rows (CLS + patches) = posenc's {x.get('size')}")
+        else:
+            t.check(layers[0]["scheme"] != "learned" and not layers[0].get("window", {}).get("absolute"),
+                    f"{label}: no absolute table, posenc none")
+    # BEiT divides by patch_size as one integer: a pair is refused by name
+    path = os.path.join(d, "beit_patch_pair.json")
+    with open(path, "w") as f:
+        json.dump(dict(model_type="beit", patch_size=[8, 8], use_relative_position_bias=True), f)
+    refused_by_name(t, "beit patch_size pair", path, "patch_size")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2885,6 +2988,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "vision_patch": vision_patch,
            # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
            "swin_window_relative": window_relative,
+           "beit_window": beit_window,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
