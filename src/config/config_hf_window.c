@@ -193,9 +193,10 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
     int32_t depths[POSENC_MODEL_MAX_STAGES], heads[POSENC_MODEL_MAX_STAGES], nd = 0, nh = 0;
     FORWARD_IF_ERROR(int_list(h, cfg, "depths", row->depths, row->stages, 1, depths, &nd));
     FORWARD_IF_ERROR(int_list(h, cfg, "num_heads", row->heads, row->stages, 1, heads, &nh));
-    RETURN_ERROR_IF(nd != nh, h->err, POSENC_ERR_FORMAT,
-                    "config.json: 'depths' has %d stages and 'num_heads' %d: each stage needs its heads", (int)nd,
-                    (int)nh);
+    /* the encoder reads num_heads[stage] for each stage of depths: extra entries are unused, too few fail */
+    RETURN_ERROR_IF(nh < nd, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'depths' has %d stages and 'num_heads' only %d entries: each stage needs its heads",
+                    (int)nd, (int)nh);
     /* SwinV2: Swinv2Encoder reads pretrained_window_sizes[stage] (null: the class default, zeros); 0 = divide the
      * coordinates by the window's own side - 1, else by pretrained - 1 (1: a division by zero) */
     int32_t pretrained[POSENC_MODEL_MAX_STAGES] = {0}, np_ = 0;

@@ -2693,6 +2693,8 @@ TINY_SWIN = dict(embed_dim=16, depths=[2, 2], num_heads=[2, 4], mlp_ratio=2.0)
 WINDOW_CASES = [  # (label, model_type, config keys); every family at a window size other than its default
     ("swin", "swin", dict(image_size=16, patch_size=2, window_size=4)),  # stages 8, 4: the last fits one window
     ("swin 3 stages", "swin", dict(image_size=24, patch_size=2, window_size=3, depths=[2, 2, 2], num_heads=[1, 2, 4])),
+    # num_heads' 4 defaults for 2 stages: the encoder reads the first two
+    ("swin default heads", "swin", dict(image_size=16, patch_size=2, window_size=4, embed_dim=24, num_heads=None)),
     ("swin odd grid", "swin", dict(image_size=18, patch_size=2, window_size=3)),  # 9 -> 5 patches (padded merging)
     ("swin absolute", "swin", dict(image_size=16, patch_size=2, window_size=4, use_absolute_embeddings=True)),
     ("swin defaults", "swin", {}),  # SwinConfig's 224 / 4, window 7, depths 2, 2, 6, 2
@@ -2749,7 +2751,8 @@ def window_run(model_type, kw):
     one forward pass at the config's image size."""
     import torch
     from transformers import AutoConfig, AutoModel
-    cfg = AutoConfig.for_model(model_type, **{**(TINY_SWIN if kw else {}), **kw})
+    keys = {k: v for k, v in {**(TINY_SWIN if kw else {}), **kw}.items() if v is not None}  # None: the class default
+    cfg = AutoConfig.for_model(model_type, **keys)
     torch.manual_seed(0)
     model = AutoModel.from_config(cfg).eval()
     size = cfg.image_size if isinstance(cfg.image_size, (list, tuple)) else (cfg.image_size, cfg.image_size)
