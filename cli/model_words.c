@@ -193,6 +193,10 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                          m->window_continuous ? " from an MLP over log-spaced coordinates" : "",
                          m->window_shared && !m->window_per_layer ? ", one table shared by every layer"
                          : m->window_shared ? ", plus a shared table" : "");
+        if (n >= 0 && (size_t)n < size && m->window_abs_offsets)
+            n += w->query_stride ? snprintf(buf + n, size - (size_t)n, ", rows by (|dy|, |dx|), queries on every "
+                                            "%d patches (subsample)", w->query_stride)
+                                 : snprintf(buf + n, size - (size_t)n, ", rows by (|dy|, |dx|)");
         if (n >= 0 && (size_t)n < size && strcmp(l->kind, "shifted_window") == 0)
             n += snprintf(buf + n, size - (size_t)n, ", windows shifted by %d", w->shift);
         if (n >= 0 && (size_t)n < size && m->window_absolute)
@@ -545,12 +549,14 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             const posenc_window_stage *w = &m->window_stages[st < 0 ? 0 : st];
             printf(", \"window\": {\"stage\": %d, \"height\": %d, \"width\": %d, \"heads\": %d, "
                    "\"resolution\": [%d, %d], \"shift\": %d, \"pretrained_window\": %d, \"table_rows\": %lld, "
-                   "\"cls\": %s, \"continuous\": %s, \"shared\": %s, \"per_layer\": %s, \"absolute\": %s}",
+                   "\"cls\": %s, \"continuous\": %s, \"shared\": %s, \"per_layer\": %s, \"absolute\": %s, "
+                   "\"query_stride\": %d, \"abs_offsets\": %s}",
                    st, w->window_height, w->window_width, w->heads, w->resolution_height, w->resolution_width,
                    strcmp(l->kind, "shifted_window") == 0 ? w->shift : 0, w->pretrained_window,
                    (long long)w->table_rows, m->window_cls ? "true" : "false",
                    m->window_continuous ? "true" : "false", m->window_shared ? "true" : "false",
-                   m->window_per_layer ? "true" : "false", m->window_absolute ? "true" : "false");
+                   m->window_per_layer ? "true" : "false", m->window_absolute ? "true" : "false", w->query_stride,
+                   m->window_abs_offsets ? "true" : "false");
             if (m->window_absolute) {
                 printf(", \"tensor\": ");
                 cli_json_string(m->learned_tensor);

@@ -1348,6 +1348,20 @@ POSENC_API int64_t posenc_window_table_rows(int32_t window_height, int32_t windo
 POSENC_API posenc_status posenc_window_relative_index_i64(int32_t window_height, int32_t window_width, int cls,
                                                           int64_t *out, size_t out_count, posenc_error *err);
 
+/* LeViT's attention bias index (HF LevitAttention / LevitAttentionSubsample
+ * attention_bias_idxs): queries on every stride-th patch of an R x R grid
+ * (resolution_out = (R - 1) / stride + 1 a side; stride 1: every patch, the
+ * plain attention), keys on every patch; query (a, b), key (c, d) read row
+ *   |a stride - c| R + |b stride - d|
+ * of a per-head table of R^2 rows (absolute offsets: left and right share a
+ * row; HF numbers the offsets in first-seen order, which is this). out is
+ * [resolution_out^2, R^2], row = query. Errors: INVALID_ARGUMENT for R outside
+ * 1..POSENC_WINDOW_MAX, stride < 1 or > R, resolution_out != (R - 1) / stride
+ * + 1, or a matrix over 2^31 entries (each naming the value);
+ * BUFFER_TOO_SMALL; NULL_POINTER. */
+POSENC_API posenc_status posenc_window_abs_index_i64(int32_t resolution, int32_t resolution_out, int32_t stride,
+                                                     int64_t *out, size_t out_count, posenc_error *err);
+
 /* SwinV2's continuous position bias input (Liu et al. 2022, "log-spaced
  * coordinates"; HF Swinv2SelfAttention.create_coords_table_and_index, also
  * Swin2SR): for each offset (dy, dx), dy in -(Wh-1)..Wh-1 (rows), dx in
@@ -2322,7 +2336,7 @@ typedef enum posenc_layer_scheme {
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
     POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
     POSENC_LAYER_WINDOW_RELATIVE = 8 /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
-                                        Swin2SR, BEiT: posenc_model.window_*; section 5.3c) */
+                                        Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
 } posenc_layer_scheme;
 
 /* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative"; "?" if unknown. */
@@ -2415,7 +2429,10 @@ typedef struct posenc_window_stage {
     int32_t window_width;
     int32_t shift;              /* the cyclic shift of its odd layers, 0 = none */
     int32_t pretrained_window;  /* SwinV2: the coordinates' divisor side (pretrained_window_sizes), 0 none */
-    int64_t table_rows;         /* learned bias rows per head: posenc_window_table_rows(window, window_cls) */
+    int64_t table_rows;         /* learned bias rows per head: posenc_window_table_rows(window, window_cls);
+                                   LeViT: window_height^2 */
+    int32_t query_stride;       /* LeViT subsample attention: queries on every query_stride-th patch of the window
+                                   (posenc_window_abs_index_i64); 0: queries are the keys */
 } posenc_window_stage;
 
 #define POSENC_MODEL_MAX_LAYERS 65536
@@ -2536,7 +2553,7 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
-    /* WINDOW_RELATIVE (Swin, Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR, BEiT, Data2Vec-Vision; transformers 5.18):
+    /* WINDOW_RELATIVE (Swin, Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR, BEiT, Data2Vec-Vision, LeViT; 5.18):
      * each attention layer adds to q.k, for query patch i and key patch j of its window, a per-head bias read from
      * a learned table at row posenc_window_relative_index_i64(window_height, window_width, window_cls)[i][j]
      * (section 5.3c). The layers are grouped in window_stage_count stages (BEiT: one); layers are listed stage by
@@ -2563,6 +2580,10 @@ typedef struct posenc_model {
     int32_t window_absolute;        /* 1: the learned absolute table learned_* / patch_* is added too */
     int32_t window_shared;          /* 1: BEiT: one table in the encoder, its bias added in every layer */
     int32_t window_per_layer;       /* 1: each layer owns a table (Swin-family always; BEiT use_relative_position_bias) */
+    int32_t window_abs_offsets;     /* 1: LeViT: the rows are posenc_window_abs_index_i64's (|dy|, |dx|) over the whole
+                                       grid; its stages alternate attention (kind "attention", query_stride 0) and one
+                                       "subsample_attention" layer (query_stride > 0, the next stage's grid the query
+                                       grid) */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -139,7 +139,43 @@ static void test_errors(void) {
           "table rows of a bad side: 0");
 }
 
+/* LeViT: the first-seen numbering of (|dy|, |dx|) in HF's loops, recomputed here by its definition (a dictionary of
+ * offsets in the order the query-major, key-minor loops meet them), against posenc's closed form */
+static void test_abs_index(void) {
+    static int64_t m[64 * 64];
+    int bad = 0;
+    for (int32_t r = 1; r <= 8; r++)
+        for (int32_t s = 1; s <= r; s++) {
+            int32_t ro = (r - 1) / s + 1;
+            posenc_error e = {0};
+            if (posenc_window_abs_index_i64(r, ro, s, m, sizeof m / sizeof m[0], &e) != POSENC_OK) {
+                bad++;
+                continue;
+            }
+            static int seen[64][64];
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++) seen[i][j] = -1;
+            int next = 0;
+            for (int q = 0; q < ro * ro; q++)
+                for (int k = 0; k < r * r; k++) {
+                    int dy = abs(q / ro * s - k / r), dx = abs(q % ro * s - k % r);
+                    if (seen[dy][dx] < 0) seen[dy][dx] = next++;
+                    if (m[q * r * r + k] != seen[dy][dx]) bad++;
+                }
+            if (next != r * r) bad++;
+        }
+    CHECK(bad == 0, "LeViT index, grids 1..8, every stride: first-seen numbering of (|dy|, |dx|), %d bad", bad);
+    posenc_error e = {0};
+    CHECK(posenc_window_abs_index_i64(4, 3, 2, m, 64, &e) == POSENC_ERR_INVALID_ARGUMENT && strstr(e.message, "= 2") &&
+              strstr(e.message, "got 3"), "resolution_out 3 for 4 / 2: %s", e.message);
+    CHECK(posenc_window_abs_index_i64(4, 1, 5, m, 64, &e) == POSENC_ERR_INVALID_ARGUMENT && strstr(e.message, "got 5"),
+          "stride 5 over 4: %s", e.message);
+    CHECK(posenc_window_abs_index_i64(4, 4, 1, m, 255, &e) == POSENC_ERR_BUFFER_TOO_SMALL && strstr(e.message, "255"),
+          "16 x 16 into 255: %s", e.message);
+}
+
 int main(void) {
+    test_abs_index();
     test_index_properties();
     test_coords();
     test_errors();

@@ -424,7 +424,7 @@ class _DebertaParams(Structure):
 class _WindowStage(Structure):
     _fields_ = [("depth", c_int32), ("heads", c_int32), ("resolution_height", c_int32),
                 ("resolution_width", c_int32), ("window_height", c_int32), ("window_width", c_int32),
-                ("shift", c_int32), ("pretrained_window", c_int32), ("table_rows", c_int64)]
+                ("shift", c_int32), ("pretrained_window", c_int32), ("table_rows", c_int64), ("query_stride", c_int32)]
 
 
 class _Model(Structure):
@@ -450,7 +450,7 @@ class _Model(Structure):
                 ("patch_resize", c_int32),
                 ("window_stage_count", c_int32), ("window_stages", _WindowStage * MAX_STAGES), ("window_cls", c_int32),
                 ("window_continuous", c_int32), ("window_absolute", c_int32), ("window_shared", c_int32),
-                ("window_per_layer", c_int32)]
+                ("window_per_layer", c_int32), ("window_abs_offsets", c_int32)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -508,6 +508,7 @@ class Layer:
     shift: int = 0                       # window_relative: this layer's cyclic window shift (0: none)
     window_cls: bool = False             # window_relative: BEiT's 3 CLS rows
     continuous: bool = False             # window_relative: SwinV2's MLP over log-spaced coordinates
+    query_stride: int = 0                # window_relative: LeViT's subsample attention (queries every Nth patch)
 
 
 @dataclass(frozen=True)
@@ -666,6 +667,7 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              heads=int(st.heads), table_rows=int(st.table_rows),
                              shift=int(st.shift) if text(entry.kind) == "shifted_window" else 0,
                              window_cls=bool(m.window_cls), continuous=bool(m.window_continuous),
+                             query_stride=int(st.query_stride),
                              absolute=bool(m.window_absolute))
                 if m.window_absolute:
                     extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size),

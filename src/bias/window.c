@@ -95,3 +95,29 @@ posenc_status posenc_window_log_coords_f32(int32_t window_height, int32_t window
         }
     return posenc_ok_(err);
 }
+
+posenc_status posenc_window_abs_index_i64(int32_t resolution, int32_t resolution_out, int32_t stride, int64_t *out,
+                                          size_t out_count, posenc_error *err) {
+    FORWARD_IF_ERROR(check_side(resolution, "resolution", err));
+    RETURN_ERROR_IF(stride < 1 || stride > resolution, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "stride must be in 1..resolution %d, got %d", (int)resolution, (int)stride);
+    RETURN_ERROR_IF(resolution_out != (resolution - 1) / stride + 1, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "resolution_out must be (resolution - 1) / stride + 1 = %d, got %d",
+                    (int)((resolution - 1) / stride + 1), (int)resolution_out);
+    RETURN_IF_NULL(out, err);
+    int64_t nk = (int64_t)resolution * resolution, nq = (int64_t)resolution_out * resolution_out;
+    RETURN_ERROR_IF(nq * nk > ((int64_t)1 << 31), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "resolution %d gives an index matrix of %lld x %lld entries (over 2^31)", (int)resolution,
+                    (long long)nq, (long long)nk);
+    RETURN_ERROR_IF(out_count < (size_t)(nq * nk), err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "out_count %zu is less than the %lld x %lld index matrix", out_count, (long long)nq,
+                    (long long)nk);
+    for (int64_t q = 0; q < nq; q++) {
+        int64_t a = q / resolution_out * stride, b = q % resolution_out * stride;
+        for (int64_t k = 0; k < nk; k++) {
+            int64_t dy = a - k / resolution, dx = b - k % resolution;
+            out[q * nk + k] = (dy < 0 ? -dy : dy) * resolution + (dx < 0 ? -dx : dx);
+        }
+    }
+    return posenc_ok_(err);
+}

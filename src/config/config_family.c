@@ -362,6 +362,7 @@ static const config_family families[] = {
     {"beit", NULL, "Beit", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, "beit.embeddings.position_embeddings"},
     {"data2vec-vision", NULL, "Data2VecVision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
      "data2vec_vision.embeddings.position_embeddings"},
+    {"levit", NULL, "Levit", H, 0, 0, 128, 4, 0, 14, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, ""},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

@@ -11,7 +11,8 @@ typedef enum {
     WIN_MASKFORMER, /* MaskFormerSwinLayer: always window_size, pads the feature map, never clamps */
     WIN_V2,        /* Swinv2Layer._compute_window_shift at build time, stage side grid // 2^s (height only) */
     WIN_SR,        /* Swin2SR: the same rule, every stage at the full grid (no patch merging) */
-    WIN_BEIT       /* one window over the whole grid + CLS (BeitRelativePositionBias) */
+    WIN_BEIT,      /* one window over the whole grid + CLS (BeitRelativePositionBias) */
+    WIN_LEVIT      /* attention over the whole grid, (|dy|, |dx|) rows; subsample attention between stages */
 } window_kind;
 
 typedef struct {
@@ -26,6 +27,8 @@ typedef struct {
 
 static const int32_t swin_depths[] = {2, 2, 6, 2}, swin_heads[] = {3, 6, 12, 24};
 static const int32_t sr_depths[] = {6, 6, 6, 6, 6, 6}, sr_heads[] = {6, 6, 6, 6, 6, 6};
+static const int32_t levit_depths[] = {4, 4, 4}, levit_heads[] = {4, 8, 12}, levit_hidden[] = {128, 256, 384},
+                     levit_key_dim[] = {16, 16, 16};
 
 static const window_row window_rows[] = {
     {"swin", WIN_SWIN, 224, 4, 7, 4, swin_depths, swin_heads, 1},
@@ -35,6 +38,7 @@ static const window_row window_rows[] = {
     {"swin2sr", WIN_SR, 64, 1, 8, 6, sr_depths, sr_heads, 0},
     {"beit", WIN_BEIT, 224, 16, 0, 0, NULL, NULL, 1},
     {"data2vec-vision", WIN_BEIT, 224, 16, 0, 0, NULL, NULL, 1},
+    {"levit", WIN_LEVIT, 224, 16, 0, 3, levit_depths, levit_heads, 0},
 };
 
 static void note_default(hf_reader *h, const char *key, long long value) {
@@ -168,6 +172,117 @@ static posenc_status beit_layers(hf_reader *h, const cJSON *cfg, const window_ro
     return POSENC_OK;
 }
 
+/* LeViT (LevitModel, transformers 5.18): image_size // patch_size patches a side (the four stride convolutions must
+ * give the same, else the forward fails); per stage depths[s] attention layers over the whole grid (heads
+ * num_attention_heads[s]), then, where down_ops[s] is a "Subsample", one subsample attention whose queries sit on
+ * every stride-th patch (LevitConfig's default: ["Subsample", key_dim[0], hidden_sizes[s] // key_dim[0], 4, 2, 2]
+ * between stages). */
+static posenc_status levit_layers(hf_reader *h, const cJSON *cfg, const window_row *row, const int64_t image[2],
+                                  const int64_t patch[2]) {
+    posenc_model *m = h->model;
+    RETURN_ERROR_IF(image[0] != image[1] || patch[0] != patch[1], h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: image_size %lld x %lld / patch_size %lld x %lld: levit builds a square grid of "
+                    "image_size // patch_size; a pair is not read", (long long)image[0], (long long)image[1],
+                    (long long)patch[0], (long long)patch[1]);
+    int32_t depths[POSENC_MODEL_MAX_STAGES], heads[POSENC_MODEL_MAX_STAGES], hidden[POSENC_MODEL_MAX_STAGES],
+        key_dim[POSENC_MODEL_MAX_STAGES], nd = 0, nh = 0, nhid = 0, nk = 0;
+    FORWARD_IF_ERROR(int_list(h, cfg, "depths", row->depths, row->stages, 1, depths, &nd));
+    FORWARD_IF_ERROR(int_list(h, cfg, "num_attention_heads", row->heads, row->stages, 1, heads, &nh));
+    FORWARD_IF_ERROR(int_list(h, cfg, "hidden_sizes", levit_hidden, 3, 1, hidden, &nhid));
+    FORWARD_IF_ERROR(int_list(h, cfg, "key_dim", levit_key_dim, 3, 1, key_dim, &nk));
+    RETURN_ERROR_IF(nh < nd || nhid < nd || nk < 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'depths' has %d stages, 'num_attention_heads' %d and 'hidden_sizes' %d entries: "
+                    "each stage needs its own", (int)nd, (int)nh, (int)nhid);
+    /* the patch embedding: four convolutions (kernel_size, stride, padding); the layers are built for
+     * image_size // patch_size, so another output size breaks the forward */
+    int64_t kernel = 3, conv_stride = 2, pad = 1, n = image[0];
+    bool has = false;
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "kernel_size", 1 << 20, &kernel, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "stride", 1 << 20, &conv_stride, &has));
+    FORWARD_IF_ERROR(hf_count_(h, cfg, "", "padding", 1 << 20, &pad, &has));
+    RETURN_ERROR_IF(conv_stride < 1, h->err, POSENC_ERR_FORMAT, "config.json: 'stride' must be >= 1");
+    for (int i = 0; i < 4 && n > 0; i++) n = n + 2 * pad >= kernel ? (n + 2 * pad - kernel) / conv_stride + 1 : 0;
+    int64_t r = image[0] / patch[0];
+    RETURN_ERROR_IF(n != r || r < 1 || r > POSENC_WINDOW_MAX, h->err, POSENC_ERR_UNSUPPORTED,
+                    "config.json: image_size %lld: the patch convolutions give %lld x %lld patches but levit builds "
+                    "its attention for image_size // patch_size = %lld; its forward fails; not read",
+                    (long long)image[0], (long long)n, (long long)n, (long long)r);
+    /* down_ops: the file's list wins over the class's (LevitConfig sets the given keys after building its own);
+     * LevitModel appends [""] and reads down_ops[stage] for every stage: [kind, key_dim, heads, attention_ratio,
+     * mlp_ratio, stride], kind "Subsample" adding the subsample attention */
+    int32_t sub_heads[POSENC_MODEL_MAX_STAGES], sub_stride[POSENC_MODEL_MAX_STAGES];
+    const cJSON *ops = hf_use_(h, cfg, "down_ops");
+    RETURN_ERROR_IF(ops && !cJSON_IsArray(ops), h->err, POSENC_ERR_FORMAT, "config.json: 'down_ops' must be a list");
+    int n_ops = ops ? cJSON_GetArraySize(ops) : nd - 1;
+    RETURN_ERROR_IF(n_ops < nd - 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'down_ops' has %d entries for %d stages: LevitModel reads one per stage but the last "
+                    "and fails", n_ops, (int)nd);
+    for (int32_t s = 0; s < nd; s++) {
+        sub_heads[s] = sub_stride[s] = 0;
+        if (!ops) { /* the class default: between stages only */
+            if (s + 1 < nd) {
+                sub_heads[s] = hidden[s] / key_dim[0];
+                sub_stride[s] = 2;
+            }
+            continue;
+        }
+        if (s >= n_ops) continue; /* the appended [""] */
+        const cJSON *op = cJSON_GetArrayItem(ops, s), *kind = cJSON_GetArrayItem(op, 0);
+        if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "Subsample") != 0) continue;
+        RETURN_ERROR_IF(cJSON_GetArraySize(op) < 6, h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'down_ops'[%d] is a Subsample with %d entries, needs 6 (kind, key_dim, heads, "
+                        "attention_ratio, mlp_ratio, stride)", (int)s, cJSON_GetArraySize(op));
+        int64_t hd = 0, st = 0;
+        FORWARD_IF_ERROR(hf_as_count_(cJSON_GetArrayItem(op, 2), "down_ops[].", "heads", 1 << 20, &hd, h->err));
+        FORWARD_IF_ERROR(hf_as_count_(cJSON_GetArrayItem(op, 5), "down_ops[].", "stride", 1 << 20, &st, h->err));
+        sub_heads[s] = (int32_t)hd;
+        sub_stride[s] = (int32_t)st;
+    }
+    int32_t stages = 0;
+    int64_t total = 0;
+    for (int32_t s = 0; s < nd; s++) {
+        RETURN_ERROR_IF(stages >= POSENC_MODEL_MAX_STAGES, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %d stages and their subsample layers: posenc reads up to %d", (int)nd,
+                        POSENC_MODEL_MAX_STAGES);
+        posenc_window_stage *st = &m->window_stages[stages++];
+        st->depth = depths[s];
+        st->heads = heads[s];
+        st->resolution_height = st->resolution_width = st->window_height = st->window_width = (int32_t)r;
+        st->table_rows = r * r;
+        total += depths[s];
+        if (sub_stride[s] > 0) { /* down_ops[s]: the subsample attention */
+            RETURN_ERROR_IF(stages >= POSENC_MODEL_MAX_STAGES, h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: %d stages and their subsample layers: posenc reads up to %d", (int)nd,
+                            POSENC_MODEL_MAX_STAGES);
+            RETURN_ERROR_IF(sub_heads[s] < 1 || sub_stride[s] > r, h->err, POSENC_ERR_FORMAT,
+                            "config.json: down_ops[%d]: %d heads, stride %d over %lld patches (needs >= 1 head, "
+                            "stride <= the grid)", (int)s, (int)sub_heads[s], (int)sub_stride[s], (long long)r);
+            posenc_window_stage *sub = &m->window_stages[stages++];
+            sub->depth = 1;
+            sub->heads = sub_heads[s];
+            sub->resolution_height = sub->resolution_width = sub->window_height = sub->window_width = (int32_t)r;
+            sub->table_rows = r * r;
+            sub->query_stride = sub_stride[s];
+            r = (r - 1) / sub_stride[s] + 1;
+            total++;
+        }
+    }
+    h->out->num_hidden_layers = (int32_t)total;
+    h->out->num_attention_heads = heads[0];
+    h->out->hidden_size = hidden[0];
+    FORWARD_IF_ERROR(config_layers_alloc_(m, total, h->err));
+    m->rope_count = 0;
+    m->window_stage_count = stages;
+    m->window_abs_offsets = 1;
+    m->window_per_layer = 1;
+    int64_t i = 0;
+    for (int32_t s = 0; s < stages; s++)
+        for (int32_t b = 0; b < m->window_stages[s].depth; b++, i++)
+            config_layer_set_(m, i, POSENC_LAYER_WINDOW_RELATIVE, -1,
+                              m->window_stages[s].query_stride ? "subsample_attention" : "attention", 0);
+    return POSENC_OK;
+}
+
 posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
     posenc_model *m = h->model;
     const config_family *f = h->family;
@@ -179,6 +294,7 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg) {
     FORWARD_IF_ERROR(side_pair(h, cfg, "image_size", row->image_size, true, image));
     FORWARD_IF_ERROR(side_pair(h, cfg, "patch_size", row->patch_size, row->kind != WIN_BEIT, patch));
     if (row->kind == WIN_BEIT) return beit_layers(h, cfg, row, image, patch);
+    if (row->kind == WIN_LEVIT) return levit_layers(h, cfg, row, image, patch);
 
     int64_t window = row->window_size;
     bool has = false, absolute = false;

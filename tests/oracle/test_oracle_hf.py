@@ -2715,8 +2715,8 @@ WINDOW_COORD_ULPS = 1
 
 
 def posenc_window(fn, *args):
-    """posenc's own library function (posenc_window_relative_index_i64 or posenc_window_log_coords_f32) on these
-    arguments: the index matrix (int64) or the coordinates (float32, [rows, 2]). In a sanitizer build a child
+    """posenc's own library function (posenc_window_relative_index_i64, posenc_window_abs_index_i64 or
+    posenc_window_log_coords_f32) on these arguments: the index matrix (int64) or the coordinates (float32, [rows, 2]). In a sanitizer build a child
     python with the ASan runtime preloaded calls it (as posenc_query_scale)."""
     from common import BIN, sanitizer_runtime_env
     extra = sanitizer_runtime_env()
@@ -2736,6 +2736,11 @@ def posenc_window(fn, *args):
         out = np.zeros((n, n), dtype=np.int64)
         rc = lib.posenc_window_relative_index_i64(ctypes.c_int32(h), ctypes.c_int32(w), ctypes.c_int(cls),
                                                   out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(out.size), err)
+    elif fn == "posenc_window_abs_index_i64":
+        r, ro, stride = args
+        out = np.zeros((ro * ro, r * r), dtype=np.int64)
+        rc = lib.posenc_window_abs_index_i64(ctypes.c_int32(r), ctypes.c_int32(ro), ctypes.c_int32(stride),
+                                             out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(out.size), err)
     else:
         h, w, ph, pw = args
         out = np.zeros(((2 * h - 1) * (2 * w - 1), 2), dtype=np.float32)
@@ -2969,6 +2974,75 @@ def beit_window(t, d):
     refused_by_name(t, "beit patch_size pair", path, "patch_size")
 
 
+# LeViT: attention over the whole patch grid with a bias row per (|dy|, |dx|), and subsample attentions (queries on
+# every stride-th patch) between stages. Each module's own attention_bias_idxs buffer and attention_biases shape after
+# one forward pass = posenc's index (posenc_window_abs_index_i64) and table, exactly.
+TINY_LEVIT = dict(image_size=64, patch_size=16, hidden_sizes=[16, 32, 48], num_attention_heads=[2, 2, 2],
+                  depths=[1, 2, 1], key_dim=[4, 4, 4])
+LEVIT_CASES = [
+    ("levit", TINY_LEVIT),  # 4 x 4 patches, subsampled to 2 x 2, then 1 x 1
+    ("levit 8x8", dict(TINY_LEVIT, image_size=128)),
+    ("levit down_ops", dict(TINY_LEVIT, image_size=128, down_ops=[["Subsample", 4, 3, 4, 2, 3],
+                                                                   ["Subsample", 4, 5, 4, 2, 2]])),  # stride 3: 8 -> 3
+    ("levit defaults", {}),  # LevitConfig's 224 / 16: 14 x 14, depths 4, 4, 4
+]
+
+
+def levit(t, d):
+    """Each case of LEVIT_CASES: per attention module, posenc's index and table = the run's (exact); an image size
+    whose convolutions give another grid than image_size // patch_size is refused by name."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, kw in LEVIT_CASES:
+        try:
+            cfg = AutoConfig.for_model("levit", **kw)
+            path = os.path.join(d, label.replace(" ", "_") + ".json")
+            cfg.to_json_file(path)  # before the model appends [""] to down_ops
+            torch.manual_seed(0)
+            model = AutoModel.from_config(cfg).eval()
+            with torch.no_grad():
+                model(pixel_values=torch.randn(1, cfg.num_channels, cfg.image_size, cfg.image_size))
+            found = [(n, m.attention_bias_idxs.numpy().astype(np.int64), tuple(m.attention_biases.shape))
+                     for n, m in model.named_modules() if isinstance(getattr(m, "attention_bias_idxs", None),
+                                                                     torch.Tensor)]
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        if not kw:
+            with open(path, "w") as f:
+                json.dump(dict(model_type="levit"), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        if not t.check(len(layers) == len(found) and all(x["scheme"] == "window_relative" for x in layers),
+                       f"{label}: {len(layers)} window_relative layers, the run has {len(found)} biased attentions"):
+            continue
+        ok_index, ok_table = True, True
+        for x, (name, idx, shape) in zip(layers, found):
+            w = x["window"]
+            stride = w["query_stride"] or 1
+            ours = posenc_window("posenc_window_abs_index_i64", w["height"], (w["height"] - 1) // stride + 1, stride)
+            ok_index &= ours.shape == idx.shape and np.array_equal(ours, idx) and w["abs_offsets"]
+            ok_table &= shape == (w["heads"], w["table_rows"]) and (x["kind"] == "subsample_attention") == (
+                "Subsample" in type(model.get_submodule(name)).__name__)
+        t.check(ok_index, f"{label}: every attention_bias_idxs buffer = posenc_window_abs_index_i64, exactly "
+                f"({[(x['window']['height'], x['window']['query_stride']) for x in layers]})")
+        t.check(ok_table, f"{label}: every attention_biases (heads x rows) and layer kind = posenc's "
+                f"{[s for _, _, s in found]}")
+    # 72 pixels: the stride-2 convolutions give 5 x 5 patches, the layers are built for 72 // 16 = 4: the run fails
+    cfg = AutoConfig.for_model("levit", **dict(TINY_LEVIT, image_size=72))
+    path = os.path.join(d, "levit_72.json")
+    cfg.to_json_file(path)
+    try:
+        with torch.no_grad():
+            AutoModel.from_config(cfg).eval()(pixel_values=torch.randn(1, 3, 72, 72))
+        t.check(False, "levit image_size 72: transformers ran it, posenc refuses it")
+    except Exception as e:
+        t.check(True, f"levit image_size 72: transformers fails ({type(e).__name__})")
+    refused_by_name(t, "levit image_size 72", path, "image_size")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2992,6 +3066,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
            "swin_window_relative": window_relative,
            "beit_window": beit_window,
+           "levit": levit,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
