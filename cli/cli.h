@@ -163,6 +163,8 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len);
  * scale in words ("" when the model has none). */
 bool cli_model_query_scale_on(const posenc_model *m, int32_t i);
 void cli_model_query_scale_words(const posenc_model *m, char *buf, size_t size);
+/* The window stage (posenc_model.window_stages) layer i belongs to, -1 when it is in none. */
+int32_t cli_model_window_stage(const posenc_model *m, int32_t i);
 #define CLI_ASSUME_OPTION \
     {"assume", "FAMILY", "read an unknown model_type / GGUF architecture as this family, on purpose (said as assumed)"}
 

@@ -184,6 +184,26 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                      table);
         break;
     }
+    case POSENC_LAYER_WINDOW_RELATIVE: { /* kept under 256 characters: the explain summary's buffer */
+        int32_t st = cli_model_window_stage(m, i);
+        const posenc_window_stage *w = &m->window_stages[st < 0 ? 0 : st];
+        int n = snprintf(buf, size, "2D relative bias in %dx%d windows%s (stage %d, %d heads, %lld rows%s%s)",
+                         w->window_height, w->window_width, m->window_cls ? " + CLS" : "", st, w->heads,
+                         (long long)w->table_rows,
+                         m->window_continuous ? " from an MLP over log-spaced coordinates" : "",
+                         m->window_shared && !m->window_per_layer ? ", one table shared by every layer"
+                         : m->window_shared ? ", plus a shared table" : "");
+        if (n >= 0 && (size_t)n < size && m->window_abs_offsets)
+            n += w->query_stride ? snprintf(buf + n, size - (size_t)n, ", rows by (|dy|, |dx|), queries on every "
+                                            "%d patches (subsample)", w->query_stride)
+                                 : snprintf(buf + n, size - (size_t)n, ", rows by (|dy|, |dx|)");
+        if (n >= 0 && (size_t)n < size && strcmp(l->kind, "shifted_window") == 0)
+            n += snprintf(buf + n, size - (size_t)n, ", windows shifted by %d", w->shift);
+        if (n >= 0 && (size_t)n < size && m->window_absolute)
+            snprintf(buf + n, size - (size_t)n, "; + absolute %s (%lld rows)", m->learned_tensor,
+                     (long long)m->learned_size);
+        break;
+    }
     case POSENC_LAYER_DEBERTA: { /* kept under 256 characters: the explain summary's buffer */
         const char *terms = m->deberta_c2p && m->deberta_p2c ? "c2p + p2c" : m->deberta_c2p ? "c2p" : "p2c";
         int n = m->deberta.position_buckets > 0
@@ -263,6 +283,14 @@ void cli_model_layers_text(const posenc_model *m, char *buf, size_t size) {
         runs_text(m, words, runs, sizeof runs, &count);
         add(buf, size, "layer%s %s: %s [%d layer%s]\n", count > 1 ? "s" : "", runs, words, count, count == 1 ? "" : "s");
     }
+}
+
+int32_t cli_model_window_stage(const posenc_model *m, int32_t i) {
+    for (int32_t s = 0, first = 0; s < m->window_stage_count && s < POSENC_MODEL_MAX_STAGES; s++) {
+        first += m->window_stages[s].depth;
+        if (i < first) return s;
+    }
+    return -1;
 }
 
 bool cli_model_query_scale_on(const posenc_model *m, int32_t i) {
@@ -524,6 +552,32 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             printf(", \"bias_table\": ");
             cli_json_string(table);
             printf(", \"own_table\": %s", m->t5_bias_every_layer || block == 0 ? "true" : "false");
+            break;
+        }
+        case POSENC_LAYER_WINDOW_RELATIVE: {
+            int32_t st = cli_model_window_stage(m, i);
+            const posenc_window_stage *w = &m->window_stages[st < 0 ? 0 : st];
+            printf(", \"window\": {\"stage\": %d, \"height\": %d, \"width\": %d, \"heads\": %d, "
+                   "\"resolution\": [%d, %d], \"shift\": %d, \"pretrained_window\": %d, \"table_rows\": %lld, "
+                   "\"cls\": %s, \"continuous\": %s, \"shared\": %s, \"per_layer\": %s, \"absolute\": %s, "
+                   "\"query_stride\": %d, \"abs_offsets\": %s}",
+                   st, w->window_height, w->window_width, w->heads, w->resolution_height, w->resolution_width,
+                   strcmp(l->kind, "shifted_window") == 0 ? w->shift : 0, w->pretrained_window,
+                   (long long)w->table_rows, m->window_cls ? "true" : "false",
+                   m->window_continuous ? "true" : "false", m->window_shared ? "true" : "false",
+                   m->window_per_layer ? "true" : "false", m->window_absolute ? "true" : "false", w->query_stride,
+                   m->window_abs_offsets ? "true" : "false");
+            if (m->window_absolute) {
+                printf(", \"tensor\": ");
+                cli_json_string(m->learned_tensor);
+                printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset,
+                       (long long)m->learned_size);
+                printf(", \"image\": {\"image_size\": %lld, \"patch_size\": %lld, \"grid_height\": %lld, "
+                       "\"grid_width\": %lld, \"prefix_rows\": %d, \"prefix_plain\": %d, \"resize\": \"%s\"}",
+                       (long long)m->patch_image_size, (long long)m->patch_size, (long long)m->patch_grid_height,
+                       (long long)m->patch_grid_width, m->patch_prefix_rows, m->patch_prefix_plain,
+                       resize_words(m->patch_resize));
+            }
             break;
         }
         case POSENC_LAYER_DEBERTA:

@@ -1317,6 +1317,72 @@ POSENC_API posenc_status posenc_deberta_matrix_i64(const posenc_deberta_params *
                                                    int64_t query_len, int64_t key_len, int64_t *out,
                                                    size_t out_count, posenc_error *err);
 
+/* ---- 5.3c Windowed 2D relative position bias (Swin, BEiT, SwinV2) ----------
+ *
+ * Attention inside a window of Wh x Ww patches (Swin: window_size; BEiT: the
+ * whole patch grid) adds, for query patch i and key patch j (raster order in
+ * the window, i = y * Ww + x), the learned row index(i, j) of a per-head table
+ * of (2Wh - 1)(2Ww - 1) rows (one row per 2D offset):
+ *
+ *   index(i, j) = (yi - yj + Wh - 1) * (2Ww - 1) + (xi - xj + Ww - 1)
+ *
+ * (HF SwinRelativePositionBias._create_relative_position_index and copies;
+ * Swin-V1's paper, eq. 4). BEiT's variant has a leading CLS token: the index
+ * matrix is (Wh Ww + 1)^2, patch entries [1 + i][1 + j] as above, and three
+ * more rows after the (2Wh - 1)(2Ww - 1) offsets, R = that count:
+ *   [0][j >= 1] = R (cls to token), [i >= 1][0] = R + 1 (token to cls),
+ *   [0][0] = R + 2 (cls to cls); the table has R + 3 rows
+ * (BeitRelativePositionBias.generate_relative_position_index).
+ * Wh, Ww: 1..POSENC_WINDOW_MAX (4096); errors name the bad side. */
+#define POSENC_WINDOW_MAX 4096
+
+/* Rows of the learned table: (2Wh - 1)(2Ww - 1), + 3 with cls != 0; 0 for a
+ * side outside 1..POSENC_WINDOW_MAX. */
+POSENC_API int64_t posenc_window_table_rows(int32_t window_height, int32_t window_width, int cls);
+
+/* The index matrix above into out[N][N], row = query, column = key, N = Wh Ww
+ * (+ 1 with cls: the CLS token first), int64 as torch builds it. out_count >=
+ * N * N (else POSENC_ERR_BUFFER_TOO_SMALL naming both). Errors:
+ * NULL_POINTER (out), INVALID_ARGUMENT for a side outside 1..4096 or N * N
+ * over 2^31 (naming the side / the product). */
+POSENC_API posenc_status posenc_window_relative_index_i64(int32_t window_height, int32_t window_width, int cls,
+                                                          int64_t *out, size_t out_count, posenc_error *err);
+
+/* LeViT's attention bias index (HF LevitAttention / LevitAttentionSubsample
+ * attention_bias_idxs): queries on every stride-th patch of an R x R grid
+ * (resolution_out = (R - 1) / stride + 1 a side; stride 1: every patch, the
+ * plain attention), keys on every patch; query (a, b), key (c, d) read row
+ *   |a stride - c| R + |b stride - d|
+ * of a per-head table of R^2 rows (absolute offsets: left and right share a
+ * row; HF numbers the offsets in first-seen order, which is this). out is
+ * [resolution_out^2, R^2], row = query. Errors: INVALID_ARGUMENT for R outside
+ * 1..POSENC_WINDOW_MAX, stride < 1 or > R, resolution_out != (R - 1) / stride
+ * + 1, or a matrix over 2^31 entries (each naming the value);
+ * BUFFER_TOO_SMALL; NULL_POINTER. */
+POSENC_API posenc_status posenc_window_abs_index_i64(int32_t resolution, int32_t resolution_out, int32_t stride,
+                                                     int64_t *out, size_t out_count, posenc_error *err);
+
+/* SwinV2's continuous position bias input (Liu et al. 2022, "log-spaced
+ * coordinates"; HF Swinv2SelfAttention.create_coords_table_and_index, also
+ * Swin2SR): for each offset (dy, dx), dy in -(Wh-1)..Wh-1 (rows), dx in
+ * -(Ww-1)..Ww-1 (columns), out[(dy + Wh - 1) * (2Ww - 1) + (dx + Ww - 1)][0..1]
+ * = (f(dy, Ph), f(dx, Pw)), shape [(2Wh - 1)(2Ww - 1), 2], float32, where
+ *   t = d / (P - 1)   with P = the pretrained side (pretrained_height /
+ *                     _width > 0), else the window's own side when Wh > 1
+ *                     (both sides then divide, as HF tests only Wh), else no
+ *                     division;
+ *   t = t * 8;  f = sign(t) * log2(|t| + 1) / 3   (log2(8) = 3)
+ * every step rounded to float32 as torch does (float32 division, | | + 1 in
+ * float32, log2 of that float correctly rounded, / 3 in float32). A learned
+ * MLP maps each pair to the heads' bias rows, read at
+ * posenc_window_relative_index_i64 (no cls). pretrained sides: 0 (none) or
+ * 2..POSENC_WINDOW_MAX (1 would divide by zero: refused naming it); a
+ * pretrained_height > 0 with pretrained_width 0 (or the reverse) is refused.
+ * out_count >= 2 (2Wh - 1)(2Ww - 1). */
+POSENC_API posenc_status posenc_window_log_coords_f32(int32_t window_height, int32_t window_width,
+                                                      int32_t pretrained_height, int32_t pretrained_width,
+                                                      float *out, size_t out_count, posenc_error *err);
+
 /* ---- 5.4 Reference attention ------------------------------------------------
  *
  * Multi-head scaled dot-product attention, written for clarity, not speed: the
@@ -2275,10 +2341,12 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_T5 = 4,
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
-    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_WINDOW_RELATIVE = 8 /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
+                                        Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2356,6 +2424,23 @@ POSENC_API const char *posenc_query_scale_layers_name(posenc_query_scale_layers 
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_query_scale_f64(const posenc_query_scale *qs, const int64_t *positions, size_t count,
                                                 double *out, posenc_error *err);
+
+#define POSENC_MODEL_MAX_STAGES 8 /* stages of a windowed vision model (Swin: 4, Swin2SR: 6) */
+/* One stage of a windowed vision model (posenc_model.window_stages, WINDOW_RELATIVE). */
+typedef struct posenc_window_stage {
+    int32_t depth;              /* layers (blocks) in the stage */
+    int32_t heads;              /* attention heads: the table's columns */
+    int32_t resolution_height;  /* patches a side the stage's layers see (at the config's image_size) */
+    int32_t resolution_width;
+    int32_t window_height;      /* the window its layers attend in and their tables are built for */
+    int32_t window_width;
+    int32_t shift;              /* the cyclic shift of its odd layers, 0 = none */
+    int32_t pretrained_window;  /* SwinV2: the coordinates' divisor side (pretrained_window_sizes), 0 none */
+    int64_t table_rows;         /* learned bias rows per head: posenc_window_table_rows(window, window_cls);
+                                   LeViT: window_height^2 */
+    int32_t query_stride;       /* LeViT subsample attention: queries on every query_stride-th patch of the window
+                                   (posenc_window_abs_index_i64); 0: queries are the keys */
+} posenc_window_stage;
 
 #define POSENC_MODEL_MAX_LAYERS 65536
 typedef struct posenc_model {
@@ -2475,6 +2560,37 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
+    /* WINDOW_RELATIVE (Swin, Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR, BEiT, Data2Vec-Vision, LeViT; 5.18):
+     * each attention layer adds to q.k, for query patch i and key patch j of its window, a per-head bias read from
+     * a learned table at row posenc_window_relative_index_i64(window_height, window_width, window_cls)[i][j]
+     * (section 5.3c). The layers are grouped in window_stage_count stages (BEiT: one); layers are listed stage by
+     * stage, window_stages[s].depth of them each, kind "window" (even blocks) or "shifted_window" (odd blocks whose
+     * windows the runtime rolls by the stage's shift before partitioning; 0 where the stage fits in one window);
+ * BEiT's layers are kind "attention". Refused by name: a Swin / Donut-Swin stage, or Swin2SR's grid, smaller than
+ * window_size (the run's windows no longer match its tables and it fails), a SwinV2 pretrained_window_sizes entry of
+ * 1 or a list shorter than the stages, use_absolute_embeddings true in
+ * Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR (a num_patches + 1 row table for num_patches tokens: the forward
+ * fails), a list window_size, more than POSENC_MODEL_MAX_STAGES stages.
+     * Everything describes the model at the config's image_size (its patch grid image_size // patch_size).
+     *   Swin, Donut-Swin, MaskFormer-Swin: a table of (2W - 1)^2 rows per layer, W = window_size in every stage.
+     *   SwinV2, Swin2SR (window_continuous 1): no stored table: an MLP maps posenc_window_log_coords_f32(W, W, P, P)
+     *     (P = the stage's pretrained window, 0 none) to the (2W - 1)^2 rows; W = min(stage resolution, window_size).
+     *   BEiT, Data2Vec-Vision (window_cls 1): one window over the whole patch grid plus the CLS token, (2Wh - 1)
+     *     (2Ww - 1) + 3 rows; each layer its own table (use_relative_position_bias), and/or one table in the
+     *     encoder added in every layer (window_shared: use_shared_relative_position_bias).
+     * window_absolute 1: a learned absolute table is also added to the patch embeddings before layer 0: learned_*
+     * with patch_* over [patch_prefix_rows CLS rows, the patches in raster order] (Swin: no CLS; BEiT: CLS). */
+    int32_t window_stage_count;     /* 0: not a windowed model */
+    posenc_window_stage window_stages[POSENC_MODEL_MAX_STAGES];
+    int32_t window_cls;             /* 1: BEiT's CLS entries (3 more rows) */
+    int32_t window_continuous;      /* 1: SwinV2 / Swin2SR: the rows come from an MLP over log-spaced coordinates */
+    int32_t window_absolute;        /* 1: the learned absolute table learned_* / patch_* is added too */
+    int32_t window_shared;          /* 1: BEiT: one table in the encoder, its bias added in every layer */
+    int32_t window_per_layer;       /* 1: each layer owns a table (Swin-family always; BEiT use_relative_position_bias) */
+    int32_t window_abs_offsets;     /* 1: LeViT: the rows are posenc_window_abs_index_i64's (|dy|, |dx|) over the whole
+                                       grid; its stages alternate attention (kind "attention", query_stride 0) and one
+                                       "subsample_attention" layer (query_stride > 0, the next stage's grid the query
+                                       grid) */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

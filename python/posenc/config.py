@@ -390,6 +390,8 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
+SCHEMES_BY_VALUE = {8: "window_relative"}  # later posenc_layer_scheme values
+MAX_STAGES = 8  # POSENC_MODEL_MAX_STAGES
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -419,6 +421,12 @@ class _DebertaParams(Structure):
     _fields_ = [("position_buckets", c_int32), ("max_relative_positions", c_int32)]
 
 
+class _WindowStage(Structure):
+    _fields_ = [("depth", c_int32), ("heads", c_int32), ("resolution_height", c_int32),
+                ("resolution_width", c_int32), ("window_height", c_int32), ("window_width", c_int32),
+                ("shift", c_int32), ("pretrained_window", c_int32), ("table_rows", c_int64), ("query_stride", c_int32)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -439,12 +447,16 @@ class _Model(Structure):
                 ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
                 ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
-                ("patch_resize", c_int32)]
+                ("patch_resize", c_int32),
+                ("window_stage_count", c_int32), ("window_stages", _WindowStage * MAX_STAGES), ("window_cls", c_int32),
+                ("window_continuous", c_int32), ("window_absolute", c_int32), ("window_shared", c_int32),
+                ("window_per_layer", c_int32), ("window_abs_offsets", c_int32)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
-           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params"}
+           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params",
+           _WindowStage: "posenc_window_stage"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -489,6 +501,14 @@ class Layer:
     patch_grid: Optional[Tuple[int, int]] = None  # learned over an image: (rows, columns) of patches, else None
     patch_prefix_rows: int = 0           # learned over an image: leading tokens reading rows 0.. (CLS)
     patch_prefix_plain: int = 0          # learned over an image: then tokens with no row (registers)
+    window: Optional[Tuple[int, int]] = None  # window_relative: (height, width) of the window in patches
+    window_stage: int = -1               # window_relative: the stage (posenc_model.window_stages) of this layer
+    heads: int = 0                       # window_relative: the bias table's columns
+    table_rows: int = 0                  # window_relative: learned bias rows per head
+    shift: int = 0                       # window_relative: this layer's cyclic window shift (0: none)
+    window_cls: bool = False             # window_relative: BEiT's 3 CLS rows
+    continuous: bool = False             # window_relative: SwinV2's MLP over log-spaced coordinates
+    query_stride: int = 0                # window_relative: LeViT's subsample attention (queries every Nth patch)
 
 
 @dataclass(frozen=True)
@@ -594,7 +614,8 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
         layers = []
         for i in range(max(0, int(m.layer_count))):
             entry = m.layers[i]
-            scheme = SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES) else "?"
+            scheme = (SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES)
+                      else SCHEMES_BY_VALUE.get(entry.scheme, "?"))
             extra: dict = {}
             if scheme == "rope":
                 extra = dict(rope_index=int(entry.rope), rope=ropes[entry.rope],
@@ -634,6 +655,24 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              c2p=bool(m.deberta_c2p), p2c=bool(m.deberta_p2c), absolute=bool(m.deberta_absolute))
                 if m.deberta_absolute:
                     extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
+            elif scheme == "window_relative":  # section 5.3c; the stage holds the window, heads and table
+                first, stage = 0, -1
+                for k in range(min(int(m.window_stage_count), MAX_STAGES)):
+                    first += int(m.window_stages[k].depth)
+                    if i < first:
+                        stage = k
+                        break
+                st = m.window_stages[max(stage, 0)]
+                extra = dict(window=(int(st.window_height), int(st.window_width)), window_stage=stage,
+                             heads=int(st.heads), table_rows=int(st.table_rows),
+                             shift=int(st.shift) if text(entry.kind) == "shifted_window" else 0,
+                             window_cls=bool(m.window_cls), continuous=bool(m.window_continuous),
+                             query_stride=int(st.query_stride),
+                             absolute=bool(m.window_absolute))
+                if m.window_absolute:
+                    extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size),
+                                 patch_grid=(int(m.patch_grid_height), int(m.patch_grid_width)),
+                                 patch_prefix_rows=int(m.patch_prefix_rows))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

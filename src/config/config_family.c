@@ -348,6 +348,21 @@ static const config_family families[] = {
      "vision_model.embeddings.position_embedding.weight"},
     {"tipsv2_vision_model", NULL, "Tipsv2Vision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_VISION_PATCH, 0, 0, 0,
      "vision_model.embeddings.position_embeddings"},
+    /* windowed 2D relative bias (FAMILY_WINDOW_RELATIVE): stages and defaults in config_hf_window.c's table; the
+     * tensor is the absolute table use_absolute_embeddings / use_absolute_position_embeddings adds */
+    {"swin", NULL, "Swin", H, 0, 0, 96, 3, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, "swin.embeddings.position_embeddings"},
+    {"donut-swin", NULL, "DonutSwin", H, 0, 0, 96, 3, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
+     "embeddings.position_embeddings"},
+    {"maskformer-swin", NULL, "MaskFormerSwin", H, 0, 0, 96, 3, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
+     "model.embeddings.position_embeddings"},
+    {"swinv2", NULL, "Swinv2", H, 0, 0, 96, 3, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
+     "swinv2.embeddings.position_embeddings"},
+    {"swin2sr", NULL, "Swin2SR", H, 0, 0, 180, 6, 0, 36, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
+     "swin2sr.embeddings.position_embeddings"},
+    {"beit", NULL, "Beit", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, "beit.embeddings.position_embeddings"},
+    {"data2vec-vision", NULL, "Data2VecVision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
+     "data2vec_vision.embeddings.position_embeddings"},
+    {"levit", NULL, "Levit", H, 0, 0, 128, 4, 0, 14, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, ""},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

@@ -788,7 +788,8 @@ static posenc_status parse_model(const cJSON *root, const posenc_config_options 
     bool rope_free = false;
     FORWARD_IF_ERROR(rope_free_model(&h, cfg, &rope_free));
     if (rope_free) {
-        FORWARD_IF_ERROR(read_counts(&h, cfg));
+        if (!(f->flags & FAMILY_WINDOW_RELATIVE)) /* Swin's num_heads is a list per stage: read there */
+            FORWARD_IF_ERROR(read_counts(&h, cfg));
         FORWARD_IF_ERROR(hf_layers_(&h, cfg, true));
         hf_unused_keys_(&h, cfg, "", false);
         if (!m->assumed) out->keys_used[0] = '\0';

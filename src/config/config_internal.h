@@ -158,6 +158,11 @@ enum {
  * scaled inits (linear, YaRN, ...) do read it and the forward pass then raises, and other runtimes (vLLM) rotate
  * the fraction; tests/oracle/test_oracle_hf.py's partial_factor sweep holds every family to what its run does. */
 #define FAMILY_READS_PARTIAL ((uint64_t)1 << 62)
+/* Windowed 2D relative position bias (Swin, Donut-Swin, MaskFormer-Swin, SwinV2, Swin2SR, BEiT, Data2Vec-Vision;
+ * transformers 5.18): every attention layer adds a learned per-head bias read at the relative offset of two patches
+ * in its window (posenc_model.window_*); per-type defaults and rules in config_hf_window.c's table. The config class
+ * lists stages (depths, num_heads), so the generic counts are not read. */
+#define FAMILY_WINDOW_RELATIVE ((uint64_t)1 << 57)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
@@ -198,7 +203,7 @@ enum {
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE)
 
 typedef struct {
     const char *model_type;
@@ -347,6 +352,8 @@ posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, cons
 /* The per-layer list of a config.json model; rope_free: the
  * model has no RoPE layer (its RoPE settings were not read). */
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
+/* ---- config_hf_window.c: FAMILY_WINDOW_RELATIVE's layers, stages and counts (called by hf_layers_) */
+posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg);
 /* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
  * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
 posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);

@@ -2747,6 +2747,367 @@ def vision_patch(t, d):
     refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
 
 
+# Windowed 2D relative position bias (posenc_model.window_*, posenc.h 5.3c): Swin and its copies, SwinV2, Swin2SR.
+# Each tiny model runs forward on an image at its config's size; afterwards every attention module's own
+# relative_position_index buffer (and SwinV2 / Swin2SR's relative_coords_table), its bias table's shape (rows x heads,
+# or the MLP's heads) and each layer's window and shift as the forward left them are compared with what posenc reads
+# from the same config.json: the integers exactly, the float32 coordinates within WINDOW_COORD_ULPS.
+TINY_SWIN = dict(embed_dim=16, depths=[2, 2], num_heads=[2, 4], mlp_ratio=2.0)
+WINDOW_CASES = [  # (label, model_type, config keys); every family at a window size other than its default
+    ("swin", "swin", dict(image_size=16, patch_size=2, window_size=4)),  # stages 8, 4: the last fits one window
+    ("swin 3 stages", "swin", dict(image_size=24, patch_size=2, window_size=3, depths=[2, 2, 2], num_heads=[1, 2, 4])),
+    # num_heads' 4 defaults for 2 stages: the encoder reads the first two
+    ("swin default heads", "swin", dict(image_size=16, patch_size=2, window_size=4, embed_dim=24, num_heads=None)),
+    ("swin odd grid", "swin", dict(image_size=18, patch_size=2, window_size=3)),  # 9 -> 5 patches (padded merging)
+    ("swin absolute", "swin", dict(image_size=16, patch_size=2, window_size=4, use_absolute_embeddings=True)),
+    ("swin defaults", "swin", {}),  # SwinConfig's 224 / 4, window 7, depths 2, 2, 6, 2
+    ("donut-swin", "donut-swin", dict(image_size=16, patch_size=2, window_size=4)),
+    ("donut-swin pair", "donut-swin", dict(image_size=[24, 16], patch_size=2, window_size=4)),
+    ("maskformer-swin", "maskformer-swin", dict(image_size=16, patch_size=2, window_size=3)),
+    ("maskformer-swin small stage", "maskformer-swin", dict(image_size=8, patch_size=2, window_size=3)),  # 2 < 3: pads
+    ("swinv2", "swinv2", dict(image_size=16, patch_size=2, window_size=4)),
+    ("swinv2 clamp", "swinv2", dict(image_size=8, patch_size=2, window_size=3)),  # stage 1: 2 patches, window 2
+    ("swinv2 odd grid", "swinv2", dict(image_size=18, patch_size=2, window_size=3)),  # built for 9 // 2 = 4, runs 5
+    ("swinv2 pretrained", "swinv2", dict(image_size=32, patch_size=2, window_size=8, pretrained_window_sizes=[6, 4])),
+    ("swin2sr", "swin2sr", dict(image_size=8, patch_size=1, window_size=4, num_heads=[2, 2])),
+    ("swin2sr 3 stages", "swin2sr", dict(image_size=12, patch_size=1, window_size=6, depths=[2, 2, 2],
+                                         num_heads=[2, 2, 2])),
+]
+# torch's float32 log2 (SLEEF's u10 vectorized, or libm) against posenc's correctly rounded one: at most 1 ULP apart
+# in a value, the other steps being the same float32 roundings; measured 0 on this machine's torch 2.13
+WINDOW_COORD_ULPS = 1
+
+
+def posenc_window(fn, *args):
+    """posenc's own library function (posenc_window_relative_index_i64, posenc_window_abs_index_i64 or
+    posenc_window_log_coords_f32) on these arguments: the index matrix (int64) or the coordinates (float32, [rows, 2]). In a sanitizer build a child
+    python with the ASan runtime preloaded calls it (as posenc_query_scale)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; d = json.load(sys.stdin); "
+                "print(json.dumps(o.posenc_window(d[0], *d[1:]).tolist()))")
+        child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps([fn, *args]), capture_output=True,
+                               text=True, env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"{fn} in the sanitized child failed: {child.stderr[-400:]}"
+        return np.array(json.loads(child.stdout), dtype=np.int64 if fn.endswith("i64") else np.float32)
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    err = ctypes.create_string_buffer(4096)
+    if fn == "posenc_window_relative_index_i64":
+        h, w, cls = args
+        n = h * w + (1 if cls else 0)
+        out = np.zeros((n, n), dtype=np.int64)
+        rc = lib.posenc_window_relative_index_i64(ctypes.c_int32(h), ctypes.c_int32(w), ctypes.c_int(cls),
+                                                  out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(out.size), err)
+    elif fn == "posenc_window_abs_index_i64":
+        r, ro, stride = args
+        out = np.zeros((ro * ro, r * r), dtype=np.int64)
+        rc = lib.posenc_window_abs_index_i64(ctypes.c_int32(r), ctypes.c_int32(ro), ctypes.c_int32(stride),
+                                             out.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(out.size), err)
+    else:
+        h, w, ph, pw = args
+        out = np.zeros(((2 * h - 1) * (2 * w - 1), 2), dtype=np.float32)
+        rc = lib.posenc_window_log_coords_f32(ctypes.c_int32(h), ctypes.c_int32(w), ctypes.c_int32(ph),
+                                              ctypes.c_int32(pw), out.ctypes.data_as(ctypes.c_void_p),
+                                              ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"{fn}{args} failed ({rc})"
+    return out
+
+
+def window_run(model_type, kw):
+    """(config, [per attention layer: index buffer, coords table or None, table (rows, heads), window, shift]) after
+    one forward pass at the config's image size."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    keys = {k: v for k, v in {**(TINY_SWIN if kw else {}), **kw}.items() if v is not None}  # None: the class default
+    cfg = AutoConfig.for_model(model_type, **keys)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    size = cfg.image_size if isinstance(cfg.image_size, (list, tuple)) else (cfg.image_size, cfg.image_size)
+    with torch.no_grad():
+        model(pixel_values=torch.randn(1, cfg.num_channels, *size))
+    found = []
+    for name, mod in model.named_modules():
+        index = getattr(mod, "relative_position_index", None)
+        if not isinstance(index, torch.Tensor):
+            continue
+        layer = model.get_submodule(name.rsplit(".attention", 1)[0])  # the block: its window and shift after forward
+        coords = getattr(mod, "relative_coords_table", None)
+        if coords is not None:  # SwinV2 / Swin2SR: an MLP gives the rows, its last layer the heads
+            table = (coords.shape[1] * coords.shape[2], mod.continuous_position_bias_mlp[-1].out_features)
+            pretrained = tuple(int(p) for p in mod.pretrained_window_size)
+        else:
+            table = tuple(mod.relative_position_bias_table.shape)
+            pretrained = None
+        ws = mod.window_size if isinstance(mod.window_size, (list, tuple)) else (mod.window_size, mod.window_size)
+        found.append(dict(name=name, index=index.detach().numpy().astype(np.int64), table=table,
+                          coords=None if coords is None else coords.detach().numpy().reshape(-1, 2),
+                          window=tuple(int(x) for x in ws), layer_window=int(layer.window_size),
+                          shift=int(layer.shift_size), pretrained=pretrained))
+    absolute = getattr(getattr(model, "embeddings", None), "position_embeddings", None)
+    return cfg, found, None if absolute is None else tuple(absolute.shape)
+
+
+def window_relative(t, d):
+    """Each case of WINDOW_CASES: per attention layer, posenc's window, shift, table and index = the run's (integers
+    exactly; SwinV2's float32 coordinates within WINDOW_COORD_ULPS); configurations transformers cannot run are
+    refused by name."""
+    worst = 0
+    for label, model_type, kw in WINDOW_CASES:
+        try:
+            cfg, found, absolute = window_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        if not kw:  # the class defaults: posenc reads {"model_type": ...} alone
+            with open(path, "w") as f:
+                json.dump(dict(model_type=model_type), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        if not t.check(len(layers) == len(found) and all(x["scheme"] == "window_relative" for x in layers),
+                       f"{label}: {len(layers)} window_relative layers, the run has {len(found)} biased attentions"):
+            continue
+        ok_index = ok_shape = ok_window = ok_coords = True
+        for x, hf in zip(layers, found):
+            w = x["window"]
+            mine = (w["height"], w["width"])
+            ok_window &= mine == hf["window"] == (hf["layer_window"],) * 2 and w["shift"] == hf["shift"]
+            ok_shape &= (w["table_rows"], w["heads"]) == hf["table"]
+            ours = posenc_window("posenc_window_relative_index_i64", w["height"], w["width"], 0)
+            ok_index &= np.array_equal(ours.reshape(-1), hf["index"].reshape(-1))
+            if hf["coords"] is not None:
+                ok_coords &= w["continuous"] and hf["pretrained"] == (w["pretrained_window"],) * 2
+                c = posenc_window("posenc_window_log_coords_f32", w["height"], w["width"], w["pretrained_window"],
+                                  w["pretrained_window"])
+                u = int(f32_ulps(c, hf["coords"]).max()) if c.shape == hf["coords"].shape else 1 << 30
+                worst = max(worst, u)
+                ok_coords &= u <= WINDOW_COORD_ULPS
+            else:
+                ok_coords &= not w["continuous"]
+        t.check(ok_window, f"{label}: every layer's window and shift = the run's "
+                f"({[(x['window']['height'], x['window']['shift']) for x in layers]})")
+        t.check(ok_shape, f"{label}: every table (rows x heads) = the run's {[hf['table'] for hf in found][:4]}..")
+        t.check(ok_index, f"{label}: every relative_position_index buffer = posenc_window_relative_index_i64, exactly")
+        t.check(ok_coords, f"{label}: " + (f"coordinates tables within {WINDOW_COORD_ULPS} ULP (pretrained "
+                f"{[hf['pretrained'] for hf in found][:2]})" if found[0]["coords"] is not None else
+                "a stored table, no coordinates: posenc says not continuous"))
+        want_abs = layers[0]["window"]["absolute"]
+        t.check(want_abs == (absolute is not None) and (absolute is None or (
+            layers[0]["size"] == absolute[1] and layers[0]["tensor"].endswith("embeddings.position_embeddings"))),
+            f"{label}: absolute table {absolute} = posenc's {layers[0].get('size') if want_abs else None}")
+    t.check(worst <= WINDOW_COORD_ULPS, f"swinv2 / swin2sr coordinates: worst {worst} ULP (tolerance "
+            f"{WINDOW_COORD_ULPS})")
+    # what transformers cannot run: posenc refuses naming the key
+    refusals = [("swin stage under the window", "swin", dict(image_size=8, patch_size=2, window_size=3), "window_size"),
+                ("donut-swin stage under the window", "donut-swin", dict(image_size=8, patch_size=2, window_size=3),
+                 "window_size"),
+                ("swin2sr image under the window", "swin2sr", dict(image_size=6, patch_size=1, window_size=8),
+                 "window_size"),
+                ("swin2sr image not whole windows", "swin2sr", dict(image_size=10, patch_size=1, window_size=4),
+                 "window_size"),
+                ("swinv2 pretrained list too short", "swinv2", dict(image_size=16, patch_size=2, window_size=4,
+                                                                   pretrained_window_sizes=[4]), "pretrained_window_sizes")]
+    refusals += [(f"{mt} use_absolute_embeddings", mt, dict(image_size=16, patch_size=2, window_size=4,
+                                                            use_absolute_embeddings=True), "use_absolute_embeddings")
+                 for mt in ("donut-swin", "maskformer-swin", "swinv2", "swin2sr")]
+    for label, model_type, kw, key in refusals:
+        if model_type == "swin2sr":
+            kw = dict(kw, patch_size=1, num_heads=[2, 2])
+        try:
+            window_run(model_type, kw)
+            t.check(False, f"{label}: transformers ran it, posenc refuses it")
+            continue
+        except Exception as e:  # the framework's own failure: what posenc's refusal stands for
+            t.check(True, f"{label}: transformers fails ({type(e).__name__})")
+        from transformers import AutoConfig
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        AutoConfig.for_model(model_type, **{**TINY_SWIN, **kw}).to_json_file(path)
+        refused_by_name(t, label, path, key)
+    # a pretrained window of 1 runs, on coordinates divided by zero (inf / nan into the MLP): refused by name
+    cfg, found, _ = window_run("swinv2", dict(image_size=16, patch_size=2, window_size=4, pretrained_window_sizes=[1, 0]))
+    t.check(not np.isfinite(found[0]["coords"]).all(), "swinv2 pretrained window 1: the run's coordinates are not finite")
+    path = os.path.join(d, "swinv2_pretrained_1.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "swinv2 pretrained window 1", path, "pretrained_window_sizes")
+
+
+# BEiT and Data2Vec-Vision: one window over the whole patch grid plus the CLS token. The index is made in the forward
+# (generate_relative_position_index, a static method): each call during one forward pass at the config's image size is
+# recorded with its table's shape, and compared with posenc's index (cls = 1) and table rows; the absolute table's rows
+# too. The defaults use no position at all (every use_* flag false): posenc lists NoPE layers.
+TINY_BEIT = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2)
+BEIT_CASES = [  # (label, model_type, config keys)
+    ("beit relative", "beit", dict(image_size=32, patch_size=8, use_relative_position_bias=True)),
+    ("beit shared", "beit", dict(image_size=24, patch_size=8, use_shared_relative_position_bias=True)),
+    ("beit all", "beit", dict(image_size=32, patch_size=8, use_relative_position_bias=True,
+                              use_shared_relative_position_bias=True, use_absolute_position_embeddings=True)),
+    ("beit pair", "beit", dict(image_size=[32, 48], patch_size=8, use_relative_position_bias=True)),
+    ("beit absolute", "beit", dict(image_size=32, patch_size=8, use_absolute_position_embeddings=True)),
+    ("beit none", "beit", dict(image_size=32, patch_size=8)),
+    ("data2vec-vision relative", "data2vec-vision", dict(image_size=32, patch_size=8, use_relative_position_bias=True)),
+    ("data2vec-vision shared", "data2vec-vision", dict(image_size=32, patch_size=4,
+                                                       use_shared_relative_position_bias=True,
+                                                       use_absolute_position_embeddings=True)),
+]
+
+
+def beit_run(model_type, kw):
+    """(config, the index of every generate_relative_position_index call, (module id, table shape) of every bias
+    module call, the absolute table's shape or None, number of layers)."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **TINY_BEIT, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    biases = [m for m in model.modules() if hasattr(type(m), "generate_relative_position_index")]
+    calls = []
+    classes = {type(m) for m in biases}
+    saved = {c: c.__dict__["generate_relative_position_index"] for c in classes}
+    for c in classes:
+        def recording(window_size, _f=saved[c].__func__):
+            out = _f(window_size)
+            calls.append(out.detach().numpy().astype(np.int64))
+            return out
+        c.generate_relative_position_index = staticmethod(recording)
+    tables = []
+    for m in biases:
+        m.register_forward_pre_hook(lambda mod, a, k: tables.append((id(mod), tuple(
+            mod.relative_position_bias_table.shape))), with_kwargs=True)
+    size = cfg.image_size if isinstance(cfg.image_size, (list, tuple)) else (cfg.image_size, cfg.image_size)
+    try:
+        with torch.no_grad():
+            model(pixel_values=torch.randn(1, cfg.num_channels, *size))
+    finally:
+        for c in classes:
+            c.generate_relative_position_index = saved[c]
+    absolute = model.embeddings.position_embeddings
+    n_layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
+    return cfg, calls, tables, None if absolute is None else tuple(absolute.shape), n_layers
+
+
+def beit_window(t, d):
+    """Each case of BEIT_CASES: every index the forward generated = posenc_window_relative_index_i64(grid, cls),
+    exactly; its table's rows and heads = posenc's; one call per layer (use_relative_position_bias) plus one
+    (use_shared_relative_position_bias); the absolute table's rows = posenc's."""
+    for label, model_type, kw in BEIT_CASES:
+        try:
+            cfg, calls, tables, absolute, n_layers = beit_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        schemes = {x["scheme"] for x in layers}
+        t.check(len(layers) == n_layers, f"{label}: {len(layers)} layers, the run has {n_layers}")
+        if not calls:
+            want = "learned" if absolute else "nope"
+            t.check(schemes == {want}, f"{label}: no relative bias in the run: posenc's layers {schemes} = {want}")
+        else:
+            if not t.check(schemes == {"window_relative"}, f"{label}: window_relative layers ({schemes})"):
+                continue
+            w = layers[0]["window"]
+            per_layer, shared = w["per_layer"], w["shared"]
+            owners = len({owner for owner, _ in tables})
+            t.check(owners == n_layers * per_layer + shared,
+                    f"{label}: {owners} bias tables used in the forward = posenc's {n_layers} layers x {int(per_layer)} "
+                    f"+ {int(shared)} shared")
+            ours = posenc_window("posenc_window_relative_index_i64", w["height"], w["width"], 1)
+            t.check(len(calls) > 0 and all(np.array_equal(ours, idx) for idx in calls),
+                    f"{label}: every index the forward made = posenc's {w['height']}x{w['width']} + CLS, exactly")
+            t.check(all(shape == (w["table_rows"], w["heads"]) for _, shape in tables),
+                    f"{label}: tables {sorted({s for _, s in tables})} = posenc's ({w['table_rows']}, {w['heads']})")
+        if absolute:
+            x = layers[0]
+            t.check(x.get("size") == absolute[1] and x.get("image", {}).get("prefix_rows") == 1,
+                    f"{label}: absolute table of {absolute[1]} rows (CLS + patches) = posenc's {x.get('size')}")
+        else:
+            t.check(layers[0]["scheme"] != "learned" and not layers[0].get("window", {}).get("absolute"),
+                    f"{label}: no absolute table, posenc none")
+    # BEiT divides by patch_size as one integer: a pair is refused by name
+    path = os.path.join(d, "beit_patch_pair.json")
+    with open(path, "w") as f:
+        json.dump(dict(model_type="beit", patch_size=[8, 8], use_relative_position_bias=True), f)
+    refused_by_name(t, "beit patch_size pair", path, "patch_size")
+
+
+# LeViT: attention over the whole patch grid with a bias row per (|dy|, |dx|), and subsample attentions (queries on
+# every stride-th patch) between stages. Each module's own attention_bias_idxs buffer and attention_biases shape after
+# one forward pass = posenc's index (posenc_window_abs_index_i64) and table, exactly.
+TINY_LEVIT = dict(image_size=64, patch_size=16, hidden_sizes=[16, 32, 48], num_attention_heads=[2, 2, 2],
+                  depths=[1, 2, 1], key_dim=[4, 4, 4])
+LEVIT_CASES = [
+    ("levit", TINY_LEVIT),  # 4 x 4 patches, subsampled to 2 x 2, then 1 x 1
+    ("levit 8x8", dict(TINY_LEVIT, image_size=128)),
+    ("levit down_ops", dict(TINY_LEVIT, image_size=128, down_ops=[["Subsample", 4, 3, 4, 2, 3],
+                                                                   ["Subsample", 4, 5, 4, 2, 2]])),  # stride 3: 8 -> 3
+    ("levit defaults", {}),  # LevitConfig's 224 / 16: 14 x 14, depths 4, 4, 4
+]
+
+
+def levit(t, d):
+    """Each case of LEVIT_CASES: per attention module, posenc's index and table = the run's (exact); an image size
+    whose convolutions give another grid than image_size // patch_size is refused by name."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, kw in LEVIT_CASES:
+        try:
+            cfg = AutoConfig.for_model("levit", **kw)
+            path = os.path.join(d, label.replace(" ", "_") + ".json")
+            cfg.to_json_file(path)  # before the model appends [""] to down_ops
+            torch.manual_seed(0)
+            model = AutoModel.from_config(cfg).eval()
+            with torch.no_grad():
+                model(pixel_values=torch.randn(1, cfg.num_channels, cfg.image_size, cfg.image_size))
+            found = [(n, m.attention_bias_idxs.numpy().astype(np.int64), tuple(m.attention_biases.shape))
+                     for n, m in model.named_modules() if isinstance(getattr(m, "attention_bias_idxs", None),
+                                                                     torch.Tensor)]
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        if not kw:
+            with open(path, "w") as f:
+                json.dump(dict(model_type="levit"), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        if not t.check(len(layers) == len(found) and all(x["scheme"] == "window_relative" for x in layers),
+                       f"{label}: {len(layers)} window_relative layers, the run has {len(found)} biased attentions"):
+            continue
+        ok_index, ok_table = True, True
+        for x, (name, idx, shape) in zip(layers, found):
+            w = x["window"]
+            stride = w["query_stride"] or 1
+            ours = posenc_window("posenc_window_abs_index_i64", w["height"], (w["height"] - 1) // stride + 1, stride)
+            ok_index &= ours.shape == idx.shape and np.array_equal(ours, idx) and w["abs_offsets"]
+            ok_table &= shape == (w["heads"], w["table_rows"]) and (x["kind"] == "subsample_attention") == (
+                "Subsample" in type(model.get_submodule(name)).__name__)
+        t.check(ok_index, f"{label}: every attention_bias_idxs buffer = posenc_window_abs_index_i64, exactly "
+                f"({[(x['window']['height'], x['window']['query_stride']) for x in layers]})")
+        t.check(ok_table, f"{label}: every attention_biases (heads x rows) and layer kind = posenc's "
+                f"{[s for _, _, s in found]}")
+    # 72 pixels: the stride-2 convolutions give 5 x 5 patches, the layers are built for 72 // 16 = 4: the run fails
+    cfg = AutoConfig.for_model("levit", **dict(TINY_LEVIT, image_size=72))
+    path = os.path.join(d, "levit_72.json")
+    cfg.to_json_file(path)
+    try:
+        with torch.no_grad():
+            AutoModel.from_config(cfg).eval()(pixel_values=torch.randn(1, 3, 72, 72))
+        t.check(False, "levit image_size 72: transformers ran it, posenc refuses it")
+    except Exception as e:
+        t.check(True, f"levit image_size 72: transformers fails ({type(e).__name__})")
+    refused_by_name(t, "levit image_size 72", path, "image_size")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2767,6 +3128,10 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
+           "swin_window_relative": window_relative,
+           "beit_window": beit_window,
+           "levit": levit,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
