@@ -2268,10 +2268,12 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_T5 = 4,
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
-    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_CONV_POSITION = 9 /* a learned convolution of the features added to the encoder's input (wav2vec2
+                                      and its kin: posenc_model.conv_pos_*) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "conv_position"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2468,6 +2470,34 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
+    /* CONV_POSITION (wav2vec2, HuBERT, UniSpeech, UniSpeech-SAT, data2vec-audio, SEW; transformers 5.18's
+     * *PositionalConvEmbedding): the encoder computes P = conv_position(X) from its own input features X [T, hidden]
+     * and adds it, X + P, before layer 0 (before the encoder's LayerNorm, or with do_stable_layer_norm before the
+     * first layer's); every encoder layer is listed CONV_POSITION. There is no position index anywhere: order enters
+     * only through the convolution's kernel, whose weights are the checkpoint's (nothing for posenc to compute).
+     * conv_position is conv_pos_layers repeats (data2vec-audio: num_conv_pos_embeddings; else 1) of
+     *   y = Conv1d(hidden -> hidden, kernel conv_pos_kernel, groups conv_pos_groups, stride conv_pos_stride,
+     *              zero padding conv_pos_padding frames on each side) over the time axis,
+     *   then drop the last conv_pos_trim frames (1 for an even kernel: "same" length; 0 for an odd one),
+     *   then conv_pos_norm, then the activation conv_pos_activation (the config's feat_extract_activation, "gelu").
+     * conv_pos_norm: 0 = the conv weight is weight-normed (weight_norm dim=2: g * v / |v| per kernel tap);
+     *   1 = BatchNorm1d over the channels of the INPUT before the conv, no weight norm (HuBERT conv_pos_batch_norm);
+     *   2 = LayerNorm without affine over the channels after the conv and trim, before the activation, no weight
+     *   norm (data2vec-audio, each layer).
+     * conv_pos_stride > 1 (SEW: squeeze_factor): the input is also average-pooled by conv_pos_stride
+     *   (AvgPool1d(s, s)) and the sum is pooled + P over the shorter of the two lengths; the layers run on T / s
+     *   frames, and the encoder upsamples afterwards.
+     * conv_pos_tensor: the module's checkpoint prefix ("encoder.pos_conv_embed"; the conv under ".conv", data2vec's
+     *   under ".layers.N.conv"). conv_pos_layers 0: not a CONV_POSITION model (the other conv_pos_* are 0 / ""). */
+    int32_t conv_pos_kernel;
+    int32_t conv_pos_groups;
+    int32_t conv_pos_layers;
+    int32_t conv_pos_padding;
+    int32_t conv_pos_trim;
+    int32_t conv_pos_stride;
+    int32_t conv_pos_norm;
+    char conv_pos_activation[32];
+    char conv_pos_tensor[64];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

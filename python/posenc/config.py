@@ -439,7 +439,10 @@ class _Model(Structure):
                 ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
                 ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
-                ("patch_resize", c_int32)]
+                ("patch_resize", c_int32),
+                ("conv_pos_kernel", c_int32), ("conv_pos_groups", c_int32), ("conv_pos_layers", c_int32),
+                ("conv_pos_padding", c_int32), ("conv_pos_trim", c_int32), ("conv_pos_stride", c_int32),
+                ("conv_pos_norm", c_int32), ("conv_pos_activation", c_char * 32), ("conv_pos_tensor", c_char * 64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -489,6 +492,14 @@ class Layer:
     patch_grid: Optional[Tuple[int, int]] = None  # learned over an image: (rows, columns) of patches, else None
     patch_prefix_rows: int = 0           # learned over an image: leading tokens reading rows 0.. (CLS)
     patch_prefix_plain: int = 0          # learned over an image: then tokens with no row (registers)
+    conv_kernel: int = 0                 # conv_position (posenc.h conv_pos_*): kernel, groups, stacked conv layers,
+    conv_groups: int = 0                 # zero padding a side, frames dropped at the end, stride (SEW's squeeze),
+    conv_layers: int = 0                 # norm ("weight", "batch", "layer"), activation; tensor: the module prefix
+    conv_padding: int = 0
+    conv_trim: int = 0
+    conv_stride: int = 0
+    conv_norm: Optional[str] = None
+    conv_activation: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -594,7 +605,8 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
         layers = []
         for i in range(max(0, int(m.layer_count))):
             entry = m.layers[i]
-            scheme = SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES) else "?"
+            scheme = (SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES)
+                      else "conv_position" if entry.scheme == 9 else "?")  # POSENC_LAYER_CONV_POSITION
             extra: dict = {}
             if scheme == "rope":
                 extra = dict(rope_index=int(entry.rope), rope=ropes[entry.rope],
@@ -634,6 +646,12 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              c2p=bool(m.deberta_c2p), p2c=bool(m.deberta_p2c), absolute=bool(m.deberta_absolute))
                 if m.deberta_absolute:
                     extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
+            elif scheme == "conv_position":  # added to the encoder's input, the same for every layer
+                extra = dict(conv_kernel=int(m.conv_pos_kernel), conv_groups=int(m.conv_pos_groups),
+                             conv_layers=int(m.conv_pos_layers), conv_padding=int(m.conv_pos_padding),
+                             conv_trim=int(m.conv_pos_trim), conv_stride=int(m.conv_pos_stride),
+                             conv_norm=("weight", "batch", "layer")[m.conv_pos_norm] if 0 <= m.conv_pos_norm < 3
+                             else "?", conv_activation=text(m.conv_pos_activation), tensor=text(m.conv_pos_tensor))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

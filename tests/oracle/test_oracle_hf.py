@@ -2684,6 +2684,157 @@ def vision_patch(t, d):
     refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
 
 
+# wav2vec2-style speech encoders (FAMILY_CONV_POSITION): the only position information is a learned convolution of the
+# features added to the encoder's input. Each tiny model runs forward on random audio with hooks on its pos_conv_embed
+# (input X, output P) and on its first encoder layer (its input); then posenc's description (kernel, groups, padding,
+# frames dropped, stride, norm, conv layers) is run with torch's functional ops on the module's own weights over the
+# captured X and must give P bit for bit, and X + P (the encoder's LayerNorm applied unless do_stable_layer_norm; SEW:
+# pooled X) must be the first layer's input bit for bit (tolerance 0: the same float32 ops in the same order).
+TINY_SPEECH = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                   conv_dim=(32, 32), conv_stride=(5, 2), conv_kernel=(10, 3))
+CONV_CASES = [  # (label, model_type, config keys)
+    ("wav2vec2 even", "wav2vec2", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),
+    ("wav2vec2 odd", "wav2vec2", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4)),
+    ("wav2vec2 stable relu", "wav2vec2", dict(num_conv_pos_embeddings=3, num_conv_pos_embedding_groups=1,
+                                              do_stable_layer_norm=True, feat_extract_activation="relu")),
+    ("wav2vec2 defaults", "wav2vec2", {}),  # 128 taps (longer than the 39 frames), 16 groups
+    ("hubert", "hubert", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),
+    ("hubert batch norm", "hubert", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=8,
+                                         conv_pos_batch_norm=True)),
+    ("unispeech", "unispeech", dict(num_conv_pos_embeddings=6, num_conv_pos_embedding_groups=4)),
+    ("unispeech-sat stable", "unispeech-sat", dict(num_conv_pos_embeddings=3, num_conv_pos_embedding_groups=2,
+                                                   do_stable_layer_norm=True)),
+    ("data2vec-audio", "data2vec-audio", dict(num_conv_pos_embeddings=3, conv_pos_kernel_size=4,
+                                              num_conv_pos_embedding_groups=2)),
+    ("data2vec-audio odd", "data2vec-audio", dict(num_conv_pos_embeddings=2, conv_pos_kernel_size=5,
+                                                  num_conv_pos_embedding_groups=8)),
+    ("data2vec-audio defaults", "data2vec-audio", {}),  # 5 layers of 19 taps
+    ("sew", "sew", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2, squeeze_factor=2)),
+    ("sew odd 3", "sew", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4, squeeze_factor=3)),
+]
+
+
+def conv_position_run(model_type, kw):
+    """(config, model, X, P, the first layer's input) of one forward pass; BatchNorm statistics made non-trivial."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **TINY_SPEECH, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    enc = model.encoder
+    with torch.no_grad():
+        for m in enc.pos_conv_embed.modules():
+            if isinstance(m, torch.nn.BatchNorm1d):  # eval mode reads the running statistics: not 0 / 1
+                m.running_mean.copy_(torch.randn(m.running_mean.shape))
+                m.running_var.copy_(torch.rand(m.running_var.shape) + 0.5)
+                m.weight.copy_(torch.randn(m.weight.shape))
+                m.bias.copy_(torch.randn(m.bias.shape))
+    got = {}
+    enc.pos_conv_embed.register_forward_hook(lambda m, a, out: got.update(x=a[0].clone(), p=out.clone()))
+    enc.layers[0].register_forward_pre_hook(lambda m, a, k: got.update(layer0=(a[0] if a else k["hidden_states"])
+                                                                          .clone()), with_kwargs=True)
+    with torch.no_grad():
+        model(input_values=torch.randn(1, 400))
+    return cfg, model, got
+
+
+def conv_position_replay(x, layer, conv, norm, activation, torch):
+    """posenc's description of one conv layer, run with torch's functional ops on the module's own tensors."""
+    import torch.nn.functional as F
+    from transformers.activations import ACT2FN
+    if norm == "batch":
+        bn = layer.batch_norm
+        x = F.batch_norm(x, bn.running_mean, bn.running_var, bn.weight, bn.bias, False, 0.0, bn.eps)
+    y = F.conv1d(x, layer.conv.weight, layer.conv.bias, stride=conv["stride"], padding=conv["padding"],
+                 groups=conv["groups"])
+    if conv["trim"]:
+        y = y[:, :, :-conv["trim"]]
+    if norm == "layer":
+        y = F.layer_norm(y.transpose(1, 2), (y.shape[1],), None, None, layer.layer_norm.eps).transpose(1, 2)
+    return ACT2FN[activation](y)
+
+
+def conv_position(t, d):
+    """Each case of CONV_CASES: what posenc reads (every layer conv_position; kernel, groups, padding, trim, stride,
+    norm, layers) is the module transformers built, and replaying it reproduces the run's P and first-layer input."""
+    import torch
+    for label, model_type, kw in CONV_CASES:
+        try:
+            cfg, model, got = conv_position_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        if not kw:  # the class defaults: posenc reads the type with the tiny sizes alone
+            with open(path, "w") as f:
+                json.dump(dict(model_type=model_type, hidden_size=32, num_hidden_layers=2, num_attention_heads=2), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        enc = model.encoder
+        t.check(len(layers) == len(enc.layers) and all(x["scheme"] == "conv_position" for x in layers),
+                f"{label}: {len(layers)} conv_position layers, transformers built {len(enc.layers)}")
+        conv = layers[0]["conv"]
+        pce = enc.pos_conv_embed
+        convs = [m for m in pce.modules() if isinstance(m, torch.nn.Conv1d)]
+        c0 = convs[0]
+        t.check(len(convs) == conv["layers"], f"{label}: {len(convs)} Conv1d in pos_conv_embed, posenc {conv['layers']}")
+        t.check(all((c.kernel_size[0], c.groups, c.padding[0], c.stride[0]) == (conv["kernel"], conv["groups"],
+                                                                             conv["padding"], conv["stride"])
+                    for c in convs), f"{label}: conv kernel/groups/padding/stride {c0.kernel_size[0]}/{c0.groups}/"
+                f"{c0.padding[0]}/{c0.stride[0]} = posenc's {conv['kernel']}/{conv['groups']}/{conv['padding']}/"
+                f"{conv['stride']}")
+        weight_norm = all(torch.nn.utils.parametrize.is_parametrized(c, "weight") for c in convs)
+        batch = any(isinstance(m, torch.nn.BatchNorm1d) for m in pce.modules())
+        layer_norm = any(isinstance(m, torch.nn.LayerNorm) for m in pce.modules())
+        built = "batch" if batch else "layer" if layer_norm else "weight" if weight_norm else "none"
+        t.check(built == conv["norm"] and not (weight_norm and (batch or layer_norm)),
+                f"{label}: norm {built} (weight-normed {weight_norm}), posenc {conv['norm']}")
+        t.check(conv["activation"] == cfg.feat_extract_activation, f"{label}: activation {conv['activation']}")
+        prefix = model_type.replace("-", "_") + ".encoder.pos_conv_embed"
+        t.check(layers[0]["conv"]["tensor"] == prefix and any(n.startswith("encoder.pos_conv_embed.conv")
+                                                              or n.startswith("encoder.pos_conv_embed.layers.0.conv")
+                                                              for n, _ in model.named_parameters()),
+                f"{label}: module {conv['tensor']}")
+        others = [n for n, _ in model.named_parameters() if ("pos" in n or "relative" in n or "rel_" in n)
+                  and not n.startswith("encoder.pos_conv_embed.")]
+        t.check(not others, f"{label}: no other position parameter ({others})")
+        # replay: posenc's numbers, the module's weights, torch's functional ops
+        x = got["x"] if model_type == "sew" else got["x"].transpose(1, 2)  # SEW's encoder passes [B, H, T]
+        with torch.no_grad():
+            subs = list(pce.layers) if hasattr(pce, "layers") else [pce]
+            y = x
+            for sub in subs:
+                y = conv_position_replay(y, sub, conv, conv["norm"], conv["activation"], torch)
+            p = got["p"] if model_type == "sew" else got["p"].transpose(1, 2)
+            t.check(y.shape == p.shape and torch.equal(y, p), f"{label}: posenc's conv replayed = the run's "
+                    f"positions {tuple(y.shape)} vs {tuple(p.shape)} (0 ulp)")
+            if model_type == "sew":  # SEWEncoder: AvgPool1d(s, s) of X, the shorter length of the two
+                pooled = torch.nn.functional.avg_pool1d(x, conv["stride"], conv["stride"])
+                n = min(pooled.shape[-1], y.shape[-1])
+                summed = (pooled[..., :n] + y[..., :n]).transpose(1, 2)
+            else:
+                summed = (x + y).transpose(1, 2)
+            stable = "StableLayerNorm" in type(enc).__name__
+            want = summed if stable else enc.layer_norm(summed)
+            t.check(want.shape == got["layer0"].shape and torch.equal(want, got["layer0"]),
+                    f"{label}: X + P{'' if stable else ' (then the encoder LayerNorm)'} is layer 0's input (0 ulp)")
+    # hidden_size not a multiple of the groups: torch's Conv1d refuses to build it, posenc names the key
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model("wav2vec2", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=3)
+    try:
+        AutoModel.from_config(cfg)
+        built = True
+    except ValueError:
+        built = False
+    t.check(not built, "wav2vec2 hidden 32, 3 groups: transformers cannot build it")
+    path = os.path.join(d, "wav2vec2_groups.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "wav2vec2 hidden 32, 3 groups", path, "num_conv_pos_embedding_groups")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2704,6 +2855,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's reading
+           "conv_position": conv_position,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,

@@ -31,7 +31,7 @@ MODELS = os.path.join(ROOT, "tests", "fixtures", "models")
 FIXTURES = os.path.join(MODELS, "coverage")
 TSV = os.path.join(MODELS, "coverage.tsv")
 DOC = os.path.join(ROOT, "docs", "models.md")
-SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta"}
+SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta", "conv_position"}
 
 
 def load_rows():
