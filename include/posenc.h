@@ -1203,6 +1203,34 @@ POSENC_API posenc_status posenc_t5_bias_f32(const posenc_t5_params *params, cons
                                             const posenc_positions *keys, float *out,
                                             size_t out_count, posenc_error *err);
 
+/* ---- 5.2b WavLM relative position buckets (HF WavLMAttention) ---------------
+ *
+ * WavLM's _relative_positions_bucket is T5's bidirectional bucket (5.2) with one
+ * difference in the logarithmic branch: max_exact is added to the float32 value
+ * BEFORE the truncation, (max_exact + x).to(long) with x = log(n / max_exact) /
+ * ln(max_distance / max_exact) x (nb - max_exact) in float32, where T5 adds it
+ * after (max_exact + trunc(x)). The float32 sum rounds, so where x lies within half
+ * an ulp of (max_exact + x) below an integer, WavLM's bucket is one more than T5's:
+ * num_buckets 1000, max_distance 100000: r = 11568 gives 910 (T5: 909), r = -54928
+ * gives 475 (T5: 474) (transformers 5.18's own function). Always bidirectional; the
+ * config keys are num_buckets (default 320) and max_bucket_distance (800).
+ * r = key position - query position; the bucket reads row `bucket` of layer 0's
+ * rel_attn_embed [num_buckets, heads]. params: posenc_t5_params with bidirectional 1
+ * (0 is refused: WavLM has no causal form), the rest checked as posenc_t5_check.
+ * Errors: as posenc_t5_bucket; POSENC_ERR_INVALID_ARGUMENT for bidirectional 0. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_wavlm_bucket(const posenc_t5_params *params, int64_t relative_position,
+                                             int32_t *out_bucket, posenc_error *err);
+/* out[a][b] = posenc_wavlm_bucket(b - a) for a < query_len, b < key_len (row-major
+ * [query_len, key_len], HF compute_bias(query_length, key_length) without a cache).
+ * Errors: as posenc_wavlm_bucket; NULL out; POSENC_ERR_INVALID_ARGUMENT for query_len
+ * or key_len outside 1..2^31; POSENC_ERR_SIZE_OVERFLOW when their product overflows
+ * size_t; POSENC_ERR_BUFFER_TOO_SMALL when out_count < query_len x key_len. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_wavlm_bucket_matrix_i64(const posenc_t5_params *params, int64_t query_len,
+                                                        int64_t key_len, int64_t *out, size_t out_count,
+                                                        posenc_error *err);
+
 /* ---- 5.3 Shaw et al. relative positions (tensor2tensor) ---------------------
  *
  * idx[a][b] = clip(j - i, -k, k) + k  in [0, 2k],  i = queries[a], j = keys[b].
