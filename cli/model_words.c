@@ -119,6 +119,12 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                  m->conv_pos_trim ? ", last frame dropped" : "",
                  m->conv_pos_norm == 1 ? "input batch norm" : m->conv_pos_norm == 2 ? "layer norm" : "weight norm",
                  m->conv_pos_activation);
+        if (m->wavlm_num_buckets > 0) { /* WavLM: summarised, the explain buffer is short */
+            size_t n = strlen(buf);
+            if (n < size)
+                snprintf(buf + n, size - n, "; + gated WavLM buckets (%d, %d)", m->wavlm_num_buckets,
+                         m->wavlm_max_distance);
+        }
         break;
     case POSENC_LAYER_NOPE:
         snprintf(buf, size, "no position encoding (%s)%s",
@@ -548,6 +554,13 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             printf(", \"tensor\": ");
             cli_json_string(m->conv_pos_tensor);
             printf("}");
+            if (m->wavlm_num_buckets > 0) { /* the bias table is layer 0's; every layer gates it by content */
+                printf(", \"relative_bias\": {\"kind\": \"wavlm\", \"num_buckets\": %d, \"max_distance\": %d, "
+                       "\"gated\": true, \"own_table\": %s, \"tensor\": ", m->wavlm_num_buckets,
+                       m->wavlm_max_distance, i == 0 ? "true" : "false");
+                cli_json_string(m->wavlm_tensor);
+                printf("}");
+            }
             break;
         case POSENC_LAYER_NOPE:
             break;

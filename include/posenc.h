@@ -2498,7 +2498,7 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
-    /* CONV_POSITION (wav2vec2, HuBERT, UniSpeech, UniSpeech-SAT, data2vec-audio, SEW; transformers 5.18's
+    /* CONV_POSITION (wav2vec2, HuBERT, UniSpeech, UniSpeech-SAT, data2vec-audio, SEW, WavLM; transformers 5.18's
      * *PositionalConvEmbedding): the encoder computes P = conv_position(X) from its own input features X [T, hidden]
      * and adds it, X + P, before layer 0 (before the encoder's LayerNorm, or with do_stable_layer_norm before the
      * first layer's); every encoder layer is listed CONV_POSITION. There is no position index anywhere: order enters
@@ -2526,6 +2526,15 @@ typedef struct posenc_model {
     int32_t conv_pos_norm;
     char conv_pos_activation[32];
     char conv_pos_tensor[64];
+    /* WavLM (CONV_POSITION layers that ALSO add a gated relative position bias; wavlm_num_buckets 0: none). Layer 0's
+     * attention owns rel_attn_embed [wavlm_num_buckets, heads] (wavlm_tensor) and computes the bias
+     * B[h][q][k] = rel_attn_embed[posenc_wavlm_bucket(k - q)][h] (5.2b: num_buckets, max_bucket_distance), and every
+     * layer (0 included) adds g[h][q] x B[h][q][k] to its scaled q.k logits, g = a x (b x c[h] - 1) + 2 with a, b the
+     * sigmoids of the layer's own gru_rel_pos_linear of the query token's features and c its gru_rel_pos_const: a
+     * gate computed from the content, which posenc does not compute (the buckets and the ungated B are posenc's). */
+    int32_t wavlm_num_buckets;
+    int32_t wavlm_max_distance;
+    char wavlm_tensor[96];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

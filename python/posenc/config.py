@@ -442,7 +442,8 @@ class _Model(Structure):
                 ("patch_resize", c_int32),
                 ("conv_pos_kernel", c_int32), ("conv_pos_groups", c_int32), ("conv_pos_layers", c_int32),
                 ("conv_pos_padding", c_int32), ("conv_pos_trim", c_int32), ("conv_pos_stride", c_int32),
-                ("conv_pos_norm", c_int32), ("conv_pos_activation", c_char * 32), ("conv_pos_tensor", c_char * 64)]
+                ("conv_pos_norm", c_int32), ("conv_pos_activation", c_char * 32), ("conv_pos_tensor", c_char * 64),
+                ("wavlm_num_buckets", c_int32), ("wavlm_max_distance", c_int32), ("wavlm_tensor", c_char * 96)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -500,6 +501,9 @@ class Layer:
     conv_stride: int = 0
     conv_norm: Optional[str] = None
     conv_activation: Optional[str] = None
+    wavlm_buckets: int = 0               # conv_position, WavLM: the gated bias's buckets (posenc_wavlm_bucket), 0 none
+    wavlm_max_distance: int = 0
+    wavlm_tensor: Optional[str] = None   # WavLM: layer 0's rel_attn_embed (every layer gates the bias it computes)
 
 
 @dataclass(frozen=True)
@@ -652,6 +656,9 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              conv_trim=int(m.conv_pos_trim), conv_stride=int(m.conv_pos_stride),
                              conv_norm=("weight", "batch", "layer")[m.conv_pos_norm] if 0 <= m.conv_pos_norm < 3
                              else "?", conv_activation=text(m.conv_pos_activation), tensor=text(m.conv_pos_tensor))
+                if m.wavlm_num_buckets > 0:
+                    extra.update(wavlm_buckets=int(m.wavlm_num_buckets), wavlm_max_distance=int(m.wavlm_max_distance),
+                                 wavlm_tensor=text(m.wavlm_tensor))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

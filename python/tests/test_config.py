@@ -137,6 +137,10 @@ def test_conv_position_fields():
     h = posenc.load_config({"model_type": "hubert", "conv_pos_batch_norm": True}).layers[0]
     s = posenc.load_config({"model_type": "sew", "squeeze_factor": 3}).layers[0]
     assert (h.conv_norm, s.conv_stride, s.conv_norm) == ("batch", 3, "weight")
+    # WavLM: the same convolution plus the gated bucket bias, layer 0's table
+    wl = posenc.load_config({"model_type": "wavlm", "num_buckets": 64}).layers
+    assert (wl[5].scheme, wl[5].wavlm_buckets, wl[5].wavlm_max_distance, wl[5].conv_kernel) == ("conv_position", 64, 800, 128)
+    assert wl[0].wavlm_tensor == "wavlm.encoder.layers.0.attention.rel_attn_embed.weight" and w.layers[0].wavlm_buckets == 0
 
 def test_whisper_two_stacks_and_modernbert_bases():
     # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table

@@ -277,6 +277,7 @@ static const config_family families[] = {
     {"data2vec-audio", NULL, "Data2VecAudio", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
      "data2vec_audio.encoder.pos_conv_embed"},
     {"sew", NULL, "SEW", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "sew.encoder.pos_conv_embed"},
+    {"wavlm", NULL, "WavLM", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "wavlm.encoder.pos_conv_embed"},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
     /* T5 copies (issue 39; class defaults d_model, num_heads, num_layers from transformers 5.18's configuration_*.py),
      * verified by tests/oracle/test_oracle_hf.py (t5): the same buckets, a table in block 0 of each stack (mT5,

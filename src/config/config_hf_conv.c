@@ -18,18 +18,21 @@ typedef struct {
     int32_t stride;
     int32_t norm;            /* posenc_model.conv_pos_norm: 0 weight norm, 2 LayerNorm per layer */
     int32_t batch_norm_key;  /* 1: conv_pos_batch_norm true switches weight norm for an input BatchNorm (HuBERT) */
+    int32_t wavlm_bias;      /* 1: WavLM's gated relative bias too (num_buckets 320, max_bucket_distance 800) */
 } conv_position;
 
 static const conv_position conv_positions[] = {
-    {"wav2vec2", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0},
-    {"hubert", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 1},
-    {"unispeech", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0},
-    {"unispeech-sat", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0},
+    {"wav2vec2", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 0},
+    {"hubert", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 1, 0},
+    {"unispeech", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 0},
+    {"unispeech-sat", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 0},
     /* Data2VecAudioPositionalConvEmbedding: num_conv_pos_embeddings counts LAYERS here (default 5), each a conv of
      * conv_pos_kernel_size (19), then a LayerNorm without affine, then the activation; no weight norm */
-    {"data2vec-audio", "conv_pos_kernel_size", 19, "num_conv_pos_embeddings", 5, 16, NULL, 1, 2, 0},
+    {"data2vec-audio", "conv_pos_kernel_size", 19, "num_conv_pos_embeddings", 5, 16, NULL, 1, 2, 0, 0},
     /* SEWPositionalConvEmbedding: the conv strides by squeeze_factor; SEWEncoder pools its input by the same */
-    {"sew", "num_conv_pos_embeddings", 128, NULL, 1, 16, "squeeze_factor", 2, 0, 0},
+    {"sew", "num_conv_pos_embeddings", 128, NULL, 1, 16, "squeeze_factor", 2, 0, 0, 0},
+    /* WavLMPositionalConvEmbedding is wav2vec2's; WavLMAttention adds the gated bucket bias (posenc.h: wavlm_*) */
+    {"wavlm", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 1},
 };
 
 /* An integer key >= 1 with its class default noted when absent. */
@@ -46,9 +49,29 @@ static posenc_status conv_int(hf_reader *h, const cJSON *cfg, const char *key, i
         snprintf(text, sizeof text, "%s=%d", key, (int)fallback);
         config_note_(h->out->defaults_used, sizeof h->out->defaults_used, text);
     }
-    RETURN_ERROR_IF(got < 1, h->err, POSENC_ERR_FORMAT, "config.json: '%s' %lld must be >= 1 (torch's Conv1d "
-                    "refuses it)", key, (long long)got);
+    RETURN_ERROR_IF(got < 1, h->err, POSENC_ERR_FORMAT, "config.json: '%s' %lld must be >= 1 (the module "
+                    "cannot be built with it)", key, (long long)got);
     *out = (int32_t)got;
+    return POSENC_OK;
+}
+
+/* WavLM's num_buckets / max_bucket_distance (class defaults 320 / 800), checked as posenc_wavlm_bucket checks them:
+ * outside that domain transformers' own buckets divide by zero or never fill a row, so posenc refuses naming both */
+static posenc_status wavlm_bias(hf_reader *h, const cJSON *cfg) {
+    posenc_model *m = h->model;
+    int32_t buckets = 0, distance = 0;
+    FORWARD_IF_ERROR(conv_int(h, cfg, "num_buckets", 320, &buckets));
+    FORWARD_IF_ERROR(conv_int(h, cfg, "max_bucket_distance", 800, &distance));
+    posenc_t5_params p = {buckets, distance, 1};
+    posenc_error inner = {0};
+    int32_t probe = 0;
+    if (posenc_wavlm_bucket(&p, 0, &probe, &inner) != POSENC_OK)
+        return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s num_buckets %d, max_bucket_distance %d: "
+                            "%s", h->family->model_type, (int)buckets, (int)distance, inner.message);
+    m->wavlm_num_buckets = buckets;
+    m->wavlm_max_distance = distance;
+    static const char table[] = "wavlm.encoder.layers.0.attention.rel_attn_embed.weight"; /* layer 0 owns it */
+    config_copy_name_(m->wavlm_tensor, sizeof m->wavlm_tensor, table, strlen(table));
     return POSENC_OK;
 }
 
@@ -100,6 +123,7 @@ posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg) {
     m->conv_pos_stride = stride;
     m->conv_pos_norm = norm;
     config_copy_name_(m->conv_pos_tensor, sizeof m->conv_pos_tensor, f->table, strlen(f->table));
+    if (c->wavlm_bias) FORWARD_IF_ERROR(wavlm_bias(h, cfg));
     for (int64_t i = 0; i < count; i++) config_layer_set_(m, i, POSENC_LAYER_CONV_POSITION, -1, "encoder", 0);
     return POSENC_OK;
 }

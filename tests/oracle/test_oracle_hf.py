@@ -2711,6 +2711,9 @@ CONV_CASES = [  # (label, model_type, config keys)
     ("data2vec-audio defaults", "data2vec-audio", {}),  # 5 layers of 19 taps
     ("sew", "sew", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2, squeeze_factor=2)),
     ("sew odd 3", "sew", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4, squeeze_factor=3)),
+    ("wavlm", "wavlm", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),  # its buckets: wavlm_buckets
+    ("wavlm stable odd", "wavlm", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4,
+                                       do_stable_layer_norm=True)),
 ]
 
 
@@ -2799,7 +2802,8 @@ def conv_position(t, d):
                                                               for n, _ in model.named_parameters()),
                 f"{label}: module {conv['tensor']}")
         others = [n for n, _ in model.named_parameters() if ("pos" in n or "relative" in n or "rel_" in n)
-                  and not n.startswith("encoder.pos_conv_embed.")]
+                  and not n.startswith("encoder.pos_conv_embed.")
+                  and not ("relative_bias" in layers[0] and ("rel_attn_embed" in n or "gru_rel_pos" in n))]
         t.check(not others, f"{label}: no other position parameter ({others})")
         # replay: posenc's numbers, the module's weights, torch's functional ops
         x = got["x"] if model_type == "sew" else got["x"].transpose(1, 2)  # SEW's encoder passes [B, H, T]
@@ -2835,6 +2839,130 @@ def conv_position(t, d):
     refused_by_name(t, "wav2vec2 hidden 32, 3 groups", path, "num_conv_pos_embedding_groups")
 
 
+# posenc_wavlm_bucket_matrix_i64 through ctypes (the library beside the CLI; a sanitizer build: a child python with the
+# ASan runtime preloaded calls it, as posenc_query_scale does)
+class _T5Params(ctypes.Structure):
+    _fields_ = [("num_buckets", ctypes.c_int32), ("max_distance", ctypes.c_int32), ("bidirectional", ctypes.c_int32)]
+
+
+def posenc_wavlm_buckets(num_buckets, max_distance, query_len, key_len):
+    """posenc's [query_len, key_len] WavLM buckets of r = key - query (int64)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; "
+                "print(json.dumps(o.posenc_wavlm_buckets(*json.loads(sys.argv[2])).tolist()))")
+        child = subprocess.run([sys.executable, "-c", code, HERE, json.dumps([num_buckets, max_distance, query_len,
+                                                                                key_len])],
+                               capture_output=True, text=True, env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"posenc_wavlm_bucket_matrix_i64 in the sanitized child: {child.stderr[-400:]}"
+        return np.array(json.loads(child.stdout), dtype=np.int64)
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    f = lib.posenc_wavlm_bucket_matrix_i64
+    f.restype = ctypes.c_int
+    out = np.zeros((query_len, key_len), dtype=np.int64)
+    err = ctypes.create_string_buffer(4096)
+    p = _T5Params(num_buckets, max_distance, 1)
+    rc = f(ctypes.byref(p), ctypes.c_int64(query_len), ctypes.c_int64(key_len), out.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"posenc_wavlm_bucket_matrix_i64 failed ({rc})"
+    return out
+
+
+# WavLM: the convolution as CONV_CASES checks it, plus its gated bucket bias. (label, config keys, grid side, line)
+WAVLM_CASES = [
+    ("wavlm defaults", {}, 1200, 0),  # 320 buckets, 800: a [1200, 1200] grid passes every bucket
+    ("wavlm 64 / 100 stable", dict(num_buckets=64, max_bucket_distance=100, do_stable_layer_norm=True), 300, 0),
+    # 1000 / 100000: at r = +-11568, +-54928 transformers' bucket is T5's + 1; lines r = 0..60000 and 0..-60000
+    ("wavlm 1000 / 100000", dict(num_buckets=1000, max_bucket_distance=100000), 200, 60001),
+]
+
+
+def wavlm_buckets(t, d):
+    """posenc's WavLM buckets = the model's own _relative_positions_bucket bit for bit (a [G, G] grid built as
+    compute_bias builds it, and long lines), the bias the forward pass computed = rel_attn_embed rows at posenc's
+    buckets (exact: a gather), only layer 0 owns the table, every layer gates it; odd num_buckets refused by name."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.t5.modeling_t5 import T5Attention
+    for label, kw, side, line in WAVLM_CASES:
+        cfg = AutoConfig.for_model("wavlm", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
+                                   **kw)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        attns = [layer.attention for layer in model.encoder.layers]
+        cls = type(attns[0])
+        original, seen = cls.compute_bias, []
+
+        def recording(self, q, k, _orig=original, _seen=seen):
+            out = _orig(self, q, k)
+            _seen.append((self, q, k, out.clone()))
+            return out
+        cls.compute_bias = recording
+        try:
+            with torch.no_grad():
+                model(input_values=torch.randn(1, 400))
+        finally:
+            cls.compute_bias = original
+        path = os.path.join(d, label.replace(" ", "_").replace("/", "") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        rel = [x.get("relative_bias") for x in layers]
+        owners = [i for i, a in enumerate(attns) if getattr(a, "rel_attn_embed", None) is not None]
+        t.check(all(r and (r["num_buckets"], r["max_distance"]) == (cfg.num_buckets, cfg.max_bucket_distance)
+                    for r in rel), f"{label}: every layer's buckets ({rel[0] and rel[0]['num_buckets']}, "
+                f"{rel[0] and rel[0]['max_distance']}) = the config class's ({cfg.num_buckets}, {cfg.max_bucket_distance})")
+        t.check(owners == [i for i, r in enumerate(rel) if r and r["own_table"]] == [0],
+                f"{label}: the layers owning rel_attn_embed {owners} = posenc's own_table layers")
+        t.check(all(r and r["gated"] for r in rel) and all(hasattr(a, "gru_rel_pos_linear") for a in attns),
+                f"{label}: every layer gates the bias (gru_rel_pos_linear), posenc says gated")
+        t.check(rel[0]["tensor"] == "wavlm." + [n for n, _ in model.named_parameters() if "rel_attn_embed" in n][0],
+                f"{label}: table {rel[0]['tensor']}")
+        # the forward pass: one compute_bias (layer 0's) of [heads, T, T] = the table's rows at posenc's buckets
+        t.check(len(seen) == 1 and seen[0][0] is attns[0], f"{label}: compute_bias ran {len(seen)} time(s), "
+                f"in layer 0")
+        if seen:
+            _, q, k, bias = seen[0]
+            got = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, q, k)
+            want = attns[0].rel_attn_embed.weight.detach()[torch.from_numpy(got)].permute(2, 0, 1)
+            t.check(torch.equal(want, bias), f"{label}: the run's bias [{bias.shape[0]}, {q}, {k}] = rel_attn_embed "
+                    f"rows at posenc's buckets (0 ulp)")
+        # the model's own function on a [side, side] grid, as compute_bias forms it
+        ctx = torch.arange(side, dtype=torch.long)[:, None]
+        mem = torch.arange(side, dtype=torch.long)[None, :]
+        hf = attns[0]._relative_positions_bucket(mem - ctx).numpy()
+        mine = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, side, side)
+        t.check(np.array_equal(hf, mine), f"{label}: [{side}, {side}] grid of buckets bit for bit "
+                f"({int((hf != mine).sum())} differ; buckets {int(hf.min())}..{int(hf.max())})")
+        if line:  # r = 0..line-1 (one query, many keys) and 0..-(line-1) (many queries, one key)
+            diffs_t5 = 0
+            for q, k in ((1, line), (line, 1)):
+                r = torch.arange(k)[None, :] - torch.arange(q)[:, None]
+                hf = attns[0]._relative_positions_bucket(r.clone()).numpy()
+                mine = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, q, k)
+                t5 = T5Attention._relative_position_bucket(r.clone(), True, cfg.num_buckets,
+                                                           cfg.max_bucket_distance).numpy()
+                diffs_t5 += int((hf != t5).sum())
+                t.check(np.array_equal(hf, mine), f"{label}: the line [{q}, {k}] of buckets bit for bit "
+                        f"({int((hf != mine).sum())} differ)")
+            t.check(diffs_t5 > 0, f"{label}: T5's function gives {diffs_t5} other buckets on these lines (WavLM's "
+                    f"float32 max_exact + x before the truncation): the check above can fail")
+    # an odd num_buckets: the model's buckets never reach the table's last row; posenc refuses naming the key
+    cfg = AutoConfig.for_model("wavlm", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
+                               num_buckets=7, max_bucket_distance=20)
+    model = AutoModel.from_config(cfg).eval()
+    r = torch.arange(-500, 501)[None, :]
+    top = int(model.encoder.layers[0].attention._relative_positions_bucket(r).max())
+    t.check(top < 6, f"wavlm num_buckets 7: the model's buckets reach {top}, never row 6 of its table")
+    path = os.path.join(d, "wavlm_odd.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "wavlm num_buckets 7", path, "num_buckets")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2857,6 +2985,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "vision_patch": vision_patch,
            # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's reading
            "conv_position": conv_position,
+           "wavlm_buckets": wavlm_buckets,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
