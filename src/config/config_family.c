@@ -278,6 +278,10 @@ static const config_family families[] = {
      "data2vec_audio.encoder.pos_conv_embed"},
     {"sew", NULL, "SEW", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "sew.encoder.pos_conv_embed"},
     {"wavlm", NULL, "WavLM", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "wavlm.encoder.pos_conv_embed"},
+    /* the conformers: read only to refuse by position_embeddings_type (config_hf_conv.c) */
+    {"wav2vec2-conformer", NULL, "Wav2Vec2Conformer", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "wav2vec2_conformer.encoder.pos_conv_embed"},
+    {"wav2vec2-bert", NULL, "Wav2Vec2Bert", H, 0, 0, 1024, 16, 0, 24, 0, FAMILY_CONV_POSITION, 0, 0, 0, ""},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
     /* T5 copies (issue 39; class defaults d_model, num_heads, num_layers from transformers 5.18's configuration_*.py),
      * verified by tests/oracle/test_oracle_hf.py (t5): the same buckets, a table in block 0 of each stack (mT5,

@@ -18,8 +18,11 @@ typedef struct {
     int32_t stride;
     int32_t norm;            /* posenc_model.conv_pos_norm: 0 weight norm, 2 LayerNorm per layer */
     int32_t batch_norm_key;  /* 1: conv_pos_batch_norm true switches weight norm for an input BatchNorm (HuBERT) */
-    int32_t wavlm_bias;      /* 1: WavLM's gated relative bias too (num_buckets 320, max_bucket_distance 800) */
+    int32_t kind;            /* CONV_PLAIN; CONV_WAVLM: WavLM's gated relative bias too (num_buckets 320,
+                                max_bucket_distance 800); CONV_CONFORMER: refused by position_embeddings_type */
 } conv_position;
+
+enum { CONV_PLAIN = 0, CONV_WAVLM = 1, CONV_CONFORMER = 2 };
 
 static const conv_position conv_positions[] = {
     {"wav2vec2", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 0},
@@ -32,7 +35,10 @@ static const conv_position conv_positions[] = {
     /* SEWPositionalConvEmbedding: the conv strides by squeeze_factor; SEWEncoder pools its input by the same */
     {"sew", "num_conv_pos_embeddings", 128, NULL, 1, 16, "squeeze_factor", 2, 0, 0, 0},
     /* WavLMPositionalConvEmbedding is wav2vec2's; WavLMAttention adds the gated bucket bias (posenc.h: wavlm_*) */
-    {"wavlm", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, 1},
+    {"wavlm", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, CONV_WAVLM},
+    /* the conformers: refused whatever position_embeddings_type says (conformer_refusal) */
+    {"wav2vec2-conformer", "num_conv_pos_embeddings", 128, NULL, 1, 16, NULL, 1, 0, 0, CONV_CONFORMER},
+    {"wav2vec2-bert", NULL, 0, NULL, 1, 0, NULL, 1, 0, 0, CONV_CONFORMER},
 };
 
 /* An integer key >= 1 with its class default noted when absent. */
@@ -75,6 +81,25 @@ static posenc_status wavlm_bias(hf_reader *h, const cJSON *cfg) {
     return POSENC_OK;
 }
 
+/* Wav2Vec2-Conformer and Wav2Vec2-BERT (transformers 5.18): what their attention does with positions, by
+ * position_embeddings_type (class defaults "relative" / "relative_key"), none of which posenc's schemes describe. The
+ * conformer builds pos_conv_embed but Wav2Vec2ConformerEncoder.forward never calls it (tests/oracle: conv_refused). */
+static posenc_status conformer_refusal(hf_reader *h, const cJSON *cfg) {
+    const char *type = h->family->model_type;
+    bool bert = strcmp(type, "wav2vec2-bert") == 0;
+    const cJSON *v = hf_member_(cfg, "position_embeddings_type");
+    RETURN_ERROR_IF(v && !cJSON_IsString(v) && !cJSON_IsNull(v), h->err, POSENC_ERR_FORMAT,
+                    "config.json: 'position_embeddings_type' must be a string or null");
+    const char *kind = !v ? (bert ? "relative_key" : "relative") : cJSON_IsNull(v) ? "null" : v->valuestring;
+    const char *why =
+        strcmp(kind, "rotary") == 0 ? "it rotates the layer's input before linear_q / linear_k, not q and k"
+        : strcmp(kind, "relative") == 0 ? "Transformer-XL relative attention (linear_pos, pos_bias_u/v, rel_shift)"
+        : strcmp(kind, "relative_key") == 0 ? "rows clamp(k - q, -left_max, right_max), an asymmetric Shaw clip"
+                                            : "no positions in the attention, only the conformer's depthwise convs";
+    return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s position_embeddings_type %.32s: %s, no posenc "
+                        "scheme%s", type, kind, why, bert ? "" : " (pos_conv_embed is built, never called)");
+}
+
 posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg) {
     posenc_model *m = h->model;
     const config_family *f = h->family;
@@ -83,6 +108,7 @@ posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg) {
         if (strcmp(conv_positions[i].model_type, f->model_type) == 0) c = &conv_positions[i];
     RETURN_ERROR_IF(!c, h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s has no convolutional position row",
                     f->model_type);
+    if (c->kind == CONV_CONFORMER) return conformer_refusal(h, cfg);
     int32_t kernel = 0, groups = 0, layers = 1, stride = 1;
     FORWARD_IF_ERROR(conv_int(h, cfg, c->kernel_key, c->kernel, &kernel));
     FORWARD_IF_ERROR(conv_int(h, cfg, "num_conv_pos_embedding_groups", c->groups, &groups));
@@ -123,7 +149,7 @@ posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg) {
     m->conv_pos_stride = stride;
     m->conv_pos_norm = norm;
     config_copy_name_(m->conv_pos_tensor, sizeof m->conv_pos_tensor, f->table, strlen(f->table));
-    if (c->wavlm_bias) FORWARD_IF_ERROR(wavlm_bias(h, cfg));
+    if (c->kind == CONV_WAVLM) FORWARD_IF_ERROR(wavlm_bias(h, cfg));
     for (int64_t i = 0; i < count; i++) config_layer_set_(m, i, POSENC_LAYER_CONV_POSITION, -1, "encoder", 0);
     return POSENC_OK;
 }

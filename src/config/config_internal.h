@@ -154,7 +154,8 @@ enum {
 #define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
 /* wav2vec2-style speech encoders (transformers 5.18's *PositionalConvEmbedding: wav2vec2, HuBERT, UniSpeech(-SAT),
  * data2vec-audio, SEW, WavLM (+ its gated bucket bias)): a learned grouped Conv1d of the features added to the encoder's input, no position index;
- * every layer CONV_POSITION (posenc_model.conv_pos_*), per-type keys in config_hf_conv.c's table */
+ * every layer CONV_POSITION (posenc_model.conv_pos_*), per-type keys in config_hf_conv.c's table. Wav2Vec2-Conformer
+ * and Wav2Vec2-BERT rows are there to be refused by position_embeddings_type (no posenc scheme for any of them) */
 #define FAMILY_CONV_POSITION ((uint64_t)1 << 58)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:

@@ -2963,6 +2963,69 @@ def wavlm_buckets(t, d):
     refused_by_name(t, "wavlm num_buckets 7", path, "num_buckets")
 
 
+# Wav2Vec2-Conformer / Wav2Vec2-BERT: refused by position_embeddings_type; each tiny model shows the reason in its run
+CONFORMER_CASES = [  # (label, model_type, position_embeddings_type or None, extra config keys)
+    ("wav2vec2-conformer relative", "wav2vec2-conformer", "relative", {}),
+    ("wav2vec2-conformer rotary", "wav2vec2-conformer", "rotary", {}),
+    ("wav2vec2-conformer none", "wav2vec2-conformer", None, {}),
+    ("wav2vec2-bert relative_key", "wav2vec2-bert", "relative_key",
+     dict(left_max_position_embeddings=4, right_max_position_embeddings=2)),
+    ("wav2vec2-bert rotary", "wav2vec2-bert", "rotary", {}),
+    ("wav2vec2-bert relative", "wav2vec2-bert", "relative", {}),
+]
+
+
+def conv_refused(t, d):
+    """Each CONFORMER_CASES model runs once with hooks: the conformer's pos_conv_embed is never called; "rotary" rotates
+    the attention's input before linear_q / linear_k (their input differs from linear_v's, the unrotated one);
+    "relative" holds linear_pos / pos_bias_u / pos_bias_v and a 2T - 1 row sinusoid; "relative_key" an
+    asymmetric table of left + right + 1 rows. posenc refuses each naming position_embeddings_type."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, model_type, kind, kw in CONFORMER_CASES:
+        cfg = AutoConfig.for_model(model_type, **TINY_SPEECH, position_embeddings_type=kind, **kw)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        enc = model.encoder
+        calls, seen = [], {}
+        if hasattr(enc, "pos_conv_embed"):
+            enc.pos_conv_embed.register_forward_hook(lambda m, a, o: calls.append(1))
+        attn = enc.layers[0].self_attn
+        attn.register_forward_pre_hook(lambda m, a, k: seen.update(x=(a[0] if a else k["hidden_states"]).clone()),
+                                       with_kwargs=True)
+        attn.linear_q.register_forward_pre_hook(lambda m, a: seen.update(q=a[0].clone()))
+        attn.linear_v.register_forward_pre_hook(lambda m, a: seen.update(v=a[0].clone()))
+        if getattr(enc, "embed_positions", None) is not None:
+            enc.embed_positions.register_forward_hook(lambda m, a, o: seen.update(pos=o.clone()))
+        with torch.no_grad():
+            if model_type == "wav2vec2-bert":
+                model(input_features=torch.randn(1, 20, cfg.feature_projection_input_dim))
+            else:
+                model(input_values=torch.randn(1, 400))
+        frames = seen["x"].shape[1]
+        if hasattr(enc, "pos_conv_embed"):
+            t.check(not calls, f"{label}: pos_conv_embed built, called {len(calls)} times in the forward pass")
+        unrotated = torch.equal(seen["q"], seen["x"])
+        t.check(torch.equal(seen["v"], seen["x"]) and unrotated == (kind != "rotary"),
+                f"{label}: linear_q's input is {'the attention input' if unrotated else 'the ROTATED attention input'}"
+                f" (linear_v's is the input itself)")
+        if kind == "relative":
+            t.check(all(hasattr(attn, n) for n in ("linear_pos", "pos_bias_u", "pos_bias_v"))
+                    and seen["pos"].shape[1] == 2 * frames - 1,
+                    f"{label}: linear_pos, pos_bias_u/v and a {seen['pos'].shape[1]}-row relative sinusoid "
+                    f"({frames} frames)")
+        if kind == "relative_key":
+            rows = attn.distance_embedding.weight.shape[0]
+            t.check(rows == kw["left_max_position_embeddings"] + kw["right_max_position_embeddings"] + 1,
+                    f"{label}: distance_embedding has {rows} rows (left 4 + right 2 + 1: asymmetric)")
+        if kind is None:
+            t.check(getattr(enc, "embed_positions", None) is None and not hasattr(attn, "linear_pos"),
+                    f"{label}: no position module in the encoder or its attention")
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        refused_by_name(t, label, path, "position_embeddings_type")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2986,6 +3049,7 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's reading
            "conv_position": conv_position,
            "wavlm_buckets": wavlm_buckets,
+           "conv_refused": conv_refused,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
