@@ -2783,7 +2783,8 @@ def conv_position(t, d):
         pce = enc.pos_conv_embed
         convs = [m for m in pce.modules() if isinstance(m, torch.nn.Conv1d)]
         c0 = convs[0]
-        t.check(len(convs) == conv["layers"], f"{label}: {len(convs)} Conv1d in pos_conv_embed, posenc {conv['layers']}")
+        t.check(len(convs) == conv["layers"],
+                f"{label}: {len(convs)} Conv1d in pos_conv_embed, posenc {conv['layers']}")
         t.check(all((c.kernel_size[0], c.groups, c.padding[0], c.stride[0]) == (conv["kernel"], conv["groups"],
                                                                              conv["padding"], conv["stride"])
                     for c in convs), f"{label}: conv kernel/groups/padding/stride {c0.kernel_size[0]}/{c0.groups}/"
@@ -2915,7 +2916,8 @@ def wavlm_buckets(t, d):
         owners = [i for i, a in enumerate(attns) if getattr(a, "rel_attn_embed", None) is not None]
         t.check(all(r and (r["num_buckets"], r["max_distance"]) == (cfg.num_buckets, cfg.max_bucket_distance)
                     for r in rel), f"{label}: every layer's buckets ({rel[0] and rel[0]['num_buckets']}, "
-                f"{rel[0] and rel[0]['max_distance']}) = the config class's ({cfg.num_buckets}, {cfg.max_bucket_distance})")
+                f"{rel[0] and rel[0]['max_distance']}) = the config class's ({cfg.num_buckets}, "
+                f"{cfg.max_bucket_distance})")
         t.check(owners == [i for i, r in enumerate(rel) if r and r["own_table"]] == [0],
                 f"{label}: the layers owning rel_attn_embed {owners} = posenc's own_table layers")
         t.check(all(r and r["gated"] for r in rel) and all(hasattr(a, "gru_rel_pos_linear") for a in attns),
@@ -3046,7 +3048,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
-           # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's reading
+           # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's
+           # reading; WavLM's buckets; the conformers refused by position_embeddings_type
            "conv_position": conv_position,
            "wavlm_buckets": wavlm_buckets,
            "conv_refused": conv_refused,
