@@ -121,14 +121,15 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
     D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_DEBERTA, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE,
-    D_KINDS
+    D_CONV, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
     "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
     "T5 buckets", "sinusoidal table", "DeBERTa relative positions", "base (rope_theta)", "scaling type", "scaling factor",
-    "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale"};
+    "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale",
+    "convolutional positions"};
 
 typedef struct {
     bool seen;
@@ -477,6 +478,21 @@ static int compare(comparison *c) {
                          mb->deberta_c2p && mb->deberta_p2c ? "+" : "", mb->deberta_p2c ? "p2c" : "",
                          mb->deberta_absolute ? ", + absolute table" : "");
                 mark(fs, D_DEBERTA, true, i, x, y, NULL);
+            }
+        } else if (la->scheme == POSENC_LAYER_CONV_POSITION) { /* wav2vec2-style: the conv's shape, WavLM's buckets */
+            const posenc_model *ma = &A->m, *mb = &B->m;
+            if (ma->conv_pos_kernel != mb->conv_pos_kernel || ma->conv_pos_groups != mb->conv_pos_groups ||
+                ma->conv_pos_layers != mb->conv_pos_layers || ma->conv_pos_stride != mb->conv_pos_stride ||
+                ma->conv_pos_norm != mb->conv_pos_norm ||
+                strcmp(ma->conv_pos_activation, mb->conv_pos_activation) != 0 ||
+                ma->wavlm_num_buckets != mb->wavlm_num_buckets || ma->wavlm_max_distance != mb->wavlm_max_distance) {
+                snprintf(x, sizeof x, "%d x kernel %d, groups %d, stride %d, norm %d, %s; buckets %d/%d",
+                         ma->conv_pos_layers, ma->conv_pos_kernel, ma->conv_pos_groups, ma->conv_pos_stride,
+                         ma->conv_pos_norm, ma->conv_pos_activation, ma->wavlm_num_buckets, ma->wavlm_max_distance);
+                snprintf(y, sizeof y, "%d x kernel %d, groups %d, stride %d, norm %d, %s; buckets %d/%d",
+                         mb->conv_pos_layers, mb->conv_pos_kernel, mb->conv_pos_groups, mb->conv_pos_stride,
+                         mb->conv_pos_norm, mb->conv_pos_activation, mb->wavlm_num_buckets, mb->wavlm_max_distance);
+                mark(fs, D_CONV, true, i, x, y, NULL);
             }
         }
         if (la->scheme != POSENC_LAYER_ROPE || la->rope < 0 || lb->rope < 0) continue;

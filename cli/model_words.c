@@ -112,6 +112,20 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
             n += snprintf(buf + n, size - (size_t)n, ", query scaled by position");
         break;
     }
+    case POSENC_LAYER_CONV_POSITION: /* kept under 256 characters: the explain summary's buffer */
+        snprintf(buf, size, "learned conv positions %s added to the input: %d x Conv1d(kernel %d, groups %d%s, pad %d"
+                 "%s), %s, %s", m->conv_pos_tensor, m->conv_pos_layers, m->conv_pos_kernel, m->conv_pos_groups,
+                 m->conv_pos_stride > 1 ? ", strided" : "", m->conv_pos_padding,
+                 m->conv_pos_trim ? ", last frame dropped" : "",
+                 m->conv_pos_norm == 1 ? "input batch norm" : m->conv_pos_norm == 2 ? "layer norm" : "weight norm",
+                 m->conv_pos_activation);
+        if (m->wavlm_num_buckets > 0) { /* WavLM: summarised, the explain buffer is short */
+            size_t n = strlen(buf);
+            if (n < size)
+                snprintf(buf + n, size - n, "; + gated WavLM buckets (%d, %d)", m->wavlm_num_buckets,
+                         m->wavlm_max_distance);
+        }
+        break;
     case POSENC_LAYER_NOPE:
         snprintf(buf, size, "no position encoding (%s)%s",
                  strcmp(l->kind, "mamba") == 0              ? "mamba: no attention"
@@ -593,6 +607,23 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
                 cli_json_string(m->learned_tensor);
                 printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset,
                        (long long)m->learned_size);
+            }
+            break;
+        case POSENC_LAYER_CONV_POSITION:
+            printf(", \"conv\": {\"kernel\": %d, \"groups\": %d, \"layers\": %d, \"padding\": %d, \"trim\": %d, "
+                   "\"stride\": %d, \"norm\": \"%s\", \"activation\": ", m->conv_pos_kernel, m->conv_pos_groups,
+                   m->conv_pos_layers, m->conv_pos_padding, m->conv_pos_trim, m->conv_pos_stride,
+                   m->conv_pos_norm == 1 ? "batch" : m->conv_pos_norm == 2 ? "layer" : "weight");
+            cli_json_string(m->conv_pos_activation);
+            printf(", \"tensor\": ");
+            cli_json_string(m->conv_pos_tensor);
+            printf("}");
+            if (m->wavlm_num_buckets > 0) { /* the bias table is layer 0's; every layer gates it by content */
+                printf(", \"relative_bias\": {\"kind\": \"wavlm\", \"num_buckets\": %d, \"max_distance\": %d, "
+                       "\"gated\": true, \"own_table\": %s, \"tensor\": ", m->wavlm_num_buckets,
+                       m->wavlm_max_distance, i == 0 ? "true" : "false");
+                cli_json_string(m->wavlm_tensor);
+                printf("}");
             }
             break;
         case POSENC_LAYER_NOPE:

@@ -99,7 +99,8 @@ static void parse_model(const uint8_t *data, size_t size, int gguf, const char *
         FUZZ_REQUIRE(m.rope_count >= 0 && m.rope_count <= POSENC_MODEL_MAX_ROPES, "rope count %d", m.rope_count);
         for (int32_t i = 0; i < m.layer_count; i++) {
             const posenc_model_layer *l = &m.layers[i];
-            FUZZ_REQUIRE(l->scheme >= POSENC_LAYER_NOPE && l->scheme <= POSENC_LAYER_SINUSOIDAL, "layer %d scheme %d", i,
+            FUZZ_REQUIRE((l->scheme >= POSENC_LAYER_NOPE && l->scheme <= POSENC_LAYER_SINUSOIDAL) ||
+                             l->scheme == POSENC_LAYER_CONV_POSITION, "layer %d scheme %d", i,
                          (int)l->scheme);
             FUZZ_REQUIRE(l->scheme != POSENC_LAYER_ROPE || (l->rope >= 0 && l->rope < m.rope_count),
                          "layer %d points at RoPE variant %d of %d", i, l->rope, m.rope_count);

@@ -1203,6 +1203,34 @@ POSENC_API posenc_status posenc_t5_bias_f32(const posenc_t5_params *params, cons
                                             const posenc_positions *keys, float *out,
                                             size_t out_count, posenc_error *err);
 
+/* ---- 5.2b WavLM relative position buckets (HF WavLMAttention) ---------------
+ *
+ * WavLM's _relative_positions_bucket is T5's bidirectional bucket (5.2) with one
+ * difference in the logarithmic branch: max_exact is added to the float32 value
+ * BEFORE the truncation, (max_exact + x).to(long) with x = log(n / max_exact) /
+ * ln(max_distance / max_exact) x (nb - max_exact) in float32, where T5 adds it
+ * after (max_exact + trunc(x)). The float32 sum rounds, so where x lies within half
+ * an ulp of (max_exact + x) below an integer, WavLM's bucket is one more than T5's:
+ * num_buckets 1000, max_distance 100000: r = 11568 gives 910 (T5: 909), r = -54928
+ * gives 475 (T5: 474) (transformers 5.18's own function). Always bidirectional; the
+ * config keys are num_buckets (default 320) and max_bucket_distance (800).
+ * r = key position - query position; the bucket reads row `bucket` of layer 0's
+ * rel_attn_embed [num_buckets, heads]. params: posenc_t5_params with bidirectional 1
+ * (0 is refused: WavLM has no causal form), the rest checked as posenc_t5_check.
+ * Errors: as posenc_t5_bucket; POSENC_ERR_INVALID_ARGUMENT for bidirectional 0. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_wavlm_bucket(const posenc_t5_params *params, int64_t relative_position,
+                                             int32_t *out_bucket, posenc_error *err);
+/* out[a][b] = posenc_wavlm_bucket(b - a) for a < query_len, b < key_len (row-major
+ * [query_len, key_len], HF compute_bias(query_length, key_length) without a cache).
+ * Errors: as posenc_wavlm_bucket; NULL out; POSENC_ERR_INVALID_ARGUMENT for query_len
+ * or key_len outside 1..2^31; POSENC_ERR_SIZE_OVERFLOW when their product overflows
+ * size_t; POSENC_ERR_BUFFER_TOO_SMALL when out_count < query_len x key_len. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_wavlm_bucket_matrix_i64(const posenc_t5_params *params, int64_t query_len,
+                                                        int64_t key_len, int64_t *out, size_t out_count,
+                                                        posenc_error *err);
+
 /* ---- 5.3 Shaw et al. relative positions (tensor2tensor) ---------------------
  *
  * idx[a][b] = clip(j - i, -k, k) + k  in [0, 2k],  i = queries[a], j = keys[b].
@@ -2342,11 +2370,14 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
     POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
-    POSENC_LAYER_WINDOW_RELATIVE = 8 /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
-                                        Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
+    POSENC_LAYER_WINDOW_RELATIVE = 8, /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
+                                         Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
+    POSENC_LAYER_CONV_POSITION = 9    /* a learned convolution of the features added to the encoder's input (wav2vec2
+                                         and its kin: posenc_model.conv_pos_*) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative", "conv_position"; "?" if
+ * unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2591,6 +2622,43 @@ typedef struct posenc_model {
                                        grid; its stages alternate attention (kind "attention", query_stride 0) and one
                                        "subsample_attention" layer (query_stride > 0, the next stage's grid the query
                                        grid) */
+    /* CONV_POSITION (wav2vec2, HuBERT, UniSpeech, UniSpeech-SAT, data2vec-audio, SEW, WavLM; transformers 5.18's
+     * *PositionalConvEmbedding): the encoder computes P = conv_position(X) from its own input features X [T, hidden]
+     * and adds it, X + P, before layer 0 (before the encoder's LayerNorm, or with do_stable_layer_norm before the
+     * first layer's); every encoder layer is listed CONV_POSITION. There is no position index anywhere: order enters
+     * only through the convolution's kernel, whose weights are the checkpoint's (nothing for posenc to compute).
+     * conv_position is conv_pos_layers repeats (data2vec-audio: num_conv_pos_embeddings; else 1) of
+     *   y = Conv1d(hidden -> hidden, kernel conv_pos_kernel, groups conv_pos_groups, stride conv_pos_stride,
+     *              zero padding conv_pos_padding frames on each side) over the time axis,
+     *   then drop the last conv_pos_trim frames (1 for an even kernel: "same" length; 0 for an odd one),
+     *   then conv_pos_norm, then the activation conv_pos_activation (the config's feat_extract_activation, "gelu").
+     * conv_pos_norm: 0 = the conv weight is weight-normed (weight_norm dim=2: g * v / |v| per kernel tap);
+     *   1 = BatchNorm1d over the channels of the INPUT before the conv, no weight norm (HuBERT conv_pos_batch_norm);
+     *   2 = LayerNorm without affine over the channels after the conv and trim, before the activation, no weight
+     *   norm (data2vec-audio, each layer).
+     * conv_pos_stride > 1 (SEW: squeeze_factor): the input is also average-pooled by conv_pos_stride
+     *   (AvgPool1d(s, s)) and the sum is pooled + P over the shorter of the two lengths; the layers run on T / s
+     *   frames, and the encoder upsamples afterwards.
+     * conv_pos_tensor: the module's checkpoint prefix ("encoder.pos_conv_embed"; the conv under ".conv", data2vec's
+     *   under ".layers.N.conv"). conv_pos_layers 0: not a CONV_POSITION model (the other conv_pos_* are 0 / ""). */
+    int32_t conv_pos_kernel;
+    int32_t conv_pos_groups;
+    int32_t conv_pos_layers;
+    int32_t conv_pos_padding;
+    int32_t conv_pos_trim;
+    int32_t conv_pos_stride;
+    int32_t conv_pos_norm;
+    char conv_pos_activation[32];
+    char conv_pos_tensor[64];
+    /* WavLM (CONV_POSITION layers that ALSO add a gated relative position bias; wavlm_num_buckets 0: none). Layer 0's
+     * attention owns rel_attn_embed [wavlm_num_buckets, heads] (wavlm_tensor) and computes the bias
+     * B[h][q][k] = rel_attn_embed[posenc_wavlm_bucket(k - q)][h] (5.2b: num_buckets, max_bucket_distance), and every
+     * layer (0 included) adds g[h][q] x B[h][q][k] to its scaled q.k logits, g = a x (b x c[h] - 1) + 2 with a, b the
+     * sigmoids of the layer's own gru_rel_pos_linear of the query token's features and c its gru_rel_pos_const: a
+     * gate computed from the content, which posenc does not compute (the buckets and the ungated B are posenc's). */
+    int32_t wavlm_num_buckets;
+    int32_t wavlm_max_distance;
+    char wavlm_tensor[96];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

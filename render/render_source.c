@@ -225,6 +225,11 @@ int cli_table_from_model(const char *command, const posenc_model *m, int64_t len
                      (long long)m->sinusoid_size, m->sinusoid_size ? "" : ": no stored table");
         return rc;
     }
+    /* wav2vec2-style: a learned convolution of the features, nothing a config can draw; WavLM: its bucket numbers */
+    if (s == POSENC_LAYER_CONV_POSITION && m->wavlm_num_buckets == 0)
+        return cli_fail(command, EXIT_RUNTIME, "its positions live in the checkpoint's weights",
+                        "%s: '%s' adds a learned convolution of its features (%s), which a config holds no values of",
+                        base, m->config.architecture, m->conv_pos_tensor);
     if (len > 4096) len = 4096; /* a [len x len] bias */
     memset(t, 0, sizeof *t);
     t->rows = (size_t)len;
@@ -240,6 +245,14 @@ int cli_table_from_model(const char *command, const posenc_model *m, int64_t len
             double v = 0;
             if (s == POSENC_LAYER_ALIBI) {
                 v = j <= i ? m->alibi_slopes[0] * (double)(j - i) : 0.0; /* causal: m (j - i), future masked */
+            } else if (s == POSENC_LAYER_CONV_POSITION) { /* WavLM: bucket of key - query (posenc.h 5.2b) */
+                int32_t bucket = 0;
+                posenc_t5_params p = {m->wavlm_num_buckets, m->wavlm_max_distance, 1};
+                if (posenc_wavlm_bucket(&p, j - i, &bucket, &err) != POSENC_OK) {
+                    cli_table_free(t);
+                    return cli_fail_status(command, &err);
+                }
+                v = bucket;
             } else {
                 int32_t bucket = 0;
                 posenc_t5_params p = m->t5;
@@ -258,6 +271,10 @@ int cli_table_from_model(const char *command, const posenc_model *m, int64_t len
     else if (s == POSENC_LAYER_T5)
         snprintf(t->about, sizeof t->about, "%s: T5 bucket of each (query, key), %d buckets, max distance %d", base,
                  m->t5.num_buckets, m->t5.max_distance);
+    else if (s == POSENC_LAYER_CONV_POSITION)
+        snprintf(t->about, sizeof t->about, "%s: WavLM bucket of each (query, key), %d buckets, max distance %d (the "
+                 "bias each layer gates; the conv positions are weights)", base, m->wavlm_num_buckets,
+                 m->wavlm_max_distance);
     else
         snprintf(t->about, sizeof t->about, "%s: no position encoding in any layer: every position looks the same (a constant table)", base);
     return EXIT_OK;

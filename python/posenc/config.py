@@ -390,7 +390,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
-SCHEMES_BY_VALUE = {8: "window_relative"}  # later posenc_layer_scheme values
+SCHEMES_BY_VALUE = {8: "window_relative", 9: "conv_position"}  # later posenc_layer_scheme values
 MAX_STAGES = 8  # POSENC_MODEL_MAX_STAGES
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
@@ -450,7 +450,11 @@ class _Model(Structure):
                 ("patch_resize", c_int32),
                 ("window_stage_count", c_int32), ("window_stages", _WindowStage * MAX_STAGES), ("window_cls", c_int32),
                 ("window_continuous", c_int32), ("window_absolute", c_int32), ("window_shared", c_int32),
-                ("window_per_layer", c_int32), ("window_abs_offsets", c_int32)]
+                ("window_per_layer", c_int32), ("window_abs_offsets", c_int32),
+                ("conv_pos_kernel", c_int32), ("conv_pos_groups", c_int32), ("conv_pos_layers", c_int32),
+                ("conv_pos_padding", c_int32), ("conv_pos_trim", c_int32), ("conv_pos_stride", c_int32),
+                ("conv_pos_norm", c_int32), ("conv_pos_activation", c_char * 32), ("conv_pos_tensor", c_char * 64),
+                ("wavlm_num_buckets", c_int32), ("wavlm_max_distance", c_int32), ("wavlm_tensor", c_char * 96)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
@@ -472,7 +476,8 @@ class Layer:
     """One layer's position scheme (posenc_model_layer plus what its scheme carries)."""
 
     index: int
-    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta"
+    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta",
+                                         # "conv_position"
     kind: str                            # "attention", "sliding_attention", "linear_attention", "mamba", ...
     sliding_window: int                  # 0 = whole context
     rope_index: Optional[int] = None     # rope: index into Model.ropes
@@ -509,6 +514,17 @@ class Layer:
     window_cls: bool = False             # window_relative: BEiT's 3 CLS rows
     continuous: bool = False             # window_relative: SwinV2's MLP over log-spaced coordinates
     query_stride: int = 0                # window_relative: LeViT's subsample attention (queries every Nth patch)
+    conv_kernel: int = 0                 # conv_position (posenc.h conv_pos_*): kernel, groups, stacked conv layers,
+    conv_groups: int = 0                 # zero padding a side, frames dropped at the end, stride (SEW's squeeze),
+    conv_layers: int = 0                 # norm ("weight", "batch", "layer"), activation; tensor: the module prefix
+    conv_padding: int = 0
+    conv_trim: int = 0
+    conv_stride: int = 0
+    conv_norm: Optional[str] = None
+    conv_activation: Optional[str] = None
+    wavlm_buckets: int = 0               # conv_position, WavLM: the gated bias's buckets (posenc_wavlm_bucket), 0 none
+    wavlm_max_distance: int = 0
+    wavlm_tensor: Optional[str] = None   # WavLM: layer 0's rel_attn_embed (every layer gates the bias it computes)
 
 
 @dataclass(frozen=True)
@@ -673,6 +689,15 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                     extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size),
                                  patch_grid=(int(m.patch_grid_height), int(m.patch_grid_width)),
                                  patch_prefix_rows=int(m.patch_prefix_rows))
+            elif scheme == "conv_position":  # added to the encoder's input, the same for every layer
+                extra = dict(conv_kernel=int(m.conv_pos_kernel), conv_groups=int(m.conv_pos_groups),
+                             conv_layers=int(m.conv_pos_layers), conv_padding=int(m.conv_pos_padding),
+                             conv_trim=int(m.conv_pos_trim), conv_stride=int(m.conv_pos_stride),
+                             conv_norm=("weight", "batch", "layer")[m.conv_pos_norm] if 0 <= m.conv_pos_norm < 3
+                             else "?", conv_activation=text(m.conv_pos_activation), tensor=text(m.conv_pos_tensor))
+                if m.wavlm_num_buckets > 0:
+                    extra.update(wavlm_buckets=int(m.wavlm_num_buckets), wavlm_max_distance=int(m.wavlm_max_distance),
+                                 wavlm_tensor=text(m.wavlm_tensor))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

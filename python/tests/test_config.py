@@ -123,6 +123,25 @@ def test_vision_patch_tables():
     # a text model's learned table has no grid
     assert posenc.load_config({"model_type": "bert"}).layers[0].patch_grid is None
 
+
+def test_conv_position_fields():
+    # wav2vec2's class defaults: one weight-normed conv of 128 taps (even: the last frame dropped), 16 groups
+    w = posenc.load_config({"model_type": "wav2vec2"})
+    x = w.layers[0]
+    assert [y.scheme for y in w.layers] == ["conv_position"] * 12 and w.config is None
+    assert (x.conv_kernel, x.conv_groups, x.conv_layers, x.conv_padding, x.conv_trim, x.conv_stride, x.conv_norm,
+            x.conv_activation, x.tensor) == (128, 16, 1, 64, 1, 1, "weight", "gelu", "wav2vec2.encoder.pos_conv_embed")
+    # data2vec-audio: num_conv_pos_embeddings counts layers, conv_pos_kernel_size is the kernel (odd: nothing dropped)
+    d = posenc.load_config({"model_type": "data2vec-audio", "num_conv_pos_embeddings": 3}).layers[0]
+    assert (d.conv_kernel, d.conv_layers, d.conv_padding, d.conv_trim, d.conv_norm) == (19, 3, 9, 0, "layer")
+    h = posenc.load_config({"model_type": "hubert", "conv_pos_batch_norm": True}).layers[0]
+    s = posenc.load_config({"model_type": "sew", "squeeze_factor": 3}).layers[0]
+    assert (h.conv_norm, s.conv_stride, s.conv_norm) == ("batch", 3, "weight")
+    # WavLM: the same convolution plus the gated bucket bias, layer 0's table
+    wl = posenc.load_config({"model_type": "wavlm", "num_buckets": 64}).layers
+    assert (wl[5].scheme, wl[5].wavlm_buckets, wl[5].wavlm_max_distance, wl[5].conv_kernel) == ("conv_position", 64, 800, 128)
+    assert wl[0].wavlm_tensor == "wavlm.encoder.layers.0.attention.rel_attn_embed.weight" and w.layers[0].wavlm_buckets == 0
+
 def test_whisper_two_stacks_and_modernbert_bases():
     # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table
     w = posenc.load_config({"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,

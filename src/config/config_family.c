@@ -264,6 +264,24 @@ static const config_family families[] = {
      FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0, "embed_positions.weight"},
     {"voxtral_encoder", NULL, "VoxtralEncoder", H, 0, 0, 0, 0, 0, 0, 0, FAMILY_AUDIO_ENCODER_TABLE, 0, 0, 0,
      "embed_positions.weight"},
+    /* wav2vec2-style speech encoders (FAMILY_CONV_POSITION: a learned convolution added to the encoder's input; its
+     * keys in config_hf_conv.c's table); hidden / heads / layers class defaults; the module under each
+     * *PreTrainedModel's base_model_prefix */
+    {"wav2vec2", NULL, "Wav2Vec2", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "wav2vec2.encoder.pos_conv_embed"},
+    {"hubert", NULL, "Hubert", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "hubert.encoder.pos_conv_embed"},
+    {"unispeech", NULL, "UniSpeech", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "unispeech.encoder.pos_conv_embed"},
+    {"unispeech-sat", NULL, "UniSpeechSat", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "unispeech_sat.encoder.pos_conv_embed"},
+    {"data2vec-audio", NULL, "Data2VecAudio", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "data2vec_audio.encoder.pos_conv_embed"},
+    {"sew", NULL, "SEW", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "sew.encoder.pos_conv_embed"},
+    {"wavlm", NULL, "WavLM", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0, "wavlm.encoder.pos_conv_embed"},
+    /* the conformers: read only to refuse by position_embeddings_type (config_hf_conv.c) */
+    {"wav2vec2-conformer", NULL, "Wav2Vec2Conformer", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_CONV_POSITION, 0, 0, 0,
+     "wav2vec2_conformer.encoder.pos_conv_embed"},
+    {"wav2vec2-bert", NULL, "Wav2Vec2Bert", H, 0, 0, 1024, 16, 0, 24, 0, FAMILY_CONV_POSITION, 0, 0, 0, ""},
     {"t5", NULL, "T5", H, 0, 0, 512, 8, 0, 6, 0, FAMILY_T5, 0, 0, 0, NULL},
     /* T5 copies (issue 39; class defaults d_model, num_heads, num_layers from transformers 5.18's configuration_*.py),
      * verified by tests/oracle/test_oracle_hf.py (t5): the same buckets, a table in block 0 of each stack (mT5,

@@ -163,6 +163,11 @@ enum {
  * in its window (posenc_model.window_*); per-type defaults and rules in config_hf_window.c's table. The config class
  * lists stages (depths, num_heads), so the generic counts are not read. */
 #define FAMILY_WINDOW_RELATIVE ((uint64_t)1 << 57)
+/* wav2vec2-style speech encoders (transformers 5.18's *PositionalConvEmbedding: wav2vec2, HuBERT, UniSpeech(-SAT),
+ * data2vec-audio, SEW, WavLM (+ its gated bucket bias)): a learned grouped Conv1d of the features added to the encoder's input, no position index;
+ * every layer CONV_POSITION (posenc_model.conv_pos_*), per-type keys in config_hf_conv.c's table. Wav2Vec2-Conformer
+ * and Wav2Vec2-BERT rows are there to be refused by position_embeddings_type (no posenc scheme for any of them) */
+#define FAMILY_CONV_POSITION ((uint64_t)1 << 58)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
@@ -203,7 +208,7 @@ enum {
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE | FAMILY_CONV_POSITION)
 
 typedef struct {
     const char *model_type;
@@ -357,6 +362,8 @@ posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg);
 /* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
  * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
 posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);
+/* ---- config_hf_conv.c: FAMILY_CONV_POSITION's layers (every encoder layer CONV_POSITION, posenc_model.conv_pos_*) */
+posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg);
 /* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */
 void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all);
 /* Does a key name look like it is about positions? */

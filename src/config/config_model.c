@@ -45,6 +45,7 @@ static posenc_status to_config(posenc_model *m, posenc_status st, const char *so
                            : s == POSENC_LAYER_T5      ? "T5 relative position buckets"
                            : s == POSENC_LAYER_DEBERTA ? "DeBERTa relative positions (c2p / p2c)"
                            : s == POSENC_LAYER_WINDOW_RELATIVE ? "a learned 2D relative bias inside windows of patches"
+                           : s == POSENC_LAYER_CONV_POSITION ? "a learned convolutional position embedding"
                            : s == POSENC_LAYER_SINUSOIDAL && m->decoder_sinusoid_size > 0
                                ? "a fixed sinusoidal table in each stack"
                            : s == POSENC_LAYER_SINUSOIDAL && m->learned_size > 0

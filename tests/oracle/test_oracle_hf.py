@@ -3108,6 +3108,350 @@ def levit(t, d):
     refused_by_name(t, "levit image_size 72", path, "image_size")
 
 
+# wav2vec2-style speech encoders (FAMILY_CONV_POSITION): the only position information is a learned convolution of the
+# features added to the encoder's input. Each tiny model runs forward on random audio with hooks on its pos_conv_embed
+# (input X, output P) and on its first encoder layer (its input); then posenc's description (kernel, groups, padding,
+# frames dropped, stride, norm, conv layers) is run with torch's functional ops on the module's own weights over the
+# captured X and must give P bit for bit, and X + P (the encoder's LayerNorm applied unless do_stable_layer_norm; SEW:
+# pooled X) must be the first layer's input bit for bit (tolerance 0: the same float32 ops in the same order).
+TINY_SPEECH = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                   conv_dim=(32, 32), conv_stride=(5, 2), conv_kernel=(10, 3))
+CONV_CASES = [  # (label, model_type, config keys)
+    ("wav2vec2 even", "wav2vec2", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),
+    ("wav2vec2 odd", "wav2vec2", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4)),
+    ("wav2vec2 stable relu", "wav2vec2", dict(num_conv_pos_embeddings=3, num_conv_pos_embedding_groups=1,
+                                              do_stable_layer_norm=True, feat_extract_activation="relu")),
+    ("wav2vec2 defaults", "wav2vec2", {}),  # 128 taps (longer than the 39 frames), 16 groups
+    ("hubert", "hubert", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),
+    ("hubert batch norm", "hubert", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=8,
+                                         conv_pos_batch_norm=True)),
+    ("unispeech", "unispeech", dict(num_conv_pos_embeddings=6, num_conv_pos_embedding_groups=4)),
+    ("unispeech-sat stable", "unispeech-sat", dict(num_conv_pos_embeddings=3, num_conv_pos_embedding_groups=2,
+                                                   do_stable_layer_norm=True)),
+    ("data2vec-audio", "data2vec-audio", dict(num_conv_pos_embeddings=3, conv_pos_kernel_size=4,
+                                              num_conv_pos_embedding_groups=2)),
+    ("data2vec-audio odd", "data2vec-audio", dict(num_conv_pos_embeddings=2, conv_pos_kernel_size=5,
+                                                  num_conv_pos_embedding_groups=8)),
+    ("data2vec-audio defaults", "data2vec-audio", {}),  # 5 layers of 19 taps
+    ("sew", "sew", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2, squeeze_factor=2)),
+    ("sew odd 3", "sew", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4, squeeze_factor=3)),
+    ("wavlm", "wavlm", dict(num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2)),  # its buckets: wavlm_buckets
+    ("wavlm stable odd", "wavlm", dict(num_conv_pos_embeddings=5, num_conv_pos_embedding_groups=4,
+                                       do_stable_layer_norm=True)),
+]
+
+
+def conv_position_run(model_type, kw):
+    """(config, model, X, P, the first layer's input) of one forward pass; BatchNorm statistics made non-trivial."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model(model_type, **TINY_SPEECH, **kw)
+    torch.manual_seed(0)
+    model = AutoModel.from_config(cfg).eval()
+    enc = model.encoder
+    with torch.no_grad():
+        for m in enc.pos_conv_embed.modules():
+            if isinstance(m, torch.nn.BatchNorm1d):  # eval mode reads the running statistics: not 0 / 1
+                m.running_mean.copy_(torch.randn(m.running_mean.shape))
+                m.running_var.copy_(torch.rand(m.running_var.shape) + 0.5)
+                m.weight.copy_(torch.randn(m.weight.shape))
+                m.bias.copy_(torch.randn(m.bias.shape))
+    got = {}
+    enc.pos_conv_embed.register_forward_hook(lambda m, a, out: got.update(x=a[0].clone(), p=out.clone()))
+    enc.layers[0].register_forward_pre_hook(lambda m, a, k: got.update(layer0=(a[0] if a else k["hidden_states"])
+                                                                          .clone()), with_kwargs=True)
+    with torch.no_grad():
+        model(input_values=torch.randn(1, 400))
+    return cfg, model, got
+
+
+def conv_position_replay(x, layer, conv, norm, activation, torch):
+    """posenc's description of one conv layer, run with torch's functional ops on the module's own tensors."""
+    import torch.nn.functional as F
+    from transformers.activations import ACT2FN
+    if norm == "batch":
+        bn = layer.batch_norm
+        x = F.batch_norm(x, bn.running_mean, bn.running_var, bn.weight, bn.bias, False, 0.0, bn.eps)
+    y = F.conv1d(x, layer.conv.weight, layer.conv.bias, stride=conv["stride"], padding=conv["padding"],
+                 groups=conv["groups"])
+    if conv["trim"]:
+        y = y[:, :, :-conv["trim"]]
+    if norm == "layer":
+        y = F.layer_norm(y.transpose(1, 2), (y.shape[1],), None, None, layer.layer_norm.eps).transpose(1, 2)
+    return ACT2FN[activation](y)
+
+
+def conv_position(t, d):
+    """Each case of CONV_CASES: what posenc reads (every layer conv_position; kernel, groups, padding, trim, stride,
+    norm, layers) is the module transformers built, and replaying it reproduces the run's P and first-layer input."""
+    import torch
+    for label, model_type, kw in CONV_CASES:
+        try:
+            cfg, model, got = conv_position_run(model_type, kw)
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        if not kw:  # the class defaults: posenc reads the type with the tiny sizes alone
+            with open(path, "w") as f:
+                json.dump(dict(model_type=model_type, hidden_size=32, num_hidden_layers=2, num_attention_heads=2), f)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        enc = model.encoder
+        t.check(len(layers) == len(enc.layers) and all(x["scheme"] == "conv_position" for x in layers),
+                f"{label}: {len(layers)} conv_position layers, transformers built {len(enc.layers)}")
+        conv = layers[0]["conv"]
+        pce = enc.pos_conv_embed
+        convs = [m for m in pce.modules() if isinstance(m, torch.nn.Conv1d)]
+        c0 = convs[0]
+        t.check(len(convs) == conv["layers"],
+                f"{label}: {len(convs)} Conv1d in pos_conv_embed, posenc {conv['layers']}")
+        t.check(all((c.kernel_size[0], c.groups, c.padding[0], c.stride[0]) == (conv["kernel"], conv["groups"],
+                                                                             conv["padding"], conv["stride"])
+                    for c in convs), f"{label}: conv kernel/groups/padding/stride {c0.kernel_size[0]}/{c0.groups}/"
+                f"{c0.padding[0]}/{c0.stride[0]} = posenc's {conv['kernel']}/{conv['groups']}/{conv['padding']}/"
+                f"{conv['stride']}")
+        weight_norm = all(torch.nn.utils.parametrize.is_parametrized(c, "weight") for c in convs)
+        batch = any(isinstance(m, torch.nn.BatchNorm1d) for m in pce.modules())
+        layer_norm = any(isinstance(m, torch.nn.LayerNorm) for m in pce.modules())
+        built = "batch" if batch else "layer" if layer_norm else "weight" if weight_norm else "none"
+        t.check(built == conv["norm"] and not (weight_norm and (batch or layer_norm)),
+                f"{label}: norm {built} (weight-normed {weight_norm}), posenc {conv['norm']}")
+        t.check(conv["activation"] == cfg.feat_extract_activation, f"{label}: activation {conv['activation']}")
+        prefix = model_type.replace("-", "_") + ".encoder.pos_conv_embed"
+        t.check(layers[0]["conv"]["tensor"] == prefix and any(n.startswith("encoder.pos_conv_embed.conv")
+                                                              or n.startswith("encoder.pos_conv_embed.layers.0.conv")
+                                                              for n, _ in model.named_parameters()),
+                f"{label}: module {conv['tensor']}")
+        others = [n for n, _ in model.named_parameters() if ("pos" in n or "relative" in n or "rel_" in n)
+                  and not n.startswith("encoder.pos_conv_embed.")
+                  and not ("relative_bias" in layers[0] and ("rel_attn_embed" in n or "gru_rel_pos" in n))]
+        t.check(not others, f"{label}: no other position parameter ({others})")
+        # replay: posenc's numbers, the module's weights, torch's functional ops
+        x = got["x"] if model_type == "sew" else got["x"].transpose(1, 2)  # SEW's encoder passes [B, H, T]
+        with torch.no_grad():
+            subs = list(pce.layers) if hasattr(pce, "layers") else [pce]
+            y = x
+            for sub in subs:
+                y = conv_position_replay(y, sub, conv, conv["norm"], conv["activation"], torch)
+            p = got["p"] if model_type == "sew" else got["p"].transpose(1, 2)
+            t.check(y.shape == p.shape and torch.equal(y, p), f"{label}: posenc's conv replayed = the run's "
+                    f"positions {tuple(y.shape)} vs {tuple(p.shape)} (0 ulp)")
+            if model_type == "sew":  # SEWEncoder: AvgPool1d(s, s) of X, the shorter length of the two
+                pooled = torch.nn.functional.avg_pool1d(x, conv["stride"], conv["stride"])
+                n = min(pooled.shape[-1], y.shape[-1])
+                summed = (pooled[..., :n] + y[..., :n]).transpose(1, 2)
+            else:
+                summed = (x + y).transpose(1, 2)
+            stable = "StableLayerNorm" in type(enc).__name__
+            want = summed if stable else enc.layer_norm(summed)
+            t.check(want.shape == got["layer0"].shape and torch.equal(want, got["layer0"]),
+                    f"{label}: X + P{'' if stable else ' (then the encoder LayerNorm)'} is layer 0's input (0 ulp)")
+    # hidden_size not a multiple of the groups: torch's Conv1d refuses to build it, posenc names the key
+    from transformers import AutoConfig, AutoModel
+    cfg = AutoConfig.for_model("wav2vec2", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=3)
+    try:
+        AutoModel.from_config(cfg)
+        built = True
+    except ValueError:
+        built = False
+    t.check(not built, "wav2vec2 hidden 32, 3 groups: transformers cannot build it")
+    path = os.path.join(d, "wav2vec2_groups.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "wav2vec2 hidden 32, 3 groups", path, "num_conv_pos_embedding_groups")
+
+
+# posenc_wavlm_bucket_matrix_i64 through ctypes (the library beside the CLI; a sanitizer build: a child python with the
+# ASan runtime preloaded calls it, as posenc_query_scale does)
+class _T5Params(ctypes.Structure):
+    _fields_ = [("num_buckets", ctypes.c_int32), ("max_distance", ctypes.c_int32), ("bidirectional", ctypes.c_int32)]
+
+
+def posenc_wavlm_buckets(num_buckets, max_distance, query_len, key_len):
+    """posenc's [query_len, key_len] WavLM buckets of r = key - query (int64)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; "
+                "print(json.dumps(o.posenc_wavlm_buckets(*json.loads(sys.argv[2])).tolist()))")
+        child = subprocess.run([sys.executable, "-c", code, HERE, json.dumps([num_buckets, max_distance, query_len,
+                                                                                key_len])],
+                               capture_output=True, text=True, env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"posenc_wavlm_bucket_matrix_i64 in the sanitized child: {child.stderr[-400:]}"
+        return np.array(json.loads(child.stdout), dtype=np.int64)
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    f = lib.posenc_wavlm_bucket_matrix_i64
+    f.restype = ctypes.c_int
+    out = np.zeros((query_len, key_len), dtype=np.int64)
+    err = ctypes.create_string_buffer(4096)
+    p = _T5Params(num_buckets, max_distance, 1)
+    rc = f(ctypes.byref(p), ctypes.c_int64(query_len), ctypes.c_int64(key_len), out.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"posenc_wavlm_bucket_matrix_i64 failed ({rc})"
+    return out
+
+
+# WavLM: the convolution as CONV_CASES checks it, plus its gated bucket bias. (label, config keys, grid side, line)
+WAVLM_CASES = [
+    ("wavlm defaults", {}, 1200, 0),  # 320 buckets, 800: a [1200, 1200] grid passes every bucket
+    ("wavlm 64 / 100 stable", dict(num_buckets=64, max_bucket_distance=100, do_stable_layer_norm=True), 300, 0),
+    # 1000 / 100000: at r = +-11568, +-54928 transformers' bucket is T5's + 1; lines r = 0..60000 and 0..-60000
+    ("wavlm 1000 / 100000", dict(num_buckets=1000, max_bucket_distance=100000), 200, 60001),
+]
+
+
+def wavlm_buckets(t, d):
+    """posenc's WavLM buckets = the model's own _relative_positions_bucket bit for bit (a [G, G] grid built as
+    compute_bias builds it, and long lines), the bias the forward pass computed = rel_attn_embed rows at posenc's
+    buckets (exact: a gather), only layer 0 owns the table, every layer gates it; odd num_buckets refused by name."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    from transformers.models.t5.modeling_t5 import T5Attention
+    for label, kw, side, line in WAVLM_CASES:
+        cfg = AutoConfig.for_model("wavlm", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
+                                   **kw)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        attns = [layer.attention for layer in model.encoder.layers]
+        cls = type(attns[0])
+        original, seen = cls.compute_bias, []
+
+        def recording(self, q, k, _orig=original, _seen=seen):
+            out = _orig(self, q, k)
+            _seen.append((self, q, k, out.clone()))
+            return out
+        cls.compute_bias = recording
+        try:
+            with torch.no_grad():
+                model(input_values=torch.randn(1, 400))
+        finally:
+            cls.compute_bias = original
+        path = os.path.join(d, label.replace(" ", "_").replace("/", "") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        rel = [x.get("relative_bias") for x in layers]
+        owners = [i for i, a in enumerate(attns) if getattr(a, "rel_attn_embed", None) is not None]
+        t.check(all(r and (r["num_buckets"], r["max_distance"]) == (cfg.num_buckets, cfg.max_bucket_distance)
+                    for r in rel), f"{label}: every layer's buckets ({rel[0] and rel[0]['num_buckets']}, "
+                f"{rel[0] and rel[0]['max_distance']}) = the config class's ({cfg.num_buckets}, "
+                f"{cfg.max_bucket_distance})")
+        t.check(owners == [i for i, r in enumerate(rel) if r and r["own_table"]] == [0],
+                f"{label}: the layers owning rel_attn_embed {owners} = posenc's own_table layers")
+        t.check(all(r and r["gated"] for r in rel) and all(hasattr(a, "gru_rel_pos_linear") for a in attns),
+                f"{label}: every layer gates the bias (gru_rel_pos_linear), posenc says gated")
+        t.check(rel[0]["tensor"] == "wavlm." + [n for n, _ in model.named_parameters() if "rel_attn_embed" in n][0],
+                f"{label}: table {rel[0]['tensor']}")
+        # the forward pass: one compute_bias (layer 0's) of [heads, T, T] = the table's rows at posenc's buckets
+        t.check(len(seen) == 1 and seen[0][0] is attns[0], f"{label}: compute_bias ran {len(seen)} time(s), "
+                f"in layer 0")
+        if seen:
+            _, q, k, bias = seen[0]
+            got = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, q, k)
+            want = attns[0].rel_attn_embed.weight.detach()[torch.from_numpy(got)].permute(2, 0, 1)
+            t.check(torch.equal(want, bias), f"{label}: the run's bias [{bias.shape[0]}, {q}, {k}] = rel_attn_embed "
+                    f"rows at posenc's buckets (0 ulp)")
+        # the model's own function on a [side, side] grid, as compute_bias forms it
+        ctx = torch.arange(side, dtype=torch.long)[:, None]
+        mem = torch.arange(side, dtype=torch.long)[None, :]
+        hf = attns[0]._relative_positions_bucket(mem - ctx).numpy()
+        mine = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, side, side)
+        t.check(np.array_equal(hf, mine), f"{label}: [{side}, {side}] grid of buckets bit for bit "
+                f"({int((hf != mine).sum())} differ; buckets {int(hf.min())}..{int(hf.max())})")
+        if line:  # r = 0..line-1 (one query, many keys) and 0..-(line-1) (many queries, one key)
+            diffs_t5 = 0
+            for q, k in ((1, line), (line, 1)):
+                r = torch.arange(k)[None, :] - torch.arange(q)[:, None]
+                hf = attns[0]._relative_positions_bucket(r.clone()).numpy()
+                mine = posenc_wavlm_buckets(cfg.num_buckets, cfg.max_bucket_distance, q, k)
+                t5 = T5Attention._relative_position_bucket(r.clone(), True, cfg.num_buckets,
+                                                           cfg.max_bucket_distance).numpy()
+                diffs_t5 += int((hf != t5).sum())
+                t.check(np.array_equal(hf, mine), f"{label}: the line [{q}, {k}] of buckets bit for bit "
+                        f"({int((hf != mine).sum())} differ)")
+            t.check(diffs_t5 > 0, f"{label}: T5's function gives {diffs_t5} other buckets on these lines (WavLM's "
+                    f"float32 max_exact + x before the truncation): the check above can fail")
+    # an odd num_buckets: the model's buckets never reach the table's last row; posenc refuses naming the key
+    cfg = AutoConfig.for_model("wavlm", **TINY_SPEECH, num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
+                               num_buckets=7, max_bucket_distance=20)
+    model = AutoModel.from_config(cfg).eval()
+    r = torch.arange(-500, 501)[None, :]
+    top = int(model.encoder.layers[0].attention._relative_positions_bucket(r).max())
+    t.check(top < 6, f"wavlm num_buckets 7: the model's buckets reach {top}, never row 6 of its table")
+    path = os.path.join(d, "wavlm_odd.json")
+    cfg.to_json_file(path)
+    refused_by_name(t, "wavlm num_buckets 7", path, "num_buckets")
+
+
+# Wav2Vec2-Conformer / Wav2Vec2-BERT: refused by position_embeddings_type; each tiny model shows the reason in its run
+CONFORMER_CASES = [  # (label, model_type, position_embeddings_type or None, extra config keys)
+    ("wav2vec2-conformer relative", "wav2vec2-conformer", "relative", {}),
+    ("wav2vec2-conformer rotary", "wav2vec2-conformer", "rotary", {}),
+    ("wav2vec2-conformer none", "wav2vec2-conformer", None, {}),
+    ("wav2vec2-bert relative_key", "wav2vec2-bert", "relative_key",
+     dict(left_max_position_embeddings=4, right_max_position_embeddings=2)),
+    ("wav2vec2-bert rotary", "wav2vec2-bert", "rotary", {}),
+    ("wav2vec2-bert relative", "wav2vec2-bert", "relative", {}),
+]
+
+
+def conv_refused(t, d):
+    """Each CONFORMER_CASES model runs once with hooks: the conformer's pos_conv_embed is never called; "rotary" rotates
+    the attention's input before linear_q / linear_k (their input differs from linear_v's, the unrotated one);
+    "relative" holds linear_pos / pos_bias_u / pos_bias_v and a 2T - 1 row sinusoid; "relative_key" an
+    asymmetric table of left + right + 1 rows. posenc refuses each naming position_embeddings_type."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, model_type, kind, kw in CONFORMER_CASES:
+        cfg = AutoConfig.for_model(model_type, **TINY_SPEECH, position_embeddings_type=kind, **kw)
+        torch.manual_seed(0)
+        model = AutoModel.from_config(cfg).eval()
+        enc = model.encoder
+        calls, seen = [], {}
+        if hasattr(enc, "pos_conv_embed"):
+            enc.pos_conv_embed.register_forward_hook(lambda m, a, o: calls.append(1))
+        attn = enc.layers[0].self_attn
+        attn.register_forward_pre_hook(lambda m, a, k: seen.update(x=(a[0] if a else k["hidden_states"]).clone()),
+                                       with_kwargs=True)
+        attn.linear_q.register_forward_pre_hook(lambda m, a: seen.update(q=a[0].clone()))
+        attn.linear_v.register_forward_pre_hook(lambda m, a: seen.update(v=a[0].clone()))
+        if getattr(enc, "embed_positions", None) is not None:
+            enc.embed_positions.register_forward_hook(lambda m, a, o: seen.update(pos=o.clone()))
+        with torch.no_grad():
+            if model_type == "wav2vec2-bert":
+                model(input_features=torch.randn(1, 20, cfg.feature_projection_input_dim))
+            else:
+                model(input_values=torch.randn(1, 400))
+        frames = seen["x"].shape[1]
+        if hasattr(enc, "pos_conv_embed"):
+            t.check(not calls, f"{label}: pos_conv_embed built, called {len(calls)} times in the forward pass")
+        unrotated = torch.equal(seen["q"], seen["x"])
+        t.check(torch.equal(seen["v"], seen["x"]) and unrotated == (kind != "rotary"),
+                f"{label}: linear_q's input is {'the attention input' if unrotated else 'the ROTATED attention input'}"
+                f" (linear_v's is the input itself)")
+        if kind == "relative":
+            t.check(all(hasattr(attn, n) for n in ("linear_pos", "pos_bias_u", "pos_bias_v"))
+                    and seen["pos"].shape[1] == 2 * frames - 1,
+                    f"{label}: linear_pos, pos_bias_u/v and a {seen['pos'].shape[1]}-row relative sinusoid "
+                    f"({frames} frames)")
+        if kind == "relative_key":
+            rows = attn.distance_embedding.weight.shape[0]
+            t.check(rows == kw["left_max_position_embeddings"] + kw["right_max_position_embeddings"] + 1,
+                    f"{label}: distance_embedding has {rows} rows (left 4 + right 2 + 1: asymmetric)")
+        if kind is None:
+            t.check(getattr(enc, "embed_positions", None) is None and not hasattr(attn, "linear_pos"),
+                    f"{label}: no position module in the encoder or its attention")
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        refused_by_name(t, label, path, "position_embeddings_type")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -3128,6 +3472,11 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # wav2vec2-style speech encoders: the convolution added to the encoder's input, replayed from posenc's
+           # reading; WavLM's buckets; the conformers refused by position_embeddings_type
+           "conv_position": conv_position,
+           "wavlm_buckets": wavlm_buckets,
+           "conv_refused": conv_refused,
            # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
            "swin_window_relative": window_relative,
            "beit_window": beit_window,

@@ -31,7 +31,8 @@ MODELS = os.path.join(ROOT, "tests", "fixtures", "models")
 FIXTURES = os.path.join(MODELS, "coverage")
 TSV = os.path.join(MODELS, "coverage.tsv")
 DOC = os.path.join(ROOT, "docs", "models.md")
-SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative"}
+SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative",
+           "conv_position"}
 
 
 def load_rows():

@@ -105,6 +105,18 @@ def main():
         html = open(out).read() if rc == 0 else ""
         t.check(rc == 0 and "<table class=\"layers\">" in html and want in html,
                 f"report --config {name}: a layers table with '{want}' {se.strip()[-120:] if rc else ''}")
+    # wav2vec2-style conv positions: WavLM's report draws its buckets; a plain conv has nothing a config can draw
+    wavlm, hubert = os.path.join(d, "wavlm.json"), os.path.join(d, "hubert.json")
+    json.dump({"model_type": "wavlm"}, open(wavlm, "w"))
+    json.dump({"model_type": "hubert"}, open(hubert, "w"))
+    out = os.path.join(d, "wavlm.html")
+    rc, so, se = run("report", "--config", wavlm, "--no-lab", "-o", out)
+    html = open(out).read() if rc == 0 else ""
+    t.check(rc == 0 and "learned conv positions wavlm.encoder.pos_conv_embed" in html and "WavLM bucket" in html,
+            f"report --config wavlm: the conv layers and the WavLM bucket map {se.strip()[-120:] if rc else ''}")
+    rc, so, se = run("plot", "heatmap", "--config", hubert, "-o", os.path.join(d, "h.svg"))
+    t.check(rc == 1 and "learned convolution" in se and not os.path.exists(os.path.join(d, "h.svg")),
+            f"plot --config hubert: refused, its conv positions are weights ({se.strip()[:120]})")
     t.finish()
 
 

@@ -395,6 +395,19 @@ def main():
         t.check(rc == 1 and "DeBERTa relative positions: A 256 buckets, max relative 512, c2p+p2c" in out and words in out,
                 f"compare DeBERTa-v3 with {other}: a difference naming it, exit {rc} "
                 f"({[x for x in out.splitlines() if 'DeBERTa' in x][:1]} {err.strip()[:100]})")
+    # wav2vec2-style convolutional positions (and WavLM's buckets): compare tells the convolutions apart
+    w2v = {"model_type": "wav2vec2"}
+    for name, cfg in {"w2v": w2v, "w2v_copy": dict(w2v), "k64": dict(w2v, num_conv_pos_embeddings=64),
+                      "wavlm": {"model_type": "wavlm"}, "wavlm_64": {"model_type": "wavlm", "num_buckets": 64}}.items():
+        paths[name] = os.path.join(d, f"conv_{name}.json")
+        json.dump(cfg, open(paths[name], "w"))
+    rc, out, err = compare(paths["w2v"], paths["w2v_copy"])
+    t.check(rc == 0, f"compare wav2vec2 with itself: same, exit {rc} ({err.strip()[:120]})")
+    for a, b, words in (("w2v", "k64", "B 1 x kernel 64"), ("wavlm", "wavlm_64", "buckets 64/800")):
+        rc, out, err = compare(paths[a], paths[b])
+        t.check(rc == 1 and "convolutional positions: A 1 x kernel 128" in out and words in out,
+                f"compare {a} with {b}: a difference naming it, exit {rc} "
+                f"({[x for x in out.splitlines() if 'convolutional' in x][:1]} {err.strip()[:100]})")
     t.finish()
 
 
