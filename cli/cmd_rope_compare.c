@@ -121,14 +121,15 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
     D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_DEBERTA, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE,
-    D_KINDS
+    D_ROPE2D, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
     "layer count", "position start", "softmax scale", "position scheme", "attention window", "rotary dim", "head channels",
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
     "T5 buckets", "sinusoidal table", "DeBERTa relative positions", "base (rope_theta)", "scaling type", "scaling factor",
-    "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale"};
+    "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale",
+    "2-D RoPE"};
 
 typedef struct {
     bool seen;
@@ -477,6 +478,16 @@ static int compare(comparison *c) {
                          mb->deberta_c2p && mb->deberta_p2c ? "+" : "", mb->deberta_p2c ? "p2c" : "",
                          mb->deberta_absolute ? ", + absolute table" : "");
                 mark(fs, D_DEBERTA, true, i, x, y, NULL);
+            }
+        } else if (la->scheme == POSENC_LAYER_ROPE_2D) {
+            const posenc_rope2d_params *pa = &A->m.rope2d, *pb = &B->m.rope2d;
+            if (pa->kind != pb->kind || pa->head_dim != pb->head_dim || pa->base != pb->base ||
+                pa->merge != pb->merge || A->m.rope2d_patch_size != B->m.rope2d_patch_size) {
+                snprintf(x, sizeof x, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pa->kind),
+                         pa->head_dim, pa->base, pa->merge, (long long)A->m.rope2d_patch_size);
+                snprintf(y, sizeof y, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pb->kind),
+                         pb->head_dim, pb->base, pb->merge, (long long)B->m.rope2d_patch_size);
+                mark(fs, D_ROPE2D, true, i, x, y, NULL);
             }
         }
         if (la->scheme != POSENC_LAYER_ROPE || la->rope < 0 || lb->rope < 0) continue;

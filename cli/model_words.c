@@ -198,6 +198,17 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                      (long long)m->learned_size);
         break;
     }
+    case POSENC_LAYER_ROPE_2D: {
+        const posenc_rope2d_params *r = &m->rope2d;
+        int n = snprintf(buf, size, "2-D RoPE by patch (row, column), %s frequencies, base %.10g, all %d channels, "
+                         "%lld-pixel patches", r->kind == POSENC_ROPE2D_PIXTRAL ? "alternating (Pixtral)"
+                                                                               : "axial halves (Qwen2-VL)",
+                         r->base, r->head_dim, (long long)m->rope2d_patch_size);
+        if (n >= 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, r->merge > 1 ? ", patches in %dx%d merge windows" : ", raster order",
+                     r->merge, r->merge);
+        break;
+    }
     }
 }
 
@@ -530,6 +541,12 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
                 printf(", \"offset\": %lld, \"size\": %lld", (long long)m->learned_offset,
                        (long long)m->learned_size);
             }
+            break;
+        case POSENC_LAYER_ROPE_2D:
+            printf(", \"rope_2d\": {\"kind\": \"%s\", \"head_dim\": %d, \"base\": ",
+                   posenc_rope2d_kind_name(m->rope2d.kind), m->rope2d.head_dim);
+            cli_json_number(m->rope2d.base);
+            printf(", \"merge\": %d, \"patch_size\": %lld}", m->rope2d.merge, (long long)m->rope2d_patch_size);
             break;
         case POSENC_LAYER_NOPE:
             break;

@@ -1042,6 +1042,78 @@ POSENC_API void posenc_rope_rotation_free(posenc_rope_rotation *rotation);
 POSENC_API const char *posenc_rope_cache_layout_name(posenc_rope_cache_layout layout);
 POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
 
+/* ---- 4c. 2-D RoPE over an image's patch grid (rope_2d.c) ----
+ * Vision encoders that rotate each patch's query/key by its (row, column) in
+ * the patch grid: every pair k of the D/2 pairs (HF rotate_half: channels k,
+ * k + D/2; HF's cos/sin are cat(c, c) over D channels) takes its position
+ * from one axis, row (0) or column (1), with an inverse frequency w_k:
+ *   POSENC_ROPE2D_PIXTRAL  Pixtral (PixtralVisionRotaryEmbedding, transformers
+ *       5.18): the 1-D frequencies of a D-channel RoPE, f_i = base^(-2i/D),
+ *       i < D/2, alternate between the axes: pair k < D/4 is the row at
+ *       f_{2k}, pair D/4 + j the column at f_{2j+1}.
+ *   POSENC_ROPE2D_AXIAL    Qwen2-VL's vision tower and its copies
+ *       (Qwen2VLVisionRotaryEmbedding over head_dim / 2): each axis is a 1-D
+ *       RoPE of its own over D/2 channels, w = base^(-2j/(D/2)): pair k < D/4
+ *       is the row at w_k, pair D/4 + j the column at w_j.
+ * The patch order is the runtime's token order inside one image of `rows` x
+ * `cols` patches: merge 1 = raster (token t = r * cols + c); merge m > 1 =
+ * Qwen2-VL's spatial-merge windows: m x m blocks in raster order, the patches
+ * of a block in raster order inside it (rows and cols multiples of m). Both
+ * kinds rotate all D channels with magnitude 1.
+ * Modes: PRECISE (long double frequencies and angles, f32 within 1 ULP of the
+ * exact value) and TORCH_COMPAT (HF's float32 steps: inv_freq = 1 / f32pow(
+ * base, f32(2i)/f32(n)), angle = f32(position) * inv, cos/sin by torch's
+ * vector kernel over the tensor HF runs them on: Pixtral's [N, 2, D/2],
+ * Qwen2-VL's [N, 2, D/4], N = rows * cols, the image alone in the sequence);
+ * GGML is refused (POSENC_ERR_UNSUPPORTED: ggml's vision RoPE is another
+ * arithmetic). */
+typedef enum posenc_rope2d_kind {
+    POSENC_ROPE2D_PIXTRAL = 0,
+    POSENC_ROPE2D_AXIAL = 1
+} posenc_rope2d_kind;
+
+typedef struct posenc_rope2d_params {
+    posenc_rope2d_kind kind;
+    int32_t head_dim;  /* D: channels of the head, all rotated; a multiple of 4, 4..65536 */
+    double base;       /* rope_theta, finite, > 1 */
+    int32_t merge;     /* patch order: 1 raster; m in 2..1024: m x m windows (spatial_merge_size) */
+    posenc_mode mode;  /* PRECISE (default) or TORCH_COMPAT */
+} posenc_rope2d_params;
+
+/* kind PIXTRAL, base 10000, merge 1, PRECISE. */
+POSENC_EXPERIMENTAL
+POSENC_API void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim);
+/* "pixtral", "axial"; "?" if unknown. */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind);
+/* Validate params; POSENC_ERR_INVALID_ARGUMENT names the bad value (an unknown
+ * kind, head_dim not a multiple of 4 or out of range, base not finite or
+ * <= 1, merge out of range), POSENC_ERR_UNSUPPORTED for GGML mode. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_check(const posenc_rope2d_params *params, posenc_error *err);
+/* The axis (0 row, 1 column) and inverse frequency (radians per patch; in
+ * TORCH_COMPAT HF's float32 value) of each of the D/2 pairs; out_count >= D/2.
+ * Either output may be NULL. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_pair_map(const posenc_rope2d_params *params, int32_t *axis_of_pair,
+                                                double *inv_freq, size_t out_count, posenc_error *err);
+/* The (row, column) of each token of a rows x cols grid in the runtime's
+ * order: out is [rows * cols][2]; out_count >= 2 * rows * cols. rows and
+ * cols in 1..2^20, multiples of merge (else INVALID_ARGUMENT naming them). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_positions(const posenc_rope2d_params *params, int64_t rows, int64_t cols,
+                                                 int64_t *out, size_t out_count, posenc_error *err);
+/* cos/sin tables, each [rows * cols][D/2] row-major, token order as
+ * posenc_rope2d_positions: cos[t][k] = cos(pos_axis(k)(t) * w_k) (HF's [N, D]
+ * table is cos[t][k mod D/2]). out_count (the capacity of each) >=
+ * rows * cols * D/2 (else POSENC_ERR_BUFFER_TOO_SMALL, as for the other two).
+ * Errors as above, POSENC_ERR_NULL_POINTER for a NULL
+ * pointer, POSENC_ERR_OUT_OF_MEMORY. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_table_f32(const posenc_rope2d_params *params, int64_t rows, int64_t cols,
+                                                 float *cos_out, float *sin_out, size_t out_count,
+                                                 posenc_error *err);
+
 /* ========================================================================
  * 5. Relative encodings and attention biases
  * ======================================================================== */
@@ -2268,10 +2340,11 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_T5 = 4,
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
-    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_ROPE_2D = 10    /* 2-D RoPE by patch row and column (vision encoders; posenc_model.rope2d) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "rope_2d"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2468,6 +2541,13 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
+    /* ROPE_2D (vision encoders whose every attention layer rotates each patch by its (row, column) in the image's
+     * patch grid: Pixtral, the vision towers of Qwen2-VL and its copies): the rotation (section 4c) of every such
+     * layer, over that image's own grid (height / rope2d_patch_size rows, width / rope2d_patch_size columns: no
+     * table, no size limit), in the token order rope2d.merge gives. rope2d.mode is PRECISE as read; set
+     * TORCH_COMPAT to reproduce the runtime's float32 bits. rope2d.head_dim 0: no ROPE_2D layer. */
+    posenc_rope2d_params rope2d;
+    int64_t rope2d_patch_size;      /* pixels a patch side (the config's patch_size) */
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

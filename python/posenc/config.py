@@ -419,6 +419,10 @@ class _DebertaParams(Structure):
     _fields_ = [("position_buckets", c_int32), ("max_relative_positions", c_int32)]
 
 
+class _Rope2dParams(Structure):
+    _fields_ = [("kind", c_int), ("head_dim", c_int32), ("base", c_double), ("merge", c_int32), ("mode", c_int)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -439,12 +443,13 @@ class _Model(Structure):
                 ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
                 ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
-                ("patch_resize", c_int32)]
+                ("patch_resize", c_int32), ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
-           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params"}
+           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params",
+           _Rope2dParams: "posenc_rope2d_params"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int

@@ -348,6 +348,10 @@ static const config_family families[] = {
      "vision_model.embeddings.position_embedding.weight"},
     {"tipsv2_vision_model", NULL, "Tipsv2Vision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_VISION_PATCH, 0, 0, 0,
      "vision_model.embeddings.position_embeddings"},
+    /* 2-D RoPE vision encoders (FAMILY_ROPE_2D): class defaults hidden (Qwen2-VL: embed_dim), heads, layers (depth);
+     * per-type keys and order in config_hf_rope2d.c */
+    {"pixtral", NULL, "PixtralVision", H, 10000, 0, 1024, 16, 0, 24, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"qwen2_vl_vision", NULL, "Qwen2VLVision", H, 10000, 0, 1280, 16, 0, 32, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

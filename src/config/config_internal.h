@@ -152,6 +152,10 @@ enum {
  * config's integer image_size / patch_size (posenc_model.patch_*); per-type defaults and token layout in
  * config_hf_layers.c's vision table */
 #define FAMILY_VISION_PATCH ((uint64_t)1 << 56)
+/* Vision encoders with a 2-D RoPE by patch row and column (PixtralVisionRotaryEmbedding, Qwen2VLVisionRotaryEmbedding
+ * and copies, transformers 5.18): every layer POSENC_LAYER_ROPE_2D (posenc_model.rope2d); per-type keys, kinds and
+ * refusals in config_hf_rope2d.c's table */
+#define FAMILY_ROPE_2D ((uint64_t)1 << 60)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
@@ -192,7 +196,7 @@ enum {
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_ROPE_2D)
 
 typedef struct {
     const char *model_type;
@@ -341,6 +345,8 @@ posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, cons
 /* The per-layer list of a config.json model; rope_free: the
  * model has no RoPE layer (its RoPE settings were not read). */
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
+/* ---- config_hf_rope2d.c (called by hf_layers_): FAMILY_ROPE_2D, every layer ROPE_2D */
+posenc_status hf_rope2d_layers_(hf_reader *h, const cJSON *cfg);
 /* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
  * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
 posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);

@@ -2684,6 +2684,160 @@ def vision_patch(t, d):
     refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
 
 
+# 2-D RoPE vision encoders (FAMILY_ROPE_2D): the tiny encoder runs on one image of rows x cols patches; the cos/sin
+# every layer's apply function really receives, and the (row, column) its rotary class is given, against posenc's
+# posenc_rope2d_table_f32 (torch-compat: bit for bit, tolerance 0 ULP, the same float32 steps and torch kernel
+# blocks) and posenc_rope2d_positions for the parameters `rope explain --json` read from the saved config.json.
+# (label, model_type, config keywords, grids (rows, cols)); heads of 32 / 24 channels: 24 puts torch's 8-lane
+# blocks across tokens (Qwen2-VL's tensor is 6 wide per axis)
+ROPE_2D_CASES = [
+    ("pixtral", "pixtral", dict(hidden_size=64, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                patch_size=4, image_size=64), [(3, 5), (4, 2)]),
+    ("pixtral theta 500 head 24", "pixtral", dict(hidden_size=48, intermediate_size=64, num_hidden_layers=3,
+                                                  num_attention_heads=2, patch_size=2, image_size=64,
+                                                  rope_parameters=dict(rope_type="axial", rope_theta=500.0)),
+     [(5, 3), (1, 7)]),
+    ("qwen2_vl_vision", "qwen2_vl_vision", dict(depth=2, embed_dim=64, num_heads=2, hidden_size=32, patch_size=2,
+                                                temporal_patch_size=1), [(4, 6), (2, 2)]),
+    ("qwen2_vl_vision theta 100 head 24 merge 1", "qwen2_vl_vision",
+     dict(depth=3, embed_dim=48, num_heads=2, hidden_size=32, patch_size=2, temporal_patch_size=1,
+          spatial_merge_size=1, rope_parameters=dict(rope_type="axial", rope_theta=100.0)), [(3, 5)]),
+]
+ROPE_2D_APPLY = {"pixtral": "apply_rotary_pos_emb", "qwen2_vl_vision": "apply_rotary_pos_emb_vision"}
+
+
+class _Rope2d(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("head_dim", ctypes.c_int32), ("base", ctypes.c_double),
+                ("merge", ctypes.c_int32), ("mode", ctypes.c_int)]
+
+
+def posenc_rope2d(r, rows, cols, mode):
+    """posenc's own posenc_rope2d_table_f32 / _positions (the library beside the CLI) for the rope_2d object `rope
+    explain --json` printed: (cos [N, D/2], sin, positions [N, 2]). Sanitizer builds: a child python without torch
+    calls them (the float32 bits travel as integers)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; d = json.load(sys.stdin); "
+                "c, s, p = o.posenc_rope2d(d['r'], d['rows'], d['cols'], d['mode']); "
+                "print(json.dumps([c.view('uint32').tolist(), s.view('uint32').tolist(), p.tolist()]))")
+        child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps(
+            {"r": r, "rows": rows, "cols": cols, "mode": mode}), capture_output=True, text=True,
+            env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"posenc_rope2d_table_f32 in the sanitized child failed: {child.stderr[-400:]}"
+        c, s, p = json.loads(child.stdout)
+        return (np.array(c, dtype=np.uint32).view(np.float32), np.array(s, dtype=np.uint32).view(np.float32),
+                np.array(p, dtype=np.int64))
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    kinds = {"pixtral": 0, "axial": 1}
+    p = _Rope2d(kinds[r["kind"]], r["head_dim"], r["base"], r["merge"], {"precise": 0, "torch_compat": 1}[mode])
+    n, half = rows * cols, r["head_dim"] // 2
+    cos, sin = np.zeros((n, half), np.float32), np.zeros((n, half), np.float32)
+    pos = np.zeros((n, 2), np.int64)
+    err = ctypes.create_string_buffer(4096)
+    f = lib.posenc_rope2d_table_f32
+    f.restype = ctypes.c_int
+    rc = f(ctypes.byref(p), ctypes.c_int64(rows), ctypes.c_int64(cols), cos.ctypes.data_as(ctypes.c_void_p),
+           sin.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(cos.size), err)
+    assert rc == 0, f"posenc_rope2d_table_f32 failed ({rc}): {err.raw[4:400]}"
+    g = lib.posenc_rope2d_positions
+    g.restype = ctypes.c_int
+    rc = g(ctypes.byref(p), ctypes.c_int64(rows), ctypes.c_int64(cols), pos.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(pos.size), err)
+    assert rc == 0, f"posenc_rope2d_positions failed ({rc})"
+    return cos, sin, pos
+
+
+def rope_2d_run(model_type, cfg, rows, cols):
+    """One forward pass of the tiny encoder on one image of rows x cols patches: ([(cos, sin) per apply call],
+    the (row, column) per token its rotary embedding was given, the number of attention layers built)."""
+    import torch
+    modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+    torch.manual_seed(0)
+    if model_type == "qwen2_vl_vision":
+        model = modeling.Qwen2VisionTransformerPretrainedModel(cfg).eval()
+        rotary = model.rotary_pos_emb
+    else:
+        model = vision_model(cfg)
+        rotary = model.patch_positional_embedding
+    name = ROPE_2D_APPLY[model_type]
+    original, seen, given = getattr(modeling, name), [], []
+
+    def wrapped(q, k, cos, sin, *a, **kw):
+        seen.append((cos.detach().reshape(-1, cos.shape[-1]).float().numpy().copy(),
+                     sin.detach().reshape(-1, sin.shape[-1]).float().numpy().copy()))
+        return original(q, k, cos, sin, *a, **kw)
+    hook = rotary.register_forward_hook(lambda m, args, out: given.append(args[1].detach().numpy().copy()))
+    setattr(modeling, name, wrapped)
+    try:
+        with torch.no_grad():
+            if model_type == "qwen2_vl_vision":
+                width = cfg.in_channels * cfg.temporal_patch_size * cfg.patch_size ** 2
+                model(torch.randn(rows * cols, width), grid_thw=torch.tensor([[1, rows, cols]]))
+            else:
+                p = cfg.patch_size
+                model(pixel_values=torch.randn(1, cfg.num_channels, rows * p, cols * p))
+    finally:
+        setattr(modeling, name, original)
+        hook.remove()
+    layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
+    return seen, given[0], layers
+
+
+def rope_2d(t, d):
+    """Each case of ROPE_2D_CASES at each of its grids: every layer ROPE_2D, HF's (row, column) per token = posenc's
+    order, HF's cos/sin [N, D] = cat(posenc's, posenc's) bit for bit in torch-compat (0 ULP) at every layer; the
+    precise mode within 2^-24 (2 p + 2) of them absolutely (HF rounds w and p w to float32, each off by up to
+    p w 2^-24 with w <= 1, p the largest position; cos/sin and posenc's own rounding 2^-24 together)."""
+    from transformers import AutoConfig
+    for label, model_type, kw, grids in ROPE_2D_CASES:
+        cfg = AutoConfig.for_model(model_type, **kw)
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        r = layers[0].get("rope_2d", {})
+        for rows, cols in grids:
+            where = f"{label} {rows}x{cols}"
+            try:
+                seen, given, n_layers = rope_2d_run(model_type, cfg, rows, cols)
+            except Exception as e:  # the model could not be built or run: a failure, never a skip
+                t.check(False, f"{where}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+                continue
+            t.check(len(layers) == n_layers == len(seen) and all(x["scheme"] == "rope_2d" and x["rope_2d"] == r
+                                                                 for x in layers),
+                    f"{where}: {len(layers)} rope_2d layers ({r}), transformers built {n_layers}, "
+                    f"{len(seen)} rotated")
+            cos, sin, pos = posenc_rope2d(r, rows, cols, "torch_compat")
+            t.check(np.array_equal(pos, np.asarray(given).reshape(-1, 2)),
+                    f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            want = (np.concatenate([cos, cos], 1), np.concatenate([sin, sin], 1))
+            worst = max((ulps(want, hf) if hf[0].shape == want[0].shape else 1 << 30) for hf in seen) if seen else -1
+            t.check(worst == 0, f"{where}: cos/sin [{rows * cols}, {r.get('head_dim')}] of every layer = posenc "
+                    f"torch-compat bit for bit (max {worst} ULP)")
+            pc, ps, _ = posenc_rope2d(r, rows, cols, "precise")
+            if seen:  # absolute: a cos near 0 makes ULPs meaningless; HF's errors are 2 roundings of |p w| <= p
+                bound = 2.0 ** -24 * (2 * (max(rows, cols) - 1) + 2)
+                e = max(np.abs(np.concatenate([pc, pc], 1) - seen[0][0]).max(),
+                        np.abs(np.concatenate([ps, ps], 1) - seen[0][1]).max())
+                t.check(e <= bound, f"{where}: posenc precise within {bound:.3g} of the run ({e:.3g})")
+    # what posenc does not read: refused naming the key
+    for label, model_type, kw, key in [
+            ("pixtral rope_type default", "pixtral", dict(rope_parameters=dict(rope_type="default", rope_theta=1e4)),
+             "rope_type"),
+            ("pixtral head 18", "pixtral", dict(hidden_size=36, num_attention_heads=2), "head_dim 18"),
+            ("qwen2_vl_vision head_dim", "qwen2_vl_vision", dict(embed_dim=64, num_heads=2, head_dim=16), "head_dim"),
+            ("pixtral rope_scaling", "pixtral", dict(rope_scaling=dict(rope_type="linear", factor=2.0)),
+             "rope_scaling")]:
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        with open(path, "w") as f:
+            json.dump(dict(model_type=model_type, **kw), f)
+        refused_by_name(t, label, path, key)
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2704,6 +2858,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # 2-D RoPE vision encoders: the cos/sin each layer rotates with, over one image's patch grid
+           "rope_2d": rope_2d,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,

@@ -1,0 +1,198 @@
+/* rope_2d.c: 2-D RoPE over an image's patch grid (posenc.h section 4c):
+ * Pixtral's alternating frequencies and Qwen2-VL's axial halves, in the patch
+ * order the runtime feeds its attention. */
+#include "rope_internal.h"
+
+#include "../common/torch_vec.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROPE2D_MAX_SIDE ((int64_t)1 << 20)
+
+void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim) {
+    if (!params) return;
+    memset(params, 0, sizeof *params);
+    params->kind = POSENC_ROPE2D_PIXTRAL;
+    params->head_dim = head_dim;
+    params->base = 10000.0;
+    params->merge = 1;
+    params->mode = POSENC_MODE_PRECISE;
+}
+
+const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind) {
+    switch (kind) {
+    case POSENC_ROPE2D_PIXTRAL: return "pixtral";
+    case POSENC_ROPE2D_AXIAL: return "axial";
+    }
+    return "?";
+}
+
+posenc_status posenc_rope2d_check(const posenc_rope2d_params *p, posenc_error *err) {
+    RETURN_ERROR_IF(!p, err, POSENC_ERR_NULL_POINTER, "2-D RoPE params are NULL");
+    RETURN_ERROR_IF(p->kind != POSENC_ROPE2D_PIXTRAL && p->kind != POSENC_ROPE2D_AXIAL, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "2-D RoPE kind %d is not pixtral (0) or axial (1)", (int)p->kind);
+    /* both runtimes split the D/2 pairs evenly between the axes (an odd split breaks their cat()) */
+    RETURN_ERROR_IF(p->head_dim < 4 || p->head_dim > POSENC_ROPE_MAX_HEAD_DIM || p->head_dim % 4 != 0, err,
+                    POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE head_dim %d must be a multiple of 4 in 4..%d (half the pairs per axis)", (int)p->head_dim,
+                    POSENC_ROPE_MAX_HEAD_DIM);
+    RETURN_ERROR_IF(!isfinite(p->base) || !(p->base > 1.0), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE base %g must be finite and > 1", p->base);
+    RETURN_ERROR_IF(p->merge < 1 || p->merge > 1024, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE merge %d must be in 1..1024", (int)p->merge);
+    RETURN_ERROR_IF(p->mode == POSENC_MODE_GGML, err, POSENC_ERR_UNSUPPORTED,
+                    "2-D RoPE in ggml mode: posenc does not reproduce ggml's vision RoPE");
+    RETURN_ERROR_IF(p->mode != POSENC_MODE_PRECISE && p->mode != POSENC_MODE_TORCH_COMPAT, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "2-D RoPE mode %d is not precise or torch-compat", (int)p->mode);
+    return POSENC_OK;
+}
+
+/* The runtime's 1-D frequencies: Pixtral's D-channel f_i (i < D/2), Qwen2-VL's D/2-channel w_j (j < D/4). */
+static posenc_status base_frequencies(const posenc_rope2d_params *p, long double *inv, size_t count,
+                                      posenc_error *err) {
+    posenc_rope_params rp;
+    posenc_rope_params_default(&rp, p->kind == POSENC_ROPE2D_PIXTRAL ? p->head_dim : p->head_dim / 2);
+    rp.base = p->base;
+    rp.mode = p->mode;
+    return rope_frequencies_ld_(&rp, 0, inv, count, NULL, err);
+}
+
+/* Pair k's axis and frequency (index into the base frequencies). */
+static void pair_of(const posenc_rope2d_params *p, int32_t k, int32_t *axis, int32_t *freq) {
+    int32_t q = p->head_dim / 4;
+    *axis = k >= q;
+    int32_t j = k % q;
+    *freq = p->kind == POSENC_ROPE2D_PIXTRAL ? 2 * j + *axis : j;
+}
+
+posenc_status posenc_rope2d_pair_map(const posenc_rope2d_params *p, int32_t *axis_of_pair, double *inv_freq,
+                                     size_t out_count, posenc_error *err) {
+    FORWARD_IF_ERROR(posenc_rope2d_check(p, err));
+    size_t pairs = (size_t)p->head_dim / 2;
+    RETURN_ERROR_IF(out_count < pairs, err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "2-D RoPE pair map: out_count %zu < %zu pairs", out_count, pairs);
+    long double *inv = malloc(pairs * sizeof *inv);
+    RETURN_ERROR_IF(!inv, err, POSENC_ERR_OUT_OF_MEMORY, "2-D RoPE pair map: cannot allocate %zu frequencies", pairs);
+    posenc_status st = base_frequencies(p, inv, p->kind == POSENC_ROPE2D_PIXTRAL ? pairs : pairs / 2, err);
+    for (int32_t k = 0; st == POSENC_OK && k < (int32_t)pairs; k++) {
+        int32_t a, f;
+        pair_of(p, k, &a, &f);
+        if (axis_of_pair) axis_of_pair[k] = a;
+        if (inv_freq) inv_freq[k] = (double)inv[f];
+    }
+    free(inv);
+    return st;
+}
+
+static posenc_status check_grid(const posenc_rope2d_params *p, int64_t rows, int64_t cols, posenc_error *err) {
+    FORWARD_IF_ERROR(posenc_rope2d_check(p, err));
+    RETURN_ERROR_IF(rows < 1 || rows > ROPE2D_MAX_SIDE, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE rows %lld must be in 1..2^20", (long long)rows);
+    RETURN_ERROR_IF(cols < 1 || cols > ROPE2D_MAX_SIDE, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE cols %lld must be in 1..2^20", (long long)cols);
+    RETURN_ERROR_IF(rows % p->merge || cols % p->merge, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE grid %lld x %lld is not a multiple of merge %d on each side (the runtime's "
+                    "spatial-merge reshape fails)", (long long)rows, (long long)cols, (int)p->merge);
+    return POSENC_OK;
+}
+
+/* Token t's (row, column) in the runtime's order. */
+static void token_position(int64_t t, int64_t cols, int64_t m, int64_t *r, int64_t *c) {
+    int64_t per_band = m * cols; /* tokens in a band of m rows */
+    int64_t band = t / per_band, in_band = t % per_band;
+    int64_t block = in_band / (m * m), in_block = in_band % (m * m);
+    *r = band * m + in_block / m;
+    *c = block * m + in_block % m;
+}
+
+posenc_status posenc_rope2d_positions(const posenc_rope2d_params *p, int64_t rows, int64_t cols, int64_t *out,
+                                      size_t out_count, posenc_error *err) {
+    FORWARD_IF_ERROR(check_grid(p, rows, cols, err));
+    RETURN_ERROR_IF(!out, err, POSENC_ERR_NULL_POINTER, "2-D RoPE positions: out is NULL");
+    size_t n = (size_t)rows * (size_t)cols;
+    RETURN_ERROR_IF(out_count / 2 < n, err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "2-D RoPE positions: out_count %zu < 2 x %zu tokens", out_count, n);
+    for (size_t t = 0; t < n; t++) token_position((int64_t)t, cols, p->merge, out + 2 * t, out + 2 * t + 1);
+    return POSENC_OK;
+}
+
+/* TORCH_COMPAT: angle of flat element e of the tensor HF runs cos()/sin() over, [N, 2, width] with width D/2
+ * (Pixtral: every base frequency reordered [f0, f2, .., f1, f3, ..] on both axes) or D/4 (Qwen2-VL: its w on
+ * both axes); position_ids.float() times the float32 frequency, one rounding. */
+static float torch_angle(const posenc_rope2d_params *p, const long double *inv, int64_t cols, size_t e) {
+    size_t q = (size_t)p->head_dim / 4, width = p->kind == POSENC_ROPE2D_PIXTRAL ? 2 * q : q;
+    size_t t = e / (2 * width), a = e / width % 2, c = e % width;
+    int64_t pos[2];
+    token_position((int64_t)t, cols, p->merge, &pos[0], &pos[1]);
+    size_t f = p->kind == POSENC_ROPE2D_PIXTRAL ? (c < q ? 2 * c : 2 * (c - q) + 1) : c;
+    return (float)inv[f] * (float)pos[a];
+}
+
+static void precise_table(const posenc_rope2d_params *p, int64_t cols, size_t n, const long double *inv,
+                          long double *axis_inv, float *cos_out, float *sin_out) {
+    size_t pairs = (size_t)p->head_dim / 2, q = pairs / 2;
+    for (int32_t k = 0; k < (int32_t)pairs; k++) {
+        int32_t a, f;
+        pair_of(p, k, &a, &f);
+        axis_inv[(size_t)a * q + (size_t)k % q] = inv[f];
+    }
+    for (size_t t = 0; t < n; t++) {
+        int64_t pos[2];
+        token_position((int64_t)t, cols, p->merge, &pos[0], &pos[1]);
+        for (size_t a = 0; a < 2; a++) /* pairs [a q, (a + 1) q) are axis a's, in frequency order */
+            rope_cos_sin_f32_(POSENC_MODE_PRECISE, axis_inv + a * q, (int32_t)q, (long double)pos[a], 1.0,
+                              cos_out + t * pairs + a * q, sin_out + t * pairs + a * q);
+    }
+}
+
+/* torch's blocks of `lanes` elements count from the tensor's first element and share a range reduction, so each
+ * block is computed whole; element (t, a, c) lands in pair k of token t where the runtime's cat() puts it */
+static void torch_table(const posenc_rope2d_params *p, int64_t cols, size_t n, const long double *inv,
+                        float *cos_out, float *sin_out) {
+    size_t pairs = (size_t)p->head_dim / 2, q = pairs / 2;
+    torch_cpu_capability_ cap = torch_cpu_capability_get_();
+    size_t lanes = torch_vec_lanes_(cap);
+    size_t width = p->kind == POSENC_ROPE2D_PIXTRAL ? pairs : q, total = n * 2 * width;
+    for (size_t b = 0; b < total; b += lanes) {
+        size_t count = total - b < lanes ? total - b : lanes;
+        float x[TORCH_VEC_MAX_LANES], c[TORCH_VEC_MAX_LANES], s[TORCH_VEC_MAX_LANES];
+        for (size_t i = 0; i < count; i++) x[i] = torch_angle(p, inv, cols, b + i);
+        torch_cos_sin_block_(cap, x, count, c, s);
+        for (size_t i = 0; i < count; i++) {
+            size_t e = b + i, t = e / (2 * width), a = e / width % 2, col = e % width, k;
+            if (p->kind == POSENC_ROPE2D_PIXTRAL) { /* freq_h = chunk 0 of axis 0, freq_w = chunk 1 of axis 1 */
+                if ((col >= q) != (a == 1)) continue;
+                k = col;
+            } else {
+                k = a * q + col;
+            }
+            cos_out[t * pairs + k] = c[i];
+            sin_out[t * pairs + k] = s[i];
+        }
+    }
+}
+
+posenc_status posenc_rope2d_table_f32(const posenc_rope2d_params *p, int64_t rows, int64_t cols, float *cos_out,
+                                      float *sin_out, size_t out_count, posenc_error *err) {
+    FORWARD_IF_ERROR(check_grid(p, rows, cols, err));
+    RETURN_ERROR_IF(!cos_out || !sin_out, err, POSENC_ERR_NULL_POINTER, "2-D RoPE table: cos_out or sin_out is NULL");
+    size_t n = (size_t)rows * (size_t)cols, pairs = (size_t)p->head_dim / 2, q = pairs / 2;
+    RETURN_ERROR_IF(n > SIZE_MAX / pairs, err, POSENC_ERR_SIZE_OVERFLOW,
+                    "2-D RoPE table: %zu tokens x %zu pairs overflows size_t", n, pairs);
+    RETURN_ERROR_IF(out_count < n * pairs, err, POSENC_ERR_BUFFER_TOO_SMALL,
+                    "2-D RoPE table: out_count %zu < %zu tokens x %zu pairs", out_count, n, pairs);
+    /* inv: the base frequencies; axis_inv: each axis' q frequencies in pair order (precise mode) */
+    long double *inv = malloc(2 * pairs * sizeof *inv);
+    RETURN_ERROR_IF(!inv, err, POSENC_ERR_OUT_OF_MEMORY, "2-D RoPE table: cannot allocate %zu frequencies", pairs);
+    long double *axis_inv = inv + pairs;
+    posenc_status st = base_frequencies(p, inv, p->kind == POSENC_ROPE2D_PIXTRAL ? pairs : q, err);
+    if (st == POSENC_OK) {
+        if (p->mode == POSENC_MODE_PRECISE)
+            precise_table(p, cols, n, inv, axis_inv, cos_out, sin_out);
+        else
+            torch_table(p, cols, n, inv, cos_out, sin_out);
+    }
+    free(inv);
+    return st;
+}
