@@ -482,7 +482,10 @@ static int compare(comparison *c) {
         } else if (la->scheme == POSENC_LAYER_ROPE_2D) {
             const posenc_rope2d_params *pa = &A->m.rope2d, *pb = &B->m.rope2d;
             if (pa->kind != pb->kind || pa->head_dim != pb->head_dim || pa->base != pb->base ||
-                pa->merge != pb->merge || A->m.rope2d_patch_size != B->m.rope2d_patch_size) {
+                pa->merge != pb->merge || pa->window != pb->window ||
+                A->m.rope2d_patch_size != B->m.rope2d_patch_size || A->m.rope2d_lead != B->m.rope2d_lead ||
+                A->m.rope2d_merge_per_image != B->m.rope2d_merge_per_image ||
+                strcmp(A->m.rope2d_table, B->m.rope2d_table) != 0) {
                 snprintf(x, sizeof x, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pa->kind),
                          pa->head_dim, pa->base, pa->merge, (long long)A->m.rope2d_patch_size);
                 snprintf(y, sizeof y, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pb->kind),

@@ -1058,8 +1058,12 @@ POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
  * The patch order is the runtime's token order inside one image of `rows` x
  * `cols` patches: merge 1 = raster (token t = r * cols + c); merge m > 1 =
  * Qwen2-VL's spatial-merge windows: m x m blocks in raster order, the patches
- * of a block in raster order inside it (rows and cols multiples of m). Both
- * kinds rotate all D channels with magnitude 1.
+ * of a block in raster order inside it (rows and cols multiples of m);
+ * window w > 0 (Qwen2.5-VL's window attention, get_vision_window_index) then
+ * moves whole m x m blocks into window order: windows of w x w blocks in
+ * raster order (those of the last row / column cut short), the blocks of a
+ * window in raster order (the runtime permutes its finished cos/sin rows so;
+ * the values do not change). Both kinds rotate all D channels, magnitude 1.
  * Modes: PRECISE (long double frequencies and angles, f32 within 1 ULP of the
  * exact value) and TORCH_COMPAT (HF's float32 steps: inv_freq = 1 / f32pow(
  * base, f32(2i)/f32(n)), angle = f32(position) * inv, cos/sin by torch's
@@ -1078,9 +1082,10 @@ typedef struct posenc_rope2d_params {
     double base;       /* rope_theta, finite, > 1 */
     int32_t merge;     /* patch order: 1 raster; m in 2..1024: m x m windows (spatial_merge_size) */
     posenc_mode mode;  /* PRECISE (default) or TORCH_COMPAT */
+    int32_t window;    /* 0: none; w in 1..2^20: blocks in windows of w x w blocks (Qwen2.5-VL) */
 } posenc_rope2d_params;
 
-/* kind PIXTRAL, base 10000, merge 1, PRECISE. */
+/* kind PIXTRAL, base 10000, merge 1, window 0, PRECISE. */
 POSENC_EXPERIMENTAL
 POSENC_API void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim);
 /* "pixtral", "axial"; "?" if unknown. */
@@ -1088,7 +1093,7 @@ POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind);
 /* Validate params; POSENC_ERR_INVALID_ARGUMENT names the bad value (an unknown
  * kind, head_dim not a multiple of 4 or out of range, base not finite or
- * <= 1, merge out of range), POSENC_ERR_UNSUPPORTED for GGML mode. */
+ * <= 1, merge or window out of range), POSENC_ERR_UNSUPPORTED for GGML mode. */
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope2d_check(const posenc_rope2d_params *params, posenc_error *err);
 /* The axis (0 row, 1 column) and inverse frequency (radians per patch; in
@@ -2548,6 +2553,17 @@ typedef struct posenc_model {
      * TORCH_COMPAT to reproduce the runtime's float32 bits. rope2d.head_dim 0: no ROPE_2D layer. */
     posenc_rope2d_params rope2d;
     int64_t rope2d_patch_size;      /* pixels a patch side (the config's patch_size) */
+    /* rope2d_merge_per_image 1: the runtime takes the merge size with each image at run time (VideoLLaMA3's
+     * forward(merge_sizes=...)), not from the config: rope2d.merge is 1 as read and the caller sets it per image. */
+    int32_t rope2d_merge_per_image;
+    /* rope2d_lead tokens come before the patches (MLCD: the CLS token) and rotate by learned angles, the checkpoint
+     * tensor rope2d_lead_tensor (D/2 angles, HF's cos(cat(a, a))): values posenc cannot compute, named here. */
+    int32_t rope2d_lead;
+    char rope2d_lead_tensor[64];
+    /* A learned position table the runtime ALSO adds to the patch embeddings before layer 0, resized to each image's
+     * grid by interpolation (Qwen3-VL: bilinear over pos_embed; GLM-4V: bicubic grid_sample; PaddleOCR-VL:
+     * bilinear): posenc does not describe its values; "" = none. */
+    char rope2d_table[64];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -420,7 +420,8 @@ class _DebertaParams(Structure):
 
 
 class _Rope2dParams(Structure):
-    _fields_ = [("kind", c_int), ("head_dim", c_int32), ("base", c_double), ("merge", c_int32), ("mode", c_int)]
+    _fields_ = [("kind", c_int), ("head_dim", c_int32), ("base", c_double), ("merge", c_int32), ("mode", c_int),
+                ("window", c_int32)]
 
 
 class _Model(Structure):
@@ -443,7 +444,9 @@ class _Model(Structure):
                 ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
                 ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
-                ("patch_resize", c_int32), ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64)]
+                ("patch_resize", c_int32), ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64),
+                ("rope2d_merge_per_image", c_int32), ("rope2d_lead", c_int32), ("rope2d_lead_tensor", c_char * 64),
+                ("rope2d_table", c_char * 64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py

@@ -17,6 +17,7 @@ void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim
     params->head_dim = head_dim;
     params->base = 10000.0;
     params->merge = 1;
+    params->window = 0;
     params->mode = POSENC_MODE_PRECISE;
 }
 
@@ -41,6 +42,8 @@ posenc_status posenc_rope2d_check(const posenc_rope2d_params *p, posenc_error *e
                     "2-D RoPE base %g must be finite and > 1", p->base);
     RETURN_ERROR_IF(p->merge < 1 || p->merge > 1024, err, POSENC_ERR_INVALID_ARGUMENT,
                     "2-D RoPE merge %d must be in 1..1024", (int)p->merge);
+    RETURN_ERROR_IF(p->window < 0 || p->window > (1 << 20), err, POSENC_ERR_INVALID_ARGUMENT,
+                    "2-D RoPE window %d must be in 0..2^20 (0: no windows)", (int)p->window);
     RETURN_ERROR_IF(p->mode == POSENC_MODE_GGML, err, POSENC_ERR_UNSUPPORTED,
                     "2-D RoPE in ggml mode: posenc does not reproduce ggml's vision RoPE");
     RETURN_ERROR_IF(p->mode != POSENC_MODE_PRECISE && p->mode != POSENC_MODE_TORCH_COMPAT, err,
@@ -106,6 +109,19 @@ static void token_position(int64_t t, int64_t cols, int64_t m, int64_t *r, int64
     *c = block * m + in_block % m;
 }
 
+/* Where the runtime puts merge-order token t: itself, or with windows (Qwen2.5-VL's get_vision_window_index) its
+ * merge unit moved to the unit's rank in window order (windows of w x w units in raster order, the units of a window
+ * in raster order, the windows of the last row / column cut short), the unit's m x m patches kept together. */
+static size_t out_index(const posenc_rope2d_params *p, int64_t rows, int64_t cols, size_t t) {
+    if (p->window == 0) return t;
+    int64_t m = p->merge, w = p->window, uh_n = rows / m, uw_n = cols / m;
+    int64_t u = (int64_t)t / (m * m), inner = (int64_t)t % (m * m), uh = u / uw_n, uw = u % uw_n;
+    int64_t wh = uh / w, ww = uw / w;
+    int64_t height = uh_n - wh * w < w ? uh_n - wh * w : w, width = uw_n - ww * w < w ? uw_n - ww * w : w;
+    int64_t rank = wh * w * uw_n + ww * w * height + (uh - wh * w) * width + (uw - ww * w);
+    return (size_t)(rank * m * m + inner);
+}
+
 posenc_status posenc_rope2d_positions(const posenc_rope2d_params *p, int64_t rows, int64_t cols, int64_t *out,
                                       size_t out_count, posenc_error *err) {
     FORWARD_IF_ERROR(check_grid(p, rows, cols, err));
@@ -113,7 +129,10 @@ posenc_status posenc_rope2d_positions(const posenc_rope2d_params *p, int64_t row
     size_t n = (size_t)rows * (size_t)cols;
     RETURN_ERROR_IF(out_count / 2 < n, err, POSENC_ERR_BUFFER_TOO_SMALL,
                     "2-D RoPE positions: out_count %zu < 2 x %zu tokens", out_count, n);
-    for (size_t t = 0; t < n; t++) token_position((int64_t)t, cols, p->merge, out + 2 * t, out + 2 * t + 1);
+    for (size_t t = 0; t < n; t++) {
+        size_t o = out_index(p, rows, cols, t);
+        token_position((int64_t)t, cols, p->merge, out + 2 * o, out + 2 * o + 1);
+    }
     return POSENC_OK;
 }
 
@@ -129,7 +148,7 @@ static float torch_angle(const posenc_rope2d_params *p, const long double *inv, 
     return (float)inv[f] * (float)pos[a];
 }
 
-static void precise_table(const posenc_rope2d_params *p, int64_t cols, size_t n, const long double *inv,
+static void precise_table(const posenc_rope2d_params *p, int64_t rows, int64_t cols, size_t n, const long double *inv,
                           long double *axis_inv, float *cos_out, float *sin_out) {
     size_t pairs = (size_t)p->head_dim / 2, q = pairs / 2;
     for (int32_t k = 0; k < (int32_t)pairs; k++) {
@@ -140,15 +159,16 @@ static void precise_table(const posenc_rope2d_params *p, int64_t cols, size_t n,
     for (size_t t = 0; t < n; t++) {
         int64_t pos[2];
         token_position((int64_t)t, cols, p->merge, &pos[0], &pos[1]);
+        size_t o = out_index(p, rows, cols, t);
         for (size_t a = 0; a < 2; a++) /* pairs [a q, (a + 1) q) are axis a's, in frequency order */
             rope_cos_sin_f32_(POSENC_MODE_PRECISE, axis_inv + a * q, (int32_t)q, (long double)pos[a], 1.0,
-                              cos_out + t * pairs + a * q, sin_out + t * pairs + a * q);
+                              cos_out + o * pairs + a * q, sin_out + o * pairs + a * q);
     }
 }
 
 /* torch's blocks of `lanes` elements count from the tensor's first element and share a range reduction, so each
  * block is computed whole; element (t, a, c) lands in pair k of token t where the runtime's cat() puts it */
-static void torch_table(const posenc_rope2d_params *p, int64_t cols, size_t n, const long double *inv,
+static void torch_table(const posenc_rope2d_params *p, int64_t rows, int64_t cols, size_t n, const long double *inv,
                         float *cos_out, float *sin_out) {
     size_t pairs = (size_t)p->head_dim / 2, q = pairs / 2;
     torch_cpu_capability_ cap = torch_cpu_capability_get_();
@@ -167,8 +187,9 @@ static void torch_table(const posenc_rope2d_params *p, int64_t cols, size_t n, c
             } else {
                 k = a * q + col;
             }
-            cos_out[t * pairs + k] = c[i];
-            sin_out[t * pairs + k] = s[i];
+            size_t o = out_index(p, rows, cols, t); /* Qwen2.5-VL permutes the finished rows */
+            cos_out[o * pairs + k] = c[i];
+            sin_out[o * pairs + k] = s[i];
         }
     }
 }
@@ -189,9 +210,9 @@ posenc_status posenc_rope2d_table_f32(const posenc_rope2d_params *p, int64_t row
     posenc_status st = base_frequencies(p, inv, p->kind == POSENC_ROPE2D_PIXTRAL ? pairs : q, err);
     if (st == POSENC_OK) {
         if (p->mode == POSENC_MODE_PRECISE)
-            precise_table(p, cols, n, inv, axis_inv, cos_out, sin_out);
+            precise_table(p, rows, cols, n, inv, axis_inv, cos_out, sin_out);
         else
-            torch_table(p, cols, n, inv, cos_out, sin_out);
+            torch_table(p, rows, cols, n, inv, cos_out, sin_out);
     }
     free(inv);
     return st;

@@ -2702,13 +2702,50 @@ ROPE_2D_CASES = [
     ("qwen2_vl_vision theta 100 head 24 merge 1", "qwen2_vl_vision",
      dict(depth=3, embed_dim=48, num_heads=2, hidden_size=32, patch_size=2, temporal_patch_size=1,
           spatial_merge_size=1, rope_parameters=dict(rope_type="axial", rope_theta=100.0)), [(3, 5)]),
+    # windows of 2 x 2 merge units (window_size 8 // 2 // 2): 6 x 10 patches = 3 x 5 units, windows cut short
+    ("qwen2_5_vl_vision", "qwen2_5_vl_vision", dict(depth=4, hidden_size=64, num_heads=2, intermediate_size=64,
+                                                    out_hidden_size=32, patch_size=2, temporal_patch_size=1,
+                                                    window_size=8, fullatt_block_indexes=[1, 3]), [(6, 10), (4, 4)]),
+    ("qwen2_5_vl_vision theta 1000 head 24 window 3", "qwen2_5_vl_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, window_size=12, fullatt_block_indexes=[0],
+          rope_parameters=dict(rope_type="axial", rope_theta=1000.0)), [(8, 14)]),
+    ("qwen3_vl_vision", "qwen3_vl_vision", dict(depth=2, hidden_size=64, num_heads=2, intermediate_size=64,
+                                                out_hidden_size=32, patch_size=2, temporal_patch_size=1,
+                                                num_position_embeddings=16, deepstack_visual_indexes=[]),
+     [(4, 6)]),
+    ("qwen3_vl_moe_vision head 24", "qwen3_vl_moe_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, num_position_embeddings=16, deepstack_visual_indexes=[],
+          rope_parameters=dict(rope_type="axial", rope_theta=300.0)), [(2, 6)]),
+    ("glm4v_vision", "glm4v_vision", dict(depth=2, hidden_size=64, num_heads=2, intermediate_size=64,
+                                          out_hidden_size=32, patch_size=2, temporal_patch_size=1, image_size=8),
+     [(4, 6)]),
+    ("glm4v_moe_vision head 24", "glm4v_moe_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, image_size=8, rope_parameters=dict(rope_type="axial", rope_theta=300.0)), [(2, 4)]),
+    ("paddleocr_vl_vision", "paddleocr_vl_vision", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                        intermediate_size=64, patch_size=2, image_size=8),
+     [(3, 5)]),
+    ("video_llama_3_vision", "video_llama_3_vision", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                          intermediate_size=64, patch_size=2), [(3, 5), (4, 6)]),
+    ("mlcd_vision_model", "mlcd_vision_model", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                    intermediate_size=64, patch_size=2, image_size=8), [(3, 5)]),
+    ("mlcd theta 50 head 24", "mlcd", dict(num_hidden_layers=2, hidden_size=48, num_attention_heads=2,
+                                           intermediate_size=64, patch_size=2, image_size=8,
+                                           rope_parameters=dict(rope_type="axial", rope_theta=50.0)), [(4, 2)]),
 ]
-ROPE_2D_APPLY = {"pixtral": "apply_rotary_pos_emb", "qwen2_vl_vision": "apply_rotary_pos_emb_vision"}
+ROPE_2D_MODELS = {"pixtral": "PixtralVisionModel", "qwen2_vl_vision": "Qwen2VisionTransformerPretrainedModel",
+                  "qwen2_5_vl_vision": "Qwen2_5_VisionTransformerPretrainedModel",
+                  "qwen3_vl_vision": "Qwen3VLVisionModel", "qwen3_vl_moe_vision": "Qwen3VLMoeVisionModel",
+                  "glm4v_vision": "Glm4vVisionModel", "glm4v_moe_vision": "Glm4vMoeVisionModel",
+                  "paddleocr_vl_vision": "PaddleOCRVisionModel", "video_llama_3_vision": "VideoLlama3VisionModel",
+                  "mlcd_vision_model": "MLCDVisionModel"}
 
 
 class _Rope2d(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("head_dim", ctypes.c_int32), ("base", ctypes.c_double),
-                ("merge", ctypes.c_int32), ("mode", ctypes.c_int)]
+                ("merge", ctypes.c_int32), ("mode", ctypes.c_int), ("window", ctypes.c_int32)]
 
 
 def posenc_rope2d(r, rows, cols, mode):
@@ -2731,7 +2768,8 @@ def posenc_rope2d(r, rows, cols, mode):
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
     kinds = {"pixtral": 0, "axial": 1}
-    p = _Rope2d(kinds[r["kind"]], r["head_dim"], r["base"], r["merge"], {"precise": 0, "torch_compat": 1}[mode])
+    p = _Rope2d(kinds[r["kind"]], r["head_dim"], r["base"], r["merge"], {"precise": 0, "torch_compat": 1}[mode],
+                r.get("window", 0))
     n, half = rows * cols, r["head_dim"] // 2
     cos, sin = np.zeros((n, half), np.float32), np.zeros((n, half), np.float32)
     pos = np.zeros((n, 2), np.int64)
@@ -2749,47 +2787,63 @@ def posenc_rope2d(r, rows, cols, mode):
     return cos, sin, pos
 
 
-def rope_2d_run(model_type, cfg, rows, cols):
+def rope_2d_run(cfg, rows, cols, merge=1):
     """One forward pass of the tiny encoder on one image of rows x cols patches: ([(cos, sin) per apply call],
-    the (row, column) per token its rotary embedding was given, the number of attention layers built)."""
+    the (row, column) per token in the order the layers see them, the number of attention layers built, the model).
+    merge: VideoLLaMA3's merge_sizes for the image (the others take theirs from the config)."""
     import torch
+    model_type = cfg.model_type
     modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
     torch.manual_seed(0)
-    if model_type == "qwen2_vl_vision":
-        model = modeling.Qwen2VisionTransformerPretrainedModel(cfg).eval()
-        rotary = model.rotary_pos_emb
-    else:
-        model = vision_model(cfg)
-        rotary = model.patch_positional_embedding
-    name = ROPE_2D_APPLY[model_type]
-    original, seen, given = getattr(modeling, name), [], []
+    model = getattr(modeling, ROPE_2D_MODELS[model_type])(cfg).eval()
+    rotary = [m for m in model.modules() if "Rotary" in type(m).__name__]
+    assert len(rotary) == 1, f"{model_type}: rotary modules {rotary}"
+    name = "apply_rotary_pos_emb" if model_type == "pixtral" else "apply_rotary_pos_emb_vision"
+    original, seen, given, windows = getattr(modeling, name), [], [], []
 
     def wrapped(q, k, cos, sin, *a, **kw):
         seen.append((cos.detach().reshape(-1, cos.shape[-1]).float().numpy().copy(),
                      sin.detach().reshape(-1, sin.shape[-1]).float().numpy().copy()))
         return original(q, k, cos, sin, *a, **kw)
-    hook = rotary.register_forward_hook(lambda m, args, out: given.append(args[1].detach().numpy().copy()))
+    hook = rotary[0].register_forward_hook(lambda m, args, out: given.append(args[1].detach().numpy().copy()))
     setattr(modeling, name, wrapped)
+    window_index = getattr(modeling, "get_vision_window_index", None)
+    if window_index:  # Qwen2.5-VL: the block permutation it applies to hidden states and cos/sin alike
+        setattr(modeling, "get_vision_window_index", lambda *a, **kw: windows.append(window_index(*a, **kw))
+                or windows[-1])
     try:
         with torch.no_grad():
-            if model_type == "qwen2_vl_vision":
-                width = cfg.in_channels * cfg.temporal_patch_size * cfg.patch_size ** 2
-                model(torch.randn(rows * cols, width), grid_thw=torch.tensor([[1, rows, cols]]))
-            else:
-                p = cfg.patch_size
+            p, n, grid = cfg.patch_size, rows * cols, torch.tensor([[1, rows, cols]])
+            if model_type in ("pixtral", "mlcd_vision_model"):
                 model(pixel_values=torch.randn(1, cfg.num_channels, rows * p, cols * p))
+            elif model_type == "paddleocr_vl_vision":
+                model(pixel_values=torch.randn(1, n, cfg.num_channels, p, p), grid_thw=grid)
+            elif model_type == "video_llama_3_vision":
+                model(pixel_values=torch.randn(n, cfg.num_channels * p * p), grid_thw=grid,
+                      merge_sizes=torch.tensor([merge]))
+            else:
+                c = getattr(cfg, "in_channels", 3)
+                model(torch.randn(n, c * cfg.temporal_patch_size * p * p), grid_thw=grid)
     finally:
         setattr(modeling, name, original)
+        if window_index:
+            setattr(modeling, "get_vision_window_index", window_index)
         hook.remove()
+    pos = np.asarray(given[0]).reshape(-1, 2)
+    if windows:
+        unit = cfg.spatial_merge_size ** 2
+        pos = pos.reshape(-1, unit, 2)[windows[0][0].numpy()].reshape(-1, 2)
     layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
-    return seen, given[0], layers
+    return seen, pos, layers, model
 
 
 def rope_2d(t, d):
-    """Each case of ROPE_2D_CASES at each of its grids: every layer ROPE_2D, HF's (row, column) per token = posenc's
-    order, HF's cos/sin [N, D] = cat(posenc's, posenc's) bit for bit in torch-compat (0 ULP) at every layer; the
-    precise mode within 2^-24 (2 p + 2) of them absolutely (HF rounds w and p w to float32, each off by up to
-    p w 2^-24 with w <= 1, p the largest position; cos/sin and posenc's own rounding 2^-24 together)."""
+    """Each case of ROPE_2D_CASES at each of its grids: every layer ROPE_2D (Qwen2.5-VL: the full-attention layers
+    fullatt_block_indexes, the others windowed), HF's (row, column) per token = posenc's order, HF's cos/sin [N, D] =
+    cat(posenc's, posenc's) bit for bit in torch-compat (0 ULP) at every layer; the precise mode within
+    2^-24 (2 p + 2) of them absolutely (HF rounds w and p w to float32, each off by up to p w 2^-24 with w <= 1, p the
+    largest position; cos/sin and posenc's own rounding 2^-24 together). MLCD's CLS row is cos/sin of its learned
+    angles (the tensor posenc names); the tables posenc names but does not describe exist in the model."""
     from transformers import AutoConfig
     for label, model_type, kw, grids in ROPE_2D_CASES:
         cfg = AutoConfig.for_model(model_type, **kw)
@@ -2799,27 +2853,45 @@ def rope_2d(t, d):
         if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
             continue
         layers = json.loads(so)["layers"]
-        r = layers[0].get("rope_2d", {})
-        for rows, cols in grids:
-            where = f"{label} {rows}x{cols}"
+        r = dict(layers[0].get("rope_2d", {}))
+        merges = [1, 2] if r.get("merge_per_image") else [r.get("merge", 1)]
+        for (rows, cols), merge in [(g, m) for g in grids for m in merges]:
+            where = f"{label} {rows}x{cols}" + (f" merge_sizes {merge}" if r.get("merge_per_image") else "")
+            if rows % merge or cols % merge:
+                continue
             try:
-                seen, given, n_layers = rope_2d_run(model_type, cfg, rows, cols)
+                seen, given, n_layers, model = rope_2d_run(cfg, rows, cols, merge)
             except Exception as e:  # the model could not be built or run: a failure, never a skip
                 t.check(False, f"{where}: transformers could not run the tiny model: {type(e).__name__}: {e}")
                 continue
+            full = set(getattr(cfg, "fullatt_block_indexes", None) or [])
+            kinds = [("full_attention" if i in full else "window_attention") if r.get("window") else "attention"
+                     for i in range(n_layers)]
             t.check(len(layers) == n_layers == len(seen) and all(x["scheme"] == "rope_2d" and x["rope_2d"] == r
-                                                                 for x in layers),
-                    f"{where}: {len(layers)} rope_2d layers ({r}), transformers built {n_layers}, "
-                    f"{len(seen)} rotated")
+                                                                 for x in layers)
+                    and [x["kind"] for x in layers] == kinds,
+                    f"{where}: {len(layers)} rope_2d layers ({r}), kinds {[x['kind'] for x in layers]}, transformers "
+                    f"built {n_layers} ({kinds}), {len(seen)} rotated")
+            r["merge"] = merge  # VideoLLaMA3: the caller's per-image merge size (posenc reads 1)
             cos, sin, pos = posenc_rope2d(r, rows, cols, "torch_compat")
-            t.check(np.array_equal(pos, np.asarray(given).reshape(-1, 2)),
-                    f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            t.check(np.array_equal(pos, given), f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            lead = r.get("lead", 0)
+            if lead:  # MLCD: the CLS row rotates by the learned angles posenc names
+                a = model.get_parameter(r["lead_tensor"]).detach()
+                import torch
+                a = torch.cat([a, a], -1).reshape(1, -1)
+                t.check(all(np.array_equal(hf[0][:lead], a.cos().numpy()) and np.array_equal(hf[1][:lead], a.sin().numpy())
+                            for hf in seen), f"{where}: the CLS row is cos/sin of {r['lead_tensor']}")
+            if r.get("resized_table"):
+                names = {n for n, _ in model.named_parameters()}
+                t.check(r["resized_table"] in names, f"{where}: the resized table {r['resized_table']} is the model's")
+            seen = [(c[lead:], s_[lead:]) for c, s_ in seen]
             want = (np.concatenate([cos, cos], 1), np.concatenate([sin, sin], 1))
             worst = max((ulps(want, hf) if hf[0].shape == want[0].shape else 1 << 30) for hf in seen) if seen else -1
             t.check(worst == 0, f"{where}: cos/sin [{rows * cols}, {r.get('head_dim')}] of every layer = posenc "
                     f"torch-compat bit for bit (max {worst} ULP)")
             pc, ps, _ = posenc_rope2d(r, rows, cols, "precise")
-            if seen:  # absolute: a cos near 0 makes ULPs meaningless; HF's errors are 2 roundings of |p w| <= p
+            if seen:  # absolute: a cos near 0 makes ULPs meaningless
                 bound = 2.0 ** -24 * (2 * (max(rows, cols) - 1) + 2)
                 e = max(np.abs(np.concatenate([pc, pc], 1) - seen[0][0]).max(),
                         np.abs(np.concatenate([ps, ps], 1) - seen[0][1]).max())
