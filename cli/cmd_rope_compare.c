@@ -484,7 +484,7 @@ static int compare(comparison *c) {
             if (pa->kind != pb->kind || pa->head_dim != pb->head_dim || pa->base != pb->base ||
                 pa->merge != pb->merge || pa->window != pb->window ||
                 A->m.rope2d_patch_size != B->m.rope2d_patch_size || A->m.rope2d_lead != B->m.rope2d_lead ||
-                A->m.rope2d_merge_per_image != B->m.rope2d_merge_per_image ||
+                A->m.rope2d_merge_per_image != B->m.rope2d_merge_per_image || A->m.rope2d_plain != B->m.rope2d_plain ||
                 strcmp(A->m.rope2d_table, B->m.rope2d_table) != 0) {
                 snprintf(x, sizeof x, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pa->kind),
                          pa->head_dim, pa->base, pa->merge, (long long)A->m.rope2d_patch_size);

@@ -1055,6 +1055,14 @@ POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
  *       (Qwen2VLVisionRotaryEmbedding over head_dim / 2): each axis is a 1-D
  *       RoPE of its own over D/2 channels, w = base^(-2j/(D/2)): pair k < D/4
  *       is the row at w_k, pair D/4 + j the column at w_j.
+ *   POSENC_ROPE2D_DINOV3   DINOv3 (DINOv3ViTRopePositionEmbedding, eval: no
+ *       coordinate augmentation): the axial frequencies w_j = base^(-4j/D),
+ *       j < D/4, on each patch centre's normalized coordinate instead of its
+ *       index: row i of `rows` sits at y = (2i + 1) / rows - 1 in [-1, 1]
+ *       (columns alike), angle = 2 pi y w_j. posenc_rope2d_pair_map reports
+ *       w_j (no 2 pi); positions are still the (row, column) indices.
+ *       head_dim must give torch.arange(0, 1, 4 / D) D/4 entries (D = 196
+ *       gives 50: refused); merge 1, window 0 only.
  * The patch order is the runtime's token order inside one image of `rows` x
  * `cols` patches: merge 1 = raster (token t = r * cols + c); merge m > 1 =
  * Qwen2-VL's spatial-merge windows: m x m blocks in raster order, the patches
@@ -1068,12 +1076,15 @@ POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
  * exact value) and TORCH_COMPAT (HF's float32 steps: inv_freq = 1 / f32pow(
  * base, f32(2i)/f32(n)), angle = f32(position) * inv, cos/sin by torch's
  * vector kernel over the tensor HF runs them on: Pixtral's [N, 2, D/2],
- * Qwen2-VL's [N, 2, D/4], N = rows * cols, the image alone in the sequence);
+ * Qwen2-VL's [N, 2, D/4], DINOv3's [N, D] (tile(2) of [N, 2 * D/4]; the
+ * angle f32(f32(y * f32(2 pi)) * w), y by float32 steps), N = rows * cols,
+ * the image alone in the sequence);
  * GGML is refused (POSENC_ERR_UNSUPPORTED: ggml's vision RoPE is another
  * arithmetic). */
 typedef enum posenc_rope2d_kind {
     POSENC_ROPE2D_PIXTRAL = 0,
-    POSENC_ROPE2D_AXIAL = 1
+    POSENC_ROPE2D_AXIAL = 1,
+    POSENC_ROPE2D_DINOV3 = 2
 } posenc_rope2d_kind;
 
 typedef struct posenc_rope2d_params {
@@ -1088,7 +1099,7 @@ typedef struct posenc_rope2d_params {
 /* kind PIXTRAL, base 10000, merge 1, window 0, PRECISE. */
 POSENC_EXPERIMENTAL
 POSENC_API void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim);
-/* "pixtral", "axial"; "?" if unknown. */
+/* "pixtral", "axial", "dinov3"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind);
 /* Validate params; POSENC_ERR_INVALID_ARGUMENT names the bad value (an unknown
@@ -2564,6 +2575,9 @@ typedef struct posenc_model {
      * grid by interpolation (Qwen3-VL: bilinear over pos_embed; GLM-4V: bicubic grid_sample; PaddleOCR-VL:
      * bilinear): posenc does not describe its values; "" = none. */
     char rope2d_table[64];
+    /* rope2d_plain tokens come before the patches (after the rope2d_lead ones) and are not rotated at all (DINOv3:
+     * CLS and the num_register_tokens registers: its apply function rotates the last rows * cols tokens only). */
+    int32_t rope2d_plain;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

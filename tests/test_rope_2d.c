@@ -122,6 +122,22 @@ int main(void) {
               posenc_rope2d_kind_name(p.kind), worst, tol);
     }
 
+    /* DINOv3: one patch in the middle of an odd grid sits at coordinate 0 (cos 1, sin 0 on its axis) */
+    posenc_rope2d_params_default(&p, 32);
+    p.kind = POSENC_ROPE2D_DINOV3;
+    p.base = 100;
+    CHECK(posenc_rope2d_table_f32(&p, 5, 3, c1, s1, sizeof c1 / sizeof c1[0], &err) == POSENC_OK, "dinov3 5x3 table");
+    bad = 0;
+    for (int k = 0; k < 8; k++) bad += c1[(2 * 3 + 1) * 16 + k] != 1.0f || s1[(2 * 3 + 1) * 16 + k] != 0.0f;
+    for (int k = 8; k < 16; k++) bad += c1[(0 * 3 + 1) * 16 + k] != 1.0f || s1[(0 * 3 + 1) * 16 + k] != 0.0f;
+    /* mirror patches: cos even, sin odd in the coordinate */
+    for (int k = 0; k < 8; k++) bad += c1[0 * 16 + k] != c1[(4 * 3) * 16 + k] || s1[0 * 16 + k] != -s1[(4 * 3) * 16 + k];
+    CHECK(bad == 0, "dinov3 5x3: the centre row / column at angle 0, mirrored rows cos equal, sin opposite");
+    posenc_rope2d_params_default(&p, 196);
+    p.kind = POSENC_ROPE2D_DINOV3;
+    CHECK(posenc_rope2d_check(&p, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "196"),
+          "dinov3 head_dim 196 (50 arange entries) refused naming it: %s", err.message);
+
     /* refusals name the value */
     posenc_rope2d_params_default(&p, 18);
     CHECK(posenc_rope2d_check(&p, &err) == POSENC_ERR_INVALID_ARGUMENT && strstr(err.message, "18"),

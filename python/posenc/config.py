@@ -446,7 +446,7 @@ class _Model(Structure):
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
                 ("patch_resize", c_int32), ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64),
                 ("rope2d_merge_per_image", c_int32), ("rope2d_lead", c_int32), ("rope2d_lead_tensor", c_char * 64),
-                ("rope2d_table", c_char * 64)]
+                ("rope2d_table", c_char * 64), ("rope2d_plain", c_int32)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py

@@ -361,6 +361,7 @@ static const config_family families[] = {
     {"video_llama_3_vision", NULL, "VideoLlama3Vision", H, 10000, 0, 768, 12, 0, 12, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
     /* "mlcd" is MLCDVisionConfig's other spelling (CONFIG_MAPPING_NAMES lists both) */
     {"mlcd_vision_model", "mlcd", "MLCDVision", H, 10000, 0, 1664, 16, 0, 48, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"dinov3_vit", NULL, "DINOv3ViT", H, 100, 0, 384, 6, 0, 12, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

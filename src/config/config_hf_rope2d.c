@@ -9,7 +9,8 @@
 
 enum {
     ROPE2D_WINDOWS = 1,        /* Qwen2.5-VL: window attention (window_size, fullatt_block_indexes) */
-    ROPE2D_MERGE_PER_IMAGE = 2 /* VideoLLaMA3: forward(merge_sizes=...) orders the patches, not the config */
+    ROPE2D_MERGE_PER_IMAGE = 2, /* VideoLLaMA3: forward(merge_sizes=...) orders the patches, not the config */
+    ROPE2D_DINOV3 = 4           /* top-level rope_theta only; CLS + num_register_tokens unrotated before the patches */
 };
 
 typedef struct {
@@ -56,6 +57,10 @@ static const rope2d_type types[] = {
      * cat(class_pos_emb, class_pos_emb): learned angles */
     {"mlcd_vision_model", POSENC_ROPE2D_AXIAL, "num_hidden_layers", "hidden_size", "num_attention_heads", 0, 14, true,
      0, NULL, "class_pos_emb"},
+    /* DINOv3ViTRopePositionEmbedding: head_dim = hidden_size // num_attention_heads, config.rope_theta (no rope dict);
+     * pos_embed_shift / jitter / rescale act in training only (self.training), so eval is the plain grid */
+    {"dinov3_vit", POSENC_ROPE2D_DINOV3, "num_hidden_layers", "hidden_size", "num_attention_heads", 0, 16, false,
+     ROPE2D_DINOV3, NULL, NULL},
 };
 
 static posenc_status count_or_default(hf_reader *h, const cJSON *cfg, const char *key, int64_t fallback,
@@ -171,7 +176,22 @@ posenc_status hf_rope2d_layers_(hf_reader *h, const cJSON *cfg) {
     r->kind = v->kind;
     r->merge = (int32_t)(merge > (1 << 20) ? (1 << 20) : merge);
     r->window = (int32_t)(window > (1 << 20) ? (1 << 20) : window);
-    FORWARD_IF_ERROR(rope2d_base(h, cfg, &r->base));
+    if (v->flags & ROPE2D_DINOV3) { /* DINOv3ViTConfig keeps rope_theta as a plain field; no rope dict is read */
+        static const char *const dicts[] = {"rope_parameters", "rope_scaling"};
+        for (size_t i = 0; i < 2; i++)
+            RETURN_ERROR_IF(hf_item_(cfg, dicts[i]), h->err, POSENC_ERR_UNSUPPORTED,
+                            "config.json: '%s' in a %s config: its rotary class reads rope_theta alone; posenc does not "
+                            "guess which the file meant", dicts[i], f->model_type);
+        bool has = false;
+        r->base = f->theta;
+        FORWARD_IF_ERROR(hf_number_(h, cfg, "", "rope_theta", &r->base, &has));
+        if (!has) config_note_(h->out->defaults_used, sizeof h->out->defaults_used, "rope_theta=100");
+        int64_t registers = 0;
+        FORWARD_IF_ERROR(count_or_default(h, cfg, "num_register_tokens", 0, &registers));
+        m->rope2d_plain = (int32_t)(1 + (registers > (1 << 20) ? (1 << 20) : registers)); /* CLS + registers */
+    } else {
+        FORWARD_IF_ERROR(rope2d_base(h, cfg, &r->base));
+    }
     posenc_error inner = {0};
     if (posenc_rope2d_check(r, &inner) != POSENC_OK)
         return posenc_fail_(h->err, POSENC_ERR_UNSUPPORTED, "config.json: %s's 2-D RoPE (%s %lld / %s %lld heads, "

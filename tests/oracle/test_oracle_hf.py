@@ -2734,13 +2734,19 @@ ROPE_2D_CASES = [
     ("mlcd theta 50 head 24", "mlcd", dict(num_hidden_layers=2, hidden_size=48, num_attention_heads=2,
                                            intermediate_size=64, patch_size=2, image_size=8,
                                            rope_parameters=dict(rope_type="axial", rope_theta=50.0)), [(4, 2)]),
+    # DINOv3: normalized patch centres, CLS + registers not rotated (eval: no coordinate augmentation)
+    ("dinov3_vit", "dinov3_vit", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=64,
+                                      patch_size=2, image_size=8), [(3, 5), (4, 4)]),
+    ("dinov3_vit theta 1000 head 40 registers 2", "dinov3_vit",
+     dict(num_hidden_layers=2, hidden_size=80, num_attention_heads=2, intermediate_size=64, patch_size=2, image_size=8,
+          rope_theta=1000.0, num_register_tokens=2), [(5, 3), (7, 6)]),
 ]
 ROPE_2D_MODELS = {"pixtral": "PixtralVisionModel", "qwen2_vl_vision": "Qwen2VisionTransformerPretrainedModel",
                   "qwen2_5_vl_vision": "Qwen2_5_VisionTransformerPretrainedModel",
                   "qwen3_vl_vision": "Qwen3VLVisionModel", "qwen3_vl_moe_vision": "Qwen3VLMoeVisionModel",
                   "glm4v_vision": "Glm4vVisionModel", "glm4v_moe_vision": "Glm4vMoeVisionModel",
                   "paddleocr_vl_vision": "PaddleOCRVisionModel", "video_llama_3_vision": "VideoLlama3VisionModel",
-                  "mlcd_vision_model": "MLCDVisionModel"}
+                  "mlcd_vision_model": "MLCDVisionModel", "dinov3_vit": "DINOv3ViTModel"}
 
 
 class _Rope2d(ctypes.Structure):
@@ -2767,7 +2773,7 @@ def posenc_rope2d(r, rows, cols, mode):
                 np.array(p, dtype=np.int64))
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
-    kinds = {"pixtral": 0, "axial": 1}
+    kinds = {"pixtral": 0, "axial": 1, "dinov3": 2}
     p = _Rope2d(kinds[r["kind"]], r["head_dim"], r["base"], r["merge"], {"precise": 0, "torch_compat": 1}[mode],
                 r.get("window", 0))
     n, half = rows * cols, r["head_dim"] // 2
@@ -2796,16 +2802,19 @@ def rope_2d_run(cfg, rows, cols, merge=1):
     modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
     torch.manual_seed(0)
     model = getattr(modeling, ROPE_2D_MODELS[model_type])(cfg).eval()
-    rotary = [m for m in model.modules() if "Rotary" in type(m).__name__]
+    rotary = [m for m in model.modules() if "Rotary" in type(m).__name__ or "Rope" in type(m).__name__]
     assert len(rotary) == 1, f"{model_type}: rotary modules {rotary}"
-    name = "apply_rotary_pos_emb" if model_type == "pixtral" else "apply_rotary_pos_emb_vision"
-    original, seen, given, windows = getattr(modeling, name), [], [], []
+    name = "apply_rotary_pos_emb" if model_type in ("pixtral", "dinov3_vit") else "apply_rotary_pos_emb_vision"
+    original, seen, given, windows, plain = getattr(modeling, name), [], [], [], []
 
     def wrapped(q, k, cos, sin, *a, **kw):
         seen.append((cos.detach().reshape(-1, cos.shape[-1]).float().numpy().copy(),
                      sin.detach().reshape(-1, sin.shape[-1]).float().numpy().copy()))
+        plain.append(q.shape[-2] - cos.shape[-2])  # DINOv3: the leading tokens its apply leaves unrotated
         return original(q, k, cos, sin, *a, **kw)
-    hook = rotary[0].register_forward_hook(lambda m, args, out: given.append(args[1].detach().numpy().copy()))
+    # the (row, column) the rotary class is given (DINOv3's takes the pixels: none)
+    hook = rotary[0].register_forward_hook(lambda m, args, out: given.append(
+        args[1].detach().numpy().copy() if len(args) > 1 else None))
     setattr(modeling, name, wrapped)
     window_index = getattr(modeling, "get_vision_window_index", None)
     if window_index:  # Qwen2.5-VL: the block permutation it applies to hidden states and cos/sin alike
@@ -2814,7 +2823,7 @@ def rope_2d_run(cfg, rows, cols, merge=1):
     try:
         with torch.no_grad():
             p, n, grid = cfg.patch_size, rows * cols, torch.tensor([[1, rows, cols]])
-            if model_type in ("pixtral", "mlcd_vision_model"):
+            if model_type in ("pixtral", "mlcd_vision_model", "dinov3_vit"):
                 model(pixel_values=torch.randn(1, cfg.num_channels, rows * p, cols * p))
             elif model_type == "paddleocr_vl_vision":
                 model(pixel_values=torch.randn(1, n, cfg.num_channels, p, p), grid_thw=grid)
@@ -2829,12 +2838,12 @@ def rope_2d_run(cfg, rows, cols, merge=1):
         if window_index:
             setattr(modeling, "get_vision_window_index", window_index)
         hook.remove()
-    pos = np.asarray(given[0]).reshape(-1, 2)
+    pos = np.asarray(given[0]).reshape(-1, 2) if given[0] is not None else None
     if windows:
         unit = cfg.spatial_merge_size ** 2
         pos = pos.reshape(-1, unit, 2)[windows[0][0].numpy()].reshape(-1, 2)
     layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
-    return seen, pos, layers, model
+    return seen, pos, layers, model, plain
 
 
 def rope_2d(t, d):
@@ -2860,7 +2869,7 @@ def rope_2d(t, d):
             if rows % merge or cols % merge:
                 continue
             try:
-                seen, given, n_layers, model = rope_2d_run(cfg, rows, cols, merge)
+                seen, given, n_layers, model, plain = rope_2d_run(cfg, rows, cols, merge)
             except Exception as e:  # the model could not be built or run: a failure, never a skip
                 t.check(False, f"{where}: transformers could not run the tiny model: {type(e).__name__}: {e}")
                 continue
@@ -2874,7 +2883,11 @@ def rope_2d(t, d):
                     f"built {n_layers} ({kinds}), {len(seen)} rotated")
             r["merge"] = merge  # VideoLLaMA3: the caller's per-image merge size (posenc reads 1)
             cos, sin, pos = posenc_rope2d(r, rows, cols, "torch_compat")
-            t.check(np.array_equal(pos, given), f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            if given is not None:
+                t.check(np.array_equal(pos, given), f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            if model_type == "dinov3_vit":
+                t.check(plain and all(x == r.get("plain") for x in plain),
+                        f"{where}: {r.get('plain')} leading tokens not rotated (the run: {sorted(set(plain))})")
             lead = r.get("lead", 0)
             if lead:  # MLCD: the CLS row rotates by the learned angles posenc names
                 a = model.get_parameter(r["lead_tensor"]).detach()
@@ -2896,6 +2909,14 @@ def rope_2d(t, d):
                 e = max(np.abs(np.concatenate([pc, pc], 1) - seen[0][0]).max(),
                         np.abs(np.concatenate([ps, ps], 1) - seen[0][1]).max())
                 t.check(e <= bound, f"{where}: posenc precise within {bound:.3g} of the run ({e:.3g})")
+    # DINOv3 with a 196-channel head: arange(0, 1, 4 / 196) has 50 entries, not 49: the run fails (posenc refuses it)
+    try:
+        cfg = AutoConfig.for_model("dinov3_vit", num_hidden_layers=1, hidden_size=392, num_attention_heads=2,
+                                   intermediate_size=64, patch_size=2, image_size=8)
+        rope_2d_run(cfg, 2, 2)
+        t.check(False, "dinov3_vit head 196: transformers runs it (posenc refuses it)")
+    except RuntimeError as e:
+        t.check(True, f"dinov3_vit head 196: transformers cannot run it either ({str(e)[:80]})")
     # what posenc does not read: refused naming the key
     for label, model_type, kw, key in [
             ("pixtral rope_type default", "pixtral", dict(rope_parameters=dict(rope_type="default", rope_theta=1e4)),
@@ -2903,7 +2924,11 @@ def rope_2d(t, d):
             ("pixtral head 18", "pixtral", dict(hidden_size=36, num_attention_heads=2), "head_dim 18"),
             ("qwen2_vl_vision head_dim", "qwen2_vl_vision", dict(embed_dim=64, num_heads=2, head_dim=16), "head_dim"),
             ("pixtral rope_scaling", "pixtral", dict(rope_scaling=dict(rope_type="linear", factor=2.0)),
-             "rope_scaling")]:
+             "rope_scaling"),
+            ("dinov3_vit rope_parameters", "dinov3_vit", dict(rope_parameters=dict(rope_type="default",
+                                                                                   rope_theta=1e4)), "rope_parameters"),
+            ("dinov3_vit head 196", "dinov3_vit", dict(hidden_size=392, num_attention_heads=2), "head_dim 196"),
+            ("qwen2_5_vl_vision window 0", "qwen2_5_vl_vision", dict(window_size=2), "window_size")]:
         path = os.path.join(d, label.replace(" ", "_") + ".json")
         with open(path, "w") as f:
             json.dump(dict(model_type=model_type, **kw), f)
