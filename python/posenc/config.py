@@ -390,6 +390,23 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
+SCHEMES_PAST = {10: "rope_2d"}  # posenc_layer_scheme values after 6
+ROPE2D_KINDS = ("pixtral", "axial", "dinov3")  # posenc_rope2d_kind
+
+
+class Rope2d(NamedTuple):
+    """posenc_model.rope2d* (posenc.h section 4c): the 2-D RoPE of a ROPE_2D layer, as `rope explain --json` prints it."""
+    kind: str              # "pixtral", "axial", "dinov3"
+    head_dim: int          # D, all rotated
+    base: float
+    merge: int             # patch order: 1 raster, m: m x m merge windows
+    window: int            # Qwen2.5-VL: blocks in windows of window x window (0: none)
+    patch_size: int        # pixels a patch side
+    merge_per_image: bool  # VideoLLaMA3: the merge size comes with each image at run time
+    lead: int              # MLCD: leading tokens at learned angles (lead_tensor)
+    lead_tensor: str
+    resized_table: str     # a learned table also added, resized per image, not described ("" none)
+    plain: int             # DINOv3: leading tokens not rotated (CLS + registers)
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -497,6 +514,7 @@ class Layer:
     patch_grid: Optional[Tuple[int, int]] = None  # learned over an image: (rows, columns) of patches, else None
     patch_prefix_rows: int = 0           # learned over an image: leading tokens reading rows 0.. (CLS)
     patch_prefix_plain: int = 0          # learned over an image: then tokens with no row (registers)
+    rope_2d: Optional["Rope2d"] = None   # rope_2d: posenc_model.rope2d* as `rope explain --json` prints them
 
 
 @dataclass(frozen=True)
@@ -602,13 +620,21 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
         layers = []
         for i in range(max(0, int(m.layer_count))):
             entry = m.layers[i]
-            scheme = SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES) else "?"
+            scheme = SCHEMES[entry.scheme] if 0 <= entry.scheme < len(SCHEMES) else SCHEMES_PAST.get(entry.scheme, "?")
             extra: dict = {}
             if scheme == "rope":
                 extra = dict(rope_index=int(entry.rope), rope=ropes[entry.rope],
                              rotary_offset=int(m.ropes[entry.rope].rotary_offset))
             elif scheme == "alibi":
                 extra = dict(alibi_slopes=slopes)
+            elif scheme == "rope_2d":  # posenc.h section 4c: the rotation over each image's own patch grid
+                r2 = m.rope2d
+                extra = dict(rope_2d=Rope2d(
+                    kind=ROPE2D_KINDS[r2.kind] if 0 <= r2.kind < len(ROPE2D_KINDS) else "?", head_dim=int(r2.head_dim),
+                    base=float(r2.base), merge=int(r2.merge), window=int(r2.window),
+                    patch_size=int(m.rope2d_patch_size), merge_per_image=bool(m.rope2d_merge_per_image),
+                    lead=int(m.rope2d_lead), lead_tensor=text(m.rope2d_lead_tensor),
+                    resized_table=text(m.rope2d_table), plain=int(m.rope2d_plain)))
             elif scheme == "learned":
                 if m.decoder_learned_size > 0 and text(entry.kind) == "decoder":  # BART: the decoder's own table
                     extra = dict(tensor=text(m.decoder_learned_tensor), offset=int(m.decoder_learned_offset),
