@@ -2863,6 +2863,17 @@ def rope_2d(t, d):
             continue
         layers = json.loads(so)["layers"]
         r = dict(layers[0].get("rope_2d", {}))
+        if "rope_parameters" in cfg.to_dict():  # the 4.x form: top-level rope_theta, as the config class reads it
+            legacy = {k: v for k, v in cfg.to_dict().items() if k != "rope_parameters"}
+            legacy["rope_theta"] = cfg.rope_parameters["rope_theta"]
+            old = os.path.join(d, label.replace(" ", "_") + "_4x.json")
+            with open(old, "w") as f:
+                json.dump(legacy, f)
+            theirs = type(cfg).from_json_file(old).rope_parameters
+            rc, so, se = run("rope", "explain", "--config", old, "--json")
+            got = json.loads(so)["layers"][0].get("rope_2d", {}) if rc == 0 else {}
+            t.check(rc == 0 and got == r and theirs == dict(rope_type="axial", rope_theta=r.get("base")),
+                    f"{label} (4.x rope_theta): posenc reads {got.get('base')}, the config class {theirs}")
         merges = [1, 2] if r.get("merge_per_image") else [r.get("merge", 1)]
         for (rows, cols), merge in [(g, m) for g in grids for m in merges]:
             where = f"{label} {rows}x{cols}" + (f" merge_sizes {merge}" if r.get("merge_per_image") else "")
