@@ -1071,10 +1071,11 @@ POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
  * moves whole m x m blocks into window order: windows of w x w blocks in
  * raster order (those of the last row / column cut short), the blocks of a
  * window in raster order (the runtime permutes its finished cos/sin rows so;
- * the values do not change). Both kinds rotate all D channels, magnitude 1.
+ * the values do not change). Every kind rotates all D channels, magnitude 1.
  * Modes: PRECISE (long double frequencies and angles, f32 within 1 ULP of the
  * exact value) and TORCH_COMPAT (HF's float32 steps: inv_freq = 1 / f32pow(
- * base, f32(2i)/f32(n)), angle = f32(position) * inv, cos/sin by torch's
+ * base, f32(2i)/f32(n)) (DINOv3: the exponent f32(j * (4 / D)), as
+ * torch.arange), angle = f32(position) * inv, cos/sin by torch's
  * vector kernel over the tensor HF runs them on: Pixtral's [N, 2, D/2],
  * Qwen2-VL's [N, 2, D/4], DINOv3's [N, D] (tile(2) of [N, 2 * D/4]; the
  * angle f32(f32(y * f32(2 pi)) * w), y by float32 steps), N = rows * cols,
@@ -1104,7 +1105,8 @@ POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind);
 /* Validate params; POSENC_ERR_INVALID_ARGUMENT names the bad value (an unknown
  * kind, head_dim not a multiple of 4 or out of range, base not finite or
- * <= 1, merge or window out of range), POSENC_ERR_UNSUPPORTED for GGML mode. */
+ * <= 1, merge or window out of range; DINOv3: a head_dim whose arange is not
+ * D/4 long, merge or window set), POSENC_ERR_UNSUPPORTED for GGML mode. */
 POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope2d_check(const posenc_rope2d_params *params, posenc_error *err);
 /* The axis (0 row, 1 column) and inverse frequency (radians per patch; in
@@ -1120,8 +1122,9 @@ POSENC_EXPERIMENTAL
 POSENC_API posenc_status posenc_rope2d_positions(const posenc_rope2d_params *params, int64_t rows, int64_t cols,
                                                  int64_t *out, size_t out_count, posenc_error *err);
 /* cos/sin tables, each [rows * cols][D/2] row-major, token order as
- * posenc_rope2d_positions: cos[t][k] = cos(pos_axis(k)(t) * w_k) (HF's [N, D]
- * table is cos[t][k mod D/2]). out_count (the capacity of each) >=
+ * posenc_rope2d_positions: cos[t][k] = cos(pos_axis(k)(t) * w_k) (DINOv3:
+ * cos(2 pi y w_k), y the patch centre's coordinate; HF's [N, D] table is
+ * cos[t][k mod D/2]). out_count (the capacity of each) >=
  * rows * cols * D/2 (else POSENC_ERR_BUFFER_TOO_SMALL, as for the other two).
  * Errors as above, POSENC_ERR_NULL_POINTER for a NULL
  * pointer, POSENC_ERR_OUT_OF_MEMORY. */
