@@ -121,7 +121,7 @@ static const posenc_model_layer *layer_of(const side *s, int32_t i) {
 typedef enum {
     D_LAYERS, D_START, D_SOFTMAX, D_SCHEME, D_WINDOW, D_ROTARY, D_HEAD, D_LAYOUT, D_MROPE, D_FREQS, D_ATTENTION,
     D_ALIBI, D_LEARNED, D_T5, D_SINUSOID, D_DEBERTA, D_BASE, D_SCALING, D_FACTOR, D_ORIGINAL, D_YARN, D_LLAMA3, D_LISTS, D_QSCALE,
-    D_CONV, D_KINDS
+    D_CONV, D_ROPE2D, D_KINDS
 } aspect;
 
 static const char *const aspect_names[D_KINDS] = {
@@ -129,7 +129,7 @@ static const char *const aspect_names[D_KINDS] = {
     "layout", "M-RoPE sections", "inverse frequencies", "attention factor", "ALiBi", "learned table",
     "T5 buckets", "sinusoidal table", "DeBERTa relative positions", "base (rope_theta)", "scaling type", "scaling factor",
     "original context", "YaRN parameters", "Llama 3 parameters", "LongRoPE / per-pair factor lists", "query scale",
-    "convolutional positions"};
+    "convolutional positions", "2-D RoPE"};
 
 typedef struct {
     bool seen;
@@ -493,6 +493,19 @@ static int compare(comparison *c) {
                          mb->conv_pos_layers, mb->conv_pos_kernel, mb->conv_pos_groups, mb->conv_pos_stride,
                          mb->conv_pos_norm, mb->conv_pos_activation, mb->wavlm_num_buckets, mb->wavlm_max_distance);
                 mark(fs, D_CONV, true, i, x, y, NULL);
+            }
+        } else if (la->scheme == POSENC_LAYER_ROPE_2D) {
+            const posenc_rope2d_params *pa = &A->m.rope2d, *pb = &B->m.rope2d;
+            if (pa->kind != pb->kind || pa->head_dim != pb->head_dim || pa->base != pb->base ||
+                pa->merge != pb->merge || pa->window != pb->window ||
+                A->m.rope2d_patch_size != B->m.rope2d_patch_size || A->m.rope2d_lead != B->m.rope2d_lead ||
+                A->m.rope2d_merge_per_image != B->m.rope2d_merge_per_image || A->m.rope2d_plain != B->m.rope2d_plain ||
+                strcmp(A->m.rope2d_table, B->m.rope2d_table) != 0) {
+                snprintf(x, sizeof x, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pa->kind),
+                         pa->head_dim, pa->base, pa->merge, (long long)A->m.rope2d_patch_size);
+                snprintf(y, sizeof y, "%s, %d channels, base %g, merge %d, patch %lld", posenc_rope2d_kind_name(pb->kind),
+                         pb->head_dim, pb->base, pb->merge, (long long)B->m.rope2d_patch_size);
+                mark(fs, D_ROPE2D, true, i, x, y, NULL);
             }
         }
         if (la->scheme != POSENC_LAYER_ROPE || la->rope < 0 || lb->rope < 0) continue;

@@ -85,7 +85,8 @@ int cmd_rope_explain(int argc, char **argv) {
         printf(" -- read with posenc's '%s' family rules%s\n", c.family,
                model.assumed ? " (ASSUMED on purpose: --assume)" : "");
         if (c.defaults_used[0]) printf("class defaults used for absent keys (as HF's config class does): %s\n", c.defaults_used);
-        printf("no RoPE in any layer\n");
+        printf(model.rope2d.head_dim > 0 ? "no 1-D RoPE: the layers rotate by patch row and column (2-D RoPE)\n"
+                                         : "no RoPE in any layer\n");
         cli_model_print_layers(&model);
         int warnings = 0;
         for (int k = 0; k < 10; k++) {

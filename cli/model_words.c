@@ -232,6 +232,31 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                      (long long)m->learned_size);
         break;
     }
+    case POSENC_LAYER_ROPE_2D: {
+        const posenc_rope2d_params *r = &m->rope2d;
+        int n = snprintf(buf, size, "2-D RoPE by patch (row, column), %s frequencies, base %.10g, all %d channels, "
+                         "%lld-pixel patches", r->kind == POSENC_ROPE2D_PIXTRAL ? "alternating (Pixtral)"
+                                               : r->kind == POSENC_ROPE2D_DINOV3 ? "axial halves on [-1, 1] centres (DINOv3)"
+                                                                               : "axial halves (Qwen2-VL)",
+                         r->base, r->head_dim, (long long)m->rope2d_patch_size);
+        if (n >= 0 && (size_t)n < size)
+            n += m->rope2d_merge_per_image
+                     ? snprintf(buf + n, size - (size_t)n, ", merge windows given per image at run time")
+                 : r->merge > 1 ? snprintf(buf + n, size - (size_t)n, ", patches in %dx%d merge windows", r->merge, r->merge)
+                                : snprintf(buf + n, size - (size_t)n, ", raster order");
+        if (n >= 0 && (size_t)n < size && r->window > 0)
+            n += snprintf(buf + n, size - (size_t)n, " in windows of %dx%d", r->window, r->window);
+        if (n >= 0 && (size_t)n < size && m->rope2d_lead > 0)
+            n += snprintf(buf + n, size - (size_t)n, "; %d lead token(s) at learned angles %s", m->rope2d_lead,
+                          m->rope2d_lead_tensor);
+        if (n >= 0 && (size_t)n < size && m->rope2d_plain > 0)
+            n += snprintf(buf + n, size - (size_t)n, "; %d lead token(s) not rotated", m->rope2d_plain);
+        if (n >= 0 && (size_t)n < size && strcmp(l->kind, "attention") != 0)
+            n += snprintf(buf + n, size - (size_t)n, " (%s)", l->kind);
+        if (n >= 0 && (size_t)n < size && m->rope2d_table[0])
+            snprintf(buf + n, size - (size_t)n, "; + learned table %s resized per image (not described)", m->rope2d_table);
+        break;
+    }
     }
 }
 
@@ -625,6 +650,18 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
                 cli_json_string(m->wavlm_tensor);
                 printf("}");
             }
+            break;
+        case POSENC_LAYER_ROPE_2D:
+            printf(", \"rope_2d\": {\"kind\": \"%s\", \"head_dim\": %d, \"base\": ",
+                   posenc_rope2d_kind_name(m->rope2d.kind), m->rope2d.head_dim);
+            cli_json_number(m->rope2d.base);
+            printf(", \"merge\": %d, \"window\": %d, \"patch_size\": %lld, \"merge_per_image\": %s, \"lead\": %d, "
+                   "\"lead_tensor\": ", m->rope2d.merge, m->rope2d.window, (long long)m->rope2d_patch_size,
+                   m->rope2d_merge_per_image ? "true" : "false", m->rope2d_lead);
+            cli_json_string(m->rope2d_lead_tensor);
+            printf(", \"resized_table\": ");
+            cli_json_string(m->rope2d_table);
+            printf(", \"plain\": %d}", m->rope2d_plain);
             break;
         case POSENC_LAYER_NOPE:
             break;

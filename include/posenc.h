@@ -1042,6 +1042,97 @@ POSENC_API void posenc_rope_rotation_free(posenc_rope_rotation *rotation);
 POSENC_API const char *posenc_rope_cache_layout_name(posenc_rope_cache_layout layout);
 POSENC_API const char *posenc_rope_arith_name(posenc_rope_arith arith);
 
+/* ---- 4c. 2-D RoPE over an image's patch grid (rope_2d.c) ----
+ * Vision encoders that rotate each patch's query/key by its (row, column) in
+ * the patch grid: every pair k of the D/2 pairs (HF rotate_half: channels k,
+ * k + D/2; HF's cos/sin are cat(c, c) over D channels) takes its position
+ * from one axis, row (0) or column (1), with an inverse frequency w_k:
+ *   POSENC_ROPE2D_PIXTRAL  Pixtral (PixtralVisionRotaryEmbedding, transformers
+ *       5.18): the 1-D frequencies of a D-channel RoPE, f_i = base^(-2i/D),
+ *       i < D/2, alternate between the axes: pair k < D/4 is the row at
+ *       f_{2k}, pair D/4 + j the column at f_{2j+1}.
+ *   POSENC_ROPE2D_AXIAL    Qwen2-VL's vision tower and its copies
+ *       (Qwen2VLVisionRotaryEmbedding over head_dim / 2): each axis is a 1-D
+ *       RoPE of its own over D/2 channels, w = base^(-2j/(D/2)): pair k < D/4
+ *       is the row at w_k, pair D/4 + j the column at w_j.
+ *   POSENC_ROPE2D_DINOV3   DINOv3 (DINOv3ViTRopePositionEmbedding, eval: no
+ *       coordinate augmentation): the axial frequencies w_j = base^(-4j/D),
+ *       j < D/4, on each patch centre's normalized coordinate instead of its
+ *       index: row i of `rows` sits at y = (2i + 1) / rows - 1 in [-1, 1]
+ *       (columns alike), angle = 2 pi y w_j. posenc_rope2d_pair_map reports
+ *       w_j (no 2 pi); positions are still the (row, column) indices.
+ *       head_dim must give torch.arange(0, 1, 4 / D) D/4 entries (D = 196
+ *       gives 50: refused); merge 1, window 0 only.
+ * The patch order is the runtime's token order inside one image of `rows` x
+ * `cols` patches: merge 1 = raster (token t = r * cols + c); merge m > 1 =
+ * Qwen2-VL's spatial-merge windows: m x m blocks in raster order, the patches
+ * of a block in raster order inside it (rows and cols multiples of m);
+ * window w > 0 (Qwen2.5-VL's window attention, get_vision_window_index) then
+ * moves whole m x m blocks into window order: windows of w x w blocks in
+ * raster order (those of the last row / column cut short), the blocks of a
+ * window in raster order (the runtime permutes its finished cos/sin rows so;
+ * the values do not change). Every kind rotates all D channels, magnitude 1.
+ * Modes: PRECISE (long double frequencies and angles, f32 within 1 ULP of the
+ * exact value) and TORCH_COMPAT (HF's float32 steps: inv_freq = 1 / f32pow(
+ * base, f32(2i)/f32(n)) (DINOv3: the exponent f32(j * (4 / D)), as
+ * torch.arange), angle = f32(position) * inv, cos/sin by torch's
+ * vector kernel over the tensor HF runs them on: Pixtral's [N, 2, D/2],
+ * Qwen2-VL's [N, 2, D/4], DINOv3's [N, D] (tile(2) of [N, 2 * D/4]; the
+ * angle f32(f32(y * f32(2 pi)) * w), y by float32 steps), N = rows * cols,
+ * the image alone in the sequence);
+ * GGML is refused (POSENC_ERR_UNSUPPORTED: ggml's vision RoPE is another
+ * arithmetic). */
+typedef enum posenc_rope2d_kind {
+    POSENC_ROPE2D_PIXTRAL = 0,
+    POSENC_ROPE2D_AXIAL = 1,
+    POSENC_ROPE2D_DINOV3 = 2
+} posenc_rope2d_kind;
+
+typedef struct posenc_rope2d_params {
+    posenc_rope2d_kind kind;
+    int32_t head_dim;  /* D: channels of the head, all rotated; a multiple of 4, 4..65536 */
+    double base;       /* rope_theta, finite, > 1 */
+    int32_t merge;     /* patch order: 1 raster; m in 2..1024: m x m windows (spatial_merge_size) */
+    posenc_mode mode;  /* PRECISE (default) or TORCH_COMPAT */
+    int32_t window;    /* 0: none; w in 1..2^20: blocks in windows of w x w blocks (Qwen2.5-VL) */
+} posenc_rope2d_params;
+
+/* kind PIXTRAL, base 10000, merge 1, window 0, PRECISE. */
+POSENC_EXPERIMENTAL
+POSENC_API void posenc_rope2d_params_default(posenc_rope2d_params *params, int32_t head_dim);
+/* "pixtral", "axial", "dinov3"; "?" if unknown. */
+POSENC_EXPERIMENTAL
+POSENC_API const char *posenc_rope2d_kind_name(posenc_rope2d_kind kind);
+/* Validate params; POSENC_ERR_INVALID_ARGUMENT names the bad value (an unknown
+ * kind, head_dim not a multiple of 4 or out of range, base not finite or
+ * <= 1, merge or window out of range; DINOv3: a head_dim whose arange is not
+ * D/4 long, merge or window set), POSENC_ERR_UNSUPPORTED for GGML mode. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_check(const posenc_rope2d_params *params, posenc_error *err);
+/* The axis (0 row, 1 column) and inverse frequency (radians per patch; in
+ * TORCH_COMPAT HF's float32 value) of each of the D/2 pairs; out_count >= D/2.
+ * Either output may be NULL. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_pair_map(const posenc_rope2d_params *params, int32_t *axis_of_pair,
+                                                double *inv_freq, size_t out_count, posenc_error *err);
+/* The (row, column) of each token of a rows x cols grid in the runtime's
+ * order: out is [rows * cols][2]; out_count >= 2 * rows * cols. rows and
+ * cols in 1..2^20, multiples of merge (else INVALID_ARGUMENT naming them). */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_positions(const posenc_rope2d_params *params, int64_t rows, int64_t cols,
+                                                 int64_t *out, size_t out_count, posenc_error *err);
+/* cos/sin tables, each [rows * cols][D/2] row-major, token order as
+ * posenc_rope2d_positions: cos[t][k] = cos(pos_axis(k)(t) * w_k) (DINOv3:
+ * cos(2 pi y w_k), y the patch centre's coordinate; HF's [N, D] table is
+ * cos[t][k mod D/2]). out_count (the capacity of each) >=
+ * rows * cols * D/2 (else POSENC_ERR_BUFFER_TOO_SMALL, as for the other two).
+ * Errors as above, POSENC_ERR_NULL_POINTER for a NULL
+ * pointer, POSENC_ERR_OUT_OF_MEMORY. */
+POSENC_EXPERIMENTAL
+POSENC_API posenc_status posenc_rope2d_table_f32(const posenc_rope2d_params *params, int64_t rows, int64_t cols,
+                                                 float *cos_out, float *sin_out, size_t out_count,
+                                                 posenc_error *err);
+
 /* ========================================================================
  * 5. Relative encodings and attention biases
  * ======================================================================== */
@@ -2372,12 +2463,13 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
     POSENC_LAYER_WINDOW_RELATIVE = 8, /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
                                          Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
-    POSENC_LAYER_CONV_POSITION = 9    /* a learned convolution of the features added to the encoder's input (wav2vec2
+    POSENC_LAYER_CONV_POSITION = 9,   /* a learned convolution of the features added to the encoder's input (wav2vec2
                                          and its kin: posenc_model.conv_pos_*) */
+    POSENC_LAYER_ROPE_2D = 10         /* 2-D RoPE by patch row and column (vision encoders; posenc_model.rope2d) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative", "conv_position"; "?" if
- * unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative", "conv_position", "rope_2d";
+ * "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2659,6 +2751,27 @@ typedef struct posenc_model {
     int32_t wavlm_num_buckets;
     int32_t wavlm_max_distance;
     char wavlm_tensor[96];
+    /* ROPE_2D (vision encoders whose every attention layer rotates each patch by its (row, column) in the image's
+     * patch grid: Pixtral, the vision towers of Qwen2-VL and its copies): the rotation (section 4c) of every such
+     * layer, over that image's own grid (height / rope2d_patch_size rows, width / rope2d_patch_size columns: no
+     * table, no size limit), in the token order rope2d.merge gives. rope2d.mode is PRECISE as read; set
+     * TORCH_COMPAT to reproduce the runtime's float32 bits. rope2d.head_dim 0: no ROPE_2D layer. */
+    posenc_rope2d_params rope2d;
+    int64_t rope2d_patch_size;      /* pixels a patch side (the config's patch_size) */
+    /* rope2d_merge_per_image 1: the runtime takes the merge size with each image at run time (VideoLLaMA3's
+     * forward(merge_sizes=...)), not from the config: rope2d.merge is 1 as read and the caller sets it per image. */
+    int32_t rope2d_merge_per_image;
+    /* rope2d_lead tokens come before the patches (MLCD: the CLS token) and rotate by learned angles, the checkpoint
+     * tensor rope2d_lead_tensor (D/2 angles, HF's cos(cat(a, a))): values posenc cannot compute, named here. */
+    int32_t rope2d_lead;
+    char rope2d_lead_tensor[64];
+    /* A learned position table the runtime ALSO adds to the patch embeddings before layer 0, resized to each image's
+     * grid by interpolation (Qwen3-VL: bilinear over pos_embed; GLM-4V: bicubic grid_sample; PaddleOCR-VL:
+     * bilinear): posenc does not describe its values; "" = none. */
+    char rope2d_table[64];
+    /* rope2d_plain tokens come before the patches (after the rope2d_lead ones) and are not rotated at all (DINOv3:
+     * CLS and the num_register_tokens registers: its apply function rotates the last rows * cols tokens only). */
+    int32_t rope2d_plain;
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -390,8 +390,24 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 
 
 SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
-SCHEMES_BY_VALUE = {8: "window_relative", 9: "conv_position"}  # later posenc_layer_scheme values
+SCHEMES_BY_VALUE = {8: "window_relative", 9: "conv_position", 10: "rope_2d"}  # later posenc_layer_scheme values
 MAX_STAGES = 8  # POSENC_MODEL_MAX_STAGES
+ROPE2D_KINDS = ("pixtral", "axial", "dinov3")  # posenc_rope2d_kind
+
+
+class Rope2d(NamedTuple):
+    """posenc_model.rope2d* (posenc.h section 4c): the 2-D RoPE of a ROPE_2D layer, as `rope explain --json` prints it."""
+    kind: str              # "pixtral", "axial", "dinov3"
+    head_dim: int          # D, all rotated
+    base: float
+    merge: int             # patch order: 1 raster, m: m x m merge windows
+    window: int            # Qwen2.5-VL: blocks in windows of window x window (0: none)
+    patch_size: int        # pixels a patch side
+    merge_per_image: bool  # VideoLLaMA3: the merge size comes with each image at run time
+    lead: int              # MLCD: leading tokens at learned angles (lead_tensor)
+    lead_tensor: str
+    resized_table: str     # a learned table also added, resized per image, not described ("" none)
+    plain: int             # DINOv3: leading tokens not rotated (CLS + registers)
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -427,6 +443,11 @@ class _WindowStage(Structure):
                 ("shift", c_int32), ("pretrained_window", c_int32), ("table_rows", c_int64), ("query_stride", c_int32)]
 
 
+class _Rope2dParams(Structure):
+    _fields_ = [("kind", c_int), ("head_dim", c_int32), ("base", c_double), ("merge", c_int32), ("mode", c_int),
+                ("window", c_int32)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -454,13 +475,16 @@ class _Model(Structure):
                 ("conv_pos_kernel", c_int32), ("conv_pos_groups", c_int32), ("conv_pos_layers", c_int32),
                 ("conv_pos_padding", c_int32), ("conv_pos_trim", c_int32), ("conv_pos_stride", c_int32),
                 ("conv_pos_norm", c_int32), ("conv_pos_activation", c_char * 32), ("conv_pos_tensor", c_char * 64),
-                ("wavlm_num_buckets", c_int32), ("wavlm_max_distance", c_int32), ("wavlm_tensor", c_char * 96)]
+                ("wavlm_num_buckets", c_int32), ("wavlm_max_distance", c_int32), ("wavlm_tensor", c_char * 96),
+                ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64),
+                ("rope2d_merge_per_image", c_int32), ("rope2d_lead", c_int32), ("rope2d_lead_tensor", c_char * 64),
+                ("rope2d_table", c_char * 64), ("rope2d_plain", c_int32)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
            _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params",
-           _WindowStage: "posenc_window_stage"}
+           _WindowStage: "posenc_window_stage", _Rope2dParams: "posenc_rope2d_params"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -525,6 +549,7 @@ class Layer:
     wavlm_buckets: int = 0               # conv_position, WavLM: the gated bias's buckets (posenc_wavlm_bucket), 0 none
     wavlm_max_distance: int = 0
     wavlm_tensor: Optional[str] = None   # WavLM: layer 0's rel_attn_embed (every layer gates the bias it computes)
+    rope_2d: Optional["Rope2d"] = None   # rope_2d: posenc_model.rope2d* as `rope explain --json` prints them
 
 
 @dataclass(frozen=True)
@@ -638,6 +663,14 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              rotary_offset=int(m.ropes[entry.rope].rotary_offset))
             elif scheme == "alibi":
                 extra = dict(alibi_slopes=slopes)
+            elif scheme == "rope_2d":  # posenc.h section 4c: the rotation over each image's own patch grid
+                r2 = m.rope2d
+                extra = dict(rope_2d=Rope2d(
+                    kind=ROPE2D_KINDS[r2.kind] if 0 <= r2.kind < len(ROPE2D_KINDS) else "?", head_dim=int(r2.head_dim),
+                    base=float(r2.base), merge=int(r2.merge), window=int(r2.window),
+                    patch_size=int(m.rope2d_patch_size), merge_per_image=bool(m.rope2d_merge_per_image),
+                    lead=int(m.rope2d_lead), lead_tensor=text(m.rope2d_lead_tensor),
+                    resized_table=text(m.rope2d_table), plain=int(m.rope2d_plain)))
             elif scheme == "learned":
                 if m.decoder_learned_size > 0 and text(entry.kind) == "decoder":  # BART: the decoder's own table
                     extra = dict(tensor=text(m.decoder_learned_tensor), offset=int(m.decoder_learned_offset),

@@ -142,6 +142,27 @@ def test_conv_position_fields():
     assert (wl[5].scheme, wl[5].wavlm_buckets, wl[5].wavlm_max_distance, wl[5].conv_kernel) == ("conv_position", 64, 800, 128)
     assert wl[0].wavlm_tensor == "wavlm.encoder.layers.0.attention.rel_attn_embed.weight" and w.layers[0].wavlm_buckets == 0
 
+
+def test_rope_2d_vision_encoders():
+    # 2-D RoPE by patch row and column (posenc_model.rope2d*): Pixtral's class defaults, Qwen2.5-VL's windows and
+    # full-attention layers, MLCD's CLS at learned angles, DINOv3's unrotated CLS + registers, Qwen3-VL's named table
+    px = posenc.load_config({"model_type": "pixtral"})
+    assert [x.scheme for x in px.layers] == ["rope_2d"] * 24 and px.config is None
+    r = px.layers[0].rope_2d
+    assert (r.kind, r.head_dim, r.base, r.merge, r.window, r.patch_size) == ("pixtral", 64, 10000.0, 1, 0, 16)
+    q = posenc.load_config({"model_type": "qwen2_5_vl_vision", "depth": 8, "hidden_size": 1280,
+                            "fullatt_block_indexes": [3, 7]})
+    assert [x.kind for x in q.layers] == ["window_attention"] * 3 + ["full_attention"] + \
+        ["window_attention"] * 3 + ["full_attention"]
+    r = q.layers[0].rope_2d
+    assert (r.kind, r.head_dim, r.merge, r.window) == ("axial", 80, 2, 4)  # 112 // 2 // 14
+    m = posenc.load_config({"model_type": "mlcd"}).layers[0].rope_2d
+    assert (m.lead, m.lead_tensor, m.head_dim) == (1, "class_pos_emb", 104)
+    d = posenc.load_config({"model_type": "dinov3_vit", "num_register_tokens": 4}).layers[0].rope_2d
+    assert (d.kind, d.base, d.plain) == ("dinov3", 100.0, 5)
+    assert posenc.load_config({"model_type": "qwen3_vl_vision"}).layers[0].rope_2d.resized_table == "pos_embed.weight"
+
+
 def test_whisper_two_stacks_and_modernbert_bases():
     # Whisper large-v3's position keys: the encoder's fixed sinusoid, then the decoder's learned table
     w = posenc.load_config({"model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,

@@ -381,6 +381,20 @@ static const config_family families[] = {
     {"data2vec-vision", NULL, "Data2VecVision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0,
      "data2vec_vision.embeddings.position_embeddings"},
     {"levit", NULL, "Levit", H, 0, 0, 128, 4, 0, 14, 0, FAMILY_WINDOW_RELATIVE, 0, 0, 0, ""},
+    /* 2-D RoPE vision encoders (FAMILY_ROPE_2D): class defaults hidden (Qwen2-VL: embed_dim), heads, layers (depth);
+     * per-type keys and order in config_hf_rope2d.c */
+    {"pixtral", NULL, "PixtralVision", H, 10000, 0, 1024, 16, 0, 24, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"qwen2_vl_vision", NULL, "Qwen2VLVision", H, 10000, 0, 1280, 16, 0, 32, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"qwen2_5_vl_vision", NULL, "Qwen2_5_VLVision", H, 10000, 0, 3584, 16, 0, 32, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"qwen3_vl_vision", NULL, "Qwen3VLVision", H, 10000, 0, 1152, 16, 0, 27, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"qwen3_vl_moe_vision", NULL, "Qwen3VLMoeVision", H, 10000, 0, 1152, 16, 0, 27, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"glm4v_vision", NULL, "Glm4vVision", H, 10000, 0, 1536, 12, 0, 24, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"glm4v_moe_vision", NULL, "Glm4vMoeVision", H, 10000, 0, 1536, 12, 0, 24, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"paddleocr_vl_vision", NULL, "PaddleOCRVision", H, 10000, 0, 1152, 16, 0, 27, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"video_llama_3_vision", NULL, "VideoLlama3Vision", H, 10000, 0, 768, 12, 0, 12, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    /* "mlcd" is MLCDVisionConfig's other spelling (CONFIG_MAPPING_NAMES lists both) */
+    {"mlcd_vision_model", "mlcd", "MLCDVision", H, 10000, 0, 1664, 16, 0, 48, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    {"dinov3_vit", NULL, "DINOv3ViT", H, 100, 0, 384, 6, 0, 12, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

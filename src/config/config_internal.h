@@ -168,6 +168,10 @@ enum {
  * every layer CONV_POSITION (posenc_model.conv_pos_*), per-type keys in config_hf_conv.c's table. Wav2Vec2-Conformer
  * and Wav2Vec2-BERT rows are there to be refused by position_embeddings_type (no posenc scheme for any of them) */
 #define FAMILY_CONV_POSITION ((uint64_t)1 << 58)
+/* Vision encoders with a 2-D RoPE by patch row and column (PixtralVisionRotaryEmbedding, Qwen2VLVisionRotaryEmbedding
+ * and copies, transformers 5.18): every layer POSENC_LAYER_ROPE_2D (posenc_model.rope2d); per-type keys, kinds and
+ * refusals in config_hf_rope2d.c's table */
+#define FAMILY_ROPE_2D ((uint64_t)1 << 60)
 /* JetMoE (JetMoeConfig, transformers 5.18): the attention head is kv_channels (attribute_map head_dim -> kv_channels,
  * default 128), not hidden_size // num_attention_heads; the rotary class rotates all of it. A file with both keys:
  * head_dim wins (JetMoeConfig(head_dim=8, kv_channels=16).kv_channels is 8, either order). */
@@ -208,7 +212,7 @@ enum {
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE | FAMILY_CONV_POSITION)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE | FAMILY_CONV_POSITION | FAMILY_ROPE_2D)
 
 typedef struct {
     const char *model_type;
@@ -359,6 +363,8 @@ posenc_status hf_number_(hf_reader *h, const cJSON *obj, const char *where, cons
 posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free);
 /* ---- config_hf_window.c: FAMILY_WINDOW_RELATIVE's layers, stages and counts (called by hf_layers_) */
 posenc_status hf_window_layers_(hf_reader *h, const cJSON *cfg);
+/* ---- config_hf_rope2d.c (called by hf_layers_): FAMILY_ROPE_2D, every layer ROPE_2D */
+posenc_status hf_rope2d_layers_(hf_reader *h, const cJSON *cfg);
 /* FAMILY_LAYER_THETA: the one non-zero value of layer_rope_theta (a list of `layers` numbers) into *base (unchanged
  * when the list is absent or all zero); two distinct non-zero values are refused naming the key. */
 posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);

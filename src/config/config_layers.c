@@ -17,6 +17,7 @@ const char *posenc_layer_scheme_name(posenc_layer_scheme scheme) {
     case POSENC_LAYER_DEBERTA: return "deberta";
     case POSENC_LAYER_WINDOW_RELATIVE: return "window_relative";
     case POSENC_LAYER_CONV_POSITION: return "conv_position";
+    case POSENC_LAYER_ROPE_2D: return "rope_2d";
     }
     return "?";
 }

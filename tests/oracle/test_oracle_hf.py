@@ -3452,6 +3452,268 @@ def conv_refused(t, d):
         refused_by_name(t, label, path, "position_embeddings_type")
 
 
+# 2-D RoPE vision encoders (FAMILY_ROPE_2D): the tiny encoder runs on one image of rows x cols patches; the cos/sin
+# every layer's apply function really receives, and the (row, column) its rotary class is given, against posenc's
+# posenc_rope2d_table_f32 (torch-compat: bit for bit, tolerance 0 ULP, the same float32 steps and torch kernel
+# blocks) and posenc_rope2d_positions for the parameters `rope explain --json` read from the saved config.json.
+# (label, model_type, config keywords, grids (rows, cols)); heads of 32 / 24 channels: 24 puts torch's 8-lane
+# blocks across tokens (Qwen2-VL's tensor is 6 wide per axis)
+ROPE_2D_CASES = [
+    ("pixtral", "pixtral", dict(hidden_size=64, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                patch_size=4, image_size=64), [(3, 5), (4, 2)]),
+    ("pixtral theta 500 head 24", "pixtral", dict(hidden_size=48, intermediate_size=64, num_hidden_layers=3,
+                                                  num_attention_heads=2, patch_size=2, image_size=64,
+                                                  rope_parameters=dict(rope_type="axial", rope_theta=500.0)),
+     [(5, 3), (1, 7)]),
+    ("qwen2_vl_vision", "qwen2_vl_vision", dict(depth=2, embed_dim=64, num_heads=2, hidden_size=32, patch_size=2,
+                                                temporal_patch_size=1), [(4, 6), (2, 2)]),
+    ("qwen2_vl_vision theta 100 head 24 merge 1", "qwen2_vl_vision",
+     dict(depth=3, embed_dim=48, num_heads=2, hidden_size=32, patch_size=2, temporal_patch_size=1,
+          spatial_merge_size=1, rope_parameters=dict(rope_type="axial", rope_theta=100.0)), [(3, 5)]),
+    # windows of 2 x 2 merge units (window_size 8 // 2 // 2): 6 x 10 patches = 3 x 5 units, windows cut short
+    ("qwen2_5_vl_vision", "qwen2_5_vl_vision", dict(depth=4, hidden_size=64, num_heads=2, intermediate_size=64,
+                                                    out_hidden_size=32, patch_size=2, temporal_patch_size=1,
+                                                    window_size=8, fullatt_block_indexes=[1, 3]), [(6, 10), (4, 4)]),
+    ("qwen2_5_vl_vision theta 1000 head 24 window 3", "qwen2_5_vl_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, window_size=12, fullatt_block_indexes=[0],
+          rope_parameters=dict(rope_type="axial", rope_theta=1000.0)), [(8, 14)]),
+    ("qwen3_vl_vision", "qwen3_vl_vision", dict(depth=2, hidden_size=64, num_heads=2, intermediate_size=64,
+                                                out_hidden_size=32, patch_size=2, temporal_patch_size=1,
+                                                num_position_embeddings=16, deepstack_visual_indexes=[]),
+     [(4, 6)]),
+    ("qwen3_vl_moe_vision head 24", "qwen3_vl_moe_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, num_position_embeddings=16, deepstack_visual_indexes=[],
+          rope_parameters=dict(rope_type="axial", rope_theta=300.0)), [(2, 6)]),
+    ("glm4v_vision", "glm4v_vision", dict(depth=2, hidden_size=64, num_heads=2, intermediate_size=64,
+                                          out_hidden_size=32, patch_size=2, temporal_patch_size=1, image_size=8),
+     [(4, 6)]),
+    ("glm4v_moe_vision head 24", "glm4v_moe_vision",
+     dict(depth=2, hidden_size=48, num_heads=2, intermediate_size=64, out_hidden_size=32, patch_size=2,
+          temporal_patch_size=1, image_size=8, rope_parameters=dict(rope_type="axial", rope_theta=300.0)), [(2, 4)]),
+    ("paddleocr_vl_vision", "paddleocr_vl_vision", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                        intermediate_size=64, patch_size=2, image_size=8),
+     [(3, 5)]),
+    ("video_llama_3_vision", "video_llama_3_vision", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                          intermediate_size=64, patch_size=2), [(3, 5), (4, 6)]),
+    ("mlcd_vision_model", "mlcd_vision_model", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2,
+                                                    intermediate_size=64, patch_size=2, image_size=8), [(3, 5)]),
+    ("mlcd theta 50 head 24", "mlcd", dict(num_hidden_layers=2, hidden_size=48, num_attention_heads=2,
+                                           intermediate_size=64, patch_size=2, image_size=8,
+                                           rope_parameters=dict(rope_type="axial", rope_theta=50.0)), [(4, 2)]),
+    # DINOv3: normalized patch centres, CLS + registers not rotated (eval: no coordinate augmentation)
+    ("dinov3_vit", "dinov3_vit", dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=64,
+                                      patch_size=2, image_size=8), [(3, 5), (4, 4)]),
+    ("dinov3_vit theta 1000 head 40 registers 2", "dinov3_vit",
+     dict(num_hidden_layers=2, hidden_size=80, num_attention_heads=2, intermediate_size=64, patch_size=2, image_size=8,
+          rope_theta=1000.0, num_register_tokens=2), [(5, 3), (7, 6)]),
+]
+ROPE_2D_MODELS = {"pixtral": "PixtralVisionModel", "qwen2_vl_vision": "Qwen2VisionTransformerPretrainedModel",
+                  "qwen2_5_vl_vision": "Qwen2_5_VisionTransformerPretrainedModel",
+                  "qwen3_vl_vision": "Qwen3VLVisionModel", "qwen3_vl_moe_vision": "Qwen3VLMoeVisionModel",
+                  "glm4v_vision": "Glm4vVisionModel", "glm4v_moe_vision": "Glm4vMoeVisionModel",
+                  "paddleocr_vl_vision": "PaddleOCRVisionModel", "video_llama_3_vision": "VideoLlama3VisionModel",
+                  "mlcd_vision_model": "MLCDVisionModel", "dinov3_vit": "DINOv3ViTModel"}
+
+
+class _Rope2d(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("head_dim", ctypes.c_int32), ("base", ctypes.c_double),
+                ("merge", ctypes.c_int32), ("mode", ctypes.c_int), ("window", ctypes.c_int32)]
+
+
+def posenc_rope2d(r, rows, cols, mode):
+    """posenc's own posenc_rope2d_table_f32 / _positions (the library beside the CLI) for the rope_2d object `rope
+    explain --json` printed: (cos [N, D/2], sin, positions [N, 2]). Sanitizer builds: a child python without torch
+    calls them (the float32 bits travel as integers)."""
+    from common import BIN, sanitizer_runtime_env
+    extra = sanitizer_runtime_env()
+    if extra:
+        code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; d = json.load(sys.stdin); "
+                "c, s, p = o.posenc_rope2d(d['r'], d['rows'], d['cols'], d['mode']); "
+                "print(json.dumps([c.view('uint32').tolist(), s.view('uint32').tolist(), p.tolist()]))")
+        child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps(
+            {"r": r, "rows": rows, "cols": cols, "mode": mode}), capture_output=True, text=True,
+            env=dict(os.environ, **extra))
+        assert child.returncode == 0, f"posenc_rope2d_table_f32 in the sanitized child failed: {child.stderr[-400:]}"
+        c, s, p = json.loads(child.stdout)
+        return (np.array(c, dtype=np.uint32).view(np.float32), np.array(s, dtype=np.uint32).view(np.float32),
+                np.array(p, dtype=np.int64))
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    kinds = {"pixtral": 0, "axial": 1, "dinov3": 2}
+    p = _Rope2d(kinds[r["kind"]], r["head_dim"], r["base"], r["merge"], {"precise": 0, "torch_compat": 1}[mode],
+                r.get("window", 0))
+    n, half = rows * cols, r["head_dim"] // 2
+    cos, sin = np.zeros((n, half), np.float32), np.zeros((n, half), np.float32)
+    pos = np.zeros((n, 2), np.int64)
+    err = ctypes.create_string_buffer(4096)
+    f = lib.posenc_rope2d_table_f32
+    f.restype = ctypes.c_int
+    rc = f(ctypes.byref(p), ctypes.c_int64(rows), ctypes.c_int64(cols), cos.ctypes.data_as(ctypes.c_void_p),
+           sin.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(cos.size), err)
+    assert rc == 0, f"posenc_rope2d_table_f32 failed ({rc}): {err.raw[4:400]}"
+    g = lib.posenc_rope2d_positions
+    g.restype = ctypes.c_int
+    rc = g(ctypes.byref(p), ctypes.c_int64(rows), ctypes.c_int64(cols), pos.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(pos.size), err)
+    assert rc == 0, f"posenc_rope2d_positions failed ({rc})"
+    return cos, sin, pos
+
+
+def rope_2d_run(cfg, rows, cols, merge=1):
+    """One forward pass of the tiny encoder on one image of rows x cols patches: ([(cos, sin) per apply call],
+    the (row, column) per token in the order the layers see them, the number of attention layers built, the model).
+    merge: VideoLLaMA3's merge_sizes for the image (the others take theirs from the config)."""
+    import torch
+    model_type = cfg.model_type
+    modeling = importlib.import_module(type(cfg).__module__.replace(".configuration_", ".modeling_"))
+    torch.manual_seed(0)
+    model = getattr(modeling, ROPE_2D_MODELS[model_type])(cfg).eval()
+    rotary = [m for m in model.modules() if "Rotary" in type(m).__name__ or "Rope" in type(m).__name__]
+    assert len(rotary) == 1, f"{model_type}: rotary modules {rotary}"
+    name = "apply_rotary_pos_emb" if model_type in ("pixtral", "dinov3_vit") else "apply_rotary_pos_emb_vision"
+    original, seen, given, windows, plain = getattr(modeling, name), [], [], [], []
+
+    def wrapped(q, k, cos, sin, *a, **kw):
+        seen.append((cos.detach().reshape(-1, cos.shape[-1]).float().numpy().copy(),
+                     sin.detach().reshape(-1, sin.shape[-1]).float().numpy().copy()))
+        plain.append(q.shape[-2] - cos.shape[-2])  # DINOv3: the leading tokens its apply leaves unrotated
+        return original(q, k, cos, sin, *a, **kw)
+    # the (row, column) the rotary class is given (DINOv3's takes the pixels: none)
+    hook = rotary[0].register_forward_hook(lambda m, args, out: given.append(
+        args[1].detach().numpy().copy() if len(args) > 1 else None))
+    setattr(modeling, name, wrapped)
+    window_index = getattr(modeling, "get_vision_window_index", None)
+    if window_index:  # Qwen2.5-VL: the block permutation it applies to hidden states and cos/sin alike
+        setattr(modeling, "get_vision_window_index", lambda *a, **kw: windows.append(window_index(*a, **kw))
+                or windows[-1])
+    try:
+        with torch.no_grad():
+            p, n, grid = cfg.patch_size, rows * cols, torch.tensor([[1, rows, cols]])
+            if model_type in ("pixtral", "mlcd_vision_model", "dinov3_vit"):
+                model(pixel_values=torch.randn(1, cfg.num_channels, rows * p, cols * p))
+            elif model_type == "paddleocr_vl_vision":
+                model(pixel_values=torch.randn(1, n, cfg.num_channels, p, p), grid_thw=grid)
+            elif model_type == "video_llama_3_vision":
+                model(pixel_values=torch.randn(n, cfg.num_channels * p * p), grid_thw=grid,
+                      merge_sizes=torch.tensor([merge]))
+            else:
+                c = getattr(cfg, "in_channels", 3)
+                model(torch.randn(n, c * cfg.temporal_patch_size * p * p), grid_thw=grid)
+    finally:
+        setattr(modeling, name, original)
+        if window_index:
+            setattr(modeling, "get_vision_window_index", window_index)
+        hook.remove()
+    pos = np.asarray(given[0]).reshape(-1, 2) if given[0] is not None else None
+    if windows:
+        unit = cfg.spatial_merge_size ** 2
+        pos = pos.reshape(-1, unit, 2)[windows[0][0].numpy()].reshape(-1, 2)
+    layers = next(len(m) for _, m in model.named_modules() if isinstance(m, torch.nn.ModuleList))
+    return seen, pos, layers, model, plain
+
+
+def rope_2d(t, d):
+    """Each case of ROPE_2D_CASES at each of its grids: every layer ROPE_2D (Qwen2.5-VL: the full-attention layers
+    fullatt_block_indexes, the others windowed), HF's (row, column) per token = posenc's order, HF's cos/sin [N, D] =
+    cat(posenc's, posenc's) bit for bit in torch-compat (0 ULP) at every layer; the precise mode within
+    2^-24 (2 p + 2) of them absolutely (HF rounds w and p w to float32, each off by up to p w 2^-24 with w <= 1, p the
+    largest position; cos/sin and posenc's own rounding 2^-24 together). MLCD's CLS row is cos/sin of its learned
+    angles (the tensor posenc names); the tables posenc names but does not describe exist in the model."""
+    from transformers import AutoConfig
+    for label, model_type, kw, grids in ROPE_2D_CASES:
+        cfg = AutoConfig.for_model(model_type, **kw)
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        r = dict(layers[0].get("rope_2d", {}))
+        if "rope_parameters" in cfg.to_dict():  # the 4.x form: top-level rope_theta, as the config class reads it
+            legacy = {k: v for k, v in cfg.to_dict().items() if k != "rope_parameters"}
+            legacy["rope_theta"] = cfg.rope_parameters["rope_theta"]
+            old = os.path.join(d, label.replace(" ", "_") + "_4x.json")
+            with open(old, "w") as f:
+                json.dump(legacy, f)
+            theirs = type(cfg).from_json_file(old).rope_parameters
+            rc, so, se = run("rope", "explain", "--config", old, "--json")
+            got = json.loads(so)["layers"][0].get("rope_2d", {}) if rc == 0 else {}
+            t.check(rc == 0 and got == r and theirs == dict(rope_type="axial", rope_theta=r.get("base")),
+                    f"{label} (4.x rope_theta): posenc reads {got.get('base')}, the config class {theirs}")
+        merges = [1, 2] if r.get("merge_per_image") else [r.get("merge", 1)]
+        for (rows, cols), merge in [(g, m) for g in grids for m in merges]:
+            where = f"{label} {rows}x{cols}" + (f" merge_sizes {merge}" if r.get("merge_per_image") else "")
+            if rows % merge or cols % merge:
+                continue
+            try:
+                seen, given, n_layers, model, plain = rope_2d_run(cfg, rows, cols, merge)
+            except Exception as e:  # the model could not be built or run: a failure, never a skip
+                t.check(False, f"{where}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+                continue
+            full = set(getattr(cfg, "fullatt_block_indexes", None) or [])
+            kinds = [("full_attention" if i in full else "window_attention") if r.get("window") else "attention"
+                     for i in range(n_layers)]
+            t.check(len(layers) == n_layers == len(seen) and all(x["scheme"] == "rope_2d" and x["rope_2d"] == r
+                                                                 for x in layers)
+                    and [x["kind"] for x in layers] == kinds,
+                    f"{where}: {len(layers)} rope_2d layers ({r}), kinds {[x['kind'] for x in layers]}, transformers "
+                    f"built {n_layers} ({kinds}), {len(seen)} rotated")
+            r["merge"] = merge  # VideoLLaMA3: the caller's per-image merge size (posenc reads 1)
+            cos, sin, pos = posenc_rope2d(r, rows, cols, "torch_compat")
+            if given is not None:
+                t.check(np.array_equal(pos, given), f"{where}: (row, column) per token = the run's ({pos[:5].tolist()}..)")
+            if model_type == "dinov3_vit":
+                t.check(plain and all(x == r.get("plain") for x in plain),
+                        f"{where}: {r.get('plain')} leading tokens not rotated (the run: {sorted(set(plain))})")
+            lead = r.get("lead", 0)
+            if lead:  # MLCD: the CLS row rotates by the learned angles posenc names
+                a = model.get_parameter(r["lead_tensor"]).detach()
+                import torch
+                a = torch.cat([a, a], -1).reshape(1, -1)
+                t.check(all(np.array_equal(hf[0][:lead], a.cos().numpy()) and np.array_equal(hf[1][:lead], a.sin().numpy())
+                            for hf in seen), f"{where}: the CLS row is cos/sin of {r['lead_tensor']}")
+            if r.get("resized_table"):
+                names = {n for n, _ in model.named_parameters()}
+                t.check(r["resized_table"] in names, f"{where}: the resized table {r['resized_table']} is the model's")
+            seen = [(c[lead:], s_[lead:]) for c, s_ in seen]
+            want = (np.concatenate([cos, cos], 1), np.concatenate([sin, sin], 1))
+            worst = max((ulps(want, hf) if hf[0].shape == want[0].shape else 1 << 30) for hf in seen) if seen else -1
+            t.check(worst == 0, f"{where}: cos/sin [{rows * cols}, {r.get('head_dim')}] of every layer = posenc "
+                    f"torch-compat bit for bit (max {worst} ULP)")
+            pc, ps, _ = posenc_rope2d(r, rows, cols, "precise")
+            if seen:  # absolute: a cos near 0 makes ULPs meaningless
+                bound = 2.0 ** -24 * (2 * (max(rows, cols) - 1) + 2)
+                e = max(np.abs(np.concatenate([pc, pc], 1) - seen[0][0]).max(),
+                        np.abs(np.concatenate([ps, ps], 1) - seen[0][1]).max())
+                t.check(e <= bound, f"{where}: posenc precise within {bound:.3g} of the run ({e:.3g})")
+    # DINOv3 with a 196-channel head: arange(0, 1, 4 / 196) has 50 entries, not 49: the run fails (posenc refuses it)
+    try:
+        cfg = AutoConfig.for_model("dinov3_vit", num_hidden_layers=1, hidden_size=392, num_attention_heads=2,
+                                   intermediate_size=64, patch_size=2, image_size=8)
+        rope_2d_run(cfg, 2, 2)
+        t.check(False, "dinov3_vit head 196: transformers runs it (posenc refuses it)")
+    except RuntimeError as e:
+        t.check(True, f"dinov3_vit head 196: transformers cannot run it either ({str(e)[:80]})")
+    # what posenc does not read: refused naming the key
+    for label, model_type, kw, key in [
+            ("pixtral rope_type default", "pixtral", dict(rope_parameters=dict(rope_type="default", rope_theta=1e4)),
+             "rope_type"),
+            ("pixtral head 18", "pixtral", dict(hidden_size=36, num_attention_heads=2), "head_dim 18"),
+            ("qwen2_vl_vision head_dim", "qwen2_vl_vision", dict(embed_dim=64, num_heads=2, head_dim=16), "head_dim"),
+            ("pixtral rope_scaling", "pixtral", dict(rope_scaling=dict(rope_type="linear", factor=2.0)),
+             "rope_scaling"),
+            ("dinov3_vit rope_parameters", "dinov3_vit", dict(rope_parameters=dict(rope_type="default",
+                                                                                   rope_theta=1e4)), "rope_parameters"),
+            ("dinov3_vit head 196", "dinov3_vit", dict(hidden_size=392, num_attention_heads=2), "head_dim 196"),
+            ("qwen2_5_vl_vision window 0", "qwen2_5_vl_vision", dict(window_size=2), "window_size")]:
+        path = os.path.join(d, label.replace(" ", "_") + ".json")
+        with open(path, "w") as f:
+            json.dump(dict(model_type=model_type, **kw), f)
+        refused_by_name(t, label, path, key)
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -3477,6 +3739,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "conv_position": conv_position,
            "wavlm_buckets": wavlm_buckets,
            "conv_refused": conv_refused,
+           # 2-D RoPE vision encoders: the cos/sin each layer rotates with, over one image's patch grid
+           "rope_2d": rope_2d,
            # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
            "swin_window_relative": window_relative,
            "beit_window": beit_window,

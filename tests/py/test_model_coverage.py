@@ -8,7 +8,7 @@ verdict. For each row this test writes the config (class defaults {"model_type":
 from tests/fixtures/models/coverage/, an inline config, or for llama.cpp a tensor-less GGUF) and
 runs `posenc rope explain --config FILE --json`:
   supported: exit 0, "assumed" false, and "layers" (one entry per layer) matching the row's
-             per-layer pattern: scheme (rope / nope / alibi / learned / t5 / deberta; a/b = either), the layout
+             per-layer pattern: scheme (rope / nope / alibi / learned / t5 / deberta / rope_2d; a/b = either), the layout
              of rotated layers (half / interleaved), the RoPE base where the row gives one (1e-12
              relative), head_dim / rotary_dim where given, and the layer count where given;
   refused:   exit 1 and the model type named on stderr (never a guess);
@@ -32,7 +32,7 @@ FIXTURES = os.path.join(MODELS, "coverage")
 TSV = os.path.join(MODELS, "coverage.tsv")
 DOC = os.path.join(ROOT, "docs", "models.md")
 SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative",
-           "conv_position"}
+           "conv_position", "rope_2d"}
 
 
 def load_rows():
@@ -132,6 +132,12 @@ def check_layers(row, j):
             for field in ("head_dim", "rotary_dim"):
                 if row[field] and layer.get(field) != int(row[field]):
                     return f"layer {i}: {field} {layer.get(field)!r}, want {row[field]}"
+        if scheme == "rope_2d":  # 2-D RoPE by patch row and column: base and head (every channel rotates)
+            r = layer.get("rope_2d") or {}
+            if base is not None and (not isinstance(r.get("base"), (int, float)) or abs(r["base"] - base) > 1e-12 * base):
+                return f"layer {i}: 2-D RoPE base {r.get('base')!r}, want {base!r}"
+            if row["head_dim"] and r.get("head_dim") != int(row["head_dim"]):
+                return f"layer {i}: 2-D RoPE head_dim {r.get('head_dim')!r}, want {row['head_dim']}"
     return ""
 
 
