@@ -1651,6 +1651,75 @@ POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, siz
                                                          posenc_first_last_report *report,
                                                          posenc_error *err);
 
+/* ---- 6f. DETR's 2D sine table (detection / segmentation feature maps) -------
+ *
+ * The fixed position table DETR-style models add to an H x W feature map
+ * (transformers' *SinePositionEmbedding: DETR, Conditional DETR, DAB-DETR,
+ * Deformable DETR, Table Transformer, MaskFormer, Mask2Former, OneFormer),
+ * for an image without padding (pixel_mask all ones). out is channel-first
+ * [2F][H][W] float32 (the framework's [batch, 2F, H, W] for one image), F =
+ * num_pos_feats channels per axis: channels 0..F-1 carry the row (y) axis,
+ * F..2F-1 the column (x) axis (POSENC_SINE2D_DETR, the only layout). For row
+ * y in 0..H-1 and column x in 0..W-1:
+ *
+ *   p_y = y + 1, p_x = x + 1                                   (normalize 0)
+ *   p_y = (y + 1 - offset) / (H + eps) * scale                 (normalize 1)
+ *   p_x = (x + 1 - offset) / (W + eps) * scale
+ *   d_k = T^(2 floor(k/2) / F), k = 0..F-1  (T = temperature_y for the y
+ *         channels, temperature_x for the x channels)
+ *   out[k][y][x]     = sin(p_y / d_k) for even k, cos(p_y / d_k) for odd k
+ *   out[F + k][y][x] = the same with p_x and temperature_x
+ *
+ * so each axis interleaves sin, cos pairs sharing one frequency. Units: p is
+ * in pixels of the feature map (normalize 0) or radians of [0, scale]
+ * (normalize 1, eps pushes the last position just under scale).
+ *
+ * PRECISE: p and d_k in double, one float32 rounding of sin/cos computed in
+ * double: within 1 ULP of the formula's float32 (positions < 2^24).
+ * TORCH_COMPAT: the framework's float32 steps: p = f32 arange (1..H), minus
+ * f32(offset), divided by f32(H) + f32(eps), times f32(scale); the exponent
+ * f32(2 floor(k/2)) / f32(F) (exponent_by_product 0) or f32(2 floor(k/2)) *
+ * f32(2 / F) (exponent_by_product 1: DAB-DETR's in-place mul_), d_k =
+ * torch.pow(f32(T), exponent) as torch's CPU kernel computes it over the F
+ * elements, p / d_k in float32, and torch's float32 sin / cos (MKL's VML when
+ * POSENC_TORCH_MKL names it, else SLEEF's 1-ULP functions per element: a
+ * torch without MKL gives the same bits except in vector blocks holding an
+ * angle >= 125, which needs normalize 0 and a side >= 125).
+ *
+ * Checked domain: num_pos_feats even, 2..2^20 (the framework's stack of the
+ * even and odd channels needs as many of each); temperatures finite and > 0;
+ * normalize 0 or 1; with normalize 1: scale finite, eps finite and >= 0,
+ * offset finite and in [0, 1); H, W in 1..2^24 (exact float32 positions),
+ * 2F*H*W <= out_count. Errors name the value: POSENC_ERR_INVALID_ARGUMENT (domain),
+ * POSENC_ERR_NULL_POINTER, POSENC_ERR_SIZE_OVERFLOW (2F*H*W), POSENC_ERR_BUFFER_TOO_SMALL
+ * (out_count), POSENC_ERR_NONFINITE (a temperature below ~1e-31 overflows an angle:
+ * NaN sines; the table is then garbage), POSENC_ERR_OUT_OF_MEMORY. */
+typedef enum posenc_sine2d_layout {
+    POSENC_SINE2D_DETR = 0 /* [2F][H][W]: y channels then x channels, each interleaved sin, cos */
+} posenc_sine2d_layout;
+
+typedef struct posenc_sine2d_params {
+    int32_t num_pos_feats;        /* F, channels per axis (the model's d_model // 2) */
+    double temperature_y;         /* T of the row axis (DETR 10000; DAB-DETR temperature_height) */
+    double temperature_x;         /* T of the column axis (DAB-DETR temperature_width) */
+    int32_t normalize;            /* 1: positions scaled into [0, scale] (every model above); 0: 1..H */
+    double offset;                /* subtracted before normalizing: 0 (DETR), 0.5 (Deformable DETR) */
+    double eps;                   /* 1e-6 in every model above */
+    double scale;                 /* 2 pi unless the config says otherwise */
+    int32_t exponent_by_product;  /* TORCH_COMPAT only: 1 = DAB-DETR's k2 * (2/F), 0 = 2*k2 / F */
+    posenc_sine2d_layout layout;
+    posenc_mode mode;             /* PRECISE or TORCH_COMPAT */
+} posenc_sine2d_params;
+
+/* DETR's defaults for F channels per axis: temperatures 10000, normalize 1,
+ * offset 0, eps 1e-6, scale 2 pi, quotient exponent, layout DETR, PRECISE. */
+POSENC_API void posenc_sine2d_params_default(posenc_sine2d_params *params, int32_t num_pos_feats);
+/* Check params against the domain above; messages name the bad value. */
+POSENC_API posenc_status posenc_sine2d_check(const posenc_sine2d_params *params, posenc_error *err);
+/* The table for an H x W map: out[2F][H][W], out_count >= 2F*H*W (overflow-checked). */
+POSENC_API posenc_status posenc_sine2d_table_f32(const posenc_sine2d_params *params, int64_t height, int64_t width,
+                                                 float *out, size_t out_count, posenc_error *err);
+
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
  * ======================================================================== */
@@ -2268,10 +2337,11 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_T5 = 4,
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
-    POSENC_LAYER_DEBERTA = 6     /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_SINE_2D = 7     /* DETR's fixed 2D sine table over the feature map (posenc_model.sine2d*) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta"; "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2468,6 +2538,18 @@ typedef struct posenc_model {
     int32_t patch_prefix_rows;
     int32_t patch_prefix_plain;
     int32_t patch_resize;
+    /* SINE_2D (DETR-style detection / segmentation models: DETR, Conditional DETR, DAB-DETR, Deformable DETR, Table
+     * Transformer, MaskFormer). sine2d: the table posenc_sine2d_table_f32 computes for a feature map of H x W
+     * (mode TORCH_COMPAT: the framework builds it in float32), for an image without padding; the runtime adds it
+     * (flattened to [H*W][2F]) to the queries and keys of every "encoder" layer's self-attention and to the keys of
+     * every "decoder" layer's cross-attention (the encoder's output). H x W is the backbone's feature map, which no
+     * config key gives: the caller passes it. sine2d_module: where the framework computes it. sine2d_levels > 0
+     * (Deformable DETR): the encoder's input stacks num_feature_levels maps, each with its own sine table plus row
+     * `level` of the learned table sine2d_level_tensor ([levels][2F]); 0: one map, no level table (""). */
+    posenc_sine2d_params sine2d;
+    char sine2d_module[64];
+    int32_t sine2d_levels;
+    char sine2d_level_tensor[64];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -389,7 +389,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 # ---- a model layer by layer (posenc_model) --------------------------------------------------
 
 
-SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
+SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d")  # posenc_layer_scheme 0..7
 MAX_ROPES = 4  # POSENC_MODEL_MAX_ROPES
 
 
@@ -419,6 +419,12 @@ class _DebertaParams(Structure):
     _fields_ = [("position_buckets", c_int32), ("max_relative_positions", c_int32)]
 
 
+class _Sine2dParams(Structure):
+    _fields_ = [("num_pos_feats", c_int32), ("temperature_y", c_double), ("temperature_x", c_double),
+                ("normalize", c_int32), ("offset", c_double), ("eps", c_double), ("scale", c_double),
+                ("exponent_by_product", c_int32), ("layout", c_int), ("mode", c_int)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -439,12 +445,15 @@ class _Model(Structure):
                 ("t5_bias_every_layer", c_int32), ("t5_tensor", c_char * 96),
                 ("patch_image_size", c_int64), ("patch_size", c_int64), ("patch_grid_height", c_int64),
                 ("patch_grid_width", c_int64), ("patch_prefix_rows", c_int32), ("patch_prefix_plain", c_int32),
-                ("patch_resize", c_int32)]
+                ("patch_resize", c_int32),
+                ("sine2d", _Sine2dParams), ("sine2d_module", c_char * 64), ("sine2d_levels", c_int32),
+                ("sine2d_level_tensor", c_char * 64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
-           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params"}
+           _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params",
+           _Sine2dParams: "posenc_sine2d_params"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -489,6 +498,7 @@ class Layer:
     patch_grid: Optional[Tuple[int, int]] = None  # learned over an image: (rows, columns) of patches, else None
     patch_prefix_rows: int = 0           # learned over an image: leading tokens reading rows 0.. (CLS)
     patch_prefix_plain: int = 0          # learned over an image: then tokens with no row (registers)
+    sine2d: Optional[dict] = None        # sine_2d: posenc_sine2d_params as a dict, plus module, levels, level_tensor
 
 
 @dataclass(frozen=True)
@@ -634,6 +644,15 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                              c2p=bool(m.deberta_c2p), p2c=bool(m.deberta_p2c), absolute=bool(m.deberta_absolute))
                 if m.deberta_absolute:
                     extra.update(tensor=text(m.learned_tensor), offset=int(m.learned_offset), size=int(m.learned_size))
+            elif scheme == "sine_2d":  # section 6f: posenc_sine2d_table_f32 with these, for an H x W feature map
+                q = m.sine2d
+                extra = dict(sine2d=dict(num_pos_feats=int(q.num_pos_feats), temperature_y=float(q.temperature_y),
+                                         temperature_x=float(q.temperature_x), normalize=int(q.normalize),
+                                         offset=float(q.offset), eps=float(q.eps), scale=float(q.scale),
+                                         exponent_by_product=int(q.exponent_by_product), layout="detr",
+                                         mode="torch_compat" if q.mode == 1 else "precise",
+                                         module=text(m.sine2d_module), levels=int(m.sine2d_levels),
+                                         level_tensor=text(m.sine2d_level_tensor)))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

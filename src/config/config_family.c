@@ -348,6 +348,14 @@ static const config_family families[] = {
      "vision_model.embeddings.position_embedding.weight"},
     {"tipsv2_vision_model", NULL, "Tipsv2Vision", H, 0, 0, 768, 12, 0, 12, 0, FAMILY_VISION_PATCH, 0, 0, 0,
      "vision_model.embeddings.position_embeddings"},
+    /* DETR-style detection / segmentation models (FAMILY_SINE_2D): DETR's fixed 2D sine table over the feature map,
+     * the parameters per type in config_hf_sine2d.c */
+    {"detr", NULL, "Detr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"conditional_detr", NULL, "ConditionalDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"table-transformer", NULL, "TableTransformer", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"dab-detr", NULL, "DabDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"deformable_detr", NULL, "DeformableDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"maskformer", NULL, "MaskFormer", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

@@ -1011,6 +1011,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_T5) return t5_layers(h, cfg);
     if (f->flags & FAMILY_DEBERTA) return deberta_layers(h, cfg);
     if (f->flags & FAMILY_VISION_PATCH) return vision_patch_layers(h, cfg);
+    if (f->flags & FAMILY_SINE_2D) return hf_sine2d_layers_(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
     if (f->flags & FAMILY_AUDIO_ENCODER_TABLE) return audio_encoder_table_layers(h, cfg);

@@ -15,6 +15,7 @@ const char *posenc_layer_scheme_name(posenc_layer_scheme scheme) {
     case POSENC_LAYER_T5: return "t5";
     case POSENC_LAYER_SINUSOIDAL: return "sinusoidal";
     case POSENC_LAYER_DEBERTA: return "deberta";
+    case POSENC_LAYER_SINE_2D: return "sine_2d";
     }
     return "?";
 }
