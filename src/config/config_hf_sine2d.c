@@ -46,7 +46,7 @@ static const sine2d_row rows[] = {
     /* DeformableDetrSinePositionEmbedding: (y - 0.5) / (H + eps) * scale; the decoder's deformable cross-attention
      * samples the memory at reference points and adds no sine table; each level adds row `level` of level_embed */
     {"deformable_detr", NULL, "d_model", "hidden_size", 256, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.5,
-     0, "encoder_layers", 6, NULL, 0, "num_feature_levels", 4, "model.backbone.position_embedding",
+     0, "encoder_layers", 6, NULL, 0, "num_feature_levels", 4, "model.position_embedding",
      "model.level_embed"},
     /* MaskFormerTransformerModule: MaskFormerSinePositionEmbedding(decoder_config.hidden_size // 2, normalize=True)
      * for its DETR decoder (no encoder); decoder_config.position_embedding_type is never read there */

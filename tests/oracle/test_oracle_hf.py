@@ -2684,6 +2684,128 @@ def vision_patch(t, d):
     refused_by_name(t, "siglip2_vision_model", path, "siglip2_vision_model")
 
 
+# DETR-style 2D sine tables (issue 39): each tiny detection / segmentation model runs forward on one unpadded image
+# (32 x 48 pixels, a tiny ResNet / Swin backbone: no timm, no download); a forward hook on every module of a
+# *SinePositionEmbedding class captures the table the run really adds, and posenc_sine2d_table_f32 with the
+# parameters `rope explain --json` read from the saved config.json must give it bit for bit (tolerance 0 ULP:
+# torch-compat copies the float32 steps, and torch's sin / cos come from the same MKL). Layer counts: posenc's
+# encoder / decoder layers = the run's encoder.layers / decoder.layers.
+TINY_RESNET = dict(model_type="resnet", embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], out_features=["stage2"])
+DETR_SMALL = dict(encoder_layers=2, decoder_layers=3, encoder_attention_heads=2, decoder_attention_heads=2,
+                  encoder_ffn_dim=32, decoder_ffn_dim=32, num_queries=5, use_timm_backbone=False,
+                  backbone_config=TINY_RESNET, use_pretrained_backbone=False)
+DEFORMABLE = dict(DETR_SMALL, backbone_config=dict(TINY_RESNET, out_features=["stage1", "stage2"]), num_feature_levels=3,
+                  encoder_n_points=2, decoder_n_points=2)
+MASKFORMER = dict(backbone_config=dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1],
+                                       window_size=2, image_size=32), fpn_feature_size=32, mask_feature_size=32,
+                  num_queries=5)
+SINE2D_CASES = [  # (label, model_type, config keywords, encoder layers, decoder layers in the run)
+    ("detr", "detr", dict(DETR_SMALL, d_model=32), "encoder", "decoder"),
+    ("detr d_model 48", "detr", dict(DETR_SMALL, d_model=48), "encoder", "decoder"),
+    ("conditional_detr", "conditional_detr", dict(DETR_SMALL, d_model=32), "encoder", "decoder"),
+    ("table-transformer", "table-transformer", dict(DETR_SMALL, d_model=64), "encoder", "decoder"),
+    ("dab-detr", "dab-detr", dict(DETR_SMALL, hidden_size=32), "encoder", "decoder"),
+    # other temperatures per axis and another scale: each read from its own key
+    ("dab-detr temperatures 10/30 scale 3", "dab-detr", dict(DETR_SMALL, hidden_size=32, temperature_height=10,
+                                                             temperature_width=30, sine_position_embedding_scale=3.0),
+     "encoder", "decoder"),
+    # three feature levels, each its own table (positions - 0.5) + a level_embed row; the decoder adds no sine
+    ("deformable_detr", "deformable_detr", dict(DEFORMABLE, d_model=32), "encoder", None),
+    ("maskformer", "maskformer", dict(MASKFORMER, decoder_config=dict(model_type="detr", d_model=32, decoder_layers=2,
+                                                                       decoder_attention_heads=2, decoder_ffn_dim=32)),
+     None, "decoder"),
+]
+
+
+class _Sine2d(ctypes.Structure):
+    _fields_ = [("num_pos_feats", ctypes.c_int32), ("temperature_y", ctypes.c_double),
+                ("temperature_x", ctypes.c_double), ("normalize", ctypes.c_int32), ("offset", ctypes.c_double),
+                ("eps", ctypes.c_double), ("scale", ctypes.c_double), ("exponent_by_product", ctypes.c_int32),
+                ("layout", ctypes.c_int), ("mode", ctypes.c_int)]
+
+
+def posenc_sine2d(s, height, width):
+    """posenc_sine2d_table_f32 with the parameters `rope explain --json` printed: float32 [2F, H, W]."""
+    from common import BIN
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    f = lib.posenc_sine2d_table_f32
+    f.restype = ctypes.c_int
+    p = _Sine2d(s["num_pos_feats"], s["temperature_y"], s["temperature_x"], s["normalize"], s["offset"], s["eps"],
+                s["scale"], s["exponent_by_product"], 0, {"precise": 0, "torch_compat": 1}[s["mode"]])
+    out = np.zeros((2 * s["num_pos_feats"], height, width), dtype=np.float32)
+    err = ctypes.create_string_buffer(4096)
+    rc = f(ctypes.byref(p), ctypes.c_int64(height), ctypes.c_int64(width), out.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"posenc_sine2d_table_f32 failed ({rc}): {err.raw[4:200]}"
+    return out
+
+
+def sine2d(t, d):
+    """Each SINE2D_CASES model: the tables its run adds = posenc's, the layer counts, the level table; refusals."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, model_type, kw, enc_name, dec_name in SINE2D_CASES:
+        try:
+            cfg = AutoConfig.for_model(model_type, **kw)
+            torch.manual_seed(0)
+            model = AutoModel.from_config(cfg).eval()
+            mods = [(n, m) for n, m in model.named_modules() if type(m).__name__.endswith("SinePositionEmbedding")]
+            captured = []
+            for _, m in mods:
+                m.register_forward_hook(lambda mod, a, out: captured.append(out.detach().clone()))
+            with torch.no_grad():
+                model(pixel_values=torch.randn(1, 3, 32, 48))
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_").replace("/", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        lists = {n: len(m) for n, m in model.named_modules() if n in ("encoder.layers", "decoder.layers",
+                                                                        "transformer_module.decoder.layers")}
+        want = [("encoder", lists.get("encoder.layers", 0) if enc_name else 0),
+                ("decoder", lists.get("decoder.layers", lists.get("transformer_module.decoder.layers", 0))
+                 if dec_name else 0)]
+        got = [(k, sum(1 for x in layers if x["kind"] == k and x["scheme"] == "sine_2d")) for k, _ in want]
+        t.check(got == want and len(layers) == sum(n for _, n in want),
+                f"{label}: posenc's sine_2d layers {got} = the run's {want} ({len(layers)} in all)")
+        s = layers[0]["sine2d"]
+        t.check(len(mods) == 1 and s["module"].endswith(mods[0][0]),
+                f"{label}: the table's module {s['module']} is the run's {[n for n, _ in mods]}")
+        worst, shapes = 0, []
+        for out in captured:
+            theirs = out[0].numpy()
+            shapes.append(tuple(theirs.shape[1:]))
+            ours = posenc_sine2d(s, theirs.shape[1], theirs.shape[2])
+            worst = max(worst, int(f32_ulps(ours, theirs).max()) if ours.shape == theirs.shape else 1 << 30)
+        t.check(captured and worst == 0, f"{label}: posenc's table = the run's on {len(captured)} feature maps "
+                f"{shapes}, {2 * s['num_pos_feats']} channels: worst {worst} ULP (tolerance 0)")
+        levels = [(n, tuple(p.shape)) for n, p in model.named_parameters() if "level_embed" in n]
+        want_levels = [(s["level_tensor"].removeprefix("model."), (s["levels"], 2 * s["num_pos_feats"]))] \
+            if s["levels"] else []
+        t.check(levels == want_levels, f"{label}: level table {want_levels} = the run's {levels}")
+    # refused by name: a learned table instead of the sine; a width whose half is odd (no sin, cos pairs)
+    for name, body, key in [("detr learned", dict(model_type="detr", position_embedding_type="learned"),
+                             "position_embedding_type"),
+                            ("deformable_detr learned", dict(model_type="deformable_detr",
+                                                             position_embedding_type="learned"),
+                             "position_embedding_type"),
+                            ("detr d_model 34", dict(model_type="detr", d_model=34), "d_model")]:
+        path = os.path.join(d, name.replace(" ", "_") + ".json")
+        with open(path, "w") as f:
+            json.dump(body, f)
+        refused_by_name(t, name, path, key)
+    # the learned variant really is another module in the run (so refusing it is not refusing a sine)
+    cfg = AutoConfig.for_model("detr", **DETR_SMALL, d_model=32, position_embedding_type="learned")
+    kinds = [type(m).__name__ for _, m in AutoModel.from_config(cfg).named_modules() if "PositionEmbedding" in
+             type(m).__name__]
+    t.check(kinds == ["DetrLearnedPositionEmbedding"], f"detr learned: the run builds {kinds}, no sine table")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -2704,6 +2826,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "audio_encoder_tables": audio_encoder_tables,
            # ViT-style vision encoders: the learned image table's row per token, read off the embeddings' output
            "vision_patch": vision_patch,
+           # DETR-style detection / segmentation models: the 2D sine table each run adds, bit for bit
+           "sine2d": sine2d,
            # two RoPE bases in one model's layer list
            "granite_swa_thetas": granite_swa_thetas, "cohere2_moe_refused": cohere2_moe_refused,
            "bamba_partial": bamba_partial, "recurrent_gemma_refused": recurrent_gemma_refused,
