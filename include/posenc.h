@@ -1655,7 +1655,7 @@ POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, siz
  *
  * The fixed position table DETR-style models add to an H x W feature map
  * (transformers' *SinePositionEmbedding: DETR, Conditional DETR, DAB-DETR,
- * Deformable DETR, Table Transformer, MaskFormer, Mask2Former, OneFormer),
+ * Deformable DETR, Table Transformer, MaskFormer, Mask2Former),
  * for an image without padding (pixel_mask all ones). out is channel-first
  * [2F][H][W] float32 (the framework's [batch, 2F, H, W] for one image), F =
  * num_pos_feats channels per axis: channels 0..F-1 carry the row (y) axis,
@@ -2539,12 +2539,15 @@ typedef struct posenc_model {
     int32_t patch_prefix_plain;
     int32_t patch_resize;
     /* SINE_2D (DETR-style detection / segmentation models: DETR, Conditional DETR, DAB-DETR, Deformable DETR, Table
-     * Transformer, MaskFormer). sine2d: the table posenc_sine2d_table_f32 computes for a feature map of H x W
+     * Transformer, MaskFormer, Mask2Former; the convolutional or Swin backbone's own positions are not described).
+     * sine2d: the table posenc_sine2d_table_f32 computes for a feature map of H x W
      * (mode TORCH_COMPAT: the framework builds it in float32), for an image without padding; the runtime adds it
-     * (flattened to [H*W][2F]) to the queries and keys of every "encoder" layer's self-attention and to the keys of
-     * every "decoder" layer's cross-attention (the encoder's output). H x W is the backbone's feature map, which no
-     * config key gives: the caller passes it. sine2d_module: where the framework computes it. sine2d_levels > 0
-     * (Deformable DETR): the encoder's input stacks num_feature_levels maps, each with its own sine table plus row
+     * (flattened to [H*W][2F]) to the queries of every "encoder" layer's self-attention (and to its keys where it
+     * attends densely: not in the deformable encoders of Deformable DETR and Mask2Former, which sample at offsets
+     * computed from the query) and to the keys of every "decoder" layer's cross-attention (the encoder's output). H x W is the backbone's feature map, which no
+     * config key gives: the caller passes it. sine2d_module: where the framework computes it (Mask2Former: also
+     * model.transformer_module.position_embedder, same parameters). sine2d_levels > 0 (Deformable DETR,
+     * Mask2Former's pixel decoder): the encoder's input stacks that many maps, each with its own sine table plus row
      * `level` of the learned table sine2d_level_tensor ([levels][2F]); 0: one map, no level table (""). */
     posenc_sine2d_params sine2d;
     char sine2d_module[64];

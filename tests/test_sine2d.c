@@ -27,7 +27,8 @@ static long double reference(const posenc_sine2d_params *p, int c, int64_t y, in
     int f = p->num_pos_feats, axis_x = c >= f, k = c % f;
     int64_t i = axis_x ? x : y, n = axis_x ? w : h;
     long double pos = (long double)(i + 1);
-    if (p->normalize) pos = (pos - (long double)p->offset) / ((long double)n + (long double)p->eps) * (long double)p->scale;
+    if (p->normalize)
+        pos = (pos - (long double)p->offset) / ((long double)n + (long double)p->eps) * (long double)p->scale;
     long double d = powl((long double)(axis_x ? p->temperature_x : p->temperature_y), (long double)(2 * (k / 2)) / f);
     return (k & 1) ? cosl(pos / d) : sinl(pos / d);
 }
@@ -91,7 +92,7 @@ static void test_torch(void) {
         p.mode = POSENC_MODE_PRECISE;
         float precise[48];
         posenc_sine2d_table_f32(&p, 2, 3, precise, 48, &err);
-        int at = which ? (1 * 2 + 1) * 3 + 2 : 0; /* DETR: sin channel 0 at (0, 0); Deformable: cos channel 1 at (1, 2) */
+        int at = which ? (1 * 2 + 1) * 3 + 2 : 0; /* DETR: sin channel 0 at (0, 0); Deformable: cos 1 at (1, 2) */
         CHECK(check_ulp_f32(precise[at], out[at]) > 1000,
               "%s element %d (next to a zero): precise %.9g, torch-compat %.9g differ (float32 steps)",
               which ? "Deformable DETR" : "DETR", at, precise[at], out[at]);

@@ -13,6 +13,7 @@ typedef struct {
     const char *width_key;    /* F = width // 2 */
     const char *width_alias;  /* the attribute_map spelling HF also accepts, or NULL */
     int64_t width;            /* the config class default */
+    const char *same_key;     /* a second width that builds a second table (Mask2Former's hidden_dim), or NULL */
     const char *type_key;     /* position_embedding_type ("sine" / "learned"), or NULL: the sine is unconditional */
     const char *temp_y_key, *temp_x_key; /* per-axis temperatures read from the config, or NULL: temperature */
     double temperature;       /* the default (or the hard-coded value when no key) */
@@ -23,7 +24,8 @@ typedef struct {
     int64_t enc;
     const char *dec_key;      /* decoder layers adding it to the cross-attention keys, or NULL */
     int64_t dec;
-    const char *levels_key;   /* num_feature_levels with a learned level table, or NULL */
+    int32_t dec_minus;        /* Mask2Former: decoder_layers - 1 layers (the first stage is the queries alone) */
+    const char *levels_key;   /* num_feature_levels with a learned level table, or NULL: `levels` fixed */
     int64_t levels;
     const char *module;       /* where the framework computes the table */
     const char *level_tensor;
@@ -31,27 +33,34 @@ typedef struct {
 
 static const sine2d_row rows[] = {
     /* DetrModel: DetrSinePositionEmbedding(d_model // 2, normalize=True), temperature 10000 fixed */
-    {"detr", NULL, "d_model", "hidden_size", 256, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.0, 0,
-     "encoder_layers", 6, "decoder_layers", 6, NULL, 0, "model.position_embedding", NULL},
-    {"conditional_detr", NULL, "d_model", "hidden_size", 256, "position_embedding_type", NULL, NULL, 10000.0, NULL,
-     0.0, 0, "encoder_layers", 6, "decoder_layers", 6, NULL, 0, "model.position_embedding", NULL},
+    {"detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.0, 0,
+     "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL},
+    {"conditional_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL},
     /* build_position_encoding: TableTransformerSinePositionEmbedding(d_model // 2, normalize=True) in the backbone */
-    {"table-transformer", NULL, "d_model", "hidden_size", 256, "position_embedding_type", NULL, NULL, 10000.0, NULL,
-     0.0, 0, "encoder_layers", 6, "decoder_layers", 6, NULL, 0, "model.backbone.position_embedding", NULL},
+    {"table-transformer", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.backbone.position_embedding", NULL},
     /* DabDetrSinePositionEmbedding(config): hidden_size / 2, temperature_height / _width, always normalized with
      * sine_position_embedding_scale (None: 2 pi), exponent dim // 2 then mul_(2 / embedding_dim) */
-    {"dab-detr", NULL, "hidden_size", NULL, 256, NULL, "temperature_height", "temperature_width", 20.0,
-     "sine_position_embedding_scale", 0.0, 1, "encoder_layers", 6, "decoder_layers", 6, NULL, 0,
+    {"dab-detr", NULL, "hidden_size", NULL, 256, NULL, NULL, "temperature_height", "temperature_width", 20.0,
+     "sine_position_embedding_scale", 0.0, 1, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0,
      "model.backbone.position_embedding", NULL},
     /* DeformableDetrSinePositionEmbedding: (y - 0.5) / (H + eps) * scale; the decoder's deformable cross-attention
      * samples the memory at reference points and adds no sine table; each level adds row `level` of level_embed */
-    {"deformable_detr", NULL, "d_model", "hidden_size", 256, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.5,
-     0, "encoder_layers", 6, NULL, 0, "num_feature_levels", 4, "model.position_embedding",
+    {"deformable_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
+     NULL, 0.5, 0, "encoder_layers", 6, NULL, 0, 0, "num_feature_levels", 4, "model.position_embedding",
      "model.level_embed"},
     /* MaskFormerTransformerModule: MaskFormerSinePositionEmbedding(decoder_config.hidden_size // 2, normalize=True)
      * for its DETR decoder (no encoder); decoder_config.position_embedding_type is never read there */
-    {"maskformer", "decoder_config", "d_model", "hidden_size", 256, NULL, NULL, NULL, 10000.0, NULL, 0.0, 0, NULL, 0,
-     "decoder_layers", 6, NULL, 0, "model.transformer_module.position_embedder", NULL},
+    {"maskformer", "decoder_config", "d_model", "hidden_size", 256, NULL, NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
+     NULL, 0, "decoder_layers", 6, 0, NULL, 0, "model.transformer_module.position_embedder", NULL},
+    /* Mask2Former: the pixel decoder's deformable encoder adds Mask2FormerSinePositionEmbedding(feature_size // 2)
+     * + row `level` of its level_embed (3 levels, hard-coded) to q; the masked-attention decoder (decoder_layers - 1
+     * layers) adds one built from hidden_dim // 2 to its cross-attention keys (its own level_embed goes to the
+     * features, not the positions) */
+    {"mask2former", NULL, "feature_size", NULL, 256, "hidden_dim", NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
+     "encoder_layers", 6, "decoder_layers", 10, 1, NULL, 3, "model.pixel_level_module.decoder.position_embedding",
+     "model.pixel_level_module.decoder.level_embed"},
 };
 
 static posenc_status count_key(hf_reader *h, const cJSON *cfg, const char *where, const char *key, int64_t fallback,
@@ -111,6 +120,14 @@ posenc_status hf_sine2d_layers_(hf_reader *h, const cJSON *root) {
                     "config.json: %s%s %lld: the sine table takes %s // 2 channels per axis in sin, cos pairs, so "
                     "posenc reads a multiple of 4 only (the framework's table then has another width)", where,
                     wkey, (long long)width, wkey);
+    if (r->same_key) { /* two tables of one shape only: posenc_model holds one */
+        int64_t other = r->width;
+        FORWARD_IF_ERROR(count_key(h, cfg, where, r->same_key, r->width, &other));
+        RETURN_ERROR_IF(other != width, h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: %s %lld and %s %lld differ: %s builds one sine table from each (encoder and "
+                        "decoder), and posenc's model holds one; not read", wkey, (long long)width, r->same_key,
+                        (long long)other, f->model_type);
+    }
     posenc_sine2d_params *p = &m->sine2d;
     posenc_sine2d_params_default(p, (int32_t)(width / 2));
     p->mode = POSENC_MODE_TORCH_COMPAT; /* built in float32 by torch */
@@ -130,6 +147,11 @@ posenc_status hf_sine2d_layers_(hf_reader *h, const cJSON *root) {
     int64_t enc = 0, dec = 0, levels = 0;
     if (r->enc_key) FORWARD_IF_ERROR(count_key(h, cfg, where, r->enc_key, r->enc, &enc));
     if (r->dec_key) FORWARD_IF_ERROR(count_key(h, cfg, where, r->dec_key, r->dec, &dec));
+    RETURN_ERROR_IF(r->dec_minus && dec < r->dec_minus + 1, h->err, POSENC_ERR_FORMAT,
+                    "config.json: %s %lld: %s runs %s - %d layers, so it needs at least %d", r->dec_key,
+                    (long long)dec, f->model_type, r->dec_key, (int)r->dec_minus, (int)r->dec_minus + 1);
+    dec -= r->dec_minus;
+    levels = r->levels;
     if (r->levels_key) {
         FORWARD_IF_ERROR(count_key(h, root, "", r->levels_key, r->levels, &levels));
         RETURN_ERROR_IF(levels < 1, h->err, POSENC_ERR_FORMAT, "config.json: '%s' %lld must be >= 1", r->levels_key,

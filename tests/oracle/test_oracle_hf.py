@@ -2699,21 +2699,28 @@ DEFORMABLE = dict(DETR_SMALL, backbone_config=dict(TINY_RESNET, out_features=["s
 MASKFORMER = dict(backbone_config=dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1],
                                        window_size=2, image_size=32), fpn_feature_size=32, mask_feature_size=32,
                   num_queries=5)
-SINE2D_CASES = [  # (label, model_type, config keywords, encoder layers, decoder layers in the run)
-    ("detr", "detr", dict(DETR_SMALL, d_model=32), "encoder", "decoder"),
-    ("detr d_model 48", "detr", dict(DETR_SMALL, d_model=48), "encoder", "decoder"),
-    ("conditional_detr", "conditional_detr", dict(DETR_SMALL, d_model=32), "encoder", "decoder"),
-    ("table-transformer", "table-transformer", dict(DETR_SMALL, d_model=64), "encoder", "decoder"),
-    ("dab-detr", "dab-detr", dict(DETR_SMALL, hidden_size=32), "encoder", "decoder"),
+SWIN4 = dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1], window_size=2, image_size=32)
+MASK2FORMER = dict(backbone_config=dict(SWIN4, out_features=["stage1", "stage2", "stage3", "stage4"]), feature_size=32,
+                   mask_feature_size=32, hidden_dim=32, encoder_layers=2, decoder_layers=3, num_attention_heads=2,
+                   encoder_feedforward_dim=32, dim_feedforward=32, num_queries=5)
+SINE2D_CASES = [  # (label, model_type, config keywords, the run's encoder / decoder layer lists adding the table)
+    ("detr", "detr", dict(DETR_SMALL, d_model=32), "encoder.layers", "decoder.layers"),
+    ("detr d_model 48", "detr", dict(DETR_SMALL, d_model=48), "encoder.layers", "decoder.layers"),
+    ("conditional_detr", "conditional_detr", dict(DETR_SMALL, d_model=32), "encoder.layers", "decoder.layers"),
+    ("table-transformer", "table-transformer", dict(DETR_SMALL, d_model=64), "encoder.layers", "decoder.layers"),
+    ("dab-detr", "dab-detr", dict(DETR_SMALL, hidden_size=32), "encoder.layers", "decoder.layers"),
     # other temperatures per axis and another scale: each read from its own key
     ("dab-detr temperatures 10/30 scale 3", "dab-detr", dict(DETR_SMALL, hidden_size=32, temperature_height=10,
                                                              temperature_width=30, sine_position_embedding_scale=3.0),
-     "encoder", "decoder"),
+     "encoder.layers", "decoder.layers"),
     # three feature levels, each its own table (positions - 0.5) + a level_embed row; the decoder adds no sine
-    ("deformable_detr", "deformable_detr", dict(DEFORMABLE, d_model=32), "encoder", None),
+    ("deformable_detr", "deformable_detr", dict(DEFORMABLE, d_model=32), "encoder.layers", None),
     ("maskformer", "maskformer", dict(MASKFORMER, decoder_config=dict(model_type="detr", d_model=32, decoder_layers=2,
                                                                        decoder_attention_heads=2, decoder_ffn_dim=32)),
-     None, "decoder"),
+     None, "transformer_module.decoder.layers"),
+    # two modules build the table (pixel decoder, transformer decoder): both outputs must be posenc's
+    ("mask2former", "mask2former", MASK2FORMER, "pixel_level_module.decoder.encoder.layers",
+     "transformer_module.decoder.layers"),
 ]
 
 
@@ -2765,16 +2772,13 @@ def sine2d(t, d):
         if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
             continue
         layers = json.loads(so)["layers"]
-        lists = {n: len(m) for n, m in model.named_modules() if n in ("encoder.layers", "decoder.layers",
-                                                                        "transformer_module.decoder.layers")}
-        want = [("encoder", lists.get("encoder.layers", 0) if enc_name else 0),
-                ("decoder", lists.get("decoder.layers", lists.get("transformer_module.decoder.layers", 0))
-                 if dec_name else 0)]
+        lists = {n: len(m) for n, m in model.named_modules() if n in (enc_name, dec_name)}
+        want = [("encoder", lists.get(enc_name, 0)), ("decoder", lists.get(dec_name, 0))]
         got = [(k, sum(1 for x in layers if x["kind"] == k and x["scheme"] == "sine_2d")) for k, _ in want]
         t.check(got == want and len(layers) == sum(n for _, n in want),
                 f"{label}: posenc's sine_2d layers {got} = the run's {want} ({len(layers)} in all)")
         s = layers[0]["sine2d"]
-        t.check(len(mods) == 1 and s["module"].endswith(mods[0][0]),
+        t.check(mods and s["module"].endswith(mods[0][0]),
                 f"{label}: the table's module {s['module']} is the run's {[n for n, _ in mods]}")
         worst, shapes = 0, []
         for out in captured:
@@ -2784,13 +2788,19 @@ def sine2d(t, d):
             worst = max(worst, int(f32_ulps(ours, theirs).max()) if ours.shape == theirs.shape else 1 << 30)
         t.check(captured and worst == 0, f"{label}: posenc's table = the run's on {len(captured)} feature maps "
                 f"{shapes}, {2 * s['num_pos_feats']} channels: worst {worst} ULP (tolerance 0)")
-        levels = [(n, tuple(p.shape)) for n, p in model.named_parameters() if "level_embed" in n]
-        want_levels = [(s["level_tensor"].removeprefix("model."), (s["levels"], 2 * s["num_pos_feats"]))] \
-            if s["levels"] else []
-        t.check(levels == want_levels, f"{label}: level table {want_levels} = the run's {levels}")
-    # refused by name: a learned table instead of the sine; a width whose half is odd (no sin, cos pairs)
+        # the level table posenc names is the run's parameter of [levels, 2F]; none named: the run adds none to the
+        # table (Mask2Former's transformer_module.level_embed goes to the features; checked by reading its code)
+        params = {n: tuple(p.shape) for n, p in model.named_parameters() if "level_embed" in n}
+        name = s["level_tensor"].removeprefix("model.")
+        t.check(params.get(name) == (s["levels"], 2 * s["num_pos_feats"]) if s["levels"] else
+                not any(n.count(".") <= 1 for n in params),
+                f"{label}: level table {name or '-'} x {s['levels']} levels, the run's level tables {params}")
+    # refused by name: a learned table instead of the sine; two tables of different widths; a width whose half is
+    # odd (no sin, cos pairs)
     for name, body, key in [("detr learned", dict(model_type="detr", position_embedding_type="learned"),
                              "position_embedding_type"),
+                            ("mask2former feature_size 64 hidden_dim 32",
+                             dict(model_type="mask2former", feature_size=64, hidden_dim=32), "hidden_dim"),
                             ("deformable_detr learned", dict(model_type="deformable_detr",
                                                              position_embedding_type="learned"),
                              "position_embedding_type"),
