@@ -186,6 +186,12 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
     }
     case POSENC_LAYER_SINE_2D: { /* kept under 256 characters: the explain summary's buffer */
         const posenc_sine2d_params *p = &m->sine2d;
+        if (p->layout == POSENC_SINE2D_RTDETR) {
+            snprintf(buf, size, "RT-DETR 2D sine ([H*W][%d], rows y*W+x, [sin y | cos y | sin x | cos x] of %d "
+                     "frequencies, temperature %g, positions 0.., float64) added to q, k", 2 * p->num_pos_feats,
+                     p->num_pos_feats / 2, p->temperature_y);
+            break;
+        }
         int n = snprintf(buf, size, "DETR 2D sine (%d channels a side, y then x, sin/cos interleaved, temperature "
                          "%g/%g, positions%s / (side + %g) x %.9g%s) added to %s", p->num_pos_feats, p->temperature_y,
                          p->temperature_x, p->offset != 0.0 ? " - 0.5" : "", p->eps, p->scale,
@@ -554,8 +560,9 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             cli_json_number(p->eps);
             printf(", \"scale\": ");
             cli_json_number(p->scale);
-            printf(", \"exponent_by_product\": %d, \"layout\": \"detr\", \"mode\": \"%s\", \"module\": ",
-                   p->exponent_by_product, p->mode == POSENC_MODE_TORCH_COMPAT ? "torch_compat" : "precise");
+            printf(", \"exponent_by_product\": %d, \"layout\": \"%s\", \"mode\": \"%s\", \"module\": ",
+                   p->exponent_by_product, p->layout == POSENC_SINE2D_RTDETR ? "rtdetr" : "detr",
+                   p->mode == POSENC_MODE_TORCH_COMPAT ? "torch_compat" : "precise");
             cli_json_string(m->sine2d_module);
             printf(", \"levels\": %d, \"level_tensor\": ", m->sine2d_levels);
             cli_json_string(m->sine2d_level_tensor);

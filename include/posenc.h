@@ -1686,6 +1686,14 @@ POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, siz
  * torch without MKL gives the same bits except in vector blocks holding an
  * angle >= 125, which needs normalize 0 and a side >= 125).
  *
+ * POSENC_SINE2D_RTDETR (RT-DETR, RT-DETR v2, D-FINE: build_2d_sinusoidal_position_embedding): out is
+ * [H*W][2F], row r = y * W + x (raster order, as the flattened feature map), positions 0-based and not
+ * normalized (p_y = y, p_x = x; normalize must be 0), Q = F/2 frequencies w_j = T^(-j/Q) (the same
+ * frequencies as DETR's pairs), each axis in halves: channels [sin(p_y w_0..w_{Q-1}) | cos(p_y w) |
+ * sin(p_x w) | cos(p_x w)]. The framework computes it in float64 and rounds once to float32, which
+ * PRECISE reproduces (double pow / sin / cos, then float32): only TORCH_COMPAT's float32 steps do not
+ * exist for this layout, so that mode is refused (POSENC_ERR_INVALID_ARGUMENT).
+ *
  * Checked domain: num_pos_feats even, 2..2^20 (the framework's stack of the
  * even and odd channels needs as many of each); temperatures finite and > 0;
  * normalize 0 or 1; with normalize 1: scale finite, eps finite and >= 0,
@@ -1695,14 +1703,15 @@ POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, siz
  * (out_count), POSENC_ERR_NONFINITE (a temperature below ~1e-31 overflows an angle:
  * NaN sines; the table is then garbage), POSENC_ERR_OUT_OF_MEMORY. */
 typedef enum posenc_sine2d_layout {
-    POSENC_SINE2D_DETR = 0 /* [2F][H][W]: y channels then x channels, each interleaved sin, cos */
+    POSENC_SINE2D_DETR = 0,  /* [2F][H][W]: y channels then x channels, each interleaved sin, cos */
+    POSENC_SINE2D_RTDETR = 1 /* [H*W][2F]: see below */
 } posenc_sine2d_layout;
 
 typedef struct posenc_sine2d_params {
     int32_t num_pos_feats;        /* F, channels per axis (the model's d_model // 2) */
     double temperature_y;         /* T of the row axis (DETR 10000; DAB-DETR temperature_height) */
     double temperature_x;         /* T of the column axis (DAB-DETR temperature_width) */
-    int32_t normalize;            /* 1: positions scaled into [0, scale] (every model above); 0: 1..H */
+    int32_t normalize;            /* 1: positions scaled into [0, scale] (DETR layout); 0: 1..H (RTDETR: 0..H-1) */
     double offset;                /* subtracted before normalizing: 0 (DETR), 0.5 (Deformable DETR) */
     double eps;                   /* 1e-6 in every model above */
     double scale;                 /* 2 pi unless the config says otherwise */
@@ -2539,7 +2548,8 @@ typedef struct posenc_model {
     int32_t patch_prefix_plain;
     int32_t patch_resize;
     /* SINE_2D (DETR-style detection / segmentation models: DETR, Conditional DETR, DAB-DETR, Deformable DETR, Table
-     * Transformer, MaskFormer, Mask2Former; the convolutional or Swin backbone's own positions are not described).
+     * Transformer, MaskFormer, Mask2Former; RT-DETR, RT-DETR v2, D-FINE in the RTDETR layout, added to q and k of the
+     * hybrid encoder's AIFI layers; the convolutional or Swin backbone's own positions are not described).
      * sine2d: the table posenc_sine2d_table_f32 computes for a feature map of H x W
      * (mode TORCH_COMPAT: the framework builds it in float32), for an image without padding; the runtime adds it
      * (flattened to [H*W][2F]) to the queries of every "encoder" layer's self-attention (and to its keys where it

@@ -119,6 +119,43 @@ static void test_layout(void) {
           "last row: sin ~ 0 (%g), cos ~ 1 (%g)", out[(0 * 4 + 3) * 5], out[(1 * 4 + 3) * 5]);
 }
 
+/* RT-DETR layout against its formula in long double: rows y * W + x, [sin y | cos y | sin x | cos x] halves of Q. */
+static void test_rtdetr(void) {
+    posenc_sine2d_params p;
+    posenc_sine2d_params_default(&p, 32);
+    p.layout = POSENC_SINE2D_RTDETR;
+    p.normalize = 0;
+    p.temperature_x = 300.0;
+    int64_t h = 9, w = 13;
+    int q = 16;
+    float *out = malloc((size_t)(64 * h * w) * sizeof *out);
+    posenc_error err = {0};
+    posenc_status s = posenc_sine2d_table_f32(&p, h, w, out, (size_t)(64 * h * w), &err);
+    int64_t worst = 0;
+    for (int64_t y = 0; y < h && s == POSENC_OK; y++)
+        for (int64_t x = 0; x < w; x++)
+            for (int c = 0; c < 64; c++) {
+                int axis = c / 32, j = c % q;
+                long double pos = axis ? (long double)x : (long double)y;
+                long double a = pos / powl(axis ? 300.0L : 10000.0L, (long double)j / q);
+                long double want = (c % 32) < q ? sinl(a) : cosl(a);
+                int64_t u = check_ulp_f32(out[(y * w + x) * 64 + c], (float)want);
+                if (u > worst) worst = u;
+            }
+    CHECK(s == POSENC_OK && worst <= 1, "RT-DETR layout F=32 T=10000/300 on 9x13: worst %lld ULP vs long double "
+          "(tol 1)", (long long)worst);
+    CHECK(out[0] == 0.0f && out[q] == 1.0f, "RT-DETR row 0: sin 0 = 0, cos 0 = 1 (0-based positions)");
+    free(out);
+    float small[64];
+    p.normalize = 1;
+    CHECK_STATUS(posenc_sine2d_table_f32(&p, 1, 1, small, 64, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "normalize 1") != NULL, "RT-DETR normalize named: %s", err.message);
+    p.normalize = 0;
+    p.mode = POSENC_MODE_TORCH_COMPAT;
+    CHECK_STATUS(posenc_sine2d_table_f32(&p, 1, 1, small, 64, &err), POSENC_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "TORCH_COMPAT") != NULL, "RT-DETR torch-compat named: %s", err.message);
+}
+
 static void test_errors(void) {
     posenc_sine2d_params p;
     posenc_sine2d_params_default(&p, 4);
@@ -161,6 +198,7 @@ int main(void) {
     test_precise();
     test_torch();
     test_layout();
+    test_rtdetr();
     test_errors();
     return check_finish();
 }

@@ -649,7 +649,8 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                 extra = dict(sine2d=dict(num_pos_feats=int(q.num_pos_feats), temperature_y=float(q.temperature_y),
                                          temperature_x=float(q.temperature_x), normalize=int(q.normalize),
                                          offset=float(q.offset), eps=float(q.eps), scale=float(q.scale),
-                                         exponent_by_product=int(q.exponent_by_product), layout="detr",
+                                         exponent_by_product=int(q.exponent_by_product),
+                                         layout="rtdetr" if q.layout == 1 else "detr",
                                          mode="torch_compat" if q.mode == 1 else "precise",
                                          module=text(m.sine2d_module), levels=int(m.sine2d_levels),
                                          level_tensor=text(m.sine2d_level_tensor)))

@@ -357,6 +357,9 @@ static const config_family families[] = {
     {"deformable_detr", NULL, "DeformableDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
     {"maskformer", NULL, "MaskFormer", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
     {"mask2former", NULL, "Mask2Former", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"rt_detr", NULL, "RTDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"rt_detr_v2", NULL, "RTDetrV2", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"d_fine", NULL, "DFine", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},

@@ -29,38 +29,52 @@ typedef struct {
     int64_t levels;
     const char *module;       /* where the framework computes the table */
     const char *level_tensor;
+    posenc_sine2d_layout layout; /* RTDETR: the hybrid encoder's AIFI layers (below) */
 } sine2d_row;
 
 static const sine2d_row rows[] = {
     /* DetrModel: DetrSinePositionEmbedding(d_model // 2, normalize=True), temperature 10000 fixed */
     {"detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.0, 0,
-     "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL},
+     "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR},
     {"conditional_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
-     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL},
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR},
     /* build_position_encoding: TableTransformerSinePositionEmbedding(d_model // 2, normalize=True) in the backbone */
     {"table-transformer", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
-     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.backbone.position_embedding", NULL},
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR},
     /* DabDetrSinePositionEmbedding(config): hidden_size / 2, temperature_height / _width, always normalized with
      * sine_position_embedding_scale (None: 2 pi), exponent dim // 2 then mul_(2 / embedding_dim) */
     {"dab-detr", NULL, "hidden_size", NULL, 256, NULL, NULL, "temperature_height", "temperature_width", 20.0,
      "sine_position_embedding_scale", 0.0, 1, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0,
-     "model.backbone.position_embedding", NULL},
+     "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR},
     /* DeformableDetrSinePositionEmbedding: (y - 0.5) / (H + eps) * scale; the decoder's deformable cross-attention
      * samples the memory at reference points and adds no sine table; each level adds row `level` of level_embed */
     {"deformable_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
      NULL, 0.5, 0, "encoder_layers", 6, NULL, 0, 0, "num_feature_levels", 4, "model.position_embedding",
-     "model.level_embed"},
+     "model.level_embed", POSENC_SINE2D_DETR},
     /* MaskFormerTransformerModule: MaskFormerSinePositionEmbedding(decoder_config.hidden_size // 2, normalize=True)
      * for its DETR decoder (no encoder); decoder_config.position_embedding_type is never read there */
     {"maskformer", "decoder_config", "d_model", "hidden_size", 256, NULL, NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
-     NULL, 0, "decoder_layers", 6, 0, NULL, 0, "model.transformer_module.position_embedder", NULL},
+     NULL, 0, "decoder_layers", 6, 0, NULL, 0, "model.transformer_module.position_embedder", NULL, POSENC_SINE2D_DETR},
     /* Mask2Former: the pixel decoder's deformable encoder adds Mask2FormerSinePositionEmbedding(feature_size // 2)
      * + row `level` of its level_embed (3 levels, hard-coded) to q; the masked-attention decoder (decoder_layers - 1
      * layers) adds one built from hidden_dim // 2 to its cross-attention keys (its own level_embed goes to the
      * features, not the positions) */
     {"mask2former", NULL, "feature_size", NULL, 256, "hidden_dim", NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
      "encoder_layers", 6, "decoder_layers", 10, 1, NULL, 3, "model.pixel_level_module.decoder.position_embedding",
-     "model.pixel_level_module.decoder.level_embed"},
+     "model.pixel_level_module.decoder.level_embed", POSENC_SINE2D_DETR},
+    /* RT-DETR, RT-DETR v2, D-FINE: build_2d_sinusoidal_position_embedding(encoder_hidden_dim,
+     * positional_encoding_temperature) in float64, added to q and k of the encoder_layers of each AIFI layer (one per
+     * entry of encode_proj_layers, on that feature level); the decoder's deformable attention adds none; eval_size
+     * set: no table at inference (refused) */
+    {"rt_detr", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
+     "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
+    {"rt_detr_v2", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
+     "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
+    {"d_fine", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
+     "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
 };
 
 static posenc_status count_key(hf_reader *h, const cJSON *cfg, const char *where, const char *key, int64_t fallback,
@@ -141,11 +155,28 @@ posenc_status hf_sine2d_layers_(hf_reader *h, const cJSON *root) {
         FORWARD_IF_ERROR(hf_number_(h, root, "", r->scale_key, &p->scale, &has));
         if (!has) p->scale = 2.0 * 3.14159265358979323846;
     }
+    int64_t aifi = 1; /* RT-DETR: AIFI layers, one per encode_proj_layers entry */
+    if (r->layout == POSENC_SINE2D_RTDETR) {
+        p->layout = POSENC_SINE2D_RTDETR;
+        p->normalize = 0;
+        p->mode = POSENC_MODE_PRECISE; /* float64 in the framework, rounded once */
+        const cJSON *e = hf_use_(h, cfg, "eval_size");
+        RETURN_ERROR_IF(e && !cJSON_IsNull(e), h->err, POSENC_ERR_UNSUPPORTED,
+                        "config.json: eval_size set: %s's AIFI layers then add no position table at inference "
+                        "(self.training or eval_size is None) but one in training; posenc does not pick a mode",
+                        f->model_type);
+        const cJSON *proj = hf_use_(h, cfg, "encode_proj_layers");
+        RETURN_ERROR_IF(proj && !cJSON_IsArray(proj), h->err, POSENC_ERR_FORMAT,
+                        "config.json: 'encode_proj_layers' must be a list");
+        if (proj) aifi = cJSON_GetArraySize(proj);
+        else config_note_(h->out->defaults_used, sizeof h->out->defaults_used, "encode_proj_layers=[2]");
+    }
     posenc_error inner = {0};
     if (posenc_sine2d_check(p, &inner) != POSENC_OK)
         return posenc_fail_(h->err, POSENC_ERR_FORMAT, "config.json: %s: %s", f->model_type, inner.message);
     int64_t enc = 0, dec = 0, levels = 0;
     if (r->enc_key) FORWARD_IF_ERROR(count_key(h, cfg, where, r->enc_key, r->enc, &enc));
+    enc *= aifi;
     if (r->dec_key) FORWARD_IF_ERROR(count_key(h, cfg, where, r->dec_key, r->dec, &dec));
     RETURN_ERROR_IF(r->dec_minus && dec < r->dec_minus + 1, h->err, POSENC_ERR_FORMAT,
                     "config.json: %s %lld: %s runs %s - %d layers, so it needs at least %d", r->dec_key,

@@ -47,8 +47,16 @@ posenc_status posenc_sine2d_check(const posenc_sine2d_params *p, posenc_error *e
     }
     RETURN_ERROR_IF(p->exponent_by_product != 0 && p->exponent_by_product != 1, err, POSENC_ERR_INVALID_ARGUMENT,
                     "sine2d: exponent_by_product %d must be 0 or 1", (int)p->exponent_by_product);
-    RETURN_ERROR_IF(p->layout != POSENC_SINE2D_DETR, err, POSENC_ERR_INVALID_ARGUMENT,
-                    "sine2d: layout %d is not one posenc computes (0: DETR)", (int)p->layout);
+    RETURN_ERROR_IF(p->layout != POSENC_SINE2D_DETR && p->layout != POSENC_SINE2D_RTDETR, err,
+                    POSENC_ERR_INVALID_ARGUMENT, "sine2d: layout %d is not one posenc computes (0: DETR, 1: RT-DETR)",
+                    (int)p->layout);
+    RETURN_ERROR_IF(p->layout == POSENC_SINE2D_RTDETR && p->normalize, err, POSENC_ERR_INVALID_ARGUMENT,
+                    "sine2d: normalize %d with the RT-DETR layout, whose positions are 0-based grid indices",
+                    (int)p->normalize);
+    RETURN_ERROR_IF(p->layout == POSENC_SINE2D_RTDETR && p->mode == POSENC_MODE_TORCH_COMPAT, err,
+                    POSENC_ERR_INVALID_ARGUMENT,
+                    "sine2d: mode TORCH_COMPAT with the RT-DETR layout: the framework builds that table in float64, "
+                    "which PRECISE reproduces; there are no float32 steps to copy");
     RETURN_ERROR_IF(p->mode != POSENC_MODE_PRECISE && p->mode != POSENC_MODE_TORCH_COMPAT, err,
                     POSENC_ERR_INVALID_ARGUMENT, "sine2d: mode %d must be PRECISE (0) or TORCH_COMPAT (1)",
                     (int)p->mode);
@@ -68,6 +76,31 @@ static void axis_precise(const posenc_sine2d_params *p, double temperature, int6
             float v = (float)((k & 1) ? cos(a) : sin(a));
             float *row = out + (size_t)k * plane + (size_t)i * step_i;
             for (size_t j = 0; j < count_j; j++) row[j * step_j] = v;
+        }
+    }
+}
+
+/* RT-DETR: rows y * W + x of 2F channels, [sin y | cos y | sin x | cos x], each Q = F/2 wide, in double. */
+static void rtdetr_table(const posenc_sine2d_params *p, int64_t height, int64_t width, float *out) {
+    int32_t f = p->num_pos_feats, q = f / 2;
+    size_t row = 2 * (size_t)f;
+    for (int axis = 0; axis < 2; axis++) {
+        double t = axis ? p->temperature_x : p->temperature_y;
+        int64_t n = axis ? width : height;
+        for (int32_t j = 0; j < q; j++) {
+            double w = 1.0 / pow(t, (double)j / (double)q); /* omega = 1 / T^(j/Q), as the framework forms it */
+            for (int64_t i = 0; i < n; i++) {
+                double a = (double)i * w;
+                float sv = (float)sin(a), cv = (float)cos(a);
+                size_t first = (size_t)axis * (size_t)f + (size_t)j;
+                /* every cell of row i (y axis) or column i (x axis) */
+                int64_t cells = axis ? height : width;
+                for (int64_t c = 0; c < cells; c++) {
+                    size_t r = axis ? (size_t)c * (size_t)width + (size_t)i : (size_t)i * (size_t)width + (size_t)c;
+                    out[r * row + first] = sv;
+                    out[r * row + first + (size_t)q] = cv;
+                }
+            }
         }
     }
 }
@@ -122,6 +155,10 @@ posenc_status posenc_sine2d_table_f32(const posenc_sine2d_params *p, int64_t hei
                     plane * channels, (int)channels, (long long)height, (long long)width);
     float *x_out = out + (size_t)p->num_pos_feats * plane;
     size_t w = (size_t)width;
+    if (p->layout == POSENC_SINE2D_RTDETR) {
+        rtdetr_table(p, height, width, out);
+        return finite_table(p, out, plane * channels, err);
+    }
     if (p->mode == POSENC_MODE_PRECISE) {
         axis_precise(p, p->temperature_y, height, out, plane, w, w, 1);    /* y: a whole row of the map per value */
         axis_precise(p, p->temperature_x, width, x_out, plane, 1, (size_t)height, w); /* x: a column per value */

@@ -2685,11 +2685,13 @@ def vision_patch(t, d):
 
 
 # DETR-style 2D sine tables (issue 39): each tiny detection / segmentation model runs forward on one unpadded image
-# (32 x 48 pixels, a tiny ResNet / Swin backbone: no timm, no download); a forward hook on every module of a
-# *SinePositionEmbedding class captures the table the run really adds, and posenc_sine2d_table_f32 with the
-# parameters `rope explain --json` read from the saved config.json must give it bit for bit (tolerance 0 ULP:
-# torch-compat copies the float32 steps, and torch's sin / cos come from the same MKL). Layer counts: posenc's
-# encoder / decoder layers = the run's encoder.layers / decoder.layers.
+# (128 x 192 pixels, RT-DETR's 256 x 384: feature maps up to 32 x 48; a tiny ResNet / Swin / HGNetV2 backbone: no timm, no download); a forward hook
+# on every module of a *SinePositionEmbedding class captures the table the run really adds, and
+# posenc_sine2d_table_f32 with the parameters `rope explain --json` read from the saved config.json must give it bit
+# for bit (tolerance 0 ULP: DETR's layout in torch-compat copies the float32 steps, and torch's sin / cos come from
+# the same MKL; RT-DETR's float64 table rounded once to float32 is what precise mode computes, and a 1-ULP double
+# difference moves a float32 only next to a rounding midpoint, which these tables do not hit). Layer counts:
+# posenc's encoder / decoder layers = the run's layer lists that add the table.
 TINY_RESNET = dict(model_type="resnet", embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], out_features=["stage2"])
 DETR_SMALL = dict(encoder_layers=2, decoder_layers=3, encoder_attention_heads=2, decoder_attention_heads=2,
                   encoder_ffn_dim=32, decoder_ffn_dim=32, num_queries=5, use_timm_backbone=False,
@@ -2703,6 +2705,17 @@ SWIN4 = dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 
 MASK2FORMER = dict(backbone_config=dict(SWIN4, out_features=["stage1", "stage2", "stage3", "stage4"]), feature_size=32,
                    mask_feature_size=32, hidden_dim=32, encoder_layers=2, decoder_layers=3, num_attention_heads=2,
                    encoder_feedforward_dim=32, dim_feedforward=32, num_queries=5)
+RT_DETR = dict(backbone_config=dict(model_type="rt_detr_resnet", embedding_size=8, hidden_sizes=[8, 16, 32, 64],
+                                    depths=[1, 1, 1, 1], out_features=["stage2", "stage3", "stage4"]),
+               encoder_hidden_dim=32, encoder_in_channels=[16, 32, 64], decoder_in_channels=[32, 32, 32], d_model=32,
+               encoder_layers=2, decoder_layers=2, num_queries=5, encoder_ffn_dim=32, decoder_ffn_dim=32,
+               encoder_attention_heads=2, decoder_attention_heads=2, decoder_n_points=2)
+D_FINE = dict(RT_DETR, backbone_config=dict(
+    model_type="hgnet_v2", stem_channels=[3, 8, 8], stage_in_channels=[8, 16, 32, 64], stage_mid_channels=[8, 8, 16, 16],
+    stage_out_channels=[16, 32, 64, 64], hidden_sizes=[16, 32, 64, 64], stage_num_blocks=[1, 1, 1, 1],
+    stage_downsample=[False, True, True, True], stage_light_block=[False, False, True, True],
+    stage_kernel_size=[3, 3, 5, 5], stage_numb_of_layers=[1, 1, 1, 1], out_features=["stage2", "stage3", "stage4"]),
+    encoder_in_channels=[32, 64, 64], hidden_expansion=0.5, num_feature_levels=3)
 SINE2D_CASES = [  # (label, model_type, config keywords, the run's encoder / decoder layer lists adding the table)
     ("detr", "detr", dict(DETR_SMALL, d_model=32), "encoder.layers", "decoder.layers"),
     ("detr d_model 48", "detr", dict(DETR_SMALL, d_model=48), "encoder.layers", "decoder.layers"),
@@ -2721,6 +2734,13 @@ SINE2D_CASES = [  # (label, model_type, config keywords, the run's encoder / dec
     # two modules build the table (pixel decoder, transformer decoder): both outputs must be posenc's
     ("mask2former", "mask2former", MASK2FORMER, "pixel_level_module.decoder.encoder.layers",
      "transformer_module.decoder.layers"),
+    # RT-DETR's layout ([H*W][D] rows, sin/cos halves, float64): the AIFI layers of each encode_proj_layers level
+    ("rt_detr", "rt_detr", RT_DETR, ("encoder.aifi.0.layers",), None),
+    ("rt_detr temperature 20", "rt_detr", dict(RT_DETR, positional_encoding_temperature=20), ("encoder.aifi.0.layers",),
+     None),
+    ("rt_detr_v2 two AIFI levels", "rt_detr_v2", dict(RT_DETR, encode_proj_layers=[1, 2]),
+     ("encoder.aifi.0.layers", "encoder.aifi.1.layers"), None),
+    ("d_fine", "d_fine", D_FINE, ("encoder.aifi.0.layers",), None),
 ]
 
 
@@ -2732,15 +2752,18 @@ class _Sine2d(ctypes.Structure):
 
 
 def posenc_sine2d(s, height, width):
-    """posenc_sine2d_table_f32 with the parameters `rope explain --json` printed: float32 [2F, H, W]."""
+    """posenc_sine2d_table_f32 with the parameters `rope explain --json` printed: float32 [2F, H, W] (DETR layout)
+    or [H*W, 2F] (RT-DETR layout)."""
     from common import BIN
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
     f = lib.posenc_sine2d_table_f32
     f.restype = ctypes.c_int
+    rtdetr = s["layout"] == "rtdetr"
     p = _Sine2d(s["num_pos_feats"], s["temperature_y"], s["temperature_x"], s["normalize"], s["offset"], s["eps"],
-                s["scale"], s["exponent_by_product"], 0, {"precise": 0, "torch_compat": 1}[s["mode"]])
-    out = np.zeros((2 * s["num_pos_feats"], height, width), dtype=np.float32)
+                s["scale"], s["exponent_by_product"], int(rtdetr), {"precise": 0, "torch_compat": 1}[s["mode"]])
+    out = np.zeros((height * width, 2 * s["num_pos_feats"]) if rtdetr else (2 * s["num_pos_feats"], height, width),
+                   dtype=np.float32)
     err = ctypes.create_string_buffer(4096)
     rc = f(ctypes.byref(p), ctypes.c_int64(height), ctypes.c_int64(width), out.ctypes.data_as(ctypes.c_void_p),
            ctypes.c_size_t(out.size), err)
@@ -2758,11 +2781,14 @@ def sine2d(t, d):
             torch.manual_seed(0)
             model = AutoModel.from_config(cfg).eval()
             mods = [(n, m) for n, m in model.named_modules() if type(m).__name__.endswith("SinePositionEmbedding")]
-            captured = []
+            captured = []  # (table, height, width): RT-DETR's module takes the sizes as keywords
             for _, m in mods:
-                m.register_forward_hook(lambda mod, a, out: captured.append(out.detach().clone()))
+                m.register_forward_hook(lambda mod, a, k, out: captured.append(
+                    (out.detach().clone(), k.get("height", out.shape[-2]), k.get("width", out.shape[-1]))),
+                    with_kwargs=True)
             with torch.no_grad():
-                model(pixel_values=torch.randn(1, 3, 32, 48))
+                model(pixel_values=torch.randn(1, 3, 256, 384) if "encoder_hidden_dim" in kw else
+                      torch.randn(1, 3, 128, 192))
         except Exception as e:  # the model could not be built or run: a failure, never a skip
             t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
             continue
@@ -2772,8 +2798,9 @@ def sine2d(t, d):
         if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
             continue
         layers = json.loads(so)["layers"]
-        lists = {n: len(m) for n, m in model.named_modules() if n in (enc_name, dec_name)}
-        want = [("encoder", lists.get(enc_name, 0)), ("decoder", lists.get(dec_name, 0))]
+        enc_names = enc_name if isinstance(enc_name, tuple) else (enc_name,)
+        lists = {n: len(m) for n, m in model.named_modules() if n in enc_names + (dec_name,)}
+        want = [("encoder", sum(lists.get(n, 0) for n in enc_names)), ("decoder", lists.get(dec_name, 0))]
         got = [(k, sum(1 for x in layers if x["kind"] == k and x["scheme"] == "sine_2d")) for k, _ in want]
         t.check(got == want and len(layers) == sum(n for _, n in want),
                 f"{label}: posenc's sine_2d layers {got} = the run's {want} ({len(layers)} in all)")
@@ -2781,10 +2808,10 @@ def sine2d(t, d):
         t.check(mods and s["module"].endswith(mods[0][0]),
                 f"{label}: the table's module {s['module']} is the run's {[n for n, _ in mods]}")
         worst, shapes = 0, []
-        for out in captured:
+        for out, height, width in captured:
             theirs = out[0].numpy()
-            shapes.append(tuple(theirs.shape[1:]))
-            ours = posenc_sine2d(s, theirs.shape[1], theirs.shape[2])
+            shapes.append((int(height), int(width)))
+            ours = posenc_sine2d(s, int(height), int(width))
             worst = max(worst, int(f32_ulps(ours, theirs).max()) if ours.shape == theirs.shape else 1 << 30)
         t.check(captured and worst == 0, f"{label}: posenc's table = the run's on {len(captured)} feature maps "
                 f"{shapes}, {2 * s['num_pos_feats']} channels: worst {worst} ULP (tolerance 0)")
@@ -2804,7 +2831,8 @@ def sine2d(t, d):
                             ("deformable_detr learned", dict(model_type="deformable_detr",
                                                              position_embedding_type="learned"),
                              "position_embedding_type"),
-                            ("detr d_model 34", dict(model_type="detr", d_model=34), "d_model")]:
+                            ("detr d_model 34", dict(model_type="detr", d_model=34), "d_model"),
+                            ("rt_detr eval_size", dict(model_type="rt_detr", eval_size=[64, 96]), "eval_size")]:
         path = os.path.join(d, name.replace(" ", "_") + ".json")
         with open(path, "w") as f:
             json.dump(body, f)
