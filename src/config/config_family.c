@@ -479,6 +479,20 @@ static const config_refusal refusals[] = {
                          "posenc layout puts the cosines first"},
     {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                         "first"},
+    /* detection / segmentation models beside FAMILY_SINE_2D's (tests/oracle/test_oracle_hf.py sine2d) */
+    {"grounding-dino", "besides its 2D sine image table, the text backbone (text_config: BERT) adds a learned absolute "
+                       "table and the encoder's text layers add a 1D sine of the text positions "
+                       "(get_text_position_embeddings); posenc's model describes one sine table, not the text paths"},
+    {"mm-grounding-dino", "besides its 2D sine image table, the text backbone (text_config: BERT) adds a learned "
+                          "absolute table and the encoder's text layers add a 1D sine of the text positions "
+                          "(get_text_position_embeddings); posenc's model describes one sine table, not the text "
+                          "paths"},
+    {"oneformer", "its 2D sine table goes to three modules (pixel decoder, transformer decoder and the query "
+                  "transformer's query_dec_layers over the mask features), and its text encoder adds a learned "
+                  "positional_embedding; posenc's model does not describe the query transformer or the text path"},
+    {"omdet-turbo", "its hybrid encoder's 2D sine table (build_2d_sincos_position_embedding) is laid out x-major "
+                    "(rows x * H + y, [sin x | cos x | sin y | cos y], float32), which no posenc sine2d layout gives, "
+                    "and its language backbone (text_config: CLIP text) adds a learned table"},
     /* audio + text composites: two position paths (tests/oracle/test_oracle_hf.py audio_encoder_tables) */
     {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
                     "model rotates with RoPE; posenc reads one of them per config: give audio_config "

@@ -2837,6 +2837,17 @@ def sine2d(t, d):
         with open(path, "w") as f:
             json.dump(body, f)
         refused_by_name(t, name, path, key)
+    # types with a second position path (text) or another layout: refused naming the type; their config classes
+    # do build the text tower posenc's reason names
+    from transformers import AutoConfig as _AC
+    for mt, text in [("grounding-dino", "bert"), ("mm-grounding-dino", "bert"), ("omdet-turbo", "clip_text_model")]:
+        got = getattr(_AC.for_model(mt).text_config, "model_type", None)
+        t.check(got == text, f"{mt}: its text tower is {got} (a learned table), as the refusal says")
+    for mt in ("grounding-dino", "mm-grounding-dino", "oneformer", "omdet-turbo"):
+        path = os.path.join(d, f"{mt}.json")
+        with open(path, "w") as f:
+            json.dump(dict(model_type=mt), f)
+        refused_by_name(t, mt, path, mt)
     # the learned variant really is another module in the run (so refusing it is not refusing a sine)
     cfg = AutoConfig.for_model("detr", **DETR_SMALL, d_model=32, position_embedding_type="learned")
     kinds = [type(m).__name__ for _, m in AutoModel.from_config(cfg).named_modules() if "PositionEmbedding" in
