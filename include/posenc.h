@@ -2554,7 +2554,9 @@ typedef struct posenc_model {
      * (mode TORCH_COMPAT: the framework builds it in float32), for an image without padding; the runtime adds it
      * (flattened to [H*W][2F]) to the queries of every "encoder" layer's self-attention (and to its keys where it
      * attends densely: not in the deformable encoders of Deformable DETR and Mask2Former, which sample at offsets
-     * computed from the query) and to the keys of every "decoder" layer's cross-attention (the encoder's output). H x W is the backbone's feature map, which no
+     * computed from the query) and to the keys of every "decoder" layer's cross-attention (the encoder's output).
+     * A "scaled_encoder" layer (DAB-DETR) adds the table times a per-token, per-channel scale that a learned MLP
+     * computes from the layer's input (DabDetrEncoder.query_scale): posenc gives the table, not that product. H x W is the backbone's feature map, which no
      * config key gives: the caller passes it. sine2d_module: where the framework computes it (Mask2Former: also
      * model.transformer_module.position_embedder, same parameters). sine2d_levels > 0 (Deformable DETR,
      * Mask2Former's pixel decoder): the encoder's input stacks that many maps, each with its own sine table plus row

@@ -30,51 +30,54 @@ typedef struct {
     const char *module;       /* where the framework computes the table */
     const char *level_tensor;
     posenc_sine2d_layout layout; /* RTDETR: the hybrid encoder's AIFI layers (below) */
+    const char *enc_kind;     /* the encoder layers' kind: "encoder", or "scaled_encoder" (DAB-DETR, below) */
 } sine2d_row;
 
 static const sine2d_row rows[] = {
     /* DetrModel: DetrSinePositionEmbedding(d_model // 2, normalize=True), temperature 10000 fixed */
     {"detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0, NULL, 0.0, 0,
-     "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR},
+     "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR, "encoder"},
     {"conditional_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
-     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR},
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.position_embedding", NULL, POSENC_SINE2D_DETR, "encoder"},
     /* build_position_encoding: TableTransformerSinePositionEmbedding(d_model // 2, normalize=True) in the backbone */
     {"table-transformer", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
-     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR},
+     NULL, 0.0, 0, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0, "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR, "encoder"},
     /* DabDetrSinePositionEmbedding(config): hidden_size / 2, temperature_height / _width, always normalized with
-     * sine_position_embedding_scale (None: 2 pi), exponent dim // 2 then mul_(2 / embedding_dim) */
+     * sine_position_embedding_scale (None: 2 pi), exponent dim // 2 then mul_(2 / embedding_dim); DabDetrEncoder
+     * hands each layer the table times query_scale(hidden_states) (a learned MLP of that layer's input): kind
+     * "scaled_encoder", the table before that product */
     {"dab-detr", NULL, "hidden_size", NULL, 256, NULL, NULL, "temperature_height", "temperature_width", 20.0,
      "sine_position_embedding_scale", 0.0, 1, "encoder_layers", 6, "decoder_layers", 6, 0, NULL, 0,
-     "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR},
+     "model.backbone.position_embedding", NULL, POSENC_SINE2D_DETR, "scaled_encoder"},
     /* DeformableDetrSinePositionEmbedding: (y - 0.5) / (H + eps) * scale; the decoder's deformable cross-attention
      * samples the memory at reference points and adds no sine table; each level adds row `level` of level_embed */
     {"deformable_detr", NULL, "d_model", "hidden_size", 256, NULL, "position_embedding_type", NULL, NULL, 10000.0,
      NULL, 0.5, 0, "encoder_layers", 6, NULL, 0, 0, "num_feature_levels", 4, "model.position_embedding",
-     "model.level_embed", POSENC_SINE2D_DETR},
+     "model.level_embed", POSENC_SINE2D_DETR, "encoder"},
     /* MaskFormerTransformerModule: MaskFormerSinePositionEmbedding(decoder_config.hidden_size // 2, normalize=True)
      * for its DETR decoder (no encoder); decoder_config.position_embedding_type is never read there */
     {"maskformer", "decoder_config", "d_model", "hidden_size", 256, NULL, NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
-     NULL, 0, "decoder_layers", 6, 0, NULL, 0, "model.transformer_module.position_embedder", NULL, POSENC_SINE2D_DETR},
+     NULL, 0, "decoder_layers", 6, 0, NULL, 0, "model.transformer_module.position_embedder", NULL, POSENC_SINE2D_DETR, "encoder"},
     /* Mask2Former: the pixel decoder's deformable encoder adds Mask2FormerSinePositionEmbedding(feature_size // 2)
      * + row `level` of its level_embed (3 levels, hard-coded) to q; the masked-attention decoder (decoder_layers - 1
      * layers) adds one built from hidden_dim // 2 to its cross-attention keys (its own level_embed goes to the
      * features, not the positions) */
     {"mask2former", NULL, "feature_size", NULL, 256, "hidden_dim", NULL, NULL, NULL, 10000.0, NULL, 0.0, 0,
      "encoder_layers", 6, "decoder_layers", 10, 1, NULL, 3, "model.pixel_level_module.decoder.position_embedding",
-     "model.pixel_level_module.decoder.level_embed", POSENC_SINE2D_DETR},
+     "model.pixel_level_module.decoder.level_embed", POSENC_SINE2D_DETR, "encoder"},
     /* RT-DETR, RT-DETR v2, D-FINE: build_2d_sinusoidal_position_embedding(encoder_hidden_dim,
      * positional_encoding_temperature) in float64, added to q and k of the encoder_layers of each AIFI layer (one per
      * entry of encode_proj_layers, on that feature level); the decoder's deformable attention adds none; eval_size
      * set: no table at inference (refused) */
     {"rt_detr", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
      "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
-     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR, "encoder"},
     {"rt_detr_v2", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
      "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
-     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR, "encoder"},
     {"d_fine", NULL, "encoder_hidden_dim", NULL, 256, NULL, NULL, "positional_encoding_temperature",
      "positional_encoding_temperature", 10000.0, NULL, 0.0, 0, "encoder_layers", 1, NULL, 0, 0, NULL, 0,
-     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR},
+     "model.encoder.aifi.0.position_embedding", NULL, POSENC_SINE2D_RTDETR, "encoder"},
 };
 
 static posenc_status count_key(hf_reader *h, const cJSON *cfg, const char *where, const char *key, int64_t fallback,
@@ -196,7 +199,7 @@ posenc_status hf_sine2d_layers_(hf_reader *h, const cJSON *root) {
     m->rope_count = 0;
     h->out->num_hidden_layers = (int32_t)(enc + dec);
     h->out->hidden_size = (int32_t)width;
-    for (int64_t i = 0; i < enc; i++) config_layer_set_(m, i, POSENC_LAYER_SINE_2D, -1, "encoder", 0);
+    for (int64_t i = 0; i < enc; i++) config_layer_set_(m, i, POSENC_LAYER_SINE_2D, -1, r->enc_kind, 0);
     for (int64_t i = 0; i < dec; i++) config_layer_set_(m, enc + i, POSENC_LAYER_SINE_2D, -1, "decoder", 0);
     config_copy_name_(m->sine2d_module, sizeof m->sine2d_module, r->module, strlen(r->module));
     m->sine2d_levels = (int32_t)levels;

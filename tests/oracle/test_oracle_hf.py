@@ -2781,11 +2781,25 @@ def sine2d(t, d):
             torch.manual_seed(0)
             model = AutoModel.from_config(cfg).eval()
             mods = [(n, m) for n, m in model.named_modules() if type(m).__name__.endswith("SinePositionEmbedding")]
-            captured = []  # (table, height, width): RT-DETR's module takes the sizes as keywords
-            for _, m in mods:
-                m.register_forward_hook(lambda mod, a, k, out: captured.append(
-                    (out.detach().clone(), k.get("height", out.shape[-2]), k.get("width", out.shape[-1]))),
+            captured = []  # (table, height, width, module): RT-DETR's module takes the sizes as keywords
+            for n, m in mods:
+                m.register_forward_hook(lambda mod, a, k, out, n=n: captured.append(
+                    (out.detach().clone(), k.get("height", out.shape[-2]), k.get("width", out.shape[-1]), n)),
                     with_kwargs=True)
+            # every tensor each layer of the case's lists gets (what it adds to its queries / keys is among them)
+            layer_inputs = {}
+
+            def tensors(values):  # the tensors among a call's arguments, lists of them included (Mask2Former)
+                for x in values:
+                    if isinstance(x, torch.Tensor):
+                        yield x.detach().clone()
+                    elif isinstance(x, (list, tuple)):
+                        yield from tensors(x)
+            for n in (enc_name if isinstance(enc_name, tuple) else (enc_name,)) + (dec_name,):
+                if n:
+                    for i, layer in enumerate(model.get_submodule(n)):
+                        layer.register_forward_pre_hook(lambda mod, a, k, key=f"{n}.{i}": layer_inputs.setdefault(
+                            key, []).extend(tensors(list(a) + list(k.values()))), with_kwargs=True)
             with torch.no_grad():
                 model(pixel_values=torch.randn(1, 3, 256, 384) if "encoder_hidden_dim" in kw else
                       torch.randn(1, 3, 128, 192))
@@ -2801,20 +2815,47 @@ def sine2d(t, d):
         enc_names = enc_name if isinstance(enc_name, tuple) else (enc_name,)
         lists = {n: len(m) for n, m in model.named_modules() if n in enc_names + (dec_name,)}
         want = [("encoder", sum(lists.get(n, 0) for n in enc_names)), ("decoder", lists.get(dec_name, 0))]
-        got = [(k, sum(1 for x in layers if x["kind"] == k and x["scheme"] == "sine_2d")) for k, _ in want]
+        got = [(k, sum(1 for x in layers if x["kind"] in (k, "scaled_" + k) and x["scheme"] == "sine_2d"))
+               for k, _ in want]
         t.check(got == want and len(layers) == sum(n for _, n in want),
                 f"{label}: posenc's sine_2d layers {got} = the run's {want} ({len(layers)} in all)")
         s = layers[0]["sine2d"]
         t.check(mods and s["module"].endswith(mods[0][0]),
                 f"{label}: the table's module {s['module']} is the run's {[n for n, _ in mods]}")
         worst, shapes = 0, []
-        for out, height, width in captured:
+        for out, height, width, _ in captured:
             theirs = out[0].numpy()
             shapes.append((int(height), int(width)))
             ours = posenc_sine2d(s, int(height), int(width))
             worst = max(worst, int(f32_ulps(ours, theirs).max()) if ours.shape == theirs.shape else 1 << 30)
         t.check(captured and worst == 0, f"{label}: posenc's table = the run's on {len(captured)} feature maps "
                 f"{shapes}, {2 * s['num_pos_feats']} channels: worst {worst} ULP (tolerance 0)")
+        # each listed layer really gets the table: one of its inputs holds, value for value, one map's table flattened
+        # to [H*W, 2F] (DETR's [2F, H, W] permuted, as the model flattens it), or the levels' tables each plus its row
+        # of the level table posenc names, concatenated (the deformable encoders), or for a "scaled_encoder" layer the
+        # table times its encoder's query_scale of the layer's input (DAB-DETR)
+        forms = []
+        for out, _, _, _ in captured:
+            flat = out if s["layout"] == "rtdetr" else out.flatten(2).permute(0, 2, 1)
+            forms.append(flat.contiguous().reshape(-1))
+        if s["levels"]:
+            level = model.get_parameter(s["level_tensor"].removeprefix("model.")).detach()
+            own = [out for out, _, _, n in captured if s["module"].endswith(n)][:s["levels"]]
+            forms.append(torch.cat([out.flatten(2).permute(0, 2, 1) + level[i].view(1, 1, -1)
+                                    for i, out in enumerate(own)], 1).contiguous().reshape(-1))
+        def gets_table(key, inputs):
+            want_forms = forms
+            if any(x["kind"] == "scaled_encoder" for x in layers) and not key.startswith(str(dec_name)):
+                # DAB-DETR: the table x query_scale(the layer's input), the product its encoder hands the layer
+                scale = model.get_submodule(key.rsplit(".", 2)[0] + ".query_scale")
+                with torch.no_grad():
+                    want_forms = [(f.view(1, -1, inputs[0].shape[-1]) * scale(inputs[0])).reshape(-1) for f in forms]
+            return any(x.numel() == f.numel() and torch.equal(x.contiguous().reshape(-1), f) for x in inputs
+                       for f in want_forms)
+        missing = [k for k, v in sorted(layer_inputs.items()) if not gets_table(k, v)]
+        t.check(len(layer_inputs) == len(layers) and not missing,
+                f"{label}: each of the {len(layer_inputs)} listed layers gets the table as an input (without it: "
+                f"{missing})")
         # the level table posenc names is the run's parameter of [levels, 2F]; none named: the run adds none to the
         # table (Mask2Former's transformer_module.level_embed goes to the features; checked by reading its code)
         params = {n: tuple(p.shape) for n, p in model.named_parameters() if "level_embed" in n}
