@@ -193,13 +193,13 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
             break;
         }
         int n = snprintf(buf, size, "DETR 2D sine (%d channels a side, y then x, sin/cos interleaved, temperature "
-                         "%g/%g, positions%s / (side + %g) x %.9g%s) added to %s", p->num_pos_feats, p->temperature_y,
-                         p->temperature_x, p->offset != 0.0 ? " - 0.5" : "", p->eps, p->scale,
+                         "%g/%g, %s / (side + %g) x %.9g%s) added to %s", p->num_pos_feats, p->temperature_y,
+                         p->temperature_x, p->offset != 0.0 ? "(positions - 0.5)" : "positions", p->eps, p->scale,
                          p->exponent_by_product ? ", exponent k2 x (2/F)" : "",
                          strcmp(l->kind, "encoder") == 0          ? "encoder queries (keys)"
                          : strcmp(l->kind, "scaled_encoder") == 0 ? "encoder q, k x a learned per-token scale"
                                                                   : "cross-attention keys");
-        if (n >= 0 && (size_t)n < size && m->sine2d_levels > 0)
+        if (n >= 0 && (size_t)n < size && m->sine2d_levels > 0 && strcmp(l->kind, "encoder") == 0)
             snprintf(buf + n, size - (size_t)n, " + %s[level] (%d levels)", m->sine2d_level_tensor, m->sine2d_levels);
         break;
     }
