@@ -469,7 +469,7 @@ class Layer:
     """One layer's position scheme (posenc_model_layer plus what its scheme carries)."""
 
     index: int
-    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta"
+    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d"
     kind: str                            # "attention", "sliding_attention", "linear_attention", "mamba", ...
     sliding_window: int                  # 0 = whole context
     rope_index: Optional[int] = None     # rope: index into Model.ropes

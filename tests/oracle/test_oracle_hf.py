@@ -2685,19 +2685,19 @@ def vision_patch(t, d):
 
 
 # DETR-style 2D sine tables (issue 39): each tiny detection / segmentation model runs forward on one unpadded image
-# (128 x 192 pixels, RT-DETR's 256 x 384: feature maps up to 32 x 48; a tiny ResNet / Swin / HGNetV2 backbone: no timm, no download); a forward hook
-# on every module of a *SinePositionEmbedding class captures the table the run really adds, and
-# posenc_sine2d_table_f32 with the parameters `rope explain --json` read from the saved config.json must give it bit
-# for bit (tolerance 0 ULP: DETR's layout in torch-compat copies the float32 steps, and torch's sin / cos come from
-# the same MKL; RT-DETR's float64 table rounded once to float32 is what precise mode computes, and a 1-ULP double
-# difference moves a float32 only next to a rounding midpoint, which these tables do not hit). Layer counts:
-# posenc's encoder / decoder layers = the run's layer lists that add the table.
+# (128 x 192 pixels, RT-DETR's 256 x 384: feature maps up to 32 x 48; a tiny ResNet / Swin / HGNetV2 backbone: no
+# timm, no download); a forward hook on every module of a *SinePositionEmbedding class captures the table the run
+# really adds, and posenc_sine2d_table_f32 with the parameters `rope explain --json` read from the saved config.json
+# must give it bit for bit (tolerance 0 ULP: DETR's layout in torch-compat copies the float32 steps, and torch's
+# sin / cos come from the same MKL; RT-DETR's float64 table rounded once to float32 is what precise mode computes,
+# and a 1-ULP double difference moves a float32 only next to a rounding midpoint, which these tables do not hit).
+# Layer counts: posenc's encoder / decoder layers = the run's layer lists that add the table.
 TINY_RESNET = dict(model_type="resnet", embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], out_features=["stage2"])
 DETR_SMALL = dict(encoder_layers=2, decoder_layers=3, encoder_attention_heads=2, decoder_attention_heads=2,
                   encoder_ffn_dim=32, decoder_ffn_dim=32, num_queries=5, use_timm_backbone=False,
                   backbone_config=TINY_RESNET, use_pretrained_backbone=False)
-DEFORMABLE = dict(DETR_SMALL, backbone_config=dict(TINY_RESNET, out_features=["stage1", "stage2"]), num_feature_levels=3,
-                  encoder_n_points=2, decoder_n_points=2)
+DEFORMABLE = dict(DETR_SMALL, backbone_config=dict(TINY_RESNET, out_features=["stage1", "stage2"]),
+                  num_feature_levels=3, encoder_n_points=2, decoder_n_points=2)
 MASKFORMER = dict(backbone_config=dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1],
                                        window_size=2, image_size=32), fpn_feature_size=32, mask_feature_size=32,
                   num_queries=5)
@@ -2711,8 +2711,9 @@ RT_DETR = dict(backbone_config=dict(model_type="rt_detr_resnet", embedding_size=
                encoder_layers=2, decoder_layers=2, num_queries=5, encoder_ffn_dim=32, decoder_ffn_dim=32,
                encoder_attention_heads=2, decoder_attention_heads=2, decoder_n_points=2)
 D_FINE = dict(RT_DETR, backbone_config=dict(
-    model_type="hgnet_v2", stem_channels=[3, 8, 8], stage_in_channels=[8, 16, 32, 64], stage_mid_channels=[8, 8, 16, 16],
-    stage_out_channels=[16, 32, 64, 64], hidden_sizes=[16, 32, 64, 64], stage_num_blocks=[1, 1, 1, 1],
+    model_type="hgnet_v2", stem_channels=[3, 8, 8], stage_in_channels=[8, 16, 32, 64],
+    stage_mid_channels=[8, 8, 16, 16], stage_out_channels=[16, 32, 64, 64], hidden_sizes=[16, 32, 64, 64],
+    stage_num_blocks=[1, 1, 1, 1],
     stage_downsample=[False, True, True, True], stage_light_block=[False, False, True, True],
     stage_kernel_size=[3, 3, 5, 5], stage_numb_of_layers=[1, 1, 1, 1], out_features=["stage2", "stage3", "stage4"]),
     encoder_in_channels=[32, 64, 64], hidden_expansion=0.5, num_feature_levels=3)
