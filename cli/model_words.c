@@ -218,6 +218,25 @@ void cli_model_layer_words(const posenc_model *m, int32_t i, char *buf, size_t s
                      (long long)m->learned_size);
         break;
     }
+    case POSENC_LAYER_SINE_2D: { /* kept under 256 characters: the explain summary's buffer */
+        const posenc_sine2d_params *p = &m->sine2d;
+        if (p->layout == POSENC_SINE2D_RTDETR) {
+            snprintf(buf, size, "RT-DETR 2D sine ([H*W][%d], rows y*W+x, [sin y | cos y | sin x | cos x] of %d "
+                     "frequencies, temperature %g, positions 0.., float64) added to q, k", 2 * p->num_pos_feats,
+                     p->num_pos_feats / 2, p->temperature_y);
+            break;
+        }
+        int n = snprintf(buf, size, "DETR 2D sine (%d channels a side, y then x, sin/cos interleaved, temperature "
+                         "%g/%g, %s / (side + %g) x %.9g%s) added to %s", p->num_pos_feats, p->temperature_y,
+                         p->temperature_x, p->offset != 0.0 ? "(positions - 0.5)" : "positions", p->eps, p->scale,
+                         p->exponent_by_product ? ", exponent k2 x (2/F)" : "",
+                         strcmp(l->kind, "encoder") == 0          ? "encoder queries (keys)"
+                         : strcmp(l->kind, "scaled_encoder") == 0 ? "encoder q, k x a learned per-token scale"
+                                                                  : "cross-attention keys");
+        if (n >= 0 && (size_t)n < size && m->sine2d_levels > 0 && strcmp(l->kind, "encoder") == 0)
+            snprintf(buf + n, size - (size_t)n, " + %s[level] (%d levels)", m->sine2d_level_tensor, m->sine2d_levels);
+        break;
+    }
     case POSENC_LAYER_DEBERTA: { /* kept under 256 characters: the explain summary's buffer */
         const char *terms = m->deberta_c2p && m->deberta_p2c ? "c2p + p2c" : m->deberta_c2p ? "c2p" : "p2c";
         int n = m->deberta.position_buckets > 0
@@ -663,6 +682,27 @@ int cli_model_print_json(const posenc_model *m, int64_t seq_len) {
             cli_json_string(m->rope2d_table);
             printf(", \"plain\": %d}", m->rope2d_plain);
             break;
+        case POSENC_LAYER_SINE_2D: {
+            const posenc_sine2d_params *p = &m->sine2d;
+            printf(", \"sine2d\": {\"num_pos_feats\": %d, \"temperature_y\": ", p->num_pos_feats);
+            cli_json_number(p->temperature_y);
+            printf(", \"temperature_x\": ");
+            cli_json_number(p->temperature_x);
+            printf(", \"normalize\": %d, \"offset\": ", p->normalize);
+            cli_json_number(p->offset);
+            printf(", \"eps\": ");
+            cli_json_number(p->eps);
+            printf(", \"scale\": ");
+            cli_json_number(p->scale);
+            printf(", \"exponent_by_product\": %d, \"layout\": \"%s\", \"mode\": \"%s\", \"module\": ",
+                   p->exponent_by_product, p->layout == POSENC_SINE2D_RTDETR ? "rtdetr" : "detr",
+                   p->mode == POSENC_MODE_TORCH_COMPAT ? "torch_compat" : "precise");
+            cli_json_string(m->sine2d_module);
+            printf(", \"levels\": %d, \"level_tensor\": ", m->sine2d_levels);
+            cli_json_string(m->sine2d_level_tensor);
+            printf("}");
+            break;
+        }
         case POSENC_LAYER_NOPE:
             break;
         }

@@ -1836,6 +1836,84 @@ POSENC_API posenc_status posenc_compose_check_signal_f32(const float *batch, siz
                                                          posenc_first_last_report *report,
                                                          posenc_error *err);
 
+/* ---- 6f. DETR's 2D sine table (detection / segmentation feature maps) -------
+ *
+ * The fixed position table DETR-style models add to an H x W feature map
+ * (transformers' *SinePositionEmbedding: DETR, Conditional DETR, DAB-DETR,
+ * Deformable DETR, Table Transformer, MaskFormer, Mask2Former),
+ * for an image without padding (pixel_mask all ones). out is channel-first
+ * [2F][H][W] float32 (the framework's [batch, 2F, H, W] for one image), F =
+ * num_pos_feats channels per axis: channels 0..F-1 carry the row (y) axis,
+ * F..2F-1 the column (x) axis (POSENC_SINE2D_DETR, the only layout). For row
+ * y in 0..H-1 and column x in 0..W-1:
+ *
+ *   p_y = y + 1, p_x = x + 1                                   (normalize 0)
+ *   p_y = (y + 1 - offset) / (H + eps) * scale                 (normalize 1)
+ *   p_x = (x + 1 - offset) / (W + eps) * scale
+ *   d_k = T^(2 floor(k/2) / F), k = 0..F-1  (T = temperature_y for the y
+ *         channels, temperature_x for the x channels)
+ *   out[k][y][x]     = sin(p_y / d_k) for even k, cos(p_y / d_k) for odd k
+ *   out[F + k][y][x] = the same with p_x and temperature_x
+ *
+ * so each axis interleaves sin, cos pairs sharing one frequency. Units: p is
+ * in pixels of the feature map (normalize 0) or radians of [0, scale]
+ * (normalize 1, eps pushes the last position just under scale).
+ *
+ * PRECISE: p and d_k in double, one float32 rounding of sin/cos computed in
+ * double: within 1 ULP of the formula's float32 (positions < 2^24).
+ * TORCH_COMPAT: the framework's float32 steps: p = f32 arange (1..H), minus
+ * f32(offset), divided by f32(H) + f32(eps), times f32(scale); the exponent
+ * f32(2 floor(k/2)) / f32(F) (exponent_by_product 0) or f32(2 floor(k/2)) *
+ * f32(2 / F) (exponent_by_product 1: DAB-DETR's in-place mul_), d_k =
+ * torch.pow(f32(T), exponent) as torch's CPU kernel computes it over the F
+ * elements, p / d_k in float32, and torch's float32 sin / cos (MKL's VML when
+ * POSENC_TORCH_MKL names it, else SLEEF's 1-ULP functions per element: a
+ * torch without MKL gives the same bits except in vector blocks holding an
+ * angle >= 125, which needs normalize 0 and a side >= 125).
+ *
+ * POSENC_SINE2D_RTDETR (RT-DETR, RT-DETR v2, D-FINE: build_2d_sinusoidal_position_embedding): out is
+ * [H*W][2F], row r = y * W + x (raster order, as the flattened feature map), positions 0-based and not
+ * normalized (p_y = y, p_x = x; normalize must be 0), Q = F/2 frequencies w_j = T^(-j/Q) (the same
+ * frequencies as DETR's pairs), each axis in halves: channels [sin(p_y w_0..w_{Q-1}) | cos(p_y w) |
+ * sin(p_x w) | cos(p_x w)]. The framework computes it in float64 and rounds once to float32, which
+ * PRECISE reproduces (double pow / sin / cos, then float32): only TORCH_COMPAT's float32 steps do not
+ * exist for this layout, so that mode is refused (POSENC_ERR_INVALID_ARGUMENT).
+ *
+ * Checked domain: num_pos_feats even, 2..2^20 (the framework's stack of the
+ * even and odd channels needs as many of each); temperatures finite and > 0;
+ * normalize 0 or 1; with normalize 1: scale finite, eps finite and >= 0,
+ * offset finite and in [0, 1); H, W in 1..2^24 (exact float32 positions),
+ * 2F*H*W <= out_count. Errors name the value: POSENC_ERR_INVALID_ARGUMENT (domain),
+ * POSENC_ERR_NULL_POINTER, POSENC_ERR_SIZE_OVERFLOW (2F*H*W), POSENC_ERR_BUFFER_TOO_SMALL
+ * (out_count), POSENC_ERR_NONFINITE (a temperature below ~1e-31 overflows an angle:
+ * NaN sines; the table is then garbage), POSENC_ERR_OUT_OF_MEMORY. */
+typedef enum posenc_sine2d_layout {
+    POSENC_SINE2D_DETR = 0,  /* [2F][H][W]: y channels then x channels, each interleaved sin, cos */
+    POSENC_SINE2D_RTDETR = 1 /* [H*W][2F]: see below */
+} posenc_sine2d_layout;
+
+typedef struct posenc_sine2d_params {
+    int32_t num_pos_feats;        /* F, channels per axis (the model's d_model // 2) */
+    double temperature_y;         /* T of the row axis (DETR 10000; DAB-DETR temperature_height) */
+    double temperature_x;         /* T of the column axis (DAB-DETR temperature_width) */
+    int32_t normalize;            /* 1: positions scaled into [0, scale] (DETR layout); 0: 1..H (RTDETR: 0..H-1) */
+    double offset;                /* subtracted before normalizing: 0 (DETR), 0.5 (Deformable DETR) */
+    double eps;                   /* 1e-6 in every model above */
+    double scale;                 /* 2 pi unless the config says otherwise */
+    int32_t exponent_by_product;  /* TORCH_COMPAT only: 1 = DAB-DETR's k2 * (2/F), 0 = 2*k2 / F */
+    posenc_sine2d_layout layout;
+    posenc_mode mode;             /* PRECISE or TORCH_COMPAT */
+} posenc_sine2d_params;
+
+/* DETR's defaults for F channels per axis: temperatures 10000, normalize 1,
+ * offset 0, eps 1e-6, scale 2 pi, quotient exponent, layout DETR, PRECISE. */
+POSENC_API void posenc_sine2d_params_default(posenc_sine2d_params *params, int32_t num_pos_feats);
+/* Check params against the domain above; messages name the bad value. */
+POSENC_API posenc_status posenc_sine2d_check(const posenc_sine2d_params *params, posenc_error *err);
+/* The table for an H x W map: out[2F][H][W], out_count >= 2F*H*W (overflow-checked). */
+POSENC_API posenc_status posenc_sine2d_table_f32(const posenc_sine2d_params *params, int64_t height, int64_t width,
+                                                 float *out, size_t out_count, posenc_error *err);
+
 /* ========================================================================
  * 7. Analysis: health, precision audit, diff
  * ======================================================================== */
@@ -2461,6 +2539,7 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_SINUSOIDAL = 5, /* a fixed sinusoidal table added to the stack's input (Whisper's encoder; both
                                     stacks of Marian, Pegasus, M2M-100, NLLB-MoE, Speech2Text; XGLM) */
     POSENC_LAYER_DEBERTA = 6,    /* DeBERTa's disentangled relative attention (posenc_model.deberta*) */
+    POSENC_LAYER_SINE_2D = 7,    /* DETR's fixed 2D sine table over the feature map (posenc_model.sine2d*) */
     POSENC_LAYER_WINDOW_RELATIVE = 8, /* a learned 2D relative bias inside a window of patches (Swin, SwinV2,
                                          Swin2SR, BEiT, LeViT: posenc_model.window_*; section 5.3c) */
     POSENC_LAYER_CONV_POSITION = 9,   /* a learned convolution of the features added to the encoder's input (wav2vec2
@@ -2468,8 +2547,8 @@ typedef enum posenc_layer_scheme {
     POSENC_LAYER_ROPE_2D = 10         /* 2-D RoPE by patch row and column (vision encoders; posenc_model.rope2d) */
 } posenc_layer_scheme;
 
-/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative", "conv_position", "rope_2d";
- * "?" if unknown. */
+/* "nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d", "window_relative", "conv_position",
+ * "rope_2d"; "?" if unknown. */
 POSENC_EXPERIMENTAL
 POSENC_API const char *posenc_layer_scheme_name(posenc_layer_scheme scheme);
 
@@ -2772,6 +2851,24 @@ typedef struct posenc_model {
     /* rope2d_plain tokens come before the patches (after the rope2d_lead ones) and are not rotated at all (DINOv3:
      * CLS and the num_register_tokens registers: its apply function rotates the last rows * cols tokens only). */
     int32_t rope2d_plain;
+    /* SINE_2D (DETR-style detection / segmentation models: DETR, Conditional DETR, DAB-DETR, Deformable DETR, Table
+     * Transformer, MaskFormer, Mask2Former; RT-DETR, RT-DETR v2, D-FINE in the RTDETR layout, added to q and k of the
+     * hybrid encoder's AIFI layers; the convolutional or Swin backbone's own positions are not described).
+     * sine2d: the table posenc_sine2d_table_f32 computes for a feature map of H x W
+     * (mode TORCH_COMPAT: the framework builds it in float32), for an image without padding; the runtime adds it
+     * (flattened to [H*W][2F]) to the queries of every "encoder" layer's self-attention (and to its keys where it
+     * attends densely: not in the deformable encoders of Deformable DETR and Mask2Former, which sample at offsets
+     * computed from the query) and to the keys of every "decoder" layer's cross-attention (the encoder's output).
+     * A "scaled_encoder" layer (DAB-DETR) adds the table times a per-token, per-channel scale that a learned MLP
+     * computes from the layer's input (DabDetrEncoder.query_scale): posenc gives the table, not that product. H x W is the backbone's feature map, which no
+     * config key gives: the caller passes it. sine2d_module: where the framework computes it (Mask2Former: also
+     * model.transformer_module.position_embedder, same parameters). sine2d_levels > 0 (Deformable DETR,
+     * Mask2Former's pixel decoder): the encoder's input stacks that many maps, each with its own sine table plus row
+     * `level` of the learned table sine2d_level_tensor ([levels][2F]); 0: one map, no level table (""). */
+    posenc_sine2d_params sine2d;
+    char sine2d_module[64];
+    int32_t sine2d_levels;
+    char sine2d_level_tensor[64];
 } posenc_model;
 
 /* Read / parse a model (as posenc_config_read / _parse_hf_json / _parse_gguf;

@@ -389,7 +389,7 @@ def rope_frequencies(params: Optional[RopeParams] = None, *, seq_len: int = 0,
 # ---- a model layer by layer (posenc_model) --------------------------------------------------
 
 
-SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta")  # posenc_layer_scheme values 0..6
+SCHEMES = ("nope", "rope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d")  # posenc_layer_scheme 0..7
 SCHEMES_BY_VALUE = {8: "window_relative", 9: "conv_position", 10: "rope_2d"}  # later posenc_layer_scheme values
 MAX_STAGES = 8  # POSENC_MODEL_MAX_STAGES
 ROPE2D_KINDS = ("pixtral", "axial", "dinov3")  # posenc_rope2d_kind
@@ -448,6 +448,12 @@ class _Rope2dParams(Structure):
                 ("window", c_int32)]
 
 
+class _Sine2dParams(Structure):
+    _fields_ = [("num_pos_feats", c_int32), ("temperature_y", c_double), ("temperature_x", c_double),
+                ("normalize", c_int32), ("offset", c_double), ("eps", c_double), ("scale", c_double),
+                ("exponent_by_product", c_int32), ("layout", c_int), ("mode", c_int)]
+
+
 class _Model(Structure):
     _fields_ = [("config", _lib.ModelConfig), ("assumed", c_int), ("assumed_family", c_char * 32),
                 ("rope_count", c_int32), ("ropes", _ModelRope * MAX_ROPES), ("alibi_heads", c_int32),
@@ -478,13 +484,16 @@ class _Model(Structure):
                 ("wavlm_num_buckets", c_int32), ("wavlm_max_distance", c_int32), ("wavlm_tensor", c_char * 96),
                 ("rope2d", _Rope2dParams), ("rope2d_patch_size", c_int64),
                 ("rope2d_merge_per_image", c_int32), ("rope2d_lead", c_int32), ("rope2d_lead_tensor", c_char * 64),
-                ("rope2d_table", c_char * 64), ("rope2d_plain", c_int32)]
+                ("rope2d_table", c_char * 64), ("rope2d_plain", c_int32),
+                ("sine2d", _Sine2dParams), ("sine2d_module", c_char * 64), ("sine2d_levels", c_int32),
+                ("sine2d_level_tensor", c_char * 64)]
 
 
 # ctypes classes -> C type names, for the layout check in python/tests/test_config.py
 STRUCTS = {_Options: "posenc_config_options", _ModelRope: "posenc_model_rope", _ModelLayer: "posenc_model_layer",
            _Model: "posenc_model", _QueryScale: "posenc_query_scale", _DebertaParams: "posenc_deberta_params",
-           _WindowStage: "posenc_window_stage", _Rope2dParams: "posenc_rope2d_params"}
+           _WindowStage: "posenc_window_stage", _Rope2dParams: "posenc_rope2d_params",
+           _Sine2dParams: "posenc_sine2d_params"}
 
 _E = POINTER(_lib.Error)
 _lib.lib.posenc_model_read.restype = c_int
@@ -502,6 +511,7 @@ class Layer:
     index: int
     scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta",
                                          # "conv_position"
+    scheme: str                          # "rope", "nope", "alibi", "learned", "t5", "sinusoidal", "deberta", "sine_2d"
     kind: str                            # "attention", "sliding_attention", "linear_attention", "mamba", ...
     sliding_window: int                  # 0 = whole context
     rope_index: Optional[int] = None     # rope: index into Model.ropes
@@ -550,6 +560,7 @@ class Layer:
     wavlm_max_distance: int = 0
     wavlm_tensor: Optional[str] = None   # WavLM: layer 0's rel_attn_embed (every layer gates the bias it computes)
     rope_2d: Optional["Rope2d"] = None   # rope_2d: posenc_model.rope2d* as `rope explain --json` prints them
+    sine2d: Optional[dict] = None        # sine_2d: posenc_sine2d_params as a dict, plus module, levels, level_tensor
 
 
 @dataclass(frozen=True)
@@ -731,6 +742,16 @@ def load_config(config: ConfigLike, mode: Optional[str] = None, assume: Optional
                 if m.wavlm_num_buckets > 0:
                     extra.update(wavlm_buckets=int(m.wavlm_num_buckets), wavlm_max_distance=int(m.wavlm_max_distance),
                                  wavlm_tensor=text(m.wavlm_tensor))
+            elif scheme == "sine_2d":  # section 6f: posenc_sine2d_table_f32 with these, for an H x W feature map
+                q = m.sine2d
+                extra = dict(sine2d=dict(num_pos_feats=int(q.num_pos_feats), temperature_y=float(q.temperature_y),
+                                         temperature_x=float(q.temperature_x), normalize=int(q.normalize),
+                                         offset=float(q.offset), eps=float(q.eps), scale=float(q.scale),
+                                         exponent_by_product=int(q.exponent_by_product),
+                                         layout="rtdetr" if q.layout == 1 else "detr",
+                                         mode="torch_compat" if q.mode == 1 else "precise",
+                                         module=text(m.sine2d_module), levels=int(m.sine2d_levels),
+                                         level_tensor=text(m.sine2d_level_tensor)))
             layers.append(Layer(index=i, scheme=scheme, kind=text(entry.kind),
                                 sliding_window=int(entry.sliding_window), **extra))
         unused = tuple(k for k in text(m.unused_keys).split(", ") if k)

@@ -395,6 +395,18 @@ static const config_family families[] = {
     /* "mlcd" is MLCDVisionConfig's other spelling (CONFIG_MAPPING_NAMES lists both) */
     {"mlcd_vision_model", "mlcd", "MLCDVision", H, 10000, 0, 1664, 16, 0, 48, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
     {"dinov3_vit", NULL, "DINOv3ViT", H, 100, 0, 384, 6, 0, 12, 0, FAMILY_ROPE_2D, 0, 0, 0, NULL},
+    /* DETR-style detection / segmentation models (FAMILY_SINE_2D): DETR's fixed 2D sine table over the feature map,
+     * the parameters per type in config_hf_sine2d.c */
+    {"detr", NULL, "Detr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"conditional_detr", NULL, "ConditionalDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"table-transformer", NULL, "TableTransformer", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"dab-detr", NULL, "DabDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"deformable_detr", NULL, "DeformableDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"maskformer", NULL, "MaskFormer", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"mask2former", NULL, "Mask2Former", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"rt_detr", NULL, "RTDetr", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"rt_detr_v2", NULL, "RTDetrV2", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
+    {"d_fine", NULL, "DFine", H, 0, 0, 256, 8, 0, 0, 0, FAMILY_SINE_2D, 0, 0, 0, NULL},
     {"imagegpt", NULL, "ImageGPT", H, 0, 1024, 512, 8, 0, 24, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
     /* GPT-SW3: transformers maps the model type to GPT2Config and GPT-2's code */
     {"gpt-sw3", NULL, "GPT2", H, 0, 1024, 768, 12, 0, 12, 0, FAMILY_LEARNED, 0, 0, 0, "transformer.wpe.weight"},
@@ -514,6 +526,20 @@ static const config_refusal refusals[] = {
                          "posenc layout puts the cosines first"},
     {"musicgen_melody", "its decoder's fixed sinusoid table is [cos | sin] halves: no posenc layout puts the cosines "
                         "first"},
+    /* detection / segmentation models beside FAMILY_SINE_2D's (tests/oracle/test_oracle_hf.py sine2d) */
+    {"grounding-dino", "besides its 2D sine image table, the text backbone (text_config: BERT) adds a learned absolute "
+                       "table and the encoder's text layers add a 1D sine of the text positions "
+                       "(get_text_position_embeddings); posenc's model describes one sine table, not the text paths"},
+    {"mm-grounding-dino", "besides its 2D sine image table, the text backbone (text_config: BERT) adds a learned "
+                          "absolute table and the encoder's text layers add a 1D sine of the text positions "
+                          "(get_text_position_embeddings); posenc's model describes one sine table, not the text "
+                          "paths"},
+    {"oneformer", "its 2D sine table goes to three modules (pixel decoder, transformer decoder and the query "
+                  "transformer's query_dec_layers over the mask features), and its text encoder adds a learned "
+                  "positional_embedding; posenc's model does not describe the query transformer or the text path"},
+    {"omdet-turbo", "its hybrid encoder's 2D sine table (build_2d_sincos_position_embedding) is laid out x-major "
+                    "(rows x * H + y, [sin x | cos x | sin y | cos y], float32), which no posenc sine2d layout gives, "
+                    "and its language backbone (text_config: CLIP text) adds a learned table"},
     /* audio + text composites: two position paths (tests/oracle/test_oracle_hf.py audio_encoder_tables) */
     {"qwen2_audio", "two position paths: the audio encoder adds its learned embed_positions table, the qwen2 text "
                     "model rotates with RoPE; posenc reads one of them per config: give audio_config "

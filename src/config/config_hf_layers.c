@@ -1014,6 +1014,7 @@ posenc_status hf_layers_(hf_reader *h, const cJSON *cfg, bool rope_free) {
     if (f->flags & FAMILY_WINDOW_RELATIVE) return hf_window_layers_(h, cfg);
     if (f->flags & FAMILY_CONV_POSITION) return hf_conv_position_layers_(h, cfg);
     if (f->flags & FAMILY_ROPE_2D) return hf_rope2d_layers_(h, cfg);
+    if (f->flags & FAMILY_SINE_2D) return hf_sine2d_layers_(h, cfg);
     if (f->flags & FAMILY_SINUSOID_ENCODER) return sinusoid_encoder_layers(h, cfg);
     if (f->flags & FAMILY_LEARNED_ENC_DEC) return learned_enc_dec_layers(h, cfg);
     if (f->flags & FAMILY_AUDIO_ENCODER_TABLE) return audio_encoder_table_layers(h, cfg);

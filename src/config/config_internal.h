@@ -126,6 +126,9 @@ enum {
  * whisper names (encoder_layers, d_model) or hidden_size / num_hidden_layers (the classes' attribute_map) */
 #define FAMILY_AUDIO_ENCODER_TABLE ((uint64_t)1 << 59)
 #define FAMILY_SINUSOID_ENC_DEC ((uint64_t)1 << 46)
+/* DETR-style detection / segmentation models (issue 39): every encoder / decoder layer reads DETR's fixed 2D sine
+ * table (posenc_model.sine2d), its parameters per model type in config_hf_sine2d.c's table */
+#define FAMILY_SINE_2D ((uint64_t)1 << 45)
 /* fairseq's get_embedding (M2M100SinusoidalPositionalEmbedding and copies): torch float32 exp(k * -ln(10000) /
  * (d/2 - 1)) (t2t frequencies, torch-compat), [sin | cos] plus a zero channel for an odd d (POSENC_ODD_PAD), row
  * padding_idx zeroed, rows = padding_idx + 1 + the count of non-padding tokens before (+ past), a table of
@@ -212,7 +215,8 @@ enum {
 #define FAMILY_NO_ROPE \
     (FAMILY_ALIBI | FAMILY_JAMBA | FAMILY_LEARNED | FAMILY_T5 | FAMILY_PATTERN_NOPE | FAMILY_SINUSOID_ENCODER | \
      FAMILY_LEARNED_ENC_DEC | FAMILY_SINUSOID_ENC_DEC | FAMILY_SINUSOID_FAIRSEQ | FAMILY_DEBERTA | \
-     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE | FAMILY_CONV_POSITION | FAMILY_ROPE_2D)
+     FAMILY_AUDIO_ENCODER_TABLE | FAMILY_VISION_PATCH | FAMILY_WINDOW_RELATIVE | FAMILY_CONV_POSITION | FAMILY_ROPE_2D | \
+     FAMILY_SINE_2D)
 
 typedef struct {
     const char *model_type;
@@ -370,6 +374,8 @@ posenc_status hf_rope2d_layers_(hf_reader *h, const cJSON *cfg);
 posenc_status hf_layer_theta_base_(hf_reader *h, const cJSON *cfg, int64_t layers, double *base);
 /* ---- config_hf_conv.c: FAMILY_CONV_POSITION's layers (every encoder layer CONV_POSITION, posenc_model.conv_pos_*) */
 posenc_status hf_conv_position_layers_(hf_reader *h, const cJSON *cfg);
+/* config_hf_sine2d.c: FAMILY_SINE_2D models (the table's parameters and the encoder / decoder layer lists) */
+posenc_status hf_sine2d_layers_(hf_reader *h, const cJSON *cfg);
 /* Keys of obj not read, into the model's unused_keys: the position-related ones, or all (a rope dict). */
 void hf_unused_keys_(hf_reader *h, const cJSON *obj, const char *prefix, bool all);
 /* Does a key name look like it is about positions? */

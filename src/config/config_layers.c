@@ -18,6 +18,7 @@ const char *posenc_layer_scheme_name(posenc_layer_scheme scheme) {
     case POSENC_LAYER_WINDOW_RELATIVE: return "window_relative";
     case POSENC_LAYER_CONV_POSITION: return "conv_position";
     case POSENC_LAYER_ROPE_2D: return "rope_2d";
+    case POSENC_LAYER_SINE_2D: return "sine_2d";
     }
     return "?";
 }

@@ -3714,6 +3714,219 @@ def rope_2d(t, d):
         refused_by_name(t, label, path, key)
 
 
+# DETR-style 2D sine tables (issue 39): each tiny detection / segmentation model runs forward on one unpadded image
+# (128 x 192 pixels, RT-DETR's 256 x 384: feature maps up to 32 x 48; a tiny ResNet / Swin / HGNetV2 backbone: no
+# timm, no download); a forward hook on every module of a *SinePositionEmbedding class captures the table the run
+# really adds, and posenc_sine2d_table_f32 with the parameters `rope explain --json` read from the saved config.json
+# must give it bit for bit (tolerance 0 ULP: DETR's layout in torch-compat copies the float32 steps, and torch's
+# sin / cos come from the same MKL; RT-DETR's float64 table rounded once to float32 is what precise mode computes,
+# and a 1-ULP double difference moves a float32 only next to a rounding midpoint, which these tables do not hit).
+# Layer counts: posenc's encoder / decoder layers = the run's layer lists that add the table.
+TINY_RESNET = dict(model_type="resnet", embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], out_features=["stage2"])
+DETR_SMALL = dict(encoder_layers=2, decoder_layers=3, encoder_attention_heads=2, decoder_attention_heads=2,
+                  encoder_ffn_dim=32, decoder_ffn_dim=32, num_queries=5, use_timm_backbone=False,
+                  backbone_config=TINY_RESNET, use_pretrained_backbone=False)
+DEFORMABLE = dict(DETR_SMALL, backbone_config=dict(TINY_RESNET, out_features=["stage1", "stage2"]),
+                  num_feature_levels=3, encoder_n_points=2, decoder_n_points=2)
+MASKFORMER = dict(backbone_config=dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1],
+                                       window_size=2, image_size=32), fpn_feature_size=32, mask_feature_size=32,
+                  num_queries=5)
+SWIN4 = dict(model_type="swin", embed_dim=8, depths=[1, 1, 1, 1], num_heads=[1, 1, 1, 1], window_size=2, image_size=32)
+MASK2FORMER = dict(backbone_config=dict(SWIN4, out_features=["stage1", "stage2", "stage3", "stage4"]), feature_size=32,
+                   mask_feature_size=32, hidden_dim=32, encoder_layers=2, decoder_layers=3, num_attention_heads=2,
+                   encoder_feedforward_dim=32, dim_feedforward=32, num_queries=5)
+RT_DETR = dict(backbone_config=dict(model_type="rt_detr_resnet", embedding_size=8, hidden_sizes=[8, 16, 32, 64],
+                                    depths=[1, 1, 1, 1], out_features=["stage2", "stage3", "stage4"]),
+               encoder_hidden_dim=32, encoder_in_channels=[16, 32, 64], decoder_in_channels=[32, 32, 32], d_model=32,
+               encoder_layers=2, decoder_layers=2, num_queries=5, encoder_ffn_dim=32, decoder_ffn_dim=32,
+               encoder_attention_heads=2, decoder_attention_heads=2, decoder_n_points=2)
+D_FINE = dict(RT_DETR, backbone_config=dict(
+    model_type="hgnet_v2", stem_channels=[3, 8, 8], stage_in_channels=[8, 16, 32, 64],
+    stage_mid_channels=[8, 8, 16, 16], stage_out_channels=[16, 32, 64, 64], hidden_sizes=[16, 32, 64, 64],
+    stage_num_blocks=[1, 1, 1, 1],
+    stage_downsample=[False, True, True, True], stage_light_block=[False, False, True, True],
+    stage_kernel_size=[3, 3, 5, 5], stage_numb_of_layers=[1, 1, 1, 1], out_features=["stage2", "stage3", "stage4"]),
+    encoder_in_channels=[32, 64, 64], hidden_expansion=0.5, num_feature_levels=3)
+SINE2D_CASES = [  # (label, model_type, config keywords, the run's encoder / decoder layer lists adding the table)
+    ("detr", "detr", dict(DETR_SMALL, d_model=32), "encoder.layers", "decoder.layers"),
+    ("detr d_model 48", "detr", dict(DETR_SMALL, d_model=48), "encoder.layers", "decoder.layers"),
+    ("conditional_detr", "conditional_detr", dict(DETR_SMALL, d_model=32), "encoder.layers", "decoder.layers"),
+    ("table-transformer", "table-transformer", dict(DETR_SMALL, d_model=64), "encoder.layers", "decoder.layers"),
+    ("dab-detr", "dab-detr", dict(DETR_SMALL, hidden_size=32), "encoder.layers", "decoder.layers"),
+    # other temperatures per axis and another scale: each read from its own key
+    ("dab-detr temperatures 10/30 scale 3", "dab-detr", dict(DETR_SMALL, hidden_size=32, temperature_height=10,
+                                                             temperature_width=30, sine_position_embedding_scale=3.0),
+     "encoder.layers", "decoder.layers"),
+    # three feature levels, each its own table (positions - 0.5) + a level_embed row; the decoder adds no sine
+    ("deformable_detr", "deformable_detr", dict(DEFORMABLE, d_model=32), "encoder.layers", None),
+    ("maskformer", "maskformer", dict(MASKFORMER, decoder_config=dict(model_type="detr", d_model=32, decoder_layers=2,
+                                                                       decoder_attention_heads=2, decoder_ffn_dim=32)),
+     None, "transformer_module.decoder.layers"),
+    # two modules build the table (pixel decoder, transformer decoder): both outputs must be posenc's
+    ("mask2former", "mask2former", MASK2FORMER, "pixel_level_module.decoder.encoder.layers",
+     "transformer_module.decoder.layers"),
+    # RT-DETR's layout ([H*W][D] rows, sin/cos halves, float64): the AIFI layers of each encode_proj_layers level
+    ("rt_detr", "rt_detr", RT_DETR, ("encoder.aifi.0.layers",), None),
+    ("rt_detr temperature 20", "rt_detr", dict(RT_DETR, positional_encoding_temperature=20), ("encoder.aifi.0.layers",),
+     None),
+    ("rt_detr_v2 two AIFI levels", "rt_detr_v2", dict(RT_DETR, encode_proj_layers=[1, 2]),
+     ("encoder.aifi.0.layers", "encoder.aifi.1.layers"), None),
+    ("d_fine", "d_fine", D_FINE, ("encoder.aifi.0.layers",), None),
+]
+
+
+class _Sine2d(ctypes.Structure):
+    _fields_ = [("num_pos_feats", ctypes.c_int32), ("temperature_y", ctypes.c_double),
+                ("temperature_x", ctypes.c_double), ("normalize", ctypes.c_int32), ("offset", ctypes.c_double),
+                ("eps", ctypes.c_double), ("scale", ctypes.c_double), ("exponent_by_product", ctypes.c_int32),
+                ("layout", ctypes.c_int), ("mode", ctypes.c_int)]
+
+
+def posenc_sine2d(s, height, width):
+    """posenc_sine2d_table_f32 with the parameters `rope explain --json` printed: float32 [2F, H, W] (DETR layout)
+    or [H*W, 2F] (RT-DETR layout)."""
+    from common import BIN
+    lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
+                                                                       "libposenc.so"))
+    f = lib.posenc_sine2d_table_f32
+    f.restype = ctypes.c_int
+    rtdetr = s["layout"] == "rtdetr"
+    p = _Sine2d(s["num_pos_feats"], s["temperature_y"], s["temperature_x"], s["normalize"], s["offset"], s["eps"],
+                s["scale"], s["exponent_by_product"], int(rtdetr), {"precise": 0, "torch_compat": 1}[s["mode"]])
+    out = np.zeros((height * width, 2 * s["num_pos_feats"]) if rtdetr else (2 * s["num_pos_feats"], height, width),
+                   dtype=np.float32)
+    err = ctypes.create_string_buffer(4096)
+    rc = f(ctypes.byref(p), ctypes.c_int64(height), ctypes.c_int64(width), out.ctypes.data_as(ctypes.c_void_p),
+           ctypes.c_size_t(out.size), err)
+    assert rc == 0, f"posenc_sine2d_table_f32 failed ({rc}): {err.raw[4:200]}"
+    return out
+
+
+def sine2d(t, d):
+    """Each SINE2D_CASES model: the tables its run adds = posenc's, the layer counts, the level table; refusals."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+    for label, model_type, kw, enc_name, dec_name in SINE2D_CASES:
+        try:
+            cfg = AutoConfig.for_model(model_type, **kw)
+            torch.manual_seed(0)
+            model = AutoModel.from_config(cfg).eval()
+            mods = [(n, m) for n, m in model.named_modules() if type(m).__name__.endswith("SinePositionEmbedding")]
+            captured = []  # (table, height, width, module): RT-DETR's module takes the sizes as keywords
+            for n, m in mods:
+                m.register_forward_hook(lambda mod, a, k, out, n=n: captured.append(
+                    (out.detach().clone(), k.get("height", out.shape[-2]), k.get("width", out.shape[-1]), n)),
+                    with_kwargs=True)
+            # every tensor each layer of the case's lists gets (what it adds to its queries / keys is among them)
+            layer_inputs = {}
+
+            def tensors(values):  # the tensors among a call's arguments, lists of them included (Mask2Former)
+                for x in values:
+                    if isinstance(x, torch.Tensor):
+                        yield x.detach().clone()
+                    elif isinstance(x, (list, tuple)):
+                        yield from tensors(x)
+            for n in (enc_name if isinstance(enc_name, tuple) else (enc_name,)) + (dec_name,):
+                if n:
+                    for i, layer in enumerate(model.get_submodule(n)):
+                        layer.register_forward_pre_hook(lambda mod, a, k, key=f"{n}.{i}": layer_inputs.setdefault(
+                            key, []).extend(tensors(list(a) + list(k.values()))), with_kwargs=True)
+            with torch.no_grad():
+                model(pixel_values=torch.randn(1, 3, 256, 384) if "encoder_hidden_dim" in kw else
+                      torch.randn(1, 3, 128, 192))
+        except Exception as e:  # the model could not be built or run: a failure, never a skip
+            t.check(False, f"{label}: transformers could not run the tiny model: {type(e).__name__}: {e}")
+            continue
+        path = os.path.join(d, label.replace(" ", "_").replace("/", "_") + ".json")
+        cfg.to_json_file(path)
+        rc, so, se = run("rope", "explain", "--config", path, "--json")
+        if not t.check(rc == 0, f"{label}: posenc reads it ({se.strip()[:160]})"):
+            continue
+        layers = json.loads(so)["layers"]
+        enc_names = enc_name if isinstance(enc_name, tuple) else (enc_name,)
+        lists = {n: len(m) for n, m in model.named_modules() if n in enc_names + (dec_name,)}
+        want = [("encoder", sum(lists.get(n, 0) for n in enc_names)), ("decoder", lists.get(dec_name, 0))]
+        got = [(k, sum(1 for x in layers if x["kind"] in (k, "scaled_" + k) and x["scheme"] == "sine_2d"))
+               for k, _ in want]
+        t.check(got == want and len(layers) == sum(n for _, n in want),
+                f"{label}: posenc's sine_2d layers {got} = the run's {want} ({len(layers)} in all)")
+        s = layers[0]["sine2d"]
+        t.check(mods and s["module"].endswith(mods[0][0]),
+                f"{label}: the table's module {s['module']} is the run's {[n for n, _ in mods]}")
+        worst, shapes = 0, []
+        for out, height, width, _ in captured:
+            theirs = out[0].numpy()
+            shapes.append((int(height), int(width)))
+            ours = posenc_sine2d(s, int(height), int(width))
+            worst = max(worst, int(f32_ulps(ours, theirs).max()) if ours.shape == theirs.shape else 1 << 30)
+        t.check(captured and worst == 0, f"{label}: posenc's table = the run's on {len(captured)} feature maps "
+                f"{shapes}, {2 * s['num_pos_feats']} channels: worst {worst} ULP (tolerance 0)")
+        # each listed layer really gets the table: one of its inputs holds, value for value, one map's table flattened
+        # to [H*W, 2F] (DETR's [2F, H, W] permuted, as the model flattens it), or the levels' tables each plus its row
+        # of the level table posenc names, concatenated (the deformable encoders), or for a "scaled_encoder" layer the
+        # table times its encoder's query_scale of the layer's input (DAB-DETR)
+        forms = []
+        for out, _, _, _ in captured:
+            flat = out if s["layout"] == "rtdetr" else out.flatten(2).permute(0, 2, 1)
+            forms.append(flat.contiguous().reshape(-1))
+        if s["levels"]:
+            level = model.get_parameter(s["level_tensor"].removeprefix("model.")).detach()
+            own = [out for out, _, _, n in captured if s["module"].endswith(n)][:s["levels"]]
+            forms.append(torch.cat([out.flatten(2).permute(0, 2, 1) + level[i].view(1, 1, -1)
+                                    for i, out in enumerate(own)], 1).contiguous().reshape(-1))
+        def gets_table(key, inputs):
+            want_forms = forms
+            if any(x["kind"] == "scaled_encoder" for x in layers) and not key.startswith(str(dec_name)):
+                # DAB-DETR: the table x query_scale(the layer's input), the product its encoder hands the layer
+                scale = model.get_submodule(key.rsplit(".", 2)[0] + ".query_scale")
+                with torch.no_grad():
+                    want_forms = [(f.view(1, -1, inputs[0].shape[-1]) * scale(inputs[0])).reshape(-1) for f in forms]
+            return any(x.numel() == f.numel() and torch.equal(x.contiguous().reshape(-1), f) for x in inputs
+                       for f in want_forms)
+        missing = [k for k, v in sorted(layer_inputs.items()) if not gets_table(k, v)]
+        t.check(len(layer_inputs) == len(layers) and not missing,
+                f"{label}: each of the {len(layer_inputs)} listed layers gets the table as an input (without it: "
+                f"{missing})")
+        # the level table posenc names is the run's parameter of [levels, 2F]; none named: the run adds none to the
+        # table (Mask2Former's transformer_module.level_embed goes to the features; checked by reading its code)
+        params = {n: tuple(p.shape) for n, p in model.named_parameters() if "level_embed" in n}
+        name = s["level_tensor"].removeprefix("model.")
+        t.check(params.get(name) == (s["levels"], 2 * s["num_pos_feats"]) if s["levels"] else
+                not any(n.count(".") <= 1 for n in params),
+                f"{label}: level table {name or '-'} x {s['levels']} levels, the run's level tables {params}")
+    # refused by name: a learned table instead of the sine; two tables of different widths; a width whose half is
+    # odd (no sin, cos pairs)
+    for name, body, key in [("detr learned", dict(model_type="detr", position_embedding_type="learned"),
+                             "position_embedding_type"),
+                            ("mask2former feature_size 64 hidden_dim 32",
+                             dict(model_type="mask2former", feature_size=64, hidden_dim=32), "hidden_dim"),
+                            ("deformable_detr learned", dict(model_type="deformable_detr",
+                                                             position_embedding_type="learned"),
+                             "position_embedding_type"),
+                            ("detr d_model 34", dict(model_type="detr", d_model=34), "d_model"),
+                            ("rt_detr eval_size", dict(model_type="rt_detr", eval_size=[64, 96]), "eval_size")]:
+        path = os.path.join(d, name.replace(" ", "_") + ".json")
+        with open(path, "w") as f:
+            json.dump(body, f)
+        refused_by_name(t, name, path, key)
+    # types with a second position path (text) or another layout: refused naming the type; their config classes
+    # do build the text tower posenc's reason names
+    from transformers import AutoConfig as _AC
+    for mt, text in [("grounding-dino", "bert"), ("mm-grounding-dino", "bert"), ("omdet-turbo", "clip_text_model")]:
+        got = getattr(_AC.for_model(mt).text_config, "model_type", None)
+        t.check(got == text, f"{mt}: its text tower is {got} (a learned table), as the refusal says")
+    for mt in ("grounding-dino", "mm-grounding-dino", "oneformer", "omdet-turbo"):
+        path = os.path.join(d, f"{mt}.json")
+        with open(path, "w") as f:
+            json.dump(dict(model_type=mt), f)
+        refused_by_name(t, mt, path, mt)
+    # the learned variant really is another module in the run (so refusing it is not refusing a sine)
+    cfg = AutoConfig.for_model("detr", **DETR_SMALL, d_model=32, position_embedding_type="learned")
+    kinds = [type(m).__name__ for _, m in AutoModel.from_config(cfg).named_modules() if "PositionEmbedding" in
+             type(m).__name__]
+    t.check(kinds == ["DetrLearnedPositionEmbedding"], f"detr learned: the run builds {kinds}, no sine table")
+
+
 ROOT_DIR = None
 # checks that are not one tiny model through hf_layers (their own forward calls), by name
 SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local": modernbert_null_local,
@@ -3741,6 +3954,8 @@ SPECIAL = {"whisper": whisper, "ministral3": ministral3, "modernbert_null_local"
            "conv_refused": conv_refused,
            # 2-D RoPE vision encoders: the cos/sin each layer rotates with, over one image's patch grid
            "rope_2d": rope_2d,
+           # DETR-style detection / segmentation models: the 2D sine table each run adds, bit for bit
+           "sine2d": sine2d,
            # windowed 2D relative bias: each attention's relative_position_index (and SwinV2's coordinates)
            "swin_window_relative": window_relative,
            "beit_window": beit_window,

@@ -8,7 +8,8 @@ verdict. For each row this test writes the config (class defaults {"model_type":
 from tests/fixtures/models/coverage/, an inline config, or for llama.cpp a tensor-less GGUF) and
 runs `posenc rope explain --config FILE --json`:
   supported: exit 0, "assumed" false, and "layers" (one entry per layer) matching the row's
-             per-layer pattern: scheme (rope / nope / alibi / learned / t5 / deberta / rope_2d; a/b = either), the layout
+             per-layer pattern: scheme (rope / nope / alibi / learned / t5 / deberta / sine_2d / rope_2d; a/b = either),
+             the layout
              of rotated layers (half / interleaved), the RoPE base where the row gives one (1e-12
              relative), head_dim / rotary_dim where given, and the layer count where given;
   refused:   exit 1 and the model type named on stderr (never a guess);
@@ -32,7 +33,7 @@ FIXTURES = os.path.join(MODELS, "coverage")
 TSV = os.path.join(MODELS, "coverage.tsv")
 DOC = os.path.join(ROOT, "docs", "models.md")
 SCHEMES = {"rope", "mrope", "nope", "none", "alibi", "learned", "t5", "sinusoidal", "deberta", "window_relative",
-           "conv_position", "rope_2d"}
+           "conv_position", "rope_2d", "sine_2d"}
 
 
 def load_rows():
