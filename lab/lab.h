@@ -299,6 +299,14 @@ posenc_status lab_model_copy_weights(lab_model *dst, const lab_model *src, posen
 double lab_step_flops(const lab_config *config, int32_t batch, int32_t seq_len);
 /* Measured single-thread sgemm GFLOP/s on an n x n x n product (median of reps). */
 double lab_sgemm_gflops(int n, int reps);
+/* Per-phase profile of training steps (`posenc lab bench --profile`): while on,
+ * every phase of lab_forward, lab_backward and lab_adamw_step adds the process's
+ * CPU time and the wall time it took to its row. Turning it on clears the rows.
+ * Phase i's name, totals and call count through lab_profile_phase (0 past the
+ * last phase). Off by default; the cost when off is one branch per phase. */
+void lab_model_profile(lab_model *model, int on);
+int lab_profile_phase(const lab_model *model, int phase, const char **name, double *cpu_s, double *wall_s,
+                      int64_t *calls);
 
 #ifdef __cplusplus
 }
