@@ -10,8 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_BLOCK 128 /* rows per matmul task */
-#define OUT_BLOCK 64  /* output features per weight-gradient task */
+#define ROW_BLOCK 128 /* rows per layernorm / softmax task */
+/* Rows per matmul task and output features per weight-gradient task. Each
+ * task packs the whole weight (or the whole input, for dW) again, so larger
+ * blocks pack less per flop: on the lab's shapes OpenBLAS's sgemm ran at
+ * 83-88 GFLOP/s with 128 / 64 and 88-96 with 256 / 128 (CPU time, best of 5,
+ * docs/benchmarks.md), while 2048 rows still make 8 row tasks for 2 threads. */
+#define MATMUL_ROWS 256
+#define OUT_BLOCK 128
 #define COL_BLOCK 32  /* channels per layernorm weight-gradient task */
 
 static size_t blocks(size_t n, size_t block) { return (n + block - 1) / block; }
@@ -29,7 +35,7 @@ typedef struct {
 static void matmul_forward_task(void *ctx_, size_t task, int32_t thread) {
     (void)thread;
     matmul_ctx *c = ctx_;
-    size_t r0 = task * ROW_BLOCK, rows = min_size(ROW_BLOCK, c->n - r0);
+    size_t r0 = task * MATMUL_ROWS, rows = min_size(MATMUL_ROWS, c->n - r0);
     float *out = c->out + r0 * (size_t)c->outdim;
     float beta = 0.0f;
     if (c->b) {
@@ -43,7 +49,7 @@ static void matmul_forward_task(void *ctx_, size_t task, int32_t thread) {
 void lab_matmul_forward(lab_pool *pool, float *out, const float *inp, const float *w, const float *b,
                         size_t n, int32_t in, int32_t outdim) {
     matmul_ctx c = {.out = out, .inp = inp, .w = w, .b = b, .n = n, .in = in, .outdim = outdim};
-    lab_pool_run(pool, blocks(n, ROW_BLOCK), matmul_forward_task, &c);
+    lab_pool_run(pool, blocks(n, MATMUL_ROWS), matmul_forward_task, &c);
 }
 
 /* Tasks 0 .. weight_tasks-1 are the weight gradients (each a product over all
@@ -57,7 +63,7 @@ static void matmul_backward_task(void *ctx_, size_t task, int32_t thread) {
     size_t weight_tasks = blocks((size_t)c->outdim, OUT_BLOCK);
     if (task >= weight_tasks) { /* dinp rows = dout rows @ W (overwritten: saves a memset per call) */
         if (!c->dinp) return;
-        size_t r0 = (task - weight_tasks) * ROW_BLOCK, rows = min_size(ROW_BLOCK, c->n - r0);
+        size_t r0 = (task - weight_tasks) * MATMUL_ROWS, rows = min_size(MATMUL_ROWS, c->n - r0);
         lab_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, c->in, c->outdim, 1.0f,
                     c->dout + r0 * (size_t)c->outdim, c->outdim, c->w, c->in, 0.0f,
                     c->dinp + r0 * (size_t)c->in, c->in);
@@ -80,7 +86,7 @@ static void matmul_backward_task(void *ctx_, size_t task, int32_t thread) {
 void lab_matmul_backward(lab_pool *pool, float *dinp, float *dw, float *db, const float *dout,
                          const float *inp, const float *w, size_t n, int32_t in, int32_t outdim) {
     matmul_ctx c = {.dinp = dinp, .dw = dw, .db = db, .dout = dout, .inp = inp, .w = w, .n = n,
-                    .in = in, .outdim = outdim, .row_tasks = blocks(n, ROW_BLOCK)};
+                    .in = in, .outdim = outdim, .row_tasks = blocks(n, MATMUL_ROWS)};
     lab_pool_run(pool, c.row_tasks + blocks((size_t)outdim, OUT_BLOCK), matmul_backward_task, &c);
 }
 
