@@ -24,7 +24,7 @@ static size_t blocks(size_t n, size_t block) { return (n + block - 1) / block; }
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 /* The element-wise loops that are compute-bound (GELU's forward, the softmax
- * rows) are also built for AVX-512 and AVX2 and chosen when the process
+ * rows, layernorm's rows) are also built for AVX-512 and AVX2 and chosen when the process
  * starts (GCC and clang's target_clones, through an ifunc): the baseline
  * x86-64 build has 4-wide SSE only. The same operations run in the same order
  * in every clone (no FMA contraction: -ffp-contract=off for the lab), so the
@@ -105,6 +105,29 @@ void lab_matmul_backward(lab_pool *pool, float *dinp, float *dw, float *db, cons
 }
 
 /* ---- layernorm (eps 1e-5, as torch) ---- */
+/* Row sums in LN_LANES interleaved double partial sums, added in lane order,
+ * then the tail: the serial sum was a chain of dependent adds the compiler
+ * could not vectorise (layernorm was 5% of the default model's step). Since
+ * issue 43; the bits differ from the serial sum's in the last place. */
+#define LN_LANES 8
+static inline double lanes_sum(const float *v, int32_t n) {
+    double p[LN_LANES] = {0}, s = 0.0;
+    int32_t full = n - n % LN_LANES, i = 0;
+    for (; i < full; i += LN_LANES)
+        for (int l = 0; l < LN_LANES; l++) p[l] += v[i + l];
+    for (int l = 0; l < LN_LANES; l++) s += p[l];
+    for (; i < n; i++) s += v[i];
+    return s;
+}
+static inline double lanes_sum_sq_dev(const float *v, double m, int32_t n) {
+    double p[LN_LANES] = {0}, s = 0.0;
+    int32_t full = n - n % LN_LANES, i = 0;
+    for (; i < full; i += LN_LANES)
+        for (int l = 0; l < LN_LANES; l++) p[l] += (v[i + l] - m) * (v[i + l] - m);
+    for (int l = 0; l < LN_LANES; l++) s += p[l];
+    for (; i < n; i++) s += (v[i] - m) * (v[i] - m);
+    return s;
+}
 typedef struct {
     float *out, *mean, *rstd, *dinp, *dw, *db;
     const float *inp, *w, *b, *dout, *cmean, *crstd;
@@ -112,16 +135,15 @@ typedef struct {
     int32_t c;
 } ln_ctx;
 
-static void ln_forward_task(void *ctx_, size_t task, int32_t thread) {
+LAB_VECTOR_CLONES static void ln_forward_task(void *ctx_, size_t task, int32_t thread) {
     (void)thread;
     ln_ctx *x = ctx_;
     size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
     for (size_t r = r0; r < r1; r++) {
         const float *in = x->inp + r * (size_t)x->c;
-        double s = 0.0, ss = 0.0;
-        for (int32_t i = 0; i < x->c; i++) s += in[i];
+        double s = lanes_sum(in, x->c);
         double m = s / x->c;
-        for (int32_t i = 0; i < x->c; i++) ss += (in[i] - m) * (in[i] - m);
+        double ss = lanes_sum_sq_dev(in, m, x->c);
         float rs = (float)(1.0 / sqrt(ss / x->c + 1e-5));
         float mf = (float)m;
         float *out = x->out + r * (size_t)x->c;
@@ -137,22 +159,33 @@ void lab_layernorm_forward(lab_pool *pool, float *out, float *mean, float *rstd,
     lab_pool_run(pool, blocks(n, ROW_BLOCK), ln_forward_task, &x);
 }
 
-static void ln_backward_rows_task(void *ctx_, size_t task, int32_t thread) {
+LAB_VECTOR_CLONES static void ln_backward_rows_task(void *ctx_, size_t task, int32_t thread) {
     (void)thread;
     ln_ctx *x = ctx_;
     size_t r0 = task * ROW_BLOCK, r1 = min_size(r0 + ROW_BLOCK, x->n);
     for (size_t r = r0; r < r1; r++) {
         const float *in = x->inp + r * (size_t)x->c, *dout = x->dout + r * (size_t)x->c;
         float m = x->cmean[r], rs = x->crstd[r];
-        double dmean = 0.0, dnorm_norm = 0.0;
-        for (int32_t i = 0; i < x->c; i++) {
+        double dm_l[LN_LANES] = {0}, dnn_l[LN_LANES] = {0}, dmean = 0.0, dnorm_norm = 0.0;
+        int32_t full = x->c - x->c % LN_LANES, i = 0;
+        for (; i < full; i += LN_LANES)
+            for (int l = 0; l < LN_LANES; l++) {
+                float norm = (in[i + l] - m) * rs, dnorm = dout[i + l] * x->w[i + l];
+                dm_l[l] += dnorm;
+                dnn_l[l] += dnorm * norm;
+            }
+        for (int l = 0; l < LN_LANES; l++) {
+            dmean += dm_l[l];
+            dnorm_norm += dnn_l[l];
+        }
+        for (; i < x->c; i++) {
             float norm = (in[i] - m) * rs, dnorm = dout[i] * x->w[i];
             dmean += dnorm;
             dnorm_norm += dnorm * norm;
         }
         float dm = (float)(dmean / x->c), dnn = (float)(dnorm_norm / x->c);
         float *dinp = x->dinp + r * (size_t)x->c;
-        for (int32_t i = 0; i < x->c; i++) {
+        for (i = 0; i < x->c; i++) {
             float norm = (in[i] - m) * rs, dnorm = dout[i] * x->w[i];
             dinp[i] += (dnorm - dm - norm * dnn) * rs;
         }
