@@ -297,6 +297,10 @@ posenc_status lab_model_copy_weights(lab_model *dst, const lab_model *src, posen
 /* ---- benchmark helpers ---- */
 /* FLOPs of one training step (forward + backward, matmuls and attention). */
 double lab_step_flops(const lab_config *config, int32_t batch, int32_t seq_len);
+/* The file name of the BLAS the lab multiplies with (libopenblas.so.0, or
+ * libdnnl.so.2 under POSENC_LAB_BLAS=onednn: lab/blas.c), loading it first;
+ * NULL when it cannot be loaded. */
+const char *lab_blas_library(void);
 /* Measured single-thread sgemm GFLOP/s on an n x n x n product (median of reps). */
 double lab_sgemm_gflops(int n, int reps);
 /* Per-phase profile of training steps (`posenc lab bench --profile`): while on,

@@ -598,7 +598,7 @@ static int lab_bench_growth(const int *threads, int nthreads, int reps) {
                 fflush(stdout);
             }
     printf("\nbatch 16, 4 layers; heads = C / 32 in the width sweep (head dim 32, as the default model); median of the steps;\n"
-           "%% of sgemm: against OpenBLAS sgemm 512^3 on 1 thread just before and after the row, the better.\n");
+           "%% of sgemm: against the lab's sgemm (OpenBLAS, or oneDNN under POSENC_LAB_BLAS=onednn) 512^3 on 1 thread just before and after the row, the better.\n");
     return EXIT_OK;
 }
 
@@ -654,10 +654,10 @@ static int lab_bench_profile(const char *models, const char *threads_list, int r
                 lab_model_free(m);
                 return cli_fail_status("bench", &err);
             }
-            printf("\n%s model (%d layers, C %d, %d heads, B x T %d x %d), %ld thread(s): step %.2f cpu ms, %.2f wall ms "
-                   "(mean of %d)\n\n| phase | calls/step | cpu ms/step | %% of step cpu | wall ms/step |\n|---|---|---|---|---|\n",
-                   bm->name, bm->layers, bm->d_model, bm->heads, bm->batch, bm->context, threads, step_cpu * 1e3,
-                   step_wall * 1e3, reps);
+            printf("\n%s model (%d layers, C %d, %d heads, B x T %d x %d), %ld thread(s), sgemm from %s: step %.2f cpu ms, "
+                   "%.2f wall ms (mean of %d)\n\n| phase | calls/step | cpu ms/step | %% of step cpu | wall ms/step |\n|---|---|---|---|---|\n",
+                   bm->name, bm->layers, bm->d_model, bm->heads, bm->batch, bm->context, threads, lab_blas_library(),
+                   step_cpu * 1e3, step_wall * 1e3, reps);
             double sum_cpu = 0, sum_wall = 0;
             const char *name;
             double pc, pw;
@@ -703,8 +703,8 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
     }
     double sgemm = lab_sgemm_gflops(512, 7);
     printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
-           "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n",
-           posenc_version(), reps, sgemm);
+           "sgemm 512^3 on 1 thread (%s), measured now: %.1f GFLOP/s\n\n",
+           posenc_version(), reps, lab_blas_library() ? lab_blas_library() : "no BLAS", sgemm);
     if (growth) return lab_bench_growth(threads, nthreads, reps);
     printf("| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | sgemm GFLOP/s beside it | "
            "%% of sgemm x threads | torch eager ms (cpu ms) | torch compiled ms (cpu ms) | torch best: ms (mode, threads) | "
@@ -765,7 +765,7 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
     }
     printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
            "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); \"sgemm beside\n"
-           "it\": OpenBLAS sgemm 512^3 on 1 thread just before and just after the row's C steps, the better; peak RSS is the\n"
+           "it\": the lab's sgemm 512^3 on 1 thread just before and just after the row's C steps, the better; peak RSS is the\n"
            "process's (C only; torch runs in its own process, bench/lab_torch_bench.py). Torch: the same model, data and AdamW,\n"
            "attention through F.scaled_dot_product_attention(is_causal=True), AdamW fused; eager and torch.compile (inductor) at\n"
            "torch.set_num_threads(n) for every n listed; \"torch best\" at n threads = the fastest of both modes at any listed\n"
