@@ -297,8 +297,20 @@ posenc_status lab_model_copy_weights(lab_model *dst, const lab_model *src, posen
 /* ---- benchmark helpers ---- */
 /* FLOPs of one training step (forward + backward, matmuls and attention). */
 double lab_step_flops(const lab_config *config, int32_t batch, int32_t seq_len);
+/* The file name of the BLAS the lab multiplies with (libopenblas.so.0, or
+ * libdnnl.so.2 under POSENC_LAB_BLAS=onednn: lab/blas.c), loading it first;
+ * NULL when it cannot be loaded. */
+const char *lab_blas_library(void);
 /* Measured single-thread sgemm GFLOP/s on an n x n x n product (median of reps). */
 double lab_sgemm_gflops(int n, int reps);
+/* Per-phase profile of training steps (`posenc lab bench --profile`): while on,
+ * every phase of lab_forward, lab_backward and lab_adamw_step adds the process's
+ * CPU time and the wall time it took to its row. Turning it on clears the rows.
+ * Phase i's name, totals and call count through lab_profile_phase (0 past the
+ * last phase). Off by default; the cost when off is one branch per phase. */
+void lab_model_profile(lab_model *model, int on);
+int lab_profile_phase(const lab_model *model, int phase, const char **name, double *cpu_s, double *wall_s,
+                      int64_t *calls);
 
 #ifdef __cplusplus
 }

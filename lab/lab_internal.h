@@ -17,6 +17,33 @@ int32_t lab_pool_threads(const lab_pool *pool);
 /* Run fn(ctx, t, thread) for t < tasks; returns when all are done. */
 void lab_pool_run(lab_pool *pool, size_t tasks, lab_task_fn fn, void *ctx);
 
+/* ---- per-phase profile (lab_model_profile; names in model.c) ---- */
+enum {
+    LAB_PH_ENCODE, LAB_PH_LN1, LAB_PH_QKV, LAB_PH_ROPE, LAB_PH_ATTN, LAB_PH_PROJ, LAB_PH_LN2, LAB_PH_FC,
+    LAB_PH_GELU, LAB_PH_FCPROJ, LAB_PH_LNF, LAB_PH_HEAD, LAB_PH_XENT,
+    LAB_PH_XENT_B, LAB_PH_HEAD_B, LAB_PH_LNF_B, LAB_PH_GELU_RE, LAB_PH_FCPROJ_B, LAB_PH_GELU_B, LAB_PH_FC_B,
+    LAB_PH_LN2_B, LAB_PH_PROJ_B, LAB_PH_ATTN_B, LAB_PH_ROPE_B, LAB_PH_QKV_B, LAB_PH_LN1_B, LAB_PH_ENCODE_B,
+    LAB_PH_GRAD_NORM, LAB_PH_ADAMW,
+    LAB_PH_COUNT
+};
+typedef struct lab_profile {
+    int on;
+    double cpu[LAB_PH_COUNT], wall[LAB_PH_COUNT];
+    int64_t calls[LAB_PH_COUNT];
+} lab_profile;
+typedef struct lab_prof_mark {
+    double cpu, wall;
+} lab_prof_mark;
+lab_prof_mark lab_prof_now(void);
+void lab_prof_add(lab_profile *p, int phase, lab_prof_mark since);
+/* Time the statement(s) as `phase` of model m's profile when it is on. */
+#define LAB_PHASE(m, phase, ...)                                                                                    \
+    do {                                                                                                            \
+        lab_prof_mark lab_t0_ = (m)->prof.on ? lab_prof_now() : (lab_prof_mark){0, 0};                             \
+        __VA_ARGS__;                                                                                                \
+        if ((m)->prof.on) lab_prof_add(&(m)->prof, (phase), lab_t0_);                                               \
+    } while (0)
+
 /* ---- parameter tensors ---- */
 enum {
     T_WTE = 0,
@@ -90,6 +117,7 @@ struct lab_model {
     float *t5_partial;    /* [B*H][buckets] */
     float *shaw_partial;  /* [B*H][2][(2k+1) head_dim] */
     int have_forward;
+    lab_profile prof;
 };
 
 /* Sizes derived from a config. */
@@ -127,6 +155,8 @@ void lab_gelu_forward(lab_pool *pool, float *out, float *tanh_out, const float *
 void lab_gelu_recompute(lab_pool *pool, float *out, const float *inp, const float *tanh_in, size_t count);
 void lab_gelu_backward(lab_pool *pool, float *dinp, const float *inp, const float *tanh_in, const float *dout,
                        size_t count);
+/* The softmaxes' e^x (ops.c: within 2 ulp of expf; exposed for its test). */
+float lab_exp_fast(float x);
 /* Mean cross entropy over targets >= 0; probs = softmax(logits) (may alias logits). */
 double lab_softmax_xent_forward(lab_pool *pool, float *probs, const float *logits, const int32_t *targets,
                                 size_t n, int32_t v, size_t *valid_out);

@@ -394,7 +394,8 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
         a->rope_attention_factor = af;
         a->rope_seq_len = maxpos + 1;
     }
-    if ((st = lab_encode_forward(m, a, err)) != POSENC_OK) return st;
+    LAB_PHASE(m, LAB_PH_ENCODE, st = lab_encode_forward(m, a, err));
+    if (st) return st;
     lab_attention_args aa;
     attention_args(m, &aa);
     lab_pool *pool = m->pool;
@@ -403,36 +404,41 @@ posenc_status lab_forward(lab_model *m, const int32_t *tokens, const int32_t *ta
         size_t lf = (size_t)l * a->layer_stride_bt_f, lb = (size_t)l * a->layer_stride_bt;
         const float *input = l == 0 ? a->encoded : a->res2 + (size_t)(l - 1) * a->layer_stride_bt_c;
         float *qkv = a->qkv + l3;
-        lab_layernorm_forward(pool, a->ln1 + lc, a->ln1_mean + lb, a->ln1_rstd + lb, input,
-                              lab_param_ptr(m, T_LN1_W) + (size_t)l * C, lab_param_ptr(m, T_LN1_B) + (size_t)l * C, BT, (int32_t)C);
-        lab_matmul_forward(pool, qkv, a->ln1 + lc, lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
-                           lab_param_ptr(m, T_QKV_B) + (size_t)l * 3 * C, BT, (int32_t)C, (int32_t)(3 * C));
-        if (c->scheme == LAB_POS_ROPE && (st = lab_rope_qk(m, a, qkv, 0, err)) != POSENC_OK) return st;
+        LAB_PHASE(m, LAB_PH_LN1, lab_layernorm_forward(pool, a->ln1 + lc, a->ln1_mean + lb, a->ln1_rstd + lb, input,
+                              lab_param_ptr(m, T_LN1_W) + (size_t)l * C, lab_param_ptr(m, T_LN1_B) + (size_t)l * C, BT, (int32_t)C));
+        LAB_PHASE(m, LAB_PH_QKV, lab_matmul_forward(pool, qkv, a->ln1 + lc, lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
+                           lab_param_ptr(m, T_QKV_B) + (size_t)l * 3 * C, BT, (int32_t)C, (int32_t)(3 * C)));
+        if (c->scheme == LAB_POS_ROPE) {
+            LAB_PHASE(m, LAB_PH_ROPE, st = lab_rope_qk(m, a, qkv, 0, err));
+            if (st) return st;
+        }
         if (c->scheme == LAB_POS_SHAW) {
             size_t per = (2 * (size_t)c->shaw_clip + 1) * (C / (size_t)c->heads);
             aa.shaw_k = lab_param_ptr(m, T_SHAW_K) + (size_t)l * per;
             aa.shaw_v = lab_param_ptr(m, T_SHAW_V) + (size_t)l * per;
         }
-        lab_attention_forward(pool, &aa, a->atty + lc, a->att ? a->att + (size_t)l * a->layer_stride_att : NULL, qkv);
-        lab_matmul_forward(pool, a->res1 + lc, a->atty + lc, lab_param_ptr(m, T_PROJ_W) + (size_t)l * C * C,
-                           lab_param_ptr(m, T_PROJ_B) + (size_t)l * C, BT, (int32_t)C, (int32_t)C);
-        add_into(a->res1 + lc, input, BT * C);
-        lab_layernorm_forward(pool, a->ln2 + lc, a->ln2_mean + lb, a->ln2_rstd + lb, a->res1 + lc,
-                              lab_param_ptr(m, T_LN2_W) + (size_t)l * C, lab_param_ptr(m, T_LN2_B) + (size_t)l * C, BT, (int32_t)C);
-        lab_matmul_forward(pool, a->fch + lf, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + (size_t)l * F * C,
-                           lab_param_ptr(m, T_FC_B) + (size_t)l * F, BT, (int32_t)C, (int32_t)F);
-        lab_gelu_forward(pool, a->fch_gelu, a->fch_tanh ? a->fch_tanh + lf : NULL, a->fch + lf, BT * F);
-        lab_matmul_forward(pool, a->res2 + lc, a->fch_gelu, lab_param_ptr(m, T_FCPROJ_W) + (size_t)l * C * F,
-                           lab_param_ptr(m, T_FCPROJ_B) + (size_t)l * C, BT, (int32_t)F, (int32_t)C);
-        add_into(a->res2 + lc, a->res1 + lc, BT * C);
+        LAB_PHASE(m, LAB_PH_ATTN, lab_attention_forward(pool, &aa, a->atty + lc, a->att ? a->att + (size_t)l * a->layer_stride_att : NULL, qkv));
+        LAB_PHASE(m, LAB_PH_PROJ,
+                  lab_matmul_forward(pool, a->res1 + lc, a->atty + lc, lab_param_ptr(m, T_PROJ_W) + (size_t)l * C * C,
+                                     lab_param_ptr(m, T_PROJ_B) + (size_t)l * C, BT, (int32_t)C, (int32_t)C);
+                  add_into(a->res1 + lc, input, BT * C));
+        LAB_PHASE(m, LAB_PH_LN2, lab_layernorm_forward(pool, a->ln2 + lc, a->ln2_mean + lb, a->ln2_rstd + lb, a->res1 + lc,
+                              lab_param_ptr(m, T_LN2_W) + (size_t)l * C, lab_param_ptr(m, T_LN2_B) + (size_t)l * C, BT, (int32_t)C));
+        LAB_PHASE(m, LAB_PH_FC, lab_matmul_forward(pool, a->fch + lf, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + (size_t)l * F * C,
+                           lab_param_ptr(m, T_FC_B) + (size_t)l * F, BT, (int32_t)C, (int32_t)F));
+        LAB_PHASE(m, LAB_PH_GELU, lab_gelu_forward(pool, a->fch_gelu, a->fch_tanh ? a->fch_tanh + lf : NULL, a->fch + lf, BT * F));
+        LAB_PHASE(m, LAB_PH_FCPROJ,
+                  lab_matmul_forward(pool, a->res2 + lc, a->fch_gelu, lab_param_ptr(m, T_FCPROJ_W) + (size_t)l * C * F,
+                                     lab_param_ptr(m, T_FCPROJ_B) + (size_t)l * C, BT, (int32_t)F, (int32_t)C);
+                  add_into(a->res2 + lc, a->res1 + lc, BT * C));
     }
     const float *last = a->res2 + (size_t)(c->layers - 1) * a->layer_stride_bt_c;
-    lab_layernorm_forward(pool, a->lnf, a->lnf_mean, a->lnf_rstd, last, lab_param_ptr(m, T_LNF_W),
-                          lab_param_ptr(m, T_LNF_B), BT, (int32_t)C);
+    LAB_PHASE(m, LAB_PH_LNF, lab_layernorm_forward(pool, a->lnf, a->lnf_mean, a->lnf_rstd, last, lab_param_ptr(m, T_LNF_W),
+                          lab_param_ptr(m, T_LNF_B), BT, (int32_t)C));
     const float *head = c->tied ? lab_param_ptr(m, T_WTE) : lab_param_ptr(m, T_LM_HEAD);
-    lab_matmul_forward(pool, a->probs, a->lnf, head, NULL, BT, (int32_t)C, (int32_t)V);
+    LAB_PHASE(m, LAB_PH_HEAD, lab_matmul_forward(pool, a->probs, a->lnf, head, NULL, BT, (int32_t)C, (int32_t)V));
     if (logits_out) memcpy(logits_out, a->probs, BT * V * sizeof(float));
-    a->loss = lab_softmax_xent_forward(pool, a->probs, a->probs, a->targets, BT, (int32_t)V, &a->valid_targets);
+    LAB_PHASE(m, LAB_PH_XENT, a->loss = lab_softmax_xent_forward(pool, a->probs, a->probs, a->targets, BT, (int32_t)V, &a->valid_targets));
     if (loss_out) *loss_out = a->loss;
     m->have_forward = want_backward ? 1 : 0;
     return POSENC_OK;
@@ -492,15 +498,15 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
     if (st) return st;
     lab_pool *pool = m->pool;
     size_t BT = (size_t)a->B * (size_t)a->T, C = (size_t)c->d_model, F = (size_t)c->d_ff, V = (size_t)c->vocab;
-    lab_softmax_xent_backward(pool, a->probs, a->probs, a->targets, BT, (int32_t)V, a->valid_targets, 1.0f);
+    LAB_PHASE(m, LAB_PH_XENT_B, lab_softmax_xent_backward(pool, a->probs, a->probs, a->targets, BT, (int32_t)V, a->valid_targets, 1.0f));
     float *dres = m->d_resid, *dbuf = m->d_buf_c;
     const float *head = c->tied ? lab_param_ptr(m, T_WTE) : lab_param_ptr(m, T_LM_HEAD);
     float *dhead = c->tied ? lab_grad_ptr(m, T_WTE) : lab_grad_ptr(m, T_LM_HEAD);
-    lab_matmul_backward(pool, dbuf, dhead, NULL, a->probs, a->lnf, head, BT, (int32_t)C, (int32_t)V);
-    memset(dres, 0, BT * C * sizeof(float));
+    LAB_PHASE(m, LAB_PH_HEAD_B, lab_matmul_backward(pool, dbuf, dhead, NULL, a->probs, a->lnf, head, BT, (int32_t)C, (int32_t)V));
     const float *last = a->res2 + (size_t)(c->layers - 1) * a->layer_stride_bt_c;
-    lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LNF_W), lab_grad_ptr(m, T_LNF_B), dbuf, last,
-                           lab_param_ptr(m, T_LNF_W), a->lnf_mean, a->lnf_rstd, BT, (int32_t)C);
+    LAB_PHASE(m, LAB_PH_LNF_B, memset(dres, 0, BT * C * sizeof(float));
+              lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LNF_W), lab_grad_ptr(m, T_LNF_B), dbuf, last,
+                                     lab_param_ptr(m, T_LNF_W), a->lnf_mean, a->lnf_rstd, BT, (int32_t)C));
     lab_attention_args aa;
     attention_args(m, &aa);
     for (int32_t l = c->layers - 1; l >= 0; l--) {
@@ -509,25 +515,25 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
         const float *input = l == 0 ? a->encoded : a->res2 + (size_t)(l - 1) * a->layer_stride_bt_c;
         size_t wc = (size_t)l * C, wcc = (size_t)l * C * C, wfc = (size_t)l * F * C;
         /* MLP: this layer's GELU output is rebuilt in d_bigger, which the GELU backward then overwrites */
-        lab_gelu_recompute(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, BT * F);
-        lab_matmul_backward(pool, m->d_fch, lab_grad_ptr(m, T_FCPROJ_W) + wfc, lab_grad_ptr(m, T_FCPROJ_B) + wc, dres,
-                            m->d_bigger, lab_param_ptr(m, T_FCPROJ_W) + wfc, BT, (int32_t)F, (int32_t)C);
-        lab_gelu_backward(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, m->d_fch, BT * F);
-        lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_FC_W) + wfc, lab_grad_ptr(m, T_FC_B) + (size_t)l * F,
-                            m->d_bigger, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + wfc, BT, (int32_t)C, (int32_t)F);
-        lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN2_W) + wc, lab_grad_ptr(m, T_LN2_B) + wc, dbuf,
+        LAB_PHASE(m, LAB_PH_GELU_RE, lab_gelu_recompute(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, BT * F));
+        LAB_PHASE(m, LAB_PH_FCPROJ_B, lab_matmul_backward(pool, m->d_fch, lab_grad_ptr(m, T_FCPROJ_W) + wfc, lab_grad_ptr(m, T_FCPROJ_B) + wc, dres,
+                            m->d_bigger, lab_param_ptr(m, T_FCPROJ_W) + wfc, BT, (int32_t)F, (int32_t)C));
+        LAB_PHASE(m, LAB_PH_GELU_B, lab_gelu_backward(pool, m->d_bigger, a->fch + lf, a->fch_tanh + lf, m->d_fch, BT * F));
+        LAB_PHASE(m, LAB_PH_FC_B, lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_FC_W) + wfc, lab_grad_ptr(m, T_FC_B) + (size_t)l * F,
+                            m->d_bigger, a->ln2 + lc, lab_param_ptr(m, T_FC_W) + wfc, BT, (int32_t)C, (int32_t)F));
+        LAB_PHASE(m, LAB_PH_LN2_B, lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN2_W) + wc, lab_grad_ptr(m, T_LN2_B) + wc, dbuf,
                                a->res1 + lc, lab_param_ptr(m, T_LN2_W) + wc, a->ln2_mean + lb, a->ln2_rstd + lb, BT,
-                               (int32_t)C);
+                               (int32_t)C));
         /* attention */
-        lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_PROJ_W) + wcc, lab_grad_ptr(m, T_PROJ_B) + wc, dres,
-                            a->atty + lc, lab_param_ptr(m, T_PROJ_W) + wcc, BT, (int32_t)C, (int32_t)C);
+        LAB_PHASE(m, LAB_PH_PROJ_B, lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_PROJ_W) + wcc, lab_grad_ptr(m, T_PROJ_B) + wc, dres,
+                            a->atty + lc, lab_param_ptr(m, T_PROJ_W) + wcc, BT, (int32_t)C, (int32_t)C));
         size_t shaw_per = c->scheme == LAB_POS_SHAW ? (2 * (size_t)c->shaw_clip + 1) * (C / (size_t)c->heads) : 0;
         if (shaw_per) {
             aa.shaw_k = lab_param_ptr(m, T_SHAW_K) + (size_t)l * shaw_per;
             aa.shaw_v = lab_param_ptr(m, T_SHAW_V) + (size_t)l * shaw_per;
         }
-        lab_attention_backward(pool, &aa, m->d_qkv, m->t5_partial, m->shaw_partial, dbuf, a->att + (size_t)l * a->layer_stride_att,
-                               a->qkv + l3);
+        LAB_PHASE(m, LAB_PH_ATTN_B, lab_attention_backward(pool, &aa, m->d_qkv, m->t5_partial, m->shaw_partial, dbuf, a->att + (size_t)l * a->layer_stride_att,
+                               a->qkv + l3));
         if (m->t5_partial) { /* reduce the per-(b, h) partial sums in task order */
             float *dt5 = lab_grad_ptr(m, T_T5);
             for (size_t task = 0; task < (size_t)a->B * (size_t)c->heads; task++) {
@@ -546,14 +552,17 @@ posenc_status lab_backward(lab_model *m, posenc_error *err) {
                 }
             }
         }
-        if (c->scheme == LAB_POS_ROPE && (st = lab_rope_qk(m, a, m->d_qkv, 1, err)) != POSENC_OK) return st;
-        lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
+        if (c->scheme == LAB_POS_ROPE) {
+            LAB_PHASE(m, LAB_PH_ROPE_B, st = lab_rope_qk(m, a, m->d_qkv, 1, err));
+            if (st) return st;
+        }
+        LAB_PHASE(m, LAB_PH_QKV_B, lab_matmul_backward(pool, dbuf, lab_grad_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C,
                             lab_grad_ptr(m, T_QKV_B) + (size_t)l * 3 * C, m->d_qkv, a->ln1 + lc,
-                            lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C, BT, (int32_t)C, (int32_t)(3 * C));
-        lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN1_W) + wc, lab_grad_ptr(m, T_LN1_B) + wc, dbuf, input,
-                               lab_param_ptr(m, T_LN1_W) + wc, a->ln1_mean + lb, a->ln1_rstd + lb, BT, (int32_t)C);
+                            lab_param_ptr(m, T_QKV_W) + (size_t)l * 3 * C * C, BT, (int32_t)C, (int32_t)(3 * C)));
+        LAB_PHASE(m, LAB_PH_LN1_B, lab_layernorm_backward(pool, dres, lab_grad_ptr(m, T_LN1_W) + wc, lab_grad_ptr(m, T_LN1_B) + wc, dbuf, input,
+                               lab_param_ptr(m, T_LN1_W) + wc, a->ln1_mean + lb, a->ln1_rstd + lb, BT, (int32_t)C));
     }
-    st = lab_encode_backward(m, a, dres, err);
+    LAB_PHASE(m, LAB_PH_ENCODE_B, st = lab_encode_backward(m, a, dres, err));
     m->have_forward = 0;
     return st;
 }

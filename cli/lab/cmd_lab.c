@@ -598,7 +598,84 @@ static int lab_bench_growth(const int *threads, int nthreads, int reps) {
                 fflush(stdout);
             }
     printf("\nbatch 16, 4 layers; heads = C / 32 in the width sweep (head dim 32, as the default model); median of the steps;\n"
-           "%% of sgemm: against OpenBLAS sgemm 512^3 on 1 thread just before and after the row, the better.\n");
+           "%% of sgemm: against the lab's sgemm (OpenBLAS, or oneDNN under POSENC_LAB_BLAS=onednn) 512^3 on 1 thread just before and after the row, the better.\n");
+    return EXIT_OK;
+}
+
+/* Where a step's time goes (issue 43): every phase of the step (lab_model_profile),
+ * CPU ms per step (the process's: all pool threads, their spinning included) and wall
+ * ms, over `reps` steps after one warm-up, for each listed model and thread count. */
+static int lab_bench_profile(const char *models, const char *threads_list, int reps) {
+    for (const bench_model *bm = bench_models; bm->name; bm++) {
+        if (models && !cli_list_has(models, bm->name)) continue;
+        for (const char *tp = threads_list; *tp;) {
+            char *end = NULL;
+            long threads = strtol(tp, &end, 10);
+            if (end == tp || threads < 1 || threads > 64)
+                return cli_fail("bench", EXIT_USAGE, "e.g. --threads 1,2", "--threads must list counts in 1..64, got '%s'",
+                                threads_list);
+            tp = *end == ',' ? end + 1 : end;
+            lab_config cfg;
+            lab_config_default(&cfg);
+            cfg.layers = bm->layers;
+            cfg.d_model = bm->d_model;
+            cfg.heads = bm->heads;
+            cfg.d_ff = 4 * bm->d_model;
+            cfg.context = bm->context;
+            posenc_error err = {0};
+            lab_model *m = NULL;
+            if (lab_model_create(&cfg, (int32_t)threads, &m, &err) != POSENC_OK) return cli_fail_status("bench", &err);
+            size_t bt = (size_t)bm->batch * (size_t)bm->context;
+            int32_t *tok = malloc(bt * sizeof(int32_t)), *tgt = malloc(bt * sizeof(int32_t));
+            int rc = tok && tgt ? 0 : -1;
+            for (size_t i = 0; i < bt && !rc; i++) {
+                tok[i] = (int32_t)((i * 31 + 7) % 256);
+                tgt[i] = (int32_t)((i * 17 + 3) % 256);
+            }
+            lab_train_options opt;
+            lab_train_options_default(&opt);
+            double c0 = 0, w0 = 0;
+            for (int r = -1; r < reps && !rc; r++) {
+                if (r == 0) { /* after the warm-up */
+                    lab_model_profile(m, 1);
+                    c0 = cpu_s();
+                    w0 = now_s();
+                }
+                double loss = 0;
+                lab_zero_grad(m);
+                if (lab_forward(m, tok, tgt, NULL, bm->batch, bm->context, NULL, 1, NULL, &loss, &err) ||
+                    lab_backward(m, &err) || lab_adamw_step(m, &opt, 1e-4, NULL, &err))
+                    rc = -1;
+            }
+            double step_cpu = (cpu_s() - c0) / reps, step_wall = (now_s() - w0) / reps;
+            free(tok);
+            free(tgt);
+            if (rc) {
+                lab_model_free(m);
+                return cli_fail_status("bench", &err);
+            }
+            printf("\n%s model (%d layers, C %d, %d heads, B x T %d x %d), %ld thread(s), sgemm from %s: step %.2f cpu ms, "
+                   "%.2f wall ms (mean of %d)\n\n| phase | calls/step | cpu ms/step | %% of step cpu | wall ms/step |\n|---|---|---|---|---|\n",
+                   bm->name, bm->layers, bm->d_model, bm->heads, bm->batch, bm->context, threads, lab_blas_library(),
+                   step_cpu * 1e3, step_wall * 1e3, reps);
+            double sum_cpu = 0, sum_wall = 0;
+            const char *name;
+            double pc, pw;
+            int64_t calls;
+            for (int ph = 0; lab_profile_phase(m, ph, &name, &pc, &pw, &calls); ph++) {
+                if (!calls) continue;
+                sum_cpu += pc;
+                sum_wall += pw;
+                printf("| %s | %.0f | %.3f | %.1f%% | %.3f |\n", name, (double)calls / reps, pc / reps * 1e3,
+                       100.0 * pc / reps / step_cpu, pw / reps * 1e3);
+            }
+            printf("| (outside the phases: zero_grad, checks, batch copy) | - | %.3f | %.1f%% | %.3f |\n",
+                   (step_cpu - sum_cpu / reps) * 1e3, 100.0 * (1.0 - sum_cpu / reps / step_cpu),
+                   (step_wall - sum_wall / reps) * 1e3);
+            fflush(stdout);
+            lab_model_free(m);
+        }
+    }
     return EXIT_OK;
 }
 
@@ -626,8 +703,8 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
     }
     double sgemm = lab_sgemm_gflops(512, 7);
     printf("posenc lab bench %s: training step (forward + backward + AdamW) of the lab model, median of %d after 1 warm-up\n"
-           "OpenBLAS sgemm 512^3 on 1 thread, measured now: %.1f GFLOP/s\n\n",
-           posenc_version(), reps, sgemm);
+           "sgemm 512^3 on 1 thread (%s), measured now: %.1f GFLOP/s\n\n",
+           posenc_version(), reps, lab_blas_library() ? lab_blas_library() : "no BLAS", sgemm);
     if (growth) return lab_bench_growth(threads, nthreads, reps);
     printf("| model | params | B x T | threads | C ms/step (cpu ms) | C tokens/s | C GFLOP/s | sgemm GFLOP/s beside it | "
            "%% of sgemm x threads | torch eager ms (cpu ms) | torch compiled ms (cpu ms) | torch best: ms (mode, threads) | "
@@ -688,7 +765,7 @@ int cmd_lab_bench(const char *threads_list, const char *models, int reps, bool t
     }
     printf("\nms/step: wall-clock median; (cpu ms): the process's CPU time per step, less sensitive to other load.\n"
            "GFLOP/s counts 2 x 3 x the multiply-adds of matmuls and attention (forward + 2x for backward; lab_step_flops); \"sgemm beside\n"
-           "it\": OpenBLAS sgemm 512^3 on 1 thread just before and just after the row's C steps, the better; peak RSS is the\n"
+           "it\": the lab's sgemm 512^3 on 1 thread just before and just after the row's C steps, the better; peak RSS is the\n"
            "process's (C only; torch runs in its own process, bench/lab_torch_bench.py). Torch: the same model, data and AdamW,\n"
            "attention through F.scaled_dot_product_attention(is_causal=True), AdamW fused; eager and torch.compile (inductor) at\n"
            "torch.set_num_threads(n) for every n listed; \"torch best\" at n threads = the fastest of both modes at any listed\n"
@@ -705,6 +782,7 @@ static const cli_option bench_options[] = {
     {"reps", "N", "timed steps per measurement (median), default 7"},
     {"no-torch", NULL, "skip the PyTorch comparison"},
     {"growth", NULL, "instead: the C step against context length (32..1024) and width (64..512)"},
+    {"profile", NULL, "instead: where the C step's time goes, phase by phase (cpu and wall ms per step)"},
     {"python", "EXE", "interpreter with torch 2.13, default $POSENC_PYTHON, else python3"},
     {"script", "FILE", "torch script, default the source tree's bench/lab_torch_bench.py"},
     {NULL, NULL, NULL}};
@@ -718,12 +796,15 @@ static int lab_bench_cmd(int argc, char **argv) {
     int rc = cli_parse(&a, "lab bench", bench_options, argc, argv, 0);
     if (rc != EXIT_OK) return rc;
     if (a.help) {
-        printf("usage: posenc lab bench [--threads 1,2] [--models LIST] [--reps N] [--no-torch] [--growth]\n\n");
+        printf("usage: posenc lab bench [--threads 1,2] [--models LIST] [--reps N] [--no-torch] [--growth | --profile]\n\n");
         cli_print_options(bench_options);
         return EXIT_OK;
     }
     int32_t reps = 7;
     if (!cli_int32(&a, "reps", 1, 1000, &reps)) return EXIT_USAGE;
+    if (cli_has(&a, "profile"))
+        return lab_bench_profile(cli_has(&a, "models") ? cli_string(&a, "models", "") : NULL, cli_string(&a, "threads", "1,2"),
+                                 reps);
     return cmd_lab_bench(cli_string(&a, "threads", "1,2"), cli_has(&a, "models") ? cli_string(&a, "models", "") : NULL,
                          reps, !cli_has(&a, "no-torch"), cli_string(&a, "python", cli_default_python()),
                          cli_string(&a, "script", POSENC_LAB_TORCH_BENCH), cli_has(&a, "growth"));

@@ -4,6 +4,7 @@ resume byte-identical, a trained learned table handed to `posenc analyze`,
 every RoPE scaling at evaluation, a fine-tune WITH a RoPE scaling (--init,
 --rope-scaling) that lab eval then uses by default, and bad input refused with
 the value named and nothing written."""
+import ctypes
 import json
 import os
 import re
@@ -50,6 +51,40 @@ def main():
         rc2, out = run(["lab", "train", "--scheme", "learned", "--text", text, "--steps", "4", "--resume", half, "-o", half] + SMALL)
         same = open(half, "rb").read() == open(ck, "rb").read()
         check(rc1 == 0 and rc2 == 0 and same, "2 steps + resume to 4 == 4 steps straight, checkpoint byte-identical")
+        # the BLAS choice (lab/blas.c): an unknown POSENC_LAB_BLAS is refused naming the choices; oneDNN,
+        # where Debian's libdnnl2 is installed, is the one the bench names and trains with the same bits
+        # on 1 and 2 threads (its bits may differ from OpenBLAS's: runs do not mix libraries)
+        env = dict(os.environ, POSENC_LAB_BLAS="bogus")
+        p = subprocess.run([BIN, "lab", "train", "--scheme", "none", "--text", text, "--steps", "1", "-o",
+                            os.path.join(d, "bogus.safetensors")] + SMALL, capture_output=True, text=True, env=env)
+        check(p.returncode != 0 and "openblas or onednn" in p.stderr,
+              "POSENC_LAB_BLAS=bogus is refused naming the choices: " + p.stderr.strip().splitlines()[0])
+        p = subprocess.run([BIN, "lab", "bench", "--profile", "--models", "small", "--threads", "1", "--reps", "1"],
+                           capture_output=True, text=True)
+        check(p.returncode == 0 and "sgemm from libopenblas.so.0" in p.stdout and "| fwd gelu | 2 |" in p.stdout,
+              "lab bench --profile names OpenBLAS by default and profiles the phases (rc %d)" % p.returncode)
+        have_dnnl = False
+        for name in ("libdnnl.so.2", "libdnnl.so.3"):
+            try:
+                ctypes.CDLL(name)
+                have_dnnl = True
+            except OSError:
+                pass
+        if have_dnnl:
+            dnnl = dict(os.environ, POSENC_LAB_BLAS="onednn")
+            p = subprocess.run([BIN, "lab", "bench", "--profile", "--models", "small", "--threads", "1", "--reps", "1"],
+                               capture_output=True, text=True, env=dnnl)
+            named = p.returncode == 0 and "sgemm from libdnnl.so." in p.stdout
+            outs = []
+            for threads in ("1", "2"):
+                path = os.path.join(d, "dnnl%s.safetensors" % threads)
+                p = subprocess.run([BIN, "lab", "train", "--scheme", "rope", "--text", text, "--steps", "3", "-o", path,
+                                    "--threads", threads] + SMALL[:-2], capture_output=True, text=True, env=dnnl)
+                outs.append(open(path, "rb").read() if p.returncode == 0 else None)
+            check(named and outs[0] is not None and outs[0] == outs[1],
+                  "POSENC_LAB_BLAS=onednn: the bench names libdnnl.so.N; 1 and 2 threads train byte-identically")
+        else:
+            print("skip POSENC_LAB_BLAS=onednn (no libdnnl.so.2 or .3 here)")
         # every scheme trains from the command line and evaluates past its training length where it can
         for scheme in ("none", "sinusoidal", "learned", "rope", "alibi", "t5", "shaw", "concat", "half-concat",
                        "hybrid", "freq-scale", "gru", "sparse", "index", "normalized"):

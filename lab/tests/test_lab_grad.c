@@ -138,14 +138,43 @@ static double gelu_loss(void *c_) {
     return dot_double(c->out, c->R, c->n);
 }
 /* The one-loop form GELU had before it was split into passes (ops.c): the
- * passes must give its exact bits, or committed lab results stop reproducing.
- * (Checked once on all 2^32 floats when the saturation selects were dropped:
- * 0 differ; this keeps a sample, the saturation boundary and the specials.) */
+ * passes must give its exact bits, or results stop reproducing between
+ * versions of the passes. (Checked once on all 2^32 floats when the saturation
+ * selects were dropped, with glibc's expf then: 0 differ; this keeps a sample,
+ * the saturation boundary and the specials. Since issue 43 both sides take the
+ * lab's own e^x, lab_exp_fast, checked below.) */
 static float gelu_one_loop(float x, float *t_out) {
     float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-    float t = u > 15.0f ? 1.0f : u < -15.0f ? -1.0f : 1.0f - 2.0f / (expf(2.0f * u) + 1.0f);
+    float t = u > 15.0f ? 1.0f : u < -15.0f ? -1.0f : 1.0f - 2.0f / (lab_exp_fast(2.0f * u) + 1.0f);
     *t_out = t;
     return 0.5f * x * (1.0f + t);
+}
+
+/* The lab's e^x (ops.c exp_fast, GELU and the softmaxes) against e^x in double,
+ * rounded: at most 2 ulp on a dense sweep of [-87, 88] (the Taylor series' own
+ * error is < 1e-8 relative; the rest is float rounding in Horner's steps), exact
+ * at 0, NaN kept, and below -87 a tiny positive value (the softmaxes need only
+ * "negligible next to 1"). An error of 3 ulp or more fails. */
+static void test_exp_fast(void) {
+    int worst = 0;
+    float worst_x = 0.0f;
+    size_t n = 0;
+    for (double xd = -87.0; xd <= 88.0; xd += 1.0 / 4096.0 + 1e-9, n++) {
+        float x = (float)xd, got = lab_exp_fast(x), want = (float)exp((double)x);
+        int32_t a, b;
+        memcpy(&a, &got, 4);
+        memcpy(&b, &want, 4);
+        int ulp = a > b ? a - b : b - a;
+        if (ulp > worst) {
+            worst = ulp;
+            worst_x = x;
+        }
+    }
+    int ok = worst <= 2 && lab_exp_fast(0.0f) == 1.0f && isnan(lab_exp_fast(NAN)) && lab_exp_fast(-200.0f) >= 0.0f &&
+             lab_exp_fast(-200.0f) < 1e-37f && lab_exp_fast(88.0f) == lab_exp_fast(100.0f);
+    printf("%s exp_fast: worst %d ulp (x %.9g) over %zu points of [-87, 88]; e^0 = 1, NaN kept, clamps\n",
+           ok ? "ok  " : "FAIL", worst, (double)worst_x, n);
+    ok ? passed++ : failed++;
 }
 
 static void test_gelu_bits(lab_pool *pool) {
@@ -202,6 +231,7 @@ static void test_gelu(lab_pool *pool) {
     lab_gelu_backward(pool, d, c.inp, t, c.R, c.n);
     fd_check("gelu (tanh)", "input", c.inp, c.n, d, gelu_loss, &c, 1e-2f, 1e-3);
     free(buf);
+    test_exp_fast();
     test_gelu_bits(pool);
 }
 
