@@ -12,7 +12,7 @@
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
                                             "length-generalization", "fairness", "demo", "tiny", "tiny-extension", "headline",
-                                            "headline-early", NULL};
+                                            "headline-early", "lookup", "tiny-lookup", NULL};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -231,7 +231,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else if (strcmp(name, "length-generalization") == 0) {
         static const lab_scheme kinds[] = {LAB_POS_NONE, LAB_POS_T5, LAB_POS_ALIBI, LAB_POS_ROPE, LAB_POS_SINUSOIDAL};
         if (seeds <= 0) p.seeds = 3;
-        for (int t = 0; t < LAB_TASK_COUNT_; t++)
+        for (int t = 0; t < LAB_TASK_LENGTH_GENERALIZATION; t++)
             for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
                 base_spec(&s, name, 1);
                 label_scheme(&s, kinds[k]);
@@ -247,10 +247,37 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
                 snprintf(s.label, sizeof s.label, "%s-%s", lab_task_name((lab_task)t), lab_scheme_name(kinds[k]));
                 failed |= plan_add(&p, &s);
             }
+    } else if (strcmp(name, "lookup") == 0 || strcmp(name, "tiny-lookup") == 0) {
+        /* issue 42 item 5: associative recall the models solve inside L, scored at L..16L.
+           Trained on n = 1 .. the most pairs that fit L (uniform: every distance up to L is
+           seen), scored at the n that fills exactly L, 2L, .. 16L tokens, so a scheme can only
+           keep its accuracy past L by finding a pair farther back than any it was trained on.
+           The quick model at L = 64 (11 pairs a full example); steps and batch measured in
+           docs/lab-experiments.md "Lookup". tiny-lookup: the tests' plumbing (seconds). */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        int tiny = strcmp(name, "tiny-lookup") == 0;
+        if (seeds <= 0) p.seeds = tiny ? 1 : 3;
+        for (size_t k = 0; k < (tiny ? 2 : sizeof schemes / sizeof *schemes); k++) {
+            base_spec(&s, name, 1);
+            if (tiny) set_tiny_size(&s, 10), s.config.context = 32;
+            label_scheme(&s, tiny ? (k ? LAB_POS_ALIBI : LAB_POS_ROPE) : schemes[k]);
+            s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+            s.task = LAB_TASK_LOOKUP;
+            s.config.vocab = LAB_TASK_VOCAB;
+            s.task_max_n = lab_task_fit(LAB_TASK_LOOKUP, s.config.context);
+            s.train.steps = tiny ? 10 : quick ? LAB_LOOKUP_QUICK_STEPS : LAB_LOOKUP_STEPS;
+            s.train.batch = tiny ? 8 : LAB_LOOKUP_BATCH;
+            s.length_count = tiny ? 2 : 5;
+            for (int i = 0; i < s.length_count; i++) s.lengths[i] = lab_task_fit(LAB_TASK_LOOKUP, s.config.context * five[i]);
+            snprintf(s.label, sizeof s.label, "lookup-%s", lab_scheme_name(s.config.scheme));
+            failed |= plan_add(&p, &s);
+        }
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization fairness demo tiny tiny-extension headline headline-early)",
+                            "length-generalization fairness demo tiny tiny-extension headline headline-early lookup "
+                            "tiny-lookup)",
                             name);
     }
     if (failed) {
@@ -382,9 +409,12 @@ static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_cor
             if (s->task >= 0) {
                 lab_eval_options ev;
                 lab_eval_options_default(&ev);
-                double acc = 0;
-                st = lab_task_accuracy(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, err);
+                double acc = 0, bits = 0;
+                st = lab_task_score(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, &bits, err);
                 cJSON_AddNumberToObject(row, "accuracy", acc);
+                cJSON_AddNumberToObject(row, "answer_bits", bits);
+                /* the example's tokens: lookup's lengths are the pair counts that fill L .. 16L */
+                cJSON_AddNumberToObject(row, "tokens", lab_task_length((lab_task)s->task, s->lengths[i]) - 1);
             } else {
                 double f = s->lengths[i] > s->config.context ? (double)s->lengths[i] / s->config.context : 1.0;
                 st = eval_text(m, s, corpus, set, s->variants[v].scaling, f > min_factor ? f : min_factor, s->lengths[i], row, err);

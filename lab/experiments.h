@@ -54,8 +54,25 @@ void lab_corpus_free(lab_corpus *corpus);
  *            s = a+b as n+1 digits, least significant first, as in the length-generalization
  *            literature: the carry then flows left to right)
  *   recall   k1 v1 .. kn vn SEP kq vq END       (distinct letter keys, digit values, n <= 26)
+ *   lookup   K1 v1 .. Kn vn SEP Q1 a1 .. Qm am END   (issue 42 item 5: associative recall inside L;
+ *            Ki = LAB_LOOKUP_KEY letters, n distinct keys of 26^3 = 17,576, vi one digit; the m =
+ *            min(n, LAB_LOOKUP_QUERIES) queries Qj are distinct keys of the pairs, uniform among
+ *            them, aj = the value of Qj. Only the aj are answer tokens (the query keys are
+ *            random, END is implied by the count), so a lookup example scores m answers, and
+ *            the pair a query asks for lies anywhere from 5 to ~4n + 4m tokens back: the
+ *            distance grows with the length. n <= LAB_LOOKUP_MAX_N.)
  */
-typedef enum lab_task { LAB_TASK_COPY = 0, LAB_TASK_REVERSE, LAB_TASK_SORT, LAB_TASK_ADDITION, LAB_TASK_RECALL, LAB_TASK_COUNT_ } lab_task;
+typedef enum lab_task { LAB_TASK_COPY = 0, LAB_TASK_REVERSE, LAB_TASK_SORT, LAB_TASK_ADDITION, LAB_TASK_RECALL,
+                        LAB_TASK_LOOKUP, LAB_TASK_COUNT_ } lab_task;
+/* The tasks the length-generalization plan trains (lookup has its own plan, "lookup") */
+#define LAB_TASK_LENGTH_GENERALIZATION 5
+#define LAB_LOOKUP_KEY 3
+#define LAB_LOOKUP_QUERIES 4
+#define LAB_LOOKUP_MAX_N 1024
+/* The lookup plan's budget (docs/lab-experiments.md "Lookup": what reached > 90% at L) */
+#define LAB_LOOKUP_STEPS 3000
+#define LAB_LOOKUP_QUICK_STEPS 1500
+#define LAB_LOOKUP_BATCH 32
 #define LAB_TOK_SEP 256
 #define LAB_TOK_END 257
 #define LAB_TOK_PAD 258
@@ -68,6 +85,12 @@ int32_t lab_task_length(lab_task task, int32_t n);
  * *answer_start = index of the first answer token. Returns the length, or -1 when cap is short. */
 int32_t lab_task_example(lab_task task, int32_t n, uint64_t seed, uint64_t index, int32_t *out, int32_t cap,
                          int32_t *answer_start);
+/* Is token t of an example (length len, answer_start start) an answer token, one that
+ * training predicts and scoring reads? Every token from start on, except lookup's query
+ * keys and END (lookup: start + (LAB_LOOKUP_KEY + 1) j). */
+int lab_task_is_answer(lab_task task, int32_t t, int32_t start, int32_t len);
+/* The largest n whose example fits `tokens` inputs (lab_task_length(n) - 1 <= tokens; 0: none). */
+int32_t lab_task_fit(lab_task task, int32_t tokens);
 /* lab_batch_fn context: n uniform in [1, max_n], padded to seq_len; loss only on the answer. */
 typedef struct lab_task_source {
     lab_task task;
@@ -81,6 +104,12 @@ posenc_status lab_task_batch(void *ctx, int64_t step, int32_t batch, int32_t seq
  * would feed is then the true one), so this equals autoregressive greedy decoding. */
 posenc_status lab_task_accuracy(lab_model *model, lab_task task, int32_t n, int32_t examples, uint64_t seed,
                                 const lab_eval_options *eval, double *accuracy, posenc_error *err);
+/* The same, and (answer_bits, may be NULL) the mean bits per answer token (-log2 of its
+ * probability). Lookup's accuracy is per query (each query is one lookup: its value digit
+ * is the argmax), over examples x min(n, LAB_LOOKUP_QUERIES) queries; the other tasks'
+ * per example (every answer token and END). */
+posenc_status lab_task_score(lab_model *model, lab_task task, int32_t n, int32_t examples, uint64_t seed,
+                             const lab_eval_options *eval, double *accuracy, double *answer_bits, posenc_error *err);
 
 /* ---- experiments (experiments.c) ---- */
 #define LAB_MAX_LENGTHS 8
