@@ -164,6 +164,43 @@ static void test_batch(void) {
     printf("batch: %d answer targets; too-short context refused: \"%s\"\n", answer_targets, err.message);
 }
 
+/* The tuning split (issue 42 item 4) of a corpus of 25 blocks of xorshift bytes (no
+ * 64-byte piece repeats): every block lands in exactly one of valid (9), dev
+ * (LAB_DEV_BLOCK) and tune_train (the rest), in order; so dev, where tuning scores,
+ * and valid, where every test target lies, share no byte of the corpus. */
+static void test_dev_split(void) {
+    size_t size = 100000;
+    lab_corpus c = {0};
+    c.bytes = malloc(size), c.size = size;
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < size; i++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, c.bytes[i] = (uint8_t)(x >> 32);
+    posenc_error err = {0};
+    CHECK(lab_corpus_split(&c, &err) == POSENC_OK, "split: %s", err.message);
+    size_t at_valid = 0, at_dev = 0, at_tune = 0, blocks = 0, misplaced = 0;
+    for (size_t start = 0, block = 0; start < size; start += LAB_SPLIT_BLOCK, block++, blocks++) {
+        size_t n = size - start < LAB_SPLIT_BLOCK ? size - start : LAB_SPLIT_BLOCK;
+        const uint8_t *from = c.bytes + start;
+        if (block % 10 == 9) misplaced += memcmp(c.valid + at_valid, from, n) != 0, at_valid += n;
+        else if (block % 10 == LAB_DEV_BLOCK) misplaced += memcmp(c.dev + at_dev, from, n) != 0, at_dev += n;
+        else misplaced += memcmp(c.tune_train + at_tune, from, n) != 0, at_tune += n;
+    }
+    CHECK(misplaced == 0 && at_valid == c.valid_size && at_dev == c.dev_size && at_tune == c.tune_train_size &&
+              c.dev_size > 0 && c.dev_size + c.tune_train_size == c.train_size,
+          "tuning split: %zu blocks misplaced; dev %zu, tune_train %zu, valid %zu of %zu bytes", misplaced, c.dev_size,
+          c.tune_train_size, c.valid_size, size);
+    /* the dev blocks' bytes are not in the validation split: no 64-byte piece of dev occurs in valid
+       (the pseudo-random corpus repeats none), while a piece of valid itself is found */
+    size_t found = 0;
+    for (size_t off = 0; off + 64 <= c.dev_size; off += 509)
+        for (size_t v = 0; v + 64 <= c.valid_size; v++) found += memcmp(c.dev + off, c.valid + v, 64) == 0;
+    int self = 0;
+    for (size_t v = 0; v + 64 <= c.valid_size && !self; v++) self = memcmp(c.valid + 1000, c.valid + v, 64) == 0;
+    CHECK(found == 0 && self, "dev pieces found in valid: %zu (the search finds valid's own piece: %d)", found, self);
+    printf("tuning split: dev %zu bytes (block %d of 10), tune_train %zu, no dev piece in valid, all %zu blocks in place\n",
+           c.dev_size, LAB_DEV_BLOCK, c.tune_train_size, blocks);
+    lab_corpus_free(&c);
+}
+
 static void test_split(void) {
     size_t size = 100000;
     lab_corpus a = {0}, b = {0};
@@ -195,6 +232,7 @@ int main(void) {
     test_lookup();
     test_batch();
     test_split();
+    test_dev_split();
     lab_task task;
     CHECK(lab_task_parse("reverse", &task, NULL) == POSENC_OK && task == LAB_TASK_REVERSE, "parse reverse");
     CHECK(lab_task_parse("multiply", &task, NULL) != POSENC_OK, "parse multiply must fail");
