@@ -198,7 +198,8 @@ posenc_status lab_task_score(lab_model *model, lab_task task, int32_t n, int32_t
         for (int32_t b = 0; b < rows && st == POSENC_OK; b++)
             if (fill_row(task, n, seed ^ 0xe7a1ULL, (uint64_t)(done + b), seq_len, tokens + (size_t)b * seq_len,
                          targets + (size_t)b * seq_len))
-                st = lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "task %d has no examples of size n %d", (int)task, n);
+                st = lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "task %s has no examples of size n %d",
+                                  lab_task_name(task) ? lab_task_name(task) : "(unknown)", n);
         if (st != POSENC_OK) break;
         double loss = 0;
         st = lab_forward(model, tokens, targets, NULL, rows, seq_len, &ev, 0, logits, &loss, err);
