@@ -139,17 +139,32 @@ static void test_lookup(void) {
                   lab_task_length(LAB_TASK_LOOKUP, n + 1) - 1 > L[i],
               "lab_task_fit(lookup, %d) = %d, want %d", L[i], n, want[i]);
     }
-    /* a batch: answers only (no query key, no END, no pair) are targets */
+    /* a batch trains on the answers only: the position before each query's value predicts it;
+       no pair token, query key, END or padding is a target */
     lab_task_source src = {LAB_TASK_LOOKUP, 11};
     int32_t tokens[4 * 64], targets[4 * 64];
     posenc_error err = {0};
     CHECK(lab_task_batch(&src, 5, 4, 64, 3, tokens, targets, &err) == POSENC_OK, "lookup batch: %s", err.message);
-    int targeted = 0, digits = 1;
-    for (int i = 0; i < 4 * 64; i++)
-        if (targets[i] >= 0) targeted++, digits &= targets[i] >= '0' && targets[i] <= '9';
-    CHECK(targeted >= 4 && targeted <= 4 * LAB_LOOKUP_QUERIES && digits, "lookup batch: %d targets, digits only %d", targeted, digits);
-    printf("lookup fits: n = 11, 27, 59, 123, 251 at 64 .. 1024 tokens; a batch of 4 has %d answer targets, all digits\n",
-           targeted);
+    int targeted = 0, misplaced = 0, rows_ok = 0;
+    for (int b = 0; b < 4; b++) {
+        const int32_t *tok = tokens + 64 * b, *tg = targets + 64 * b;
+        int sep = -1, row = 0;
+        for (int t = 0; t < 64 && sep < 0; t++)
+            if (tok[t] == LAB_TOK_SEP) sep = t;
+        int32_t n = sep / (LAB_LOOKUP_KEY + 1), m = n < LAB_LOOKUP_QUERIES ? n : LAB_LOOKUP_QUERIES;
+        for (int t = 0; t < 64; t++) {
+            int q = (t - sep - LAB_LOOKUP_KEY) / (LAB_LOOKUP_KEY + 1);
+            int due = sep >= 0 && t >= sep + LAB_LOOKUP_KEY && (t - sep - LAB_LOOKUP_KEY) % (LAB_LOOKUP_KEY + 1) == 0 && q < m;
+            misplaced += (tg[t] >= 0) != due || (due && tg[t] != tok[t + 1]);
+            row += tg[t] >= 0;
+        }
+        rows_ok += sep > 0 && row == m;
+        targeted += row;
+    }
+    CHECK(misplaced == 0 && rows_ok == 4, "lookup batch: %d targets misplaced, %d of 4 rows with m answer targets",
+          misplaced, rows_ok);
+    printf("lookup fits: n = 11, 27, 59, 123, 251 at 64 .. 1024 tokens; a batch of 4 trains on %d answer tokens, "
+           "each where the query's value is predicted\n", targeted);
 }
 
 static void test_batch(void) {
