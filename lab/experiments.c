@@ -289,8 +289,8 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
            Trained on n = 1 .. the most pairs that fit L (uniform: every distance up to L is
            seen), scored at the n that fills exactly L, 2L, .. 16L tokens, so a scheme can only
            keep its accuracy past L by finding a pair farther back than any it was trained on.
-           The quick model at L = 64 (11 pairs a full example); steps and batch measured in
-           docs/lab-experiments.md "Lookup". tiny-lookup: the tests' plumbing (seconds). */
+           The quick model at L = 64 (11 pairs a full example); what the steps and batch gave
+           here is in docs/lab-experiments.md "Lookup". tiny-lookup: the tests' plumbing (seconds). */
         static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
                                              LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
         int tiny = strcmp(name, "tiny-lookup") == 0;
