@@ -159,20 +159,29 @@ posenc_status lab_corpus_split(lab_corpus *c, posenc_error *err) {
     if (!c || !c->bytes) return lab_exp_fail(err, POSENC_ERR_NULL_POINTER, "corpus is empty");
     free(c->train);
     free(c->valid);
+    free(c->tune_train);
+    free(c->dev);
     c->train = malloc(c->size);
     c->valid = malloc(c->size / 10 + LAB_SPLIT_BLOCK);
-    if (!c->train || !c->valid) return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory splitting %zu bytes", c->size);
-    c->train_size = c->valid_size = 0;
+    c->tune_train = malloc(c->size);
+    c->dev = malloc(c->size / 10 + LAB_SPLIT_BLOCK);
+    if (!c->train || !c->valid || !c->tune_train || !c->dev)
+        return lab_exp_fail(err, POSENC_ERR_OUT_OF_MEMORY, "out of memory splitting %zu bytes", c->size);
+    c->train_size = c->valid_size = c->tune_train_size = c->dev_size = 0;
     corpus_hash(c);
     for (size_t start = 0, block = 0; start < c->size; start += LAB_SPLIT_BLOCK, block++) {
         size_t n = c->size - start < LAB_SPLIT_BLOCK ? c->size - start : LAB_SPLIT_BLOCK;
         if (block % 10 == 9) {
             memcpy(c->valid + c->valid_size, c->bytes + start, n);
             c->valid_size += n;
-        } else {
-            memcpy(c->train + c->train_size, c->bytes + start, n);
-            c->train_size += n;
+            continue;
         }
+        memcpy(c->train + c->train_size, c->bytes + start, n);
+        c->train_size += n;
+        /* tuning: dev is a tenth of train, never a validation block; the tuning runs train on the rest */
+        uint8_t *to = block % 10 == LAB_DEV_BLOCK ? c->dev + c->dev_size : c->tune_train + c->tune_train_size;
+        memcpy(to, c->bytes + start, n);
+        *(block % 10 == LAB_DEV_BLOCK ? &c->dev_size : &c->tune_train_size) += n;
     }
     if (c->valid_size == 0)
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "corpus of %zu bytes is too small for a validation split (needs > %d)",
@@ -185,5 +194,7 @@ void lab_corpus_free(lab_corpus *c) {
     free(c->bytes);
     free(c->train);
     free(c->valid);
+    free(c->tune_train);
+    free(c->dev);
     memset(c, 0, sizeof *c);
 }

@@ -2,6 +2,7 @@
  * "Experiments") and one run: train, evaluate per length, one JSON object. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "experiments.h"
+#include "lab_internal.h" /* lab_config_parse_text: a tuning row's config */
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -12,7 +13,10 @@
 
 const char *const lab_experiment_names[] = {"extrapolate", "context-extension", "integration", "article-claims",
                                             "length-generalization", "fairness", "demo", "tiny", "tiny-extension", "headline",
-                                            "headline-early", NULL};
+                                            "headline-early", "lookup", "tiny-lookup", "tune", "tiny-tune", NULL};
+
+const double lab_tune_lr_scale[LAB_TUNE_LR_COUNT] = {0.5, 1, 2, 4};
+const double lab_tune_rope_base[LAB_TUNE_BASE_COUNT] = {500, 1e4, 5e5};
 
 static double now_seconds(void) {
     struct timespec ts;
@@ -231,7 +235,7 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
     } else if (strcmp(name, "length-generalization") == 0) {
         static const lab_scheme kinds[] = {LAB_POS_NONE, LAB_POS_T5, LAB_POS_ALIBI, LAB_POS_ROPE, LAB_POS_SINUSOIDAL};
         if (seeds <= 0) p.seeds = 3;
-        for (int t = 0; t < LAB_TASK_COUNT_; t++)
+        for (int t = 0; t < LAB_TASK_LENGTH_GENERALIZATION; t++)
             for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
                 base_spec(&s, name, 1);
                 label_scheme(&s, kinds[k]);
@@ -247,10 +251,70 @@ posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_ru
                 snprintf(s.label, sizeof s.label, "%s-%s", lab_task_name((lab_task)t), lab_scheme_name(kinds[k]));
                 failed |= plan_add(&p, &s);
             }
+    } else if (strcmp(name, "tune") == 0 || strcmp(name, "tiny-tune") == 0) {
+        /* issue 42 item 4: each scheme's learning rate (RoPE: and base) chosen on the dev
+           split, never on the test targets. tune: the headline model at headline-early's 2000
+           steps (--quick: the extrapolate --quick model, 600 steps); tiny-tune: the tiny
+           plan's model and schemes (the tests). lab run NAME --tuned FILE takes the choice. */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        static const lab_scheme tiny_schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_ALIBI, LAB_POS_LEARNED};
+        int tiny = strcmp(name, "tiny-tune") == 0;
+        for (size_t i = 0; i < (tiny ? 3 : sizeof schemes / sizeof *schemes); i++) {
+            lab_scheme scheme = tiny ? tiny_schemes[i] : schemes[i];
+            int bases = scheme == LAB_POS_ROPE ? LAB_TUNE_BASE_COUNT : 1;
+            for (int k = 0; k < LAB_TUNE_LR_COUNT; k++)
+                for (int b = 0; b < bases; b++) {
+                    base_spec(&s, name, quick || tiny);
+                    if (tiny) set_tiny_size(&s, 20);
+                    else if (!quick) s.config.context = 256, s.train.steps = 2000; /* headline-early's model */
+                    label_scheme(&s, scheme);
+                    s.config.token_scale_sqrt_d = scheme == LAB_POS_SINUSOIDAL;
+                    s.train.lr *= lab_tune_lr_scale[k];
+                    if (scheme == LAB_POS_ROPE) s.config.rope_base = lab_tune_rope_base[b];
+                    if (scheme == LAB_POS_ROPE)
+                        snprintf(s.label, sizeof s.label, "%s-lr%g-base%g", lab_scheme_name(scheme), s.train.lr,
+                                 s.config.rope_base);
+                    else snprintf(s.label, sizeof s.label, "%s-lr%g", lab_scheme_name(scheme), s.train.lr);
+                    s.tune = 1;
+                    s.length_count = 0; /* nothing on the validation split */
+                    s.passkey = 0;
+                    s.diagnostics = 0;
+                    s.context_stride = 0;
+                    failed |= plan_add(&p, &s);
+                }
+        }
+    } else if (strcmp(name, "lookup") == 0 || strcmp(name, "tiny-lookup") == 0) {
+        /* issue 42 item 5: associative recall the models solve inside L, scored at L..16L.
+           Trained on n = 1 .. the most pairs that fit L (uniform: every distance up to L is
+           seen), scored at the n that fills exactly L, 2L, .. 16L tokens, so a scheme can only
+           keep its accuracy past L by finding a pair farther back than any it was trained on.
+           The quick model at L = 64 (11 pairs a full example); what the steps and batch gave
+           here is in docs/lab-experiments.md "Lookup". tiny-lookup: the tests' plumbing (seconds). */
+        static const lab_scheme schemes[] = {LAB_POS_SINUSOIDAL, LAB_POS_LEARNED, LAB_POS_ROPE,
+                                             LAB_POS_ALIBI,      LAB_POS_T5,      LAB_POS_NONE};
+        int tiny = strcmp(name, "tiny-lookup") == 0;
+        if (seeds <= 0) p.seeds = tiny ? 1 : 3;
+        for (size_t k = 0; k < (tiny ? 2 : sizeof schemes / sizeof *schemes); k++) {
+            base_spec(&s, name, 1);
+            if (tiny) set_tiny_size(&s, 10), s.config.context = 32;
+            label_scheme(&s, tiny ? (k ? LAB_POS_ALIBI : LAB_POS_ROPE) : schemes[k]);
+            s.config.token_scale_sqrt_d = s.config.scheme == LAB_POS_SINUSOIDAL;
+            s.task = LAB_TASK_LOOKUP;
+            s.config.vocab = LAB_TASK_VOCAB;
+            s.task_max_n = lab_task_fit(LAB_TASK_LOOKUP, s.config.context);
+            s.train.steps = tiny ? 10 : quick ? LAB_LOOKUP_QUICK_STEPS : LAB_LOOKUP_STEPS;
+            s.train.batch = tiny ? 8 : LAB_LOOKUP_BATCH;
+            s.length_count = tiny ? 2 : 5;
+            for (int i = 0; i < s.length_count; i++) s.lengths[i] = lab_task_fit(LAB_TASK_LOOKUP, s.config.context * five[i]);
+            snprintf(s.label, sizeof s.label, "lookup-%s", lab_scheme_name(s.config.scheme));
+            failed |= plan_add(&p, &s);
+        }
     } else {
         return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
                             "unknown experiment '%s' (extrapolate context-extension integration article-claims "
-                            "length-generalization fairness demo tiny tiny-extension headline headline-early)",
+                            "length-generalization fairness demo tiny tiny-extension headline headline-early lookup "
+                            "tiny-lookup tune tiny-tune)",
                             name);
     }
     if (failed) {
@@ -382,9 +446,12 @@ static posenc_status evaluate(lab_model *m, const lab_run_spec *s, const lab_cor
             if (s->task >= 0) {
                 lab_eval_options ev;
                 lab_eval_options_default(&ev);
-                double acc = 0;
-                st = lab_task_accuracy(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, err);
+                double acc = 0, bits = 0;
+                st = lab_task_score(m, (lab_task)s->task, s->lengths[i], 128, s->config.seed, &ev, &acc, &bits, err);
                 cJSON_AddNumberToObject(row, "accuracy", acc);
+                cJSON_AddNumberToObject(row, "answer_bits", bits);
+                /* the example's tokens: lookup's lengths are the pair counts that fill L .. 16L */
+                cJSON_AddNumberToObject(row, "tokens", lab_task_length((lab_task)s->task, s->lengths[i]) - 1);
             } else {
                 double f = s->lengths[i] > s->config.context ? (double)s->lengths[i] / s->config.context : 1.0;
                 st = eval_text(m, s, corpus, set, s->variants[v].scaling, f > min_factor ? f : min_factor, s->lengths[i], row, err);
@@ -618,6 +685,98 @@ static posenc_status add_protocol(cJSON *root, lab_model *m, const lab_run_spec 
     return st;
 }
 
+/* A tuning run's score: the windows view at L on LAB_TUNE_DEV_SPANS spans of 4L bytes
+ * of the dev split (lead L), as trained. Only dev bytes are read. */
+static posenc_status add_dev(cJSON *root, lab_model *m, const lab_run_spec *s, const lab_corpus *corpus,
+                             posenc_error *err) {
+    lab_target_set dev;
+    int32_t L = s->config.context;
+    posenc_status st = lab_target_set_make(corpus->dev_size, LAB_TUNE_DEV_SPANS, 4 * L, L, &dev, err);
+    if (st != POSENC_OK) return st;
+    lab_eval_options ev;
+    lab_eval_options_default(&ev);
+    ev.seq_len = L;
+    ev.batch = 1;
+    lab_view_result r;
+    st = lab_eval_view(m, &ev, corpus->dev, corpus->dev_size, &dev, L, LAB_VIEW_WINDOWS, &r, NULL, NULL, err);
+    if (st != POSENC_OK) return st;
+    const double bits = 1 / log(2.0);
+    cJSON_AddNumberToObject(root, "dev_bpb", r.loss * bits);
+    cJSON_AddNumberToObject(root, "dev_bpb_se", r.se * bits);
+    cJSON *d = cJSON_AddObjectToObject(root, "dev");
+    cJSON_AddNumberToObject(d, "block", LAB_DEV_BLOCK);
+    cJSON_AddNumberToObject(d, "bytes", (double)corpus->dev_size);
+    cJSON_AddNumberToObject(d, "tune_train_bytes", (double)corpus->tune_train_size);
+    cJSON_AddNumberToObject(d, "spans", dev.docs);
+    cJSON_AddNumberToObject(d, "span", dev.span);
+    cJSON_AddNumberToObject(d, "targets", (double)dev.docs * dev.span);
+    return POSENC_OK;
+}
+
+/* lab_tuning_apply's key: the config as text with seed and RoPE base set aside (the
+ * learning rate is not in it), so that a row matches a run of the same model. */
+static void config_key(const lab_config *c, char *out, size_t size) {
+    lab_config k = *c;
+    k.seed = 0;
+    k.rope_base = 0;
+    lab_config_format(&k, out, size);
+}
+
+posenc_status lab_tuning_apply(const cJSON *tuning, const char *source, lab_run_spec *runs, size_t count,
+                               posenc_error *err) {
+    enum { MAX_CAND = 64 };
+    for (size_t i = 0; i < count; i++) {
+        lab_run_spec *r = &runs[i];
+        if (r->task >= 0 || r->tune) continue;
+        char want[2048], have[2048];
+        config_key(&r->config, want, sizeof want);
+        double lr[MAX_CAND], base[MAX_CAND], sum[MAX_CAND];
+        int seeds[MAX_CAND], n = 0;
+        const cJSON *row;
+        cJSON_ArrayForEach(row, tuning) {
+            const cJSON *e = cJSON_GetObjectItem(row, "experiment"), *sc = cJSON_GetObjectItem(row, "scheme"),
+                        *cf = cJSON_GetObjectItem(row, "config"), *l = cJSON_GetObjectItem(row, "lr"),
+                        *b = cJSON_GetObjectItem(row, "rope_base"), *d = cJSON_GetObjectItem(row, "dev_bpb");
+            /* dev rows only: a tuning experiment's line with its dev score (never a test bpb) */
+            if (!cJSON_IsString(e) || strstr(e->valuestring, "tune") == NULL || !cJSON_IsString(sc) ||
+                strcmp(sc->valuestring, lab_scheme_name(r->config.scheme)) != 0 || !cJSON_IsString(cf) ||
+                !cJSON_IsNumber(l) || !cJSON_IsNumber(d) || !(d->valuedouble >= 0))
+                continue;
+            lab_config c;
+            if (lab_config_parse_text(cf->valuestring, &c, NULL) != POSENC_OK) continue;
+            config_key(&c, have, sizeof have);
+            if (strcmp(have, want) != 0) continue;
+            double rb = cJSON_IsNumber(b) ? b->valuedouble : c.rope_base;
+            int k = 0;
+            while (k < n && !(lr[k] == l->valuedouble && base[k] == rb)) k++;
+            if (k == n) {
+                if (n == MAX_CAND)
+                    return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "%s has more than %d (lr, base) pairs for %s",
+                                        source, MAX_CAND, lab_scheme_name(r->config.scheme));
+                lr[n] = l->valuedouble, base[n] = rb, sum[n] = 0, seeds[n] = 0, n++;
+            }
+            sum[k] += d->valuedouble;
+            seeds[k]++;
+        }
+        if (n == 0)
+            return lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT,
+                                "%s has no tuning rows (experiment tune, a dev_bpb) for run %s: scheme %s with this "
+                                "model (context %d, %d layers, d_model %d); run posenc lab run tune%s for it",
+                                source, r->id, lab_scheme_name(r->config.scheme), r->config.context, r->config.layers,
+                                r->config.d_model, r->config.context == 64 ? " --quick" : "");
+        int best = 0; /* ties: the first seen (the plan's order: the smaller lr) */
+        for (int k = 1; k < n; k++)
+            if (sum[k] / seeds[k] < sum[best] / seeds[best]) best = k;
+        r->train.lr = lr[best];
+        if (r->config.scheme == LAB_POS_ROPE) r->config.rope_base = base[best];
+        snprintf(r->tuned.source, sizeof r->tuned.source, "%s", source);
+        r->tuned.candidates = n;
+        r->tuned.seeds = seeds[best];
+        r->tuned.dev_bpb = sum[best] / seeds[best];
+    }
+    return POSENC_OK;
+}
+
 posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, int32_t threads,
                               const lab_run_progress *progress, char **json_out, posenc_error *err) {
     double started = now_seconds();
@@ -644,19 +803,33 @@ posenc_status lab_run_execute(const lab_run_spec *s, const lab_corpus *corpus, i
         cJSON_AddNumberToObject(root, "corpus_bytes", (double)corpus->size);
         cJSON_AddStringToObject(root, "corpus_fnv1a64", corpus->hash);
     }
+    if (s->config.scheme == LAB_POS_ROPE) cJSON_AddNumberToObject(root, "rope_base", s->config.rope_base);
+    if (s->tuned.candidates > 0) {
+        cJSON *t = cJSON_AddObjectToObject(root, "tuned");
+        cJSON_AddStringToObject(t, "from", s->tuned.source);
+        cJSON_AddNumberToObject(t, "candidates", s->tuned.candidates);
+        cJSON_AddNumberToObject(t, "seeds", s->tuned.seeds);
+        cJSON_AddNumberToObject(t, "dev_bpb", s->tuned.dev_bpb);
+    }
+    if (s->tune && (!corpus || corpus->dev_size == 0))
+        st = lab_exp_fail(err, POSENC_ERR_INVALID_ARGUMENT, "run %s tunes on the dev split, and this corpus has none "
+                          "(blocks %d of 10 of %d bytes)", s->id, LAB_DEV_BLOCK, LAB_SPLIT_BLOCK);
     run_ctx ctx = {progress, s->train.steps, cJSON_AddArrayToObject(root, "curve"),
                    cJSON_AddArrayToObject(root, "grad_norms"), s->train.steps / 50 > 0 ? s->train.steps / 50 : 1,
                    0, lab_run_total_steps(s)};
-    lab_byte_source text_src = {corpus ? corpus->train : NULL, corpus ? corpus->train_size : 0};
+    /* a tuning run never trains on its dev bytes (nor on the validation split, as every run) */
+    lab_byte_source text_src = {corpus ? (s->tune ? corpus->tune_train : corpus->train) : NULL,
+                                corpus ? (s->tune ? corpus->tune_train_size : corpus->train_size) : 0};
     lab_task_source task_src = {(lab_task)(s->task < 0 ? 0 : s->task), s->task_max_n};
-    st = s->task >= 0 ? lab_train(m, &s->train, lab_task_batch, &task_src, on_train_step, &ctx, err)
-                      : lab_train(m, &s->train, lab_byte_batch, &text_src, on_train_step, &ctx, err);
+    if (st == POSENC_OK)
+        st = s->task >= 0 ? lab_train(m, &s->train, lab_task_batch, &task_src, on_train_step, &ctx, err)
+                          : lab_train(m, &s->train, lab_byte_batch, &text_src, on_train_step, &ctx, err);
     if (st == POSENC_OK && progress && progress->stop && *progress->stop)
         st = lab_exp_fail(err, POSENC_ERR_LIMIT, "run %s interrupted", s->id);
     double trained = now_seconds();
     lab_target_set set;
     memset(&set, 0, sizeof set);
-    if (st == POSENC_OK && s->task < 0) st = add_protocol(root, m, s, corpus, &set, err);
+    if (st == POSENC_OK && s->task < 0) st = s->tune ? add_dev(root, m, s, corpus, err) : add_protocol(root, m, s, corpus, &set, err);
     cJSON *evals = cJSON_AddArrayToObject(root, "evals");
     if (st == POSENC_OK) st = evaluate(m, s, corpus, &set, "trained", 0, s->variant_count, 1.0, evals, err);
     if (st == POSENC_OK && s->finetune_steps > 0 && s->task < 0) {

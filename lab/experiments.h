@@ -16,6 +16,10 @@ typedef struct lab_corpus {
     size_t size;
     uint8_t *train, *valid;   /* the split (own allocations) */
     size_t train_size, valid_size;
+    uint8_t *tune_train, *dev; /* the tuning split (issue 42 item 4, own allocations): dev = the blocks
+                                  LAB_DEV_BLOCK of every 10 (inside train), tune_train = train without
+                                  them; no byte of either is in valid, where the test targets lie */
+    size_t tune_train_size, dev_size;
     int files;
     char hash[17];            /* identity of the bytes: FNV-1a 64 as 16 hex digits (lab_corpus_split sets it);
                                  each text run's result line carries it with the size, so that
@@ -39,8 +43,11 @@ posenc_status lab_corpus_load(const char *const *paths, int count, size_t min_by
 posenc_status lab_corpus_load_pystdlib(const char *root, const char *licenses, size_t min_bytes, lab_corpus *out,
                                        posenc_error *err);
 /* Deterministic split: blocks of LAB_SPLIT_BLOCK bytes, every 10th block (index
- * % 10 == 9) goes to validation, the rest to training; depends only on the bytes. */
+ * % 10 == 9) goes to validation, the rest to training; depends only on the bytes.
+ * The tuning split of the same blocks: index % 10 == LAB_DEV_BLOCK is dev, the others
+ * but 9 tune_train (a corpus with no dev block gets an empty dev: tuning refuses it). */
 #define LAB_SPLIT_BLOCK 4096
+#define LAB_DEV_BLOCK 4
 posenc_status lab_corpus_split(lab_corpus *corpus, posenc_error *err);
 void lab_corpus_free(lab_corpus *corpus);
 
@@ -54,8 +61,26 @@ void lab_corpus_free(lab_corpus *corpus);
  *            s = a+b as n+1 digits, least significant first, as in the length-generalization
  *            literature: the carry then flows left to right)
  *   recall   k1 v1 .. kn vn SEP kq vq END       (distinct letter keys, digit values, n <= 26)
+ *   lookup   K1 v1 .. Kn vn SEP Q1 a1 .. Qm am END   (issue 42 item 5: associative recall inside L;
+ *            Ki = LAB_LOOKUP_KEY letters, n distinct keys of 26^3 = 17,576, vi one digit; the m =
+ *            min(n, LAB_LOOKUP_QUERIES) queries Qj are distinct keys of the pairs, uniform among
+ *            them, aj = the value of Qj. Only the aj are answer tokens (the query keys are
+ *            random, END is implied by the count), so a lookup example scores m answers, and
+ *            the pair a query asks for lies anywhere from 5 to ~4n + 4m tokens back: the
+ *            distance grows with the length. n <= LAB_LOOKUP_MAX_N.)
  */
-typedef enum lab_task { LAB_TASK_COPY = 0, LAB_TASK_REVERSE, LAB_TASK_SORT, LAB_TASK_ADDITION, LAB_TASK_RECALL, LAB_TASK_COUNT_ } lab_task;
+typedef enum lab_task { LAB_TASK_COPY = 0, LAB_TASK_REVERSE, LAB_TASK_SORT, LAB_TASK_ADDITION, LAB_TASK_RECALL,
+                        LAB_TASK_LOOKUP, LAB_TASK_COUNT_ } lab_task;
+/* The tasks the length-generalization plan trains (lookup has its own plan, "lookup") */
+#define LAB_TASK_LENGTH_GENERALIZATION 5
+#define LAB_LOOKUP_KEY 3
+#define LAB_LOOKUP_QUERIES 4
+#define LAB_LOOKUP_MAX_N 1024
+/* The lookup plan's budget (docs/lab-experiments.md "Lookup": what this machine could run;
+ * no model reached 90% at L within it, so the plan is sized to be run longer, not a verdict) */
+#define LAB_LOOKUP_STEPS 3000
+#define LAB_LOOKUP_QUICK_STEPS 1500
+#define LAB_LOOKUP_BATCH 32
 #define LAB_TOK_SEP 256
 #define LAB_TOK_END 257
 #define LAB_TOK_PAD 258
@@ -68,6 +93,12 @@ int32_t lab_task_length(lab_task task, int32_t n);
  * *answer_start = index of the first answer token. Returns the length, or -1 when cap is short. */
 int32_t lab_task_example(lab_task task, int32_t n, uint64_t seed, uint64_t index, int32_t *out, int32_t cap,
                          int32_t *answer_start);
+/* Is token t of an example (length len, answer_start start) an answer token, one that
+ * training predicts and scoring reads? Every token from start on, except lookup's query
+ * keys and END (lookup: start + (LAB_LOOKUP_KEY + 1) j). */
+int lab_task_is_answer(lab_task task, int32_t t, int32_t start, int32_t len);
+/* The largest n whose example fits `tokens` inputs (lab_task_length(n) - 1 <= tokens; 0: none). */
+int32_t lab_task_fit(lab_task task, int32_t tokens);
 /* lab_batch_fn context: n uniform in [1, max_n], padded to seq_len; loss only on the answer. */
 typedef struct lab_task_source {
     lab_task task;
@@ -81,6 +112,12 @@ posenc_status lab_task_batch(void *ctx, int64_t step, int32_t batch, int32_t seq
  * would feed is then the true one), so this equals autoregressive greedy decoding. */
 posenc_status lab_task_accuracy(lab_model *model, lab_task task, int32_t n, int32_t examples, uint64_t seed,
                                 const lab_eval_options *eval, double *accuracy, posenc_error *err);
+/* The same, and (answer_bits, may be NULL) the mean bits per answer token (-log2 of its
+ * probability). Lookup's accuracy is per query (each query is one lookup: its value digit
+ * is the argmax), over examples x min(n, LAB_LOOKUP_QUERIES) queries; the other tasks'
+ * per example (every answer token and END). */
+posenc_status lab_task_score(lab_model *model, lab_task task, int32_t n, int32_t examples, uint64_t seed,
+                             const lab_eval_options *eval, double *accuracy, double *answer_bits, posenc_error *err);
 
 /* ---- experiments (experiments.c) ---- */
 #define LAB_MAX_LENGTHS 8
@@ -109,13 +146,39 @@ typedef struct lab_run_spec {
     int diagnostics;              /* text: attention entropy and distance per layer and head at L and 4L */
     int32_t context_stride;       /* text, > 0: context use (lab_eval_context) on every context_stride-th
                                      target byte, c = 1 .. 16L; the run's "context_use" */
+    int tune;                     /* text, 1: a tuning run (issue 42 item 4): trains on the corpus's
+                                     tune_train and scores only its dev split ("dev_bpb"); no test
+                                     target is read */
     int task;                     /* -1: text; else lab_task */
     int32_t task_max_n;           /* trained sizes 1..task_max_n */
+    struct {                      /* set by lab_tuning_apply (candidates 0: not tuned) */
+        char source[96];          /* the tuning file's name */
+        int candidates, seeds;    /* (lr, base) pairs compared; seeds of the chosen one */
+        double dev_bpb;           /* its mean dev bpb */
+    } tuned;
 } lab_run_spec;
 extern const char *const lab_experiment_names[]; /* NULL-terminated */
 /* The runs of experiment `name` (*out from malloc, free() it). */
 posenc_status lab_experiment_plan(const char *name, int quick, int seeds, lab_run_spec **out, size_t *count,
                                   posenc_error *err);
+/* Fair tuning (issue 42 item 4): the tune plans sweep each scheme's learning rate at
+ * these multiples of the shared one (RoPE also at LAB_TUNE_BASES), scoring the windows
+ * view at L on LAB_TUNE_DEV_SPANS spans of 4L bytes of the dev split. */
+#define LAB_TUNE_LR_COUNT 4
+extern const double lab_tune_lr_scale[LAB_TUNE_LR_COUNT]; /* 0.5, 1, 2, 4 */
+#define LAB_TUNE_BASE_COUNT 3
+extern const double lab_tune_rope_base[LAB_TUNE_BASE_COUNT]; /* 500, 1e4, 5e5 */
+#define LAB_TUNE_DEV_SPANS 16
+/* The choice: for every text run of the plan (not a tuning run), the tuning rows
+ * (experiment "tune*", a dev_bpb) of its scheme whose config is the run's but for seed,
+ * learning rate and RoPE base; grouped by (lr, rope_base), the lowest mean dev_bpb over
+ * seeds wins, and the run takes its lr (and base). Reads nothing but those rows'
+ * experiment, scheme, config, lr, rope_base and dev_bpb. A run with no such rows is
+ * refused by name (a half-tuned plan would compare tuned against untuned schemes).
+ * Each chosen run's `tuned` gets what was chosen from (for its result line). */
+struct cJSON;
+posenc_status lab_tuning_apply(const struct cJSON *tuning, const char *source, lab_run_spec *runs, size_t count,
+                               posenc_error *err);
 /* The protocol's span (= lead) for a training length: 16 x context, the longest length any experiment evaluates. */
 #define LAB_TARGET_SPAN_MULTIPLE 16
 typedef struct lab_run_progress {

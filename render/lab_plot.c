@@ -139,10 +139,11 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
     bool context = strcmp(metric, "context") == 0;
     bool heads = strcmp(metric, "entropy") == 0 || strcmp(metric, "distance") == 0;
     if (!curve && !by_context && !context && !heads && strcmp(metric, "bpb") && strcmp(metric, "bpb_sliding") &&
-        strcmp(metric, "accuracy") && strcmp(metric, "passkey_accuracy") && strcmp(metric, "passkey_bits"))
+        strcmp(metric, "accuracy") && strcmp(metric, "answer_bits") && strcmp(metric, "passkey_accuracy") &&
+        strcmp(metric, "passkey_bits"))
         return cli_fail(command, EXIT_USAGE, NULL,
-                        "--metric must be bpb, bpb_sliding, accuracy, passkey_accuracy, passkey_bits, curve, by_context, "
-                        "context, entropy or distance, got '%s'", metric);
+                        "--metric must be bpb, bpb_sliding, accuracy, answer_bits, passkey_accuracy, passkey_bits, curve, "
+                        "by_context, context, entropy or distance, got '%s'", metric);
     series *all = calloc(MAX_SERIES, sizeof *all);
     if (!all) return cli_fail(command, EXIT_RUNTIME, NULL, "out of memory reading %s", path);
     int count = 0, index = 0;
@@ -269,10 +270,12 @@ static int load_plot(const char *command, const struct cJSON *runs, const char *
                 : heads ? "head (layer by layer, 1-based)"
                 : by_context ? "context before the target, bytes (log scale)"
                 : context ? "context c: exactly c bytes before each fixed target (log scale)"
-                : strcmp(metric, "accuracy") == 0 ? "task size n, input symbols (log scale)"
+                : strcmp(metric, "accuracy") == 0 || strcmp(metric, "answer_bits") == 0
+                    ? "task size n, input symbols (lookup: pairs) (log scale)"
                                                   : "evaluation length (log scale)";
     out->ylabel = strcmp(metric, "accuracy") == 0 || strcmp(metric, "passkey_accuracy") == 0 ? "exact-match accuracy"
                   : strcmp(metric, "passkey_bits") == 0 ? "bits per passkey digit"
+                  : strcmp(metric, "answer_bits") == 0 ? "bits per answer token"
                   : strcmp(metric, "entropy") == 0 ? "attention entropy, nats"
                   : strcmp(metric, "distance") == 0 ? "mean attention distance, bytes"
                                                     : "bits per byte";

@@ -11,7 +11,7 @@
 static const cli_option plot_options[] = {
     {"o", "FILE", "picture to write: FILE.svg or FILE.png (required)"},
     {"experiment", "NAME", "only runs of this experiment"},
-    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | passkey_accuracy | passkey_bits | curve (training bits per byte "
+    {"metric", "M", "bpb (default) | bpb_sliding | accuracy | answer_bits (task runs: bits per answer token) | passkey_accuracy | passkey_bits | curve (training bits per byte "
                     "vs step) | by_context (bits per byte vs context at the longest length) | context (context use: the same targets "
                     "scored with exactly c bytes of context, c = 1 .. 16L; issue 42) | entropy | distance "
                     "(attention per layer and head at L and 4L)"},

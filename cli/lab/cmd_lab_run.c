@@ -188,16 +188,56 @@ static const cli_option run_options[] = {
     {"corpus", "NAME", "fortunes (default) or pystdlib: the Python standard library's .py files and the license texts"},
     {"threads", "N", "worker threads (results do not depend on it)"},
     {"ids", NULL, "lab plan: print only the run ids, one a line (the Ray driver, scripts/lab_ray.py, reads them)"},
+    {"tuned", "FILE", "each scheme's learning rate (RoPE: and base) chosen on the dev split by a `lab run tune` file "
+                      "(docs/lab-experiments.md \"Fair tuning\")"},
     {NULL, NULL, NULL}};
+
+/* --tuned FILE: the plan's text runs take the learning rate (and RoPE base) the tuning
+ * rows of FILE chose on the dev split (lab_tuning_apply). EXIT_* code, message printed. */
+static int apply_tuned(const char *command, cli_args *a, lab_run_spec *runs, size_t count) {
+    if (!cli_has(a, "tuned")) return EXIT_OK;
+    const char *path = cli_string(a, "tuned", "");
+    cJSON *rows = cli_lab_read_results(command, &path, 1, false, 0);
+    if (!rows) return EXIT_USAGE;
+    posenc_error err = {0};
+    const char *slash = strrchr(path, '/');
+    posenc_status st = lab_tuning_apply(rows, slash ? slash + 1 : path, runs, count, &err);
+    cJSON_Delete(rows);
+    return st == POSENC_OK ? EXIT_OK : cli_fail_status(command, &err);
+}
+
+/* A finished run of the file trained at another learning rate (or RoPE base) than this
+ * plan's run of the same id: --resume would keep it as this plan's run, mixing tuned and
+ * untuned rows under one id. Its message, or EXIT_OK. */
+static int check_same_training(const cJSON *finished, const lab_run_spec *r, const char *out) {
+    const cJSON *row;
+    cJSON_ArrayForEach(row, finished) {
+        if (strcmp(cJSON_GetObjectItem(row, "id")->valuestring, r->id) != 0) continue;
+        const cJSON *lr = cJSON_GetObjectItem(row, "lr"), *base = cJSON_GetObjectItem(row, "rope_base");
+        bool lr_differs = cJSON_IsNumber(lr) && fabs(lr->valuedouble - r->train.lr) > 1e-12 * fabs(r->train.lr);
+        bool base_differs = cJSON_IsNumber(base) && r->config.scheme == LAB_POS_ROPE &&
+                            fabs(base->valuedouble - r->config.rope_base) > 1e-9 * r->config.rope_base;
+        if (lr_differs || base_differs) {
+            char had[64] = "", has[64] = "";
+            if (cJSON_IsNumber(base)) snprintf(had, sizeof had, ", rope base %g", base->valuedouble);
+            if (r->config.scheme == LAB_POS_ROPE) snprintf(has, sizeof has, ", rope base %g", r->config.rope_base);
+            return cli_fail("lab run", EXIT_USAGE, "resume with the same --tuned file (or none), or write to another -o",
+                            "%s holds %s trained at lr %g%s, this plan's run is at lr %g%s", out, r->id,
+                            cJSON_IsNumber(lr) ? lr->valuedouble : 0.0, had, r->train.lr, has);
+        }
+    }
+    return EXIT_OK;
+}
 
 static int lab_run(int argc, char **argv) {
     cli_args a;
     int rc = cli_parse(&a, "lab run", run_options, argc, argv, CLI_MAX_POSITIONAL);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
+        printf("usage: posenc lab run NAME [--quick] [--seeds N] [--only ID] [-o FILE] [--resume] [--tuned FILE] [--text FILE [FILE...] | --corpus pystdlib]\n\n"
                "Experiments: extrapolate context-extension integration article-claims length-generalization fairness demo tiny tiny-extension\n"
                "headline headline-early (issue 42: L = 256, 6000 / 2000 steps; docs/lab-experiments.md \"Headline regime\")\n"
+               "lookup tiny-lookup (associative recall at L..16L) tune tiny-tune (lr per scheme on the dev split; then --tuned FILE)\n"
                "(docs/lab.md). Ctrl-C stops after keeping the finished runs; --resume continues.\n\n");
         cli_print_options(run_options);
         return a.help ? EXIT_OK : EXIT_USAGE;
@@ -212,6 +252,10 @@ static int lab_run(int argc, char **argv) {
     size_t count = 0;
     if (lab_experiment_plan(name, cli_has(&a, "quick"), seeds, &runs, &count, &err) != POSENC_OK)
         return cli_fail_status("lab run", &err);
+    if ((rc = apply_tuned("lab run", &a, runs, count)) != EXIT_OK) {
+        free(runs);
+        return rc;
+    }
     char default_out[96];
     snprintf(default_out, sizeof default_out, "lab-%s.jsonl", name);
     const char *out = cli_string(&a, "o", default_out);
@@ -244,6 +288,11 @@ static int lab_run(int argc, char **argv) {
     int64_t total = 0;
     for (size_t i = 0; i < count; i++) {
         bool skip = (only && strcmp(runs[i].id, only) != 0) || has_id(finished, runs[i].id);
+        if ((rc = check_same_training(finished, &runs[i], out)) != EXIT_OK) {
+            free(runs);
+            cJSON_Delete(finished);
+            return rc;
+        }
         if (only && strcmp(runs[i].id, only) == 0) found = true;
         if (!skip) needs_text |= runs[i].task < 0, total += lab_run_total_steps(&runs[i]);
     }
@@ -336,7 +385,7 @@ static int lab_plan(int argc, char **argv) {
     int rc = cli_parse(&a, "lab plan", run_options, argc, argv, 1);
     if (rc != EXIT_OK) return rc;
     if (a.help || a.positional_count < 1) {
-        printf("usage: posenc lab plan NAME [--quick] [--seeds N] [--ids]\n\nOne self-contained command per run, for GNU parallel or a\n"
+        printf("usage: posenc lab plan NAME [--quick] [--seeds N] [--ids] [--tuned FILE]\n\nOne self-contained command per run, for GNU parallel or a\n"
                "Slurm array; join the outputs with `posenc lab merge`. --ids: the run ids only. On Ray:\n"
                "scripts/lab_ray.py NAME -o OUT.jsonl [--address ADDR] (docs/lab-experiments.md).\n");
         return a.help ? EXIT_OK : EXIT_USAGE;
@@ -348,6 +397,10 @@ static int lab_plan(int argc, char **argv) {
     size_t count = 0;
     if (lab_experiment_plan(a.positional[0], cli_has(&a, "quick"), seeds, &runs, &count, &err) != POSENC_OK)
         return cli_fail_status("lab plan", &err);
+    if ((rc = apply_tuned("lab plan", &a, runs, count)) != EXIT_OK) { /* refused here, not in every command */
+        free(runs);
+        return rc;
+    }
     if (cli_has(&a, "ids")) {
         for (size_t i = 0; i < count; i++) printf("%s\n", runs[i].id);
         free(runs);
@@ -362,6 +415,7 @@ static int lab_plan(int argc, char **argv) {
         if (seeds) printf(" --seeds %d", seeds);
         if (cli_has(&a, "text")) printf(" --text '%s'", cli_string(&a, "text", ""));
         if (cli_has(&a, "corpus")) printf(" --corpus '%s'", cli_string(&a, "corpus", ""));
+        if (cli_has(&a, "tuned")) printf(" --tuned '%s'", cli_string(&a, "tuned", ""));
         printf(" --threads 1 --resume --only '%s' -o 'results/%s.jsonl'\n", runs[i].id, file);
     }
     free(runs);
