@@ -75,14 +75,18 @@ def main():
             p = subprocess.run([BIN, "lab", "bench", "--profile", "--models", "small", "--threads", "1", "--reps", "1"],
                                capture_output=True, text=True, env=dnnl)
             named = p.returncode == 0 and "sgemm from libdnnl.so." in p.stdout
+            why = "" if named else "bench rc %d: %s" % (p.returncode, (p.stderr or p.stdout).strip()[:600])
             outs = []
             for threads in ("1", "2"):
                 path = os.path.join(d, "dnnl%s.safetensors" % threads)
                 p = subprocess.run([BIN, "lab", "train", "--scheme", "rope", "--text", text, "--steps", "3", "-o", path,
                                     "--threads", threads] + SMALL[:-2], capture_output=True, text=True, env=dnnl)
                 outs.append(open(path, "rb").read() if p.returncode == 0 else None)
+                if p.returncode != 0:
+                    why += " train --threads %s rc %d: %s" % (threads, p.returncode, p.stderr.strip()[-300:])
             check(named and outs[0] is not None and outs[0] == outs[1],
-                  "POSENC_LAB_BLAS=onednn: the bench names libdnnl.so.N; 1 and 2 threads train byte-identically")
+                  "POSENC_LAB_BLAS=onednn: the bench names libdnnl.so.N; 1 and 2 threads train byte-identically "
+                  + why)
         else:
             print("skip POSENC_LAB_BLAS=onednn (no libdnnl.so.2 or .3 here)")
         # every scheme trains from the command line and evaluates past its training length where it can

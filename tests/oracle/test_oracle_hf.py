@@ -3782,10 +3782,31 @@ class _Sine2d(ctypes.Structure):
                 ("layout", ctypes.c_int), ("mode", ctypes.c_int)]
 
 
+def sanitized_child(name, *args):
+    """An uninstrumented python cannot load a sanitizer build's libposenc.so: there, call this file's function `name`
+    on args (JSON values) in a child python with clang's ASan runtime preloaded and return its array, bits intact.
+    None in a plain build (the caller calls the library itself)."""
+    from common import sanitizer_runtime_env
+    extra = sanitizer_runtime_env()  # {} inside the child: the runtime is preloaded there
+    if not extra:
+        return None
+    code = ("import json, sys, numpy as np; sys.path.insert(0, sys.argv[1]); import test_oracle_hf as o; "
+            "a = json.load(sys.stdin); x = np.ascontiguousarray(getattr(o, a[0])(*a[1:])); "
+            "print(json.dumps([x.dtype.str, list(x.shape), x.tobytes().hex()]))")
+    child = subprocess.run([sys.executable, "-c", code, HERE], input=json.dumps([name, *args]), capture_output=True,
+                           text=True, env=dict(os.environ, **extra))
+    assert child.returncode == 0, f"{name} in the sanitized child failed: {child.stderr[-400:]}"
+    dtype, shape, data = json.loads(child.stdout)
+    return np.frombuffer(bytes.fromhex(data), dtype=np.dtype(dtype)).reshape(shape)
+
+
 def posenc_sine2d(s, height, width):
     """posenc_sine2d_table_f32 with the parameters `rope explain --json` printed: float32 [2F, H, W] (DETR layout)
-    or [H*W, 2F] (RT-DETR layout)."""
+    or [H*W, 2F] (RT-DETR layout). Sanitizer builds: in a child python (sanitized_child)."""
     from common import BIN
+    child = sanitized_child("posenc_sine2d", s, height, width)
+    if child is not None:
+        return child
     lib = ctypes.CDLL(os.environ.get("POSENC_LIBRARY") or os.path.join(os.path.dirname(os.path.abspath(BIN)),
                                                                        "libposenc.so"))
     f = lib.posenc_sine2d_table_f32
